@@ -1,0 +1,39 @@
+# Two commands: `make run` (the embedded demo) and `make test` (the whole suite).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+PYTHON ?= python3
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: run test lint format migrate demo worker beat
+
+$(VENV)/.installed: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
+	$(PIP) install -q -r requirements-dev.txt
+	touch $@
+
+## run: create .venv, install, migrate, load the demo, serve on http://127.0.0.1:8000
+run: $(VENV)/.installed
+	bin/run-demo
+
+## test: dev requirements, PostgreSQL + Redis up, Chromium present, lint, the whole suite
+test: $(VENV)/.installed-dev
+	bin/ensure-services
+	bin/ensure-chromium
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/pytest
+
+lint: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .

@@ -1,0 +1,140 @@
+"""Django admin for studies, items, attention checks, participants and (read-only) responses."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
+
+from .models import Assignment, AttentionCheck, Enrollment, Item, Participant, Response, Study
+
+
+def _count(model, **filters) -> Coalesce:
+    rows = model.objects.filter(study=OuterRef("pk"), **filters).values("study").annotate(n=Count("id"))
+    return Coalesce(Subquery(rows.values("n"), output_field=IntegerField()), 0)
+
+
+@admin.register(Study)
+class StudyAdmin(admin.ModelAdmin):
+    list_display = ["slug", "title", "kind", "status", "public", "item_count", "progress", "owner"]
+    list_filter = ["kind", "status", "public"]
+    search_fields = ["slug", "title"]
+    prepopulated_fields = {"slug": ["title"]}
+    readonly_fields = ["created_at", "updated_at"]
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("owner")
+            .annotate(
+                n_items=_count(Item, is_attention_check=False),
+                n_answered=_count(Response, is_attention_check=False),
+            )
+        )
+
+    @admin.display(description="items", ordering="n_items")
+    def item_count(self, study: Study) -> int:
+        return study.n_items
+
+    @admin.display(description="responses / wanted")
+    def progress(self, study: Study) -> str:
+        wanted = study.n_items * study.annotations_per_item
+        share = f" ({100 * study.n_answered / wanted:.0f}%)" if wanted else ""
+        return f"{study.n_answered} / {wanted}{share}"
+
+
+class _ItemAdminBase(admin.ModelAdmin):
+    list_display = ["external_id", "study", "is_attention_check", "answered"]
+    list_filter = ["study"]
+    search_fields = ["external_id"]
+    list_select_related = ["study"]
+
+    def get_queryset(self, request):
+        answered = Count("assignments", filter=Q(assignments__status=Assignment.Status.ANSWERED))
+        return super().get_queryset(request).annotate(n_answered=answered)
+
+    @admin.display(description="answered", ordering="n_answered")
+    def answered(self, item: Item) -> int:
+        return item.n_answered
+
+
+@admin.register(Item)
+class ItemAdmin(_ItemAdminBase):
+    list_filter = ["study", "is_attention_check"]
+
+
+@admin.register(AttentionCheck)
+class AttentionCheckAdmin(_ItemAdminBase):
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(is_attention_check=True)
+
+    def save_model(self, request, obj, form, change):
+        obj.is_attention_check = True
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(Participant)
+class ParticipantAdmin(admin.ModelAdmin):
+    list_display = ["public_id", "source", "flagged", "blocked", "created_at"]
+    list_filter = ["source", "flagged", "blocked"]
+    search_fields = ["public_id", "platform_worker_id"]
+    readonly_fields = ["public_id", "created_at"]
+    actions = ["flag", "unflag", "block", "unblock"]
+
+    @admin.action(description="Flag the selected participants")
+    def flag(self, request, queryset):
+        queryset.update(flagged=True, flag_reason="flagged by an admin")
+
+    @admin.action(description="Clear the flag")
+    def unflag(self, request, queryset):
+        queryset.update(flagged=False, flag_reason="")
+
+    @admin.action(description="Block the selected participants")
+    def block(self, request, queryset):
+        queryset.update(blocked=True)
+
+    @admin.action(description="Unblock the selected participants")
+    def unblock(self, request, queryset):
+        queryset.update(blocked=False)
+
+
+@admin.register(Enrollment)
+class EnrollmentAdmin(admin.ModelAdmin):
+    list_display = ["participant", "study", "status", "answered_count", "points_total", "attention_failed"]
+    list_filter = ["study", "status"]
+    list_select_related = ["participant", "study"]
+
+
+class _ReadOnly(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(_ReadOnly):
+    list_display = ["participant", "study", "item", "position", "status", "assigned_at", "expires_at"]
+    list_filter = ["study", "status"]
+    list_select_related = ["participant", "study", "item"]
+
+
+@admin.register(Response)
+class ResponseAdmin(_ReadOnly):
+    list_display = [
+        "id",
+        "study",
+        "item",
+        "participant",
+        "points",
+        "correct",
+        "is_attention_check",
+        "flagged",
+    ]
+    list_filter = ["study", "is_attention_check", "flagged", "imported"]
+    list_select_related = ["study", "item", "participant"]

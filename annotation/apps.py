@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class AnnotationConfig(AppConfig):
+    """The domain: studies, items, participants, assignments, responses and their pages."""
+
+    name = "annotation"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,40 @@
+"""Errors the services raise for bad input, each naming the field at fault."""
+
+from __future__ import annotations
+
+from rest_framework.exceptions import ValidationError
+
+
+class InputError(Exception):
+    """Bad input, nothing written. ``errors`` maps a field path to its messages."""
+
+    def __init__(self, errors: dict[str, list[str]]):
+        self.errors = errors
+        super().__init__(self.summary())
+
+    def summary(self) -> str:
+        return "; ".join(f"{path}: {' '.join(messages)}" for path, messages in self.errors.items())
+
+    @classmethod
+    def from_validation(cls, exc: ValidationError, prefix: str = "") -> InputError:
+        return cls(flatten_errors(exc.detail, prefix))
+
+
+def flatten_errors(detail, prefix: str = "") -> dict[str, list[str]]:
+    """DRF's nested error detail → {"items[3].payload.sentences": ["…"]}."""
+    flat: dict[str, list[str]] = {}
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            name = "" if key == "non_field_errors" else str(key)
+            path = f"{prefix}.{name}" if prefix and name else (prefix or name)
+            for sub, messages in flatten_errors(value, path).items():
+                flat.setdefault(sub, []).extend(messages)
+    elif isinstance(detail, list) and detail and all(isinstance(x, (dict, list)) for x in detail):
+        for index, value in enumerate(detail):
+            if value:
+                flat.update(flatten_errors(value, f"{prefix}[{index}]"))
+    elif isinstance(detail, list):
+        flat[prefix or "answer"] = [str(x) for x in detail]
+    else:
+        flat[prefix or "answer"] = [str(detail)]
+    return flat

@@ -1,0 +1,132 @@
+"""The interface every task kind implements, and the value types it returns.
+
+The shared machinery (assignment, submission, attention checks, imports, exports,
+reports) calls only these methods; anything kind-specific lives in the kind's module.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from django.http import QueryDict
+from rest_framework import serializers
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+@dataclass(frozen=True)
+class Score:
+    """How an answer compares with the truth or the gold answer."""
+
+    points: float | None = None
+    correct: bool | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One value for agreement statistics: unit × question, at a level of measurement."""
+
+    unit: str
+    question: str
+    value: Any
+    level: str
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"level must be one of {LEVELS}, not {self.level!r}")
+
+
+class StrictSerializer(serializers.Serializer):
+    """A serializer that rejects fields it does not declare (typos fail loudly)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
+        return super().to_internal_value(data)
+
+
+class EmptyConfig(StrictSerializer):
+    """A kind without study-level options."""
+
+
+class TaskKind(ABC):
+    """Base class: a subclass per kind, found by the registry in ``annotation.kinds``.
+
+    Serializer classes validate: ``Config`` the study's config, ``Payload`` an item's
+    payload, ``Answer`` a submitted or imported answer. Each receives a ``context`` with
+    ``config`` (validated study config) and, for answers and gold, ``item``.
+    """
+
+    name: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    template: ClassVar[str] = ""
+    Config: ClassVar[type[serializers.Serializer]] = EmptyConfig
+    Payload: ClassVar[type[serializers.Serializer]]
+    Answer: ClassVar[type[serializers.Serializer]]
+    Gold: ClassVar[type[serializers.Serializer] | None] = None  # defaults to Answer
+    urls: ClassVar[list] = []
+
+    # --- validation -------------------------------------------------------------------
+
+    def validate_config(self, config: dict) -> dict:
+        return _validated(self.Config, config, {})
+
+    def validate_payload(self, payload: dict, config: dict) -> dict:
+        return _validated(self.Payload, payload, {"config": config})
+
+    def validate_answer(self, item, answer: dict, *, state: dict | None = None) -> dict:
+        """A participant's answer, checked against the item (and its assignment state)."""
+        context = {"config": item.study.config, "item": item, "state": state or {}}
+        return _validated(self.Answer, answer, context)
+
+    def validate_gold(self, item, gold: dict) -> dict:
+        context = {"config": item.study.config, "item": item, "state": {}, "gold": True}
+        return _validated(self.Gold or self.Answer, gold, context)
+
+    def import_answer(self, item, answer: dict) -> tuple[dict, dict]:
+        """An answer collected elsewhere → (stored answer, assignment state).
+
+        Kinds whose pages shuffle override this to accept the system names directly.
+        """
+        return self.validate_answer(item, answer), {}
+
+    # --- pages ------------------------------------------------------------------------
+
+    def prepare_assignment(self, item, rng: random.Random) -> dict:
+        """State decided when the item is handed out (display order…); recorded."""
+        return {}
+
+    @abstractmethod
+    def page_context(self, item, assignment) -> dict:
+        """What the page may show before the answer: never gold, truth or hidden fields."""
+
+    @abstractmethod
+    def answer_from_form(self, data: QueryDict, item, assignment) -> dict:
+        """Turn the page's form fields into the answer shape ``Answer`` validates."""
+
+    def review_context(self, item, answer: dict) -> dict:
+        """A worked example: the item with its answer shown (instructions page)."""
+        return {**self.page_context(item, None), "answer": answer}
+
+    # --- scoring and statistics -------------------------------------------------------
+
+    def score(self, item, answer: dict) -> Score | None:
+        """Points / correctness against the truth or gold; None when nothing to score."""
+        return None
+
+    def agreement_values(self, item, answer: dict) -> list[Observation]:
+        return []
+
+
+def _validated(serializer_class, data, context: dict) -> dict:
+    if not isinstance(data, dict):
+        raise serializers.ValidationError({"non_field_errors": ["Expected a JSON object."]})
+    serializer = serializer_class(data=data, context=context)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)

@@ -1,0 +1,26 @@
+"""python manage.py loaddemo — the demo studies that `make run` shows (texts of our own)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.errors import InputError
+from annotation.services.studies import load_study_file
+
+DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
+
+
+class Command(BaseCommand):
+    help = "Load (or refresh) the bundled demo studies."
+
+    def handle(self, *args, **options):
+        for path in sorted(DEMO_DIR.glob("*.json")):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            try:
+                result = load_study_file(data)
+            except InputError as exc:
+                raise CommandError(f"{path.name}: {exc.summary()}") from None
+            self.stdout.write(f"demo study {result.study.slug}: {result.study.items.count()} items")

@@ -1,0 +1,54 @@
+"""python manage.py loadstudy FILE.json — create or update a study from a study file."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.errors import InputError
+from annotation.services.studies import load_study_file
+
+
+class Command(BaseCommand):
+    help = "Create or update a study and its items from a study file (docs/formats.md). All or nothing."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="path to the study file (JSON)")
+        parser.add_argument("--owner", help="username of the researcher who owns the study")
+
+    def handle(self, *args, file: str, owner: str | None, **options):
+        data = read_json_file(file)
+        user = None
+        if owner:
+            user = get_user_model().objects.filter(username=owner).first()
+            if user is None:
+                raise CommandError(f"--owner: no user named {owner!r}.")
+        try:
+            result = load_study_file(data, owner=user)
+        except InputError as exc:
+            raise CommandError(format_errors(file, exc)) from None
+        verb = "created" if result.created else "updated"
+        self.stdout.write(
+            f"Study {result.study.slug} {verb}: {result.items_created} items added, "
+            f"{result.items_updated} updated."
+        )
+
+
+def read_json_file(path: str):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        raise CommandError(f"{path}: no such file.") from None
+    except json.JSONDecodeError as exc:
+        raise CommandError(
+            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})."
+        ) from None
+
+
+def format_errors(path: str, exc: InputError) -> str:
+    lines = [f"{path}: nothing was written; fix these errors:"]
+    lines += [f"  {field}: {' '.join(messages)}" for field, messages in exc.errors.items()]
+    return "\n".join(lines)

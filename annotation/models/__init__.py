@@ -1,0 +1,10 @@
+"""The domain's tables; one module per entity."""
+
+from .assignment import Assignment
+from .enrollment import Enrollment
+from .item import AttentionCheck, Item
+from .participant import Participant
+from .response import Response
+from .study import Study
+
+__all__ = ["Assignment", "AttentionCheck", "Enrollment", "Item", "Participant", "Response", "Study"]

@@ -1,0 +1,51 @@
+"""An assignment: an item handed to a participant, held until answered or expired."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Assignment(models.Model):
+    """One slot of an item's annotation budget, held by one participant.
+
+    ``state`` is what the kind decided when it handed the item out (for example the
+    display order of shuffled passages); it is recorded so the page can be rebuilt and
+    the analysis can recover what was shown.
+    """
+
+    class Status(models.TextChoices):
+        ASSIGNED = "assigned", "Assigned"
+        ANSWERED = "answered", "Answered"
+        EXPIRED = "expired", "Expired"
+        RELEASED = "released", "Released"
+
+    LIVE_STATUSES = (Status.ASSIGNED, Status.ANSWERED)
+
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="assignments")
+    item = models.ForeignKey("annotation.Item", on_delete=models.CASCADE, related_name="assignments")
+    participant = models.ForeignKey(
+        "annotation.Participant", on_delete=models.CASCADE, related_name="assignments"
+    )
+    position = models.PositiveIntegerField(help_text="1-based place in the participant's sequence.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ASSIGNED)
+    state = models.JSONField(default=dict, blank=True)
+    assigned_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    shown_at = models.DateTimeField(null=True, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["participant", "item"], name="assignment_once_per_item"),
+            models.UniqueConstraint(
+                fields=["participant", "study", "position"], name="assignment_unique_position"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["item", "status"]),
+            models.Index(fields=["study", "status", "expires_at"]),
+        ]
+        ordering = ["participant", "study", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.participant} #{self.position} {self.item}"

@@ -1,0 +1,44 @@
+"""A participant's session in one study: consent, progress, attention checks, outcome."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Enrollment(models.Model):
+    """Per (participant, study) state; its counters are updated with the response."""
+
+    class Status(models.TextChoices):
+        STARTED = "started", "Started"
+        ACTIVE = "active", "Consented, annotating"
+        COMPLETED = "completed", "Completed"
+        SCREENED_OUT = "screened_out", "Screened out"
+        RETURNED = "returned", "Returned / timed out"
+
+    participant = models.ForeignKey(
+        "annotation.Participant", on_delete=models.CASCADE, related_name="enrollments"
+    )
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="enrollments")
+    status = models.CharField(max_length=14, choices=Status.choices, default=Status.STARTED)
+    platform_session = models.JSONField(
+        default=dict, blank=True, help_text="STUDY_ID/SESSION_ID or assignmentId/hitId as received."
+    )
+    consented_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    answered_count = models.PositiveIntegerField(default=0)
+    points_total = models.FloatField(default=0.0)
+    attention_passed = models.PositiveIntegerField(default=0)
+    attention_failed = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["participant", "study"], name="enrollment_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.participant} in {self.study}"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in {self.Status.COMPLETED, self.Status.SCREENED_OUT, self.Status.RETURNED}

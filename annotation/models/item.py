@@ -1,0 +1,44 @@
+"""An item: one unit of work in a study (a passage, a page of passages, a question)."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Item(models.Model):
+    """One thing a participant annotates; its payload is validated by the study's kind.
+
+    ``gold`` and whatever the kind marks as hidden in the payload never reach the
+    browser before an answer: pages are built from the kind's ``page_context`` only.
+    """
+
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="items")
+    external_id = models.CharField(max_length=200)
+    payload = models.JSONField()
+    is_attention_check = models.BooleanField(default=False)
+    gold = models.JSONField(null=True, blank=True)
+    provenance = models.JSONField(
+        default=dict, blank=True, help_text="system, model, method, decoding, seed, source_id."
+    )
+    slots_taken = models.PositiveIntegerField(
+        default=0, editable=False, help_text="Live (assigned or answered) assignments; kept by the services."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "external_id"], name="item_unique_external_id"),
+        ]
+        indexes = [models.Index(fields=["study", "is_attention_check", "slots_taken"])]
+        ordering = ["study", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.study.slug}/{self.external_id}"
+
+
+class AttentionCheck(Item):
+    """Items marked as attention checks, managed on their own admin page."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "attention check"

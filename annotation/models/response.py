@@ -1,0 +1,45 @@
+"""A response: the validated answer to one assignment, with its score and timings."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Response(models.Model):
+    """Stored once per assignment (the one-to-one key makes a double submit harmless).
+
+    Study, item and participant are repeated from the assignment so that reports and
+    exports read responses with one query and no joins through assignments.
+    """
+
+    assignment = models.OneToOneField(
+        "annotation.Assignment", on_delete=models.CASCADE, related_name="response"
+    )
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="responses")
+    item = models.ForeignKey("annotation.Item", on_delete=models.CASCADE, related_name="responses")
+    participant = models.ForeignKey(
+        "annotation.Participant", on_delete=models.CASCADE, related_name="responses"
+    )
+    answer = models.JSONField()
+    points = models.FloatField(null=True, blank=True)
+    correct = models.BooleanField(null=True, blank=True)
+    score_details = models.JSONField(default=dict, blank=True)
+    display_order = models.JSONField(default=dict, blank=True)
+    is_attention_check = models.BooleanField(default=False)
+    flagged = models.BooleanField(
+        default=False, help_text="The participant failed this study's attention checks."
+    )
+    shown_at = models.DateTimeField(null=True, blank=True)
+    answered_at = models.DateTimeField()
+    duration_seconds = models.FloatField(null=True, blank=True)
+    imported = models.BooleanField(default=False)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["study", "answered_at"]),
+            models.Index(fields=["study", "item"]),
+        ]
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"response {self.pk} to {self.item_id}"

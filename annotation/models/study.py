@@ -1,0 +1,65 @@
+"""A study: one task kind, its configuration, and how many annotations it wants."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+
+class Study(models.Model):
+    """A set of items of one kind shown to participants under one protocol."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        LIVE = "live", "Live"
+        CLOSED = "closed", "Closed"
+
+    slug = models.SlugField(max_length=80, unique=True)
+    title = models.CharField(max_length=200)
+    kind = models.CharField(max_length=40, help_text="A task kind from annotation/kinds/.")
+    description = models.TextField(blank=True, help_text="One paragraph for the home page.")
+    instructions = models.TextField(blank=True, help_text="Markdown, rendered safely.")
+    consent = models.TextField(blank=True, help_text="Markdown shown before the first page.")
+    config = models.JSONField(default=dict, blank=True, help_text="Validated by the kind.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    public = models.BooleanField(default=False, help_text="Listed on the home page for anyone.")
+    annotations_per_item = models.PositiveIntegerField(default=3, validators=[MinValueValidator(1)])
+    items_per_session = models.PositiveIntegerField(default=10, validators=[MinValueValidator(1)])
+    attention_check_rate = models.FloatField(
+        default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]
+    )
+    max_attention_failures = models.PositiveIntegerField(
+        default=0, help_text="Failed attention checks allowed before screen-out."
+    )
+    assignment_timeout_minutes = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Empty: the site default."
+    )
+    completion_code = models.CharField(max_length=64, blank=True)
+    screenout_code = models.CharField(max_length=64, blank=True)
+    completion_url = models.URLField(
+        max_length=500, blank=True, help_text="Crowd platform return link; {code} is replaced."
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="studies"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "studies"
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    @property
+    def task_kind(self):
+        """The kind module's object (see annotation.kinds)."""
+        from annotation.kinds import get_kind
+
+        return get_kind(self.kind)
+
+    @property
+    def timeout_minutes(self) -> int:
+        return self.assignment_timeout_minutes or settings.ASSIGNMENT_TIMEOUT_MINUTES

@@ -1,0 +1,52 @@
+"""Attention checks: where they fall in a session, and what failing them does."""
+
+from __future__ import annotations
+
+import random
+
+from django.db.models import F
+
+from annotation.models import Enrollment, Participant, Response, Study
+
+
+def attention_pages(study: Study, enrollment_id: int) -> set[int]:
+    """The page numbers (1-based) of one session that show an attention check.
+
+    ``rate × items_per_session`` pages, chosen at random but reproducibly per enrollment
+    (the same participant sees the same plan when they come back); never the first page,
+    so a participant meets the task before being tested on it.
+    """
+    count = round(study.attention_check_rate * study.items_per_session)
+    pages = list(range(2, study.items_per_session + 1))
+    if count <= 0 or not pages:
+        return set()
+    rng = random.Random(f"attention:{study.pk}:{enrollment_id}")
+    return set(rng.sample(pages, min(count, len(pages))))
+
+
+def record_attention_outcome(*, enrollment: Enrollment, passed: bool) -> bool:
+    """Count a passed or failed check; screen the participant out past the allowance.
+
+    Returns True when this failure screened the participant out. Their responses are
+    kept and marked ``flagged`` so that reports can leave them out.
+    """
+    counter = "attention_passed" if passed else "attention_failed"
+    Enrollment.objects.filter(pk=enrollment.pk).update(**{counter: F(counter) + 1})
+    enrollment.refresh_from_db(fields=["attention_passed", "attention_failed", "status"])
+    if passed or enrollment.attention_failed <= enrollment.study.max_attention_failures:
+        return False
+    screen_out(enrollment=enrollment, reason="failed attention checks")
+    return True
+
+
+def screen_out(*, enrollment: Enrollment, reason: str) -> None:
+    from django.utils import timezone
+
+    Enrollment.objects.filter(pk=enrollment.pk).update(
+        status=Enrollment.Status.SCREENED_OUT, finished_at=timezone.now()
+    )
+    Participant.objects.filter(pk=enrollment.participant_id).update(flagged=True, flag_reason=reason)
+    Response.objects.filter(study=enrollment.study_id, participant=enrollment.participant_id).update(
+        flagged=True
+    )
+    enrollment.refresh_from_db(fields=["status", "finished_at"])

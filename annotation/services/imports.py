@@ -1,0 +1,206 @@
+"""Importing answers collected elsewhere (a form, a spreadsheet, another tool)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import F, Max
+from django.utils import timezone
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+
+from annotation.errors import InputError, flatten_errors
+from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
+
+MAX_REPORTED_ERRORS = 50
+
+
+class ImportLine(serializers.Serializer):
+    participant = serializers.CharField(max_length=200)
+    item = serializers.CharField(max_length=200)
+    answer = serializers.DictField()
+    display_order = serializers.JSONField(required=False)
+    shown_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    answered_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    created: int
+    skipped: int  # (participant, item) pairs already in the study: the import is idempotent
+
+
+def import_responses(
+    study: Study, lines: Iterable[str], *, source: str = Participant.Source.LAB
+) -> ImportResult:
+    """Validate every line, then write them all in one transaction (or nothing).
+
+    Participants are known by their id in the source; a (participant, item) pair that the
+    study already holds is skipped, so importing the same file twice adds nothing.
+    """
+    if source not in Participant.Source.values:
+        raise InputError({"source": [f"Unknown source {source!r}."]})
+    rows = _check_lines(study, lines)
+    with transaction.atomic():
+        return _write(study, rows, source)
+
+
+@dataclass
+class _Row:
+    participant: str
+    item: Item
+    answer: dict
+    state: dict
+    shown_at: datetime | None
+    answered_at: datetime
+
+
+def _check_lines(study: Study, lines: Iterable[str]) -> list[_Row]:
+    items = {item.external_id: item for item in Item.objects.filter(study=study).select_related("study")}
+    kind = study.task_kind
+    rows, errors, seen = [], {}, {}
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            row = _check_line(kind, items, text)
+        except InputError as exc:
+            errors.update({f"line {number}: {path}": msgs for path, msgs in exc.errors.items()})
+            if len(errors) >= MAX_REPORTED_ERRORS:
+                break
+            continue
+        key = (row.participant, row.item.external_id)
+        if key in seen:
+            errors[f"line {number}: item"] = [
+                f"Line {seen[key]} already answers this item for this participant."
+            ]
+        seen.setdefault(key, number)
+        rows.append(row)
+    if errors:
+        raise InputError(errors)
+    if not rows:
+        raise InputError({"file": ["No responses in the file."]})
+    return rows
+
+
+def _check_line(kind, items: dict[str, Item], text: str) -> _Row:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError({"json": [f"Not valid JSON: {exc.msg}."]}) from None
+    if not isinstance(data, dict):
+        raise InputError({"json": ["Each line is a JSON object."]})
+    shape = ImportLine(data=data)
+    if not shape.is_valid():
+        raise InputError(flatten_errors(shape.errors))
+    line = shape.validated_data
+    item = items.get(line["item"])
+    if item is None:
+        raise InputError({"item": [f"No item with external_id {line['item']!r} in this study."]})
+    try:
+        answer, state = kind.import_answer(item, line["answer"])
+    except ValidationError as exc:
+        raise InputError.from_validation(exc, "answer") from None
+    if "display_order" in line:
+        state = {**state, "display_order": line["display_order"]}
+    answered_at = line["answered_at"] or timezone.now()
+    return _Row(line["participant"], item, answer, state, line["shown_at"], answered_at)
+
+
+def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:
+    participants = _participants(source, {row.participant for row in rows})
+    done = set(
+        Assignment.objects.filter(study=study, participant__in=participants.values()).values_list(
+            "participant_id", "item_id"
+        )
+    )
+    positions = dict(
+        Assignment.objects.filter(study=study, participant__in=participants.values())
+        .values_list("participant_id")
+        .annotate(last=Max("position"))
+    )
+    kind = study.task_kind
+    created, skipped, totals = 0, 0, {}
+    for row in rows:
+        participant = participants[row.participant]
+        if (participant.pk, row.item.pk) in done:
+            skipped += 1
+            continue
+        positions[participant.pk] = positions.get(participant.pk, 0) + 1
+        score = kind.score(row.item, row.answer)
+        _store(study, participant, row, positions[participant.pk], score)
+        count, points = totals.get(participant.pk, (0, 0.0))
+        totals[participant.pk] = (count + 1, points + ((score.points or 0) if score else 0))
+        created += 1
+    _update_enrollments(study, participants, totals)
+    _count_slots(study, rows, done, participants)
+    return ImportResult(created=created, skipped=skipped)
+
+
+def _count_slots(study: Study, rows: list[_Row], done: set, participants: dict[str, Participant]) -> None:
+    """Imported answers take their items' slots, like answers given on the site."""
+    taken: dict[int, int] = {}
+    for row in rows:
+        if (participants[row.participant].pk, row.item.pk) not in done:
+            taken[row.item.pk] = taken.get(row.item.pk, 0) + 1
+    for item_id in sorted(taken):
+        Item.objects.filter(pk=item_id).update(slots_taken=F("slots_taken") + taken[item_id])
+
+
+def _participants(source: str, names: set[str]) -> dict[str, Participant]:
+    known = {
+        p.platform_worker_id: p
+        for p in Participant.objects.filter(source=source, platform_worker_id__in=names)
+    }
+    for name in sorted(names - set(known)):
+        known[name] = Participant.objects.create(source=source, platform_worker_id=name)
+    return known
+
+
+def _store(study: Study, participant: Participant, row: _Row, position: int, score) -> None:
+    assignment = Assignment.objects.create(
+        study=study,
+        item=row.item,
+        participant=participant,
+        position=position,
+        status=Assignment.Status.ANSWERED,
+        state=row.state,
+        assigned_at=row.shown_at or row.answered_at,
+        expires_at=row.answered_at,
+        shown_at=row.shown_at,
+        answered_at=row.answered_at,
+    )
+    duration = (row.answered_at - row.shown_at).total_seconds() if row.shown_at else None
+    Response.objects.create(
+        assignment=assignment,
+        study=study,
+        item=row.item,
+        participant=participant,
+        answer=row.answer,
+        points=score.points if score else None,
+        correct=score.correct if score else None,
+        score_details=score.details if score else {},
+        display_order=row.state,
+        is_attention_check=row.item.is_attention_check,
+        shown_at=row.shown_at,
+        answered_at=row.answered_at,
+        duration_seconds=duration,
+        imported=True,
+    )
+
+
+def _update_enrollments(study: Study, participants: dict[str, Participant], totals: dict) -> None:
+    for participant in participants.values():
+        if participant.pk not in totals:
+            continue
+        count, points = totals[participant.pk]
+        enrollment, _ = Enrollment.objects.get_or_create(
+            participant=participant, study=study, defaults={"status": Enrollment.Status.COMPLETED}
+        )
+        Enrollment.objects.filter(pk=enrollment.pk).update(
+            answered_count=F("answered_count") + count, points_total=F("points_total") + points
+        )

@@ -1,0 +1,91 @@
+"""Who is annotating: participants from crowd platforms, the lab, or the open web."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation.models import Enrollment, Participant, Study
+
+MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+
+
+@dataclass(frozen=True)
+class CrowdEntry:
+    """The crowd platform's query parameters on the study link, as received."""
+
+    source: str = Participant.Source.ORGANIC
+    worker_id: str = ""
+    session: dict[str, str] = field(default_factory=dict)
+    preview: bool = False
+
+
+def parse_crowd_params(params) -> CrowdEntry:
+    """Prolific (PROLIFIC_PID, STUDY_ID, SESSION_ID) or MTurk (workerId, assignmentId, hitId)."""
+    if params.get("PROLIFIC_PID"):
+        session = {k: params[k] for k in ("STUDY_ID", "SESSION_ID") if params.get(k)}
+        return CrowdEntry(Participant.Source.PROLIFIC, params["PROLIFIC_PID"].strip()[:200], session)
+    assignment_id = params.get("assignmentId", "")
+    if assignment_id == MTURK_PREVIEW:
+        return CrowdEntry(Participant.Source.MTURK, preview=True)
+    if params.get("workerId"):
+        keys = ("assignmentId", "hitId", "turkSubmitTo")
+        session = {k: params[k] for k in keys if params.get(k)}
+        return CrowdEntry(Participant.Source.MTURK, params["workerId"].strip()[:200], session)
+    return CrowdEntry()
+
+
+def identify_participant(*, entry: CrowdEntry, session_participant_id: int | None, user=None) -> Participant:
+    """The participant for this browser: the crowd id wins, then the login, then the session."""
+    if entry.worker_id:
+        return _get_or_create(source=entry.source, platform_worker_id=entry.worker_id)
+    if user is not None and user.is_authenticated:
+        participant = Participant.objects.filter(user=user).first()
+        if participant is not None:
+            return participant
+    if session_participant_id:
+        participant = Participant.objects.filter(pk=session_participant_id).first()
+        if participant is not None:
+            return participant
+    owner = user if user is not None and user.is_authenticated else None
+    return Participant.objects.create(source=entry.source, user=owner)
+
+
+def _get_or_create(*, source: str, platform_worker_id: str) -> Participant:
+    try:
+        with transaction.atomic():
+            return Participant.objects.get_or_create(source=source, platform_worker_id=platform_worker_id)[0]
+    except IntegrityError:  # two first requests at once: the other one created it
+        return Participant.objects.get(source=source, platform_worker_id=platform_worker_id)
+
+
+def enroll(*, participant: Participant, study: Study, session: dict | None = None) -> Enrollment:
+    """The participant's enrollment in the study, created on first entry."""
+    try:
+        with transaction.atomic():
+            enrollment, created = Enrollment.objects.get_or_create(
+                participant=participant, study=study, defaults={"platform_session": session or {}}
+            )
+    except IntegrityError:
+        enrollment, created = Enrollment.objects.get(participant=participant, study=study), False
+    if not created and session and session != enrollment.platform_session:
+        enrollment.platform_session = {**enrollment.platform_session, **session}
+        enrollment.save(update_fields=["platform_session"])
+    return enrollment
+
+
+def give_consent(enrollment: Enrollment) -> None:
+    if enrollment.status == Enrollment.Status.STARTED:
+        enrollment.status = Enrollment.Status.ACTIVE
+        enrollment.consented_at = timezone.now()
+        enrollment.save(update_fields=["status", "consented_at"])
+
+
+def complete_enrollment(enrollment: Enrollment) -> None:
+    """The session is over with nothing left to do: the completion code is due."""
+    if not enrollment.finished:
+        enrollment.status = Enrollment.Status.COMPLETED
+        enrollment.finished_at = timezone.now()
+        enrollment.save(update_fields=["status", "finished_at"])

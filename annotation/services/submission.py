@@ -1,0 +1,93 @@
+"""Storing an answer: validated by the kind, stored once, scored on the server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from rest_framework.exceptions import ValidationError
+
+from annotation.errors import InputError
+from annotation.models import Assignment, Enrollment, Response
+
+from .attention import record_attention_outcome
+
+
+class SubmissionClosed(Exception):
+    """The assignment can no longer be answered (it expired or was released)."""
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    response: Response
+    created: bool  # False: a retried or double submit, answered with the stored result
+    screened_out: bool = False
+
+
+def submit_response(*, assignment: Assignment, answer: dict, now: datetime | None = None) -> SubmitResult:
+    """Validate ``answer`` with the study's kind and store it, once.
+
+    A second submit for the same assignment (a retry, a double click) returns the stored
+    response and awards nothing. Bad input raises ``InputError`` and writes nothing.
+    """
+    now = now or timezone.now()
+    item = assignment.item
+    kind = assignment.study.task_kind
+    with transaction.atomic():
+        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if locked.status == Assignment.Status.ANSWERED:
+            return SubmitResult(response=Response.objects.get(assignment=locked), created=False)
+        if locked.status != Assignment.Status.ASSIGNED:
+            raise SubmissionClosed("This page expired before it was answered; continue with the next one.")
+        try:
+            validated = kind.validate_answer(item, answer, state=locked.state)
+        except ValidationError as exc:
+            raise InputError.from_validation(exc) from exc
+        response = _store(locked, validated, kind.score(item, validated), now)
+        screened_out = _update_enrollment(locked, response)
+    return SubmitResult(response=response, created=True, screened_out=screened_out)
+
+
+def _store(assignment: Assignment, answer: dict, score, now: datetime) -> Response:
+    shown_at = assignment.shown_at or assignment.assigned_at
+    response = Response.objects.create(
+        assignment=assignment,
+        study_id=assignment.study_id,
+        item_id=assignment.item_id,
+        participant_id=assignment.participant_id,
+        answer=answer,
+        points=score.points if score else None,
+        correct=score.correct if score else None,
+        score_details=score.details if score else {},
+        display_order=assignment.state,
+        is_attention_check=assignment.item.is_attention_check,
+        shown_at=shown_at,
+        answered_at=now,
+        duration_seconds=max((now - shown_at).total_seconds(), 0.0),
+    )
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.ANSWERED, answered_at=now)
+    return response
+
+
+def _update_enrollment(assignment: Assignment, response: Response) -> bool:
+    enrollment = Enrollment.objects.select_related("study").get(
+        participant_id=assignment.participant_id, study_id=assignment.study_id
+    )
+    Enrollment.objects.filter(pk=enrollment.pk).update(
+        answered_count=F("answered_count") + 1, points_total=F("points_total") + (response.points or 0)
+    )
+    if not response.is_attention_check:
+        return False
+    return record_attention_outcome(enrollment=enrollment, passed=response.correct is True)
+
+
+def mark_shown(assignment: Assignment, now: datetime | None = None) -> None:
+    """Record when the page was first shown (the start of the answer's duration)."""
+    if assignment.shown_at is None:
+        assignment.shown_at = now or timezone.now()
+        Assignment.objects.filter(pk=assignment.pk, shown_at__isnull=True).update(
+            shown_at=assignment.shown_at
+        )

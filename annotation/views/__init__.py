@@ -1,0 +1,1 @@
+"""Server-rendered pages; each view is thin and calls the services."""

@@ -1,0 +1,156 @@
+"""The participant's path through a study: entry → consent → pages → completion code."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation.errors import InputError
+from annotation.models import Enrollment, Study
+from annotation.services.access import (
+    access_assignment_for_participant,
+    access_study_for_participant,
+    can_manage_study,
+)
+from annotation.services.assignment import assign_next_item
+from annotation.services.participants import (
+    complete_enrollment,
+    enroll,
+    give_consent,
+    identify_participant,
+    parse_crowd_params,
+)
+from annotation.services.submission import SubmissionClosed, mark_shown, submit_response
+
+from .session import remember_participant, session_participant
+
+
+def study_entry(request: HttpRequest, slug: str) -> HttpResponse:
+    """The study link: crowd parameters identify the participant; resume where they were."""
+    study = access_study_for_participant(slug, request.user)
+    entry = parse_crowd_params(request.GET)
+    if entry.preview:
+        return render(request, "annotation/preview.html", {"study": study})
+    if study.status != Study.Status.LIVE and not _preview_allowed(request, study):
+        return render(request, "annotation/closed.html", {"study": study}, status=410)
+    participant = identify_participant(
+        entry=entry, session_participant_id=request.session.get("participant_id"), user=request.user
+    )
+    if participant.blocked:
+        return render(request, "annotation/blocked.html", {"study": study}, status=403)
+    remember_participant(request, participant)
+    enrollment = enroll(participant=participant, study=study, session=entry.session)
+    return redirect(_next_step(enrollment))
+
+
+@require_http_methods(["GET", "POST"])
+def study_consent(request: HttpRequest, slug: str) -> HttpResponse:
+    study = access_study_for_participant(slug, request.user)
+    enrollment = _enrollment(request, study)
+    if enrollment is None:
+        return redirect("study-entry", slug=slug)
+    if request.method == "POST":
+        give_consent(enrollment)
+        return redirect("study-task", slug=slug)
+    return render(request, "annotation/consent.html", {"study": study, "enrollment": enrollment})
+
+
+@require_http_methods(["GET"])
+def study_task(request: HttpRequest, slug: str) -> HttpResponse:
+    """The current page: the participant's live assignment, or the next one."""
+    study = access_study_for_participant(slug, request.user)
+    enrollment = _enrollment(request, study)
+    if enrollment is None:
+        return redirect("study-entry", slug=slug)
+    if enrollment.status != Enrollment.Status.ACTIVE:
+        return redirect(_next_step(enrollment))
+    assignment = assign_next_item(participant=enrollment.participant, study=study)
+    if assignment is None:
+        if enrollment.answered_count:
+            complete_enrollment(enrollment)
+            return redirect("study-done", slug=slug)
+        return render(request, "annotation/unavailable.html", {"study": study})
+    mark_shown(assignment)
+    return _render_task(request, study, enrollment, assignment)
+
+
+@require_POST
+def study_submit(request: HttpRequest, slug: str, assignment_id: str) -> HttpResponse:
+    study = access_study_for_participant(slug, request.user)
+    participant = session_participant(request)
+    assignment = access_assignment_for_participant(
+        participant=participant, study=study, assignment_id=assignment_id
+    )
+    kind = study.task_kind
+    answer = kind.answer_from_form(request.POST, assignment.item, assignment)
+    try:
+        result = submit_response(assignment=assignment, answer=answer)
+    except InputError as exc:
+        enrollment = Enrollment.objects.get(participant=participant, study=study)
+        return _render_task(request, study, enrollment, assignment, errors=exc.errors, status=400)
+    except SubmissionClosed as exc:
+        messages.warning(request, str(exc))
+        return redirect("study-task", slug=slug)
+    if result.screened_out:
+        return redirect("study-done", slug=slug)
+    return redirect("study-task", slug=slug)
+
+
+def study_done(request: HttpRequest, slug: str) -> HttpResponse:
+    """The completion code (or screen-out code) and the crowd platform's return link."""
+    study = access_study_for_participant(slug, request.user)
+    enrollment = _enrollment(request, study)
+    if enrollment is None or not enrollment.finished:
+        return redirect("study-entry", slug=slug)
+    screened_out = enrollment.status == Enrollment.Status.SCREENED_OUT
+    code = study.screenout_code if screened_out else study.completion_code
+    return_url = study.completion_url.replace("{code}", code) if study.completion_url and code else ""
+    context = {"study": study, "enrollment": enrollment, "code": code, "screened_out": screened_out}
+    return render(request, "annotation/done.html", {**context, "return_url": return_url})
+
+
+def study_instructions(request: HttpRequest, slug: str) -> HttpResponse:
+    study = access_study_for_participant(slug, request.user)
+    return render(request, "annotation/instructions.html", {"study": study})
+
+
+def _render_task(request, study, enrollment, assignment, *, errors=None, status=200) -> HttpResponse:
+    kind = study.task_kind
+    context = {
+        "study": study,
+        "assignment": assignment,
+        "page_number": enrollment.answered_count + 1,
+        "page_total": study.items_per_session,
+        "kind_template": kind.template,
+        "errors": errors or {},
+        "submitted": {key: request.POST.getlist(key) for key in request.POST} if errors else {},
+        **kind.page_context(assignment.item, assignment),
+    }
+    return render(request, "annotation/task.html", context, status=status)
+
+
+def _enrollment(request, study: Study) -> Enrollment | None:
+    participant = session_participant(request)
+    if participant is None:
+        return None
+    return (
+        Enrollment.objects.select_related("participant").filter(participant=participant, study=study).first()
+    )
+
+
+def _next_step(enrollment: Enrollment) -> str:
+    """Where a participant continues: consent first, the pages, then the code."""
+    if enrollment.finished:
+        name = "study-done"
+    elif enrollment.status == Enrollment.Status.STARTED:
+        name = "study-consent"
+    else:
+        name = "study-task"
+    return reverse(name, kwargs={"slug": enrollment.study.slug})
+
+
+def _preview_allowed(request, study: Study) -> bool:
+    return study.status == Study.Status.DRAFT and can_manage_study(request.user, study)

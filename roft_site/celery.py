@@ -1,0 +1,55 @@
+"""The Celery application: JSON-only messages, two named queues, periodic jobs.
+
+Queue ``default`` runs statistics, exports and housekeeping; queue ``gpu`` runs model
+work (one worker process per GPU). Tasks live in ``workers.tasks`` and take ids, never
+model instances.
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+from kombu import Queue
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
+
+
+def route_task(name, args, kwargs, options, task=None, **_):
+    """Tasks that declare ``uses_gpu = True`` go to queue ``gpu``; all others to ``default``."""
+    return {"queue": "gpu" if getattr(task, "uses_gpu", False) else "default"}
+
+
+app = Celery("roft_site")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.update(
+    task_serializer="json",
+    result_serializer="json",
+    accept_content=["json"],
+    task_default_queue="default",
+    task_queues=(Queue("default"), Queue("gpu")),
+    task_routes=(route_task,),
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    task_ignore_result=True,
+    broker_connection_retry_on_startup=True,
+)
+app.autodiscover_tasks(["workers"])
+
+
+def _beat_schedule() -> dict:
+    from django.conf import settings
+
+    return {
+        "release-expired-assignments": {
+            "task": "workers.tasks.assignments.release_expired_assignments_task",
+            "schedule": float(settings.RELEASE_EXPIRED_EVERY_SECONDS),
+            "options": {"queue": "default"},
+        },
+    }
+
+
+@app.on_after_configure.connect
+def _install_beat_schedule(sender: Celery, **_: object) -> None:
+    sender.conf.beat_schedule = _beat_schedule()

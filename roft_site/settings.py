@@ -1,0 +1,247 @@
+"""Settings, read from environment variables only.
+
+Every knob is an environment variable read through the small typed helpers below, which
+raise ``ImproperlyConfigured`` on a value they cannot parse rather than guessing. Without
+any variables the site runs in its embedded form (SQLite file, Celery tasks executed
+in-process); ``DATABASE_URL`` and ``CELERY_BROKER_URL``/``REDIS_URL`` switch to the real
+services. There is no default secret key: ``make run`` generates one for the demo.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_str(name: str, default: str | None = None) -> str | None:
+    """A string variable; ``default`` when unset."""
+    return os.environ.get(name, default)
+
+
+def env_required(name: str) -> str:
+    """A variable without which the site must not start."""
+    value = os.environ.get(name, "")
+    if not value:
+        raise ImproperlyConfigured(f"Set the environment variable {name}.")
+    return value
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """A yes/no variable: 1/0, true/false, yes/no, on/off."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use 1 or 0).")
+
+
+def env_int(name: str, default: int, minimum: int | None = None) -> int:
+    """A whole-number variable, optionally bounded below."""
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer.") from exc
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}.")
+    return value
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    """A comma-separated list variable."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+def env_json(name: str, default: object) -> object:
+    """A JSON variable (used for structured settings such as the model registry)."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ImproperlyConfigured(f"{name} is not valid JSON: {exc}") from exc
+
+
+# --- core -------------------------------------------------------------------------------
+
+SECRET_KEY = env_required("SECRET_KEY")
+DEBUG = env_bool("DEBUG", False)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "annotation",
+    "scoring",
+    "workers",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "roft_site.urls"
+WSGI_APPLICATION = "roft_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- database ---------------------------------------------------------------------------
+
+_default_sqlite = f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", _default_sqlite), conn_max_age=env_int("DB_CONN_MAX_AGE", 0)
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # IMMEDIATE transactions take SQLite's write lock up front, which is what makes the
+    # assignment service's read-then-write safe on the embedded database.
+    DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
+    DATABASES["default"]["OPTIONS"]["timeout"] = 20
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- cache and Celery -------------------------------------------------------------------
+
+REDIS_URL = env_str("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL or "memory://"
+# Without a broker the tasks run in-process: the embedded runtime has no worker.
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", CELERY_BROKER_URL == "memory://")
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 3600, minimum=1)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3900, minimum=1)
+
+# --- auth, sessions, security -----------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 60 * 60 * 24 * 30, minimum=60)
+
+_secure_default = not DEBUG
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", _secure_default)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", _secure_default)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", _secure_default)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", _secure_default)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", _secure_default)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+if env_bool("TRUST_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS", [])
+
+# --- i18n, static -----------------------------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# Hashed, compressed static files need `collectstatic` (the Docker image runs it).
+STATIC_MANIFEST = env_bool("STATIC_MANIFEST", not DEBUG)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if STATIC_MANIFEST
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
+
+# --- REST framework ---------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Human-evaluation platform API",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- the platform's own knobs -----------------------------------------------------------
+
+# Minutes an unanswered assignment is held for a participant before its slot is released.
+ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 30, minimum=1)
+# Seconds between runs of the periodic release of expired assignments (celery beat).
+RELEASE_EXPIRED_EVERY_SECONDS = env_int("RELEASE_EXPIRED_EVERY_SECONDS", 60, minimum=1)
+# Local models the workers may load: {"name": {"path": "/models/gpt2", "dtype": "float16"}}.
+MODEL_REGISTRY = env_json("MODEL_REGISTRY", {})
+if not isinstance(MODEL_REGISTRY, dict):
+    raise ImproperlyConfigured("MODEL_REGISTRY must be a JSON object of name -> {path, dtype}.")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,49 @@
+"""Headless Debian Chromium driven by Playwright against pytest-django's live server."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
+# between browser steps are still synchronous, so Django's async guard is relaxed here only.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"Chromium not found at {CHROMIUM}: run `make test` (it installs Debian's chromium).")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def screenshot(page):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(name: str, target=None) -> Path:
+        path = SCREENSHOTS / f"{name}.png"
+        (target or page).screenshot(path=str(path), full_page=True)
+        return path
+
+    return take

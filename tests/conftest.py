@@ -1,0 +1,84 @@
+"""Shared fixtures: studies built through the real loading service, participants, clients."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from annotation.models import Participant, Study
+from annotation.services.participants import enroll, give_consent
+from annotation.services.studies import load_study_file
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "docs" / "examples"
+
+
+def claim_study_file(*, slug: str = "claims", items: int = 6, attention: int = 0, **fields) -> dict:
+    """A claim study file with ``items`` ordinary items and ``attention`` checks."""
+    data = {
+        "slug": slug,
+        "title": "Claims under test",
+        "kind": "claim",
+        "status": "live",
+        "instructions": "Label each claim.",
+        "annotations_per_item": 2,
+        "items_per_session": 4,
+        "completion_code": "DONE-123",
+        "screenout_code": "OUT-999",
+        "config": {},
+        "items": [],
+    }
+    for index in range(items):
+        data["items"].append(
+            {
+                "external_id": f"c{index}",
+                "payload": {
+                    "claim": f"Claim number {index} holds.",
+                    "sentences": [f"First sentence of passage {index}.", "A second sentence.", "A third."],
+                },
+                "gold": {"label": "supports", "evidence": [0]},
+                "provenance": {"system": "ROME" if index % 2 else "FT"},
+            }
+        )
+    for index in range(attention):
+        data["items"].append(
+            {
+                "external_id": f"attn{index}",
+                "attention_check": True,
+                "payload": {"claim": "Attention.", "sentences": ["Choose neither.", "Select nothing."]},
+                "gold": {"label": "neutral", "evidence": []},
+            }
+        )
+    data.update(fields)
+    return data
+
+
+@pytest.fixture
+def make_claim_study(db):
+    def make(**kwargs) -> Study:
+        return load_study_file(claim_study_file(**kwargs)).study
+
+    return make
+
+
+@pytest.fixture
+def example_study_file():
+    def read(kind: str) -> dict:
+        return copy.deepcopy(json.loads((EXAMPLES / f"{kind}.json").read_text()))
+
+    return read
+
+
+@pytest.fixture
+def enrolled(db):
+    """A consented participant in a study (as after the entry and consent pages)."""
+
+    def make(study: Study, **fields) -> Participant:
+        participant = Participant.objects.create(**fields)
+        give_consent(enroll(participant=participant, study=study))
+        return participant
+
+    return make

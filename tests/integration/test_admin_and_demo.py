@@ -1,0 +1,63 @@
+"""The admin pages for researchers/admins, and the demo that `make run` loads."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from annotation.models import Participant, Study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client(client, django_user_model):
+    user = django_user_model.objects.create_superuser("root", "", "pw-for-tests-only")
+    client.force_login(user)
+    return client
+
+
+def test_admin_lists_studies_with_progress(admin_client, make_claim_study):
+    make_claim_study(items=4, annotations_per_item=2)
+    html = admin_client.get("/admin/annotation/study/").content.decode()
+    assert "claims" in html and "0 / 8" in html
+
+
+@pytest.mark.parametrize(
+    "page",
+    ["item", "attentioncheck", "participant", "enrollment", "assignment", "response"],
+)
+def test_admin_pages_open(admin_client, make_claim_study, page):
+    make_claim_study(attention=1)
+    assert admin_client.get(f"/admin/annotation/{page}/").status_code == 200
+
+
+def test_attention_check_admin_shows_only_checks(admin_client, make_claim_study):
+    make_claim_study(items=2, attention=1)
+    html = admin_client.get("/admin/annotation/attentioncheck/").content.decode()
+    assert "attn0" in html and "c1" not in html
+
+
+def test_admin_actions_flag_and_block(admin_client):
+    participant = Participant.objects.create()
+    for action in ("flag", "block"):
+        admin_client.post(
+            "/admin/annotation/participant/", {"action": action, "_selected_action": [participant.pk]}
+        )
+    participant.refresh_from_db()
+    assert participant.flagged and participant.blocked
+
+
+def test_responses_are_read_only_in_admin(admin_client):
+    assert admin_client.get("/admin/annotation/response/add/").status_code == 403
+
+
+def test_demo_loads_and_admin_password_is_printed_once(django_user_model):
+    call_command("loaddemo", stdout=StringIO())
+    call_command("loaddemo", stdout=StringIO())  # idempotent
+    assert Study.objects.filter(status="live", public=True).exists()
+    first, second = StringIO(), StringIO()
+    call_command("demoadmin", stdout=first)
+    call_command("demoadmin", stdout=second)
+    assert "Password:" in first.getvalue() and "Password:" not in second.getvalue()
+    assert django_user_model.objects.get(username="admin").is_superuser

@@ -1,0 +1,109 @@
+"""assign_next_item's rules: never twice, never over the target, fullest first, expiry."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from annotation.models import Assignment, Item
+from annotation.services.assignment import (
+    assign_next_item,
+    release_expired_assignments,
+    release_participant_assignments,
+)
+from annotation.services.submission import submit_response
+
+pytestmark = pytest.mark.django_db
+
+ANSWER = {"label": "neutral", "evidence": []}
+
+
+def answer_all(participant, study):
+    seen = []
+    while (assignment := assign_next_item(participant=participant, study=study)) is not None:
+        seen.append(assignment.item.external_id)
+        submit_response(assignment=assignment, answer=ANSWER)
+    return seen
+
+
+def test_participant_never_gets_an_item_twice_and_session_length_holds(make_claim_study, enrolled):
+    study = make_claim_study(items=6, items_per_session=4)
+    seen = answer_all(enrolled(study), study)
+    assert len(seen) == 4 and len(set(seen)) == 4
+
+
+def test_item_target_is_never_exceeded(make_claim_study, enrolled):
+    study = make_claim_study(items=3, annotations_per_item=2, items_per_session=3)
+    for _ in range(5):
+        answer_all(enrolled(study), study)
+    counts = Item.objects.filter(study=study).values_list("slots_taken", flat=True)
+    assert list(counts) == [2, 2, 2]
+    assert Assignment.objects.filter(study=study, status="answered").count() == 6
+
+
+def test_items_closest_to_completion_come_first(make_claim_study, enrolled):
+    study = make_claim_study(items=4, annotations_per_item=3, items_per_session=1)
+    first = assign_next_item(participant=enrolled(study), study=study)
+    second = assign_next_item(participant=enrolled(study), study=study)
+    assert second.item == first.item
+
+
+def test_resume_returns_the_same_assignment(make_claim_study, enrolled):
+    study = make_claim_study()
+    participant = enrolled(study)
+    first = assign_next_item(participant=participant, study=study)
+    assert assign_next_item(participant=participant, study=study) == first
+
+
+def test_expired_assignment_is_released_lazily_and_its_slot_reused(make_claim_study, enrolled):
+    study = make_claim_study(items=1, annotations_per_item=1, items_per_session=1)
+    slow, other = enrolled(study), enrolled(study)
+    held = assign_next_item(participant=slow, study=study)
+    assert assign_next_item(participant=other, study=study) is None
+    Assignment.objects.filter(pk=held.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    got = assign_next_item(participant=other, study=study)
+    assert got is not None and got.item == held.item
+    held.refresh_from_db()
+    assert held.status == "expired"
+    # The slow participant never gets the item again, even though they lost it.
+    assert assign_next_item(participant=slow, study=study) is None
+
+
+def test_periodic_release_counts_and_frees_slots(make_claim_study, enrolled):
+    study = make_claim_study(items=2, annotations_per_item=1, items_per_session=1)
+    for _ in range(2):
+        assign_next_item(participant=enrolled(study), study=study)
+    Assignment.objects.update(expires_at=timezone.now() - timedelta(minutes=1))
+    assert release_expired_assignments() == 2
+    assert set(Item.objects.values_list("slots_taken", flat=True)) == {0}
+    assert release_expired_assignments() == 0
+
+
+def test_answered_assignment_is_not_expired(make_claim_study, enrolled):
+    study = make_claim_study(items=1, annotations_per_item=1)
+    assignment = assign_next_item(participant=enrolled(study), study=study)
+    submit_response(assignment=assignment, answer=ANSWER)
+    Assignment.objects.update(expires_at=timezone.now() - timedelta(minutes=1))
+    assert release_expired_assignments() == 0
+    assert Item.objects.get().slots_taken == 1
+
+
+def test_release_participant_assignments(make_claim_study, enrolled):
+    study = make_claim_study(items=1, annotations_per_item=1)
+    participant = enrolled(study)
+    assign_next_item(participant=participant, study=study)
+    assert release_participant_assignments(participant=participant, study=study) == 1
+    assert Assignment.objects.get().status == "released"
+    assert Item.objects.get().slots_taken == 0
+
+
+def test_attention_checks_are_interleaved_and_not_budgeted(make_claim_study, enrolled):
+    study = make_claim_study(items=8, attention=2, items_per_session=5, attention_check_rate=0.4)
+    for _ in range(3):
+        participant = enrolled(study)
+        kinds = []
+        while (a := assign_next_item(participant=participant, study=study)) is not None:
+            kinds.append(a.item.is_attention_check)
+            answer = {"label": "neutral", "evidence": []}
+            submit_response(assignment=a, answer=answer)
+        assert kinds.count(True) == 2 and not kinds[0]

@@ -1,0 +1,72 @@
+"""importresponses: validated by the kind, idempotent per (participant, item), all or nothing."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.models import Assignment, Enrollment, Item, Participant, Response
+
+pytestmark = pytest.mark.django_db
+
+
+def run(tmp_path, slug, lines, *extra) -> str:
+    path = tmp_path / "responses.jsonl"
+    path.write_text("\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines))
+    out = StringIO()
+    call_command("importresponses", slug, str(path), *extra, stdout=out)
+    return out.getvalue()
+
+
+LINES = [
+    {"participant": "ann", "item": "c0", "answer": {"label": "supports", "evidence": [0]}},
+    {"participant": "ann", "item": "c1", "answer": {"label": "neutral"}},
+    {
+        "participant": "bob",
+        "item": "c0",
+        "answer": {"label": "contradicts", "evidence": [1]},
+        "shown_at": "2024-05-01T10:00:00Z",
+        "answered_at": "2024-05-01T10:00:42Z",
+    },
+]
+
+
+def test_import_creates_responses_and_is_idempotent(tmp_path, make_claim_study):
+    study = make_claim_study()
+    assert "Imported 3 responses" in run(tmp_path, study.slug, LINES)
+    assert "Imported 0 responses" in run(tmp_path, study.slug, LINES)
+    assert Response.objects.count() == 3
+    bob = Response.objects.get(participant__platform_worker_id="bob")
+    assert bob.duration_seconds == 42 and bob.imported and bob.correct is False
+    assert Participant.objects.get(platform_worker_id="ann").source == "lab"
+    assert Enrollment.objects.get(participant__platform_worker_id="ann").answered_count == 2
+    assert Item.objects.get(external_id="c0").slots_taken == 2
+    assert Assignment.objects.filter(status="answered").count() == 3
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ({"participant": "x", "item": "nope", "answer": {"label": "neutral"}}, "line 2: item: No item"),
+        ({"participant": "x", "item": "c2", "answer": {"label": "sideways"}}, "line 2: answer.label"),
+        (
+            {"participant": "x", "item": "c2", "answer": {"label": "supports", "evidence": [8]}},
+            "answer.evidence",
+        ),
+        ({"item": "c2", "answer": {"label": "neutral"}}, "line 2: participant"),
+        ("{not json", "line 2: json"),
+        ({"participant": "ann", "item": "c0", "answer": {"label": "neutral"}}, "Line 1 already answers"),
+    ],
+)
+def test_any_bad_line_rejects_the_whole_file(tmp_path, make_claim_study, bad, message):
+    study = make_claim_study()
+    with pytest.raises(CommandError) as exc:
+        run(tmp_path, study.slug, [LINES[0], bad])
+    assert message in str(exc.value)
+    assert Response.objects.count() == 0 and Participant.objects.count() == 0
+
+
+def test_unknown_study(tmp_path):
+    with pytest.raises(CommandError, match="No study"):
+        run(tmp_path, "missing", LINES)

@@ -1,0 +1,106 @@
+"""The claim kind: payload and answer validation, scoring, agreement values, page context."""
+
+import pytest
+from rest_framework.exceptions import ValidationError
+
+from annotation.kinds import Observation, all_kinds, get_kind
+from annotation.models import Item, Study
+
+KIND = get_kind("claim")
+
+
+def item(**payload) -> Item:
+    payload = {"claim": "X is in Y.", "sentences": ["One.", "Two.", "Three."], **payload}
+    return Item(study=Study(config={}), external_id="i1", payload=payload, gold=None)
+
+
+def errors_of(call) -> dict:
+    with pytest.raises(ValidationError) as exc:
+        call()
+    return exc.value.detail
+
+
+def test_registry_finds_the_claim_module():
+    assert "claim" in all_kinds()
+    assert KIND.template == "annotation/kinds/claim.html"
+
+
+def test_payload_accepts_sentences_or_a_passage_split_here():
+    assert KIND.validate_payload({"claim": "c", "sentences": ["a.", "b."]}, {})["sentences"] == ["a.", "b."]
+    split = KIND.validate_payload({"claim": "c", "passage": "First one here. Second one there."}, {})
+    assert split["sentences"] == ["First one here.", "Second one there."]
+    assert "passage" not in split
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"sentences": ["a"]}, "claim"),
+        ({"claim": "c"}, "sentences"),
+        ({"claim": "c", "sentences": ["a"], "passage": "b"}, "sentences"),
+        ({"claim": "c", "sentences": []}, "sentences"),
+        ({"claim": "c", "sentences": ["a", ""]}, "sentences"),
+        ({"claim": "", "sentences": ["a"]}, "claim"),
+        ({"claim": "c", "sentences": ["a"], "boundary": 3}, "boundary"),
+    ],
+)
+def test_payload_rejections_name_the_field(payload, field):
+    assert field in errors_of(lambda: KIND.validate_payload(payload, {}))
+
+
+def test_answer_normalises_evidence():
+    answer = KIND.validate_answer(item(), {"label": "supports", "evidence": ["2", 0]})
+    assert answer == {"label": "supports", "evidence": [0, 2]}
+
+
+@pytest.mark.parametrize(
+    ("answer", "field"),
+    [
+        ({"label": "maybe", "evidence": [0]}, "label"),
+        ({"evidence": [0]}, "label"),
+        ({"label": "supports", "evidence": [3]}, "evidence"),
+        ({"label": "supports", "evidence": [-1]}, "evidence"),
+        ({"label": "supports", "evidence": ["x"]}, "evidence"),
+        ({"label": "supports", "evidence": [1, 1]}, "evidence"),
+        ({"label": "supports", "evidence": []}, "evidence"),
+        ({"label": "neutral", "evidence": [0]}, "evidence"),
+        ({"label": "neutral", "points": 5}, "points"),
+    ],
+)
+def test_answer_rejections_name_the_field(answer, field):
+    assert field in errors_of(lambda: KIND.validate_answer(item(), answer))
+
+
+def test_gold_may_omit_evidence():
+    assert KIND.validate_gold(item(), {"label": "contradicts"}) == {"label": "contradicts", "evidence": []}
+
+
+def test_score_against_gold():
+    it = item()
+    assert KIND.score(it, {"label": "supports", "evidence": [0]}) is None
+    it.gold = {"label": "supports", "evidence": [0, 1]}
+    score = KIND.score(it, {"label": "supports", "evidence": [1, 2]})
+    assert score.correct is True
+    assert score.details["evidence_f1"] == pytest.approx(0.5)
+    assert KIND.score(it, {"label": "neutral", "evidence": []}).correct is False
+
+
+def test_page_context_never_carries_gold():
+    it = item()
+    it.gold = {"label": "contradicts", "evidence": [2]}
+    context = KIND.page_context(it, None)
+    assert "contradicts" not in repr({k: v for k, v in context.items() if k != "labels"})
+    assert context["sentences"] == [(0, "One."), (1, "Two."), (2, "Three.")]
+
+
+def test_agreement_values_cover_label_and_each_sentence():
+    values = KIND.agreement_values(item(), {"label": "supports", "evidence": [1]})
+    assert values[0] == Observation("i1", "label", "supports", "nominal")
+    assert [(v.unit, v.value) for v in values[1:]] == [("i1#0", 0), ("i1#1", 1), ("i1#2", 0)]
+
+
+def test_form_fields_become_an_answer():
+    from django.http import QueryDict
+
+    form = QueryDict("label=supports&evidence=0&evidence=2")
+    assert KIND.answer_from_form(form, item(), None) == {"label": "supports", "evidence": ["0", "2"]}

@@ -1,0 +1,43 @@
+"""The typed environment helpers fail loudly on nonsense instead of guessing."""
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from roft_site import settings as s
+
+
+def test_env_bool_accepts_the_usual_spellings(monkeypatch):
+    for raw, expected in [("1", True), ("true", True), ("On", True), ("0", False), ("no", False)]:
+        monkeypatch.setenv("X_FLAG", raw)
+        assert s.env_bool("X_FLAG", not expected) is expected
+
+
+def test_env_bool_rejects_nonsense(monkeypatch):
+    monkeypatch.setenv("X_FLAG", "maybe")
+    with pytest.raises(ImproperlyConfigured, match="X_FLAG"):
+        s.env_bool("X_FLAG", False)
+
+
+def test_env_int_checks_type_and_bound(monkeypatch):
+    monkeypatch.setenv("X_NUM", "abc")
+    with pytest.raises(ImproperlyConfigured, match="not an integer"):
+        s.env_int("X_NUM", 1)
+    monkeypatch.setenv("X_NUM", "0")
+    with pytest.raises(ImproperlyConfigured, match="at least 1"):
+        s.env_int("X_NUM", 5, minimum=1)
+    monkeypatch.setenv("X_NUM", "7")
+    assert s.env_int("X_NUM", 5, minimum=1) == 7
+
+
+def test_env_list_and_json(monkeypatch):
+    monkeypatch.setenv("X_LIST", "a, b,,c")
+    assert s.env_list("X_LIST", []) == ["a", "b", "c"]
+    monkeypatch.setenv("X_JSON", "{bad")
+    with pytest.raises(ImproperlyConfigured, match="X_JSON"):
+        s.env_json("X_JSON", {})
+
+
+def test_required_variable(monkeypatch):
+    monkeypatch.delenv("X_SECRET", raising=False)
+    with pytest.raises(ImproperlyConfigured, match="X_SECRET"):
+        s.env_required("X_SECRET")

@@ -1,0 +1,8 @@
+"""Celery tasks, one module per task kind; imported here so the worker registers them.
+
+No module here imports torch at import time: the web process imports these to queue jobs.
+"""
+
+from . import assignments
+
+__all__ = ["assignments"]
