@@ -6,7 +6,8 @@ from django.contrib import admin
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
-from .models import Assignment, AttentionCheck, Enrollment, Item, Participant, Response, Study
+from .models import Assignment, AttentionCheck, Enrollment, Item, Job, Participant, Response, Study
+from .services.jobs import cancel_job
 
 
 def _count(model, **filters) -> Coalesce:
@@ -138,3 +139,19 @@ class ResponseAdmin(_ReadOnly):
     ]
     list_filter = ["study", "is_attention_check", "flagged", "imported"]
     list_select_related = ["study", "item", "participant"]
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    list_display = ["id", "kind", "study", "status", "percent", "message", "created_at", "finished_at"]
+    list_filter = ["kind", "status"]
+    readonly_fields = [f.name for f in Job._meta.fields]
+    actions = ["cancel"]
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.action(description="Cancel the selected jobs")
+    def cancel(self, request, queryset):
+        for job in queryset:
+            cancel_job(job.pk)

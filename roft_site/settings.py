@@ -234,6 +234,8 @@ SPECTACULAR_SETTINGS = {
 ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 30, minimum=1)
 # Seconds between runs of the periodic release of expired assignments (celery beat).
 RELEASE_EXPIRED_EVERY_SECONDS = env_int("RELEASE_EXPIRED_EVERY_SECONDS", 60, minimum=1)
+# Seconds without a progress report after which a RUNNING job may be taken over.
+JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", 900, minimum=10)
 # Local models the workers may load: {"name": {"path": "/models/gpt2", "dtype": "float16"}}.
 MODEL_REGISTRY = env_json("MODEL_REGISTRY", {})
 if not isinstance(MODEL_REGISTRY, dict):

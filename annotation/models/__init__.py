@@ -3,8 +3,9 @@
 from .assignment import Assignment
 from .enrollment import Enrollment
 from .item import AttentionCheck, Item
+from .job import Job
 from .participant import Participant
 from .response import Response
 from .study import Study
 
-__all__ = ["Assignment", "AttentionCheck", "Enrollment", "Item", "Participant", "Response", "Study"]
+__all__ = ["Assignment", "AttentionCheck", "Enrollment", "Item", "Job", "Participant", "Response", "Study"]

@@ -1,0 +1,1 @@
+"""Text generation behind one interface: the demo's own small model and Hugging Face models."""

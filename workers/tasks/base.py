@@ -1,0 +1,77 @@
+"""The base class of job tasks: ids in, state checked before acting, failures recorded."""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Callable
+
+from celery import Task
+from django.db import InterfaceError, OperationalError
+
+from annotation.models import Job
+from annotation.services.jobs import claim_job, fail_job, finish_job
+from roft_site.celery import app
+
+log = logging.getLogger(__name__)
+
+
+class JobCancelled(Exception):
+    """Raised by a task body when ``report_progress`` says the job was cancelled."""
+
+
+class JobTask(Task):
+    """A Celery task that runs one ``Job`` row.
+
+    Subclasses implement ``run_job(job) -> dict`` (the result summary) and set
+    ``uses_gpu = True`` for model work (routed to queue ``gpu``). Messages are acknowledged
+    after the work (``acks_late``) and requeued if the worker dies; ``claim_job`` makes
+    the redelivered copy a no-op once the job is done. Database hiccups are retried with
+    backoff; any other error fails the job with its traceback.
+    """
+
+    abstract = True
+    uses_gpu = False
+    acks_late = True
+    reject_on_worker_lost = True
+    autoretry_for = (OperationalError, InterfaceError)
+    retry_backoff = True
+    retry_backoff_max = 300
+    max_retries = 5
+
+    def run(self, job_id: int) -> dict | None:
+        job = claim_job(job_id)
+        if job is None:
+            log.info("job %s is not claimable (done, cancelled or running elsewhere)", job_id)
+            return None
+        try:
+            result = self.run_job(job)
+        except JobCancelled:
+            return None
+        except (OperationalError, InterfaceError):
+            Job.objects.filter(pk=job_id).update(status=Job.Status.QUEUED)
+            raise
+        except Exception as exc:
+            fail_job(job_id, error=f"{exc}\n\n{traceback.format_exc()}")
+            log.exception("job %s failed", job_id)
+            return None
+        finish_job(job_id, result=result or {})
+        return result
+
+    def run_job(self, job: Job) -> dict:  # pragma: no cover - every subclass defines it
+        raise TypeError(f"{type(self).__name__} must define run_job(job)")
+
+
+def job_task(name: str, *, uses_gpu: bool = False) -> Callable[[Callable[[Job], dict]], JobTask]:
+    """Register ``fn(job) -> result dict`` as a ``JobTask`` named ``name``.
+
+    >>> @job_task("workers.tasks.reports.compute_study_reports_task")
+    ... def compute_study_reports_task(job): ...
+    """
+
+    def decorate(fn: Callable[[Job], dict]) -> JobTask:
+        attrs = {"name": name, "uses_gpu": uses_gpu, "run_job": staticmethod(fn), "__doc__": fn.__doc__}
+        task_class = type(fn.__name__, (JobTask,), attrs)
+        return app.register_task(task_class())
+
+    return decorate
