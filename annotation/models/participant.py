@@ -22,6 +22,7 @@ class Participant(models.Model):
         MTURK = "mturk", "Mechanical Turk"
         LAB = "lab", "Lab"
         EXPERT = "expert", "Expert"
+        MODEL = "model", "Model (LLM simulator or automatic rater)"
 
     public_id = models.CharField(max_length=24, unique=True, default=new_public_id, editable=False)
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.ORGANIC)
