@@ -15,7 +15,9 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from rest_framework import serializers
 
+from annotation.errors import InputError, flatten_errors
 from annotation.models import Job, Study
 
 
@@ -23,24 +25,40 @@ from annotation.models import Job, Study
 class JobKind:
     task: str  # the Celery task's registered name
     queue: str  # "gpu" for model work, "default" for everything else
+    parameters: type[serializers.Serializer] | None = None  # validates a job's parameters
 
 
 JOB_KINDS: dict[str, JobKind] = {}
 
 
-def register_job_kind(name: str, *, task: str, queue: str = "default") -> None:
-    """Declare a job kind (called at import time by the module that owns the kind)."""
+def register_job_kind(
+    name: str, *, task: str, queue: str = "default", parameters: type[serializers.Serializer] | None = None
+) -> None:
+    """Declare a job kind: its Celery task, its queue, and the serializer of its parameters."""
     if queue not in ("default", "gpu"):
         raise ValueError(f"queue must be 'default' or 'gpu', not {queue!r}")
-    JOB_KINDS[name] = JobKind(task=task, queue=queue)
+    JOB_KINDS[name] = JobKind(task=task, queue=queue, parameters=parameters)
+
+
+def check_job_parameters(kind: str, parameters: dict | None) -> dict:
+    """Validated parameters for a job kind; ``InputError`` naming the field otherwise."""
+    if kind not in JOB_KINDS:
+        known = ", ".join(sorted(JOB_KINDS)) or "none"
+        raise InputError({"kind": [f"Unknown job kind {kind!r}; known: {known}."]})
+    spec = JOB_KINDS[kind].parameters
+    if spec is None:
+        return dict(parameters or {})
+    serializer = spec(data=parameters or {})
+    if not serializer.is_valid():
+        raise InputError(flatten_errors(serializer.errors, "parameters"))
+    return dict(serializer.validated_data)
 
 
 def start_job(*, kind: str, parameters: dict | None = None, study: Study | None = None, user=None) -> Job:
-    """Create a job row and queue its task once the surrounding transaction commits."""
-    if kind not in JOB_KINDS:
-        raise ValueError(f"Unknown job kind {kind!r}; known: {', '.join(sorted(JOB_KINDS))}.")
+    """Validate the parameters, create the job row, queue its task once the transaction commits."""
+    parameters = check_job_parameters(kind, parameters)
     owner = user if user is not None and getattr(user, "is_authenticated", False) else None
-    job = Job.objects.create(kind=kind, parameters=parameters or {}, study=study, created_by=owner)
+    job = Job.objects.create(kind=kind, parameters=parameters, study=study, created_by=owner)
     transaction.on_commit(lambda: _send(job))
     return job
 

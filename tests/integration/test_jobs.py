@@ -4,7 +4,9 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from rest_framework import serializers
 
+from annotation.errors import InputError
 from annotation.models import Job
 from annotation.services.jobs import (
     cancel_job,
@@ -32,7 +34,12 @@ def count_to_task(job):
     return {"counted": total}
 
 
-register_job_kind("test-count", task="tests.count_to_task")
+class CountParameters(serializers.Serializer):
+    n = serializers.IntegerField(min_value=1, max_value=100)
+    fail = serializers.BooleanField(default=False)
+
+
+register_job_kind("test-count", task="tests.count_to_task", parameters=CountParameters)
 
 
 def test_job_runs_eagerly_after_commit_and_records_result(django_capture_on_commit_callbacks):
@@ -76,6 +83,10 @@ def test_cancel_stops_a_running_job():
     assert Job.objects.get(pk=job.pk).status == "cancelled"
 
 
-def test_unknown_kind_is_refused():
-    with pytest.raises(ValueError, match="Unknown job kind"):
+def test_unknown_kind_and_bad_parameters_are_refused_and_write_nothing():
+    with pytest.raises(InputError, match="Unknown job kind"):
         start_job(kind="nope")
+    with pytest.raises(InputError) as exc:
+        start_job(kind="test-count", parameters={"n": 0})
+    assert "parameters.n" in exc.value.errors
+    assert Job.objects.count() == 0
