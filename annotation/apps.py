@@ -6,3 +6,6 @@ class AnnotationConfig(AppConfig):
 
     name = "annotation"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import job_kinds  # noqa: F401 - registers the job kinds

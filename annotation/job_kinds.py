@@ -1,0 +1,10 @@
+"""The job kinds the site can start, with the parameters each accepts.
+
+One ``register_job_kind`` call per kind, next to the serializer of its parameters. The
+tasks themselves live in ``workers/tasks/`` (the web process starts them by name).
+Imported once at start-up by ``AnnotationConfig.ready``.
+"""
+
+from __future__ import annotations
+
+from annotation.services.jobs import register_job_kind  # noqa: F401 - used by each kind below
