@@ -29,6 +29,9 @@ class Enrollment(models.Model):
     points_total = models.FloatField(default=0.0)
     attention_passed = models.PositiveIntegerField(default=0)
     attention_failed = models.PositiveIntegerField(default=0)
+    excluded = models.BooleanField(
+        default=False, help_text="Left out of this study's reports by a researcher (data kept)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
