@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 MAX_POINTS = 5
+MIN_SLOTS = 20
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ def points_chart(points: list[float], *, width: int = 640, height: int = 160, pa
     gridlines = [(value, round(pad + plot * (1 - value / MAX_POINTS), 1)) for value in range(MAX_POINTS + 1)]
     if not points:
         return PointsChart(width, height, gridlines=gridlines)
-    slot = (width - 2 * pad) / len(points)
+    slot = (width - 2 * pad) / max(len(points), MIN_SLOTS)  # a few rounds still get slim bars
     bars, line, total = [], [], 0.0
     for index, value in enumerate(points):
         share = min(max(value, 0.0), MAX_POINTS) / MAX_POINTS

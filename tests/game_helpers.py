@@ -112,3 +112,25 @@ def play_round(client, slug: str, *, mark: int | None, length: int = LENGTH, rea
     result = answer(client, slug, assignment_id, reason)
     assert result.status_code == 200, result.content.decode()
     return assignment_id, result
+
+
+def play_via_services(participant, study, choose):
+    """Play the participant's next round through the services (no HTTP).
+
+    ``choose(boundary, length)`` returns the guess (``length``: all human). Returns the
+    stored response, or None when the participant has nothing left to play.
+    """
+    from annotation.services.assignment import assign_next_item
+    from annotation.services.rounds import record_guess, reveal_next_sentence
+    from annotation.services.submission import submit_response
+
+    assignment = assign_next_item(participant=participant, study=study)
+    if assignment is None:
+        return None
+    payload = assignment.item.payload
+    length = len(payload["sentences"])
+    value = choose(payload["boundary"], length)
+    for seen in range(1, min(value, length - 1) + 1):
+        reveal_next_sentence(assignment=assignment, seen=seen)
+    record_guess(assignment=assignment, guess=value)
+    return submit_response(assignment=assignment, answer={"guess": value, "reason": "A guess."}).response
