@@ -44,8 +44,7 @@ def reveal_next_sentence(*, assignment: Assignment, seen: int, now: datetime | N
     """
     now = now or timezone.now()
     with transaction.atomic():
-        locked = _open_round(assignment, now)
-        state, count = dict(locked.state), _sentence_count(locked)
+        locked, state, count = _open_round(assignment, now)
         revealed = state["revealed"]
         if state.get("guess") is not None:
             raise RoundClosed("You already made your guess in this round.", "guess")
@@ -68,8 +67,7 @@ def record_guess(*, assignment: Assignment, guess: int, now: datetime | None = N
     sentence) the passage is all human (``guess`` = the number of sentences)."""
     now = now or timezone.now()
     with transaction.atomic():
-        locked = _open_round(assignment, now)
-        state, count = dict(locked.state), _sentence_count(locked)
+        locked, state, count = _open_round(assignment, now)
         revealed = state["revealed"]
         if state.get("guess") is not None:
             if state["guess"] == guess:
@@ -89,13 +87,14 @@ def record_guess(*, assignment: Assignment, guess: int, now: datetime | None = N
         return guess
 
 
-def _open_round(assignment: Assignment, now: datetime) -> Assignment:
+def _open_round(assignment: Assignment, now: datetime) -> tuple[Assignment, dict, int]:
+    """The round's row, locked, with a copy of its state and its number of sentences."""
     locked = Assignment.objects.select_for_update().select_related("item").get(pk=assignment.pk)
     if locked.status == Assignment.Status.ANSWERED:
         raise RoundClosed("This round is over and its answer is stored; it earns nothing more.")
     if locked.status != Assignment.Status.ASSIGNED or locked.expires_at <= now:
         raise RoundClosed("This round ran out of time; go on with the next passage.")
-    return locked
+    return locked, dict(locked.state), len(locked.item.payload["sentences"])
 
 
 def _started(state: dict, assignment: Assignment, now: datetime) -> list[str]:
@@ -103,10 +102,6 @@ def _started(state: dict, assignment: Assignment, now: datetime) -> list[str]:
     if state.get("reveals"):
         return list(state["reveals"])
     return [(assignment.shown_at or now).isoformat()]
-
-
-def _sentence_count(assignment: Assignment) -> int:
-    return len(assignment.item.payload["sentences"])
 
 
 def _save_state(assignment: Assignment, state: dict) -> None:
