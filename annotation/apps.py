@@ -8,4 +8,4 @@ class AnnotationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import job_kinds  # noqa: F401 - registers the job kinds
+        from . import job_kinds, signals  # noqa: F401 - registers the job kinds, connects the receivers

@@ -1,8 +1,9 @@
 """Participant pages."""
 
-from django.urls import path
+from django.urls import include, path
 
-from .views import participant
+from .kinds import all_kinds
+from .views import game, participant
 
 urlpatterns = [
     path("s/<slug:slug>/", participant.study_entry, name="study-entry"),
@@ -11,4 +12,21 @@ urlpatterns = [
     path("s/<slug:slug>/a/<str:assignment_id>/", participant.study_submit, name="study-submit"),
     path("s/<slug:slug>/done/", participant.study_done, name="study-done"),
     path("s/<slug:slug>/instructions/", participant.study_instructions, name="study-instructions"),
+]
+
+# Kinds with extra steps (the game's sentence reveal) add pages under their assignment.
+urlpatterns += [
+    path(f"s/<slug:slug>/a/<str:assignment_id>/{name}/", include(kind.urls))
+    for name, kind in all_kinds().items()
+    if kind.urls
+]
+
+# The public boundary game.
+urlpatterns += [
+    path("play/", game.landing, name="game-landing"),
+    path("play/s/<slug:slug>/", game.start, name="game-start"),
+    path("play/profile/", game.profile, name="game-profile"),
+    path("play/leaderboard/", game.leaderboard_page, name="game-leaderboard"),
+    path("play/leaderboard/<slug:category>/", game.leaderboard_page, name="game-leaderboard-category"),
+    path("play/signup/", game.signup, name="game-signup"),
 ]

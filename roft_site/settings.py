@@ -236,6 +236,10 @@ ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 30, minimum=1
 RELEASE_EXPIRED_EVERY_SECONDS = env_int("RELEASE_EXPIRED_EVERY_SECONDS", 60, minimum=1)
 # Seconds without a progress report after which a RUNNING job may be taken over.
 JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", 900, minimum=10)
+# The boundary game: scored rounds a player needs before a leaderboard ranks them, and
+# how many rows a leaderboard shows.
+LEADERBOARD_MIN_ROUNDS = env_int("LEADERBOARD_MIN_ROUNDS", 10, minimum=1)
+LEADERBOARD_SIZE = env_int("LEADERBOARD_SIZE", 50, minimum=1)
 # Local models the workers may load: {"name": {"path": "/models/gpt2", "dtype": "float16"}}.
 MODEL_REGISTRY = env_json("MODEL_REGISTRY", {})
 if not isinstance(MODEL_REGISTRY, dict):

@@ -6,3 +6,6 @@ class WorkersConfig(AppConfig):
 
     name = "workers"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from workers.demo import backend  # noqa: F401 - registers the "demo" generator

@@ -66,6 +66,9 @@ class TaskKind(ABC):
     name: ClassVar[str] = ""
     label: ClassVar[str] = ""
     template: ClassVar[str] = ""
+    # The page around the kind's template; a kind whose round has its own steps (the
+    # boundary game) renders its own page instead of the generic one-form task page.
+    page_template: ClassVar[str] = "annotation/task.html"
     Config: ClassVar[type[serializers.Serializer]] = EmptyConfig
     Payload: ClassVar[type[serializers.Serializer]]
     Answer: ClassVar[type[serializers.Serializer]]
@@ -122,6 +125,22 @@ class TaskKind(ABC):
 
     def agreement_values(self, item, answer: dict) -> list[Observation]:
         return []
+
+    # --- after an answer --------------------------------------------------------------
+
+    def after_response(self, response) -> None:
+        """Called inside the transaction that stored ``response`` (on the site or by an
+        import), never for a retried submit. Kinds that keep aggregates (the game's
+        player statistics) update them here; a kind may also add to the response's
+        ``score_details`` what only the stored response knows (its timings, its place in
+        the participant's history)."""
+        return None
+
+    def ends_session_on_attention_failure(self, study, participant) -> bool:
+        """Whether failing the study's attention checks past its allowance ends the
+        participant's session with the screen-out code (True), or only flags them and
+        their responses while they carry on (False: the game's volunteers)."""
+        return True
 
 
 def _validated(serializer_class, data, context: dict) -> dict:

@@ -28,15 +28,29 @@ def record_attention_outcome(*, enrollment: Enrollment, passed: bool) -> bool:
     """Count a passed or failed check; screen the participant out past the allowance.
 
     Returns True when this failure screened the participant out. Their responses are
-    kept and marked ``flagged`` so that reports can leave them out.
+    kept and marked ``flagged`` so that reports can leave them out. Where the study's kind
+    lets the participant carry on (the game's volunteers), they are flagged the same way
+    but their session goes on.
     """
     counter = "attention_passed" if passed else "attention_failed"
     Enrollment.objects.filter(pk=enrollment.pk).update(**{counter: F(counter) + 1})
     enrollment.refresh_from_db(fields=["attention_passed", "attention_failed", "status"])
     if passed or enrollment.attention_failed <= enrollment.study.max_attention_failures:
         return False
+    participant = Participant.objects.get(pk=enrollment.participant_id)
+    if not enrollment.study.task_kind.ends_session_on_attention_failure(enrollment.study, participant):
+        flag_participant(enrollment=enrollment, reason="failed attention checks")
+        return False
     screen_out(enrollment=enrollment, reason="failed attention checks")
     return True
+
+
+def flag_participant(*, enrollment: Enrollment, reason: str) -> None:
+    """Flag the participant and mark their responses in the study; the session goes on."""
+    Participant.objects.filter(pk=enrollment.participant_id).update(flagged=True, flag_reason=reason)
+    Response.objects.filter(study=enrollment.study_id, participant=enrollment.participant_id).update(
+        flagged=True
+    )
 
 
 def screen_out(*, enrollment: Enrollment, reason: str) -> None:
@@ -45,8 +59,5 @@ def screen_out(*, enrollment: Enrollment, reason: str) -> None:
     Enrollment.objects.filter(pk=enrollment.pk).update(
         status=Enrollment.Status.SCREENED_OUT, finished_at=timezone.now()
     )
-    Participant.objects.filter(pk=enrollment.participant_id).update(flagged=True, flag_reason=reason)
-    Response.objects.filter(study=enrollment.study_id, participant=enrollment.participant_id).update(
-        flagged=True
-    )
+    flag_participant(enrollment=enrollment, reason=reason)
     enrollment.refresh_from_db(fields=["status", "finished_at"])

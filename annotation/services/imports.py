@@ -132,7 +132,7 @@ def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:
             continue
         positions[participant.pk] = positions.get(participant.pk, 0) + 1
         score = kind.score(row.item, row.answer)
-        _store(study, participant, row, positions[participant.pk], score)
+        kind.after_response(_store(study, participant, row, positions[participant.pk], score))
         count, points = totals.get(participant.pk, (0, 0.0))
         totals[participant.pk] = (count + 1, points + ((score.points or 0) if score else 0))
         created += 1
@@ -161,7 +161,7 @@ def _participants(source: str, names: set[str]) -> dict[str, Participant]:
     return known
 
 
-def _store(study: Study, participant: Participant, row: _Row, position: int, score) -> None:
+def _store(study: Study, participant: Participant, row: _Row, position: int, score) -> Response:
     assignment = Assignment.objects.create(
         study=study,
         item=row.item,
@@ -175,7 +175,7 @@ def _store(study: Study, participant: Participant, row: _Row, position: int, sco
         answered_at=row.answered_at,
     )
     duration = (row.answered_at - row.shown_at).total_seconds() if row.shown_at else None
-    Response.objects.create(
+    return Response.objects.create(
         assignment=assignment,
         study=study,
         item=row.item,

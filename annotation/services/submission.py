@@ -47,6 +47,7 @@ def submit_response(*, assignment: Assignment, answer: dict, now: datetime | Non
         except ValidationError as exc:
             raise InputError.from_validation(exc) from exc
         response = _store(locked, validated, kind.score(item, validated), now)
+        kind.after_response(response)
         screened_out = _update_enrollment(locked, response)
     return SubmitResult(response=response, created=True, screened_out=screened_out)
 
@@ -79,6 +80,10 @@ def _update_enrollment(assignment: Assignment, response: Response) -> bool:
     Enrollment.objects.filter(pk=enrollment.pk).update(
         answered_count=F("answered_count") + 1, points_total=F("points_total") + (response.points or 0)
     )
+    if enrollment.attention_failed > enrollment.study.max_attention_failures:
+        # Failed past the allowance but still answering (a volunteer the kind lets play on).
+        Response.objects.filter(pk=response.pk).update(flagged=True)
+        response.flagged = True
     if not response.is_attention_check:
         return False
     return record_attention_outcome(enrollment=enrollment, passed=response.correct is True)

@@ -129,7 +129,7 @@ def _render_task(request, study, enrollment, assignment, *, errors=None, status=
         "submitted": {key: request.POST.getlist(key) for key in request.POST} if errors else {},
         **kind.page_context(assignment.item, assignment),
     }
-    return render(request, "annotation/task.html", context, status=status)
+    return render(request, kind.page_template, context, status=status)
 
 
 def _enrollment(request, study: Study) -> Enrollment | None:

@@ -1,0 +1,184 @@
+"""The boundary game around the rounds: players' running totals, what a finished round
+shows, and the game's public studies (its categories).
+
+Totals live in ``PlayerStats`` rows updated in the transaction that stores a round, so
+profiles and leaderboards (``annotation.services.leaderboards``) read a few rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Count
+from django.http import Http404
+
+from annotation.models import Item, Participant, PlayerStats, Response, Study
+from annotation.models.game import OVERALL
+from scoring.boundary import seconds_per_sentence
+
+GAME_KIND = "boundary"  # the name of annotation.kinds.boundary.Boundary
+
+
+@dataclass(frozen=True)
+class GameStudy:
+    """A public, live boundary study as the landing page shows it."""
+
+    study: Study
+    categories: tuple[str, ...]
+    passages: int
+
+
+def record_round(response: Response) -> None:
+    """Add a stored round to its player's totals and number it in their history.
+
+    Called by the kind inside the storing transaction. The player's rows are locked
+    (overall first, then the category: the same order everywhere), so two rounds stored
+    at once, even in two studies, get consecutive ``order`` numbers.
+    """
+    category = response.item.payload["category"]
+    keys = sorted({OVERALL, category})
+    PlayerStats.objects.bulk_create(
+        [PlayerStats(participant_id=response.participant_id, category=key) for key in keys],
+        ignore_conflicts=True,
+    )
+    rows = list(
+        PlayerStats.objects.select_for_update()
+        .filter(participant_id=response.participant_id, category__in=keys)
+        .order_by("category")
+    )
+    order = rows[0].played + 1
+    for row in rows:
+        _add_round(row, response)
+    details = {**response.score_details, "order": order, **_timings(response.display_order)}
+    Response.objects.filter(pk=response.pk).update(score_details=details)
+    response.score_details = details
+
+
+def _add_round(row: PlayerStats, response: Response) -> None:
+    row.played += 1
+    row.last_played_at = response.answered_at
+    if response.points is not None:
+        row.rounds += 1
+        row.points_total += response.points
+        row.exact += int(response.correct is True)
+        row.average = row.points_total / row.rounds
+    row.save(update_fields=["played", "rounds", "points_total", "exact", "average", "last_played_at"])
+
+
+def _timings(state: dict) -> dict:
+    """Seconds per revealed sentence and until the guess, from the round's reveal log."""
+    reveals, guessed_at = (state or {}).get("reveals") or [], (state or {}).get("guessed_at")
+    if not reveals or not guessed_at:
+        return {"seconds_per_sentence": [], "seconds_to_guess": None}
+    times = [datetime.fromisoformat(value) for value in reveals]
+    end = datetime.fromisoformat(guessed_at)
+    return {
+        "seconds_per_sentence": seconds_per_sentence(times, end),
+        "seconds_to_guess": round(max((end - times[0]).total_seconds(), 0.0), 3),
+    }
+
+
+def player_totals(participant_id: int | None) -> PlayerStats:
+    """The player's overall row (an unsaved empty one before their first round)."""
+    row = PlayerStats.objects.filter(participant_id=participant_id, category=OVERALL).first()
+    return row or PlayerStats(participant_id=participant_id, category=OVERALL)
+
+
+def round_truth(item: Item, answer: dict) -> dict:
+    """What a finished round shows: every sentence, which were machine-written, the guess."""
+    sentences = item.payload["sentences"]
+    boundary, guess, count = item.payload["boundary"], answer["guess"], len(sentences)
+    rows = [
+        {"number": i + 1, "text": text, "machine": i >= boundary, "guessed": i == guess}
+        for i, text in enumerate(sentences)
+    ]
+    return {
+        "truth_sentences": rows,
+        "human_sentences": rows[:boundary],
+        "machine_sentences": rows[boundary:],
+        "boundary_number": boundary + 1,
+        "guess_number": guess + 1,
+        "all_human": boundary == count,
+        "guessed_all_human": guess == count,
+        "distance": guess - boundary,
+        "model": item.payload.get("model", ""),
+        "p": item.payload.get("p"),
+    }
+
+
+def round_verdict(truth: dict, *, points: float | None, attention_check: bool, correct: bool | None) -> str:
+    """One sentence that tells the player how their guess compares with the truth."""
+    if attention_check:
+        if correct:
+            return "This passage was an attention check, and you followed its instruction. Thank you!"
+        return "This passage was an attention check: its text asked you to answer “human” at every step."
+    if truth["all_human"]:
+        if truth["guessed_all_human"]:
+            return "Right: a person wrote every sentence of this passage."
+        return f"A person wrote all of it; sentence {truth['guess_number']} was human too."
+    if truth["distance"] == 0:
+        return f"Spot on! The machine took over at sentence {truth['boundary_number']}."
+    if truth["distance"] < 0:
+        return (
+            f"Too early: sentence {truth['guess_number']} was still human. "
+            f"The machine took over at sentence {truth['boundary_number']}."
+        )
+    if truth["guessed_all_human"]:
+        return f"The machine took over at sentence {truth['boundary_number']}, and it fooled you to the end."
+    late = truth["distance"]
+    return (
+        f"The machine took over at sentence {truth['boundary_number']}; you caught it "
+        f"{late} sentence{'s' if late != 1 else ''} later."
+    )
+
+
+def public_game_studies() -> list[GameStudy]:
+    """The boundary studies anyone may play, with their categories and passage counts."""
+    studies = list(
+        Study.objects.filter(kind=GAME_KIND, status=Study.Status.LIVE, public=True).order_by("title")
+    )
+    found: dict[int, set[str]] = {study.pk: set() for study in studies}
+    counts: dict[int, int] = dict.fromkeys(found, 0)
+    rows = (
+        Item.objects.filter(study__in=studies, is_attention_check=False)
+        .values_list("study_id", "payload__category")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for study_id, category, n in rows:
+        found[study_id].add(category)
+        counts[study_id] += n
+    return [GameStudy(study, tuple(sorted(found[study.pk])), counts[study.pk]) for study in studies]
+
+
+def public_categories() -> list[str]:
+    """The categories of the public game, for the leaderboards' tabs."""
+    return sorted({category for game_study in public_game_studies() for category in game_study.categories})
+
+
+def player_name(participant: Participant) -> str:
+    """What a leaderboard shows: the username, or a short guest name (escaped by templates)."""
+    if participant.user_id is not None:
+        return participant.user.get_username()
+    return f"Guest {participant.public_id[:6]}"
+
+
+def access_game_study(slug: str) -> Study:
+    """A study of the public game (live, public, of the game's kind), or 404."""
+    study = Study.objects.filter(slug=slug, kind=GAME_KIND, status=Study.Status.LIVE, public=True).first()
+    if study is None:
+        raise Http404("No such game category.")
+    return study
+
+
+def participant_after_login(*, user, session_participant_id: int | None) -> Participant | None:
+    """Who plays once ``user`` logs in: their own participant, else this browser's guest,
+    which the account then keeps (with its whole history)."""
+    own = Participant.objects.filter(user=user).first()
+    if own is not None:
+        return own
+    if not session_participant_id:
+        return None
+    claimed = Participant.objects.filter(pk=session_participant_id, user__isnull=True).update(user=user)
+    return Participant.objects.get(pk=session_participant_id) if claimed else None

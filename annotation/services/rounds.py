@@ -1,0 +1,110 @@
+"""The steps of a boundary round before its answer: reveal the next sentence, make the guess.
+
+Each step locks the assignment row, checks the round is still open and the step fits the
+round's state, and records it with a server timestamp. A repeated step (a double click,
+a retried request) changes nothing. The answer itself (the reason) is stored by
+``annotation.services.submission.submit_response`` like any other answer.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Assignment
+
+
+class RoundError(Exception):
+    """A step that does not fit the round; ``field`` names the input at fault."""
+
+    status = 400
+
+    def __init__(self, message: str, field: str = "round"):
+        self.message, self.field = message, field
+        super().__init__(message)
+
+    @property
+    def errors(self) -> dict[str, list[str]]:
+        return {self.field: [self.message]}
+
+
+class RoundClosed(RoundError):
+    """The round is over (answered) or ran out of time: nothing more can happen in it."""
+
+    status = 409
+
+
+def reveal_next_sentence(*, assignment: Assignment, seen: int, now: datetime | None = None) -> int:
+    """Reveal the sentence after the ``seen`` ones shown; return its index.
+
+    ``seen`` is how many sentences the page shows. Asking again for a sentence already
+    revealed (the page showed ``seen`` before the last reveal) returns it unchanged.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked, state, count = _open_round(assignment, now)
+        revealed = state["revealed"]
+        if state.get("guess") is not None:
+            raise RoundClosed("You already made your guess in this round.", "guess")
+        if seen == revealed - 1 and seen >= 1:
+            return seen
+        if seen != revealed:
+            raise RoundError(
+                f"The page is out of step with the round ({revealed} sentences shown); reload it.", "seen"
+            )
+        if revealed >= count:
+            raise RoundError("That was the last sentence: mark it or say the passage is all human.", "seen")
+        state["reveals"] = [*_started(state, locked, now), now.isoformat()]
+        state["revealed"] = revealed + 1
+        _save_state(assignment, state)
+        return revealed
+
+
+def record_guess(*, assignment: Assignment, guess: int, now: datetime | None = None) -> int:
+    """Record the guess: the newest sentence is machine-written, or (after the last
+    sentence) the passage is all human (``guess`` = the number of sentences)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked, state, count = _open_round(assignment, now)
+        revealed = state["revealed"]
+        if state.get("guess") is not None:
+            if state["guess"] == guess:
+                return guess
+            raise RoundClosed("You already made your guess in this round.", "guess")
+        if not 1 <= guess <= count:
+            raise RoundError(f"Must be between 1 and {count} ({count} means all human).", "guess")
+        newest, all_human = guess == revealed - 1, guess == count and revealed == count
+        if not (newest or all_human):
+            raise RoundError(
+                "Mark the newest sentence on the page, or after the last one say the passage is all human.",
+                "guess",
+            )
+        state["reveals"] = _started(state, locked, now)
+        state["guess"], state["guessed_at"] = guess, now.isoformat()
+        _save_state(assignment, state)
+        return guess
+
+
+def _open_round(assignment: Assignment, now: datetime) -> tuple[Assignment, dict, int]:
+    """The round's row, locked, with a copy of its state and its number of sentences."""
+    locked = Assignment.objects.select_for_update().select_related("item").get(pk=assignment.pk)
+    if locked.status == Assignment.Status.ANSWERED:
+        raise RoundClosed("This round is over and its answer is stored; it earns nothing more.")
+    if locked.status != Assignment.Status.ASSIGNED or locked.expires_at <= now:
+        raise RoundClosed("This round ran out of time; go on with the next passage.")
+    return locked, dict(locked.state), len(locked.item.payload["sentences"])
+
+
+def _started(state: dict, assignment: Assignment, now: datetime) -> list[str]:
+    """The reveal log; its first entry is when the first sentence was shown."""
+    if state.get("reveals"):
+        return list(state["reveals"])
+    return [(assignment.shown_at or now).isoformat()]
+
+
+def _save_state(assignment: Assignment, state: dict) -> None:
+    """Store the new state; the caller's copy of the assignment sees it too."""
+    Assignment.objects.filter(pk=assignment.pk).update(state=state)
+    assignment.state = state

@@ -1,0 +1,22 @@
+"""Signal receivers, connected by ``AnnotationConfig.ready``."""
+
+from __future__ import annotations
+
+from django.contrib.auth.signals import user_logged_in
+from django.dispatch import receiver
+
+from annotation.services.game import participant_after_login
+from annotation.views.session import PARTICIPANT_KEY
+
+
+@receiver(user_logged_in, dispatch_uid="annotation.participant_after_login")
+def remember_participant_after_login(sender, request, user, **kwargs) -> None:
+    """After a login this browser plays as the account's participant; a guest who signs
+    up or logs in for the first time keeps their history."""
+    if request is None:
+        return
+    participant = participant_after_login(
+        user=user, session_participant_id=request.session.get(PARTICIPANT_KEY)
+    )
+    if participant is not None:
+        request.session[PARTICIPANT_KEY] = participant.pk

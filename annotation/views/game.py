@@ -1,0 +1,86 @@
+"""The public game: landing page with categories, starting to play, profile, leaderboards,
+sign-up. Guests play at once (remembered by the browser session); signing up keeps the
+guest's history.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import login
+from django.contrib.auth.forms import UserCreationForm
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation.models.game import OVERALL
+from annotation.services import game
+from annotation.services.leaderboards import leaderboard, player_profile
+from annotation.services.participants import CrowdEntry, enroll, give_consent, identify_participant
+
+from .session import remember_participant, session_participant
+
+PREVIEW_ROWS = 5
+
+
+def landing(request: HttpRequest) -> HttpResponse:
+    participant = session_participant(request)
+    board = leaderboard(participant=participant)
+    context = {
+        "game_studies": game.public_game_studies(),
+        "totals": game.player_totals(participant.pk) if participant else None,
+        "participant": participant,
+        "top": board.rows[:PREVIEW_ROWS],
+        "min_rounds": board.min_rounds,
+    }
+    return render(request, "game/landing.html", context)
+
+
+@require_POST
+def start(request: HttpRequest, slug: str) -> HttpResponse:
+    """Play a category: the browser's participant (a new guest if none) joins its study."""
+    study = game.access_game_study(slug)
+    participant = identify_participant(
+        entry=CrowdEntry(), session_participant_id=request.session.get("participant_id"), user=request.user
+    )
+    if participant.blocked:
+        return render(request, "annotation/blocked.html", {"study": study}, status=403)
+    remember_participant(request, participant)
+    give_consent(enroll(participant=participant, study=study))
+    return redirect("study-task", slug=study.slug)
+
+
+def profile(request: HttpRequest) -> HttpResponse:
+    participant = session_participant(request)
+    context = {"participant": participant, "profile": player_profile(participant) if participant else None}
+    return render(request, "game/profile.html", context)
+
+
+def leaderboard_page(request: HttpRequest, category: str = OVERALL) -> HttpResponse:
+    categories = game.public_categories()
+    if category != OVERALL and category not in categories:
+        raise Http404("No such category.")
+    participant = session_participant(request)
+    context = {
+        "board": leaderboard(category=category, participant=participant),
+        "categories": categories,
+        "category": category,
+        "participant": participant,
+    }
+    return render(request, "game/leaderboard.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    """Create an account; the guest history of this browser becomes the account's."""
+    if request.user.is_authenticated:
+        return redirect("game-profile")
+    form = UserCreationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        # Logging in hands this browser's guest history to the new account (annotation.signals).
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect("game-profile")
+    participant = session_participant(request)
+    totals = game.player_totals(participant.pk) if participant else None
+    return render(
+        request, "game/signup.html", {"form": form, "totals": totals}, status=400 if form.errors else 200
+    )

@@ -1,0 +1,162 @@
+"""The steps of a boundary round (the kind's ``urls``): reveal, guess, reason, result.
+
+htmx requests get a fragment (only the next sentence, the reason form, or the result);
+plain form posts are redirected back to the round page, so the game works without
+JavaScript too. Every step checks ownership through ``access_assignment_for_participant``.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation.errors import InputError
+from annotation.models import Assignment, Enrollment, Response
+from annotation.services import game
+from annotation.services.access import access_assignment_for_participant, access_study_for_participant
+from annotation.services.rounds import RoundClosed, RoundError, record_guess, reveal_next_sentence
+from annotation.services.submission import SubmissionClosed, submit_response
+
+from .session import session_participant
+
+FRAGMENTS = "annotation/kinds/boundary/"
+
+
+@require_POST
+def reveal_sentence(request: HttpRequest, slug: str, assignment_id: str) -> HttpResponse:
+    study, assignment = _access_round(request, slug, assignment_id)
+    try:
+        index = reveal_next_sentence(assignment=assignment, seen=_posted_int(request, "seen"))
+    except RoundError as exc:
+        return _step_error(request, study, exc)
+    if not _is_htmx(request):
+        return redirect("study-task", slug=study.slug)
+    context = _round_context(study, assignment)
+    context.update(index=index, sentence=assignment.item.payload["sentences"][index], oob=True)
+    return render(request, f"{FRAGMENTS}_revealed.html", context)
+
+
+@require_POST
+def make_guess(request: HttpRequest, slug: str, assignment_id: str) -> HttpResponse:
+    study, assignment = _access_round(request, slug, assignment_id)
+    try:
+        record_guess(assignment=assignment, guess=_posted_int(request, "guess"))
+    except RoundError as exc:
+        return _step_error(request, study, exc)
+    if not _is_htmx(request):
+        return redirect("study-task", slug=study.slug)
+    return render(request, f"{FRAGMENTS}_controls.html", _round_context(study, assignment))
+
+
+@require_POST
+def give_reason(request: HttpRequest, slug: str, assignment_id: str) -> HttpResponse:
+    """Store the answer (the recorded guess with the reason), then show the truth."""
+    study, assignment = _access_round(request, slug, assignment_id)
+    if assignment.status == Assignment.Status.ANSWERED:
+        return _step_error(request, study, RoundClosed("You already answered this round; nothing changed."))
+    answer = study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
+    try:
+        result = submit_response(assignment=assignment, answer=answer)
+    except InputError as exc:
+        return _reason_errors(request, study, assignment, exc.errors)
+    except SubmissionClosed as exc:
+        return _step_error(request, study, RoundClosed(str(exc)))
+    if not result.created:
+        return _step_error(request, study, RoundClosed("You already answered this round; nothing changed."))
+    if result.screened_out:
+        return _go(request, reverse("study-done", kwargs={"slug": study.slug}))
+    if not _is_htmx(request):
+        return redirect("boundary-result", slug=study.slug, assignment_id=assignment.pk)
+    return render(request, f"{FRAGMENTS}_result.html", _result_context(study, assignment, result.response))
+
+
+@require_GET
+def round_result(request: HttpRequest, slug: str, assignment_id: str) -> HttpResponse:
+    """A finished round's truth, for its own player only; a round in play has none."""
+    study, assignment = _access_round(request, slug, assignment_id)
+    response = Response.objects.filter(assignment=assignment).first()
+    if response is None:
+        raise Http404("This round has no result yet.")
+    return render(request, f"{FRAGMENTS}result.html", _result_context(study, assignment, response))
+
+
+def _access_round(request: HttpRequest, slug: str, assignment_id: str):
+    study = access_study_for_participant(slug, request.user)
+    assignment = access_assignment_for_participant(
+        participant=session_participant(request), study=study, assignment_id=assignment_id
+    )
+    return study, assignment
+
+
+def _round_context(study, assignment, **extra) -> dict:
+    """What the round page and its fragments need: the kind's page context and progress."""
+    enrollment = Enrollment.objects.get(participant_id=assignment.participant_id, study=study)
+    return {
+        "study": study,
+        "assignment": assignment,
+        "page_number": enrollment.answered_count + 1,
+        "page_total": study.items_per_session,
+        **study.task_kind.page_context(assignment.item, assignment),
+        **extra,
+    }
+
+
+def _result_context(study, assignment, response: Response) -> dict:
+    truth = game.round_truth(assignment.item, response.answer)
+    verdict = game.round_verdict(
+        truth, points=response.points, attention_check=response.is_attention_check, correct=response.correct
+    )
+    return {
+        "study": study,
+        "assignment": assignment,
+        "response": response,
+        "verdict": verdict,
+        "totals": game.player_totals(response.participant_id),
+        "category": assignment.item.payload["category"],
+        **truth,
+    }
+
+
+def _reason_errors(request, study, assignment, errors: dict) -> HttpResponse:
+    context = _round_context(
+        study, assignment, errors=errors, submitted_reason=request.POST.get("reason", "")
+    )
+    context["submitted_categories"] = request.POST.getlist("reason_categories")
+    if _is_htmx(request):
+        response = render(request, f"{FRAGMENTS}_controls.html", context, status=400)
+        return _retarget(response, "#round-controls", "outerHTML")
+    return render(request, study.task_kind.page_template, context, status=400)
+
+
+def _step_error(request, study, exc: RoundError) -> HttpResponse:
+    context = {"study": study, "message": exc.message, "field": exc.field}
+    if _is_htmx(request):
+        response = render(request, f"{FRAGMENTS}_message.html", context, status=exc.status)
+        return _retarget(response, "#round-message", "innerHTML")
+    return render(request, f"{FRAGMENTS}step_error.html", context, status=exc.status)
+
+
+def _go(request, url: str) -> HttpResponse:
+    if _is_htmx(request):
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = url
+        return response
+    return redirect(url)
+
+
+def _retarget(response: HttpResponse, target: str, swap: str) -> HttpResponse:
+    response["HX-Retarget"], response["HX-Reswap"] = target, swap
+    return response
+
+
+def _posted_int(request: HttpRequest, name: str) -> int:
+    try:
+        return int(request.POST.get(name, ""))
+    except ValueError:
+        raise RoundError("Must be a whole number.", name) from None
+
+
+def _is_htmx(request: HttpRequest) -> bool:
+    return request.headers.get("HX-Request") == "true"

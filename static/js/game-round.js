@@ -1,0 +1,30 @@
+// The boundary game's round page: keyboard shortcuts (H next sentence, M machine-written,
+// A all human, N next passage) and keeping the newest sentence and the buttons in view.
+// The server decides everything; this file only clicks buttons and moves focus.
+(function () {
+  "use strict";
+  var KEYS = { h: "still-human", m: "machine-written", a: "all-human", n: "next-round" };
+  function typing(el) {
+    return el && (el.tagName === "TEXTAREA" || el.tagName === "INPUT" || el.isContentEditable);
+  }
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(document.activeElement)) return;
+    var id = KEYS[event.key.toLowerCase()];
+    var target = id && document.getElementById(id);
+    if (target && !target.disabled) {
+      event.preventDefault();
+      target.click();
+    }
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    var reason = document.getElementById("reason");
+    var next = document.getElementById("still-human") || document.getElementById("machine-written") ||
+      document.getElementById("next-round");
+    var focus = reason || next;
+    if (focus && !focus.contains(document.activeElement)) focus.focus({ preventScroll: true });
+    var controls = document.getElementById("round-controls") || document.getElementById("round");
+    if (controls && controls.getBoundingClientRect().bottom > window.innerHeight) {
+      controls.scrollIntoView({ block: "end", behavior: "smooth" });
+    }
+  });
+})();

@@ -1,0 +1,68 @@
+"""Many players on one category at once (threads on PostgreSQL): nobody gets a passage
+twice, no passage gets more players than it wants, and every round is counted once."""
+
+import threading
+from collections import Counter
+
+import pytest
+from django.db import connection
+
+from annotation.models import Assignment, Item, Participant, PlayerStats, Response
+from annotation.services.participants import enroll, give_consent
+from annotation.services.studies import load_study_file
+from tests.game_helpers import boundary_study_file, play_via_services
+
+THREADS = 8
+PLAYERS_PER_THREAD = 3
+ITEMS, TARGET = 12, 3
+
+
+def one_late(boundary, length):
+    return min(boundary + 1, length)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_players_respect_targets_and_never_repeat_a_passage():
+    study = load_study_file(
+        boundary_study_file(slug="rush", items=ITEMS, annotations_per_item=TARGET, items_per_session=ITEMS)
+    ).study
+    players = []
+    for _ in range(THREADS * PLAYERS_PER_THREAD):
+        participant = Participant.objects.create()
+        give_consent(enroll(participant=participant, study=study))
+        players.append(participant)
+    errors: list[BaseException] = []
+    start = threading.Barrier(THREADS)
+
+    def work(mine: list[Participant]) -> None:
+        try:
+            start.wait()
+            for _ in range(ITEMS):  # round-robin: each player takes one round at a time
+                for participant in mine:
+                    play_via_services(participant, study, one_late)
+        except BaseException as exc:  # reported below with the thread's traceback
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=work, args=(players[i::THREADS],)) for i in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=240)
+    assert not errors, errors
+    per_item = Counter(Response.objects.filter(study=study).values_list("item_id", flat=True))
+    assert sum(per_item.values()) == ITEMS * TARGET  # every slot filled, none overfilled
+    assert max(per_item.values()) == TARGET
+    pairs = list(Response.objects.values_list("participant_id", "item_id"))
+    assert len(pairs) == len(set(pairs))
+    for item in Item.objects.filter(study=study):
+        live = Assignment.objects.filter(item=item, status__in=["assigned", "answered"]).count()
+        assert item.slots_taken == live
+    for participant in players:
+        rounds = Response.objects.filter(participant=participant)
+        orders = sorted(r.score_details["order"] for r in rounds)
+        assert orders == list(range(1, len(orders) + 1))
+        if orders:
+            totals = PlayerStats.objects.get(participant=participant, category="")
+            assert totals.played == len(orders) and totals.points_total == 4 * len(orders)
