@@ -2,10 +2,22 @@
 
 from .assignment import Assignment
 from .enrollment import Enrollment
+from .exam import Exam, ExamAttempt
 from .item import AttentionCheck, Item
 from .job import Job
 from .participant import Participant
 from .response import Response
 from .study import Study
 
-__all__ = ["Assignment", "AttentionCheck", "Enrollment", "Item", "Job", "Participant", "Response", "Study"]
+__all__ = [
+    "Assignment",
+    "AttentionCheck",
+    "Enrollment",
+    "Exam",
+    "ExamAttempt",
+    "Item",
+    "Job",
+    "Participant",
+    "Response",
+    "Study",
+]
