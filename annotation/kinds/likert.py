@@ -9,7 +9,7 @@ from django.http import QueryDict
 from rest_framework import serializers
 
 from .base import Observation, Score, StrictSerializer, TaskKind
-from .ratings import check_ratings, integer_in_range, score_ratings
+from .checks import check_ratings, check_unique, integer_in_range, score_ratings
 
 PASSAGES = ["main", "related", "both"]
 ID_PATTERN = r"^[A-Za-z0-9_-]+$"
@@ -110,11 +110,8 @@ class LikertConfig(StrictSerializer):
     scale = LikertScale(required=False)
 
     def validate(self, data: dict) -> dict:
-        questions = [dict(q) for q in data.get("questions") or DEFAULT_QUESTIONS]
-        ids = [q["id"] for q in questions]
-        repeated = sorted({i for i in ids if ids.count(i) > 1})
-        if repeated:
-            raise serializers.ValidationError({"questions": [f"Question id {repeated[0]!r} is used twice."]})
+        questions = data.get("questions") or DEFAULT_QUESTIONS
+        questions = check_unique(questions, "id", "questions", "Question id {!r} is used twice.")
         scale = data.get("scale")
         if scale is None:
             scale = {"points": 7, "labels": default_labels(7)}

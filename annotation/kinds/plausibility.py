@@ -14,7 +14,7 @@ from django.http import QueryDict
 from rest_framework import serializers
 
 from .base import Observation, Score, StrictSerializer, TaskKind
-from .ratings import check_ratings, one_of, score_ratings
+from .checks import check_ratings, check_unique, one_of, score_ratings
 
 RATINGS = [
     ("yes", "Yes", "correct, and justifies the answer well"),
@@ -37,10 +37,8 @@ class PlausibilityPayload(StrictSerializer):
     explanations = serializers.ListField(child=Explanation(), min_length=1, max_length=12)
 
     def validate(self, data: dict) -> dict:
-        ids = [e["id"] for e in data["explanations"]]
-        if len(set(ids)) != len(ids):
-            raise serializers.ValidationError({"explanations": ["Each explanation needs a different id."]})
-        data["explanations"] = [dict(e) for e in data["explanations"]]
+        message = "Each explanation needs a different id ({!r} is used twice)."
+        data["explanations"] = check_unique(data["explanations"], "id", "explanations", message)
         return data
 
 

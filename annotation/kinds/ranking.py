@@ -15,6 +15,7 @@ from django.http import QueryDict
 from rest_framework import serializers
 
 from .base import Observation, Score, StrictSerializer, TaskKind
+from .checks import check_unique
 
 ID_PATTERN = r"^[A-Za-z0-9_-]+$"
 MAX_SHOWN = 8
@@ -53,11 +54,8 @@ class RankingConfig(StrictSerializer):
     show = serializers.IntegerField(min_value=2, max_value=MAX_SHOWN, default=DEFAULT_SHOW)
 
     def validate(self, data: dict) -> dict:
-        criteria = [dict(c) for c in data.get("criteria") or DEFAULT_CRITERIA]
-        ids = [c["id"] for c in criteria]
-        repeated = sorted({i for i in ids if ids.count(i) > 1})
-        if repeated:
-            raise serializers.ValidationError({"criteria": [f"Criterion id {repeated[0]!r} is used twice."]})
+        criteria = data.get("criteria") or DEFAULT_CRITERIA
+        criteria = check_unique(criteria, "id", "criteria", "Criterion id {!r} is used twice.")
         for criterion in criteria:
             criterion.setdefault("title", criterion["id"].replace("_", " ").capitalize())
         return {"criteria": criteria, "show": data.get("show", DEFAULT_SHOW)}
@@ -73,15 +71,17 @@ class RankingPayload(StrictSerializer):
     passages = serializers.ListField(child=Passage(), min_length=2, max_length=26)
 
     def validate(self, data: dict) -> dict:
-        systems = [p["system"] for p in data["passages"]]
-        if len(set(systems)) != len(systems):
-            raise serializers.ValidationError({"passages": ["Each passage needs a different system."]})
+        message = "Each passage needs a different system ({!r} wrote two)."
+        data["passages"] = check_unique(data["passages"], "system", "passages", message)
         show = settings_of(self.context.get("config") or {})["show"]
-        if len(systems) < show:
+        if len(data["passages"]) < show:
             raise serializers.ValidationError(
-                {"passages": [f"The study shows {show} passages per page; this item has {len(systems)}."]}
+                {
+                    "passages": [
+                        f"The study shows {show} passages per page; this item has {len(data['passages'])}."
+                    ]
+                }
             )
-        data["passages"] = [dict(p) for p in data["passages"]]
         return data
 
 

@@ -21,21 +21,15 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from annotation.errors import InputError, flatten_errors
+from annotation.kinds.base import StrictSerializer
 from annotation.models import Assignment, Enrollment, Exam, ExamAttempt, Item, Participant, Response, Study
 
 from .participants import enroll, give_consent
 
 
-class ExamFields(serializers.Serializer):
+class ExamFields(StrictSerializer):
     pass_mark = serializers.IntegerField(min_value=1)
     attempts = serializers.IntegerField(min_value=1, max_value=10, default=2)
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
-        return super().to_internal_value(data)
 
 
 # --- loading ---------------------------------------------------------------------------

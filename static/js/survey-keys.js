@@ -42,6 +42,7 @@
     if (!target || target.disabled) return;
     event.preventDefault();
     target.click();
+    target.focus({ preventScroll: true });
     moveOn(group);
   });
   form.addEventListener("focusin", function (event) {

@@ -1,5 +1,6 @@
-"""Checks shared by the kinds whose answer rates several things on one page (Likert,
-plausibility): ``{"ratings": {id: value}}`` with every id rated, or some ids for gold.
+"""Checks shared by several kinds: lists of rows that need different ids, and answers that
+rate several things on one page (Likert, plausibility): ``{"ratings": {id: value}}`` with
+every id rated, or some ids for gold.
 """
 
 from __future__ import annotations
@@ -10,6 +11,16 @@ from typing import Any
 from rest_framework import serializers
 
 from .base import Score
+
+
+def check_unique(rows: list[dict], key: str, field: str, message: str) -> list[dict]:
+    """Rows (as plain dicts) whose ``key`` values must all differ; else an error on ``field``."""
+    rows = [dict(row) for row in rows]
+    values = [row[key] for row in rows]
+    repeated = next((value for value in values if values.count(value) > 1), None)
+    if repeated is not None:
+        raise serializers.ValidationError({field: [message.format(repeated)]})
+    return rows
 
 
 def check_ratings(
