@@ -208,11 +208,14 @@ class Likert(TaskKind):
         return {"ratings": {key: value for key, value in fields.items() if value not in (None, "")}}
 
     def review_context(self, item, answer: dict) -> dict:
+        """A worked example shows the statements it rates (all passages stay in view)."""
         context = self.page_context(item, None)
         ratings = answer.get("ratings", {})
         for group in context["groups"]:
+            group["questions"] = [q for q in group["questions"] if q["id"] in ratings]
             for question in group["questions"]:
-                question["selected"] = str(ratings.get(question["id"], ""))
+                question["selected"] = str(ratings[question["id"]])
+        context["groups"] = [g for g in context["groups"] if g["text"] or g["questions"]]
         return {**context, "answer": answer, "readonly": True}
 
     def score(self, item, answer: dict) -> Score | None:

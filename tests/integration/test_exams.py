@@ -129,3 +129,12 @@ def test_someone_elses_exam_question_is_404(client, studies):
     start(intruder, studies.slug)
     assert intruder.post(action, {"choice": "yes"}).status_code == 404
     assert Response.objects.count() == 0
+
+
+def test_admin_shows_exams_and_read_only_attempts(client, studies, django_user_model):
+    take_exam(client, studies.slug, start(client, studies.slug), GOLD)
+    admin = Client()
+    admin.force_login(django_user_model.objects.create_superuser("root", "", "pw-for-tests-only"))
+    assert b"demo-simulation-exam" in admin.get("/admin/annotation/exam/").content
+    assert b"passed" in admin.get("/admin/annotation/examattempt/").content
+    assert admin.get("/admin/annotation/examattempt/add/").status_code == 403

@@ -172,3 +172,10 @@ def test_agreement_values_are_ordinal_per_question():
     assert len(values) == 9 and {v.level for v in values} == {"ordinal"}
     assert next(v for v in values if v.question == "edit_main").value == 2
     assert {v.unit for v in values} == {"i1"}
+
+
+def test_a_worked_example_shows_only_the_statements_it_rates_and_every_passage():
+    context = KIND.review_context(item(), {"ratings": {"edit_main": 7, "cross_passage": 1}})
+    shown = {g["key"]: [(q["id"], q["selected"]) for q in g["questions"]] for g in context["groups"]}
+    assert shown == {"main": [("edit_main", "7")], "related": [], "both": [("cross_passage", "1")]}
+    assert context["readonly"] is True and context["groups"][1]["text"] == PAYLOAD["related_passage"]
