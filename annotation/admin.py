@@ -6,7 +6,18 @@ from django.contrib import admin
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
-from .models import Assignment, AttentionCheck, Enrollment, Item, Job, Participant, Response, Study
+from .models import (
+    Assignment,
+    AttentionCheck,
+    Enrollment,
+    Exam,
+    ExamAttempt,
+    Item,
+    Job,
+    Participant,
+    Response,
+    Study,
+)
 from .services.jobs import cancel_job
 
 
@@ -145,7 +156,7 @@ class ResponseAdmin(_ReadOnly):
         "is_attention_check",
         "flagged",
     ]
-    list_filter = ["study", "is_attention_check", "flagged", "imported"]
+    list_filter = ["study", "is_attention_check", "flagged", "too_fast", "imported"]
     list_select_related = ["study", "item", "participant"]
 
 
@@ -163,3 +174,16 @@ class JobAdmin(admin.ModelAdmin):
     def cancel(self, request, queryset):
         for job in queryset:
             cancel_job(job.pk)
+
+
+@admin.register(Exam)
+class ExamAdmin(admin.ModelAdmin):
+    list_display = ["study", "pass_mark", "attempts_allowed"]
+    list_select_related = ["study"]
+
+
+@admin.register(ExamAttempt)
+class ExamAttemptAdmin(_ReadOnly):
+    list_display = ["participant", "exam", "number", "status", "correct_count", "question_count"]
+    list_filter = ["exam", "status"]
+    list_select_related = ["participant", "exam__study"]

@@ -2,6 +2,7 @@
 
 from .assignment import Assignment
 from .enrollment import Enrollment
+from .exam import Exam, ExamAttempt
 from .game import PlayerStats
 from .item import AttentionCheck, Item
 from .job import Job
@@ -13,6 +14,8 @@ __all__ = [
     "Assignment",
     "AttentionCheck",
     "Enrollment",
+    "Exam",
+    "ExamAttempt",
     "Item",
     "Job",
     "Participant",

@@ -29,6 +29,9 @@ class Assignment(models.Model):
     position = models.PositiveIntegerField(help_text="1-based place in the participant's sequence.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ASSIGNED)
     state = models.JSONField(default=dict, blank=True)
+    attempt = models.PositiveSmallIntegerField(
+        default=1, help_text="The exam attempt this page belongs to; always 1 outside exams."
+    )
     assigned_at = models.DateTimeField()
     expires_at = models.DateTimeField()
     shown_at = models.DateTimeField(null=True, blank=True)
@@ -36,7 +39,9 @@ class Assignment(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["participant", "item"], name="assignment_once_per_item"),
+            models.UniqueConstraint(
+                fields=["participant", "item", "attempt"], name="assignment_once_per_item_attempt"
+            ),
             models.UniqueConstraint(
                 fields=["participant", "study", "position"], name="assignment_unique_position"
             ),

@@ -32,6 +32,10 @@ class Response(models.Model):
     shown_at = models.DateTimeField(null=True, blank=True)
     answered_at = models.DateTimeField()
     duration_seconds = models.FloatField(null=True, blank=True)
+    too_fast = models.BooleanField(
+        default=False,
+        help_text="Answered faster than the study's minimum seconds per page (kept, not rejected).",
+    )
     imported = models.BooleanField(default=False)
 
     class Meta:

@@ -40,6 +40,24 @@ class Study(models.Model):
     completion_url = models.URLField(
         max_length=500, blank=True, help_text="Crowd platform return link; {code} is replaced."
     )
+    examples = models.JSONField(
+        default=list, blank=True, help_text="Worked examples: [{title, payload, answer, explanation}]."
+    )
+    faq = models.JSONField(default=list, blank=True, help_text="[{question, answer}] (Markdown answers).")
+    expected_seconds_per_page = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Shown to participants as the usual time a page takes."
+    )
+    min_seconds_per_page = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Answers given faster are flagged too_fast (not rejected)."
+    )
+    qualification = models.ForeignKey(
+        "annotation.Exam",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="required_by",
+        help_text="An exam participants must pass before the first page.",
+    )
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="studies"
     )

@@ -39,8 +39,12 @@ def access_study_for_researcher(user, slug: str) -> Study:
 
 
 def access_study_for_participant(slug: str, user=None) -> Study:
-    """A live study (a closed one still shows its closing page); drafts only to managers."""
-    study = Study.objects.filter(slug=slug).first()
+    """A live study (a closed one still shows its closing page); drafts only to managers.
+
+    Qualification exams are not studies of their own to a participant: they are taken
+    through the studies that require them.
+    """
+    study = Study.objects.filter(slug=slug, exam__isnull=True).first()
     if study is None or (study.status == Study.Status.DRAFT and not can_manage_study(user, study)):
         raise Http404("No such study.")
     return study

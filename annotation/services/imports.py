@@ -16,6 +16,8 @@ from rest_framework.exceptions import ValidationError
 from annotation.errors import InputError, flatten_errors
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
+from .submission import answered_too_fast
+
 MAX_REPORTED_ERRORS = 50
 
 
@@ -189,6 +191,7 @@ def _store(study: Study, participant: Participant, row: _Row, position: int, sco
         shown_at=row.shown_at,
         answered_at=row.answered_at,
         duration_seconds=duration,
+        too_fast=answered_too_fast(duration, study.min_seconds_per_page),
         imported=True,
     )
 

@@ -12,6 +12,8 @@ from annotation.errors import InputError, flatten_errors
 from annotation.kinds import UnknownKind, get_kind
 from annotation.models import Item, Study
 
+from .study_extras import EXTRA_FIELDS, check_study_extras, write_study_extras
+
 MAX_REPORTED_ERRORS = 50
 
 
@@ -26,6 +28,7 @@ class StudyFields(serializers.ModelSerializer):
             "slug", "title", "kind", "description", "instructions", "consent", "status", "public",
             "annotations_per_item", "items_per_session", "attention_check_rate", "max_attention_failures",
             "assignment_timeout_minutes", "completion_code", "screenout_code", "completion_url",
+            "expected_seconds_per_page", "min_seconds_per_page",
         ]  # fmt: skip
 
 
@@ -57,16 +60,24 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
     fields, kind = _check_study_fields(data)
     config = _check_config(kind, data.get("config") or {})
     items = _check_items(kind, config, data.get("items"), fields)
+    extras = check_study_extras(kind, config, data, fields, items)
     with transaction.atomic():
         study, created = Study.objects.update_or_create(
-            slug=fields["slug"], defaults={**fields, "config": config, **({"owner": owner} if owner else {})}
+            slug=fields["slug"],
+            defaults={
+                **fields,
+                **extras.study_fields,
+                "config": config,
+                **({"owner": owner} if owner else {}),
+            },
         )
         made, updated = _write_items(study, items)
+        write_study_extras(study, extras)
     return LoadResult(study=study, created=created, items_created=made, items_updated=updated)
 
 
 def _check_study_fields(data: dict):
-    unknown = sorted(set(data) - set(StudyFields.Meta.fields) - {"config", "items"})
+    unknown = sorted(set(data) - set(StudyFields.Meta.fields) - {"config", "items"} - EXTRA_FIELDS)
     if unknown:
         raise InputError({name: ["Unknown field in a study file."] for name in unknown})
     serializer = StudyFields(data={k: v for k, v in data.items() if k not in ("config", "items")})

@@ -46,14 +46,18 @@ def submit_response(*, assignment: Assignment, answer: dict, now: datetime | Non
             validated = kind.validate_answer(item, answer, state=locked.state)
         except ValidationError as exc:
             raise InputError.from_validation(exc) from exc
-        response = _store(locked, validated, kind.score(item, validated), now)
+        score = kind.score(item, validated)
+        response = _store(locked, validated, score, now, too_fast_below=assignment.study.min_seconds_per_page)
         kind.after_response(response)
         screened_out = _update_enrollment(locked, response)
     return SubmitResult(response=response, created=True, screened_out=screened_out)
 
 
-def _store(assignment: Assignment, answer: dict, score, now: datetime) -> Response:
+def _store(
+    assignment: Assignment, answer: dict, score, now: datetime, *, too_fast_below: int | None
+) -> Response:
     shown_at = assignment.shown_at or assignment.assigned_at
+    duration = max((now - shown_at).total_seconds(), 0.0)
     response = Response.objects.create(
         assignment=assignment,
         study_id=assignment.study_id,
@@ -67,7 +71,8 @@ def _store(assignment: Assignment, answer: dict, score, now: datetime) -> Respon
         is_attention_check=assignment.item.is_attention_check,
         shown_at=shown_at,
         answered_at=now,
-        duration_seconds=max((now - shown_at).total_seconds(), 0.0),
+        duration_seconds=duration,
+        too_fast=answered_too_fast(duration, too_fast_below),
     )
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.ANSWERED, answered_at=now)
     return response
@@ -87,6 +92,11 @@ def _update_enrollment(assignment: Assignment, response: Response) -> bool:
     if not response.is_attention_check:
         return False
     return record_attention_outcome(enrollment=enrollment, passed=response.correct is True)
+
+
+def answered_too_fast(duration_seconds: float | None, minimum: int | None) -> bool:
+    """Faster than the study's minimum time per page: flagged on the response, never rejected."""
+    return bool(minimum) and duration_seconds is not None and duration_seconds < minimum
 
 
 def mark_shown(assignment: Assignment, now: datetime | None = None) -> None:

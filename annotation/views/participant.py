@@ -16,6 +16,7 @@ from annotation.services.access import (
     can_manage_study,
 )
 from annotation.services.assignment import assign_next_item
+from annotation.services.exams import needs_exam
 from annotation.services.participants import (
     complete_enrollment,
     enroll,
@@ -67,6 +68,8 @@ def study_task(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("study-entry", slug=slug)
     if enrollment.status != Enrollment.Status.ACTIVE:
         return redirect(_next_step(enrollment))
+    if needs_exam(study=study, participant=enrollment.participant):
+        return redirect("study-exam", slug=slug)
     assignment = assign_next_item(participant=enrollment.participant, study=study)
     if assignment is None:
         if enrollment.answered_count:

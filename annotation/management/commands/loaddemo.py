@@ -17,8 +17,11 @@ class Command(BaseCommand):
     help = "Load (or refresh) the bundled demo studies."
 
     def handle(self, *args, **options):
-        for path in sorted(DEMO_DIR.glob("*.json")):
-            data = json.loads(path.read_text(encoding="utf-8"))
+        files = [
+            (path, json.loads(path.read_text(encoding="utf-8"))) for path in sorted(DEMO_DIR.glob("*.json"))
+        ]
+        # Qualification exams first: the studies that require one name it by its slug.
+        for path, data in sorted(files, key=lambda file: "exam" not in file[1]):
             try:
                 result = load_study_file(data)
             except InputError as exc:

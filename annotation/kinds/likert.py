@@ -1,0 +1,228 @@
+"""Likert survey of edited-model passages (LEME): a new fact, the old facts, a main passage
+about the edited subject and a related passage about a coupled entity, rated statement by
+statement on an agreement scale.
+"""
+
+from __future__ import annotations
+
+from django.http import QueryDict
+from rest_framework import serializers
+
+from .base import Observation, Score, StrictSerializer, TaskKind
+from .checks import check_ratings, check_unique, integer_in_range, score_ratings
+
+PASSAGES = ["main", "related", "both"]
+ID_PATTERN = r"^[A-Za-z0-9_-]+$"
+
+# Our wording of the nine questions of a long-form model-editing survey.
+DEFAULT_QUESTIONS = [
+    {"id": "edit_main", "passage": "main", "text": "The main passage treats the new fact as true."},
+    {
+        "id": "edit_related",
+        "passage": "related",
+        "text": "Nothing in the related passage goes against the new fact.",
+    },
+    {
+        "id": "factual_main",
+        "passage": "main",
+        "text": "Setting the new fact aside, the old facts mostly still hold in the main passage.",
+    },
+    {
+        "id": "factual_related",
+        "passage": "related",
+        "text": "Setting the new fact aside, the old facts mostly still hold in the related passage.",
+    },
+    {
+        "id": "internal_main",
+        "passage": "main",
+        "text": "Leaving all the facts out of it, the main passage never contradicts itself.",
+    },
+    {
+        "id": "internal_related",
+        "passage": "related",
+        "text": "Leaving all the facts out of it, the related passage never contradicts itself.",
+    },
+    {
+        "id": "cross_passage",
+        "passage": "both",
+        "text": "Leaving all the facts out of it, the two passages agree with each other.",
+    },
+    {
+        "id": "topicality",
+        "passage": "both",
+        "text": "The main passage stays on its subject and the related passage stays on the related entity.",
+    },
+    {
+        "id": "naturalness",
+        "passage": "both",
+        "text": "Both passages read like natural text that a person could have written.",
+    },
+]
+SEVEN_LABELS = [
+    "Strongly disagree",
+    "Disagree",
+    "Somewhat disagree",
+    "Neither agree nor disagree",
+    "Somewhat agree",
+    "Agree",
+    "Strongly agree",
+]
+FIVE_LABELS = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
+GROUP_TITLES = {"main": "Main passage", "related": "Related passage", "both": "Both passages together"}
+
+
+def default_labels(points: int) -> list[str]:
+    """Labels for a scale without its own: every point for 5 and 7, else the two ends."""
+    if points == 7:
+        return list(SEVEN_LABELS)
+    if points == 5:
+        return list(FIVE_LABELS)
+    return [SEVEN_LABELS[0], *([""] * (points - 2)), SEVEN_LABELS[-1]]
+
+
+class LikertQuestion(StrictSerializer):
+    id = serializers.RegexField(ID_PATTERN, max_length=60)
+    text = serializers.CharField(max_length=500)
+    passage = serializers.ChoiceField(choices=PASSAGES)
+
+
+class LikertScale(StrictSerializer):
+    points = serializers.IntegerField(min_value=2, max_value=11, default=7)
+    labels = serializers.ListField(
+        child=serializers.CharField(max_length=60, allow_blank=True), required=False
+    )
+
+    def validate(self, data: dict) -> dict:
+        labels = data.get("labels")
+        if labels is None:
+            data["labels"] = default_labels(data["points"])
+        elif len(labels) != data["points"]:
+            raise serializers.ValidationError(
+                {"labels": [f"Give one label per point: {data['points']} labels (blank ones allowed)."]}
+            )
+        return data
+
+
+class LikertConfig(StrictSerializer):
+    """The statements to rate and the scale; both have defaults (the nine questions, 7 points)."""
+
+    questions = serializers.ListField(child=LikertQuestion(), min_length=1, max_length=40, required=False)
+    scale = LikertScale(required=False)
+
+    def validate(self, data: dict) -> dict:
+        questions = data.get("questions") or DEFAULT_QUESTIONS
+        questions = check_unique(questions, "id", "questions", "Question id {!r} is used twice.")
+        scale = data.get("scale")
+        if scale is None:
+            scale = {"points": 7, "labels": default_labels(7)}
+        return {"questions": questions, "scale": dict(scale)}
+
+
+class LikertPayload(StrictSerializer):
+    new_fact = serializers.CharField(max_length=1000)
+    old_facts = serializers.ListField(
+        child=serializers.CharField(max_length=1000), max_length=50, required=False, default=list
+    )
+    main_passage = serializers.CharField(max_length=20000)
+    related_passage = serializers.CharField(max_length=20000, required=False)
+    related_entity = serializers.CharField(max_length=200, required=False)
+
+    def validate(self, data: dict) -> dict:
+        if "related_entity" in data and "related_passage" not in data:
+            raise serializers.ValidationError(
+                {"related_entity": ["A related entity needs its related_passage."]}
+            )
+        config = self.context.get("config") or {}
+        if not applicable_questions(settings_of(config)["questions"], data):
+            raise serializers.ValidationError(
+                {"related_passage": ["Every question of this study is about the related passage."]}
+            )
+        return data
+
+
+class LikertAnswer(StrictSerializer):
+    """``{"ratings": {question_id: 1..points}}``; every question the item asks (gold: some)."""
+
+    ratings = serializers.JSONField()
+
+    def validate(self, data: dict) -> dict:
+        settings = settings_of(self.context["config"])
+        questions = applicable_questions(settings["questions"], self.context["item"].payload)
+        wanted = {q["id"]: f"the statement “{q['text']}”" for q in questions}
+        points = settings["scale"]["points"]
+        ratings = check_ratings(
+            data["ratings"], wanted, integer_in_range(1, points), partial=bool(self.context.get("gold"))
+        )
+        return {"ratings": ratings}
+
+
+def settings_of(config: dict) -> dict:
+    """The study's questions and scale, with the defaults filled in."""
+    serializer = LikertConfig(data=config or {})
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def applicable_questions(questions: list[dict], payload: dict) -> list[dict]:
+    """Questions about the related passage (alone or with the main one) need one on the item."""
+    has_related = bool(payload.get("related_passage"))
+    return [q for q in questions if q["passage"] == "main" or has_related]
+
+
+class Likert(TaskKind):
+    name = "likert"
+    label = "Likert survey (new fact, main and related passages)"
+    template = "annotation/kinds/likert.html"
+    Config = LikertConfig
+    Payload = LikertPayload
+    Answer = LikertAnswer
+
+    def page_context(self, item, assignment) -> dict:
+        settings = settings_of(item.study.config)
+        payload = item.payload
+        questions = applicable_questions(settings["questions"], payload)
+        groups = []
+        for key in PASSAGES:
+            asked = [
+                {**q, "field": f"rating-{q['id']}", "selected": ""} for q in questions if q["passage"] == key
+            ]
+            if asked:
+                text = {"main": payload["main_passage"], "related": payload.get("related_passage")}.get(key)
+                about = payload.get("related_entity", "") if key == "related" else ""
+                groups.append(
+                    {"key": key, "title": GROUP_TITLES[key], "about": about, "text": text, "questions": asked}
+                )
+        labels = settings["scale"]["labels"]
+        return {
+            "new_fact": payload["new_fact"],
+            "old_facts": payload.get("old_facts", []),
+            "groups": groups,
+            "scale": [{"value": str(n), "label": labels[n - 1]} for n in range(1, len(labels) + 1)],
+            "scale_low": labels[0] or "1",
+            "scale_high": labels[-1] or str(len(labels)),
+        }
+
+    def answer_from_form(self, data: QueryDict, item, assignment) -> dict:
+        questions = applicable_questions(settings_of(item.study.config)["questions"], item.payload)
+        fields = {q["id"]: data.get(f"rating-{q['id']}") for q in questions}
+        return {"ratings": {key: value for key, value in fields.items() if value not in (None, "")}}
+
+    def review_context(self, item, answer: dict) -> dict:
+        """A worked example shows the statements it rates (all passages stay in view)."""
+        context = self.page_context(item, None)
+        ratings = answer.get("ratings", {})
+        for group in context["groups"]:
+            group["questions"] = [q for q in group["questions"] if q["id"] in ratings]
+            for question in group["questions"]:
+                question["selected"] = str(ratings[question["id"]])
+        context["groups"] = [g for g in context["groups"] if g["text"] or g["questions"]]
+        return {**context, "answer": answer, "readonly": True}
+
+    def score(self, item, answer: dict) -> Score | None:
+        return score_ratings(item, answer)
+
+    def agreement_values(self, item, answer: dict) -> list[Observation]:
+        return [
+            Observation(item.external_id, question, value, "ordinal")
+            for question, value in answer["ratings"].items()
+        ]

@@ -1,0 +1,113 @@
+"""Plausibility of explanations: a question, its correct answer and several explanations,
+each rated yes / moderate / no for how well it justifies that answer.
+
+Explanations usually come from different systems and their ids may say which, so the page
+numbers them 1, 2, 3… in an order drawn per assignment (recorded in its state) and never
+shows an id; the numbers posted back are turned into ids here.
+"""
+
+from __future__ import annotations
+
+import random
+
+from django.http import QueryDict
+from rest_framework import serializers
+
+from .base import Observation, Score, StrictSerializer, TaskKind
+from .checks import check_ratings, check_unique, one_of, score_ratings
+
+RATINGS = [
+    ("yes", "Yes", "correct, and justifies the answer well"),
+    ("moderate", "Moderate", "partly useful, but has an error or a gap"),
+    ("no", "No", "does not justify the answer, or is wrong"),
+]
+RATING_VALUES = [value for value, _, _ in RATINGS]
+ORDINAL = {"no": 0, "moderate": 1, "yes": 2}
+ID_PATTERN = r"^[A-Za-z0-9_./:-]+$"
+
+
+class Explanation(StrictSerializer):
+    id = serializers.RegexField(ID_PATTERN, max_length=100)
+    text = serializers.CharField(max_length=5000)
+
+
+class PlausibilityPayload(StrictSerializer):
+    question = serializers.CharField(max_length=2000)
+    answer = serializers.CharField(max_length=500)
+    explanations = serializers.ListField(child=Explanation(), min_length=1, max_length=12)
+
+    def validate(self, data: dict) -> dict:
+        message = "Each explanation needs a different id ({!r} is used twice)."
+        data["explanations"] = check_unique(data["explanations"], "id", "explanations", message)
+        return data
+
+
+class PlausibilityAnswer(StrictSerializer):
+    """``{"ratings": {explanation_id: yes|moderate|no}}``; every explanation (gold: some)."""
+
+    ratings = serializers.JSONField()
+
+    def validate(self, data: dict) -> dict:
+        order = explanation_order(self.context["item"], self.context.get("state"))
+        wanted = {key: f"explanation {number}" for number, key in enumerate(order, start=1)}
+        partial = bool(self.context.get("gold"))
+        return {"ratings": check_ratings(data["ratings"], wanted, one_of(RATING_VALUES), partial=partial)}
+
+
+def explanation_order(item, state: dict | None) -> list[str]:
+    """The recorded display order of explanation ids; the file's order without one."""
+    ids = [e["id"] for e in item.payload["explanations"]]
+    order = (state or {}).get("order")
+    return list(order) if order and sorted(order) == sorted(ids) else ids
+
+
+class Plausibility(TaskKind):
+    name = "plausibility"
+    label = "Plausibility of explanations (yes / moderate / no)"
+    template = "annotation/kinds/plausibility.html"
+    Payload = PlausibilityPayload
+    Answer = PlausibilityAnswer
+
+    def prepare_assignment(self, item, rng: random.Random) -> dict:
+        ids = [e["id"] for e in item.payload["explanations"]]
+        return {"order": rng.sample(ids, len(ids))}
+
+    def page_context(self, item, assignment) -> dict:
+        return self._context(item, explanation_order(item, assignment.state if assignment else None), {})
+
+    def _context(self, item, order: list[str], ratings: dict) -> dict:
+        texts = {e["id"]: e["text"] for e in item.payload["explanations"]}
+        explanations = [
+            {
+                "number": number,
+                "text": texts[key],
+                "field": f"rating-{number}",
+                "selected": ratings.get(key, ""),
+            }
+            for number, key in enumerate(order, start=1)
+        ]
+        return {
+            "question": item.payload["question"],
+            "correct_answer": item.payload["answer"],
+            "explanations": explanations,
+            "options": [{"value": v, "name": name, "text": text} for v, name, text in RATINGS],
+        }
+
+    def answer_from_form(self, data: QueryDict, item, assignment) -> dict:
+        order = explanation_order(item, assignment.state)
+        fields = {key: data.get(f"rating-{number}") for number, key in enumerate(order, start=1)}
+        return {"ratings": {key: value for key, value in fields.items() if value not in (None, "")}}
+
+    def review_context(self, item, answer: dict) -> dict:
+        order = explanation_order(item, None)
+        return {**self._context(item, order, answer.get("ratings", {})), "answer": answer, "readonly": True}
+
+    def score(self, item, answer: dict) -> Score | None:
+        return score_ratings(item, answer)
+
+    def agreement_values(self, item, answer: dict) -> list[Observation]:
+        """Per explanation (unit ``<item>#<explanation id>``): no 0, moderate 1, yes 2 (ordinal)."""
+        return [
+            Observation(f"{item.external_id}#{key}", "plausibility", ORDINAL[value], "ordinal")
+            for key, value in answer["ratings"].items()
+        ]

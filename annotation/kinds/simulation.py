@@ -1,0 +1,146 @@
+"""Counterfactual simulatability: from a model's answer and explanation on a starter
+example, the participant guesses what the model does on a follow-up (a counterfactual).
+
+Two variants share the page and the scoring. ``yes_no``: a yes/no starter question, and
+the guess is not helpful / yes / no. ``pairwise``: a context with two responses and the
+model's preferred one, and the guess is response 1 / response 2 / either. The model's
+real answer on the follow-up (``model_followup_answer``) is what simulation precision is
+measured against; it stays on the server and never reaches the page.
+"""
+
+from __future__ import annotations
+
+from django.http import QueryDict
+from rest_framework import serializers
+
+from .base import Observation, Score, StrictSerializer, TaskKind
+
+YES_NO_OPTIONS = [
+    ("not_helpful", "Not helpful: the answer and explanation do not tell me what the AI would say"),
+    ("yes", "Helpful: the AI would answer yes"),
+    ("no", "Helpful: the AI would answer no"),
+]
+PAIRWISE_OPTIONS = [
+    ("response_1", "The AI would choose response 1"),
+    ("response_2", "The AI would choose response 2"),
+    ("either", "Either: its explanation gives no reason to prefer one of them"),
+]
+NOT_SIMULATABLE = {"not_helpful", "either"}
+CHOICE_NAMES = {"yes": "Yes", "no": "No", "response_1": "Response 1", "response_2": "Response 2"}
+TEXT = 5000
+
+
+class YesNoPayload(StrictSerializer):
+    variant = serializers.ChoiceField(choices=["yes_no"])
+    starter_question = serializers.CharField(max_length=TEXT)
+    model_answer = serializers.ChoiceField(choices=["yes", "no"])
+    model_explanation = serializers.CharField(max_length=TEXT)
+    followup_question = serializers.CharField(max_length=TEXT)
+    model_followup_answer = serializers.ChoiceField(choices=["yes", "no"])
+    explanation_id = serializers.CharField(max_length=200)
+
+
+class PairwisePayload(StrictSerializer):
+    variant = serializers.ChoiceField(choices=["pairwise"])
+    starter_context = serializers.CharField(max_length=TEXT)
+    starter_responses = serializers.ListField(
+        child=serializers.CharField(max_length=TEXT), min_length=2, max_length=2
+    )
+    model_choice = serializers.ChoiceField(choices=["response_1", "response_2"])
+    model_explanation = serializers.CharField(max_length=TEXT)
+    followup_context = serializers.CharField(max_length=TEXT)
+    followup_responses = serializers.ListField(
+        child=serializers.CharField(max_length=TEXT), min_length=2, max_length=2
+    )
+    model_followup_answer = serializers.ChoiceField(choices=["response_1", "response_2"])
+    explanation_id = serializers.CharField(max_length=200)
+
+
+VARIANTS = {"yes_no": (YesNoPayload, YES_NO_OPTIONS), "pairwise": (PairwisePayload, PAIRWISE_OPTIONS)}
+
+
+class SimulationPayload(serializers.Serializer):
+    """Dispatches on ``variant`` to the variant's own strict shape."""
+
+    def to_internal_value(self, data):
+        variant = data.get("variant") if isinstance(data, dict) else None
+        if variant not in VARIANTS:
+            raise serializers.ValidationError({"variant": [f"Choose one of: {', '.join(VARIANTS)}."]})
+        shape = VARIANTS[variant][0](data=data)
+        shape.is_valid(raise_exception=True)
+        return dict(shape.validated_data)
+
+
+class SimulationAnswer(StrictSerializer):
+    choice = serializers.CharField(allow_blank=True)
+
+    def validate(self, data: dict) -> dict:
+        options = [value for value, _ in options_for(self.context["item"].payload)]
+        if data["choice"] not in options:
+            raise serializers.ValidationError({"choice": [f"Choose one answer: {', '.join(options)}."]})
+        return data
+
+
+def options_for(payload: dict) -> list[tuple[str, str]]:
+    return VARIANTS[payload["variant"]][1]
+
+
+class Simulation(TaskKind):
+    name = "simulation"
+    label = "Counterfactual simulation (guess the model's follow-up answer)"
+    template = "annotation/kinds/simulation.html"
+    Payload = SimulationPayload
+    Answer = SimulationAnswer
+
+    def page_context(self, item, assignment) -> dict:
+        """The starter example with the model's output and explanation, and the follow-up;
+        never the model's follow-up answer."""
+        payload = item.payload
+        context = {
+            "variant": payload["variant"],
+            "model_explanation": payload["model_explanation"],
+            "options": [{"value": value, "text": text} for value, text in options_for(payload)],
+            "choice": {"field": "choice", "selected": ""},
+        }
+        if payload["variant"] == "yes_no":
+            return {
+                **context,
+                "starter_question": payload["starter_question"],
+                "model_answer": CHOICE_NAMES[payload["model_answer"]],
+                "followup_question": payload["followup_question"],
+            }
+        return {
+            **context,
+            "starter_context": payload["starter_context"],
+            "starter_responses": payload["starter_responses"],
+            "model_choice": CHOICE_NAMES[payload["model_choice"]],
+            "followup_context": payload["followup_context"],
+            "followup_responses": payload["followup_responses"],
+        }
+
+    def answer_from_form(self, data: QueryDict, item, assignment) -> dict:
+        return {"choice": data.get("choice", "")}
+
+    def review_context(self, item, answer: dict) -> dict:
+        context = self.page_context(item, None)
+        context["choice"]["selected"] = answer.get("choice", "")
+        return {**context, "answer": answer, "readonly": True}
+
+    def score(self, item, answer: dict) -> Score:
+        """``correct`` against gold (qualification items); the details say whether the guess
+        was a guess at all (simulatable) and whether it matched the model's real answer."""
+        choice = answer["choice"]
+        simulatable = choice not in NOT_SIMULATABLE
+        details = {
+            "simulatable": simulatable,
+            "matches_model": (choice == item.payload["model_followup_answer"]) if simulatable else None,
+        }
+        correct = (choice == item.gold["choice"]) if item.gold else None
+        return Score(correct=correct, details=details)
+
+    def agreement_values(self, item, answer: dict) -> list[Observation]:
+        unit = item.external_id
+        return [
+            Observation(unit, "choice", answer["choice"], "nominal"),
+            Observation(unit, "simulatable", int(answer["choice"] not in NOT_SIMULATABLE), "nominal"),
+        ]

@@ -1,0 +1,259 @@
+"""Qualification exams: loading their settings, and a participant's way through them.
+
+An exam is a study of its own whose items all carry gold (``Exam`` marks it, with the
+pass mark and the attempts allowed). A study that requires it points to it; before the
+first page of that study a participant answers every exam item once per attempt. The
+answers are ordinary responses of the exam study (validated, stored once and scored
+against gold by ``submit_response``); their assignments carry the attempt number, and an
+``ExamAttempt`` row keeps each attempt's outcome. A pass counts for every study requiring
+the exam; failing the last attempt ends the study with the screen-out code.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import F, Max
+from django.utils import timezone
+from rest_framework import serializers
+
+from annotation.errors import InputError, flatten_errors
+from annotation.kinds.base import StrictSerializer
+from annotation.models import Assignment, Enrollment, Exam, ExamAttempt, Item, Participant, Response, Study
+
+from .participants import enroll, give_consent
+
+
+class ExamFields(StrictSerializer):
+    pass_mark = serializers.IntegerField(min_value=1)
+    attempts = serializers.IntegerField(min_value=1, max_value=10, default=2)
+
+
+# --- loading ---------------------------------------------------------------------------
+
+
+def check_exam_block(raw, *, slug: str, items: list[dict], fields: dict) -> dict | None:
+    """The ``exam`` block of a study file: every item gold, no attention checks, a pass
+    mark the exam can reach, never listed publicly (it is taken through other studies)."""
+    existing = Exam.objects.filter(study__slug=slug).first()
+    if raw is None:
+        if existing is not None and existing.required_by.exists():
+            raise InputError({"exam": ["Studies require this exam; its file must keep the 'exam' block."]})
+        return None
+    shape = ExamFields(data=raw)
+    if not shape.is_valid():
+        raise InputError(flatten_errors(shape.errors, "exam"))
+    block = dict(shape.validated_data)
+    errors = {}
+    for index, item in enumerate(items):
+        if item["attention_check"]:
+            errors[f"items[{index}].attention_check"] = ["An exam has no attention checks."]
+        elif item["gold"] is None:
+            errors[f"items[{index}].gold"] = ["Every exam item needs its gold answer."]
+    count = _exam_item_count(slug, items)
+    if block["pass_mark"] > count:
+        errors["exam.pass_mark"] = [f"Higher than the number of exam items ({count})."]
+    if fields.get("public"):
+        errors["public"] = ["An exam is taken through the studies that require it; it cannot be public."]
+    if errors:
+        raise InputError(errors)
+    return block
+
+
+def _exam_item_count(slug: str, items: list[dict]) -> int:
+    """Items after loading: the file's, plus those of the study the file does not mention."""
+    in_file = {item["external_id"] for item in items}
+    kept = Item.objects.filter(study__slug=slug).exclude(external_id__in=in_file)
+    if kept.filter(gold__isnull=True).exists():
+        raise InputError({"items": ["The study keeps items without gold; an exam cannot have them."]})
+    return len(in_file) + kept.count()
+
+
+def check_qualification(raw, *, slug: str) -> Exam | None:
+    """``qualification``: the slug of an exam study loaded before this file."""
+    if raw in (None, ""):
+        return None
+    if not isinstance(raw, str):
+        raise InputError({"qualification": ["The slug of an exam study."]})
+    if raw == slug:
+        raise InputError({"qualification": ["A study cannot require itself."]})
+    exam = Exam.objects.filter(study__slug=raw).first()
+    if exam is None:
+        raise InputError(
+            {"qualification": [f"No exam study {raw!r}; load its file (with an 'exam' block) first."]}
+        )
+    return exam
+
+
+def write_exam_settings(study: Study, block: dict | None) -> None:
+    if block is None:
+        Exam.objects.filter(study=study).delete()
+        return
+    Exam.objects.update_or_create(
+        study=study, defaults={"pass_mark": block["pass_mark"], "attempts_allowed": block["attempts"]}
+    )
+
+
+# --- taking an exam --------------------------------------------------------------------
+
+
+def needs_exam(*, study: Study, participant: Participant) -> bool:
+    """The study requires an exam this participant has not passed."""
+    if study.qualification_id is None:
+        return False
+    passed = ExamAttempt.objects.filter(
+        exam_id=study.qualification_id, participant=participant, status=ExamAttempt.Status.PASSED
+    )
+    return not passed.exists()
+
+
+@dataclass(frozen=True)
+class ExamStep:
+    """Where a participant stands in an exam: a question to answer, or an attempt's result."""
+
+    attempt: ExamAttempt
+    assignment: Assignment | None = None  # the question to answer now
+    number: int = 0  # its 1-based place in the attempt
+    total: int = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.assignment is None
+
+    @property
+    def can_retry(self) -> bool:
+        return (
+            self.attempt.status == ExamAttempt.Status.FAILED and self.attempt.number < self.attempts_allowed
+        )
+
+    @property
+    def attempts_allowed(self) -> int:
+        return self.attempt.exam.attempts_allowed
+
+    @property
+    def failed_out(self) -> bool:
+        return self.attempt.status == ExamAttempt.Status.FAILED and not self.can_retry
+
+
+def exam_step(*, participant: Participant, exam: Exam, now: datetime | None = None) -> ExamStep:
+    """The participant's next exam question, starting the first attempt on the way; when
+    the latest attempt has every item answered, it is scored and its result returned."""
+    now = now or timezone.now()
+    attempt = _latest_attempt(participant, exam) or _start_attempt(participant, exam, 1, now)
+    if attempt.status != ExamAttempt.Status.STARTED:
+        return ExamStep(attempt=attempt)
+    assignment = _next_question(attempt, now)
+    if assignment is None:
+        return ExamStep(attempt=finish_attempt(attempt, now))
+    answered = Assignment.objects.filter(
+        study=exam.study, participant=participant, attempt=attempt.number, status=Assignment.Status.ANSWERED
+    ).count()
+    total = exam.study.items.count()
+    return ExamStep(attempt=attempt, assignment=assignment, number=answered + 1, total=total)
+
+
+def retry_exam(*, participant: Participant, exam: Exam, now: datetime | None = None) -> ExamAttempt | None:
+    """Start the next attempt after a failed one, if one is left; a double click starts one."""
+    latest = _latest_attempt(participant, exam)
+    if latest is None or latest.status != ExamAttempt.Status.FAILED or latest.number >= exam.attempts_allowed:
+        return None
+    return _start_attempt(participant, exam, latest.number + 1, now or timezone.now())
+
+
+def finish_attempt(attempt: ExamAttempt, now: datetime | None = None) -> ExamAttempt:
+    """Score a completed attempt once (a conditional update), and close the exam enrollment
+    when the participant passed or has no attempt left."""
+    exam = attempt.exam
+    answers = Response.objects.filter(
+        study=exam.study, participant_id=attempt.participant_id, assignment__attempt=attempt.number
+    )
+    correct = answers.filter(correct=True).count()
+    status = ExamAttempt.Status.PASSED if correct >= exam.pass_mark else ExamAttempt.Status.FAILED
+    now = now or timezone.now()
+    changed = ExamAttempt.objects.filter(pk=attempt.pk, status=ExamAttempt.Status.STARTED).update(
+        status=status, correct_count=correct, question_count=exam.study.items.count(), finished_at=now
+    )
+    attempt.refresh_from_db()
+    if changed and (status == ExamAttempt.Status.PASSED or attempt.number >= exam.attempts_allowed):
+        closed = (
+            Enrollment.Status.COMPLETED
+            if status == ExamAttempt.Status.PASSED
+            else Enrollment.Status.SCREENED_OUT
+        )
+        Enrollment.objects.filter(participant_id=attempt.participant_id, study=exam.study).update(
+            status=closed, finished_at=now
+        )
+    return attempt
+
+
+def screen_out_after_exam(enrollment: Enrollment) -> None:
+    """The participant failed every attempt: the study ends with the screen-out code.
+
+    Not a flag on the participant: failing an exam is not failing attention checks.
+    """
+    Enrollment.objects.filter(pk=enrollment.pk, status=Enrollment.Status.ACTIVE).update(
+        status=Enrollment.Status.SCREENED_OUT, finished_at=timezone.now()
+    )
+    enrollment.refresh_from_db(fields=["status", "finished_at"])
+
+
+def _latest_attempt(participant: Participant, exam: Exam) -> ExamAttempt | None:
+    attempts = ExamAttempt.objects.filter(exam=exam, participant=participant).select_related("exam__study")
+    return attempts.filter(status=ExamAttempt.Status.PASSED).first() or attempts.order_by("-number").first()
+
+
+def _start_attempt(participant: Participant, exam: Exam, number: int, now: datetime) -> ExamAttempt:
+    give_consent(enroll(participant=participant, study=exam.study))
+    try:
+        with transaction.atomic():
+            ExamAttempt.objects.create(exam=exam, participant=participant, number=number, started_at=now)
+    except IntegrityError:  # two tabs started it at once
+        pass
+    return ExamAttempt.objects.select_related("exam__study").get(
+        exam=exam, participant=participant, number=number
+    )
+
+
+def _next_question(attempt: ExamAttempt, now: datetime) -> Assignment | None:
+    """The attempt's unanswered question, or the next exam item in the file's order.
+
+    The attempt row is locked so that two tabs get the same question. A question left open
+    past the study's timeout is handed back, not lost: an exam item must be answered.
+    """
+    exam_study = attempt.exam.study
+    with transaction.atomic():
+        ExamAttempt.objects.select_for_update().get(pk=attempt.pk)
+        rows = Assignment.objects.filter(study=exam_study, participant_id=attempt.participant_id)
+        mine = rows.filter(attempt=attempt.number)
+        expires_at = now + timedelta(minutes=exam_study.timeout_minutes)
+        pending = (
+            mine.exclude(status=Assignment.Status.ANSWERED)
+            .select_related("item")
+            .order_by("position")
+            .first()
+        )
+        if pending is not None:
+            if pending.status != Assignment.Status.ASSIGNED:
+                Item.objects.filter(pk=pending.item_id).update(slots_taken=F("slots_taken") + 1)
+            if pending.status != Assignment.Status.ASSIGNED or pending.expires_at <= now:
+                pending.status, pending.expires_at = Assignment.Status.ASSIGNED, expires_at
+                pending.save(update_fields=["status", "expires_at"])
+            return pending
+        item = exam_study.items.exclude(pk__in=mine.values("item_id")).order_by("id").first()
+        if item is None:
+            return None
+        position = (rows.aggregate(last=Max("position"))["last"] or 0) + 1
+        Item.objects.filter(pk=item.pk).update(slots_taken=F("slots_taken") + 1)
+        return Assignment.objects.create(
+            study=exam_study,
+            item=item,
+            participant_id=attempt.participant_id,
+            position=position,
+            attempt=attempt.number,
+            state=exam_study.task_kind.prepare_assignment(item, random.Random()),
+            assigned_at=now,
+            expires_at=expires_at,
+        )

@@ -1,0 +1,42 @@
+"""Template helpers for the survey kinds: form values on a re-shown page, durations in
+words, and worked examples rendered read-only with the kind's own template."""
+
+from __future__ import annotations
+
+from django import template
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
+from annotation.services.guides import example_context
+
+register = template.Library()
+
+
+@register.filter
+def current_choice(row: dict, submitted: dict | None) -> str:
+    """The value a radio group shows as chosen: the worked example's answer, or what the
+    participant had picked when the page comes back with an error."""
+    if row.get("selected"):
+        return str(row["selected"])
+    values = (submitted or {}).get(row.get("field", ""), [])
+    return values[0] if values else ""
+
+
+@register.filter
+def duration_words(seconds) -> str:
+    """90 → 'about 2 minutes', 40 → 'about 40 seconds'."""
+    try:
+        seconds = int(seconds)
+    except (TypeError, ValueError):
+        return ""
+    if seconds < 90:
+        return f"about {seconds} seconds"
+    minutes = round(seconds / 60)
+    return f"about {minutes} minutes"
+
+
+@register.simple_tag
+def render_example(study, example: dict, number: int) -> SafeString:
+    """One worked example of ``study``: its item, read-only, with the answer we give."""
+    context = example_context(study, example, prefix=f"ex{number}")
+    return render_to_string(study.task_kind.template, context)

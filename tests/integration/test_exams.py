@@ -1,0 +1,140 @@
+"""Qualification exams through the HTTP layer: pass → the study; fail → another attempt;
+fail every attempt → the screen-out code; answers and outcomes stored."""
+
+import re
+
+import pytest
+from django.test import Client
+
+from annotation.models import Assignment, Enrollment, ExamAttempt, Participant, Response
+from annotation.services.studies import load_study_file
+from tests.integration.test_participant_flow import start
+
+pytestmark = pytest.mark.django_db
+GOLD = ["yes", "not_helpful", "yes"]  # the sample exam's gold answers, in order
+
+
+@pytest.fixture
+def studies(example_study_file):
+    """The sample exam (3 simulation items, 2 to pass, 2 attempts) required by a plausibility
+    study: an exam may be of another kind than the study it guards."""
+    load_study_file(example_study_file("simulation-exam"))
+    main = example_study_file("plausibility")
+    main.update(qualification="demo-simulation-exam", screenout_code="PLAUS-OUT")
+    return load_study_file(main).study
+
+
+def exam_action(html: str) -> str:
+    match = re.search(r'action="(/s/[\w-]+/exam/a/\d+/)"', html)
+    assert match, html
+    return match.group(1)
+
+
+def take_exam(client, slug: str, html: str, answers: list[str]) -> str:
+    for number, choice in enumerate(answers, start=1):
+        assert f"Question {number} of 3" in html
+        client.post(exam_action(html), {"choice": choice})
+        html = client.get(f"/s/{slug}/exam/", follow=True).content.decode()
+    return html
+
+
+def test_passing_leads_to_the_study_and_stores_the_attempt(client, studies):
+    html = start(client, studies.slug)
+    assert "Qualification quiz" in html and "attempt 1 of 2" in html
+    html = take_exam(client, studies.slug, html, ["yes", "not_helpful", "no"])
+    assert "You passed" in html and "2 of 3 correct" in html
+    page = client.get(f"/s/{studies.slug}/task/").content.decode()
+    assert "Page 1 of 3" in page and "Explanation 1" in page
+    attempt = ExamAttempt.objects.get()
+    assert (attempt.number, attempt.status, attempt.correct_count, attempt.question_count) == (
+        1,
+        "passed",
+        2,
+        3,
+    )
+    answers = Response.objects.filter(study__slug="demo-simulation-exam").order_by("id")
+    assert [r.answer["choice"] for r in answers] == ["yes", "not_helpful", "no"]
+    assert [r.correct for r in answers] == [True, True, False]
+    assert set(answers.values_list("assignment__attempt", flat=True)) == {1}
+    assert Enrollment.objects.get(study__slug="demo-simulation-exam").status == "completed"
+
+
+def test_a_failed_attempt_offers_another_then_passing_continues(client, studies):
+    html = take_exam(client, studies.slug, start(client, studies.slug), ["no", "no", "no"])
+    assert "Not quite yet" in html and "0 of 3 correct; 2 are needed" in html
+    assert client.get(f"/s/{studies.slug}/task/")["Location"] == f"/s/{studies.slug}/exam/"
+    assert client.get(f"/s/{studies.slug}/exam/").content.decode().count("Try again") == 1
+    html = client.post(f"/s/{studies.slug}/exam/retry/", follow=True).content.decode()
+    client.post(f"/s/{studies.slug}/exam/retry/")  # a double click starts nothing more
+    assert "attempt 2 of 2" in html
+    html = take_exam(client, studies.slug, html, GOLD)
+    assert "You passed" in html and "3 of 3 correct" in html
+    assert list(ExamAttempt.objects.values_list("number", "status")) == [(1, "failed"), (2, "passed")]
+    per_attempt = Assignment.objects.filter(study__slug="demo-simulation-exam").values_list(
+        "attempt", flat=True
+    )
+    assert sorted(per_attempt) == [1, 1, 1, 2, 2, 2]
+    assert "Page 1 of 3" in client.get(f"/s/{studies.slug}/task/", follow=True).content.decode()
+
+
+def test_failing_every_attempt_ends_with_the_screenout_code(client, studies):
+    html = take_exam(client, studies.slug, start(client, studies.slug, "?PROLIFIC_PID=exam-fail"), ["no"] * 3)
+    html = client.post(f"/s/{studies.slug}/exam/retry/", follow=True).content.decode()
+    html = take_exam(client, studies.slug, html, ["no", "no", "yes"])
+    assert "PLAUS-OUT" in html and "DEMO-PLAUS-3W7" not in html
+    enrollment = Enrollment.objects.get(study=studies)
+    assert enrollment.status == "screened_out"
+    assert not Participant.objects.get(
+        platform_worker_id="exam-fail"
+    ).flagged  # an exam is not an attention check
+    assert not Assignment.objects.filter(study=studies).exists()
+    client.post(f"/s/{studies.slug}/exam/retry/")
+    assert ExamAttempt.objects.count() == 2
+    assert (
+        client.get(f"/s/{studies.slug}/task/", follow=True).redirect_chain[-1][0]
+        == f"/s/{studies.slug}/done/"
+    )
+    assert client.get(f"/s/{studies.slug}/exam/", follow=True).status_code == 200
+    assert ExamAttempt.objects.count() == 2
+
+
+def test_a_bad_exam_answer_is_named_and_stores_nothing(client, studies):
+    html = start(client, studies.slug)
+    response = client.post(exam_action(html), {"choice": "response_1"})
+    assert response.status_code == 400 and b"Choose one answer" in response.content
+    assert b"Question 1 of 3" in response.content
+    assert Response.objects.count() == 0
+    again = client.get(f"/s/{studies.slug}/exam/").content.decode()
+    assert exam_action(again) == exam_action(html)  # the same question, not a new one
+
+
+def test_a_pass_counts_for_every_study_requiring_the_exam(client, studies, example_study_file):
+    other = example_study_file("likert")
+    other.update(qualification="demo-simulation-exam")
+    other = load_study_file(other).study
+    take_exam(client, studies.slug, start(client, studies.slug), GOLD)
+    html = start(client, other.slug)
+    assert "Page 1 of 3" in html and "Qualification quiz" not in html
+
+
+def test_the_exam_is_not_a_study_of_its_own_and_is_announced(client, studies):
+    assert client.get("/s/demo-simulation-exam/").status_code == 404
+    consent = client.get(f"/s/{studies.slug}/", follow=True).content.decode()
+    assert "qualification quiz: 3 questions, of which you need 2 right" in consent
+
+
+def test_someone_elses_exam_question_is_404(client, studies):
+    action = exam_action(start(client, studies.slug))
+    intruder = Client()
+    start(intruder, studies.slug)
+    assert intruder.post(action, {"choice": "yes"}).status_code == 404
+    assert Response.objects.count() == 0
+
+
+def test_admin_shows_exams_and_read_only_attempts(client, studies, django_user_model):
+    take_exam(client, studies.slug, start(client, studies.slug), GOLD)
+    admin = Client()
+    admin.force_login(django_user_model.objects.create_superuser("root", "", "pw-for-tests-only"))
+    assert b"demo-simulation-exam" in admin.get("/admin/annotation/exam/").content
+    assert b"passed" in admin.get("/admin/annotation/examattempt/").content
+    assert admin.get("/admin/annotation/examattempt/add/").status_code == 403
