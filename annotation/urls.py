@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import participant
+from .views import crowd, participant
 
 urlpatterns = [
     path("s/<slug:slug>/", participant.study_entry, name="study-entry"),
@@ -11,4 +11,5 @@ urlpatterns = [
     path("s/<slug:slug>/a/<str:assignment_id>/", participant.study_submit, name="study-submit"),
     path("s/<slug:slug>/done/", participant.study_done, name="study-done"),
     path("s/<slug:slug>/instructions/", participant.study_instructions, name="study-instructions"),
+    path("s/<slug:slug>/leave/", crowd.study_leave, name="study-leave"),
 ]
