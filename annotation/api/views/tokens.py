@@ -6,9 +6,11 @@ from rest_framework import serializers
 from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.exceptions import PermissionDenied
+from rest_framework.parsers import FormParser
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
+from annotation.api.parsers import BoundedJSONParser
 from annotation.api.schema import documented
 from annotation.services.access import is_researcher
 
@@ -22,6 +24,7 @@ class TokenOut(serializers.Serializer):
 class TokenView(ResearcherView):
     permission_classes = [AllowAny]
     authentication_classes: list = []
+    parser_classes = [BoundedJSONParser, FormParser]
     serializer_class = AuthTokenSerializer
 
     @documented(
