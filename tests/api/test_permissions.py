@@ -112,11 +112,16 @@ def test_a_shared_study_is_reachable_and_sharing_stays_with_the_owner(world, cli
     assert Response.objects.filter(study__slug="owned").count() == 1
 
 
-def test_token_endpoint_serves_researchers_only(users, client):
-    answer = client.post("/api/v1/auth/token/", {"username": "owner", "password": "pw-owner-1"})
+def test_token_endpoint_serves_researchers_only(users, client_for):
+    client = client_for("anonymous")
+
+    def ask(username, password):
+        return client.post("/api/v1/auth/token/", {"username": username, "password": password}, format="json")
+
+    answer = ask("owner", "pw-owner-1")
     assert answer.status_code == 200 and len(answer.json()["token"]) == 40
-    assert client.post("/api/v1/auth/token/", {"username": "participant", "password": "pw-part-1"}).status_code == 403
-    assert client.post("/api/v1/auth/token/", {"username": "owner", "password": "wrong"}).status_code == 400
+    assert ask("participant", "pw-part-1").status_code == 403
+    assert ask("owner", "wrong").status_code == 400
 
 
 def test_session_login_works_for_the_browser(users, client):
