@@ -36,8 +36,11 @@ def documented(*, summary: str, responses: dict, request=None, write: bool = Fal
     """``extend_schema`` with the common error answers (and the idempotency header on writes)."""
     answers = {**COMMON_ERRORS, **responses}
     parameters = list(extra.pop("parameters", []))
+    if parameters:
+        answers.setdefault(400, FIELD_ERRORS)  # a bad query parameter
     if write:
         answers.setdefault(400, FIELD_ERRORS)
+        answers.setdefault(413, _detail("The body is larger than API_MAX_UPLOAD_BYTES."))
         answers[409] = _detail("The first request with this Idempotency-Key is still running.")
         parameters.append(IDEMPOTENCY_HEADER)
     return extend_schema(summary=summary, request=request, responses=answers, parameters=parameters, **extra)

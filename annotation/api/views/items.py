@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Count, Q
-from drf_spectacular.utils import OpenApiResponse, OpenApiTypes
+from drf_spectacular.utils import OpenApiTypes
 from rest_framework import status
 from rest_framework.response import Response
 
@@ -47,10 +47,7 @@ class ItemListView(ResearcherView):
         "API_MAX_UPLOAD_BYTES (413 beyond). Every line is checked by the study's kind; any error "
         "writes nothing and the answer names each `line N: field`.",
         request={"application/x-ndjson": OpenApiTypes.STR, "application/jsonl": OpenApiTypes.STR},
-        responses={
-            200: UploadResult,
-            413: OpenApiResponse(description="The body is larger than API_MAX_UPLOAD_BYTES."),
-        },
+        responses={200: UploadResult},
         write=True,
     )
     @idempotent
