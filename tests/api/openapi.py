@@ -24,7 +24,9 @@ def _json_schema(node):
         return [_json_schema(x) for x in node]
     if not isinstance(node, dict):
         return node
-    converted = {("anyOf" if k == "oneOf" else k): _json_schema(v) for k, v in node.items() if k != "nullable"}
+    converted = {
+        ("anyOf" if k == "oneOf" else k): _json_schema(v) for k, v in node.items() if k != "nullable"
+    }
     if node.get("nullable"):
         return {"anyOf": [converted, {"type": "null"}]}
     return converted

@@ -25,7 +25,9 @@ def world(owned_study, enrolled, django_capture_on_commit_callbacks, users, tmp_
     assignment = assign_next_item(participant=participant, study=owned_study)
     submit_response(assignment=assignment, answer={"label": "supports", "evidence": [0]})
     with django_capture_on_commit_callbacks(execute=True):
-        export = start_job(kind="export", parameters={"format": "csv"}, study=owned_study, user=users["owner"])
+        export = start_job(
+            kind="export", parameters={"format": "csv"}, study=owned_study, user=users["owner"]
+        )
     export.refresh_from_db()
     assert export.status == Job.Status.DONE
     return {"public_id": participant.public_id, "export": export.pk}
@@ -44,7 +46,13 @@ def scoped(success: int) -> dict:
 
 
 def open_to_researchers(success: int, other: int | None = None) -> dict:
-    return {"anonymous": 401, "participant": 403, "other": other or success, "owner": success, "admin": success}
+    return {
+        "anonymous": 401,
+        "participant": 403,
+        "other": other or success,
+        "owner": success,
+        "admin": success,
+    }
 
 
 # (method, path, body or None, content type, expected status per role)
@@ -59,7 +67,13 @@ ENDPOINTS = [
     ("get", "/api/v1/studies/owned/participants/", None, None, scoped(200)),
     ("get", "/api/v1/studies/owned/participants/{public_id}/", None, None, scoped(200)),
     ("patch", "/api/v1/studies/owned/participants/{public_id}/", {"excluded": True}, "json", scoped(200)),
-    ("post", "/api/v1/studies/owned/participants/returned/", {"participants": ["PID-1"]}, "json", scoped(200)),
+    (
+        "post",
+        "/api/v1/studies/owned/participants/returned/",
+        {"participants": ["PID-1"]},
+        "json",
+        scoped(200),
+    ),
     ("get", "/api/v1/studies/owned/reports/", None, None, scoped(200)),
     ("get", "/api/v1/studies/owned/exports/", None, None, scoped(200)),
     ("post", "/api/v1/studies/owned/exports/", {"format": "jsonl"}, "json", scoped(202)),

@@ -46,7 +46,10 @@ def test_update_checks_config_with_the_kind_and_status_follows_transitions(clien
     assert bad.status_code == 400 and "config.nonsense" in bad.json()
     assert Study.objects.get(slug="owned").title == "Claims under test"
     assert owner.patch("/api/v1/studies/owned/", {"items_per_session": 0}, format="json").status_code == 400
-    assert owner.post("/api/v1/studies/owned/status/", {"status": "closed"}, format="json").json()["status"] == "closed"
+    assert (
+        owner.post("/api/v1/studies/owned/status/", {"status": "closed"}, format="json").json()["status"]
+        == "closed"
+    )
     Study.objects.filter(slug="owned").update(status="draft")
     assert owner.post("/api/v1/studies/owned/status/", {"status": "draft"}, format="json").status_code == 200
     assert owner.post("/api/v1/studies/owned/status/", {"status": "gone"}, format="json").status_code == 400
@@ -86,7 +89,9 @@ def test_items_upload_as_json_lines_creates_and_updates(client_for, owned_study)
 def test_one_bad_line_writes_nothing_and_names_the_line(client_for, owned_study):
     before = Item.objects.filter(study=owned_study).count()
     body = "\n".join([line("n1"), line("n2", sentences=[]), "{not json", line("n1")])
-    answer = client_for("owner").post("/api/v1/studies/owned/items/", body, content_type="application/x-ndjson")
+    answer = client_for("owner").post(
+        "/api/v1/studies/owned/items/", body, content_type="application/x-ndjson"
+    )
     assert answer.status_code == 400
     errors = answer.json()
     assert "line 2: payload.sentences" in errors and "line 3" in errors and "line 4: external_id" in errors
@@ -96,7 +101,9 @@ def test_one_bad_line_writes_nothing_and_names_the_line(client_for, owned_study)
 def test_uploads_past_the_size_bound_are_refused(client_for, owned_study, settings):
     settings.API_MAX_UPLOAD_BYTES = 2048
     body = "\n".join(line(f"big{i}") for i in range(60))
-    answer = client_for("owner").post("/api/v1/studies/owned/items/", body, content_type="application/x-ndjson")
+    answer = client_for("owner").post(
+        "/api/v1/studies/owned/items/", body, content_type="application/x-ndjson"
+    )
     assert answer.status_code == 413
     assert not Item.objects.filter(external_id__startswith="big").exists()
     big_json = client_for("owner").post("/api/v1/studies/", {"title": "x" * 4000}, format="json")
