@@ -34,7 +34,7 @@ def three_raters(users, enrolled):
 
 
 def test_participant_list_reports_quality_figures(client_for, three_raters):
-    study, people = three_raters
+    _, people = three_raters
     rows = {
         row["participant"]: row
         for row in client_for("owner").get("/api/v1/studies/owned/participants/").json()["results"]
@@ -104,7 +104,7 @@ def test_returned_participants_release_their_pages(client_for, users, enrolled):
 
 
 def test_responses_filter_and_page_with_a_cursor(client_for, three_raters):
-    study, people = three_raters
+    _, people = three_raters
     owner = client_for("owner")
     first = owner.get("/api/v1/responses/?study=owned&page_size=4").json()
     assert len(first["results"]) == 4 and first["next"]
