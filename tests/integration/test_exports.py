@@ -17,7 +17,6 @@ from annotation.services.exports import export_study
 from annotation.services.pseudonyms import pseudonym
 from annotation.services.submission import submit_response
 from scoring.models import Report
-from tests.conftest import claim_study_file
 
 pytestmark = pytest.mark.django_db
 
