@@ -44,7 +44,7 @@ class Column:
 
     name: str
     encoding: str  # "value" (a plain value), "boolean" (true/false text), "json" (JSON text),
-    # or "scalar" (JSON text of one field: strings are unquoted for CSV)
+    # or "scalar" (one field: plain text for CSV, JSON text for JSONL)
     description: str
 
 
@@ -88,8 +88,14 @@ class ResponseRows:
     rows: Callable[[], Iterator[list]]
 
 
-def response_rows(study: Study, *, include_platform_ids: bool = False) -> ResponseRows:
-    """The study's responses as rows of ``columns`` (JSON columns as JSON text)."""
+def response_rows(
+    study: Study, *, include_platform_ids: bool = False, plain_text: bool = False
+) -> ResponseRows:
+    """The study's responses as rows of ``columns`` (JSON columns as JSON text).
+
+    ``plain_text`` (CSV) has the database give "scalar" columns as plain text (strings
+    unquoted); otherwise they come as JSON text, ready to embed in a JSON line.
+    """
     dialect = _dialect()
     answer_keys = _answer_fields(study)
     payload_keys, provenance_keys = _item_scalar_keys(study)
@@ -99,7 +105,7 @@ def response_rows(study: Study, *, include_platform_ids: bool = False) -> Respon
         + [Column(f"provenance.{k}", "scalar", "A field of the item's provenance.") for k in provenance_keys]
     )
     columns = [*FIXED_HEAD, *([PLATFORM_ID] if include_platform_ids else []), *FIXED_TAIL, *extra]
-    sql, params = _select(dialect, study, answer_keys, payload_keys, provenance_keys)
+    sql, params = _select(dialect, study, answer_keys, payload_keys, provenance_keys, plain_text=plain_text)
     total = Response.objects.filter(study=study).count()
 
     def rows() -> Iterator[list]:
@@ -139,7 +145,9 @@ def _item_scalar_keys(study: Study) -> tuple[list[str], list[str]]:
     return list(payload), list(provenance)
 
 
-def _select(dialect, study: Study, answer_keys, payload_keys, provenance_keys) -> tuple[str, list]:
+def _select(
+    dialect, study: Study, answer_keys, payload_keys, provenance_keys, *, plain_text: bool = False
+) -> tuple[str, list]:
     tables = {
         "r": Response._meta.db_table,
         "a": Assignment._meta.db_table,
@@ -163,7 +171,7 @@ def _select(dialect, study: Study, answer_keys, payload_keys, provenance_keys) -
         ("i.provenance", provenance_keys),
     ):
         for key in keys:
-            expression, key_params = d.json_key(column, key)
+            expression, key_params = (d.json_key_text if plain_text else d.json_key)(column, key)
             fields.append(expression)
             params.extend(key_params)
     # Only our own table names and expressions are interpolated; values are parameters.
@@ -189,6 +197,11 @@ class _Postgres:
         return f"NULLIF(({column} -> %s)::text, 'null')", [key]
 
     @staticmethod
+    def json_key_text(column: str, key: str) -> tuple[str, list]:
+        """One field as plain text: a string unquoted, anything else as JSON text."""
+        return f"({column} ->> %s)", [key]
+
+    @staticmethod
     def timestamp(column: str) -> str:
         return f"""to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
 
@@ -206,6 +219,18 @@ class _SQLite(_Postgres):
     def json_key(column: str, key: str) -> tuple[str, list]:
         path = '$."' + key.replace('"', '""') + '"'
         return f"NULLIF(({column} -> %s), 'null')", [path]
+
+    @staticmethod
+    def json_key_text(column: str, key: str) -> tuple[str, list]:
+        path = '$."' + key.replace('"', '""') + '"'
+        return (
+            f"(CASE json_type({column}, %s) WHEN 'text' THEN ({column} ->> %s) ELSE ({column} -> %s) END)",
+            [
+                path,
+                path,
+                path,
+            ],
+        )
 
     @staticmethod
     def timestamp(column: str) -> str:

@@ -70,7 +70,7 @@ def export_study(
                 study, partial, include_platform_ids=include_platform_ids, progress=progress
             )
         else:
-            source = response_rows(study, include_platform_ids=include_platform_ids)
+            source = response_rows(study, include_platform_ids=include_platform_ids, plain_text=fmt == "csv")
             writer = _write_csv if fmt == "csv" else _write_jsonl
             with open(partial, "w", encoding="utf-8", newline="") as out:
                 rows = writer(source, out, progress)
@@ -89,13 +89,8 @@ def export_path(job: Job) -> Path:
 def _write_csv(source: ResponseRows, out, progress: Progress | None) -> int:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([column.name for column in source.columns])
-    scalars = [i for i, column in enumerate(source.columns) if column.encoding == "scalar"]
     count = 0
     for row in source.rows():
-        for index in scalars:
-            value = row[index]
-            if value is not None and value[:1] == '"':
-                row[index] = json.loads(value)
         writer.writerow(row)
         count += 1
         if count % PROGRESS_EVERY == 0:
