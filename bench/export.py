@@ -97,9 +97,9 @@ def build(rows: int) -> None:
             [study.pk, first_item, ITEMS, PER_PARTICIPANT - 1],
         )
         cursor.execute(
-            "INSERT INTO annotation_response (assignment_id, study_id, item_id, participant_id, answer, points,"
-            " correct, score_details, display_order, is_attention_check, flagged, shown_at, answered_at,"
-            " duration_seconds, imported)"
+            "INSERT INTO annotation_response (assignment_id, study_id, item_id, participant_id, answer,"
+            " points, correct, score_details, display_order, is_attention_check, flagged, shown_at,"
+            " answered_at, duration_seconds, imported)"
             " SELECT a.id, a.study_id, a.item_id, a.participant_id,"
             " jsonb_build_object('label', 'supports', 'evidence', jsonb_build_array(a.position %% 3)),"
             " NULL, a.position %% 2 = 0, '{}', '{}', false, false, a.shown_at, a.answered_at, 30.0, false"
@@ -169,11 +169,13 @@ def main() -> None:
         lines = sum(1 for _ in open(Path(work) / "ours.csv", encoding="utf-8")) - 1  # noqa: SIM115
         size = (Path(work) / "ours.csv").stat().st_size / 2**20
     print(
-        f"exporter : {lines} rows in {ours:.2f} s = {lines / ours:,.0f} rows/s, peak RSS {rss:.0f} MiB, {size:.0f} MiB"
+        f"exporter : {lines} rows in {ours:.2f} s = {lines / ours:,.0f} rows/s, "
+        f"peak RSS {rss:.0f} MiB, file {size:.0f} MiB"
     )
     print(f"COPY     : {lines} rows in {copy:.2f} s = {lines / copy:,.0f} rows/s")
     print(
-        f"ratio    : exporter takes {ours / copy:.2f}x COPY's time (2 shared cores: both compete with the server)"
+        f"ratio    : exporter takes {ours / copy:.2f}x COPY's time "
+        "(2 shared cores: the exporter and the server compete for them)"
     )
     verdict = "PASS" if lines / ours >= 100_000 and rss <= 300 else "BELOW TARGET"
     print(f"target ≥ 100,000 rows/s and ≤ 300 MiB: {verdict}")

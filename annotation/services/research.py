@@ -7,12 +7,12 @@ from django.db import transaction
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
-from annotation.errors import InputError
+from annotation.errors import InputError, flatten_errors
 from annotation.models import Enrollment, Job, Study
 
 from .access import can_share_study, is_researcher, researcher_studies
 from .assignment import release_participant_assignments
-from .exports import check_export_request
+from .exports import ExportParameters, check_export_request
 from .jobs import start_job
 
 # Which status a study may move to from each status.
@@ -133,3 +133,12 @@ def start_job_for_researcher(*, user, kind: str, study_slug: str | None, paramet
     # Raw crowd ids are admin-only for every job kind that can include them.
     check_export_request(user, include_platform_ids=bool((parameters or {}).get("include_platform_ids")))
     return start_job(kind=kind, parameters=parameters, study=study, user=user)
+
+
+def start_export(*, user, study: Study, parameters: dict) -> Job:
+    """Validate an export request (raw platform ids are admin-only) and start its job."""
+    shape = ExportParameters(data=parameters)
+    if not shape.is_valid():
+        raise InputError(flatten_errors(shape.errors))
+    check_export_request(user, include_platform_ids=shape.validated_data["include_platform_ids"])
+    return start_job(kind="export", parameters=dict(shape.validated_data), study=study, user=user)

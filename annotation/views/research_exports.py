@@ -14,8 +14,8 @@ from annotation.services.access import (
     access_study_for_researcher,
     researcher_jobs,
 )
-from annotation.services.exports import FORMATS, check_export_request, export_path
-from annotation.services.jobs import start_job
+from annotation.services.exports import FORMATS, export_path
+from annotation.services.research import start_export
 
 from .research import researcher_required
 
@@ -37,14 +37,10 @@ def export_list(request: HttpRequest, slug: str) -> HttpResponse:
         fmt = request.POST.get("format", "")
         include_ids = request.POST.get("include_platform_ids") == "on"
         try:
-            if fmt not in FORMATS:
-                raise InputError({"format": ["Choose csv, jsonl or sqlite."]})
-            check_export_request(request.user, include_platform_ids=include_ids)
-            start_job(
-                kind="export",
-                parameters={"format": fmt, "include_platform_ids": include_ids},
-                study=study,
+            start_export(
                 user=request.user,
+                study=study,
+                parameters={"format": fmt, "include_platform_ids": include_ids},
             )
         except InputError as exc:
             messages.error(request, exc.summary())

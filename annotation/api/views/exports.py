@@ -12,8 +12,8 @@ from annotation.api.schema import documented
 from annotation.api.serializers.exports import ExportIn, ExportOut
 from annotation.models import Job
 from annotation.services.access import access_export_for_researcher, researcher_jobs
-from annotation.services.exports import check_export_request, export_path
-from annotation.services.jobs import start_job
+from annotation.services.exports import export_path
+from annotation.services.research import start_export
 
 from .base import ResearcherView
 
@@ -41,10 +41,7 @@ class ExportListView(ResearcherView):
     )
     @idempotent
     def post(self, request, slug):
-        study = self.study()
-        parameters = self.body(ExportIn)
-        check_export_request(request.user, include_platform_ids=parameters["include_platform_ids"])
-        job = start_job(kind="export", parameters=dict(parameters), study=study, user=request.user)
+        job = start_export(user=request.user, study=self.study(), parameters=request.data)
         return Response(ExportOut(job).data, status=status.HTTP_202_ACCEPTED)
 
 
