@@ -7,4 +7,7 @@ Imported once at start-up by ``AnnotationConfig.ready``.
 
 from __future__ import annotations
 
-from annotation.services.jobs import register_job_kind  # noqa: F401 - used by each kind below
+from annotation.services.exports import ExportParameters
+from annotation.services.jobs import register_job_kind
+
+register_job_kind("export", task="workers.tasks.exports.export_study_task", parameters=ExportParameters)

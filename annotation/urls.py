@@ -3,7 +3,7 @@
 from django.urls import include, path
 
 from .kinds import all_kinds
-from .views import exam, game, participant
+from .views import crowd, exam, game, participant
 
 urlpatterns = [
     path("s/<slug:slug>/", participant.study_entry, name="study-entry"),
@@ -12,6 +12,7 @@ urlpatterns = [
     path("s/<slug:slug>/a/<str:assignment_id>/", participant.study_submit, name="study-submit"),
     path("s/<slug:slug>/done/", participant.study_done, name="study-done"),
     path("s/<slug:slug>/instructions/", participant.study_instructions, name="study-instructions"),
+    path("s/<slug:slug>/leave/", crowd.study_leave, name="study-leave"),
     path("s/<slug:slug>/exam/", exam.exam_page, name="study-exam"),
     path("s/<slug:slug>/exam/a/<str:assignment_id>/", exam.exam_submit, name="study-exam-submit"),
     path("s/<slug:slug>/exam/retry/", exam.exam_retry, name="study-exam-retry"),

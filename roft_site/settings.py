@@ -98,7 +98,9 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "annotation",
     "scoring",
     "workers",
@@ -113,6 +115,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "annotation.middleware.crowd_framing",
 ]
 
 ROOT_URLCONF = "roft_site.urls"
@@ -218,14 +221,30 @@ MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Token first: an anonymous API call is answered 401 with a WWW-Authenticate header.
+        "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "annotation.api.pagination.PagePagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "annotation.api.errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Human-evaluation platform API",
+    "DESCRIPTION": "Studies, items, participants, responses, reports, jobs and exports for researchers.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    # The docs pages load Swagger UI and Redoc from our own static files, never a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "StudyStatusEnum": "annotation.models.study.Study.Status",
+        "JobStatusEnum": "annotation.models.job.Job.Status",
+    },
 }
 
 # --- the platform's own knobs -----------------------------------------------------------
@@ -244,6 +263,29 @@ LEADERBOARD_SIZE = env_int("LEADERBOARD_SIZE", 50, minimum=1)
 MODEL_REGISTRY = env_json("MODEL_REGISTRY", {})
 if not isinstance(MODEL_REGISTRY, dict):
     raise ImproperlyConfigured("MODEL_REGISTRY must be a JSON object of name -> {path, dtype}.")
+
+# Largest body the API reads for an upload (items as JSONL), in bytes; larger ones get 413.
+API_MAX_UPLOAD_BYTES = env_int("API_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024)
+# Hours an Idempotency-Key is remembered (older keys are purged by the API on use).
+IDEMPOTENCY_KEY_HOURS = env_int("IDEMPOTENCY_KEY_HOURS", 24, minimum=1)
+# Where export files are written; web and workers must share it (the `appdata` volume).
+EXPORT_DIR = Path(env_str("EXPORT_DIR", str(MEDIA_ROOT / "exports")))
+# Prolific's completion link, used when a Prolific study sets no completion_url.
+PROLIFIC_COMPLETION_URL = env_str(
+    "PROLIFIC_COMPLETION_URL", "https://app.prolific.com/submissions/complete?cc={code}"
+)
+# Hosts MTurk may name in turkSubmitTo (the externalSubmit form posts there, nowhere else).
+MTURK_SUBMIT_HOSTS = env_list("MTURK_SUBMIT_HOSTS", ["www.mturk.com", "workersandbox.mturk.com"])
+# Origins allowed to frame the participant pages (MTurk shows an ExternalQuestion in a frame).
+CROWD_FRAME_ANCESTORS = env_list(
+    "CROWD_FRAME_ANCESTORS", ["https://worker.mturk.com", "https://workersandbox.mturk.com"]
+)
+# A framed page needs SameSite=None cookies (HTTPS only) to keep its session; Lax elsewhere.
+SESSION_COOKIE_SAMESITE = env_str("SESSION_COOKIE_SAMESITE", "Lax")
+CSRF_COOKIE_SAMESITE = env_str("CSRF_COOKIE_SAMESITE", "Lax")
+for _name in ("SESSION_COOKIE_SAMESITE", "CSRF_COOKIE_SAMESITE"):
+    if globals()[_name] not in ("Lax", "Strict", "None"):
+        raise ImproperlyConfigured(f"{_name} must be Lax, Strict or None.")
 
 LOGGING = {
     "version": 1,

@@ -4,6 +4,7 @@ from .assignment import Assignment
 from .enrollment import Enrollment
 from .exam import Exam, ExamAttempt
 from .game import PlayerStats
+from .idempotency import IdempotencyKey
 from .item import AttentionCheck, Item
 from .job import Job
 from .participant import Participant
@@ -16,6 +17,7 @@ __all__ = [
     "Enrollment",
     "Exam",
     "ExamAttempt",
+    "IdempotencyKey",
     "Item",
     "Job",
     "Participant",

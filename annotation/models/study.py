@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+
+
+def new_pseudonym_salt() -> str:
+    """A per-study secret that keys the pseudonyms in exports (never exported itself)."""
+    return secrets.token_hex(16)
 
 
 class Study(models.Model):
@@ -60,6 +67,18 @@ class Study(models.Model):
     )
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="studies"
+    )
+    shared_with = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="shared_studies",
+        help_text="Researchers who may see and change this study besides its owner.",
+    )
+    pseudonym_salt = models.CharField(
+        max_length=64,
+        default=new_pseudonym_salt,
+        editable=False,
+        help_text="Keys the participant pseudonyms of this study's exports; stays on the server.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -71,7 +71,7 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
                 **({"owner": owner} if owner else {}),
             },
         )
-        made, updated = _write_items(study, items)
+        made, updated = write_items(study, items)
         write_study_extras(study, extras)
     return LoadResult(study=study, created=created, items_created=made, items_updated=updated)
 
@@ -149,8 +149,10 @@ def check_item(kind, config: dict, raw, study: Study) -> dict:
     return item
 
 
-def _write_items(study: Study, items: list[dict]) -> tuple[int, int]:
-    existing = {item.external_id: item for item in Item.objects.filter(study=study)}
+def write_items(study: Study, items: list[dict]) -> tuple[int, int]:
+    """Add new items, update changed ones (matched by external_id); returns (added, updated)."""
+    ids = [data["external_id"] for data in items]
+    existing = {item.external_id: item for item in Item.objects.filter(study=study, external_id__in=ids)}
     new, changed = [], []
     for data in items:
         values = {

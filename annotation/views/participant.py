@@ -16,6 +16,7 @@ from annotation.services.access import (
     can_manage_study,
 )
 from annotation.services.assignment import assign_next_item
+from annotation.services.crowd import crowd_exit
 from annotation.services.exams import needs_exam
 from annotation.services.participants import (
     complete_enrollment,
@@ -26,6 +27,7 @@ from annotation.services.participants import (
 )
 from annotation.services.submission import SubmissionClosed, mark_shown, submit_response
 
+from .crowd import mturk_preview
 from .session import remember_participant, session_participant
 
 
@@ -34,7 +36,7 @@ def study_entry(request: HttpRequest, slug: str) -> HttpResponse:
     study = access_study_for_participant(slug, request.user)
     entry = parse_crowd_params(request.GET)
     if entry.preview:
-        return render(request, "annotation/preview.html", {"study": study})
+        return mturk_preview(request, study)
     if study.status != Study.Status.LIVE and not _preview_allowed(request, study):
         return render(request, "annotation/closed.html", {"study": study}, status=410)
     participant = identify_participant(
@@ -108,11 +110,11 @@ def study_done(request: HttpRequest, slug: str) -> HttpResponse:
     enrollment = _enrollment(request, study)
     if enrollment is None or not enrollment.finished:
         return redirect("study-entry", slug=slug)
-    screened_out = enrollment.status == Enrollment.Status.SCREENED_OUT
-    code = study.screenout_code if screened_out else study.completion_code
-    return_url = study.completion_url.replace("{code}", code) if study.completion_url and code else ""
-    context = {"study": study, "enrollment": enrollment, "code": code, "screened_out": screened_out}
-    return render(request, "annotation/done.html", {**context, "return_url": return_url})
+    exit = crowd_exit(study, enrollment)
+    context = {"study": study, "enrollment": enrollment, "exit": exit}
+    return render(
+        request, "annotation/done.html", {**context, "code": exit.code, "screened_out": exit.screened_out}
+    )
 
 
 def study_instructions(request: HttpRequest, slug: str) -> HttpResponse:

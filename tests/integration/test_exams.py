@@ -138,3 +138,28 @@ def test_admin_shows_exams_and_read_only_attempts(client, studies, django_user_m
     assert b"demo-simulation-exam" in admin.get("/admin/annotation/exam/").content
     assert b"passed" in admin.get("/admin/annotation/examattempt/").content
     assert admin.get("/admin/annotation/examattempt/add/").status_code == 403
+
+
+def test_researchers_see_each_participants_exam_outcome(client, studies, django_user_model):
+    from annotation.services.quality import study_quality
+
+    passer, failer, idle = Client(), Client(), Client()
+    take_exam(passer, studies.slug, start(passer, studies.slug), GOLD)
+    take_exam(failer, studies.slug, start(failer, studies.slug), ["no", "no", "no"])
+    take_exam(failer, studies.slug, client_retry(failer, studies.slug), ["no", "no", "no"])
+    start(idle, studies.slug)
+    enrollments = list(Enrollment.objects.filter(study=studies))
+    outcomes = {
+        q.enrollment.participant_id: (q.qualification.outcome, q.qualification.detail)
+        for q in study_quality(studies, enrollments).values()
+    }
+    assert sorted(outcome for outcome, _ in outcomes.values()) == ["failed", "passed", "pending"]
+    details = " / ".join(detail for _, detail in outcomes.values())
+    assert "passed the exam on attempt 1 (3 of 3 correct)" in details
+    assert "failed 2 attempt(s); best 0 of 3 correct" in details
+    assert "attempt 1 in progress" in details  # entering the study starts the first attempt
+
+
+def client_retry(client, slug: str) -> str:
+    client.post(f"/s/{slug}/exam/retry/")
+    return client.get(f"/s/{slug}/exam/", follow=True).content.decode()

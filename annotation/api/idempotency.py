@@ -1,0 +1,71 @@
+"""The ``Idempotency-Key`` header on API writes (see annotation.services.idempotency)."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import wraps
+
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import status
+from rest_framework.exceptions import APIException
+from rest_framework.response import Response
+
+from annotation.services.idempotency import KeyInUse, claim_key, forget_key, store_answer
+
+from .parsers import declared_length
+
+HASHED_BODY_LIMIT = 1024 * 1024  # larger bodies (streamed uploads) are fingerprinted by length
+
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    name="Idempotency-Key",
+    type=str,
+    location=OpenApiParameter.HEADER,
+    required=False,
+    description="Any unique string (e.g. a UUID). A retry with the same key and request replays the first "
+    "answer instead of writing again; the same key with a different request is a 400.",
+)
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+
+
+def request_fingerprint(request) -> str:
+    """Method, path, query, content type and body (or its length, for large streamed bodies)."""
+    digest = hashlib.sha256()
+    for part in (request.method, request.path, request.META.get("QUERY_STRING", ""), request.content_type):
+        digest.update(part.encode() + b"\0")
+    length = declared_length(request)
+    digest.update(request._request.body if length <= HASHED_BODY_LIMIT else str(length).encode())
+    return digest.hexdigest()
+
+
+def idempotent(handler):
+    """Wrap a view's write handler: replay the stored answer for a repeated key."""
+
+    @wraps(handler)
+    def wrapped(view, request, *args, **kwargs):
+        key = request.headers.get("Idempotency-Key")
+        if key is None:
+            return handler(view, request, *args, **kwargs)
+        try:
+            claim = claim_key(user=request.user, key=key, fingerprint=request_fingerprint(request))
+        except KeyInUse as exc:
+            raise Conflict(str(exc)) from None
+        if claim.replay:
+            return Response(
+                claim.row.body, status=claim.row.status_code, headers={"Idempotent-Replayed": "true"}
+            )
+        try:
+            response = handler(view, request, *args, **kwargs)
+        except BaseException:
+            forget_key(claim)
+            raise
+        if response.status_code >= 500:
+            forget_key(claim)
+        else:
+            store_answer(claim, status_code=response.status_code, body=response.data)
+        return response
+
+    return wrapped

@@ -1,0 +1,1 @@
+"""Input and output shapes of the API, one module per domain."""

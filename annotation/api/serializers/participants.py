@@ -1,0 +1,94 @@
+"""Participants of a study with their quality figures, and the marks a researcher sets."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+
+class QualificationOut(serializers.Serializer):
+    outcome = serializers.ChoiceField(choices=["passed", "failed", "pending", "none"])
+    detail = serializers.CharField()
+
+
+class AgreementOut(serializers.Serializer):
+    compared = serializers.IntegerField(help_text="Observations with a clear majority among the others")
+    agreed = serializers.IntegerField()
+    rate = serializers.FloatField(allow_null=True)
+
+
+class ParticipantOut(serializers.Serializer):
+    """Built from a ``ParticipantQuality``; ``platform_worker_id`` only for admins."""
+
+    participant = serializers.CharField(source="enrollment.participant.public_id")
+    source = serializers.CharField(source="enrollment.participant.source")
+    platform_worker_id = serializers.SerializerMethodField()
+    status = serializers.CharField(source="enrollment.status")
+    answered = serializers.IntegerField(source="enrollment.answered_count")
+    points = serializers.FloatField(source="enrollment.points_total")
+    attention_passed = serializers.IntegerField(source="enrollment.attention_passed")
+    attention_failed = serializers.IntegerField(source="enrollment.attention_failed")
+    median_seconds_per_page = serializers.FloatField(allow_null=True)
+    agreement = serializers.SerializerMethodField()
+    qualification = QualificationOut()
+    flagged = serializers.BooleanField(source="enrollment.participant.flagged")
+    flag_reason = serializers.CharField(source="enrollment.participant.flag_reason")
+    blocked = serializers.BooleanField(source="enrollment.participant.blocked")
+    excluded = serializers.BooleanField(source="enrollment.excluded")
+
+    def get_platform_worker_id(self, quality) -> str | None:
+        user = self.context["request"].user
+        return quality.enrollment.participant.platform_worker_id if user.is_superuser else None
+
+    def get_agreement(self, quality) -> AgreementOut:
+        return AgreementOut(
+            {
+                "compared": quality.agreement_compared,
+                "agreed": quality.agreement_agreed,
+                "rate": quality.agreement_rate,
+            }
+        ).data
+
+
+class PageOut(serializers.Serializer):
+    position = serializers.IntegerField()
+    item = serializers.CharField()
+    status = serializers.CharField()
+    attention_check = serializers.BooleanField()
+    duration_seconds = serializers.FloatField(allow_null=True)
+    correct = serializers.BooleanField(allow_null=True)
+    points = serializers.FloatField(allow_null=True)
+    answered_at = serializers.DateTimeField(allow_null=True)
+
+
+class ParticipantDetailOut(ParticipantOut):
+    pages = PageOut(many=True)
+
+
+class ParticipantMarks(serializers.Serializer):
+    """Flag (with a reason), block from the whole site, or exclude from this study's reports."""
+
+    flagged = serializers.BooleanField(required=False)
+    flag_reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    blocked = serializers.BooleanField(required=False)
+    excluded = serializers.BooleanField(required=False)
+
+    def validate(self, data):
+        if not data:
+            raise serializers.ValidationError(
+                {"body": ["Give at least one of flagged, flag_reason, blocked, excluded."]}
+            )
+        return data
+
+
+class ReturnedIn(serializers.Serializer):
+    participants = serializers.ListField(
+        child=serializers.CharField(max_length=200),
+        min_length=1,
+        max_length=10000,
+        help_text="Public ids or crowd-platform ids (e.g. PROLIFIC_PIDs of returned or timed-out ones).",
+    )
+
+
+class ReturnedOut(serializers.Serializer):
+    returned = serializers.IntegerField()
+    released_assignments = serializers.IntegerField()

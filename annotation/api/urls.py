@@ -1,0 +1,47 @@
+"""/api/v1/ — the researchers' API."""
+
+from django.urls import path
+
+from .views import exports, items, jobs, participants, reports, responses, studies, tokens
+
+app_name = "api"
+
+urlpatterns = [
+    path("auth/token/", tokens.TokenView.as_view(), name="token"),
+    path("studies/", studies.StudyListView.as_view(), name="study-list"),
+    path("studies/<slug:slug>/", studies.StudyDetailView.as_view(), name="study-detail"),
+    path("studies/<slug:slug>/status/", studies.StudyStatusView.as_view(), name="study-status"),
+    path("studies/<slug:slug>/items/", items.ItemListView.as_view(), name="item-list"),
+    path(
+        "studies/<slug:slug>/participants/",
+        participants.ParticipantListView.as_view(),
+        name="participant-list",
+    ),
+    path(
+        "studies/<slug:slug>/participants/returned/",
+        participants.ReturnedView.as_view(),
+        name="participant-returned",
+    ),
+    path(
+        "studies/<slug:slug>/participants/<str:public_id>/",
+        participants.ParticipantDetailView.as_view(),
+        name="participant-detail",
+    ),
+    path("studies/<slug:slug>/reports/", reports.ReportListView.as_view(), name="report-list"),
+    path("studies/<slug:slug>/exports/", exports.ExportListView.as_view(), name="export-list"),
+    path(
+        "studies/<slug:slug>/exports/<int:export_id>/",
+        exports.ExportDetailView.as_view(),
+        name="export-detail",
+    ),
+    path(
+        "studies/<slug:slug>/exports/<int:export_id>/download/",
+        exports.ExportDownloadView.as_view(),
+        name="export-download",
+    ),
+    path("responses/", responses.ResponseListView.as_view(), name="response-list"),
+    path("jobs/", jobs.JobListView.as_view(), name="job-list"),
+    path("job-kinds/", jobs.JobKindListView.as_view(), name="job-kind-list"),
+    path("jobs/<int:job_id>/", jobs.JobDetailView.as_view(), name="job-detail"),
+    path("jobs/<int:job_id>/cancel/", jobs.JobCancelView.as_view(), name="job-cancel"),
+]

@@ -1,0 +1,72 @@
+"""Exports of a study: start one (a background job), follow it, download the file."""
+
+from __future__ import annotations
+
+from django.http import FileResponse
+from drf_spectacular.utils import OpenApiResponse, OpenApiTypes
+from rest_framework import status
+from rest_framework.response import Response
+
+from annotation.api.idempotency import Conflict, idempotent
+from annotation.api.schema import documented
+from annotation.api.serializers.exports import ExportIn, ExportOut
+from annotation.models import Job
+from annotation.services.access import access_export_for_researcher, researcher_jobs
+from annotation.services.exports import export_path
+from annotation.services.research import start_export
+
+from .base import ResearcherView
+
+CONTENT_TYPES = {"csv": "text/csv", "jsonl": "application/x-ndjson", "sqlite": "application/zip"}
+
+
+class ExportListView(ResearcherView):
+    serializer_class = ExportOut
+
+    @documented(summary="Exports of a study, newest first", responses={200: ExportOut(many=True)})
+    def get(self, request, slug):
+        jobs = (
+            researcher_jobs(request.user)
+            .filter(study=self.study(), kind="export")
+            .select_related("study", "created_by")
+        )
+        page = self.paginate_queryset(jobs.order_by("-created_at", "-id"))
+        return self.get_paginated_response(ExportOut(page, many=True).data)
+
+    @documented(
+        summary="Start an export: csv, jsonl or sqlite (zip with README); pseudonymised unless an admin asks",
+        request=ExportIn,
+        responses={202: ExportOut},
+        write=True,
+    )
+    @idempotent
+    def post(self, request, slug):
+        job = start_export(user=request.user, study=self.study(), parameters=request.data)
+        return Response(ExportOut(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ExportDetailView(ResearcherView):
+    serializer_class = ExportOut
+
+    @documented(summary="An export's status and progress", responses={200: ExportOut})
+    def get(self, request, slug, export_id):
+        return Response(ExportOut(access_export_for_researcher(request.user, self.study(), export_id)).data)
+
+
+class ExportDownloadView(ResearcherView):
+    @documented(
+        summary="Download a finished export's file",
+        responses={
+            (200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY, description="The file."),
+            409: OpenApiResponse(description="The export has not finished (or failed)."),
+        },
+    )
+    def get(self, request, slug, export_id):
+        job = access_export_for_researcher(request.user, self.study(), export_id)
+        if job.status != Job.Status.DONE:
+            raise Conflict(f"The export is {job.status}; download it once it is done.")
+        path = export_path(job)
+        content_type = CONTENT_TYPES[job.parameters["format"]]
+        return FileResponse(
+            open(path, "rb"), as_attachment=True, filename=path.name, content_type=content_type
+        )

@@ -1,0 +1,57 @@
+"""Items of a study: list with filters, bulk upload as JSON Lines (streamed, all or nothing)."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Q
+from drf_spectacular.utils import OpenApiTypes
+from rest_framework import status
+from rest_framework.response import Response
+
+from annotation.api.idempotency import idempotent
+from annotation.api.parsers import JSONLinesParser, JSONLParser
+from annotation.api.schema import documented
+from annotation.api.serializers.items import ItemFilter, ItemOut, UploadResult
+from annotation.models import Assignment, Item
+from annotation.services.items import upload_items
+
+from .base import ResearcherView
+
+
+class ItemListView(ResearcherView):
+    serializer_class = ItemOut
+    parser_classes = [JSONLinesParser, JSONLParser]
+
+    @documented(summary="Items of a study", responses={200: ItemOut(many=True)}, parameters=[ItemFilter])
+    def get(self, request, slug):
+        study = self.study()
+        query = self.query(ItemFilter)
+        answered = Count("assignments", filter=Q(assignments__status=Assignment.Status.ANSWERED))
+        items = Item.objects.filter(study=study).annotate(n_answered=answered).order_by("id")
+        if query["attention_check"] is not None:
+            items = items.filter(is_attention_check=query["attention_check"])
+        if "system" in query:
+            items = items.filter(provenance__system=query["system"])
+        if "source_id" in query:
+            items = items.filter(provenance__source_id=query["source_id"])
+        if "external_id" in query:
+            items = items.filter(external_id=query["external_id"])
+        if query["complete"] is not None:
+            complete = Q(n_answered__gte=study.annotations_per_item)
+            items = items.filter(complete if query["complete"] else ~complete)
+        page = self.paginate_queryset(items)
+        return self.get_paginated_response(ItemOut(page, many=True).data)
+
+    @documented(
+        summary="Add or update items from JSON Lines (one study-file item per line)",
+        description="Send `Content-Type: application/x-ndjson`. The body is read as a stream, at most "
+        "API_MAX_UPLOAD_BYTES (413 beyond). Every line is checked by the study's kind; any error "
+        "writes nothing and the answer names each `line N: field`.",
+        request={"application/x-ndjson": OpenApiTypes.STR, "application/jsonl": OpenApiTypes.STR},
+        responses={200: UploadResult},
+        write=True,
+    )
+    @idempotent
+    def post(self, request, slug):
+        study = self.study()
+        result = upload_items(study, request.data)
+        return Response(UploadResult(result).data, status=status.HTTP_200_OK)

@@ -1,0 +1,82 @@
+"""Participants of a study: quality figures, marks (flag / block / exclude), returns."""
+
+from __future__ import annotations
+
+from rest_framework.response import Response
+
+from annotation.api.idempotency import idempotent
+from annotation.api.schema import documented
+from annotation.api.serializers.participants import (
+    ParticipantDetailOut,
+    ParticipantMarks,
+    ParticipantOut,
+    ReturnedIn,
+    ReturnedOut,
+)
+from annotation.models import Enrollment
+from annotation.services.access import access_enrollment_for_researcher
+from annotation.services.quality import participant_pages, study_quality
+from annotation.services.research import mark_returned, set_participant_marks
+
+from .base import ResearcherView
+
+
+class ParticipantListView(ResearcherView):
+    serializer_class = ParticipantOut
+
+    @documented(
+        summary="Participants of a study with their quality figures",
+        responses={200: ParticipantOut(many=True)},
+    )
+    def get(self, request, slug):
+        study = self.study()
+        enrollments = Enrollment.objects.filter(study=study).select_related("participant").order_by("id")
+        page = self.paginate_queryset(enrollments)
+        quality = study_quality(study, page)
+        rows = [quality[enrollment.participant_id] for enrollment in page]
+        return self.get_paginated_response(ParticipantOut(rows, many=True, context={"request": request}).data)
+
+
+class ParticipantDetailView(ResearcherView):
+    serializer_class = ParticipantDetailOut
+
+    def _answer(self, request, study, enrollment) -> Response:
+        quality = study_quality(study, [enrollment])[enrollment.participant_id]
+        quality.pages = participant_pages(study, enrollment)
+        return Response(ParticipantDetailOut(quality, context={"request": request}).data)
+
+    @documented(
+        summary="One participant: every page, timings, attention checks, agreement",
+        responses={200: ParticipantDetailOut},
+    )
+    def get(self, request, slug, public_id):
+        study = self.study()
+        return self._answer(request, study, access_enrollment_for_researcher(request.user, study, public_id))
+
+    @documented(
+        summary="Flag, block (site-wide) or exclude from this study's reports (data is kept)",
+        request=ParticipantMarks,
+        responses={200: ParticipantDetailOut},
+        write=True,
+    )
+    @idempotent
+    def patch(self, request, slug, public_id):
+        study = self.study()
+        enrollment = access_enrollment_for_researcher(request.user, study, public_id)
+        set_participant_marks(enrollment, changes=self.body(ParticipantMarks))
+        return self._answer(request, study, enrollment)
+
+
+class ReturnedView(ResearcherView):
+    serializer_class = ReturnedIn
+
+    @documented(
+        summary="Participants who returned or timed out on the platform: release their pages",
+        request=ReturnedIn,
+        responses={200: ReturnedOut},
+        write=True,
+    )
+    @idempotent
+    def post(self, request, slug):
+        result = mark_returned(self.study(), participants=self.body(ReturnedIn)["participants"])
+        return Response(ReturnedOut(result).data)

@@ -1,0 +1,24 @@
+"""A study's stored reports (computed by the reports job; this only reads them)."""
+
+from __future__ import annotations
+
+from annotation.api.schema import documented
+from annotation.api.serializers.reports import ReportFilter, ReportOut
+from scoring.models import Report
+
+from .base import ResearcherView
+
+
+class ReportListView(ResearcherView):
+    serializer_class = ReportOut
+
+    @documented(
+        summary="Report rows of a study, by metric and population",
+        responses={200: ReportOut(many=True)},
+        parameters=[ReportFilter],
+    )
+    def get(self, request, slug):
+        query = self.query(ReportFilter)
+        reports = Report.objects.filter(study=self.study(), **query).order_by("metric", "id")
+        page = self.paginate_queryset(reports)
+        return self.get_paginated_response(ReportOut(page, many=True).data)

@@ -1,0 +1,102 @@
+"""Studies: list, create from a study file, read, update, change status."""
+
+from __future__ import annotations
+
+from django.db.models import Count, IntegerField, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+from rest_framework import status
+from rest_framework.response import Response
+
+from annotation.api.idempotency import idempotent
+from annotation.api.schema import documented
+from annotation.api.serializers.studies import StatusChange, StudyDetail, StudyFile, StudySummary, StudyUpdate
+from annotation.errors import InputError
+from annotation.models import Item, Study
+from annotation.models import Response as Answer
+from annotation.services.access import researcher_studies
+from annotation.services.assignment import item_progress
+from annotation.services.research import change_study_status, update_study
+from annotation.services.studies import load_study_file
+
+from .base import ResearcherView
+
+
+def _count(model, **filters):
+    rows = model.objects.filter(study=OuterRef("pk"), **filters).values("study").annotate(n=Count("id"))
+    return Coalesce(Subquery(rows.values("n"), output_field=IntegerField()), 0)
+
+
+def _detail(study: Study, status_code: int = status.HTTP_200_OK) -> Response:
+    study = Study.objects.select_related("owner").prefetch_related("shared_with").get(pk=study.pk)
+    data = StudyDetail(study, context={"progress": item_progress(study)}).data
+    return Response(data, status=status_code)
+
+
+class StudyListView(ResearcherView):
+    serializer_class = StudySummary
+
+    @documented(
+        summary="Studies you own or that are shared with you (all, for admins)",
+        responses={200: StudySummary(many=True)},
+    )
+    def get(self, request):
+        studies = (
+            researcher_studies(request.user)
+            .select_related("owner")
+            .annotate(n_items=_count(Item, is_attention_check=False), n_responses=_count(Answer))
+            .order_by("slug")
+        )
+        page = self.paginate_queryset(studies)
+        return self.get_paginated_response(StudySummary(page, many=True).data)
+
+    @documented(
+        summary="Create a study from a study file (docs/formats.md); you become its owner",
+        request=StudyFile,
+        responses={201: StudyDetail},
+        write=True,
+    )
+    @idempotent
+    def post(self, request):
+        data = request.data
+        if isinstance(data, dict) and Study.objects.filter(slug=data.get("slug")).exists():
+            raise InputError(
+                {"slug": ["A study with this slug already exists; change it with PATCH or items upload."]}
+            )
+        result = load_study_file(data, owner=request.user)
+        return _detail(result.study, status.HTTP_201_CREATED)
+
+
+class StudyDetailView(ResearcherView):
+    serializer_class = StudyDetail
+
+    @documented(summary="A study with its configuration and progress", responses={200: StudyDetail})
+    def get(self, request, slug):
+        return _detail(self.study())
+
+    @documented(
+        summary="Change a study's settings or config (config is checked by the kind)",
+        request=StudyUpdate,
+        responses={200: StudyDetail},
+        write=True,
+    )
+    @idempotent
+    def patch(self, request, slug):
+        study = self.study()
+        changes = self.body(lambda data: StudyUpdate(study, data=data, partial=True))
+        update_study(study, user=request.user, changes=changes)
+        return _detail(study)
+
+
+class StudyStatusView(ResearcherView):
+    serializer_class = StatusChange
+
+    @documented(
+        summary="Open (live), close, or reopen a study",
+        request=StatusChange,
+        responses={200: StudyDetail},
+        write=True,
+    )
+    @idempotent
+    def post(self, request, slug):
+        study = change_study_status(self.study(), status=self.body(StatusChange)["status"])
+        return _detail(study)

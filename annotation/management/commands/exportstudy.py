@@ -1,0 +1,36 @@
+"""python manage.py exportstudy SLUG --format csv|jsonl|sqlite --output PATH"""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.errors import InputError
+from annotation.models import Study
+from annotation.services.exports import FORMATS, export_study
+
+
+class Command(BaseCommand):
+    help = (
+        "Export a study: CSV or JSONL (one row per response) or a zipped SQLite database with a README. "
+        "Participants are pseudonymised unless --include-platform-ids is given (operators only)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug", help="the study's slug")
+        parser.add_argument("--format", choices=list(FORMATS), required=True)
+        parser.add_argument("--output", required=True, help="file to write (replaced if it exists)")
+        parser.add_argument(
+            "--include-platform-ids",
+            action="store_true",
+            help="add the raw crowd-platform ids (shell access counts as an admin's explicit request)",
+        )
+
+    def handle(self, *args, slug: str, format: str, output: str, include_platform_ids: bool, **options):
+        study = Study.objects.filter(slug=slug).first()
+        if study is None:
+            raise CommandError(f"No study with slug {slug!r}.")
+        try:
+            result = export_study(study, fmt=format, path=output, include_platform_ids=include_platform_ids)
+        except InputError as exc:
+            raise CommandError(exc.summary()) from None
+        self.stdout.write(f"Wrote {result.rows} responses to {result.path} ({result.bytes} bytes).")

@@ -1,0 +1,26 @@
+"""Researchers' pages under /research/ (issue 5 adds the dashboard, issue 6 the jobs page)."""
+
+from django.urls import path
+
+from .views import research_exports, research_participants, research_studies
+
+urlpatterns = [
+    path("", research_studies.study_list, name="research-home"),
+    path("studies/new/", research_studies.study_new, name="research-study-new"),
+    path("s/<slug:slug>/", research_studies.study_overview, name="research-study"),
+    path("s/<slug:slug>/progress/", research_studies.study_progress, name="research-study-progress"),
+    path("s/<slug:slug>/status/", research_studies.study_status, name="research-study-status"),
+    path("s/<slug:slug>/participants/", research_participants.participant_list, name="research-participants"),
+    path(
+        "s/<slug:slug>/participants/<str:public_id>/",
+        research_participants.participant_detail,
+        name="research-participant",
+    ),
+    path("s/<slug:slug>/exports/", research_exports.export_list, name="research-exports"),
+    path("s/<slug:slug>/exports/table/", research_exports.export_table, name="research-exports-table"),
+    path(
+        "s/<slug:slug>/exports/<int:export_id>/download/",
+        research_exports.export_download,
+        name="research-export-download",
+    ),
+]

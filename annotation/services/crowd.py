@@ -1,0 +1,79 @@
+"""Leaving a study for a crowd platform: codes, return links, MTurk's externalSubmit.
+
+Prolific participants are sent back to Prolific's completion link with the study's
+completion code (or its screen-out code). MTurk workers submit a small form to the
+``turkSubmitTo`` host MTurk gave on entry, with their assignmentId: that is how the HIT
+is marked done. The host is checked against ``MTURK_SUBMIT_HOSTS`` so the form can
+never post to anywhere else.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from django.conf import settings
+
+from annotation.models import Assignment, Enrollment, Item, Participant, Study
+
+
+@dataclass(frozen=True)
+class CrowdExit:
+    """What the last page offers: the code, a return link, and MTurk's submit form."""
+
+    code: str
+    screened_out: bool
+    return_url: str = ""
+    redirect: bool = False  # send the browser on by itself (Prolific)
+    mturk_submit_url: str = ""
+    mturk_assignment_id: str = ""
+
+
+def crowd_exit(study: Study, enrollment: Enrollment) -> CrowdExit:
+    screened_out = enrollment.status == Enrollment.Status.SCREENED_OUT
+    code = study.screenout_code if screened_out else study.completion_code
+    source = enrollment.participant.source
+    template = study.completion_url
+    if not template and source == Participant.Source.PROLIFIC:
+        template = settings.PROLIFIC_COMPLETION_URL
+    return_url = template.replace("{code}", code) if template and code else ""
+    submit_url, assignment_id = "", ""
+    if source == Participant.Source.MTURK:
+        submit_url, assignment_id = mturk_submission(enrollment.platform_session)
+    return CrowdExit(
+        code=code,
+        screened_out=screened_out,
+        return_url=return_url,
+        redirect=bool(return_url) and source == Participant.Source.PROLIFIC,
+        mturk_submit_url=submit_url,
+        mturk_assignment_id=assignment_id,
+    )
+
+
+def mturk_submission(session: dict) -> tuple[str, str]:
+    """(externalSubmit URL, assignmentId), or empty strings when MTurk gave no usable host."""
+    host_url = session.get("turkSubmitTo", "")
+    assignment_id = session.get("assignmentId", "")
+    parts = urlsplit(host_url)
+    if parts.scheme != "https" or parts.hostname not in settings.MTURK_SUBMIT_HOSTS or not assignment_id:
+        return "", ""
+    return f"https://{parts.hostname}/mturk/externalSubmit", assignment_id
+
+
+def preview_example(study: Study) -> tuple[Item, Assignment] | None:
+    """An ordinary item and an unsaved assignment to render MTurk's read-only preview.
+
+    Nothing is assigned or stored: the page shows what the task looks like, built by the
+    kind's ``page_context`` exactly as for a participant, so it shows no answers either.
+    """
+    item = (
+        Item.objects.filter(study=study, is_attention_check=False)
+        .order_by("id")
+        .select_related("study")
+        .first()
+    )
+    if item is None:
+        return None
+    state = study.task_kind.prepare_assignment(item, random.Random(item.pk))
+    return item, Assignment(study=study, item=item, position=1, state=state)

@@ -1,0 +1,241 @@
+"""One row per response, read with a single streaming query (the export's hot path).
+
+The database does the joins and turns JSON and timestamps into text, so Python only
+swaps the participant's identity for a pseudonym and hands each row to a writer. Rows
+come from a server-side cursor on PostgreSQL, in fixed-size batches: memory stays flat
+whatever the number of responses.
+
+Which payload, provenance and answer fields become columns is found generically: the
+scalar fields present in the study's item payloads and provenance, and the fields the
+kind's ``Answer`` serializer declares. No kind is named here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from django.db import connection
+
+from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
+
+from .pseudonyms import PseudonymCache
+
+BATCH_ROWS = 5000
+SCALARS = (str, int, float, bool, type(None))
+
+
+Progress = Callable[[int, int], bool]  # (done, total) → False to stop
+
+
+class ExportCancelled(Exception):
+    """The progress callback asked to stop (the job was cancelled)."""
+
+
+def tick(progress: Progress | None, done: int, total: int) -> None:
+    """Report progress; stop the export when the callback says so."""
+    if progress is not None and progress(done, total) is False:
+        raise ExportCancelled
+
+
+@dataclass(frozen=True)
+class Column:
+    """An export column: its name, how it is stored, and what it means (for the docs)."""
+
+    name: str
+    encoding: str  # "value" (a plain value), "boolean" (true/false text), "json" (JSON text),
+    # or "scalar" (one field: plain text for CSV, JSON text for JSONL)
+    description: str
+
+
+FIXED_HEAD = [
+    Column("response_id", "value", "The response's id in this export (unique per row)."),
+    Column("study", "value", "The study's slug."),
+    Column("kind", "value", "The study's task kind."),
+    Column("item", "value", "The item's external_id, as in the study file."),
+    Column("attention_check", "boolean", "true when the item is an attention check."),
+    Column("participant", "value", "The participant's pseudonym (salted hash; stable within the study)."),
+    Column("participant_source", "value", "organic, prolific, mturk, lab, expert or model."),
+]
+PLATFORM_ID = Column(
+    "platform_worker_id", "value", "The crowd-platform id (only in exports an admin asked to include)."
+)
+FIXED_TAIL = [
+    Column("position", "value", "1-based page number of this item in the participant's session."),
+    Column("display_order", "json", "What the kind recorded when it handed out the item (e.g. shuffle)."),
+    Column("shown_at", "value", "When the page was first shown (UTC, ISO 8601)."),
+    Column("answered_at", "value", "When the answer was stored (UTC, ISO 8601)."),
+    Column("duration_seconds", "value", "Seconds from shown to answered."),
+    Column("points", "value", "Points scored against the truth, when the kind scores points."),
+    Column("correct", "boolean", "true/false against gold or truth; empty when unscored."),
+    Column("score_details", "json", "The kind's extra scoring figures (JSON)."),
+    Column("flagged", "boolean", "true when the participant failed this study's attention checks."),
+    Column("participant_flagged", "boolean", "true when a researcher or the checks flagged the participant."),
+    Column("excluded", "boolean", "true when a researcher excluded the participant from reports."),
+    Column("attention_passed", "value", "Attention checks the participant passed in this study."),
+    Column("attention_failed", "value", "Attention checks the participant failed in this study."),
+    Column("imported", "boolean", "true when the answer was imported rather than given on the site."),
+    Column("answer", "json", "The stored answer (JSON), in the kind's answer shape."),
+]
+
+
+@dataclass(frozen=True)
+class ResponseRows:
+    """The columns of a study's response export and a generator of its rows."""
+
+    columns: list[Column]
+    total: int
+    rows: Callable[[], Iterator[list]]
+
+
+def response_rows(
+    study: Study, *, include_platform_ids: bool = False, plain_text: bool = False
+) -> ResponseRows:
+    """The study's responses as rows of ``columns`` (JSON columns as JSON text).
+
+    ``plain_text`` (CSV) has the database give "scalar" columns as plain text (strings
+    unquoted); otherwise they come as JSON text, ready to embed in a JSON line.
+    """
+    dialect = _dialect()
+    answer_keys = _answer_fields(study)
+    payload_keys, provenance_keys = _item_scalar_keys(study)
+    extra = (
+        [Column(f"answer.{k}", "scalar", "A field of the answer.") for k in answer_keys]
+        + [Column(f"payload.{k}", "scalar", "A scalar field of the item's payload.") for k in payload_keys]
+        + [Column(f"provenance.{k}", "scalar", "A field of the item's provenance.") for k in provenance_keys]
+    )
+    columns = [*FIXED_HEAD, *([PLATFORM_ID] if include_platform_ids else []), *FIXED_TAIL, *extra]
+    sql, params = _select(dialect, study, answer_keys, payload_keys, provenance_keys, plain_text=plain_text)
+    total = Response.objects.filter(study=study).count()
+
+    def rows() -> Iterator[list]:
+        names = PseudonymCache(study.pseudonym_salt)
+        head = [study.slug, study.kind]
+        for raw in _stream(sql, params):
+            participant = names.get(raw[3], raw[4], raw[5], raw[6])
+            ids = [raw[5]] if include_platform_ids else []
+            yield [raw[0], *head, raw[1], raw[2], participant, raw[4], *ids, *raw[7:]]
+
+    return ResponseRows(columns=columns, total=total, rows=rows)
+
+
+def _stream(sql: str, params: list) -> Iterator[tuple]:
+    """Rows in batches from a server-side cursor (PostgreSQL) or a plain one (SQLite)."""
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(sql, params)
+        while batch := cursor.fetchmany(BATCH_ROWS):
+            yield from batch
+
+
+def _answer_fields(study: Study) -> list[str]:
+    """The fields the kind's answer serializer declares (values absent from an answer are empty)."""
+    return list(study.task_kind.Answer().fields)
+
+
+def _item_scalar_keys(study: Study) -> tuple[list[str], list[str]]:
+    """Payload and provenance keys whose values are scalars in at least one item."""
+    payload, provenance = {}, {}
+    for item_payload, item_provenance in (
+        Item.objects.filter(study=study).values_list("payload", "provenance").iterator(chunk_size=2000)
+    ):
+        for target, values in ((payload, item_payload), (provenance, item_provenance)):
+            for key, value in (values or {}).items():
+                if isinstance(value, SCALARS):
+                    target.setdefault(key, None)
+    return list(payload), list(provenance)
+
+
+def _select(
+    dialect, study: Study, answer_keys, payload_keys, provenance_keys, *, plain_text: bool = False
+) -> tuple[str, list]:
+    tables = {
+        "r": Response._meta.db_table,
+        "a": Assignment._meta.db_table,
+        "i": Item._meta.db_table,
+        "p": Participant._meta.db_table,
+        "e": Enrollment._meta.db_table,
+    }
+    d = dialect
+    fields = [
+        "r.id", "i.external_id", d.boolean("i.is_attention_check"),
+        "r.participant_id", "p.source", "p.platform_worker_id", "p.public_id",
+        "a.position", d.json("r.display_order"), d.timestamp("r.shown_at"), d.timestamp("r.answered_at"),
+        "r.duration_seconds", "r.points", d.boolean("r.correct"), d.json("r.score_details"),
+        d.boolean("r.flagged"), d.boolean("p.flagged"), d.boolean("e.excluded"),
+        "e.attention_passed", "e.attention_failed", d.boolean("r.imported"), d.json("r.answer"),
+    ]  # fmt: skip
+    params: list = []
+    for column, keys in (
+        ("r.answer", answer_keys),
+        ("i.payload", payload_keys),
+        ("i.provenance", provenance_keys),
+    ):
+        for key in keys:
+            expression, key_params = (d.json_key_text if plain_text else d.json_key)(column, key)
+            fields.append(expression)
+            params.extend(key_params)
+    # Only our own table names and expressions are interpolated; values are parameters.
+    sql = (
+        f"SELECT {', '.join(fields)} FROM {tables['r']} r "  # noqa: S608
+        f"JOIN {tables['a']} a ON a.id = r.assignment_id "
+        f"JOIN {tables['i']} i ON i.id = r.item_id "
+        f"JOIN {tables['p']} p ON p.id = r.participant_id "
+        f"LEFT JOIN {tables['e']} e ON e.participant_id = r.participant_id AND e.study_id = r.study_id "
+        "WHERE r.study_id = %s ORDER BY r.id"
+    )
+    return sql, [*params, study.pk]
+
+
+class _Postgres:
+    @staticmethod
+    def json(column: str) -> str:
+        return f"{column}::text"
+
+    @staticmethod
+    def json_key(column: str, key: str) -> tuple[str, list]:
+        """One field's value as JSON text; NULL when absent or JSON null."""
+        return f"NULLIF(({column} -> %s)::text, 'null')", [key]
+
+    @staticmethod
+    def json_key_text(column: str, key: str) -> tuple[str, list]:
+        """One field as plain text: a string unquoted, anything else as JSON text."""
+        return f"({column} ->> %s)", [key]
+
+    @staticmethod
+    def timestamp(column: str) -> str:
+        return f"""to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
+
+    @staticmethod
+    def boolean(column: str) -> str:
+        return f"(CASE WHEN {column} THEN 'true' WHEN NOT {column} THEN 'false' END)"
+
+
+class _SQLite(_Postgres):
+    @staticmethod
+    def json(column: str) -> str:
+        return column
+
+    @staticmethod
+    def json_key(column: str, key: str) -> tuple[str, list]:
+        path = '$."' + key.replace('"', '""') + '"'
+        return f"NULLIF(({column} -> %s), 'null')", [path]
+
+    @staticmethod
+    def json_key_text(column: str, key: str) -> tuple[str, list]:
+        path = '$."' + key.replace('"', '""') + '"'
+        return (
+            f"(CASE json_type({column}, %s) WHEN 'text' THEN ({column} ->> %s) ELSE ({column} -> %s) END)",
+            [
+                path,
+                path,
+                path,
+            ],
+        )
+
+    @staticmethod
+    def timestamp(column: str) -> str:
+        return f"(replace({column}, ' ', 'T') || 'Z')"
+
+
+def _dialect():
+    return _Postgres if connection.vendor == "postgresql" else _SQLite

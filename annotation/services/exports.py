@@ -1,0 +1,119 @@
+"""Exporting a study: CSV and JSONL (one row per response) and a standalone SQLite dump.
+
+The ``export`` job, the ``exportstudy`` command and the tests all call ``export_study``:
+one code path. Files are written next to their final name and renamed when complete, so a
+half-written export is never offered for download.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from rest_framework import serializers
+
+from annotation.errors import InputError
+from annotation.models import Job, Study
+
+from .export_rows import ExportCancelled, Progress, ResponseRows, response_rows, tick
+
+FORMATS = {"csv": "csv", "jsonl": "jsonl", "sqlite": "zip"}  # format → file extension
+PROGRESS_EVERY = 20_000
+__all__ = ["FORMATS", "ExportCancelled", "ExportParameters", "ExportResult", "export_path", "export_study"]
+
+
+class ExportParameters(serializers.Serializer):
+    """Parameters of the ``export`` job kind."""
+
+    format = serializers.ChoiceField(choices=list(FORMATS))
+    include_platform_ids = serializers.BooleanField(
+        default=False, help_text="Admins only: add the raw crowd-platform ids (otherwise pseudonyms only)."
+    )
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    path: Path
+    rows: int
+    bytes: int
+
+
+def check_export_request(user, *, include_platform_ids: bool) -> None:
+    """Raw platform ids leave the server only when an admin asks for them."""
+    if include_platform_ids and not (user is not None and user.is_superuser):
+        raise InputError({"include_platform_ids": ["Only an admin may include crowd-platform ids."]})
+
+
+def export_study(
+    study: Study,
+    *,
+    fmt: str,
+    path: Path,
+    include_platform_ids: bool = False,
+    progress: Progress | None = None,
+) -> ExportResult:
+    """Write the study's export in ``fmt`` to ``path``; return what was written."""
+    if fmt not in FORMATS:
+        raise InputError({"format": [f"Unknown format {fmt!r}; use one of {', '.join(FORMATS)}."]})
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    try:
+        if fmt == "sqlite":
+            from .export_sqlite import write_sqlite_archive
+
+            rows = write_sqlite_archive(
+                study, partial, include_platform_ids=include_platform_ids, progress=progress
+            )
+        else:
+            source = response_rows(study, include_platform_ids=include_platform_ids, plain_text=fmt == "csv")
+            writer = _write_csv if fmt == "csv" else _write_jsonl
+            with open(partial, "w", encoding="utf-8", newline="") as out:
+                rows = writer(source, out, progress)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return ExportResult(path=path, rows=rows, bytes=path.stat().st_size)
+
+
+def export_path(job: Job) -> Path:
+    """Where an export job writes its file (web and workers share EXPORT_DIR)."""
+    extension = FORMATS[job.parameters["format"]]
+    return Path(settings.EXPORT_DIR) / job.study.slug / f"{job.study.slug}-export-{job.pk}.{extension}"
+
+
+def _write_csv(source: ResponseRows, out, progress: Progress | None) -> int:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([column.name for column in source.columns])
+    count = 0
+    for row in source.rows():
+        writer.writerow(row)
+        count += 1
+        if count % PROGRESS_EVERY == 0:
+            tick(progress, count, source.total)
+    tick(progress, count, source.total)
+    return count
+
+
+def _write_jsonl(source: ResponseRows, out, progress: Progress | None) -> int:
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    keys = [encode(column.name) + ": " for column in source.columns]
+    raw = [column.encoding != "value" for column in source.columns]
+    count = 0
+    for row in source.rows():
+        parts = []
+        for key, is_json, value in zip(keys, raw, row, strict=True):
+            if value is None:
+                parts.append(key + "null")
+            else:
+                parts.append(key + (value if is_json else encode(value)))
+        out.write("{" + ", ".join(parts) + "}\n")
+        count += 1
+        if count % PROGRESS_EVERY == 0:
+            tick(progress, count, source.total)
+    tick(progress, count, source.total)
+    return count

@@ -1,0 +1,152 @@
+"""Per-participant quality figures for researchers: pace, attention, agreement, qualification.
+
+Agreement with the majority is generic: each kind's ``agreement_values`` turns an answer
+into (unit, question, value) observations; a participant's value agrees when it equals
+the single most frequent value the *other* participants gave for the same unit and
+question (ties and units nobody else answered are not counted).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from annotation.models import Assignment, Enrollment, ExamAttempt, Response, Study
+
+
+@dataclass(frozen=True)
+class Qualification:
+    """passed / failed / pending / none, with a short reason for the researcher."""
+
+    outcome: str
+    detail: str
+
+
+@dataclass
+class ParticipantQuality:
+    enrollment: Enrollment
+    seconds: list[float] = field(default_factory=list)
+    agreement_compared: int = 0
+    agreement_agreed: int = 0
+    qualification: Qualification | None = None
+
+    @property
+    def median_seconds_per_page(self) -> float | None:
+        return statistics.median(self.seconds) if self.seconds else None
+
+    @property
+    def agreement_rate(self) -> float | None:
+        return self.agreement_agreed / self.agreement_compared if self.agreement_compared else None
+
+
+def qualification_outcomes(study: Study, enrollments: list[Enrollment]) -> dict[int, Qualification]:
+    """Participant id → outcome: the study's qualification exam if it has one, else its
+    attention checks. One query for all the exam attempts, whatever the number of people."""
+    attempts: dict[int, list[ExamAttempt]] = defaultdict(list)
+    if study.qualification_id is not None:
+        rows = ExamAttempt.objects.filter(
+            exam_id=study.qualification_id, participant_id__in=[e.participant_id for e in enrollments]
+        ).order_by("number")
+        for attempt in rows:
+            attempts[attempt.participant_id].append(attempt)
+    return {
+        e.participant_id: _exam_outcome(attempts[e.participant_id])
+        if study.qualification_id is not None
+        else _attention_outcome(e)
+        for e in enrollments
+    }
+
+
+def _exam_outcome(attempts: list[ExamAttempt]) -> Qualification:
+    if not attempts:
+        return Qualification("pending", "has not taken the qualification exam")
+    for attempt in attempts:
+        if attempt.status == ExamAttempt.Status.PASSED:
+            return Qualification(
+                "passed",
+                f"passed the exam on attempt {attempt.number} "
+                f"({attempt.correct_count} of {attempt.question_count} correct)",
+            )
+    failed = [a for a in attempts if a.status == ExamAttempt.Status.FAILED]
+    if attempts[-1].status == ExamAttempt.Status.STARTED:
+        return Qualification("pending", f"attempt {attempts[-1].number} in progress")
+    best = max(a.correct_count or 0 for a in failed)
+    return Qualification(
+        "failed", f"failed {len(failed)} attempt(s); best {best} of {failed[-1].question_count} correct"
+    )
+
+
+def _attention_outcome(enrollment: Enrollment) -> Qualification:
+    checked = enrollment.attention_passed + enrollment.attention_failed
+    if enrollment.status == Enrollment.Status.SCREENED_OUT:
+        return Qualification("failed", f"screened out after {enrollment.attention_failed} failed checks")
+    if not checked:
+        return Qualification("none", "no attention check answered yet")
+    if enrollment.finished:
+        return Qualification("passed", f"{enrollment.attention_passed} of {checked} checks passed")
+    return Qualification("pending", f"{enrollment.attention_passed} of {checked} checks passed so far")
+
+
+def study_quality(study: Study, enrollments: list[Enrollment]) -> dict[int, ParticipantQuality]:
+    """Quality of the given enrollments (participant id → figures), from one pass over responses."""
+    outcomes = qualification_outcomes(study, enrollments)
+    found = {
+        e.participant_id: ParticipantQuality(e, qualification=outcomes[e.participant_id]) for e in enrollments
+    }
+    kind = study.task_kind
+    votes: dict[tuple, Counter] = defaultdict(Counter)
+    given: dict[int, list[tuple]] = defaultdict(list)
+    responses = Response.objects.filter(study=study).select_related("item").order_by("id")
+    for response in responses.iterator(chunk_size=2000):
+        quality = found.get(response.participant_id)
+        if quality is not None and response.duration_seconds is not None:
+            quality.seconds.append(response.duration_seconds)
+        if response.is_attention_check:
+            continue
+        for observation in kind.agreement_values(response.item, response.answer):
+            key = (observation.unit, observation.question)
+            value = _hashable(observation.value)
+            votes[key][value] += 1
+            if quality is not None:
+                given[response.participant_id].append((key, value))
+    for participant_id, observations in given.items():
+        quality = found[participant_id]
+        for key, value in observations:
+            others = votes[key].copy()
+            others[value] -= 1
+            top = others.most_common(2)
+            if not top or top[0][1] <= 0 or (len(top) > 1 and top[1][1] == top[0][1]):
+                continue
+            quality.agreement_compared += 1
+            quality.agreement_agreed += int(top[0][0] == value)
+    return found
+
+
+def participant_pages(study: Study, enrollment: Enrollment) -> list[dict]:
+    """Every page the participant was handed, in order, with its answer's figures."""
+    assignments = (
+        Assignment.objects.filter(study=study, participant_id=enrollment.participant_id)
+        .select_related("item", "response")
+        .order_by("position")
+    )
+    pages = []
+    for assignment in assignments:
+        response = getattr(assignment, "response", None)
+        pages.append(
+            {
+                "position": assignment.position,
+                "item": assignment.item.external_id,
+                "status": assignment.status,
+                "attention_check": assignment.item.is_attention_check,
+                "duration_seconds": response.duration_seconds if response else None,
+                "correct": response.correct if response else None,
+                "points": response.points if response else None,
+                "answered_at": response.answered_at if response else None,
+            }
+        )
+    return pages
+
+
+def _hashable(value):
+    return tuple(value) if isinstance(value, list) else value

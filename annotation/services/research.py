@@ -1,0 +1,144 @@
+"""What researchers change about their studies and participants (pages and API call these)."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from rest_framework.exceptions import ValidationError
+
+from annotation.errors import InputError, flatten_errors
+from annotation.models import Enrollment, Job, Study
+
+from .access import can_share_study, is_researcher, researcher_studies
+from .assignment import release_participant_assignments
+from .exports import ExportParameters, check_export_request
+from .jobs import start_job
+
+# Which status a study may move to from each status.
+STATUS_TRANSITIONS = {
+    Study.Status.DRAFT: {Study.Status.LIVE, Study.Status.CLOSED},
+    Study.Status.LIVE: {Study.Status.CLOSED},
+    Study.Status.CLOSED: {Study.Status.LIVE},
+}
+
+
+class NotAllowed(Exception):
+    """The user may see the object but not make this change (HTTP 403)."""
+
+
+def update_study(study: Study, *, user, changes: dict) -> Study:
+    """Apply already-shaped field changes; ``config`` is re-validated by the kind."""
+    changes = dict(changes)
+    shared = changes.pop("shared_with", None)
+    if "config" in changes:
+        try:
+            changes["config"] = study.task_kind.validate_config(changes["config"])
+        except ValidationError as exc:
+            raise InputError.from_validation(exc, "config") from None
+    users = _researchers_named(shared) if shared is not None else None
+    if users is not None and not can_share_study(user, study):
+        raise NotAllowed("Only the study's owner or an admin may change who it is shared with.")
+    with transaction.atomic():
+        for name, value in changes.items():
+            setattr(study, name, value)
+        study.save()
+        if users is not None:
+            study.shared_with.set(users)
+    return study
+
+
+def _researchers_named(usernames: list[str]):
+    users = list(get_user_model().objects.filter(username__in=usernames))
+    found = {user.username for user in users if is_researcher(user)}
+    missing = [name for name in usernames if name not in found]
+    if missing:
+        raise InputError({"shared_with": [f"No researcher named {name!r}." for name in missing]})
+    return users
+
+
+def change_study_status(study: Study, *, status: str) -> Study:
+    """Move a study along ``STATUS_TRANSITIONS``; anything else is an input error."""
+    if status not in Study.Status.values:
+        raise InputError({"status": [f"Unknown status {status!r}."]})
+    if status == study.status:
+        return study
+    if status not in STATUS_TRANSITIONS[study.status]:
+        raise InputError({"status": [f"A {study.status} study cannot become {status}."]})
+    Study.objects.filter(pk=study.pk, status=study.status).update(status=status, updated_at=timezone.now())
+    study.refresh_from_db()
+    return study
+
+
+def set_participant_marks(enrollment: Enrollment, *, changes: dict) -> Enrollment:
+    """Flag, block (site-wide) or exclude (this study's reports; never deletes data)."""
+    participant = enrollment.participant
+    fields = [name for name in ("flagged", "flag_reason", "blocked") if name in changes]
+    with transaction.atomic():
+        for name in fields:
+            setattr(participant, name, changes[name])
+        if fields:
+            participant.save(update_fields=fields)
+        if "excluded" in changes:
+            enrollment.excluded = changes["excluded"]
+            enrollment.save(update_fields=["excluded"])
+    return enrollment
+
+
+def mark_returned(study: Study, *, participants: list[str]) -> dict:
+    """Participants who returned the task or timed out on the platform: free their pages.
+
+    Each entry is a public id or a crowd-platform id (e.g. a PROLIFIC_PID from the
+    platform's list of returned submissions). Unknown entries are an error and nothing is
+    changed. Finished sessions keep their status; their unanswered pages are released.
+    """
+    enrollments = Enrollment.objects.filter(study=study).select_related("participant")
+    by_public = {
+        e.participant.public_id: e for e in enrollments.filter(participant__public_id__in=participants)
+    }
+    by_worker = {
+        e.participant.platform_worker_id: e
+        for e in enrollments.filter(participant__platform_worker_id__in=participants).exclude(
+            participant__platform_worker_id=""
+        )
+    }
+    unknown = [name for name in participants if name not in by_public and name not in by_worker]
+    if unknown:
+        raise InputError({"participants": [f"{name!r} is not enrolled in this study." for name in unknown]})
+    released = returned = 0
+    for enrollment in {e.pk: e for e in [*by_public.values(), *by_worker.values()]}.values():
+        released += release_participant_assignments(participant=enrollment.participant, study=study)
+        returned += Enrollment.objects.filter(
+            pk=enrollment.pk, status__in=[Enrollment.Status.STARTED, Enrollment.Status.ACTIVE]
+        ).update(status=Enrollment.Status.RETURNED, finished_at=timezone.now())
+    return {"returned": returned, "released_assignments": released}
+
+
+def leave_study(enrollment: Enrollment) -> int:
+    """The participant chose to stop: release their pages and record the return."""
+    released = release_participant_assignments(participant=enrollment.participant, study=enrollment.study)
+    Enrollment.objects.filter(
+        pk=enrollment.pk, status__in=[Enrollment.Status.STARTED, Enrollment.Status.ACTIVE]
+    ).update(status=Enrollment.Status.RETURNED, finished_at=timezone.now())
+    return released
+
+
+def start_job_for_researcher(*, user, kind: str, study_slug: str | None, parameters: dict) -> Job:
+    """Start any registered job kind on a study the user reaches (or none)."""
+    study = None
+    if study_slug:
+        study = researcher_studies(user).filter(slug=study_slug).first()
+        if study is None:
+            raise InputError({"study": [f"No study {study_slug!r} that you can reach."]})
+    # Raw crowd ids are admin-only for every job kind that can include them.
+    check_export_request(user, include_platform_ids=bool((parameters or {}).get("include_platform_ids")))
+    return start_job(kind=kind, parameters=parameters, study=study, user=user)
+
+
+def start_export(*, user, study: Study, parameters: dict) -> Job:
+    """Validate an export request (raw platform ids are admin-only) and start its job."""
+    shape = ExportParameters(data=parameters)
+    if not shape.is_valid():
+        raise InputError(flatten_errors(shape.errors))
+    check_export_request(user, include_platform_ids=shape.validated_data["include_platform_ids"])
+    return start_job(kind="export", parameters=dict(shape.validated_data), study=study, user=user)

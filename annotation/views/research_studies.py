@@ -1,0 +1,92 @@
+"""Researchers' study pages: the list, a new study from a file, the overview with live progress."""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation.errors import InputError
+from annotation.models import Study
+from annotation.services.access import access_study_for_researcher, can_manage_study, researcher_studies
+from annotation.services.assignment import item_progress
+from annotation.services.research import STATUS_TRANSITIONS, change_study_status
+from annotation.services.studies import load_study_file
+
+from .research import researcher_required
+
+
+@researcher_required
+def study_list(request: HttpRequest) -> HttpResponse:
+    studies = researcher_studies(request.user).select_related("owner").order_by("-updated_at")
+    return render(request, "research/study_list.html", {"studies": studies})
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def study_new(request: HttpRequest) -> HttpResponse:
+    """Upload a study file; every problem is listed by item and field, and nothing is written."""
+    errors: dict[str, list[str]] = {}
+    if request.method == "POST":
+        try:
+            study = _load_upload(request)
+        except InputError as exc:
+            errors = exc.errors
+        else:
+            messages.success(request, f"Study {study.slug} loaded.")
+            return redirect("research-study", slug=study.slug)
+    status = 400 if errors else 200
+    return render(request, "research/study_new.html", {"errors": errors}, status=status)
+
+
+def _load_upload(request: HttpRequest) -> Study:
+    upload = request.FILES.get("study_file")
+    if upload is None:
+        raise InputError({"study_file": ["Choose a study file (JSON) to upload."]})
+    if upload.size > settings.API_MAX_UPLOAD_BYTES:
+        raise InputError({"study_file": [f"The file is larger than {settings.API_MAX_UPLOAD_BYTES} bytes."]})
+    try:
+        data = json.loads(upload.read().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError({"study_file": [f"Not a JSON file: {exc}."]}) from None
+    slug = data.get("slug") if isinstance(data, dict) else None
+    existing = Study.objects.filter(slug=slug).first() if slug else None
+    if existing is not None and not can_manage_study(request.user, existing):
+        raise InputError({"slug": ["Another researcher's study has this slug; choose another."]})
+    return load_study_file(data, owner=None if existing else request.user).study
+
+
+@researcher_required
+def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
+    study = access_study_for_researcher(request.user, slug)
+    context = {
+        "study": study,
+        "progress": item_progress(study),
+        "next_statuses": sorted(STATUS_TRANSITIONS[study.status]),
+        "recent_jobs": study.jobs.order_by("-created_at")[:5],
+    }
+    return render(request, "research/study_overview.html", context)
+
+
+@researcher_required
+def study_progress(request: HttpRequest, slug: str) -> HttpResponse:
+    """The progress panel alone, polled by the overview page."""
+    study = access_study_for_researcher(request.user, slug)
+    return render(request, "research/_progress.html", {"study": study, "progress": item_progress(study)})
+
+
+@researcher_required
+@require_POST
+def study_status(request: HttpRequest, slug: str) -> HttpResponse:
+    study = access_study_for_researcher(request.user, slug)
+    try:
+        change_study_status(study, status=request.POST.get("status", ""))
+    except InputError as exc:
+        messages.error(request, exc.summary())
+    else:
+        messages.success(request, f"The study is now {study.status}.")
+    return redirect("research-study", slug=slug)

@@ -1,0 +1,59 @@
+"""API fixtures: the five roles of the permission matrix, and clients that check the schema."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotation.models import Participant
+from annotation.services.studies import load_study_file
+from tests.conftest import claim_study_file
+
+from .openapi import validate
+
+ROLES = ["anonymous", "participant", "other", "owner", "admin"]
+
+
+class CheckedClient(APIClient):
+    """An API client whose every JSON answer is validated against the OpenAPI schema."""
+
+    def generic(self, method, path, *args, **kwargs):
+        response = super().generic(method, path, *args, **kwargs)
+        if path.startswith("/api/v1/") and response.get("Content-Type", "").startswith("application/json"):
+            validate(path.split("?")[0], method, response.status_code, response.json())
+        return response
+
+
+@pytest.fixture
+def users(django_user_model):
+    researchers = Group.objects.get_or_create(name="researchers")[0]
+    owner = django_user_model.objects.create_user("owner", password="pw-owner-1")
+    other = django_user_model.objects.create_user("other", password="pw-other-1")
+    owner.groups.add(researchers)
+    other.groups.add(researchers)
+    participant = django_user_model.objects.create_user("participant", password="pw-part-1")
+    Participant.objects.create(user=participant)
+    admin = django_user_model.objects.create_superuser("admin", "admin@example.org", "pw-admin-1")
+    return {"owner": owner, "other": other, "participant": participant, "admin": admin}
+
+
+@pytest.fixture
+def client_for(users):
+    """A schema-checking client authenticated as a role (by token; anonymous has none)."""
+
+    def make(role: str) -> CheckedClient:
+        client = CheckedClient()
+        if role != "anonymous":
+            token, _ = Token.objects.get_or_create(user=users[role])
+            client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        return client
+
+    return make
+
+
+@pytest.fixture
+def owned_study(users):
+    """A live claim study owned by ``owner``."""
+    return load_study_file(claim_study_file(slug="owned", items=4), owner=users["owner"]).study

@@ -1,0 +1,84 @@
+"""Jobs and exports through the API: start, follow, download; raw platform ids only for admins."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from annotation.models import Job
+from annotation.services.assignment import assign_next_item
+from annotation.services.submission import submit_response
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def answered(owned_study, enrolled, tmp_path, settings):
+    settings.EXPORT_DIR = tmp_path
+    person = enrolled(owned_study, source="mturk", platform_worker_id="A1WORKER")
+    submit_response(
+        assignment=assign_next_item(participant=person, study=owned_study), answer={"label": "neutral"}
+    )
+    return person
+
+
+def test_start_an_export_follow_it_and_download_the_file(
+    client_for, answered, django_capture_on_commit_callbacks
+):
+    owner = client_for("owner")
+    with django_capture_on_commit_callbacks(execute=True):
+        started = owner.post("/api/v1/studies/owned/exports/", {"format": "csv"}, format="json")
+    assert started.status_code == 202
+    export_id = started.json()["id"]
+    status = owner.get(f"/api/v1/studies/owned/exports/{export_id}/").json()
+    assert status["status"] == "done" and status["percent"] == 100 and status["result"]["rows"] == 1
+    download = owner.get(status["download"])
+    assert download.status_code == 200
+    rows = list(csv.DictReader(io.StringIO(b"".join(download.streaming_content).decode())))
+    assert rows[0]["answer.label"] == "neutral"
+    assert "A1WORKER" not in download.filename and "platform_worker_id" not in rows[0]
+
+
+def test_download_before_the_export_finished_is_a_conflict(client_for, answered, users, owned_study):
+    job = Job.objects.create(
+        kind="export", study=owned_study, parameters={"format": "csv"}, created_by=users["owner"]
+    )
+    assert client_for("owner").get(f"/api/v1/studies/owned/exports/{job.pk}/download/").status_code == 409
+
+
+def test_only_admins_may_include_platform_ids(client_for, answered, django_capture_on_commit_callbacks):
+    body = {"format": "csv", "include_platform_ids": True}
+    refused = client_for("owner").post("/api/v1/studies/owned/exports/", body, format="json")
+    assert refused.status_code == 400 and "include_platform_ids" in refused.json()
+    via_jobs = client_for("owner").post(
+        "/api/v1/jobs/", {"kind": "export", "study": "owned", "parameters": body}, format="json"
+    )
+    assert via_jobs.status_code == 400
+    assert not Job.objects.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        allowed = client_for("admin").post("/api/v1/studies/owned/exports/", body, format="json")
+    download = client_for("admin").get(f"/api/v1/studies/owned/exports/{allowed.json()['id']}/download/")
+    assert "A1WORKER" in b"".join(download.streaming_content).decode()
+
+
+def test_jobs_api_starts_any_registered_kind_and_cancels(client_for, answered):
+    owner = client_for("owner")
+    kinds = {kind["name"]: kind for kind in owner.get("/api/v1/job-kinds/").json()}
+    assert kinds["export"]["parameters"] == ["format", "include_platform_ids"]
+    bad = owner.post("/api/v1/jobs/", {"kind": "nope", "study": "owned"}, format="json")
+    assert bad.status_code == 400 and "kind" in bad.json()
+    bad_parameters = owner.post(
+        "/api/v1/jobs/", {"kind": "export", "study": "owned", "parameters": {"format": "xls"}}, format="json"
+    )
+    assert "parameters.format" in bad_parameters.json()
+    job = owner.post(
+        "/api/v1/jobs/",
+        {"kind": "export", "study": "owned", "parameters": {"format": "jsonl"}},
+        format="json",
+    ).json()
+    assert job["status"] == "queued"  # the task is sent when the transaction commits
+    cancelled = owner.post(f"/api/v1/jobs/{job['id']}/cancel/", format="json").json()
+    assert cancelled["status"] == "cancelled"
+    assert owner.get("/api/v1/jobs/?status=cancelled").json()["count"] == 1

@@ -1,0 +1,143 @@
+"""The permission matrix: every endpoint × anonymous, participant, other researcher, owner, admin."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from annotation.models import Job, Response
+from annotation.services.assignment import assign_next_item
+from annotation.services.jobs import start_job
+from annotation.services.submission import submit_response
+from tests.conftest import claim_study_file
+
+from .conftest import ROLES
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world(owned_study, enrolled, django_capture_on_commit_callbacks, users, tmp_path, settings):
+    """A study with one answered page, and a finished export of it."""
+    settings.EXPORT_DIR = tmp_path
+    participant = enrolled(owned_study, source="prolific", platform_worker_id="PID-1")
+    assignment = assign_next_item(participant=participant, study=owned_study)
+    submit_response(assignment=assignment, answer={"label": "supports", "evidence": [0]})
+    with django_capture_on_commit_callbacks(execute=True):
+        export = start_job(
+            kind="export", parameters={"format": "csv"}, study=owned_study, user=users["owner"]
+        )
+    export.refresh_from_db()
+    assert export.status == Job.Status.DONE
+    return {"public_id": participant.public_id, "export": export.pk}
+
+
+def study_file(slug: str) -> dict:
+    return claim_study_file(slug=slug, items=1)
+
+
+def item_line() -> str:
+    return json.dumps({"external_id": "new-1", "payload": {"claim": "A claim.", "sentences": ["One."]}})
+
+
+def scoped(success: int) -> dict:
+    return {"anonymous": 401, "participant": 403, "other": 404, "owner": success, "admin": success}
+
+
+def open_to_researchers(success: int, other: int | None = None) -> dict:
+    return {
+        "anonymous": 401,
+        "participant": 403,
+        "other": other or success,
+        "owner": success,
+        "admin": success,
+    }
+
+
+# (method, path, body or None, content type, expected status per role)
+ENDPOINTS = [
+    ("get", "/api/v1/studies/", None, None, open_to_researchers(200)),
+    ("post", "/api/v1/studies/", study_file("fresh"), "json", open_to_researchers(201)),
+    ("get", "/api/v1/studies/owned/", None, None, scoped(200)),
+    ("patch", "/api/v1/studies/owned/", {"title": "Renamed"}, "json", scoped(200)),
+    ("post", "/api/v1/studies/owned/status/", {"status": "closed"}, "json", scoped(200)),
+    ("get", "/api/v1/studies/owned/items/", None, None, scoped(200)),
+    ("post", "/api/v1/studies/owned/items/", item_line(), "application/x-ndjson", scoped(200)),
+    ("get", "/api/v1/studies/owned/participants/", None, None, scoped(200)),
+    ("get", "/api/v1/studies/owned/participants/{public_id}/", None, None, scoped(200)),
+    ("patch", "/api/v1/studies/owned/participants/{public_id}/", {"excluded": True}, "json", scoped(200)),
+    (
+        "post",
+        "/api/v1/studies/owned/participants/returned/",
+        {"participants": ["PID-1"]},
+        "json",
+        scoped(200),
+    ),
+    ("get", "/api/v1/studies/owned/reports/", None, None, scoped(200)),
+    ("get", "/api/v1/studies/owned/exports/", None, None, scoped(200)),
+    ("post", "/api/v1/studies/owned/exports/", {"format": "jsonl"}, "json", scoped(202)),
+    ("get", "/api/v1/studies/owned/exports/{export}/", None, None, scoped(200)),
+    ("get", "/api/v1/studies/owned/exports/{export}/download/", None, None, scoped(200)),
+    ("get", "/api/v1/responses/", None, None, open_to_researchers(200)),
+    ("get", "/api/v1/jobs/", None, None, open_to_researchers(200)),
+    ("get", "/api/v1/job-kinds/", None, None, open_to_researchers(200)),
+    (
+        "post",
+        "/api/v1/jobs/",
+        {"kind": "export", "study": "owned", "parameters": {"format": "csv"}},
+        "json",
+        open_to_researchers(201, other=400),
+    ),
+    ("get", "/api/v1/jobs/{export}/", None, None, scoped(200)),
+    ("post", "/api/v1/jobs/{export}/cancel/", None, "json", scoped(200)),
+]
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("method", "path", "body", "content_type", "expected"), ENDPOINTS)
+def test_permission_matrix(world, client_for, role, method, path, body, content_type, expected):
+    url = path.format(**world)
+    client = client_for(role)
+    if content_type == "json":
+        response = getattr(client, method)(url, body, format="json")
+    elif content_type:
+        response = getattr(client, method)(url, body, content_type=content_type)
+    else:
+        response = getattr(client, method)(url)
+    assert response.status_code == expected[role], (role, method, url, response.content[:300])
+
+
+@pytest.mark.parametrize("path", ["/api/v1/studies/", "/api/v1/responses/", "/api/v1/jobs/"])
+def test_lists_show_another_researcher_nothing_of_the_study(world, client_for, path):
+    assert client_for("other").get(path).json()["results"] == []
+    assert client_for("owner").get(path).json()["results"] != []
+
+
+def test_a_shared_study_is_reachable_and_sharing_stays_with_the_owner(world, client_for, users):
+    other = client_for("other")
+    assert other.get("/api/v1/studies/owned/").status_code == 404
+    shared = client_for("owner").patch("/api/v1/studies/owned/", {"shared_with": ["other"]}, format="json")
+    assert shared.json()["shared_with"] == ["other"]
+    assert other.get("/api/v1/studies/owned/").status_code == 200
+    assert other.patch("/api/v1/studies/owned/", {"title": "Ours"}, format="json").status_code == 200
+    refused = other.patch("/api/v1/studies/owned/", {"shared_with": []}, format="json")
+    assert refused.status_code == 403
+    assert Response.objects.filter(study__slug="owned").count() == 1
+
+
+def test_token_endpoint_serves_researchers_only(users, client_for):
+    client = client_for("anonymous")
+
+    def ask(username, password):
+        return client.post("/api/v1/auth/token/", {"username": username, "password": password}, format="json")
+
+    answer = ask("owner", "pw-owner-1")
+    assert answer.status_code == 200 and len(answer.json()["token"]) == 40
+    assert ask("participant", "pw-part-1").status_code == 403
+    assert ask("owner", "wrong").status_code == 400
+
+
+def test_session_login_works_for_the_browser(users, client):
+    client.force_login(users["owner"])
+    assert client.get("/api/v1/studies/").status_code == 200

@@ -1,0 +1,153 @@
+"""Export round trip: what the CSV, JSONL and SQLite exports hold equals the database."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+import zipfile
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from annotation.models import Enrollment, Response
+from annotation.services.assignment import assign_next_item
+from annotation.services.exports import export_study
+from annotation.services.pseudonyms import pseudonym
+from annotation.services.submission import submit_response
+from scoring.models import Report
+
+pytestmark = pytest.mark.django_db
+
+CROWD_IDS = ["PROLIFIC-5f1e2d3c", "A2MTURKWORKER", "lab-ann"]
+
+
+@pytest.fixture
+def study(make_claim_study, enrolled):
+    """Three participants from three platforms; one excluded; one report row."""
+    study = make_claim_study(items=4, items_per_session=2, attention=0)
+    for source, worker in zip(["prolific", "mturk", "lab"], CROWD_IDS, strict=True):
+        person = enrolled(study, source=source, platform_worker_id=worker)
+        while (assignment := assign_next_item(participant=person, study=study)) is not None:
+            submit_response(assignment=assignment, answer={"label": "supports", "evidence": [0, 2]})
+    Enrollment.objects.filter(participant__platform_worker_id="lab-ann").update(excluded=True)
+    Report.objects.create(study=study, metric="accuracy", value=0.75, n=6, computed_at=timezone.now())
+    return study
+
+
+def expected(study) -> dict[int, dict]:
+    rows = {}
+    for response in Response.objects.filter(study=study).select_related("item", "participant", "assignment"):
+        person = response.participant
+        rows[response.pk] = {
+            "item": response.item.external_id,
+            "participant": pseudonym(
+                study.pseudonym_salt,
+                source=person.source,
+                platform_worker_id=person.platform_worker_id,
+                public_id=person.public_id,
+            ),
+            "participant_source": person.source,
+            "position": response.assignment.position,
+            "answer": response.answer,
+            "correct": response.correct,
+            "duration_seconds": response.duration_seconds,
+            "excluded": person.platform_worker_id == "lab-ann",
+            "claim": response.item.payload["claim"],
+            "system": response.item.provenance["system"],
+            "answered_at": response.answered_at,
+        }
+    return rows
+
+
+def test_csv_round_trip(study, tmp_path):
+    result = export_study(study, fmt="csv", path=tmp_path / "out.csv")
+    with open(result.path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    truth = expected(study)
+    assert result.rows == len(rows) == len(truth) == 6
+    for row in rows:
+        want = truth[int(row["response_id"])]
+        assert row["item"] == want["item"] and row["participant"] == want["participant"]
+        assert row["participant_source"] == want["participant_source"]
+        assert int(row["position"]) == want["position"]
+        assert json.loads(row["answer"]) == want["answer"]
+        assert row["answer.label"] == "supports" and json.loads(row["answer.evidence"]) == [0, 2]
+        assert row["correct"] == ("true" if want["correct"] else "false")
+        assert float(row["duration_seconds"]) == pytest.approx(want["duration_seconds"])
+        assert row["excluded"] == ("true" if want["excluded"] else "false")
+        assert row["payload.claim"] == want["claim"] and row["provenance.system"] == want["system"]
+        assert row["answered_at"] == want["answered_at"].isoformat(timespec="microseconds").replace(
+            "+00:00", "Z"
+        )
+        assert "payload.sentences" not in row  # lists are not scalar payload fields
+
+
+def test_jsonl_round_trip_keeps_types(study, tmp_path):
+    result = export_study(study, fmt="jsonl", path=tmp_path / "out.jsonl")
+    lines = [json.loads(line) for line in result.path.read_text().splitlines()]
+    truth = expected(study)
+    assert len(lines) == len(truth)
+    for line in lines:
+        want = truth[line["response_id"]]
+        assert line["answer"] == want["answer"] and line["participant"] == want["participant"]
+        assert line["correct"] is want["correct"] and line["excluded"] is want["excluded"]
+        assert line["position"] == want["position"] and line["answer.evidence"] == [0, 2]
+        assert line["payload.claim"] == want["claim"]
+
+
+def test_sqlite_archive_opens_without_our_code_and_matches(study, tmp_path):
+    import pandas
+
+    result = export_study(study, fmt="sqlite", path=tmp_path / "out.zip")
+    with zipfile.ZipFile(result.path) as archive:
+        assert sorted(archive.namelist()) == sorted([f"{study.slug}.sqlite", "README.md"])
+        readme = archive.read("README.md").decode()
+        archive.extractall(tmp_path)
+    for table in ("study", "items", "participants", "assignments", "responses", "reports"):
+        assert f"## Table `{table}`" in readme
+    database = sqlite3.connect(tmp_path / f"{study.slug}.sqlite")
+    responses = pandas.read_sql("SELECT * FROM responses ORDER BY id", database)
+    truth = expected(study)
+    assert list(responses["id"]) == sorted(truth)
+    for _, row in responses.iterrows():
+        want = truth[row["id"]]
+        assert json.loads(row["answer"]) == want["answer"] and row["participant"] == want["participant"]
+    joined = database.execute(
+        "SELECT count(*) FROM responses r JOIN participants p ON p.participant = r.participant "
+        "JOIN items i ON i.id = r.item_id JOIN assignments a ON a.id = r.assignment_id"
+    ).fetchone()[0]
+    assert joined == 6
+    assert database.execute("SELECT metric, value FROM reports").fetchall() == [("accuracy", 0.75)]
+    assert database.execute("SELECT count(*) FROM participants WHERE excluded = 1").fetchone()[0] == 1
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "sqlite"])
+def test_no_raw_crowd_id_in_any_export_by_default(study, tmp_path, fmt):
+    path = tmp_path / f"out.{fmt}"
+    export_study(study, fmt=fmt, path=path)
+    blobs = [path.read_bytes()]
+    if fmt == "sqlite":
+        with zipfile.ZipFile(path) as archive:
+            blobs = [archive.read(name) for name in archive.namelist()]
+    for blob in blobs:
+        for crowd_id in CROWD_IDS:
+            assert crowd_id.encode() not in blob
+    export_study(study, fmt=fmt, path=path, include_platform_ids=True)
+    assert fmt == "sqlite" or CROWD_IDS[0].encode() in path.read_bytes()
+
+
+def test_pseudonyms_are_stable_within_a_study_and_differ_across_studies(study, make_claim_study, tmp_path):
+    other = make_claim_study(slug="other-study")
+    same = dict(source="prolific", platform_worker_id=CROWD_IDS[0], public_id="x")
+    assert pseudonym(study.pseudonym_salt, **same) == pseudonym(study.pseudonym_salt, **same)
+    assert pseudonym(study.pseudonym_salt, **same) != pseudonym(other.pseudonym_salt, **same)
+    assert study.pseudonym_salt != other.pseudonym_salt
+
+
+def test_exportstudy_command_uses_the_same_code(study, tmp_path):
+    path = tmp_path / "cli.csv"
+    call_command("exportstudy", study.slug, "--format", "csv", "--output", str(path))
+    export_study(study, fmt="csv", path=tmp_path / "service.csv")
+    assert path.read_bytes() == (tmp_path / "service.csv").read_bytes()
