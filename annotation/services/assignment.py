@@ -9,6 +9,7 @@ against the newest row version when a lock is acquired, so a count is never stal
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from datetime import datetime, timedelta
 
@@ -20,6 +21,9 @@ from annotation.models import Assignment, Enrollment, Item, Participant, Study
 
 from .attention import attention_pages
 
+LOCKED_RETRY_SECONDS = 0.02
+LOCKED_WAIT_SECONDS = 5.0
+
 
 def assign_next_item(
     *, participant: Participant, study: Study, now: datetime | None = None
@@ -29,8 +33,8 @@ def assign_next_item(
     Never an item the participant has had; never more live assignments on an item than
     the study wants; items closest to completion first. The enrollment row serialises one
     participant's requests (two tabs); item rows are taken with SKIP LOCKED so players do
-    not queue behind each other, falling back to waiting only when every candidate is
-    momentarily locked.
+    not queue behind each other, looking again for a moment when every open item is
+    locked by someone else's assignment in progress.
     """
     now = now or timezone.now()
     release_expired_assignments(study=study, now=now)
@@ -68,11 +72,14 @@ def _lock_available_item(study: Study, participant: Participant, *, attention: b
     if attention:
         # Attention checks are shown to everyone; they have no annotation budget.
         return candidates.order_by("?").select_for_update(skip_locked=True, of=("self",)).first()
-    ordered = candidates.filter(slots_taken__lt=study.annotations_per_item).order_by("-slots_taken", "?")
-    item = ordered.select_for_update(skip_locked=True, of=("self",)).first()
-    if item is None:
-        # Every open item may be locked by someone mid-assignment: wait for one.
-        item = ordered.select_for_update(of=("self",)).first()
+    open_items = candidates.filter(slots_taken__lt=study.annotations_per_item)
+    ordered = open_items.order_by("-slots_taken", "?").select_for_update(skip_locked=True, of=("self",))
+    deadline = time.monotonic() + LOCKED_WAIT_SECONDS
+    while (item := ordered.first()) is None and open_items.exists() and time.monotonic() < deadline:
+        # Every open item is locked by someone mid-assignment. Waiting on those locks could
+        # deadlock (a waiting statement keeps the rows it rejected locked), so look again
+        # shortly: each new statement sees the other transactions' commits.
+        time.sleep(LOCKED_RETRY_SECONDS)
     return item
 
 
