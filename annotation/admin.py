@@ -102,7 +102,15 @@ class ParticipantAdmin(admin.ModelAdmin):
 
 @admin.register(Enrollment)
 class EnrollmentAdmin(admin.ModelAdmin):
-    list_display = ["participant", "study", "status", "answered_count", "points_total", "attention_failed", "excluded"]
+    list_display = [
+        "participant",
+        "study",
+        "status",
+        "answered_count",
+        "points_total",
+        "attention_failed",
+        "excluded",
+    ]
     list_filter = ["study", "status"]
     list_select_related = ["participant", "study"]
 

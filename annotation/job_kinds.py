@@ -7,4 +7,20 @@ Imported once at start-up by ``AnnotationConfig.ready``.
 
 from __future__ import annotations
 
-from annotation.services.jobs import register_job_kind  # noqa: F401 - used by each kind below
+from rest_framework import serializers
+
+from annotation.services.jobs import register_job_kind
+
+
+class ReportsParameters(serializers.Serializer):
+    """A reports job recomputes its study's statistics; ``trigger`` records who asked."""
+
+    trigger = serializers.ChoiceField(choices=["dashboard", "command", "schedule"], default="dashboard")
+
+
+register_job_kind(
+    "reports",
+    task="workers.tasks.reports.compute_study_reports_task",
+    queue="default",
+    parameters=ReportsParameters,
+)

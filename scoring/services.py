@@ -16,7 +16,8 @@ from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
-from annotation.models import Enrollment, Response, Study
+from annotation.models import Enrollment, Job, Response, Study
+from annotation.services.jobs import start_job
 from scoring.data import load_study_data
 from scoring.models import Report
 from scoring.reports import report_for
@@ -24,6 +25,8 @@ from scoring.reports.base import Embed, ReportRow
 from scoring.reports.common import study_rows
 
 POPULATIONS = ("all", "passed")
+REPORTS_JOB = "reports"
+ACTIVE_JOB_STATUSES = (Job.Status.QUEUED, Job.Status.RUNNING)
 # progress(done, total, message): called while reading responses and at each later step.
 ProgressCallback = Callable[[int, int, str], None]
 
@@ -112,3 +115,20 @@ def replace_reports(study: Study, rows: dict[str, list[ReportRow]], fingerprint:
         Report.objects.filter(study=study).delete()
         Report.objects.bulk_create(objects, batch_size=2000)
     return len(objects)
+
+
+def request_study_reports(study: Study, *, user=None, trigger: str = "dashboard") -> tuple[Job, bool]:
+    """The study's queued or running reports job, or a new one: (job, whether it is new).
+
+    A double click or an overlapping schedule never runs the same computation twice.
+    """
+    with transaction.atomic():
+        Study.objects.select_for_update().filter(pk=study.pk).values_list("pk", flat=True).first()
+        active = Job.objects.filter(study=study, kind=REPORTS_JOB, status__in=ACTIVE_JOB_STATUSES).first()
+        if active is not None:
+            return active, False
+        return start_job(kind=REPORTS_JOB, parameters={"trigger": trigger}, study=study, user=user), True
+
+
+def latest_reports_job(study: Study) -> Job | None:
+    return Job.objects.filter(study=study, kind=REPORTS_JOB).order_by("-created_at", "-pk").first()
