@@ -12,6 +12,8 @@ from scipy import stats
 
 from .estimate import Estimate
 
+EXACT_UP_TO = 50
+
 
 def paired_by_source(sources, systems, values, first, second) -> tuple[np.ndarray, np.ndarray]:
     """Per source rated for both systems: the mean rating of ``first`` and of ``second``."""
@@ -41,6 +43,15 @@ def wilcoxon_greater(first, second) -> Estimate:
     details = {"median_difference": float(np.median(difference)) if difference.size else float("nan")}
     if np.count_nonzero(difference) == 0:
         return Estimate.undefined("no pair differs", n=int(x.size), **details)
-    result = stats.wilcoxon(x, y, alternative="greater", zero_method="wilcox")
+    result = stats.wilcoxon(x, y, alternative="greater", zero_method="wilcox", method=_method(difference))
     details["statistic"] = float(result.statistic)
+    details["method"] = _method(difference)
     return Estimate(float(result.pvalue), n=int(x.size), details=details)
+
+
+def _method(difference: np.ndarray) -> str:
+    """The exact null distribution for small samples without ties, else the normal
+    approximation; never SciPy's random permutations (a stored p-value must not jitter)."""
+    nonzero = np.abs(difference[difference != 0])
+    small = nonzero.size <= EXACT_UP_TO
+    return "exact" if small and np.unique(nonzero).size == nonzero.size else "asymptotic"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.db.models import Max
 from django.utils import timezone
 
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
@@ -16,7 +17,9 @@ from annotation.models import Assignment, Enrollment, Item, Participant, Respons
 
 def make_study(kind: str, *, slug: str, config: dict | None = None, owner=None, **fields) -> Study:
     defaults = {"title": f"{kind} study", "status": Study.Status.LIVE, "annotations_per_item": 3}
-    return Study.objects.create(slug=slug, kind=kind, config=config or {}, owner=owner, **{**defaults, **fields})
+    return Study.objects.create(
+        slug=slug, kind=kind, config=config or {}, owner=owner, **{**defaults, **fields}
+    )
 
 
 def add_items(study: Study, items: list[dict]) -> dict[str, Item]:
@@ -35,7 +38,9 @@ def add_items(study: Study, items: list[dict]) -> dict[str, Item]:
     return {item.external_id: item for item in created}
 
 
-def add_responses(study: Study, responses: list[dict], *, source: str = Participant.Source.LAB) -> list[Response]:
+def add_responses(
+    study: Study, responses: list[dict], *, source: str = Participant.Source.LAB
+) -> list[Response]:
     """Store answered assignments and their responses in bulk.
 
     Each dict: ``participant`` (a name), ``item`` (external id), ``answer``; optionally
@@ -45,7 +50,13 @@ def add_responses(study: Study, responses: list[dict], *, source: str = Particip
     items = {item.external_id: item for item in Item.objects.filter(study=study)}
     participants = _participants(study, responses, source)
     start = timezone.now() - timedelta(hours=1)
-    positions: dict[str, int] = {}
+    positions = {
+        name: Assignment.objects.filter(study=study, participant=participant).aggregate(last=Max("position"))[
+            "last"
+        ]
+        or 0
+        for name, participant in participants.items()
+    }
     assignments, rows = [], []
     for index, spec in enumerate(responses):
         item = items[spec["item"]]

@@ -28,7 +28,9 @@ CANONICAL = [
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 
-@pytest.mark.parametrize(("level", "published"), [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849)])
+@pytest.mark.parametrize(
+    ("level", "published"), [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849)]
+)
 def test_canonical_example_gives_the_published_values(level, published):
     result = krippendorff_alpha(CANONICAL, level)
     assert round(result.value, 3) == published
@@ -38,7 +40,7 @@ def test_canonical_example_gives_the_published_values(level, published):
 
 def test_ordinal_text_labels_follow_the_given_order():
     names = {1: "very low", 2: "low", 3: "mid", 4: "high", 5: "very high"}
-    text = [[names.get(v, None) for v in row] for row in CANONICAL]
+    text = [[names.get(v) for v in row] for row in CANONICAL]
     domain = ["very low", "low", "mid", "high", "very high"]
     assert round(krippendorff_alpha(text, "ordinal", value_domain=domain).value, 3) == 0.815
     assert round(krippendorff_alpha(text, "nominal").value, 3) == 0.743
@@ -90,7 +92,9 @@ def test_equals_the_package_on_continuous_values_and_value_counts():
         counts = rng.integers(0, 4, size=(25, 6))
         for level in LEVELS:
             expected = _package(None, level, value_counts=counts) if counts.sum(1).max() > 1 else nan
-            assert alpha_from_value_counts(counts, level).value == pytest.approx(expected, abs=1e-9, nan_ok=True)
+            assert alpha_from_value_counts(counts, level).value == pytest.approx(
+                expected, abs=1e-9, nan_ok=True
+            )
 
 
 def test_a_wider_value_domain_changes_nothing_but_is_checked():
@@ -166,5 +170,7 @@ def test_percent_agreement_counts_pairs_within_units():
 def test_sparse_value_counts_are_accepted():
     counts = np.array([[2, 0, 1], [0, 3, 0], [1, 1, 1], [0, 0, 1]])
     dense = alpha_from_value_counts(counts, "nominal").value
-    assert alpha_from_value_counts(sparse.csr_matrix(counts), "nominal").value == pytest.approx(dense, abs=1e-12)
+    assert alpha_from_value_counts(sparse.csr_matrix(counts), "nominal").value == pytest.approx(
+        dense, abs=1e-12
+    )
     assert dense == pytest.approx(_package(None, "nominal", value_counts=counts), abs=1e-12)

@@ -96,7 +96,9 @@ def test_sign_tests_and_holm_correction():
     family = [raw[0, 1], raw[0, 2], raw[1, 2]]
     expected = multipletests(family, method="holm")[1]
     assert [adjusted[0, 1], adjusted[0, 2], adjusted[1, 2]] == pytest.approx(list(expected))
-    assert ranking.holm([0.01, 0.04, 0.03]).tolist() == pytest.approx(multipletests([0.01, 0.04, 0.03], method="holm")[1])
+    assert ranking.holm([0.01, 0.04, 0.03]).tolist() == pytest.approx(
+        multipletests([0.01, 0.04, 0.03], method="holm")[1]
+    )
 
 
 def test_bradley_terry_orders_systems_by_wins():

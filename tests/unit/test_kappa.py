@@ -87,7 +87,9 @@ def test_fleiss_kappa_known_example():
 def test_pairwise_and_human_model_kappa_average_sklearn_over_pairs():
     rng = np.random.default_rng(5)
     truth = rng.integers(0, 3, 40)
-    humans = np.array([np.where(rng.random(40) < 0.7, truth, rng.integers(0, 3, 40)) for _ in range(4)], dtype=object)
+    humans = np.array(
+        [np.where(rng.random(40) < 0.7, truth, rng.integers(0, 3, 40)) for _ in range(4)], dtype=object
+    )
     humans[rng.random(humans.shape) < 0.25] = None
     model = np.where(rng.random(40) < 0.8, truth, rng.integers(0, 3, 40)).astype(object)
 

@@ -18,7 +18,9 @@ def test_likert_pairs_average_each_system_per_case_then_test_one_sided():
     a = rng.integers(1, 8, 40).astype(float)
     b = np.clip(a - rng.integers(0, 3, 40), 1, 7)
     test = likert.wilcoxon_greater(a, b)
-    assert test.value == pytest.approx(stats.wilcoxon(a, b, alternative="greater").pvalue)
+    assert test.value == pytest.approx(
+        stats.wilcoxon(a, b, alternative="greater", method="asymptotic").pvalue
+    )
     assert test.value < 0.05 and test.n == 40
     assert likert.wilcoxon_greater(b, a).value > 0.5
     assert np.isnan(likert.wilcoxon_greater([3, 4], [3, 4]).value)
@@ -47,7 +49,9 @@ def test_simulation_precision_counts_only_simulatable_judgements():
     model = ["yes", "yes", "yes", "response_1", "response_1", "response_1"]
     ids, precision = simulation.precision_per_explanation(explanations, choices, model)
     assert ids.tolist() == ["e1", "e2"] and precision.tolist() == [0.5, 0.5]
-    majority = simulation.majority_simulatable([1, 1, 1, 2, 2], ["yes", "not_helpful", "no", "either", "either"])
+    majority = simulation.majority_simulatable(
+        [1, 1, 1, 2, 2], ["yes", "not_helpful", "no", "either", "either"]
+    )
     assert majority == {1: True, 2: False}
     assert simulation.generality([0.2, np.nan, 0.4]).value == pytest.approx(0.7)
 
@@ -57,12 +61,16 @@ def test_similarities():
     pair = ("Can a pig use chopsticks?", "Could the pigs use the chopsticks")
     assert similarity.jaccard_similarity(*pair) == pytest.approx(2 / 4)
     assert similarity.jaccard_similarity("the", "a") == 1.0
-    assert similarity.bleu_similarity("can penguins fly at night", "can penguins fly at night") == pytest.approx(1.0)
+    assert similarity.bleu_similarity(
+        "can penguins fly at night", "can penguins fly at night"
+    ) == pytest.approx(1.0)
     assert similarity.bleu_similarity("can penguins fly", "do whales sing loudly") < 0.05
     texts = ["a b", "b c", "c d"]
     mean = similarity.mean_pairwise_similarity(texts, lambda x, y: float(x[0] == y[-1]))
     assert mean == pytest.approx(2 / 6)
-    assert similarity.mean_pairwise_cosine([[1, 0], [0, 1], [1, 1]]) == pytest.approx(2 * np.sqrt(0.5) * 2 / 6)
+    assert similarity.mean_pairwise_cosine([[1, 0], [0, 1], [1, 1]]) == pytest.approx(
+        2 * np.sqrt(0.5) * 2 / 6
+    )
 
 
 def test_bootstrap_is_seeded_and_covers_the_mean():
@@ -79,7 +87,9 @@ def test_bootstrap_is_seeded_and_covers_the_mean():
     large = rng.normal(size=200_000)
     assert bootstrap.mean_ci(large, seed=1).method == "normal"
     assert bootstrap.mean_ci([1.0]) is None
-    assert bootstrap.seed_for("m", ("x",)) == bootstrap.seed_for("m", ("x",)) != bootstrap.seed_for("m", ("y",))
+    assert (
+        bootstrap.seed_for("m", ("x",)) == bootstrap.seed_for("m", ("x",)) != bootstrap.seed_for("m", ("y",))
+    )
 
 
 def test_grouped_means_per_key_combination():
@@ -87,4 +97,19 @@ def test_grouped_means_per_key_combination():
     system = ["A", "A", "B", "B", "B", "A"]
     question = ["q1", "q1", "q1", "q2", "q2", "q2"]
     means = {g.key: (g.mean, g.n) for g in grouped_means(values, system, question, label="t")}
-    assert means == {("A", "q1"): (1.5, 2), ("A", "q2"): (6.0, 1), ("B", "q1"): (3.0, 1), ("B", "q2"): (4.0, 1)}
+    assert means == {
+        ("A", "q1"): (1.5, 2),
+        ("A", "q2"): (6.0, 1),
+        ("B", "q1"): (3.0, 1),
+        ("B", "q2"): (4.0, 1),
+    }
+
+
+def test_wilcoxon_uses_the_exact_distribution_when_it_can():
+    first = [5.0, 6.5, 7.25, 4.0, 6.0, 3.5, 6.75]
+    second = [4.0, 4.0, 6.0, 4.6, 3.25, 3.0, 6.0]
+    test = likert.wilcoxon_greater(first, second)
+    assert test.details["method"] == "exact"
+    assert test.value == pytest.approx(
+        stats.wilcoxon(first, second, alternative="greater", method="exact").pvalue
+    )
