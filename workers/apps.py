@@ -6,3 +6,8 @@ class WorkersConfig(AppConfig):
 
     name = "workers"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Register the tasks in every process (none imports torch at import time), so the
+        # embedded runtime, which runs jobs in-process, finds them by name.
+        from . import tasks  # noqa: F401
