@@ -27,6 +27,10 @@ LEVELS = ("nominal", "ordinal", "interval", "ratio")
 # Cells of reliability data handled at once: bounds the temporary arrays (~32 MiB each).
 BLOCK_CELLS = 1 << 22
 _SMALL_INTEGER_RANGE = 1 << 20
+# Domains up to this size are counted by comparing with each value (fast for ratings);
+# they are guessed from this many sampled cells and verified block by block.
+EQUALITY_VALUES = 16
+SAMPLE_CELLS = 1 << 16
 
 
 def check_level(level: str) -> str:
@@ -48,9 +52,8 @@ def krippendorff_alpha(
     units with at least two); ``details`` has ``units`` (pairable units) and ``values``.
     """
     level = check_level(level_of_measurement)
-    table = _ReliabilityTable.from_data(reliability_data, value_domain, level)
-    stats = _CountStats.accumulate(table.count_blocks(), table.size)
-    return _alpha(stats, table.domain, level)
+    stats, domain = _ReliabilityTable.from_data(reliability_data, value_domain, level).stats()
+    return _alpha(stats, domain, level)
 
 
 def alpha_from_value_counts(
@@ -93,8 +96,8 @@ def percent_agreement(reliability_data) -> Estimate:
     Every pair of ratings of a unit counts once (a unit with three ratings gives three
     pairs), which is how pairwise agreement is usually quoted for crowd annotations.
     """
-    table = _ReliabilityTable.from_data(reliability_data, None, "nominal")
-    return _percent(_CountStats.accumulate(table.count_blocks(), table.size))
+    stats, _ = _ReliabilityTable.from_data(reliability_data, None, "nominal").stats()
+    return _percent(stats)
 
 
 def percent_agreement_from_pairs(units: Sequence, values: Sequence) -> Estimate:
@@ -220,13 +223,26 @@ def _percent(stats: _CountStats) -> Estimate:
 # --- reading reliability data in blocks ---------------------------------------------------
 
 
+class _IncompleteDomain(Exception):
+    """A value outside the domain guessed from a sample turned up: discover it in full."""
+
+
 @dataclass
 class _ReliabilityTable:
-    """Reliability data coded into value indices (missing = ``len(domain)``), read by blocks."""
+    """Reliability data (numbers, or text coded as indices with missing = ``len(domain)``)
+    turned into units × values counts one block of units at a time.
+
+    Small numeric domains (``EQUALITY_VALUES`` values or fewer: ratings, labels) are
+    counted with one comparison per value, and guessed from a sample of cells; a block
+    whose counts miss some of its values reveals a wrong guess, and the whole table is then
+    read again with the domain discovered in full. Larger domains are coded through a
+    sorted search and counted with ``bincount``.
+    """
 
     data: np.ndarray
     domain: np.ndarray
     numeric: bool
+    guessed: bool = False
 
     @property
     def size(self) -> int:
@@ -240,8 +256,12 @@ class _ReliabilityTable:
         if data.dtype.kind == "O":
             data = _object_table(data)
         if data.dtype.kind in "biuf":
-            domain = _numeric_domain(data, value_domain)
-            return cls(data, domain, numeric=True)
+            if value_domain is not None:
+                return cls(data, _given_numeric_domain(data, value_domain), numeric=True)
+            guess = _sampled_distinct(data)
+            if len(guess) <= EQUALITY_VALUES:
+                return cls(data, guess, numeric=True, guessed=True)
+            return cls(data, _distinct_numbers(data), numeric=True)
         if data.dtype.kind not in "US":
             raise ValueError(f"cannot read reliability data of dtype {data.dtype}")
         if level in ("interval", "ratio"):
@@ -251,35 +271,66 @@ class _ReliabilityTable:
         codes, domain = _text_codes(data, value_domain)
         return cls(codes, domain, numeric=False)
 
+    def stats(self) -> tuple[_CountStats, np.ndarray]:
+        """Accumulated count statistics and the value domain they refer to."""
+        try:
+            return _CountStats.accumulate(self.count_blocks(), self.size), self.domain
+        except _IncompleteDomain:
+            full = _ReliabilityTable(self.data, _distinct_numbers(self.data), numeric=True)
+            return _CountStats.accumulate(full.count_blocks(), full.size), full.domain
+
     def count_blocks(self) -> Iterator[np.ndarray]:
-        """Units × values counts, one block of units at a time."""
         coders, units = self.data.shape
         width = max(1, BLOCK_CELLS // max(coders, 1))
-        size = self.size
         for start in range(0, units, width):
             block = self.data[:, start : start + width]
-            codes = self._codes(block) if self.numeric else block
-            n_units = codes.shape[1]
-            keys = codes + (np.arange(n_units, dtype=np.intp) * (size + 1))[None, :]
-            counts = np.bincount(keys.ravel(), minlength=n_units * (size + 1))
-            yield counts.reshape(n_units, size + 1)[:, :size]
+            if self.numeric and self.size <= EQUALITY_VALUES:
+                yield self._compared(block)
+            else:
+                yield self._binned(self._codes(block) if self.numeric else block)
+
+    def _compared(self, block: np.ndarray) -> np.ndarray:
+        counts = np.empty((block.shape[1], self.size), dtype=np.int64)
+        for index, value in enumerate(self.domain):
+            counts[:, index] = np.count_nonzero(block == value, axis=0)
+        if self.guessed:
+            missing = np.count_nonzero(np.isnan(block)) if block.dtype.kind == "f" else 0
+            if counts.sum() != block.size - missing:
+                raise _IncompleteDomain
+        return counts
+
+    def _binned(self, codes: np.ndarray) -> np.ndarray:
+        size = self.size
+        n_units = codes.shape[1]
+        keys = codes + (np.arange(n_units, dtype=np.intp) * (size + 1))[None, :]
+        counts = np.bincount(keys.ravel(), minlength=n_units * (size + 1))
+        return counts.reshape(n_units, size + 1)[:, :size]
 
     def _codes(self, block: np.ndarray) -> np.ndarray:
         # NaN sorts after every number, so searchsorted maps it to len(domain): "missing".
         return np.searchsorted(self.domain, block).astype(np.intp, copy=False)
 
 
-def _numeric_domain(data: np.ndarray, value_domain) -> np.ndarray:
-    present = _distinct_numbers(data)
-    if value_domain is None:
-        return present
+def _given_numeric_domain(data: np.ndarray, value_domain) -> np.ndarray:
     domain = _as_numbers(np.asarray(value_domain))
-    if not np.isin(present, domain).all():
+    if not np.isin(_distinct_numbers(data), domain).all():
         raise ValueError("the reliability data holds values outside value_domain")
-    order = np.argsort(domain, kind="stable")
-    if not (order == np.arange(len(domain))).all():
+    if not (np.diff(domain) > 0).all():
         raise ValueError("a numeric value_domain must be in increasing order")
     return domain
+
+
+def _sampled_distinct(data: np.ndarray) -> np.ndarray:
+    """Distinct values among a fixed sample of cells: a guess, checked while counting."""
+    if data.size > SAMPLE_CELLS:
+        rng = np.random.default_rng(0)
+        cells = data[
+            rng.integers(0, data.shape[0], SAMPLE_CELLS), rng.integers(0, data.shape[1], SAMPLE_CELLS)
+        ]
+    else:
+        cells = data.ravel()
+    values = cells[~np.isnan(cells)] if cells.dtype.kind == "f" else cells
+    return np.unique(values)
 
 
 def _distinct_numbers(data: np.ndarray) -> np.ndarray:
