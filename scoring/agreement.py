@@ -22,6 +22,7 @@ import numpy as np
 from scipy import sparse
 
 from .estimate import Estimate
+from .groups import factorize
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 # Cells of reliability data handled at once: bounds the temporary arrays (~32 MiB each).
@@ -30,6 +31,8 @@ _SMALL_INTEGER_RANGE = 1 << 20
 # Domains up to this size are counted by comparing with each value (fast for ratings);
 # they are guessed from this many sampled cells and verified block by block.
 EQUALITY_VALUES = 16
+# Up to this many units × values cells, pair counts are made dense with bincount.
+DENSE_COUNTS = 1 << 22
 SAMPLE_CELLS = 1 << 16
 
 
@@ -101,12 +104,20 @@ def percent_agreement(reliability_data) -> Estimate:
 
 
 def percent_agreement_from_pairs(units: Sequence, values: Sequence) -> Estimate:
-    counts, domain = value_counts_from_pairs(units, values)
-    return _percent(_CountStats.accumulate([counts], len(domain)))
+    counts, _ = value_counts_from_pairs(units, values)
+    return percent_agreement_from_value_counts(counts)
 
 
-def value_counts_from_pairs(units: Sequence, values: Sequence) -> tuple[sparse.csr_matrix, np.ndarray]:
-    """Sparse units × values counts and the sorted value domain, from (unit, value) pairs."""
+def percent_agreement_from_value_counts(value_counts) -> Estimate:
+    counts = value_counts if sparse.issparse(value_counts) else np.asarray(value_counts)
+    return _percent(_CountStats.accumulate([counts], counts.shape[1]))
+
+
+def value_counts_from_pairs(
+    units: Sequence, values: Sequence
+) -> tuple[np.ndarray | sparse.csr_matrix, np.ndarray]:
+    """Units × values counts (dense when small, else sparse) and the sorted value domain,
+    from (unit, value) pairs."""
     units = np.asarray(units)
     values = np.asarray(values)
     if units.shape != values.shape or units.ndim != 1:
@@ -114,11 +125,14 @@ def value_counts_from_pairs(units: Sequence, values: Sequence) -> tuple[sparse.c
     if values.dtype.kind == "f":
         keep = ~np.isnan(values)
         units, values = units[keep], values[keep]
-    unit_codes = np.unique(units, return_inverse=True)[1].ravel()
-    domain, value_codes = np.unique(values, return_inverse=True)
+    unit_codes = factorize(units)[1]
+    domain, value_codes = factorize(values)
     n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0
+    if n_units * len(domain) <= DENSE_COUNTS:
+        dense = np.bincount(unit_codes * len(domain) + value_codes, minlength=n_units * len(domain))
+        return dense.reshape(n_units, len(domain)), domain
     counts = sparse.csr_matrix(
-        (np.ones(unit_codes.size, dtype=np.float64), (unit_codes, value_codes.ravel())),
+        (np.ones(unit_codes.size, dtype=np.float64), (unit_codes, value_codes)),
         shape=(n_units, len(domain)),
     )
     counts.sum_duplicates()

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .counting import distinct_counts
+
 RESAMPLES = 2000
 CONFIDENCE = 0.95
 MAX_DISTINCT = 256
@@ -44,7 +46,7 @@ def mean_ci(
     if x.size < 2:
         return None
     rng = np.random.default_rng(seed)
-    distinct, counts = np.unique(x, return_counts=True)
+    distinct, counts = distinct_counts(x)
     if distinct.size == 1:
         return Interval(float(distinct[0]), float(distinct[0]), "bootstrap")
     if distinct.size <= MAX_DISTINCT:

@@ -12,7 +12,9 @@ import math
 
 import numpy as np
 
+from .counting import distinct_counts
 from .estimate import Estimate
+from .groups import factorize
 
 MAX_POINTS = 5
 
@@ -66,14 +68,14 @@ def pairwise_agreement(items, guesses) -> tuple[Estimate, Estimate]:
         return undefined, undefined
     low = int(guess.min())
     span = int(guess.max()) - low + 2
-    keys, counts = np.unique(item * span + (guess - low), return_counts=True)
+    keys, counts = distinct_counts(item * span + (guess - low))
     same = float((counts * (counts - 1) // 2).sum())
     neighbour = np.searchsorted(keys, keys + 1)
     found = neighbour < keys.size
     adjacent_counts = np.zeros_like(counts)
     adjacent_counts[found] = np.where(keys[neighbour[found]] == keys[found] + 1, counts[neighbour[found]], 0)
     adjacent = float((counts * adjacent_counts).sum())
-    per_item = np.bincount(np.unique(item, return_inverse=True)[1].ravel())
+    per_item = distinct_counts(item)[1]
     pairs = float((per_item * (per_item - 1) // 2).sum())
     details = {"items": int((per_item >= 2).sum())}
     if pairs == 0:
@@ -96,7 +98,7 @@ def player_skill(players, points, *, tail: float = 0.05) -> dict[str, Estimate]:
     if x.size == 0:
         undefined = Estimate.undefined("no scored guesses")
         return {"median": undefined, "top": undefined, "bottom": undefined}
-    index = np.unique(player, return_inverse=True)[1].ravel()
+    index = factorize(player)[1]
     means = np.sort(np.bincount(index, weights=x) / np.bincount(index))
     k = max(1, math.ceil(tail * means.size))
     details = {"players": int(means.size), "tail_players": k}

@@ -1,19 +1,28 @@
-"""Reading a study for its reports: one streamed query per table, into column arrays.
+"""Reading a study for its reports: a handful of queries, straight into column arrays.
 
-Responses are read as value tuples in chunks (never one ORM object per response) and
-turned into NumPy columns as they arrive, so memory grows with the columns, not with
-Python objects. The fields a kind's report needs are pulled out of the JSON columns by
-the database (``answer ->> 'guess'``). When the study's kind module is installed and
-declares agreement values, the kind is asked for them response by response, with the
-items streamed alongside in the same order.
+Never an ORM object per response. The database pulls the fields a kind's report needs
+out of the JSON columns (``answer ->> 'guess'``). On PostgreSQL every number and every
+text field of a table comes back in one ``COPY (SELECT array_agg(…) …) TO STDOUT
+(FORMAT binary)``: one float8 array per column, decoded by NumPy without a Python step per
+row; a text field travels as its rank among the field's distinct values (``DENSE_RANK``)
+and one small query returns the values themselves. JSON fields, and everything on SQLite,
+come through a server-side cursor in chunks. All reads share one snapshot (repeatable
+read), so the parts line up and match the fingerprint taken with them.
+
+When the study's kind module is installed and declares agreement values, the kind is
+asked for them response by response, with the items streamed alongside in the same order.
 """
 
 from __future__ import annotations
 
+import io
+import json
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
-from django.db.models import Expression, FloatField, Subquery
+from django.db import connection, transaction
+from django.db.models import Case, Expression, F, FloatField, IntegerField, QuerySet, When
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
@@ -31,29 +40,37 @@ from scoring.reports.base import (
 CHUNK = 20_000
 Progress = Callable[[int], None]
 
-_RESPONSE_COLUMNS = (
-    "item_id",
-    "participant_id",
-    "points",
-    "correct",
-    "is_attention_check",
-    "flagged",
-    "duration_seconds",
-)
+_RESPONSE_FIELDS = {
+    "item_id": Field("item_id", "column"),
+    "participant_id": Field("participant_id", "column"),
+    "points": Field("points", "column"),
+    "correct": Field("correct", "truth"),
+    "attention": Field("is_attention_check", "truth"),
+    "flagged": Field("flagged", "truth"),
+    "seconds": Field("duration_seconds", "column"),
+}
 
 
 def load_study_data(study: Study, builder: KindReport, *, progress: Progress | None = None) -> StudyData:
-    """Everything the reports of ``study`` need, read in bulk."""
+    """Everything the reports of ``study`` need, read in bulk (call inside one snapshot)."""
     kind = _kind_with_agreement(study.kind)
-    item_ids, items = _read_items(study, builder.item_fields)
-    participant_ids, participants = _read_participants(study)
-    responses, observations = _read_responses(study, builder, kind, progress)
-    responses.data["item"] = np.searchsorted(item_ids, responses.data.pop("item_id"))
+    item_fields = {"attention": Field("is_attention_check", "truth")} | builder.item_fields
+    items = _read_table(Item.objects.filter(study=study), item_fields, by_id=True)
+    fields = _RESPONSE_FIELDS | builder.response_fields
+    if kind is None:
+        responses = _read_table(Response.objects.filter(study=study), fields)
+        observations = None
+    else:
+        responses, observations = _read_with_agreement(study, fields, kind)
+    if progress:
+        progress(len(responses))
+    participant_ids, participants, excluded = _read_participants(study, responses["participant_id"])
+    responses.data["item"] = np.searchsorted(items.data.pop("id"), responses.data.pop("item_id"))
     responses.data["participant"] = np.searchsorted(participant_ids, responses.data.pop("participant_id"))
-    excluded = set(
-        Enrollment.objects.filter(study=study, excluded=True).values_list("participant_id", flat=True)
-    )
-    responses.data["excluded"] = np.isin(participant_ids, list(excluded))[responses["participant"]]
+    responses.data["excluded"] = excluded[responses["participant"]]
+    for name in ("attention", "flagged"):
+        responses.data[name] = responses[name] == 1
+    items.data["attention"] = items["attention"] == 1
     data = StudyData(
         kind=study.kind,
         config=study.config or {},
@@ -68,6 +85,21 @@ def load_study_data(study: Study, builder: KindReport, *, progress: Progress | N
     return data
 
 
+@contextmanager
+def one_snapshot() -> Iterator[None]:
+    """A transaction whose reads all see one snapshot of the database.
+
+    PostgreSQL's repeatable read, set when this opens the transaction (inside an outer
+    transaction the outer one decides); SQLite's transactions always read one state.
+    """
+    outermost = not connection.in_atomic_block
+    with transaction.atomic():
+        if outermost and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield
+
+
 def _kind_with_agreement(name: str) -> TaskKind | None:
     """The installed kind, if it declares agreement values (else the builder's own)."""
     try:
@@ -77,67 +109,42 @@ def _kind_with_agreement(name: str) -> TaskKind | None:
     return kind if type(kind).agreement_values is not TaskKind.agreement_values else None
 
 
-def _read_items(study: Study, fields: dict[str, Field]) -> tuple[np.ndarray, Columns]:
-    names = ["id", "external_id", "attention", *fields]
-    query = (
-        Item.objects.filter(study=study)
-        .order_by("id")
-        .values_list("id", "external_id", "is_attention_check", *[_expression(f) for f in fields.values()])
+def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, Columns, np.ndarray]:
+    """The study's participants (ids sorted): whether each is a model (an LLM simulator or
+    automatic rater, then with its name), and whether a researcher excluded them. Anyone
+    who answered without an enrollment row is looked up directly."""
+    is_model = Case(When(participant__source=Participant.Source.MODEL, then=1), default=0)
+    fields = {"participant_id": Field("participant_id", "column"), "excluded": Field("excluded", "truth")}
+    table = _read_table(Enrollment.objects.filter(study=study), fields, extra={"model": is_model})
+    ids, excluded, model = table["participant_id"], table["excluded"] == 1, table["model"] == 1
+    missing = np.setdiff1d(np.unique(answered), ids)
+    if missing.size:
+        lost = Participant.objects.filter(pk__in=missing.astype(np.int64).tolist())
+        sources = dict(lost.values_list("id", "source"))
+        ids = np.concatenate([ids, missing])
+        excluded = np.concatenate([excluded, np.zeros(missing.size, dtype=bool)])
+        model = np.concatenate([model, [sources.get(int(pk)) == Participant.Source.MODEL for pk in missing]])
+    order = np.argsort(ids, kind="stable")
+    ids, excluded, model = ids[order].astype(np.int64), excluded[order], model[order]
+    names = np.full(len(ids), "", dtype=object)
+    models = Participant.objects.filter(pk__in=ids[model].tolist()).values_list(
+        "id", "platform_worker_id", "public_id"
     )
-    types = {
-        "id": "number",
-        "external_id": "text",
-        "attention": "bool",
-        **{n: f.type for n, f in fields.items()},
-    }
-    columns = _collect(query.iterator(chunk_size=CHUNK), names, types)
-    item_ids = columns.data.pop("id").astype(np.int64)
-    return item_ids, columns
+    for pk, worker, public in models:
+        names[np.searchsorted(ids, pk)] = worker or public
+    return ids, Columns({"model": model, "name": names}), excluded
 
 
-def _read_participants(study: Study) -> tuple[np.ndarray, Columns]:
-    answered = Response.objects.filter(study=study).values("participant_id")
-    query = (
-        Participant.objects.filter(pk__in=Subquery(answered))
-        .order_by("id")
-        .values_list("id", "source", "platform_worker_id", "public_id")
-    )
-    ids, sources, names = [], [], []
-    for pk, source, worker_id, public_id in query.iterator(chunk_size=CHUNK):
-        ids.append(pk)
-        sources.append(source)
-        names.append(worker_id or public_id)
-    return np.asarray(ids, dtype=np.int64), Columns(
-        {"source": np.asarray(sources, dtype=object), "name": np.asarray(names, dtype=object)}
-    )
-
-
-def _read_responses(
-    study: Study, builder: KindReport, kind: TaskKind | None, progress: Progress | None
-) -> tuple[Columns, Columns | None]:
-    fields = builder.response_fields
-    extra = ["answer"] if kind is not None else []
-    names = ["item_id", "participant_id", "points", "correct", "attention", "flagged", "seconds", *fields]
-    types = {
-        "item_id": "number",
-        "participant_id": "number",
-        "points": "number",
-        "correct": "number",
-        "attention": "bool",
-        "flagged": "bool",
-        "seconds": "number",
-        **{n: f.type for n, f in fields.items()},
-    }
-    query = (
-        Response.objects.filter(study=study)
-        .order_by("item_id", "id")
-        .values_list(*_RESPONSE_COLUMNS, *[_expression(f) for f in fields.values()], *extra)
-    )
-    rows = query.iterator(chunk_size=CHUNK)
-    if kind is None:
-        return _collect(rows, names, types, progress), None
+def _read_with_agreement(study: Study, fields: dict[str, Field], kind: TaskKind) -> tuple[Columns, Columns]:
+    """One pass in item order, asking the kind for each answer's agreement values."""
+    names = ["id", *fields]
+    expressions = ["id", *[_expression(f) for f in fields.values()], "answer"]
+    types = {"id": "number", **{n: _column_type(f) for n, f in fields.items()}}
     observer = _Observer(kind, study)
-    return _collect(observer.watch(rows), names, types, progress), observer.columns()
+    query = Response.objects.filter(study=study).order_by("item_id", "id")
+    json_positions = [*_json_positions(types, names), len(expressions) - 1]
+    columns = _collect(observer.watch(_stream(query, expressions, json_positions)), names, types)
+    return columns, observer.columns()
 
 
 class _Observer:
@@ -160,7 +167,7 @@ class _Observer:
         """The rows without their trailing answer, after recording its observations."""
         response, unit, question, value, level = self.found
         for index, values in enumerate(rows):
-            item_id, answer = values[0], values[-1]
+            item_id, answer = values[1], values[-1]
             while self.item is None or self.item.pk != item_id:
                 self.item = next(self.items)
             for observation in self.kind.agreement_values(self.item, answer):
@@ -178,47 +185,219 @@ class _Observer:
         )
 
 
-def _expression(field: Field) -> Expression | str:
+# --- reading a table --------------------------------------------------------------------------
+
+
+def _read_table(
+    query: QuerySet,
+    fields: dict[str, Field],
+    *,
+    by_id: bool = False,
+    extra: dict[str, Expression] | None = None,
+) -> Columns:
+    """Column arrays for ``fields`` (and the numeric expressions in ``extra``) of every row
+    of ``query``, plus ``id``; in id order when ``by_id`` or when JSON fields are read
+    apart (else in any order, which saves a copy of every column)."""
+    extra = extra or {}
+    names = ["id", *fields, *extra]
+    types = {
+        "id": "number",
+        **{n: _column_type(f) for n, f in fields.items()},
+        **dict.fromkeys(extra, "number"),
+    }
+    expressions = {"id": F("id"), **{n: _expression(f) for n, f in fields.items()}, **extra}
+    if connection.vendor != "postgresql":
+        stream = _stream(query.order_by("id"), list(expressions.values()), _json_positions(types, names))
+        return _collect(stream, names, types)
+    flat = [n for n in names if types[n] != "json"]
+    columns = _copy_columns(query, {n: expressions[n] for n in flat}, {n for n in flat if types[n] == "text"})
+    streamed = [n for n in names if types[n] == "json"]
+    if streamed or by_id:
+        columns = columns.take(np.argsort(columns["id"], kind="stable"))
+    if streamed:
+        stream = _stream(
+            query.order_by(),
+            [F("id"), *[expressions[n] for n in streamed]],
+            list(range(1, len(streamed) + 1)),
+        )
+        extra = _collect(stream, ["id", *streamed], {"id": "number", **{n: "json" for n in streamed}})
+        extra = extra.take(np.argsort(extra["id"], kind="stable"))
+        if not np.array_equal(extra["id"], columns["id"]):
+            raise RuntimeError("the two reads of one table differ; read them in one snapshot")
+        columns.data.update({n: extra[n] for n in streamed})
+    return columns
+
+
+def _copy_columns(query: QuerySet, expressions: dict[str, Expression], text: set[str]) -> Columns:
+    """Numbers and texts through one binary COPY of a single row of arrays.
+
+    The innermost SELECT (built by the ORM) extracts the narrow columns (``OFFSET 0`` keeps
+    the planner from carrying whole JSON documents through the sorts); the middle one
+    ranks each text column among its distinct values (in byte order); the outer one
+    aggregates every column into a float8 array, and each text column's distinct values
+    into a text array (the ranks index them once sorted the same way).
+    """
+    names = list(expressions)
+    selected = [expressions[n] if n in text else Cast(expressions[n], FloatField()) for n in names]
+    sql, params = query.order_by().values_list(*selected).query.sql_with_params()
+    aliases = [f"c{i}" for i in range(len(names))]
+    middle, numbers, texts = [], [], []
+    for index, (alias, name) in enumerate(zip(aliases, names, strict=True)):
+        if name in text:
+            middle.append(
+                f'(DENSE_RANK() OVER (ORDER BY {alias} COLLATE "C" NULLS FIRST))::float8 AS r{index}'
+            )
+            numbers.append(f"r{index}")
+            texts.append(alias)
+        else:
+            numbers.append(alias)
+        middle.append(alias)
+    aggregates = [f"array_agg(COALESCE({n}, 'NaN'::float8))" for n in numbers]
+    aggregates += [f"array_agg(DISTINCT {a})" for a in texts]
+    with transaction.atomic(), connection.cursor() as cursor:
+        # Compiling these one-off scans costs more than it saves; the rank sorts fit in memory.
+        cursor.execute("SET LOCAL jit = off")
+        cursor.execute("SET LOCAL work_mem = '64MB'")
+        inner = cursor.cursor.mogrify(sql, params).decode()
+        outer = (
+            f"SELECT {', '.join(aggregates)} FROM (SELECT {', '.join(middle)} "  # noqa: S608 - ORM-built SQL
+            f"FROM ({inner} OFFSET 0) AS t({', '.join(aliases)})) AS u"
+        )
+        sink = io.BytesIO()
+        cursor.cursor.copy_expert(f"COPY ({outer}) TO STDOUT WITH (FORMAT binary)", sink)
+    with sink.getbuffer() as buffer:
+        fields = _decode_arrays(buffer, len(aggregates))
+    sink.close()
+    columns = Columns({name: _floats(values) for name, values in zip(names, fields, strict=False)})
+    for name, distinct in zip([n for n in names if n in text], fields[len(numbers) :], strict=True):
+        columns.data[name] = _ranked_texts(distinct)[columns[name].astype(np.int64)]
+    return columns
+
+
+def _ranked_texts(distinct: list) -> np.ndarray:
+    """Index = the dense rank the query gave (1-based; 0 unused), value = the text ("" for
+    NULL). Python's order of str (code points) is the "C" collation's order of UTF-8."""
+    ordered = ([None] if None in distinct else []) + sorted(v for v in distinct if v is not None)
+    return np.array(["", *("" if v is None else v for v in ordered)], dtype=object)
+
+
+def _decode_arrays(buffer: memoryview, count: int) -> list:
+    """The one tuple of a binary COPY whose fields are arrays: float8[] → NumPy array,
+    text[] → list of str (None for NULL); a NULL field (no rows) → empty."""
+    offset = 19  # signature (11), flags (4), header extension length (4)
+    if len(buffer) < offset + 2 or _int(buffer, offset, 2) != count:
+        return [[] for _ in range(count)]
+    offset += 2
+    fields = []
+    for _ in range(count):
+        length = _int(buffer, offset, 4)
+        offset += 4
+        if length < 0:
+            fields.append([])
+            continue
+        dimensions, element_type = _int(buffer, offset, 4), _int(buffer, offset + 8, 4)
+        size = _int(buffer, offset + 12, 4) if dimensions else 0
+        start = offset + 12 + 8 * dimensions
+        if element_type == _FLOAT8_OID:
+            elements = np.frombuffer(
+                buffer, dtype=[("length", ">i4"), ("value", ">f8")], count=size, offset=start
+            )
+            fields.append(elements["value"].astype(np.float64))
+        else:
+            fields.append(_texts(buffer, start, size))
+        offset += length
+    return fields
+
+
+_FLOAT8_OID = 701
+
+
+def _texts(buffer: memoryview, offset: int, size: int) -> list:
+    values = []
+    for _ in range(size):
+        length = _int(buffer, offset, 4)
+        offset += 4
+        if length < 0:
+            values.append(None)
+            continue
+        values.append(bytes(buffer[offset : offset + length]).decode())
+        offset += length
+    return values
+
+
+def _int(buffer: memoryview, offset: int, size: int) -> int:
+    return int.from_bytes(buffer[offset : offset + size], "big", signed=True)
+
+
+def _floats(values) -> np.ndarray:
+    return values if isinstance(values, np.ndarray) else np.zeros(0)
+
+
+def _stream(query: QuerySet, expressions: list, json_positions: list[int] = ()) -> Iterator[tuple]:
+    """Value tuples from a server-side cursor, fetched a chunk at a time.
+
+    The ORM builds the SQL; rows come straight from the driver, without Django's
+    per-row conversions; the columns at ``json_positions`` are decoded here.
+    """
+    sql, params = query.values_list(*expressions).query.sql_with_params()
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(CHUNK):
+            if json_positions:
+                rows = [_decode_json(row, json_positions) for row in rows]
+            yield from rows
+
+
+def _json_positions(types: dict[str, str], names: list[str]) -> list[int]:
+    return [index for index, name in enumerate(names) if types.get(name) == "json"]
+
+
+def _decode_json(row: tuple, positions: list[int]) -> tuple:
+    values = list(row)
+    for index in positions:
+        if isinstance(values[index], str):
+            values[index] = json.loads(values[index])
+    return tuple(values)
+
+
+def _column_type(field: Field) -> str:
+    """How a field's values are held: ``number`` (float, NaN when absent), ``text``, ``json``."""
+    return {"column": "number", "truth": "number", "label": "text"}.get(field.type, field.type)
+
+
+def _expression(field: Field) -> Expression:
+    """The SQL for a field (see ``Field``): booleans as 0/1, JSON values extracted."""
+    if field.type == "truth":
+        return Cast(F(field.path), IntegerField())
     if field.type == "number":
         return Cast(KT(field.path), FloatField())
     if field.type == "text":
         return KT(field.path)
-    return field.path
+    return F(field.path)
 
 
-def _collect(
-    rows: Iterator[tuple], names: list[str], types: dict[str, str], progress: Progress | None = None
-) -> Columns:
+def _collect(rows: Iterator[tuple], names: list[str], types: dict[str, str]) -> Columns:
     """Value tuples → one array per column, converted a chunk at a time."""
     parts: dict[str, list[np.ndarray]] = {name: [] for name in names}
     chunk: list[tuple] = []
-    done = 0
     for values in rows:
         chunk.append(values)
         if len(chunk) == CHUNK:
-            done += _convert(chunk, names, types, parts)
+            _convert(chunk, names, types, parts)
             chunk = []
-            if progress:
-                progress(done)
-    done += _convert(chunk, names, types, parts)
-    if progress:
-        progress(done)
+    _convert(chunk, names, types, parts)
     return Columns({name: _concatenate(parts[name], types[name]) for name in names})
 
 
-def _convert(chunk: list[tuple], names: list[str], types: dict[str, str], parts: dict) -> int:
-    if not chunk:
-        return 0
-    for name, column in zip(names, zip(*chunk, strict=True), strict=True):
-        parts[name].append(_array(column, types[name]))
-    return len(chunk)
+def _convert(chunk: list[tuple], names: list[str], types: dict[str, str], parts: dict) -> None:
+    if chunk:
+        for name, column in zip(names, zip(*chunk, strict=True), strict=True):
+            parts[name].append(_array(column, types[name]))
 
 
 def _array(column: tuple, kind: str) -> np.ndarray:
     if kind == "number":
         return np.array(column, dtype=np.float64)
-    if kind == "bool":
-        return np.array(column, dtype=bool)
     if kind == "text":
         return np.array(["" if v is None else str(v) for v in column], dtype=object)
     return _objects(column)
@@ -232,5 +411,4 @@ def _objects(values) -> np.ndarray:
 def _concatenate(parts: list[np.ndarray], kind: str) -> np.ndarray:
     if parts:
         return np.concatenate(parts)
-    dtype = {"number": np.float64, "bool": bool}.get(kind, object)
-    return np.zeros(0, dtype=dtype)
+    return np.zeros(0, dtype=np.float64 if kind == "number" else object)

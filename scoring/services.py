@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from annotation.models import Enrollment, Job, Response, Study
 from annotation.services.jobs import start_job
-from scoring.data import load_study_data
+from scoring.data import load_study_data, one_snapshot
 from scoring.models import Report
 from scoring.reports import report_for
 from scoring.reports.base import Embed, ReportRow
@@ -72,15 +72,13 @@ def compute_study_reports(
 ) -> ReportsResult:
     """Read the study once, compute both populations, replace its reports."""
     started = time.monotonic()
-    fingerprint = study_fingerprint(study)
-    total = fingerprint["responses"]
     notify = progress or (lambda done, total, message: None)
     builder = report_for(study.kind)
-
-    def reading(done: int) -> None:
-        notify(done, total, f"Read {done} of {total} responses")
-
-    data = load_study_data(study, builder, progress=reading)
+    notify(0, 0, "Reading the responses")
+    with one_snapshot():
+        fingerprint = study_fingerprint(study)
+        data = load_study_data(study, builder)
+    total = fingerprint["responses"]
     rows: dict[str, list[ReportRow]] = {}
     for population in POPULATIONS:
         notify(total, total, f"Computing the figures ({population} participants)")

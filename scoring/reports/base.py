@@ -95,9 +95,9 @@ class StudyData:
     ``responses`` always has ``item`` and ``participant`` (row numbers into ``items`` and
     ``participants``), ``points``, ``correct`` (NaN when unscored), ``attention``,
     ``flagged``, ``excluded``, ``seconds``; plus what the builder asked for.
-    ``items`` always has ``external_id`` and ``attention``; ``participants`` has ``source``
-    and ``name``. ``observations`` (agreement values) has ``response`` (row number),
-    ``unit``, ``question``, ``value`` and ``level``.
+    ``items`` always has ``attention``; ``participants`` has ``model`` (an LLM simulator or
+    automatic rater) and, for models, ``name``. ``observations`` (agreement values) has
+    ``response`` (row number), ``unit``, ``question``, ``value`` and ``level``.
     """
 
     kind: str
@@ -135,9 +135,11 @@ class StudyData:
 
 @dataclass(frozen=True)
 class Field:
-    """A value the builder needs from each response or item: a Django lookup path into a
-    JSON field (``answer__guess``, ``payload__p``, ``provenance__system``) and its type:
-    ``number`` (float, NaN when absent), ``text`` or ``json`` (decoded)."""
+    """A value the builder needs from each response or item: a Django lookup path and its
+    type. Into a JSON field (``answer__guess``, ``payload__p``, ``provenance__system``):
+    ``number`` (float, NaN when absent), ``text`` ("" when absent) or ``json`` (decoded).
+    The loader also reads plain columns: ``column`` (a number), ``truth`` (a boolean, as
+    0/1) and ``label`` (text)."""
 
     path: str
     type: str = "number"

@@ -6,7 +6,7 @@ import numpy as np
 
 from scoring import boundary as roft
 from scoring.estimate import Estimate
-from scoring.groups import grouped_means, overall_mean
+from scoring.groups import factorize, grouped_means, overall_mean
 
 from .base import (
     Columns,
@@ -99,10 +99,11 @@ class BoundaryReport(KindReport):
             np.isnan(responses["points"]), roft.points_for_guesses(guess, boundary), responses["points"]
         )
         rows = _summary_rows(points, distance)
-        generator = _generator(items)[item]
-        for key, values in (("generator", generator), ("category", items["category"][item])):
-            rows += _grouped("boundary.mean_points", key, points, values)
-            rows += _grouped("boundary.exact_rate", key, (distance == 0).astype(float), values)
+        for key, column in (("generator", _generator(items)), ("category", items["category"])):
+            labels, codes = factorize(column)  # per item: cheaper than per response
+            groups = codes[item]
+            rows += _grouped("boundary.mean_points", key, points, groups, labels)
+            rows += _grouped("boundary.exact_rate", key, (distance == 0).astype(float), groups, labels)
         rows += _grouped("boundary.mean_points", "p", points, _p_groups(items["p"][item]))
         order = responses["order"]
         known = ~np.isnan(order) & (order <= MAX_ORDER)
@@ -136,12 +137,19 @@ def _summary_rows(points: np.ndarray, distance: np.ndarray) -> list[ReportRow]:
     return rows
 
 
-def _grouped(metric: str, key: str, values: np.ndarray, groups: np.ndarray) -> list[ReportRow]:
-    """A mean (with CI) per group; responses without a group value are left out."""
+def _grouped(
+    metric: str, key: str, values: np.ndarray, groups: np.ndarray, labels: np.ndarray | None = None
+) -> list[ReportRow]:
+    """A mean (with CI) per group; ``groups`` are values, or codes into ``labels``.
+    Responses without a group value (NaN, empty label) are left out."""
     keep = ~np.isnan(values)
-    keep &= ~np.isnan(groups) if groups.dtype.kind == "f" else groups != ""
+    if labels is not None:
+        keep &= labels[groups] != "" if len(groups) else keep
+    elif groups.dtype.kind == "f":
+        keep &= ~np.isnan(groups)
     means = grouped_means(values[keep], groups[keep], label=f"{metric}|{key}")
-    return [mean_row(metric, {key: mean.key[0]}, mean) for mean in means]
+    name = (lambda code: labels[code]) if labels is not None else (lambda value: value)
+    return [mean_row(metric, {key: name(mean.key[0])}, mean) for mean in means]
 
 
 def _histogram_rows(distance: np.ndarray) -> list[ReportRow]:

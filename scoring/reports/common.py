@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 
-from scoring.agreement import alpha_from_pairs, percent_agreement_from_pairs, value_counts_from_pairs
+from scoring.agreement import (
+    alpha_from_value_counts,
+    percent_agreement_from_value_counts,
+    value_counts_from_pairs,
+)
+from scoring.counting import count_distinct
 from scoring.estimate import Estimate
+from scoring.groups import factorize
 from scoring.kappa import fleiss_kappa
 
 from .base import Columns, Embed, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, row
@@ -46,7 +53,7 @@ def progress_rows(data: StudyData) -> list[ReportRow]:
         row(
             "progress.participants",
             {},
-            Estimate(float(np.unique(responses["participant"]).size), n=len(responses)),
+            Estimate(float(count_distinct(responses["participant"])), n=len(responses)),
         ),
         row(
             "progress.items_complete",
@@ -66,38 +73,50 @@ def progress_rows(data: StudyData) -> list[ReportRow]:
             "progress.attention_failures",
             {},
             Estimate(float(failed.sum()), n=int(attention.sum())),
-            participants_failed=int(np.unique(responses["participant"][failed]).size),
+            participants_failed=count_distinct(responses["participant"][failed]),
         ),
     ]
 
 
 def agreement_rows(observations: Columns) -> list[ReportRow]:
-    """Alpha (at the declared level, and also interval for numeric ordinal values),
+    """Per question and level: alpha (also at the interval level for ordinal numbers),
     pairwise percent agreement and, for nominal questions, Fleiss' kappa."""
     if not len(observations):
         return []
+    questions, question_codes = factorize(observations["question"])
+    levels, level_codes = factorize(observations["level"])
     rows = []
-    questions = observations["question"].astype(str)
-    levels = observations["level"].astype(str)
-    for question, level in sorted(set(zip(questions, levels, strict=True))):
-        mask = (questions == question) & (levels == level)
-        units = observations["unit"][mask]
-        values = _values(observations["value"][mask], level)
-        group = {"question": question, "level": level}
-        if values is None:
-            reason = f"{level} values must be numbers"
-            rows.append(row("agreement.krippendorff_alpha", group, Estimate.undefined(reason)))
-            continue
-        rows.append(row("agreement.krippendorff_alpha", group, alpha_from_pairs(units, values, level)))
-        if level == "ordinal":
-            interval = {"question": question, "level": "interval"}
-            rows.append(
-                row("agreement.krippendorff_alpha", interval, alpha_from_pairs(units, values, "interval"))
-            )
-        rows.append(row("agreement.percent", group, percent_agreement_from_pairs(units, values)))
-        if level == "nominal":
-            counts, _ = value_counts_from_pairs(units, values)
-            rows.append(row("agreement.fleiss_kappa", group, fleiss_kappa(counts.toarray())))
+    for q, question in enumerate(questions):
+        for lv, level in enumerate(levels):
+            mask = (question_codes == q) & (level_codes == lv)
+            if mask.any():
+                units, values = observations["unit"][mask], observations["value"][mask]
+                rows += _question_rows(str(question), str(level), units, values)
+    return rows
+
+
+def _question_rows(question: str, level: str, units: np.ndarray, raw: np.ndarray) -> list[ReportRow]:
+    group = {"question": question, "level": level}
+    values = _values(raw, level)
+    if values is None:
+        return [
+            row("agreement.krippendorff_alpha", group, Estimate.undefined(f"{level} values must be numbers"))
+        ]
+    counts, domain = value_counts_from_pairs(units, values)
+    rows = [
+        row(
+            "agreement.krippendorff_alpha", group, alpha_from_value_counts(counts, level, value_domain=domain)
+        )
+    ]
+    if level == "ordinal":
+        interval = alpha_from_value_counts(counts, "interval", value_domain=domain)
+        rows.append(
+            row("agreement.krippendorff_alpha", {"question": question, "level": "interval"}, interval)
+        )
+    rows.append(row("agreement.percent", group, percent_agreement_from_value_counts(counts)))
+    if level == "nominal":
+        dense = counts.toarray() if sparse.issparse(counts) else counts
+        rows.append(row("agreement.fleiss_kappa", group, fleiss_kappa(dense)))
     return rows
 
 
@@ -122,7 +141,7 @@ def study_rows(builder: KindReport, data: StudyData, *, embed: Embed | None = No
     analysed = data.analysed()
     observations = analysed.observations
     if len(observations):
-        model = analysed.participants["source"] == "model"
+        model = analysed.participants["model"]
         by_model = model[analysed.responses["participant"][observations["response"]]]
         observations = observations.take(~by_model)
     rows += agreement_rows(observations)

@@ -99,7 +99,7 @@ class _View:
         self.explanation = data.items["explanation"][item]
         self.model_answer = data.items["model_answer"][item]
         self.participant = data.responses["participant"]
-        self.is_model = data.participants["source"][self.participant] == "model"
+        self.is_model = data.participants["model"][self.participant]
         self.names = data.participants["name"]
         texts = np.where(
             data.items["question_text"] != "", data.items["question_text"], data.items["context_text"]
