@@ -74,6 +74,8 @@ def _histogram(axes, points: list[Point]) -> None:
 
 
 def _lines(axes, points: list[Point]) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     for index, hue in enumerate(_levels(p.hue for p in points)):
         mine = sorted((p for p in points if p.hue == hue), key=lambda p: p.x)
         xs = np.array([p.x for p in mine], dtype=float)
@@ -83,6 +85,8 @@ def _lines(axes, points: list[Point]) -> None:
         low, high = _error_band(mine)
         if low is not None:
             axes.fill_between(xs, low, high, color=colour, alpha=0.15, linewidth=0)
+    if all(isinstance(p.x, int) for p in points):
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
 def _bars(axes, points: list[Point]) -> None:

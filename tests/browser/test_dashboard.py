@@ -19,6 +19,10 @@ def log_in(page, live_server, next_url: str) -> None:
 
 
 def plots_drawn(page) -> bool:
+    """Every plot image loaded and decoded (scrolled to first: they load lazily)."""
+    for image in page.locator(".plots img").all():
+        image.scroll_into_view_if_needed()
+    page.wait_for_function("Array.from(document.querySelectorAll('.plots img')).every(img => img.complete)")
     return page.evaluate(
         "Array.from(document.querySelectorAll('.plots img'))"
         ".every(img => img.complete && img.naturalWidth > 0)"
@@ -58,7 +62,6 @@ def test_likert_dashboard_on_a_phone(live_server, browser, screenshot, django_us
     phone = context.new_page()
     log_in(phone, live_server, f"/research/s/{study.slug}/dashboard/")
     phone.wait_for_selector("text=Mean rating per question and system")
-    phone.wait_for_function("Array.from(document.querySelectorAll('.plots img')).every(img => img.complete)")
     assert plots_drawn(phone)
     width = phone.evaluate("document.documentElement.scrollWidth")
     screenshot("dashboard-likert-phone", phone)
