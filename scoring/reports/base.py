@@ -221,6 +221,13 @@ def empty_observations() -> Columns:
     return observation_columns([], [], [], [], [])
 
 
+def stacked(parts: list[Columns]) -> Columns:
+    """Observations of several questions, one after the other."""
+    if not parts:
+        return empty_observations()
+    return Columns({name: np.concatenate([part[name] for part in parts]) for name in parts[0].data})
+
+
 def _number(value) -> float | None:
     if value is None:
         return None

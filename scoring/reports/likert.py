@@ -20,6 +20,7 @@ from .base import (
     mean_row,
     observation_columns,
     row,
+    stacked,
 )
 
 
@@ -81,9 +82,7 @@ class LikertReport(KindReport):
                     answered, data.responses["item"][answered], question, values[answered], "ordinal"
                 )
             )
-        if not parts:
-            return observation_columns([], [], [], [], [])
-        return Columns({name: np.concatenate([p[name] for p in parts]) for name in parts[0].data})
+        return stacked(parts)
 
 
 def questions(data: StudyData) -> list[str]:

@@ -19,6 +19,7 @@ from .base import (
     mean_row,
     observation_columns,
     row,
+    stacked,
 )
 
 DEFAULT_CRITERIA = ("consistency", "fluency")
@@ -86,9 +87,7 @@ class RankingReport(KindReport):
             flat = bws.appearances(shown, most, least)
             unit = data.responses["item"][flat.response] * max(len(systems), 1) + flat.system
             parts.append(observation_columns(flat.response, unit, criterion, flat.rank, "ordinal"))
-        if not parts:
-            return observation_columns([], [], [], [], [])
-        return Columns({name: np.concatenate([p[name] for p in parts]) for name in parts[0].data})
+        return stacked(parts)
 
 
 def criteria(data: StudyData) -> list[str]:

@@ -72,7 +72,7 @@ class SimulationReport(KindReport):
     )
 
     def rows(self, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
-        view = _View.of(data)
+        view = _View(data)
         rows = []
         for rater in ("human", "model"):
             rows += _precision_rows(view, view.is_model == (rater == "model"), rater)
@@ -105,10 +105,6 @@ class _View:
             data.items["question_text"] != "", data.items["question_text"], data.items["context_text"]
         )
         self.text = texts[item]
-
-    @classmethod
-    def of(cls, data: StudyData) -> _View:
-        return cls(data)
 
     def system_of_explanation(self) -> dict:
         return {e: s for e, s in zip(self.explanation, self.system, strict=True)}
