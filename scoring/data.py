@@ -15,7 +15,6 @@ asked for them response by response, with the items streamed alongside in the sa
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -38,6 +37,8 @@ from scoring.reports.base import (
 )
 
 CHUNK = 20_000
+# Rows per message of the binary COPY (each message is decoded as it arrives).
+COPY_CHUNK_ROWS = 131_072
 Progress = Callable[[int], None]
 
 _RESPONSE_FIELDS = {
@@ -229,24 +230,24 @@ def _read_table(
 
 
 def _copy_columns(query: QuerySet, expressions: dict[str, Expression], text: set[str]) -> Columns:
-    """Numbers and texts through one binary COPY of a single row of arrays.
+    """Numbers and texts through one binary COPY of rows of arrays, one row per chunk.
 
     The innermost SELECT (built by the ORM) extracts the narrow columns (``OFFSET 0`` keeps
     the planner from carrying whole JSON documents through the sorts); the middle one
-    ranks each text column among its distinct values (in byte order); the outer one
-    aggregates every column into a float8 array, and each text column's distinct values
-    into a text array (the ranks index them once sorted the same way).
+    ranks each text column among its distinct values (in byte order) and numbers the rows
+    into chunks; the outer one aggregates, per chunk, every column into a float8 array and
+    each text column's distinct values into a text array (the ranks index them once
+    sorted the same way). Each chunk is decoded as it arrives.
     """
     names = list(expressions)
     selected = [expressions[n] if n in text else Cast(expressions[n], FloatField()) for n in names]
     sql, params = query.order_by().values_list(*selected).query.sql_with_params()
     aliases = [f"c{i}" for i in range(len(names))]
-    middle, numbers, texts = [], [], []
+    middle, numbers, texts = [f"(ROW_NUMBER() OVER () - 1) / {COPY_CHUNK_ROWS} AS chunk"], [], []
     for index, (alias, name) in enumerate(zip(aliases, names, strict=True)):
         if name in text:
-            middle.append(
-                f'(DENSE_RANK() OVER (ORDER BY {alias} COLLATE "C" NULLS FIRST))::float8 AS r{index}'
-            )
+            rank = f'DENSE_RANK() OVER (ORDER BY {alias} COLLATE "C" NULLS FIRST)'
+            middle.append(f"({rank})::float8 AS r{index}")
             numbers.append(f"r{index}")
             texts.append(alias)
         else:
@@ -254,6 +255,7 @@ def _copy_columns(query: QuerySet, expressions: dict[str, Expression], text: set
         middle.append(alias)
     aggregates = [f"array_agg(COALESCE({n}, 'NaN'::float8))" for n in numbers]
     aggregates += [f"array_agg(DISTINCT {a})" for a in texts]
+    sink = _Chunks(len(numbers), len(texts))
     with transaction.atomic(), connection.cursor() as cursor:
         # Compiling these one-off scans costs more than it saves; the rank sorts fit in memory.
         cursor.execute("SET LOCAL jit = off")
@@ -261,17 +263,43 @@ def _copy_columns(query: QuerySet, expressions: dict[str, Expression], text: set
         inner = cursor.cursor.mogrify(sql, params).decode()
         outer = (
             f"SELECT {', '.join(aggregates)} FROM (SELECT {', '.join(middle)} "  # noqa: S608 - ORM-built SQL
-            f"FROM ({inner} OFFSET 0) AS t({', '.join(aliases)})) AS u"
+            f"FROM ({inner} OFFSET 0) AS t({', '.join(aliases)})) AS u GROUP BY chunk"
         )
-        sink = io.BytesIO()
         cursor.cursor.copy_expert(f"COPY ({outer}) TO STDOUT WITH (FORMAT binary)", sink)
-    with sink.getbuffer() as buffer:
-        fields = _decode_arrays(buffer, len(aggregates))
-    sink.close()
-    columns = Columns({name: _floats(values) for name, values in zip(names, fields, strict=False)})
-    for name, distinct in zip([n for n in names if n in text], fields[len(numbers) :], strict=True):
+    floats, distinct_texts = sink.fields()
+    columns = Columns(dict(zip(names, floats, strict=True)))
+    for name, distinct in zip([n for n in names if n in text], distinct_texts, strict=True):
         columns.data[name] = _ranked_texts(distinct)[columns[name].astype(np.int64)]
     return columns
+
+
+class _Chunks:
+    """Decodes a binary COPY of rows of arrays as its messages arrive (one row each; the
+    first also carries the 19-byte header, the last is the two-byte trailer): the first
+    ``numbers`` fields are float8 arrays, concatenated; the others text arrays of distinct
+    values, merged."""
+
+    def __init__(self, numbers: int, texts: int):
+        self.numbers = numbers
+        self.floats: list[list[np.ndarray]] = [[] for _ in range(numbers)]
+        self.texts: list[set] = [set() for _ in range(texts)]
+        self.started = False
+
+    def write(self, data: bytes) -> int:
+        view = memoryview(data)
+        if not self.started:
+            view, self.started = view[19:], True
+        if len(view) > 2:
+            fields = _decode_arrays(view, self.numbers + len(self.texts))
+            for parts, values in zip(self.floats, fields, strict=False):
+                parts.append(np.asarray(values, dtype=np.float64))
+            for distinct, values in zip(self.texts, fields[self.numbers :], strict=True):
+                distinct.update(values)
+        return len(data)
+
+    def fields(self) -> tuple[list[np.ndarray], list[list]]:
+        floats = [np.concatenate(parts) if parts else np.zeros(0) for parts in self.floats]
+        return floats, [list(distinct) for distinct in self.texts]
 
 
 def _ranked_texts(distinct: list) -> np.ndarray:
@@ -282,12 +310,11 @@ def _ranked_texts(distinct: list) -> np.ndarray:
 
 
 def _decode_arrays(buffer: memoryview, count: int) -> list:
-    """The one tuple of a binary COPY whose fields are arrays: float8[] → NumPy array,
-    text[] → list of str (None for NULL); a NULL field (no rows) → empty."""
-    offset = 19  # signature (11), flags (4), header extension length (4)
-    if len(buffer) < offset + 2 or _int(buffer, offset, 2) != count:
+    """One tuple of a binary COPY whose fields are arrays: float8[] → NumPy array, text[]
+    → list of str (None for NULL); a NULL field → empty."""
+    if len(buffer) < 2 or _int(buffer, 0, 2) != count:
         return [[] for _ in range(count)]
-    offset += 2
+    offset = 2
     fields = []
     for _ in range(count):
         length = _int(buffer, offset, 4)
@@ -327,10 +354,6 @@ def _texts(buffer: memoryview, offset: int, size: int) -> list:
 
 def _int(buffer: memoryview, offset: int, size: int) -> int:
     return int.from_bytes(buffer[offset : offset + size], "big", signed=True)
-
-
-def _floats(values) -> np.ndarray:
-    return values if isinstance(values, np.ndarray) else np.zeros(0)
 
 
 def _stream(query: QuerySet, expressions: list, json_positions: list[int] = ()) -> Iterator[tuple]:

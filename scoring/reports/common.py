@@ -139,6 +139,7 @@ def study_rows(builder: KindReport, data: StudyData, *, embed: Embed | None = No
     """
     rows = progress_rows(data)
     analysed = data.analysed()
+    del data  # one copy of the population at a time
     observations = analysed.observations
     if len(observations):
         model = analysed.participants["model"]

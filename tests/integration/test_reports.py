@@ -464,3 +464,25 @@ def test_a_kind_without_a_report_builder_still_gets_progress():
     assert get(found, "progress.responses").value == 1
     assert not [key for key in found if not key[0].startswith("progress.")]
     assert Response.objects.filter(study=study).count() == 1 and Participant.objects.count() == 1
+
+
+def test_rows_arrive_in_chunks_and_give_the_same_reports(monkeypatch):
+    import scoring.data
+
+    study = game_study()
+    compute_study_reports(study)
+    whole = {key: (r.value, r.n, r.ci_low) for key, r in reports(study).items()}
+    monkeypatch.setattr(scoring.data, "COPY_CHUNK_ROWS", 2)  # several messages per table
+    compute_study_reports(study)
+    assert {key: (r.value, r.n, r.ci_low) for key, r in reports(study).items()} == whole
+
+
+def test_a_study_without_answers_gets_its_progress():
+    study = make_study("boundary", slug="empty")
+    add_items(study, [{"external_id": "a", "payload": {"boundary": 2, "category": "news"}}])
+    compute_study_reports(study)
+    found = reports(study)
+    assert get(found, "progress.responses").value == 0
+    assert get(found, "progress.items_complete").n == 1
+    assert get(found, "boundary.mean_points").value is None
+    assert "no guesses" in get(found, "boundary.mean_points").details["reason"]
