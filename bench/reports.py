@@ -9,7 +9,7 @@ and its peak resident memory (``ru_maxrss``, the whole process). Targets: ≤ 10
 ≤ 1 GiB.
 
     export DATABASE_URL=postgres://…/roft_iN
-    .venv/bin/python bench/reports.py [--responses 1000000] [--rebuild]
+    .venv/bin/python bench/reports.py [--responses 1000000] [--kind boundary|claim] [--rebuild]
 """
 
 from __future__ import annotations
@@ -31,7 +31,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only-secret")
 
-SLUG = "bench-reports"
+# The RoFT game is where a million answers come from; ``--kind claim`` measures instead a
+# kind whose module is installed, whose agreement values the kind gives answer by answer.
+SLUGS = {"boundary": "bench-reports", "claim": "bench-reports-claim"}
+LABELS = ["supports", "contradicts", "neutral"]
 PER_ITEM = 5
 ROUNDS = 20
 SENTENCES = 10
@@ -54,7 +57,7 @@ def setup_django() -> None:
     django.setup()
 
 
-def build(responses: int) -> None:
+def build(responses: int, kind: str) -> None:
     """Create the study and COPY its rows (items, players, enrollments, assignments, responses)."""
     from django.db import connection, transaction
 
@@ -62,12 +65,12 @@ def build(responses: int) -> None:
 
     items, players = responses // PER_ITEM, responses // ROUNDS
     rng = np.random.default_rng(2024)
-    _drop(connection)
+    _drop(connection, SLUGS[kind])
     with transaction.atomic():
         study = Study.objects.create(
-            slug=SLUG,
-            title="Bench: a million RoFT guesses",
-            kind="boundary",
+            slug=SLUGS[kind],
+            title=f"Bench: {responses} {kind} answers",
+            kind=kind,
             status="live",
             annotations_per_item=PER_ITEM,
         )
@@ -76,9 +79,9 @@ def build(responses: int) -> None:
         player_ids = _reserve(cursor, "annotation_participant", players)
         assignment_ids = _reserve(cursor, "annotation_assignment", responses)
         boundary = rng.integers(1, SENTENCES + 1, items)
-        _copy_items(cursor, study.pk, item_ids, boundary, rng)
+        _copy_items(cursor, study.pk, item_ids, boundary, rng, kind)
         _copy_players(cursor, study.pk, player_ids, rng)
-        _copy_answers(cursor, study.pk, item_ids, player_ids, assignment_ids, boundary, rng)
+        _copy_answers(cursor, study.pk, item_ids, player_ids, assignment_ids, boundary, rng, kind)
     with connection.cursor() as cursor:
         for table in (
             "annotation_item",
@@ -90,9 +93,9 @@ def build(responses: int) -> None:
             cursor.execute(f"ANALYZE {table}")
 
 
-def _drop(connection) -> None:
+def _drop(connection, slug: str) -> None:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT id FROM annotation_study WHERE slug = %s", [SLUG])
+        cursor.execute("SELECT id FROM annotation_study WHERE slug = %s", [slug])
         found = cursor.fetchone()
         if not found:
             return
@@ -106,7 +109,11 @@ def _drop(connection) -> None:
             "annotation_item",
         ):
             cursor.execute(f"DELETE FROM {table} WHERE study_id = %s", [study])  # noqa: S608 - fixed names
-        cursor.execute("DELETE FROM annotation_participant WHERE platform_worker_id LIKE 'bench-%%'")
+        cursor.execute(
+            "DELETE FROM annotation_participant WHERE id IN "
+            "(SELECT participant_id FROM annotation_enrollment WHERE study_id = %s)",
+            [study],
+        )
         cursor.execute("DELETE FROM annotation_study WHERE id = %s", [study])
 
 
@@ -135,7 +142,7 @@ def _flush(cursor, table: str, columns: str, buffer: io.StringIO) -> None:
     cursor.copy_expert(f"COPY {table} ({columns}) FROM STDIN", buffer)
 
 
-def _copy_items(cursor, study: int, ids: np.ndarray, boundary: np.ndarray, rng) -> None:
+def _copy_items(cursor, study: int, ids: np.ndarray, boundary: np.ndarray, rng, kind: str) -> None:
     p = np.round(rng.integers(0, 11, len(ids)) / 10, 1)
     category = rng.integers(0, len(CATEGORIES), len(ids))
     model = rng.integers(0, len(GENERATORS), len(ids))
@@ -152,6 +159,12 @@ def _copy_items(cursor, study: int, ids: np.ndarray, boundary: np.ndarray, rng) 
                 "model": GENERATORS[model[index]],
                 "p": float(p[index]),
             }
+            if kind == "claim":
+                payload = {
+                    "claim": "The market opens at dawn.",
+                    "sentences": sentences[:5],
+                    "claim_type": "new_fact",
+                }
             provenance = {"system": GENERATORS[model[index]], "source_id": f"doc{index}"}
             fields = [
                 pk,
@@ -198,7 +211,7 @@ def _copy_players(cursor, study: int, ids: np.ndarray, rng) -> None:
     _copy(cursor, "bench_flagged", "id", (f"{pk}\n" for pk in ids[flagged]))
 
 
-def _copy_answers(cursor, study, item_ids, player_ids, assignment_ids, boundary, rng) -> None:
+def _copy_answers(cursor, study, item_ids, player_ids, assignment_ids, boundary, rng, kind) -> None:
     """Response j: item j % items in round j // items; a player's rounds are 20 consecutive j."""
     items = len(item_ids)
     total = len(assignment_ids)
@@ -232,6 +245,9 @@ def _copy_answers(cursor, study, item_ids, player_ids, assignment_ids, boundary,
         for k in range(total):
             g, d = int(guess[k]), int(distance[k])
             answer = json.dumps({"guess": g, "reason": REASONS[reason[k]], "reason_categories": ["other"]})
+            if kind == "claim":
+                label = LABELS[g % 3]
+                answer = json.dumps({"label": label, "evidence": [] if label == "neutral" else [g % 5]})
             details = json.dumps(
                 {"order": int(position[k]), "distance": d, "seconds_per_sentence": [2.5] * g}
             )
@@ -261,10 +277,10 @@ def _stamp(epoch: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(epoch))
 
 
-def existing_responses() -> int:
+def existing_responses(slug: str) -> int:
     from annotation.models import Response, Study
 
-    study = Study.objects.filter(slug=SLUG).first()
+    study = Study.objects.filter(slug=slug).first()
     return Response.objects.filter(study=study).count() if study else 0
 
 
@@ -277,13 +293,13 @@ def warm_up() -> None:
     all_reports()
 
 
-def measure() -> dict:
+def measure(slug: str) -> dict:
     """Run in a fresh process: compute every report of the bench study."""
     setup_django()
     from annotation.models import Study
     from scoring.services import compute_study_reports
 
-    study = Study.objects.get(slug=SLUG)
+    study = Study.objects.get(slug=slug)
     warm_up()
     before = peak_rss_mib()
     backend = _backend_pid()
@@ -341,19 +357,25 @@ def peak_rss_mib() -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--responses", type=int, default=1_000_000)
+    parser.add_argument("--kind", choices=sorted(SLUGS), default="boundary")
     parser.add_argument("--rebuild", action="store_true", help="build the data even if it is there")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    slug = SLUGS[args.kind]
     if args.measure:
-        print(json.dumps(measure()))
+        print(json.dumps(measure(slug)))
         return 0
     setup_django()
-    if args.rebuild or existing_responses() != args.responses:
+    if args.rebuild or existing_responses(slug) != args.responses:
         started = time.perf_counter()
-        build(args.responses)
+        build(args.responses, args.kind)
         print(f"built {args.responses} responses in {time.perf_counter() - started:.0f} s")
     child = subprocess.run(
-        [sys.executable, __file__, "--measure"], capture_output=True, text=True, check=True, cwd=ROOT
+        [sys.executable, __file__, "--measure", "--kind", args.kind],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
     )
     figures = json.loads(child.stdout.strip().splitlines()[-1])
     for message, spent in figures["steps"]:
