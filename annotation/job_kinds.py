@@ -7,7 +7,23 @@ Imported once at start-up by ``AnnotationConfig.ready``.
 
 from __future__ import annotations
 
+from rest_framework import serializers
+
 from annotation.services.exports import ExportParameters
 from annotation.services.jobs import register_job_kind
 
 register_job_kind("export", task="workers.tasks.exports.export_study_task", parameters=ExportParameters)
+
+
+class ReportsParameters(serializers.Serializer):
+    """A reports job recomputes its study's statistics; ``trigger`` records who asked."""
+
+    trigger = serializers.ChoiceField(choices=["dashboard", "command", "schedule"], default="dashboard")
+
+
+register_job_kind(
+    "reports",
+    task="workers.tasks.reports.compute_study_reports_task",
+    queue="default",
+    parameters=ReportsParameters,
+)

@@ -47,6 +47,11 @@ def _beat_schedule() -> dict:
             "schedule": float(settings.RELEASE_EXPIRED_EVERY_SECONDS),
             "options": {"queue": "default"},
         },
+        "refresh-study-reports": {
+            "task": "workers.tasks.reports.refresh_live_study_reports_task",
+            "schedule": float(settings.REPORTS_REFRESH_SECONDS),
+            "options": {"queue": "default"},
+        },
     }
 
 

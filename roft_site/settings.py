@@ -253,6 +253,10 @@ SPECTACULAR_SETTINGS = {
 ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 30, minimum=1)
 # Seconds between runs of the periodic release of expired assignments (celery beat).
 RELEASE_EXPIRED_EVERY_SECONDS = env_int("RELEASE_EXPIRED_EVERY_SECONDS", 60, minimum=1)
+# Seconds between checks for live studies whose reports are out of date (celery beat).
+REPORTS_REFRESH_SECONDS = env_int("REPORTS_REFRESH_SECONDS", 300, minimum=10)
+# Seconds a rendered dashboard plot stays in the cache (its key changes with the reports).
+REPORT_PLOT_CACHE_SECONDS = env_int("REPORT_PLOT_CACHE_SECONDS", 7 * 24 * 3600, minimum=1)
 # Seconds without a progress report after which a RUNNING job may be taken over.
 JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", 900, minimum=10)
 # The boundary game: scored rounds a player needs before a leaderboard ranks them, and

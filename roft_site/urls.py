@@ -11,6 +11,7 @@ urlpatterns = [
     path("", home, name="home"),
     path("healthz", healthz, name="healthz"),
     path("", include("annotation.urls")),
+    path("research/", include("scoring.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("annotation.api.urls")),

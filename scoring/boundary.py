@@ -1,15 +1,25 @@
-"""The RoFT boundary game's scoring rule and timings, as pure functions.
+"""RoFT boundary-game measures as pure functions: the scoring rule and timings of one
+round, and over many rounds the distances from the boundary, agreement between players
+on the same passage, and the spread of skill across players.
 
 Sentence indices are 0-based. ``boundary`` b is the index of the first machine-written
 sentence (b = the passage length for an all-human passage); ``guess`` g is the index of
 the sentence the player marked machine-written (g = the length when they kept "human"
-to the end).
+to the end). The signed distance is ``g - b``: negative = too early (a human sentence
+called machine), positive = late.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import datetime
+
+import numpy as np
+
+from .counting import distinct_counts
+from .estimate import Estimate
+from .groups import factorize
 
 MAX_POINTS = 5
 
@@ -37,3 +47,98 @@ def seconds_per_sentence(reveal_times: Sequence[datetime], guessed_at: datetime)
         round(max((end - start).total_seconds(), 0.0), 3)
         for start, end in zip(reveal_times, ends, strict=True)
     ]
+
+
+def points_for_guesses(guess, boundary) -> np.ndarray:
+    """The game's points: 5 for the exact sentence, one fewer per sentence late, 0 early."""
+    distance = np.asarray(guess, dtype=np.float64) - np.asarray(boundary, dtype=np.float64)
+    return np.where(distance < 0, 0.0, np.maximum(0.0, MAX_POINTS - distance))
+
+
+def exact_rate(distances) -> Estimate:
+    """Share of guesses on exactly the boundary sentence."""
+    d = _finite(distances)
+    if d.size == 0:
+        return Estimate.undefined("no guesses")
+    return Estimate(float((d == 0).mean()), n=int(d.size))
+
+
+def distance_histogram(distances) -> dict[int, int]:
+    """Count of guesses per signed distance (guess − boundary), every distance seen."""
+    d = _finite(distances).astype(np.int64)
+    if d.size == 0:
+        return {}
+    low = int(d.min())
+    counts = np.bincount(d - low)
+    return {low + offset: int(count) for offset, count in enumerate(counts) if count}
+
+
+def mean_distance_after(distances) -> Estimate:
+    """Mean distance of the guesses at or after the boundary (how late detection comes)."""
+    d = _finite(distances)
+    late = d[d >= 0]
+    if late.size == 0:
+        return Estimate.undefined("no guess at or after the boundary")
+    return Estimate(float(late.mean()), n=int(late.size))
+
+
+def pairwise_agreement(items, guesses) -> tuple[Estimate, Estimate]:
+    """Among pairs of players who guessed on the same item: share of pairs that chose the
+    same sentence, and share whose guesses are at most one sentence apart.
+
+    Each pair of guesses on an item counts once (an item with three players gives three
+    pairs). ``details`` say how many items had at least two players.
+    """
+    item = np.asarray(items, dtype=np.int64)
+    guess = np.asarray(guesses, dtype=np.float64)
+    keep = ~np.isnan(guess)
+    item, guess = item[keep], guess[keep].astype(np.int64)
+    if item.size == 0:
+        undefined = Estimate.undefined("no item has two or more players")
+        return undefined, undefined
+    low = int(guess.min())
+    span = int(guess.max()) - low + 2
+    keys, counts = distinct_counts(item * span + (guess - low))
+    same = float((counts * (counts - 1) // 2).sum())
+    neighbour = np.searchsorted(keys, keys + 1)
+    found = neighbour < keys.size
+    adjacent_counts = np.zeros_like(counts)
+    adjacent_counts[found] = np.where(keys[neighbour[found]] == keys[found] + 1, counts[neighbour[found]], 0)
+    adjacent = float((counts * adjacent_counts).sum())
+    per_item = distinct_counts(item)[1]
+    pairs = float((per_item * (per_item - 1) // 2).sum())
+    details = {"items": int((per_item >= 2).sum())}
+    if pairs == 0:
+        undefined = Estimate.undefined("no item has two or more players", **details)
+        return undefined, undefined
+    return (
+        Estimate(same / pairs, n=int(pairs), details=details),
+        Estimate((same + adjacent) / pairs, n=int(pairs), details=details),
+    )
+
+
+def player_skill(players, points, *, tail: float = 0.05) -> dict[str, Estimate]:
+    """Mean points per player, summarised: the median player, and the mean of the top and
+    bottom ``tail`` share of players (at least one player each).
+    """
+    player = np.asarray(players)
+    x = np.asarray(points, dtype=np.float64)
+    keep = ~np.isnan(x)
+    player, x = player[keep], x[keep]
+    if x.size == 0:
+        undefined = Estimate.undefined("no scored guesses")
+        return {"median": undefined, "top": undefined, "bottom": undefined}
+    index = factorize(player)[1]
+    means = np.sort(np.bincount(index, weights=x) / np.bincount(index))
+    k = max(1, math.ceil(tail * means.size))
+    details = {"players": int(means.size), "tail_players": k}
+    return {
+        "median": Estimate(float(np.median(means)), n=int(means.size), details=details),
+        "top": Estimate(float(means[-k:].mean()), n=k, details=details),
+        "bottom": Estimate(float(means[:k].mean()), n=k, details=details),
+    }
+
+
+def _finite(values) -> np.ndarray:
+    x = np.asarray(values, dtype=np.float64)
+    return x[~np.isnan(x)]

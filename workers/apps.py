@@ -9,3 +9,7 @@ class WorkersConfig(AppConfig):
 
     def ready(self) -> None:
         from workers.demo import backend  # noqa: F401 - registers the "demo" generator
+
+        # Register the tasks in every process (none imports torch at import time), so the
+        # embedded runtime, which runs jobs in-process, finds them by name.
+        from . import tasks  # noqa: F401

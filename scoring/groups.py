@@ -1,0 +1,116 @@
+"""Means and shares per group (system, question, p…), each with its bootstrap interval."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .bootstrap import Interval, mean_ci, seed_for
+from .counting import integer_codes
+
+
+@dataclass(frozen=True)
+class GroupMean:
+    key: tuple
+    mean: float
+    sd: float
+    n: int
+    ci: Interval | None
+
+
+def group_index(*keys: Sequence) -> tuple[list[tuple], np.ndarray]:
+    """Distinct key tuples (sorted) and, per observation, the index of its tuple."""
+    if not keys or len(keys[0]) == 0:
+        return [], np.zeros(0, dtype=np.intp)
+    codes, levels = [], []
+    for key in keys:
+        distinct, code = factorize(key)
+        levels.append(distinct)
+        codes.append(code)
+    if len(keys) == 1:
+        return [(_plain(value),) for value in levels[0]], codes[0]
+    combined = np.ravel_multi_index(codes, [len(level) for level in levels])
+    present, index = factorize(combined)
+    tuples = [
+        tuple(_plain(levels[k][i]) for k, i in enumerate(np.unravel_index(value, [len(lv) for lv in levels])))
+        for value in present
+    ]
+    return tuples, index.ravel()
+
+
+def factorize(values: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct values and each value's index among them.
+
+    Text (object arrays) is factorised through a dictionary, which is much faster than
+    sorting a million Python strings; numbers through ``np.unique``.
+    """
+    array = np.asarray(values)
+    if array.dtype.kind != "O":
+        fast = integer_codes(array)
+        if fast is not None:
+            return fast[0], fast[2]
+        distinct, codes = np.unique(array, return_inverse=True)
+        return distinct, codes.ravel()
+    few = _few_labels(array)
+    if few is not None:
+        return few
+    seen: dict = {}
+    codes = np.fromiter((seen.setdefault(v, len(seen)) for v in array), dtype=np.intp, count=len(array))
+    labels = list(seen)
+    order = sorted(range(len(labels)), key=lambda i: labels[i])
+    rank = np.empty(len(labels), dtype=np.intp)
+    rank[order] = np.arange(len(labels))
+    return np.array([labels[i] for i in order], dtype=object), rank[codes]
+
+
+def _few_labels(array: np.ndarray, probe: int = 1000, most: int = 8):
+    """Text repeating a handful of labels (a question id, a level, a system): one
+    comparison per label instead of a dictionary lookup per element; None otherwise."""
+    labels = sorted(set(array[:probe].tolist()), key=str)
+    if len(labels) > most or not all(isinstance(label, str) for label in labels):
+        return None
+    codes = np.full(len(array), -1, dtype=np.intp)
+    for index, label in enumerate(labels):
+        codes[array == label] = index
+    if (codes < 0).any():
+        return None
+    return np.array(labels, dtype=object), codes
+
+
+def grouped_means(values, *keys: Sequence, label: str = "", ci: bool = True) -> list[GroupMean]:
+    """Mean, sd, n and a seeded bootstrap CI of ``values`` for every combination of keys.
+
+    NaN values are left out; ``label`` (the metric name) seeds the bootstrap per group.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    keep = ~np.isnan(x)
+    x = x[keep]
+    tuples, index = group_index(*[np.asarray(key)[keep] for key in keys])
+    if not tuples:
+        return []
+    # a stable sort of small integers is a radix sort in NumPy: linear time
+    order = np.argsort(index.astype(np.int16) if len(tuples) < 1 << 15 else index, kind="stable")
+    bounds = np.searchsorted(index[order], np.arange(len(tuples) + 1))
+    out = []
+    for g, key in enumerate(tuples):
+        part = x[order[bounds[g] : bounds[g + 1]]]
+        interval = mean_ci(part, seed=seed_for(label, key)) if ci else None
+        sd = float(part.std(ddof=1)) if part.size > 1 else float("nan")
+        out.append(GroupMean(key, float(part.mean()), sd, int(part.size), interval))
+    return out
+
+
+def overall_mean(values, *, label: str = "", ci: bool = True) -> GroupMean | None:
+    x = np.asarray(values, dtype=np.float64)
+    groups = grouped_means(x, np.zeros(len(x), dtype=np.int8), label=label, ci=ci)
+    if not groups:
+        return None
+    only = groups[0]
+    return GroupMean((), only.mean, only.sd, only.n, only.ci)
+
+
+def _plain(value):
+    """NumPy scalars → Python values (they go into JSON groups)."""
+    return value.item() if isinstance(value, np.generic) else value

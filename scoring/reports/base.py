@@ -1,0 +1,250 @@
+"""What a kind's report builder receives and returns (plain NumPy data, no Django).
+
+The loader (``scoring.data``) reads a study in bulk into a ``StudyData``: column arrays
+for items, responses and participants, plus the agreement observations. A builder turns
+one population of it into ``ReportRow`` values; the service stores them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+import numpy as np
+
+from scoring.bootstrap import Interval
+from scoring.estimate import Estimate
+from scoring.groups import GroupMean
+
+# Embeds a list of texts as rows of a matrix (the workers' sentence encoder); optional.
+Embed = Callable[[list[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    """One stored figure (``scoring.models.Report`` without study, population, time)."""
+
+    metric: str
+    group: dict[str, Any]
+    value: float | None
+    n: int
+    ci_low: float | None = None
+    ci_high: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "group": self.group,
+            "value": self.value,
+            "n": self.n,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+        }
+
+
+def row(metric: str, group: dict, estimate: Estimate, ci: Interval | None = None, **details) -> ReportRow:
+    """A row from an ``Estimate``: NaN becomes an empty value with the reason in details."""
+    extra = {**estimate.details, **details}
+    if estimate.reason:
+        extra["reason"] = estimate.reason
+    if ci is not None:
+        extra["ci_method"] = ci.method
+    return ReportRow(
+        metric=metric,
+        group=group,
+        value=_number(estimate.value),
+        n=estimate.n,
+        ci_low=_number(ci.low) if ci else None,
+        ci_high=_number(ci.high) if ci else None,
+        details=_json_safe(extra),
+    )
+
+
+def mean_row(metric: str, group: dict, mean: GroupMean, **details) -> ReportRow:
+    """A row for a mean or share with its sd and bootstrap interval."""
+    extra = {"sd": mean.sd, **details} if not math.isnan(mean.sd) else details
+    return row(metric, group, Estimate(mean.mean, n=mean.n), mean.ci, **extra)
+
+
+@dataclass
+class Columns:
+    """Equal-length named arrays, filtered together."""
+
+    data: dict[str, np.ndarray]
+
+    def __len__(self) -> int:
+        return len(next(iter(self.data.values()))) if self.data else 0
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.data[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.data
+
+    def take(self, selector: np.ndarray) -> Columns:
+        return Columns({name: values[selector] for name, values in self.data.items()})
+
+
+@dataclass
+class StudyData:
+    """A study read for its reports.
+
+    ``responses`` always has ``item`` and ``participant`` (row numbers into ``items`` and
+    ``participants``), ``points``, ``correct`` (NaN when unscored), ``attention``,
+    ``flagged``, ``excluded``, ``seconds``; plus what the builder asked for.
+    ``items`` always has ``attention``; ``participants`` has ``model`` (an LLM simulator or
+    automatic rater) and, for models, ``name``. ``observations`` (agreement values) has
+    ``response`` (row number), ``unit``, ``question``, ``value`` and ``level``.
+    """
+
+    kind: str
+    config: dict
+    annotations_per_item: int
+    items: Columns
+    responses: Columns
+    participants: Columns
+    observations: Columns
+
+    def where(self, keep: np.ndarray) -> StudyData:
+        """The same study with only the responses in ``keep`` (and their observations)."""
+        renumber = np.cumsum(keep) - 1
+        observations = self.observations
+        if len(observations):
+            mask = keep[observations["response"]]
+            observations = observations.take(mask)
+            observations.data["response"] = renumber[observations["response"]]
+        return replace(self, responses=self.responses.take(keep), observations=observations)
+
+    def population(self, name: str) -> StudyData:
+        """``all``: without participants a researcher excluded; ``passed``: also without
+        the responses of participants who failed attention checks."""
+        keep = ~self.responses["excluded"]
+        if name == "passed":
+            keep &= ~self.responses["flagged"]
+        elif name != "all":
+            raise ValueError(f"unknown population {name!r}")
+        return self.where(keep)
+
+    def analysed(self) -> StudyData:
+        """Without attention-check responses: they test the participant, not the systems."""
+        return self.where(~self.responses["attention"])
+
+
+@dataclass(frozen=True)
+class Field:
+    """A value the builder needs from each response or item: a Django lookup path and its
+    type. Into a JSON field (``answer__guess``, ``payload__p``, ``provenance__system``):
+    ``number`` (float, NaN when absent), ``text`` ("" when absent) or ``json`` (decoded).
+    The loader also reads plain columns: ``column`` (a number), ``truth`` (a boolean, as
+    0/1) and ``label`` (text)."""
+
+    path: str
+    type: str = "number"
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A dashboard table: rows are the distinct values of ``keys`` among the reports of
+    ``metrics`` (one column each, with CI when stored); ``details`` adds columns read from
+    the first metric's details (p-values…)."""
+
+    title: str
+    metrics: tuple[str, ...]
+    keys: tuple[str, ...]
+    details: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PlotSpec:
+    """A dashboard plot of one metric: ``x`` group key on the axis, optional ``hue`` key
+    for side-by-side bars, ``style`` ``bar`` / ``line`` / ``histogram``; only rows whose
+    group has exactly the keys ``x`` (+ ``hue``) (+ ``fixed``) are drawn."""
+
+    name: str
+    title: str
+    metric: str
+    x: str
+    hue: str | None = None
+    style: str = "bar"
+    ylabel: str = ""
+    fixed: tuple[str, ...] = ()
+
+
+class KindReport:
+    """The report builder of one task kind; subclasses live one per module in this package.
+
+    ``response_fields`` / ``item_fields`` name what the loader must read. ``rows`` turns
+    one population into report rows. ``observations`` gives the agreement values that the
+    kind's ``agreement_values`` would give, for studies whose kind module is not installed
+    (the loader asks the kind itself when it is).
+    """
+
+    kind: ClassVar[str] = ""
+    response_fields: ClassVar[dict[str, Field]] = {}
+    item_fields: ClassVar[dict[str, Field]] = {}
+    tables: ClassVar[tuple[TableSpec, ...]] = ()
+    plots: ClassVar[tuple[PlotSpec, ...]] = ()
+
+    def rows(self, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
+        return []
+
+    def observations(self, data: StudyData) -> Columns | None:
+        return None
+
+
+def observation_columns(response, unit, question, value, level) -> Columns:
+    """Agreement observations as columns (every argument a sequence or a scalar to repeat)."""
+    response = np.asarray(response, dtype=np.int64)
+    size = len(response)
+
+    def column(values) -> np.ndarray:
+        if isinstance(values, str):
+            return np.full(size, values, dtype=object)
+        return np.asarray(values)
+
+    return Columns(
+        {
+            "response": response,
+            "unit": column(unit),
+            "question": column(question),
+            "value": column(value),
+            "level": column(level),
+        }
+    )
+
+
+def empty_observations() -> Columns:
+    return observation_columns([], [], [], [], [])
+
+
+def stacked(parts: list[Columns]) -> Columns:
+    """Observations of several questions, one after the other."""
+    if not parts:
+        return empty_observations()
+    return Columns({name: np.concatenate([part[name] for part in parts]) for name in parts[0].data})
+
+
+def _number(value) -> float | None:
+    if value is None:
+        return None
+    value = float(value)
+    return None if math.isnan(value) or math.isinf(value) else value
+
+
+def _json_safe(value):
+    """Details go into a JSON column: NumPy scalars → Python, NaN → None."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_json_safe(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    return value

@@ -1,0 +1,192 @@
+"""RoFT boundary game: points, exact hits, distances, agreement between players, skill."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scoring import boundary as roft
+from scoring.estimate import Estimate
+from scoring.groups import factorize, grouped_means, overall_mean
+
+from .base import (
+    Columns,
+    Field,
+    KindReport,
+    PlotSpec,
+    ReportRow,
+    StudyData,
+    TableSpec,
+    mean_row,
+    observation_columns,
+    row,
+)
+
+# Orders (rounds in a player's history) beyond this are not reported one by one.
+MAX_ORDER = 50
+# Decoding p is grouped to two decimals, or one when that still leaves too many groups.
+MAX_P_GROUPS = 25
+
+
+class BoundaryReport(KindReport):
+    kind = "boundary"
+    response_fields = {"guess": Field("answer__guess"), "order": Field("score_details__order")}
+    item_fields = {
+        "boundary": Field("payload__boundary"),
+        "p": Field("payload__p"),
+        "category": Field("payload__category", "text"),
+        "model": Field("payload__model", "text"),
+        "system": Field("provenance__system", "text"),
+    }
+    tables = (
+        TableSpec(
+            "The game at a glance",
+            (
+                "boundary.mean_points",
+                "boundary.exact_rate",
+                "boundary.mean_distance",
+                "boundary.mean_distance_after",
+                "boundary.pairwise_same",
+                "boundary.pairwise_within_one",
+            ),
+            (),
+        ),
+        TableSpec("By generator", ("boundary.mean_points", "boundary.exact_rate"), ("generator",)),
+        TableSpec("By category", ("boundary.mean_points", "boundary.exact_rate"), ("category",)),
+        TableSpec(
+            "Player skill (mean points per player)",
+            (
+                "boundary.player_median_points",
+                "boundary.player_top5_points",
+                "boundary.player_bottom5_points",
+            ),
+            (),
+        ),
+    )
+    plots = (
+        PlotSpec(
+            "distance",
+            "Guess − boundary (sentences)",
+            "boundary.distance_histogram",
+            "distance",
+            style="histogram",
+            ylabel="guesses",
+        ),
+        PlotSpec(
+            "points-by-order",
+            "Mean points by round in the player's history",
+            "boundary.mean_points",
+            "order",
+            style="line",
+            ylabel="points",
+        ),
+        PlotSpec(
+            "points-by-p",
+            "Mean points by nucleus-sampling p",
+            "boundary.mean_points",
+            "p",
+            style="line",
+            ylabel="points",
+        ),
+    )
+
+    def rows(self, data: StudyData, *, embed=None) -> list[ReportRow]:
+        responses, items = data.responses, data.items
+        item = responses["item"]
+        boundary = items["boundary"][item]
+        guess = responses["guess"]
+        distance = guess - boundary
+        points = np.where(
+            np.isnan(responses["points"]), roft.points_for_guesses(guess, boundary), responses["points"]
+        )
+        rows = _summary_rows(points, distance)
+        for key, column in (("generator", _generator(items)), ("category", items["category"])):
+            labels, codes = factorize(column)  # per item: cheaper than per response
+            groups = codes[item]
+            rows += _grouped("boundary.mean_points", key, points, groups, labels)
+            rows += _grouped("boundary.exact_rate", key, (distance == 0).astype(float), groups, labels)
+        rows += _grouped("boundary.mean_points", "p", points, _p_groups(items["p"][item]))
+        order = responses["order"]
+        known = ~np.isnan(order) & (order <= MAX_ORDER)
+        rows += _grouped("boundary.mean_points", "order", points[known], order[known].astype(np.int64))
+        rows += _histogram_rows(distance)
+        rows += _pairwise_rows(item, guess)
+        rows += _skill_rows(responses["participant"], points)
+        return rows
+
+    def observations(self, data: StudyData) -> Columns:
+        responses = data.responses
+        return observation_columns(
+            np.arange(len(responses)), responses["item"], "guess", responses["guess"], "interval"
+        )
+
+
+def _summary_rows(points: np.ndarray, distance: np.ndarray) -> list[ReportRow]:
+    rows = []
+    figures = {
+        "boundary.mean_points": points,
+        "boundary.exact_rate": (distance == 0).astype(float),
+        "boundary.mean_distance": distance,
+        "boundary.mean_distance_after": np.where(distance >= 0, distance, np.nan),
+    }
+    for metric, values in figures.items():
+        mean = overall_mean(values, label=metric)
+        if mean is None:
+            rows.append(row(metric, {}, Estimate.undefined("no guesses")))
+        else:
+            rows.append(mean_row(metric, {}, mean))
+    return rows
+
+
+def _grouped(
+    metric: str, key: str, values: np.ndarray, groups: np.ndarray, labels: np.ndarray | None = None
+) -> list[ReportRow]:
+    """A mean (with CI) per group; ``groups`` are values, or codes into ``labels``.
+    Responses without a group value (NaN, empty label) are left out."""
+    keep = ~np.isnan(values)
+    if labels is not None:
+        keep &= labels[groups] != "" if len(groups) else keep
+    elif groups.dtype.kind == "f":
+        keep &= ~np.isnan(groups)
+    means = grouped_means(values[keep], groups[keep], label=f"{metric}|{key}")
+    name = (lambda code: labels[code]) if labels is not None else (lambda value: value)
+    return [mean_row(metric, {key: name(mean.key[0])}, mean) for mean in means]
+
+
+def _histogram_rows(distance: np.ndarray) -> list[ReportRow]:
+    histogram = roft.distance_histogram(distance)
+    total = sum(histogram.values())
+    return [
+        row(
+            "boundary.distance_histogram",
+            {"distance": d},
+            Estimate(float(count), n=total),
+            share=count / total,
+        )
+        for d, count in sorted(histogram.items())
+    ]
+
+
+def _pairwise_rows(item: np.ndarray, guess: np.ndarray) -> list[ReportRow]:
+    same, within_one = roft.pairwise_agreement(item, guess)
+    return [row("boundary.pairwise_same", {}, same), row("boundary.pairwise_within_one", {}, within_one)]
+
+
+def _skill_rows(participant: np.ndarray, points: np.ndarray) -> list[ReportRow]:
+    skill = roft.player_skill(participant, points)
+    return [
+        row("boundary.player_median_points", {}, skill["median"]),
+        row("boundary.player_top5_points", {}, skill["top"]),
+        row("boundary.player_bottom5_points", {}, skill["bottom"]),
+    ]
+
+
+def _generator(items: Columns) -> np.ndarray:
+    """The passage's generator: ``payload.model``, else the provenance's system."""
+    return np.where(items["model"] != "", items["model"], items["system"])
+
+
+def _p_groups(p: np.ndarray) -> np.ndarray:
+    rounded = np.round(p, 2)
+    if np.unique(rounded[~np.isnan(rounded)]).size > MAX_P_GROUPS:
+        rounded = np.round(p, 1)
+    return rounded

@@ -1,0 +1,226 @@
+"""Counterfactual simulation: precision and generality per explanation system, and the
+agreement of humans with each other and with model simulators (Cohen's kappa)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from scoring import similarity, simulation
+from scoring.bootstrap import mean_ci, seed_for
+from scoring.estimate import Estimate
+from scoring.kappa import human_model_kappa, pairwise_cohen_kappa
+
+from .base import (
+    Columns,
+    Embed,
+    Field,
+    KindReport,
+    PlotSpec,
+    ReportRow,
+    StudyData,
+    TableSpec,
+    observation_columns,
+    row,
+)
+
+MEASURES = ("bleu", "cosine", "jaccard")
+# Largest humans × counterfactuals table built for kappa.
+MAX_KAPPA_CELLS = 20_000_000
+
+
+class SimulationReport(KindReport):
+    kind = "simulation"
+    response_fields = {"choice": Field("answer__choice", "text")}
+    item_fields = {
+        "system": Field("provenance__system", "text"),
+        "explanation": Field("payload__explanation_id", "text"),
+        "model_answer": Field("payload__model_followup_answer", "text"),
+        "question_text": Field("payload__followup_question", "text"),
+        "context_text": Field("payload__followup_context", "text"),
+    }
+    tables = (
+        TableSpec(
+            "Simulation precision per explanation system (95% CI over explanations)",
+            ("simulation.precision",),
+            ("system", "rater"),
+        ),
+        TableSpec(
+            "Share of judgements that commit to an answer", ("simulation.simulatable_rate",), ("system",)
+        ),
+        TableSpec(
+            "Simulation generality (1 − mean pairwise similarity)",
+            ("simulation.generality",),
+            ("system", "measure"),
+        ),
+        TableSpec(
+            "Cohen's kappa between humans, and between humans and model simulators",
+            ("simulation.kappa",),
+            ("between", "simulator"),
+        ),
+    )
+    plots = (
+        PlotSpec(
+            "precision",
+            "Simulation precision per explanation system",
+            "simulation.precision",
+            "system",
+            hue="rater",
+            ylabel="precision",
+        ),
+    )
+
+    def rows(self, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
+        view = _View(data)
+        rows = []
+        for rater in ("human", "model"):
+            rows += _precision_rows(view, view.is_model == (rater == "model"), rater)
+        rows += _simulatable_rows(view)
+        rows += _generality_rows(view, embed)
+        rows += _kappa_rows(view)
+        return rows
+
+    def observations(self, data: StudyData) -> Columns:
+        responses = data.responses
+        return observation_columns(
+            np.arange(len(responses)), responses["item"], "choice", responses["choice"], "nominal"
+        )
+
+
+class _View:
+    """Per-response columns the measures share."""
+
+    def __init__(self, data: StudyData):
+        item = data.responses["item"]
+        self.item = item
+        self.choice = data.responses["choice"]
+        self.system = data.items["system"][item]
+        self.explanation = data.items["explanation"][item]
+        self.model_answer = data.items["model_answer"][item]
+        self.participant = data.responses["participant"]
+        self.is_model = data.participants["model"][self.participant]
+        self.names = data.participants["name"]
+        texts = np.where(
+            data.items["question_text"] != "", data.items["question_text"], data.items["context_text"]
+        )
+        self.text = texts[item]
+
+    def system_of_explanation(self) -> dict:
+        return {e: s for e, s in zip(self.explanation, self.system, strict=True)}
+
+
+def _precision_rows(view: _View, mask: np.ndarray, rater: str) -> list[ReportRow]:
+    ids, precision = simulation.precision_per_explanation(
+        view.explanation[mask], list(view.choice[mask]), list(view.model_answer[mask])
+    )
+    owner = view.system_of_explanation()
+    by_system = defaultdict(list)
+    for explanation, value in zip(ids, precision, strict=True):
+        by_system[owner[explanation]].append(value)
+    rows = []
+    for system in sorted(by_system):
+        values = np.asarray(by_system[system])
+        ci = mean_ci(values, seed=seed_for("simulation.precision", system, rater))
+        estimate = Estimate(float(values.mean()), n=int(values.size))
+        rows.append(
+            row("simulation.precision", {"system": system, "rater": rater}, estimate, ci, unit="explanations")
+        )
+    return rows
+
+
+def _simulatable_rows(view: _View) -> list[ReportRow]:
+    human = ~view.is_model
+    committed = simulation.simulatable(list(view.choice[human])).astype(np.float64)
+    systems = view.system[human]
+    rows = []
+    for system in sorted(set(systems)):
+        values = committed[systems == system]
+        ci = mean_ci(values, seed=seed_for("simulation.simulatable_rate", system))
+        rows.append(
+            row(
+                "simulation.simulatable_rate",
+                {"system": system},
+                Estimate(float(values.mean()), n=int(values.size)),
+                ci,
+            )
+        )
+    return rows
+
+
+def _generality_rows(view: _View, embed: Embed | None) -> list[ReportRow]:
+    texts_by_explanation = _simulatable_texts(view)
+    owner = view.system_of_explanation()
+    similarities = {
+        "bleu": lambda texts: similarity.mean_pairwise_similarity(texts, similarity.bleu_similarity),
+        "jaccard": lambda texts: similarity.mean_pairwise_similarity(texts, similarity.jaccard_similarity),
+    }
+    if embed is not None:
+        vectors = _embeddings(texts_by_explanation, embed)
+        similarities["cosine"] = lambda texts: similarity.mean_pairwise_cosine([vectors[t] for t in texts])
+    rows = []
+    for system in sorted({owner[e] for e in texts_by_explanation}):
+        explanations = [e for e in texts_by_explanation if owner[e] == system]
+        for measure in MEASURES:
+            group = {"system": system, "measure": measure}
+            if measure not in similarities:
+                rows.append(
+                    row(
+                        "simulation.generality",
+                        group,
+                        Estimate.undefined("no sentence encoder in this process"),
+                    )
+                )
+                continue
+            means = [similarities[measure](texts_by_explanation[e]) for e in explanations]
+            estimate = simulation.generality(means)
+            diversity = 1.0 - np.asarray(means, dtype=np.float64)
+            ci = mean_ci(diversity, seed=seed_for("simulation.generality", system, measure))
+            rows.append(row("simulation.generality", group, estimate, ci, unit="explanations"))
+    return rows
+
+
+def _simulatable_texts(view: _View) -> dict:
+    """Per explanation: the counterfactual texts most human judgements found simulatable."""
+    human = ~view.is_model
+    if not human.any():
+        return {}
+    majority = simulation.majority_simulatable(view.item[human], list(view.choice[human]))
+    texts = defaultdict(dict)
+    for item, explanation, text in zip(
+        view.item[human], view.explanation[human], view.text[human], strict=True
+    ):
+        if majority[int(item)] and text:
+            texts[explanation][int(item)] = text
+    return {explanation: list(by_item.values()) for explanation, by_item in texts.items()}
+
+
+def _embeddings(texts_by_explanation: dict, embed: Embed) -> dict[str, np.ndarray]:
+    distinct = sorted({text for texts in texts_by_explanation.values() for text in texts})
+    if not distinct:
+        return {}
+    matrix = np.asarray(embed(distinct))
+    return dict(zip(distinct, matrix, strict=True))
+
+
+def _kappa_rows(view: _View) -> list[ReportRow]:
+    items = np.unique(view.item)
+    humans = np.unique(view.participant[~view.is_model])
+    if len(humans) * len(items) > MAX_KAPPA_CELLS:
+        reason = "too many annotators × counterfactuals for pairwise kappa"
+        return [row("simulation.kappa", {"between": "human-human"}, Estimate.undefined(reason))]
+    column = {item: index for index, item in enumerate(items)}
+    table = np.full((len(humans), len(items)), None, dtype=object)
+    human_row = {p: index for index, p in enumerate(humans)}
+    for p, item, choice, model in zip(view.participant, view.item, view.choice, view.is_model, strict=True):
+        if not model:
+            table[human_row[p], column[item]] = choice
+    rows = [row("simulation.kappa", {"between": "human-human"}, pairwise_cohen_kappa(table))]
+    for simulator in np.unique(view.participant[view.is_model]):
+        answers = np.full(len(items), None, dtype=object)
+        mine = view.participant == simulator
+        for item, choice in zip(view.item[mine], view.choice[mine], strict=True):
+            answers[column[item]] = choice
+        group = {"between": "human-model", "simulator": str(view.names[simulator])}
+        rows.append(row("simulation.kappa", group, human_model_kappa(table, answers)))
+    return rows

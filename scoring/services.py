@@ -1,0 +1,132 @@
+"""Computing a study's reports from the database and storing them; deciding when to.
+
+A study's reports are replaced as a whole inside one transaction, so a page reading
+them sees either the old set or the new one. Each row carries the fingerprint of the
+inputs it was computed from (responses, the latest answer time, flagged responses and
+excluded participants); a live study whose current fingerprint differs is stale.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Count, Max, Q
+from django.utils import timezone
+
+from annotation.models import Enrollment, Job, Response, Study
+from annotation.services.jobs import start_job
+from scoring.data import load_study_data, one_snapshot
+from scoring.models import Report
+from scoring.reports import report_for
+from scoring.reports.base import Embed, ReportRow
+from scoring.reports.common import study_rows
+
+POPULATIONS = ("all", "passed")
+REPORTS_JOB = "reports"
+ACTIVE_JOB_STATUSES = (Job.Status.QUEUED, Job.Status.RUNNING)
+# progress(done, total, message): called while reading responses and at each later step.
+ProgressCallback = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class ReportsResult:
+    rows: int
+    fingerprint: dict
+    seconds: float
+
+
+def study_fingerprint(study: Study) -> dict:
+    """What the reports depend on, cheaply: counts and the latest answer time."""
+    responses = Response.objects.filter(study=study).aggregate(
+        responses=Count("id"), latest=Max("answered_at"), flagged=Count("id", filter=Q(flagged=True))
+    )
+    latest = responses["latest"]
+    return {
+        "responses": responses["responses"],
+        "latest": latest.isoformat() if latest else None,
+        "flagged": responses["flagged"],
+        "excluded": Enrollment.objects.filter(study=study, excluded=True).count(),
+    }
+
+
+def stored_fingerprint(study: Study) -> dict | None:
+    """The fingerprint of the stored reports (None when there are none)."""
+    return Report.objects.filter(study=study).values_list("fingerprint", flat=True).first()
+
+
+def reports_are_stale(study: Study) -> bool:
+    return stored_fingerprint(study) != study_fingerprint(study)
+
+
+def stale_live_studies() -> list[Study]:
+    """Live studies with answers whose reports are missing or out of date."""
+    live = Study.objects.filter(status=Study.Status.LIVE, responses__isnull=False).distinct().order_by("pk")
+    return [study for study in live if reports_are_stale(study)]
+
+
+def compute_study_reports(
+    study: Study, *, embed: Embed | None = None, progress: ProgressCallback | None = None
+) -> ReportsResult:
+    """Read the study once, compute both populations, replace its reports."""
+    started = time.monotonic()
+    notify = progress or (lambda done, total, message: None)
+    builder = report_for(study.kind)
+    notify(0, 0, "Reading the responses")
+    with one_snapshot():
+        fingerprint = study_fingerprint(study)
+        data = load_study_data(study, builder)
+    total = fingerprint["responses"]
+    rows: dict[str, list[ReportRow]] = {}
+    for population in POPULATIONS:
+        notify(total, total, f"Computing the figures ({population} participants)")
+        rows[population] = study_rows(builder, data.population(population), embed=embed)
+    count = replace_reports(study, rows, fingerprint)
+    notify(total, total, f"Stored {count} figures")
+    return ReportsResult(rows=count, fingerprint=fingerprint, seconds=time.monotonic() - started)
+
+
+def replace_reports(study: Study, rows: dict[str, list[ReportRow]], fingerprint: dict) -> int:
+    """Swap the study's report rows for these, atomically (writers serialised per study)."""
+    now = timezone.now()
+    objects = [
+        Report(
+            study=study,
+            metric=r.metric,
+            group=r.group,
+            population=population,
+            value=r.value,
+            n=r.n,
+            ci_low=r.ci_low,
+            ci_high=r.ci_high,
+            details=r.details,
+            fingerprint=fingerprint,
+            computed_at=now,
+        )
+        for population, population_rows in rows.items()
+        for r in population_rows
+    ]
+    with transaction.atomic():
+        Study.objects.select_for_update().filter(pk=study.pk).values_list("pk", flat=True).first()
+        Report.objects.filter(study=study).delete()
+        Report.objects.bulk_create(objects, batch_size=2000)
+    return len(objects)
+
+
+def request_study_reports(study: Study, *, user=None, trigger: str = "dashboard") -> tuple[Job, bool]:
+    """The study's queued or running reports job, or a new one: (job, whether it is new).
+
+    A double click or an overlapping schedule never runs the same computation twice.
+    """
+    with transaction.atomic():
+        Study.objects.select_for_update().filter(pk=study.pk).values_list("pk", flat=True).first()
+        active = Job.objects.filter(study=study, kind=REPORTS_JOB, status__in=ACTIVE_JOB_STATUSES).first()
+        if active is not None:
+            return active, False
+        return start_job(kind=REPORTS_JOB, parameters={"trigger": trigger}, study=study, user=user), True
+
+
+def latest_reports_job(study: Study) -> Job | None:
+    return Job.objects.filter(study=study, kind=REPORTS_JOB).order_by("-created_at", "-pk").first()

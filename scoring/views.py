@@ -1,0 +1,101 @@
+"""The researchers' statistics dashboard: stored reports as tables and plots.
+
+These views only read ``Report`` rows (and the job that writes them); recomputing is a
+background job the "Recompute" button starts.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.cache import cache
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation.models import Job
+from annotation.services.access import access_study_for_researcher
+from annotation.views.research import researcher_required
+from scoring import plots
+from scoring.selectors import dashboard_view, plot_specs, reports_version, study_reports
+from scoring.services import POPULATIONS, latest_reports_job, request_study_reports, study_fingerprint
+
+
+@researcher_required
+@require_GET
+def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
+    study = access_study_for_researcher(request.user, slug)
+    population = _population(request)
+    view = dashboard_view(study, population)
+    job = latest_reports_job(study)
+    current = study_fingerprint(study)
+    context = {
+        "study": study,
+        "view": view,
+        "populations": POPULATIONS,
+        "job": job,
+        "job_active": job is not None and job.status not in Job.FINISHED,
+        "new_responses": max(0, current["responses"] - view.fingerprint.get("responses", 0)),
+        "stale": not view.empty and current != view.fingerprint,
+    }
+    return render(request, "research/dashboard.html", context)
+
+
+@researcher_required
+@require_POST
+def recompute_reports(request: HttpRequest, slug: str) -> HttpResponse:
+    study = access_study_for_researcher(request.user, slug)
+    job, created = request_study_reports(study, user=request.user, trigger="dashboard")
+    if request.headers.get("Accept", "").startswith("application/json"):
+        return JsonResponse(_job_status(job), status=202 if created else 200)
+    if created:
+        messages.info(request, "Recomputing the reports; this page updates when they are ready.")
+    return redirect("study-dashboard", slug=study.slug)
+
+
+@researcher_required
+@require_GET
+def reports_job_status(request: HttpRequest, slug: str) -> JsonResponse:
+    study = access_study_for_researcher(request.user, slug)
+    job = latest_reports_job(study)
+    return JsonResponse(_job_status(job) if job else {"status": "none"})
+
+
+@researcher_required
+@require_GET
+def dashboard_plot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    """One plot as SVG, rendered once per version of the reports and then cached."""
+    study = access_study_for_researcher(request.user, slug)
+    spec = plot_specs(study).get(name)
+    if spec is None:
+        raise Http404("No such plot.")
+    population = _population(request)
+    reports = study_reports(study, population)
+    key = f"report-plot:v1:{study.pk}:{population}:{name}:{reports_version(reports)}"
+    svg = cache.get(key)
+    if svg is None:
+        points = plots.points_for(spec, reports)
+        if not points:
+            raise Http404("Nothing to plot yet.")
+        svg = plots.render_svg(spec, points)
+        cache.set(key, svg, settings.REPORT_PLOT_CACHE_SECONDS)
+    response = HttpResponse(svg, content_type="image/svg+xml")
+    response["Cache-Control"] = "private, max-age=60"
+    return response
+
+
+def _population(request: HttpRequest) -> str:
+    population = request.GET.get("population", POPULATIONS[0])
+    if population not in POPULATIONS:
+        raise Http404("Unknown population.")
+    return population
+
+
+def _job_status(job: Job) -> dict:
+    return {
+        "id": job.pk,
+        "status": job.status,
+        "percent": job.percent,
+        "message": job.message,
+        "error": job.error.splitlines()[0] if job.error else "",
+    }

@@ -1,0 +1,69 @@
+"""A researcher opens a study's statistics, recomputes them and reads tables and plots."""
+
+import pytest
+
+from annotation.models import Job
+from tests.integration.test_reports import game_study, likert_study
+from tests.report_data import add_responses
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "a-long-test-password-42"
+
+
+def log_in(page, live_server, next_url: str) -> None:
+    page.goto(f"{live_server.url}/accounts/login/?next={next_url}")
+    page.fill("input[name=username]", "owner")
+    page.fill("input[name=password]", PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+
+
+def plots_drawn(page) -> bool:
+    """Every plot image loaded and decoded (scrolled to first: they load lazily)."""
+    for image in page.locator(".plots img").all():
+        image.scroll_into_view_if_needed()
+    page.wait_for_function("Array.from(document.querySelectorAll('.plots img')).every(img => img.complete)")
+    return page.evaluate(
+        "Array.from(document.querySelectorAll('.plots img'))"
+        ".every(img => img.complete && img.naturalWidth > 0)"
+    )
+
+
+def test_recompute_then_read_tables_and_plots(live_server, page, screenshot, django_user_model):
+    owner = django_user_model.objects.create_user("owner", password=PASSWORD, is_staff=True)
+    study = game_study(owner=owner)
+    log_in(page, live_server, f"/research/s/{study.slug}/dashboard/")
+    page.wait_for_selector("text=No reports yet")
+    page.get_by_role("button", name="Recompute").click()
+    page.wait_for_selector("text=Items complete")  # the page reloads once the job is done
+    assert Job.objects.get().status == "done"
+    assert "2 of 4" in page.inner_text(".progress-cards")
+    assert page.locator("h2", has_text="The game at a glance").count() == 1
+    page.wait_for_function("Array.from(document.querySelectorAll('.plots img')).every(img => img.complete)")
+    assert plots_drawn(page) and page.locator(".plots img").count() == 4
+    screenshot("dashboard-roft")
+
+    add_responses(study, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}])
+    page.reload()
+    assert "Out of date: 1 new responses" in page.inner_text(".computed")
+    page.get_by_role("link", name="Without attention-check failures").click()
+    page.wait_for_selector('.population a[aria-current="page"]:has-text("Without attention-check failures")')
+
+
+def test_likert_dashboard_on_a_phone(live_server, browser, screenshot, django_user_model):
+    from scoring.services import compute_study_reports
+
+    owner = django_user_model.objects.create_user("owner", password=PASSWORD, is_staff=True)
+    study, _ = likert_study()
+    study.owner = owner
+    study.save()
+    compute_study_reports(study)
+    context = browser.new_context(viewport={"width": 390, "height": 860}, is_mobile=True)
+    phone = context.new_page()
+    log_in(phone, live_server, f"/research/s/{study.slug}/dashboard/")
+    phone.wait_for_selector("text=Mean rating per question and system")
+    assert plots_drawn(phone)
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    screenshot("dashboard-likert-phone", phone)
+    context.close()
+    assert width <= 390  # wide tables scroll inside their box, not the page

@@ -1,0 +1,155 @@
+"""The statistics dashboard through HTTP: access, what it shows, plots, recomputing."""
+
+import json
+
+import pytest
+from django.contrib.auth.models import Group
+from django.core.cache import cache
+
+from annotation.models import Job
+from scoring import plots
+from scoring.models import Report
+from scoring.services import compute_study_reports
+from tests.integration.test_reports import game_study
+from tests.report_data import add_responses
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def owner(django_user_model):
+    return django_user_model.objects.create_user("owner", password="pw", is_staff=True)
+
+
+@pytest.fixture
+def study(owner):
+    study = game_study(owner=owner)
+    compute_study_reports(study)
+    return study
+
+
+@pytest.fixture
+def client_for(client):
+    def login(user):
+        client.force_login(user)
+        return client
+
+    return login
+
+
+def url(study, suffix=""):
+    return f"/research/s/{study.slug}/dashboard/{suffix}"
+
+
+def test_only_the_studys_researchers_see_it(client, client_for, study, django_user_model):
+    assert client.get(url(study)).status_code == 302
+    plain = django_user_model.objects.create_user("plain")
+    assert client_for(plain).get(url(study)).status_code == 403
+    other = django_user_model.objects.create_user("other")
+    other.groups.add(Group.objects.create(name="researchers"))
+    assert client_for(other).get(url(study)).status_code == 404
+    assert client_for(other).get(url(study, "plots/distance.svg")).status_code == 404
+    assert client_for(other).post(url(study, "recompute/")).status_code == 404
+    assert Job.objects.count() == 0
+
+
+def test_dashboard_shows_progress_tables_and_plots(client_for, owner, study, django_assert_max_num_queries):
+    client = client_for(owner)
+    with django_assert_max_num_queries(12):
+        page = client.get(url(study)).content.decode()
+    assert "Items complete" in page and "2 of 4" in page
+    assert "Attention-check failures" in page
+    assert "The game at a glance" in page and "Agreement between annotators" in page
+    assert "0.444 [" in page  # exact-hit rate 4/9 with its interval
+    assert "By generator" in page and "ctrl" in page
+    for name in ("distance", "points-by-order", "points-by-p", "alpha"):
+        assert f"/dashboard/plots/{name}.svg?population=all" in page
+    assert 'href="?population=passed"' in page
+
+
+def test_pages_read_reports_and_never_recompute(client_for, owner, study, monkeypatch):
+    import scoring.services
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a page recomputed the reports")
+
+    monkeypatch.setattr(scoring.services, "compute_study_reports", refuse)
+    before = sorted(Report.objects.filter(study=study).values_list("pk", flat=True))
+    client = client_for(owner)
+    assert client.get(url(study)).status_code == 200
+    assert client.get(url(study, "plots/distance.svg")).status_code == 200
+    assert sorted(Report.objects.filter(study=study).values_list("pk", flat=True)) == before
+
+
+def test_new_responses_mark_the_reports_out_of_date(client_for, owner, study):
+    add_responses(study, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}])
+    page = client_for(owner).get(url(study)).content.decode()
+    assert "Out of date: 1 new responses since then" in page
+
+
+def test_a_study_without_reports_says_so(client_for, owner):
+    fresh = game_study(slug="fresh", owner=owner)
+    page = client_for(owner).get(url(fresh)).content.decode()
+    assert "No reports yet" in page
+    assert client_for(owner).get(url(fresh, "plots/distance.svg")).status_code == 404
+
+
+def test_plots_are_svg_rendered_once_per_version_of_the_reports(client_for, owner, study, monkeypatch):
+    cache.clear()
+    calls = []
+    render = plots.render_svg
+
+    def counting(spec, points):
+        calls.append(spec.name)
+        return render(spec, points)
+
+    monkeypatch.setattr(plots, "render_svg", counting)
+    client = client_for(owner)
+    response = client.get(url(study, "plots/distance.svg"))
+    assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
+    svg = response.content.decode()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "script" not in svg.lower()
+    client.get(url(study, "plots/distance.svg"))
+    assert calls == ["distance"]
+    compute_study_reports(study)  # a new version of the reports draws the plot anew
+    client.get(url(study, "plots/distance.svg"))
+    assert calls == ["distance", "distance"]
+    assert client.get(url(study, "plots/nope.svg")).status_code == 404
+    assert client.get(url(study, "plots/distance.svg?population=nobody")).status_code == 404
+    for name in ("points-by-order", "points-by-p", "alpha"):
+        assert client.get(url(study, f"plots/{name}.svg?population=passed")).status_code == 200
+
+
+def test_recompute_starts_one_job_and_reports_its_progress(
+    client_for, owner, study, django_capture_on_commit_callbacks
+):
+    client = client_for(owner)
+    assert json.loads(client.get(url(study, "job/")).content) == {"status": "none"}
+    add_responses(study, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url(study, "recompute/"), HTTP_ACCEPT="application/json")
+    assert response.status_code == 202
+    job = Job.objects.get()
+    assert (job.kind, job.study, job.created_by, job.parameters) == (
+        "reports",
+        study,
+        owner,
+        {"trigger": "dashboard"},
+    )
+    status = json.loads(client.get(url(study, "job/")).content)
+    assert status["status"] == "done" and status["percent"] == 100 and "Stored" in status["message"]
+    assert (
+        Report.objects.get(study=study, population="all", metric="progress.responses", group={}).value == 10
+    )
+
+
+def test_a_second_click_while_the_job_waits_starts_nothing(client_for, owner, study):
+    client = client_for(owner)
+    first = client.post(url(study, "recompute/"))
+    assert first.status_code == 302 and first["Location"] == url(study)
+    second = client.post(url(study, "recompute/"), HTTP_ACCEPT="application/json")
+    assert second.status_code == 200 and json.loads(second.content)["status"] == "queued"
+    assert Job.objects.filter(kind="reports").count() == 1
+    page = client.get(url(study)).content.decode()
+    assert 'data-active="true"' in page
+    assert client.get(url(study, "recompute/")).status_code == 405

