@@ -1,27 +1,30 @@
-"""The released ROME human evaluation, imported as a ranking study, gives the authors'
-per-system MOST / LEAST counts.
+"""The released ROME human evaluation, converted by docs/tools/rome_to_ranking.py and
+loaded with ``loadstudy`` + ``importresponses``, gives the authors' per-system MOST / LEAST
+counts in the stored reports.
 
 The expected counts are computed here straight from the raw files, independently of the
 converter: for each of the 15 analysed participants and each of their 10 pages, the letter
-chosen in the form is looked up among that page's passage labels. The ranking kind is
-built on another branch, so the converted study and answers are stored through the ORM
-exactly as ``loadstudy`` and ``importresponses`` would store them; once the kind lands, the
-two commands replace ``store``.
+chosen in the form is looked up among that page's passage labels.
 """
 
 import csv
 import json
+import subprocess
+import sys
 from collections import Counter
+from io import StringIO
+from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
+from annotation.models import Response, Study
 from scoring.models import Report
 from scoring.services import compute_study_reports
-from tests.reference.rome import convert, reference_dir
-from tests.report_data import add_items, add_responses, make_study
 
 pytestmark = pytest.mark.django_db
 
+ROOT = Path(__file__).resolve().parents[2]
 SYSTEMS = ("FT_L", "GPT-2 XL", "ROME")
 
 
@@ -44,37 +47,35 @@ def authors_counts() -> Counter:
     return counts
 
 
-def store(study_file: dict, lines: list[dict]):
-    fields = {k: study_file[k] for k in ("title", "status", "annotations_per_item", "items_per_session")}
-    study = make_study("ranking", slug=study_file["slug"], config=study_file["config"], **fields)
-    add_items(study, study_file["items"])
-    add_responses(
-        study,
-        [
-            {
-                "participant": line["participant"],
-                "item": line["item"],
-                "answer": line["answer"],
-                "display_order": {"shown": line["answer"]["shown"]},
-                "seconds": None,
-            }
-            for line in lines
-        ],
+def reference_dir() -> Path:
+    """The released files, copied unchanged into tests/data (see the README there)."""
+    return ROOT / "tests" / "data" / "rome-human-eval"
+
+
+@pytest.fixture
+def imported(tmp_path) -> Study:
+    """The release converted by the documented tool, then loaded by the two commands."""
+    converter = ROOT / "docs" / "tools" / "rome_to_ranking.py"
+    command = [sys.executable, str(converter), str(reference_dir()), str(tmp_path)]
+    subprocess.run(command, capture_output=True, text=True, check=True)
+    call_command("loadstudy", str(tmp_path / "rome-study.json"), stdout=StringIO())
+    call_command(
+        "importresponses", "rome-human-eval", str(tmp_path / "rome-responses.jsonl"), stdout=StringIO()
     )
-    return study
+    return Study.objects.get(slug="rome-human-eval")
 
 
-def test_converter_keeps_the_design_of_the_study():
-    study_file, lines = convert()
-    assert len(study_file["items"]) == 50 and len(lines) == 150
-    assert set(Counter(line["item"] for line in lines).values()) == {3}
-    assert set(Counter(line["participant"] for line in lines).values()) == {10}
-    assert all(sorted(line["answer"]["shown"]) == list(SYSTEMS) for line in lines)
+def test_import_keeps_the_design_of_the_study(imported):
+    responses = list(Response.objects.filter(study=imported).select_related("participant", "item"))
+    assert imported.items.count() == 50 and len(responses) == 150
+    assert set(Counter(r.item.external_id for r in responses).values()) == {3}
+    assert set(Counter(r.participant.platform_worker_id for r in responses).values()) == {10}
+    assert all(sorted(r.answer["shown"]) == list(SYSTEMS) for r in responses)
 
 
-def test_reports_reproduce_the_authors_counts():
+def test_reports_reproduce_the_authors_counts(imported):
     expected = authors_counts()
-    study = store(*convert())
+    study = imported
     compute_study_reports(study)
     rows = Report.objects.filter(study=study, population="all")
     got = Counter()
