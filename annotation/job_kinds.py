@@ -7,4 +7,20 @@ Imported once at start-up by ``AnnotationConfig.ready``.
 
 from __future__ import annotations
 
-from annotation.services.jobs import register_job_kind  # noqa: F401 - used by each kind below
+from annotation.job_parameters import ContinuationsParameters, EditAndGenerateParameters
+from annotation.services.jobs import register_job_kind
+
+register_job_kind(
+    "continuations",
+    task="workers.tasks.continuations.generate_continuations_task",
+    queue="gpu",
+    parameters=ContinuationsParameters,
+    needs_study=True,
+)
+register_job_kind(
+    "edit_and_generate",
+    task="workers.tasks.editing.edit_and_generate_task",
+    queue="gpu",
+    parameters=EditAndGenerateParameters,
+    needs_study=True,
+)

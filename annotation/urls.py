@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import participant
+from .views import jobs, participant
 
 urlpatterns = [
     path("s/<slug:slug>/", participant.study_entry, name="study-entry"),
@@ -11,4 +11,6 @@ urlpatterns = [
     path("s/<slug:slug>/a/<str:assignment_id>/", participant.study_submit, name="study-submit"),
     path("s/<slug:slug>/done/", participant.study_done, name="study-done"),
     path("s/<slug:slug>/instructions/", participant.study_instructions, name="study-instructions"),
+    path("research/jobs/", jobs.jobs_page, name="research-jobs"),
+    path("research/jobs/status/", jobs.jobs_status, name="research-jobs-status"),
 ]

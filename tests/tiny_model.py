@@ -68,7 +68,9 @@ def documents(count: int, sentences: int, seed: int = 1) -> list[str]:
     ]
 
 
-def build_tiny_lm(directory: Path, *, steps: int = 450, batch: int = 32, lr: float = 3e-3, seed: int = 0) -> Path:
+def build_tiny_lm(
+    directory: Path, *, steps: int = 450, batch: int = 32, lr: float = 3e-3, seed: int = 0
+) -> Path:
     """Train the tokenizer and the model, save both to ``directory`` (loadable offline)."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers

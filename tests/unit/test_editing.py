@@ -102,9 +102,9 @@ def test_weights_are_restored_bit_for_bit(tiny_lm, worker_settings, edit_request
 
 def test_weights_are_restored_when_the_work_inside_fails(tiny_lm, worker_settings, tolvik):
     saved = weights(tiny_lm)
-    with pytest.raises(RuntimeError, match="generation broke"):
-        with edit_applied(tiny_lm, "rome", [tolvik], hparams_for(tiny_lm, "rome")):
-            raise RuntimeError("generation broke")
+    hp = hparams_for(tiny_lm, "rome")
+    with pytest.raises(RuntimeError, match="generation broke"), edit_applied(tiny_lm, "rome", [tolvik], hp):
+        raise RuntimeError("generation broke")
     assert changed(tiny_lm, saved) == set()
 
 

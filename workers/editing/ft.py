@@ -52,7 +52,7 @@ def apply(lm: LoadedLM, requests: list[EditRequest], hp: dict) -> AppliedEdit:
             steps_taken = step
             logits = lm.model(**encoded.inputs).logits
             loss = -target_log_probs(logits, encoded.input_ids, mask).mean()
-            loss_value = float(loss)
+            loss_value = float(loss.detach())
             if loss_value < hp["stop_loss"]:
                 break
             for parameter in live:

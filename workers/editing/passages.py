@@ -69,12 +69,12 @@ def write_passages(
             applied.prefix + prompt,
             seed=passage_seed(parameters["seed"], request.case_id, role),
             sampling=sampling,
-            max_new_tokens=parameters["max_new_tokens"],
+            max_new_tokens=lm.new_tokens_allowed(parameters["max_new_tokens"]),
         )
         for role, prompt in prompts
     ]
     outputs = generate_texts(lm, generation, batch_size=len(generation))
-    decoding = {**sampling.as_dict(), "max_new_tokens": parameters["max_new_tokens"]}
+    decoding = {**sampling.as_dict(), "max_new_tokens": generation[0].max_new_tokens}
     return [
         Passage(
             system=applied.system,

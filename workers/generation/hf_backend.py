@@ -28,7 +28,7 @@ class HuggingFaceBackend:
                 prompt=request.prefix,
                 seed=request.seed,
                 sampling=Sampling(top_p=request.p, top_k=request.top_k, temperature=request.temperature),
-                max_new_tokens=request.max_new_tokens,
+                max_new_tokens=self.lm.new_tokens_allowed(request.max_new_tokens),
             )
             for request in requests
         ]

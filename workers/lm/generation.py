@@ -102,14 +102,14 @@ def generate_texts(
 
 def _generate_batch(lm: LoadedLM, batch: Sequence[GenerationRequest]) -> list[Generated]:
     tokenizer = lm.tokenizer
-    longest = max(r.max_new_tokens for r in batch)
+    longest = lm.new_tokens_allowed(max(r.max_new_tokens for r in batch))
     tokenizer.padding_side, tokenizer.truncation_side = "left", "left"
     inputs = tokenizer(
         [r.prompt for r in batch],
         return_tensors="pt",
         padding=True,
         truncation=True,
-        max_length=max(1, lm.max_positions - longest),
+        max_length=lm.max_positions - longest,  # a long prompt loses its beginning
     ).to(lm.device)
     config = GenerationConfig(
         max_new_tokens=longest,

@@ -44,6 +44,10 @@ class LoadedLM:
                 return value
         return 2048
 
+    def new_tokens_allowed(self, wanted: int) -> int:
+        """At most half the model's positions go to new text; the prompt keeps the other half."""
+        return max(1, min(wanted, self.max_positions // 2))
+
 
 def pick_device(device: str | None = None) -> torch.device:
     if device:

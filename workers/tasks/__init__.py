@@ -3,6 +3,6 @@
 No module here imports torch at import time: the web process imports these to queue jobs.
 """
 
-from . import assignments
+from . import assignments, continuations, editing
 
-__all__ = ["assignments"]
+__all__ = ["assignments", "continuations", "editing"]
