@@ -82,11 +82,19 @@ def test_seeds_decide_the_sample(tiny_lm):
 
 
 def test_nucleus_keeps_the_smallest_set_reaching_p():
-    logits = torch.log(torch.tensor([0.5, 0.3, 0.15, 0.05]))
-    kept = nucleus_probabilities(logits, Sampling(top_p=0.7))
-    assert torch.allclose(kept, torch.tensor([0.5, 0.3, 0.0, 0.0]) / 0.8)
-    assert torch.count_nonzero(nucleus_probabilities(logits, Sampling(top_p=0.1))) == 1
-    assert torch.count_nonzero(nucleus_probabilities(logits, Sampling(top_p=1.0, top_k=3))) == 3
+    logits = torch.log(torch.tensor([[0.5, 0.3, 0.15, 0.05], [0.05, 0.15, 0.3, 0.5]]))
+
+    def probs(top_p, top_k=0, temperature=1.0):
+        rows = torch.ones(2)
+        return nucleus_probabilities(logits, rows * temperature, (rows * top_k).long(), rows * top_p)
+
+    kept = probs(0.7)
+    assert torch.allclose(kept[0], torch.tensor([0.5, 0.3, 0.0, 0.0]) / 0.8)
+    assert torch.allclose(kept[1], torch.tensor([0.0, 0.0, 0.3, 0.5]) / 0.8)
+    assert (torch.count_nonzero(probs(0.1), dim=-1) == 1).all()
+    assert (torch.count_nonzero(probs(1.0, top_k=3), dim=-1) == 3).all()
+    assert torch.allclose(probs(1.0), logits.exp())
+    assert probs(1.0, temperature=0.5)[0, 0] > 0.5  # a lower temperature sharpens
 
 
 def test_the_hugging_face_backend_records_model_decoding_and_seed(worker_settings):

@@ -51,56 +51,70 @@ class Generated:
 class RowSampler(LogitsProcessor):
     """Per row: temperature, top-k, top-p, then one draw from the row's own generator.
 
-    The chosen token is left as the only finite score, so greedy selection picks it;
-    greedy rows pass through untouched.
+    The distributions are computed for the whole batch at once; only the uniform number
+    each row draws comes from its own generator (inverse-CDF sampling). The chosen token is
+    left as the only finite score, so greedy selection picks it; greedy rows pass untouched.
     """
 
     def __init__(self, samplings: Sequence[Sampling], seeds: Sequence[int], device: torch.device):
-        self.samplings = list(samplings)
+        self.sampled = [row for row, sampling in enumerate(samplings) if not sampling.greedy]
+        chosen = [samplings[row] for row in self.sampled]
+        self.temperature = torch.tensor([s.temperature for s in chosen], device=device)
+        self.top_k = torch.tensor([s.top_k for s in chosen], device=device)
+        self.top_p = torch.tensor([s.top_p for s in chosen], device=device)
         self.generators = [
-            None if sampling.greedy else torch.Generator(device=device).manual_seed(int(seed))
-            for sampling, seed in zip(samplings, seeds, strict=True)
+            torch.Generator(device=device).manual_seed(int(seeds[row])) for row in self.sampled
         ]
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.Tensor) -> torch.Tensor:
+        if not self.sampled:
+            return scores
+        rows = torch.tensor(self.sampled, device=scores.device)
+        probs = nucleus_probabilities(scores[rows].float(), self.temperature, self.top_k, self.top_p)
+        draws = torch.stack([torch.rand((), generator=g, device=scores.device) for g in self.generators])
+        cdf = probs.cumsum(dim=-1)
+        tokens = torch.searchsorted(cdf, (draws * cdf[:, -1])[:, None], right=True).clamp(
+            max=probs.shape[-1] - 1
+        )
         out = scores.clone()
-        for row, (sampling, generator) in enumerate(zip(self.samplings, self.generators, strict=True)):
-            if generator is None:
-                continue
-            probs = nucleus_probabilities(scores[row].float(), sampling)
-            token = torch.multinomial(probs, 1, generator=generator)
-            out[row] = torch.finfo(out.dtype).min
-            out[row, token] = 0
+        out[rows] = torch.finfo(out.dtype).min
+        out[rows[:, None], tokens] = 0
         return out
 
 
-def nucleus_probabilities(logits: torch.Tensor, sampling: Sampling) -> torch.Tensor:
-    """The sampling distribution after temperature, top-k and top-p (at least one token kept)."""
-    logits = logits / sampling.temperature
-    if sampling.top_k and sampling.top_k < logits.numel():
-        kth = torch.topk(logits, sampling.top_k).values[-1]
-        logits = logits.masked_fill(logits < kth, float("-inf"))
-    probs = torch.softmax(logits, dim=-1)
-    if sampling.top_p < 1.0:
-        sorted_probs, order = torch.sort(probs, descending=True)
-        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
-        sorted_probs = sorted_probs.masked_fill(before >= sampling.top_p, 0.0)
-        probs = torch.zeros_like(probs).scatter(0, order, sorted_probs)
-    return probs / probs.sum()
+def nucleus_probabilities(
+    logits: torch.Tensor, temperature: torch.Tensor, top_k: torch.Tensor, top_p: torch.Tensor
+) -> torch.Tensor:
+    """(rows, vocab) sampling distributions after each row's temperature, top-k (0: none) and
+    top-p (the smallest set of tokens whose mass reaches p; at least one token is kept)."""
+    logits = logits / temperature[:, None]
+    sorted_logits, order = torch.sort(logits, descending=True, dim=-1)
+    ranks = torch.arange(logits.shape[-1], device=logits.device)[None, :]
+    limit = torch.where(top_k > 0, top_k, logits.shape[-1])[:, None]
+    sorted_probs = torch.softmax(sorted_logits.masked_fill(ranks >= limit, float("-inf")), dim=-1)
+    before = sorted_probs.cumsum(dim=-1) - sorted_probs
+    cut = (before >= top_p[:, None]) & (top_p[:, None] < 1.0)
+    sorted_probs = sorted_probs.masked_fill(cut, 0.0)
+    probs = torch.zeros_like(sorted_probs).scatter(-1, order, sorted_probs)
+    return probs / probs.sum(dim=-1, keepdim=True)
 
 
 @torch.no_grad()
 def generate_texts(
-    lm: LoadedLM, requests: Sequence[GenerationRequest], *, batch_size: int = 8
+    lm: LoadedLM, requests: Sequence[GenerationRequest], *, batch_size: int = 8, min_new_tokens: int = 0
 ) -> list[Generated]:
-    """One generation per request, in order, ``batch_size`` rows per forward pass."""
+    """One generation per request, in order, ``batch_size`` rows per forward pass.
+
+    ``min_new_tokens`` holds the end-of-text token back that long (the benchmark uses it to
+    measure full-length rows).
+    """
     results: list[Generated] = []
     for start in range(0, len(requests), batch_size):
-        results.extend(_generate_batch(lm, requests[start : start + batch_size]))
+        results.extend(_generate_batch(lm, requests[start : start + batch_size], min_new_tokens))
     return results
 
 
-def _generate_batch(lm: LoadedLM, batch: Sequence[GenerationRequest]) -> list[Generated]:
+def _generate_batch(lm: LoadedLM, batch: Sequence[GenerationRequest], min_new_tokens: int) -> list[Generated]:
     tokenizer = lm.tokenizer
     longest = lm.new_tokens_allowed(max(r.max_new_tokens for r in batch))
     tokenizer.padding_side, tokenizer.truncation_side = "left", "left"
@@ -113,6 +127,7 @@ def _generate_batch(lm: LoadedLM, batch: Sequence[GenerationRequest]) -> list[Ge
     ).to(lm.device)
     config = GenerationConfig(
         max_new_tokens=longest,
+        min_new_tokens=min(min_new_tokens, longest),
         do_sample=False,
         num_beams=1,
         pad_token_id=tokenizer.pad_token_id,
