@@ -6,28 +6,20 @@ import json
 import time
 
 import pytest
-from celery.contrib.testing.worker import start_worker
-from django.conf import settings
 
 from annotation.models import Item, Job
 from annotation.services.jobs import start_job
 from annotation.services.studies import ensure_study
-from roft_site.celery import app
+from tests.celery_worker import redis_worker_on
 from tests.lm_fixtures import RECORDS
 from workers.tasks.editing import edit_and_generate_task
 
 
 @pytest.fixture
 def gpu_worker():
-    """A worker thread on the Redis broker listening to queue ``gpu`` only."""
-    assert settings.CELERY_BROKER_URL.startswith("redis://"), "the worker test needs Redis"
-    app.conf.task_always_eager = False
-    app.control.purge()
-    try:
-        with start_worker(app, pool="solo", queues=["gpu"], perform_ping_check=False, shutdown_timeout=30):
-            yield
-    finally:
-        app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
+    """A worker listening to queue ``gpu`` only: model work must be routed there."""
+    with redis_worker_on(["gpu"]):
+        yield
 
 
 @pytest.mark.worker

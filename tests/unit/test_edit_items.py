@@ -137,3 +137,13 @@ def test_a_hyperparameter_file_naming_a_missing_layer_is_refused(tmp_path, setti
         "method": "rome",
         "file": "small.json",
     }
+
+
+def test_the_documented_examples_are_valid_inputs():
+    from tests.conftest import EXAMPLES
+    from workers.generation.study_passages import read_corpus
+
+    requests = read_edit_requests(EXAMPLES / "edit-requests.jsonl")
+    assert [r.case_id for r in requests] == ["orla-bridge", "teodor-lunn"]
+    assert requests[0].human_main and requests[0].related_entity == "Tallow Market"
+    assert {d.category for d in read_corpus(EXAMPLES / "continuations-corpus.jsonl")} == {"news", "stories"}

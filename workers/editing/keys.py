@@ -43,20 +43,7 @@ def lookup_keys(
     """(templates, d_in): the down projection's input at the lookup token after each template."""
     texts, ends = lookup_texts(request, templates, fact_token)
     module = get_module(lm.model, module_name(lm.model, "mlp_out", layer))
-    encoded = encode(lm, texts)
-    positions = encoded.last_token_before(ends)
-    captured = {}
-
-    def keep_input(_module, args):
-        captured["keys"] = args[0]
-
-    handle = module.register_forward_pre_hook(keep_input)
-    try:
-        lm.model(**encoded.inputs)
-    finally:
-        handle.remove()
-    rows = torch.arange(len(texts), device=positions.device)
-    return captured["keys"][rows, positions].float()
+    return _read_at(lm, texts, ends, module, read_input=True)
 
 
 def balanced_key(
@@ -73,18 +60,30 @@ def layer_output_at_lookup(
     lm: LoadedLM, layer: int, requests: list[EditRequest], fact_token: str
 ) -> torch.Tensor:
     """(n, d_model): the residual stream after ``layer`` at each lookup token (plain prompt)."""
-    encoded = encode(lm, [r.filled_prompt for r in requests])
+    texts = [r.filled_prompt for r in requests]
     ends = [lookup_end(r.filled_prompt, r.subject_end, fact_token) for r in requests]
+    return _read_at(lm, texts, ends, block(lm.model, layer), read_input=False)
+
+
+def _read_at(lm: LoadedLM, texts: list[str], ends: list[int], module, *, read_input: bool) -> torch.Tensor:
+    """One forward pass; ``module``'s first input (or its output) at the token before each end."""
+    encoded = encode(lm, texts)
     positions = encoded.last_token_before(ends)
-    captured = {}
+    captured: dict[str, torch.Tensor] = {}
+
+    def keep_input(_module, args):
+        captured["value"] = args[0]
 
     def keep_output(_module, _args, output):
-        captured["hidden"] = output[0] if isinstance(output, tuple) else output
+        captured["value"] = output[0] if isinstance(output, tuple) else output
 
-    handle = block(lm.model, layer).register_forward_hook(keep_output)
+    if read_input:
+        handle = module.register_forward_pre_hook(keep_input)
+    else:
+        handle = module.register_forward_hook(keep_output)
     try:
         lm.model(**encoded.inputs)
     finally:
         handle.remove()
-    rows = torch.arange(len(requests), device=positions.device)
-    return captured["hidden"][rows, positions].float()
+    rows = torch.arange(len(texts), device=positions.device)
+    return captured["value"][rows, positions].float()

@@ -12,6 +12,17 @@ from annotation.models import Job
 from annotation.services.jobs import queue_job
 
 
+def add_job_arguments(parser, *, study_help: str) -> None:
+    """The arguments every generation command takes: the model, the study, the owner, --queue."""
+    parser.add_argument(
+        "--model", required=True, help="a MODEL_REGISTRY name, a directory or a cached hub id"
+    )
+    parser.add_argument("--study", required=True, help=study_help)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--owner", help="username owning the study if it is created")
+    parser.add_argument("--queue", action="store_true", help="queue the job for a gpu worker instead")
+
+
 def input_error(exc: InputError, what: str = "nothing was written") -> CommandError:
     lines = [f"{what}; fix these errors:"]
     lines += [f"  {field}: {' '.join(messages)}" for field, messages in exc.errors.items()]

@@ -10,7 +10,7 @@ from annotation.errors import InputError
 from annotation.models import Study
 from annotation.services.jobs import create_job
 from annotation.services.studies import ensure_study
-from workers.management.jobcommand import input_error, owner_named, run_or_queue
+from workers.management.jobcommand import add_job_arguments, input_error, owner_named, run_or_queue
 
 
 class Command(BaseCommand):
@@ -22,22 +22,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--requests", required=True, help="JSONL of edit requests (CounterFact records)")
-        parser.add_argument(
-            "--model", required=True, help="a MODEL_REGISTRY name, a directory or a cached hub id"
-        )
+        add_job_arguments(parser, study_help="slug of the study to fill")
         parser.add_argument("--methods", default="none,ike,ft,rome,memit", help="comma-separated methods")
-        parser.add_argument("--study", required=True, help="slug of the study to fill")
         parser.add_argument(
             "--kind", choices=["likert", "ranking", "claim"], help="needed to create a new study"
         )
-        parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--top-k", type=int, default=50)
         parser.add_argument("--top-p", type=float, default=0.95)
         parser.add_argument("--temperature", type=float, default=0.9)
         parser.add_argument("--max-new-tokens", type=int, default=120)
         parser.add_argument("--hparams-dir", help="a directory of hyperparameter files searched first")
-        parser.add_argument("--owner", help="username owning the study if it is created")
-        parser.add_argument("--queue", action="store_true", help="queue the job for a gpu worker instead")
 
     def handle(self, *args, **options):
         parameters = {

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.errors import InputError
 from annotation.services.jobs import create_job
 from annotation.services.studies import ensure_study
-from workers.management.jobcommand import input_error, owner_named, run_or_queue
+from workers.management.jobcommand import add_job_arguments, input_error, owner_named, run_or_queue
 
 
 class Command(BaseCommand):
@@ -20,20 +20,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--corpus", required=True, help="JSONL: one {id, text, category} per line")
-        parser.add_argument(
-            "--model", required=True, help="a MODEL_REGISTRY name, a directory or a cached hub id"
-        )
-        parser.add_argument("--study", required=True, help="slug of the boundary study to fill")
+        add_job_arguments(parser, study_help="slug of the boundary study to fill")
         parser.add_argument("--sentences", type=int, default=10, help="sentences per passage (default 10)")
         choice = parser.add_mutually_exclusive_group()
         choice.add_argument("--p", help="nucleus values to draw from, e.g. 0.0,0.4,1.0 (0 is greedy)")
         choice.add_argument("--p-uniform", action="store_true", help="p uniform in [0, 1] (the default)")
-        parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--all-human-share", type=float, default=0.1, help="share of all-human passages")
         parser.add_argument("--batch-size", type=int, default=8)
         parser.add_argument("--max-new-tokens", type=int, default=160)
-        parser.add_argument("--owner", help="username owning the study if it is created")
-        parser.add_argument("--queue", action="store_true", help="queue the job for a gpu worker instead")
 
     def handle(self, *args, **options):
         parameters = {
