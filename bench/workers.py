@@ -29,13 +29,12 @@ SUBJECTS = [
 ]
 
 
-def setup(args) -> str:
+def setup(args, work: Path) -> str:
     """Django settings for the workers' code, a corpus for key statistics, and the model to use."""
-    work = Path(tempfile.mkdtemp(prefix="bench-workers-"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
     os.environ.setdefault("SECRET_KEY", "bench-only-not-a-secret")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ["EDITING_STATS_DIR"] = str(work / "stats")
+    os.environ.setdefault("EDITING_STATS_DIR", str(work / "stats"))
     from tests.tiny_model import build_tiny_lm, corpus_sentences
 
     if not os.environ.get("EDITING_STATS_CORPUS"):
@@ -130,7 +129,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timed edits per method (median reported)")
     parser.add_argument("--new-tokens", type=int, default=48)
     args = parser.parse_args()
-    model = setup(args)
+    with tempfile.TemporaryDirectory(prefix="bench-workers-") as work:
+        run(args, Path(work))
+
+
+def run(args, work: Path) -> None:
+    model = setup(args, work)
 
     import torch
 

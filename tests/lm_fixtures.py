@@ -42,7 +42,11 @@ def tiny_lm_dir() -> Path:
     if not (target / "config.json").is_file():
         root.mkdir(parents=True, exist_ok=True)
         building = Path(tempfile.mkdtemp(dir=root, prefix="building-"))
-        tiny_model.build_tiny_lm(building)
+        try:
+            tiny_model.build_tiny_lm(building)
+        except BaseException:
+            shutil.rmtree(building, ignore_errors=True)
+            raise
         try:
             os.replace(building, target)
         except OSError:  # another session finished first: keep theirs

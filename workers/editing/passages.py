@@ -19,7 +19,6 @@ from annotation.services.studies import add_items
 from workers.lm.generation import GenerationRequest, Sampling, generate_texts
 from workers.lm.loading import LoadedLM, shared_lm
 
-from . import get_method
 from .base import AppliedEdit, edit_applied
 from .hparams import load_hparams, model_keys
 from .items import (
@@ -160,5 +159,5 @@ def edit_and_write(
                 }
             }
             passages += write_passages(lm, request, applied, parameters, about)
-        progress(done + offset + 1, message=f"case {request.case_id}: {get_method(method).NAME}")
+        progress(done + offset + 1, message=f"case {request.case_id}: {method} done")
     return passages, metrics
