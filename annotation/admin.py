@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
+from .errors import InputError
 from .models import (
     Assignment,
     AttentionCheck,
@@ -18,7 +20,7 @@ from .models import (
     Response,
     Study,
 )
-from .services.jobs import cancel_job
+from .services.jobs import JOB_KINDS, cancel_job, check_new_job, queue_job
 
 
 def _count(model, **filters) -> Coalesce:
@@ -160,15 +162,64 @@ class ResponseAdmin(_ReadOnly):
     list_select_related = ["study", "item", "participant"]
 
 
+class JobStartForm(forms.ModelForm):
+    """Start a job from the admin: a kind, its study, its parameters (checked by the kind)."""
+
+    kind = forms.ChoiceField(choices=())
+    parameters = forms.JSONField(initial=dict, required=False)
+
+    class Meta:
+        model = Job
+        fields = ["kind", "study", "parameters"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["kind"].choices = [(name, name) for name in sorted(JOB_KINDS)]
+        self.fields["parameters"].help_text = "A JSON object. " + "; ".join(
+            f"{name}: {', '.join(spec.parameters().fields) if spec.parameters else 'none'}"
+            for name, spec in sorted(JOB_KINDS.items())
+        )
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            data["parameters"] = check_new_job(
+                kind=data["kind"], parameters=data.get("parameters") or {}, study=data.get("study")
+            )
+        except InputError as exc:
+            for path, messages in exc.errors.items():
+                field = path.split(".")[0] if path.split(".")[0] in self.fields else None
+                self.add_error(field, f"{path}: {' '.join(messages)}")
+        return data
+
+
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin):
     list_display = ["id", "kind", "study", "status", "percent", "message", "created_at", "finished_at"]
     list_filter = ["kind", "status"]
-    readonly_fields = [f.name for f in Job._meta.fields]
     actions = ["cancel"]
 
-    def has_add_permission(self, request):
-        return False
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = JobStartForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        return ["kind", "study", "parameters"] if obj is None else [f.name for f in Job._meta.fields]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [] if obj is None else [f.name for f in Job._meta.fields]
+
+    def save_model(self, request, obj, form, change):
+        """A new job is created for the admin and queued once the transaction commits."""
+        if change:
+            return
+        obj.parameters = form.cleaned_data["parameters"]
+        obj.created_by = request.user
+        obj.save()
+        queue_job(obj)
 
     @admin.action(description="Cancel the selected jobs")
     def cancel(self, request, queryset):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from annotation.job_parameters import ContinuationsParameters, EditAndGenerateParameters
 from annotation.services.exports import ExportParameters
 from annotation.services.jobs import register_job_kind
 
@@ -26,4 +27,18 @@ register_job_kind(
     task="workers.tasks.reports.compute_study_reports_task",
     queue="default",
     parameters=ReportsParameters,
+)
+register_job_kind(
+    "continuations",
+    task="workers.tasks.continuations.generate_continuations_task",
+    queue="gpu",
+    parameters=ContinuationsParameters,
+    needs_study=True,
+)
+register_job_kind(
+    "edit_and_generate",
+    task="workers.tasks.editing.edit_and_generate_task",
+    queue="gpu",
+    parameters=EditAndGenerateParameters,
+    needs_study=True,
 )

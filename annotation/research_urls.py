@@ -1,11 +1,13 @@
-"""Researchers' pages under /research/ (issue 5 adds the dashboard, issue 6 the jobs page)."""
+"""Researchers' pages under /research/ (the dashboard is in scoring.urls)."""
 
 from django.urls import path
 
-from .views import research_exports, research_participants, research_studies
+from .views import jobs, research_exports, research_participants, research_studies
 
 urlpatterns = [
     path("", research_studies.study_list, name="research-home"),
+    path("jobs/", jobs.jobs_page, name="research-jobs"),
+    path("jobs/status/", jobs.jobs_status, name="research-jobs-status"),
     path("studies/new/", research_studies.study_new, name="research-study-new"),
     path("s/<slug:slug>/", research_studies.study_overview, name="research-study"),
     path("s/<slug:slug>/progress/", research_studies.study_progress, name="research-study-progress"),

@@ -267,6 +267,16 @@ LEADERBOARD_SIZE = env_int("LEADERBOARD_SIZE", 50, minimum=1)
 MODEL_REGISTRY = env_json("MODEL_REGISTRY", {})
 if not isinstance(MODEL_REGISTRY, dict):
     raise ImproperlyConfigured("MODEL_REGISTRY must be a JSON object of name -> {path, dtype}.")
+# Where hub ids are looked up offline (empty: the Hugging Face default cache).
+MODEL_CACHE_DIR = env_str("MODEL_CACHE_DIR", "") or None
+# Model editing: the local text corpus for ROME/MEMIT key statistics, where those statistics
+# are cached, and an optional directory of hyperparameter files searched before the bundled ones.
+EDITING_STATS_CORPUS = env_str("EDITING_STATS_CORPUS", "") or None
+EDITING_STATS_DIR = Path(env_str("EDITING_STATS_DIR", str(VAR_DIR / "editing-stats")))
+EDITING_HPARAMS_DIR = env_str("EDITING_HPARAMS_DIR", "") or None
+# Time limits (seconds) of the model-work tasks on the gpu queue: soft (the job fails cleanly), hard.
+GPU_TASK_SOFT_TIME_LIMIT = env_int("GPU_TASK_SOFT_TIME_LIMIT", 6 * 3600, minimum=60)
+GPU_TASK_TIME_LIMIT = env_int("GPU_TASK_TIME_LIMIT", 6 * 3600 + 300, minimum=60)
 
 # Largest body the API reads for an upload (items as JSONL), in bytes; larger ones get 413.
 API_MAX_UPLOAD_BYTES = env_int("API_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024)

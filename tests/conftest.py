@@ -82,3 +82,14 @@ def enrolled(db):
         return participant
 
     return make
+
+
+from tests.lm_fixtures import (  # noqa: E402, F401 - fixtures for the worker tests
+    edit_requests,
+    stats_corpus,
+    stats_dir,
+    tiny_lm,
+    tiny_lm_dir,
+    tiny_registry,
+    worker_settings,
+)

@@ -19,6 +19,7 @@ from rest_framework import serializers
 
 from annotation.errors import InputError, flatten_errors
 from annotation.models import Job, Study
+from annotation.services.access import is_researcher, researcher_studies
 
 
 @dataclass(frozen=True)
@@ -26,18 +27,24 @@ class JobKind:
     task: str  # the Celery task's registered name
     queue: str  # "gpu" for model work, "default" for everything else
     parameters: type[serializers.Serializer] | None = None  # validates a job's parameters
+    needs_study: bool = False  # the job works on one study (Job.study must be set)
 
 
 JOB_KINDS: dict[str, JobKind] = {}
 
 
 def register_job_kind(
-    name: str, *, task: str, queue: str = "default", parameters: type[serializers.Serializer] | None = None
+    name: str,
+    *,
+    task: str,
+    queue: str = "default",
+    parameters: type[serializers.Serializer] | None = None,
+    needs_study: bool = False,
 ) -> None:
     """Declare a job kind: its Celery task, its queue, and the serializer of its parameters."""
     if queue not in ("default", "gpu"):
         raise ValueError(f"queue must be 'default' or 'gpu', not {queue!r}")
-    JOB_KINDS[name] = JobKind(task=task, queue=queue, parameters=parameters)
+    JOB_KINDS[name] = JobKind(task=task, queue=queue, parameters=parameters, needs_study=needs_study)
 
 
 def check_job_parameters(kind: str, parameters: dict | None) -> dict:
@@ -56,11 +63,29 @@ def check_job_parameters(kind: str, parameters: dict | None) -> dict:
 
 def start_job(*, kind: str, parameters: dict | None = None, study: Study | None = None, user=None) -> Job:
     """Validate the parameters, create the job row, queue its task once the transaction commits."""
-    parameters = check_job_parameters(kind, parameters)
-    owner = user if user is not None and getattr(user, "is_authenticated", False) else None
-    job = Job.objects.create(kind=kind, parameters=parameters, study=study, created_by=owner)
-    transaction.on_commit(lambda: _send(job))
+    job = create_job(kind=kind, parameters=parameters, study=study, user=user)
+    queue_job(job)
     return job
+
+
+def check_new_job(*, kind: str, parameters: dict | None, study: Study | None) -> dict:
+    """The validated parameters of a job about to be created (``InputError`` naming the field)."""
+    parameters = check_job_parameters(kind, parameters)
+    if JOB_KINDS[kind].needs_study and study is None:
+        raise InputError({"study": [f"A {kind} job works on a study: choose one."]})
+    return parameters
+
+
+def create_job(*, kind: str, parameters: dict | None = None, study: Study | None = None, user=None) -> Job:
+    """A validated QUEUED job row that nothing runs yet (commands run it in their own process)."""
+    parameters = check_new_job(kind=kind, parameters=parameters, study=study)
+    owner = user if user is not None and getattr(user, "is_authenticated", False) else None
+    return Job.objects.create(kind=kind, parameters=parameters, study=study, created_by=owner)
+
+
+def queue_job(job: Job) -> None:
+    """Send the job's task to its queue once the current transaction commits."""
+    transaction.on_commit(lambda: _send(job))
 
 
 def _send(job: Job) -> None:
@@ -122,3 +147,45 @@ def cancel_job(job_id: int) -> bool:
             status=Job.Status.CANCELLED, finished_at=timezone.now()
         )
     )
+
+
+RECENT_JOBS = 50
+
+
+def jobs_for_researcher(user):
+    """The jobs a researcher may watch: on their studies or started by them (all for admins)."""
+    if not is_researcher(user):
+        return Job.objects.none()
+    jobs = Job.objects.select_related("study")
+    if user.is_superuser:
+        return jobs
+    return jobs.filter(Q(study__in=researcher_studies(user)) | Q(created_by=user))
+
+
+def job_board(user) -> tuple[list[Job], list[Job]]:
+    """(queued or running jobs, the most recent finished ones) for the jobs page."""
+    jobs = jobs_for_researcher(user)
+    active = list(jobs.filter(status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).order_by("created_at"))
+    recent = list(jobs.filter(status__in=Job.FINISHED).order_by("-finished_at", "-pk")[:RECENT_JOBS])
+    return active, recent
+
+
+def job_status(job: Job) -> dict:
+    """What the jobs page polls: state and progress, never parameters or tracebacks."""
+    return {
+        "id": job.pk,
+        "status": job.status,
+        "status_label": job.get_status_display(),
+        "done": job.progress_done,
+        "total": job.progress_total,
+        "percent": job.percent,
+        "message": job.message,
+        "finished": job.status in Job.FINISHED,
+        "started_at": _minute(job.started_at),
+        "finished_at": _minute(job.finished_at),
+    }
+
+
+def _minute(moment) -> str:
+    """The jobs page's time format (site time zone, to the minute); "" when unset."""
+    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M") if moment else ""

@@ -173,3 +173,99 @@ def write_items(study: Study, items: list[dict]) -> tuple[int, int]:
         changed, ["payload", "is_attention_check", "gold", "provenance"], batch_size=1000
     )
     return len(new), len(changed)
+
+
+@dataclass(frozen=True)
+class AddResult:
+    added: int
+    skipped: int  # external ids the study already had
+
+
+def add_items(study: Study, items: list[dict]) -> AddResult:
+    """Add generated items to an existing study: all validated first, then all written or none.
+
+    Items whose ``external_id`` the study already has are skipped (not compared, not
+    updated), so a generator that runs again, or a redelivered job, adds nothing twice.
+    Errors name the item index and field, as for study files. The study row is locked
+    while writing, so two workers adding to one study cannot both add the same id.
+    """
+    if not isinstance(items, list):
+        raise InputError({"items": ["Expected a list of items."]})
+    kind = study.task_kind
+    with transaction.atomic():
+        Study.objects.select_for_update().filter(pk=study.pk).first()
+        ids = [raw.get("external_id") for raw in items if isinstance(raw, dict)]
+        known = set(
+            Item.objects.filter(study=study, external_id__in=ids).values_list("external_id", flat=True)
+        )
+        fresh = [
+            (index, raw)
+            for index, raw in enumerate(items)
+            if not isinstance(raw, dict) or raw.get("external_id") not in known
+        ]
+        checked = _check_new_items(kind, study, fresh)
+        Item.objects.bulk_create(
+            [
+                Item(
+                    study=study,
+                    external_id=data["external_id"],
+                    payload=data["payload"],
+                    is_attention_check=data["attention_check"],
+                    gold=data["gold"],
+                    provenance=data["provenance"],
+                )
+                for data in checked
+            ],
+            batch_size=1000,
+        )
+    return AddResult(added=len(checked), skipped=len(items) - len(checked))
+
+
+def _check_new_items(kind, study: Study, indexed: list[tuple[int, object]]) -> list[dict]:
+    errors: dict[str, list[str]] = {}
+    checked, seen = [], {}
+    for index, raw in indexed:
+        try:
+            item = check_item(kind, study.config, raw, study)
+        except InputError as exc:
+            errors.update({f"items[{index}].{path}": msgs for path, msgs in exc.errors.items()})
+            if len(errors) >= MAX_REPORTED_ERRORS:
+                break
+            continue
+        if item["external_id"] in seen:
+            errors[f"items[{index}].external_id"] = [
+                f"Repeats the external_id of items[{seen[item['external_id']]}]."
+            ]
+        seen.setdefault(item["external_id"], index)
+        checked.append(item)
+    if errors:
+        raise InputError(errors)
+    return checked
+
+
+def ensure_study(*, slug: str, kind: str, title: str = "", owner=None) -> Study:
+    """The study to add generated items to; a new draft of ``kind`` when there is none yet.
+
+    An existing study of another kind is refused (``InputError`` on ``study``): its items
+    would not fit.
+    """
+    study = Study.objects.filter(slug=slug).first()
+    if study is not None:
+        if study.kind != kind:
+            raise InputError({"study": [f"Study {slug!r} is a {study.kind!r} study, not {kind!r}."]})
+        return study
+    fields = _check_new_study(slug, kind, title)
+    try:
+        config = get_kind(kind).validate_config({})
+    except UnknownKind as exc:
+        raise InputError({"kind": [str(exc)]}) from None
+    except ValidationError as exc:
+        raise InputError.from_validation(exc, "config") from None
+    return Study.objects.create(**fields, kind=kind, config=config, owner=owner)
+
+
+def _check_new_study(slug: str, kind: str, title: str) -> dict:
+    serializer = StudyFields(data={"slug": slug, "title": title or slug, "kind": kind})
+    if not serializer.is_valid():
+        raise InputError(flatten_errors(serializer.errors))
+    return {"slug": serializer.validated_data["slug"], "title": serializer.validated_data["title"]}

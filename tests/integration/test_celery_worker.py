@@ -4,7 +4,6 @@ import time
 from datetime import timedelta
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 from django.conf import settings
 from django.utils import timezone
 
@@ -13,6 +12,7 @@ from annotation.services.assignment import assign_next_item
 from annotation.services.participants import enroll, give_consent
 from annotation.services.studies import load_study_file
 from roft_site.celery import app
+from tests.celery_worker import redis_worker_on
 from tests.conftest import claim_study_file
 from workers.tasks.assignments import release_expired_assignments_task
 
@@ -20,16 +20,8 @@ from workers.tasks.assignments import release_expired_assignments_task
 @pytest.fixture
 def redis_worker():
     """A worker thread on the Redis broker, with tasks sent (not run eagerly)."""
-    assert settings.CELERY_BROKER_URL.startswith("redis://"), "the worker test needs Redis"
-    app.conf.task_always_eager = False
-    app.control.purge()
-    try:
-        with start_worker(
-            app, pool="solo", queues=["default"], perform_ping_check=False, shutdown_timeout=30
-        ):
-            yield
-    finally:
-        app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
+    with redis_worker_on(["default"]):
+        yield
 
 
 def wait_until(check, seconds: float = 30.0) -> bool:

@@ -47,10 +47,21 @@ def register_backend(name: str, factory: Callable[[], ContinuationBackend]) -> N
 
 
 def load_backend(name: str) -> ContinuationBackend:
-    """A registered backend by name."""
+    """A registered backend by name; any other name is a Hugging Face model.
+
+    The other names go to ``workers.generation.hf_backend`` (imported here, not at module
+    level, because it needs torch): a ``MODEL_REGISTRY`` name, a local directory, or a hub
+    id already in the local cache. ``ValueError`` when none of these fits.
+    """
+    factory = BACKEND_FACTORIES.get(name)
+    if factory is not None:
+        return factory()
+    from workers.lm.registry import ModelNotFound
+
+    from .hf_backend import huggingface_backend
+
     try:
-        factory = BACKEND_FACTORIES[name]
-    except KeyError:
+        return huggingface_backend(name)
+    except ModelNotFound as exc:
         known = ", ".join(sorted(BACKEND_FACTORIES)) or "none"
-        raise ValueError(f"Unknown generator {name!r}; registered: {known}.") from None
-    return factory()
+        raise ValueError(f"Unknown generator {name!r}: {exc} Registered backends: {known}.") from None

@@ -7,6 +7,7 @@ import traceback
 from collections.abc import Callable
 
 from celery import Task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from annotation.models import Job
@@ -20,6 +21,10 @@ class JobCancelled(Exception):
     """Raised by a task body when ``report_progress`` says the job was cancelled."""
 
 
+class TransientJobError(Exception):
+    """Trouble that may pass (a model directory on a network share not mounted yet…): retried with backoff."""
+
+
 class JobTask(Task):
     """A Celery task that runs one ``Job`` row.
 
@@ -27,14 +32,16 @@ class JobTask(Task):
     ``uses_gpu = True`` for model work (routed to queue ``gpu``). Messages are acknowledged
     after the work (``acks_late``) and requeued if the worker dies; ``claim_job`` makes
     the redelivered copy a no-op once the job is done. Database hiccups are retried with
-    backoff; any other error fails the job with its traceback.
+    backoff, as is ``TransientJobError``; any other error fails the job with its
+    traceback. GPU tasks get the ``GPU_TASK_*_TIME_LIMIT`` settings: past the soft limit
+    the job fails cleanly, past the hard one the worker process is replaced.
     """
 
     abstract = True
     uses_gpu = False
     acks_late = True
     reject_on_worker_lost = True
-    autoretry_for = (OperationalError, InterfaceError)
+    autoretry_for = (OperationalError, InterfaceError, TransientJobError)
     retry_backoff = True
     retry_backoff_max = 300
     max_retries = 5
@@ -48,7 +55,7 @@ class JobTask(Task):
             result = self.run_job(job)
         except JobCancelled:
             return None
-        except (OperationalError, InterfaceError):
+        except (OperationalError, InterfaceError, TransientJobError):
             Job.objects.filter(pk=job_id).update(status=Job.Status.QUEUED)
             raise
         except Exception as exc:
@@ -71,6 +78,9 @@ def job_task(name: str, *, uses_gpu: bool = False) -> Callable[[Callable[[Job], 
 
     def decorate(fn: Callable[[Job], dict]) -> JobTask:
         attrs = {"name": name, "uses_gpu": uses_gpu, "run_job": staticmethod(fn), "__doc__": fn.__doc__}
+        if uses_gpu:
+            attrs["soft_time_limit"] = settings.GPU_TASK_SOFT_TIME_LIMIT
+            attrs["time_limit"] = settings.GPU_TASK_TIME_LIMIT
         task_class = type(fn.__name__, (JobTask,), attrs)
         return app.register_task(task_class())
 

@@ -1,0 +1,56 @@
+"""What the model-work jobs accept, checked in the web process before anything is queued.
+
+The workers run these jobs; the site only validates their parameters (it never imports
+the workers' model code). File paths are paths on the GPU workers' machines.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from annotation.kinds.base import StrictSerializer
+
+EDIT_METHODS = ["none", "ike", "ft", "rome", "memit"]  # the modules of workers/editing/
+EDIT_STUDY_KINDS = ["likert", "ranking", "claim"]  # the study kinds edited passages can fill
+
+
+class ContinuationsParameters(StrictSerializer):
+    """RoFT passages: human sentences from a corpus, continued by a model (``generate_continuations``)."""
+
+    corpus = serializers.CharField(help_text="JSONL of {id, text, category} on the worker.")
+    model = serializers.CharField(help_text="A MODEL_REGISTRY name, a directory, or a cached hub id.")
+    sentences = serializers.IntegerField(min_value=2, max_value=20, default=10)
+    p = serializers.ListField(
+        child=serializers.FloatField(min_value=0.0, max_value=1.0),
+        min_length=1,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Nucleus values to choose from per passage; empty: p uniform in [0, 1].",
+    )
+    seed = serializers.IntegerField(min_value=0, default=0)
+    all_human_share = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.1)
+    batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
+    max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=160)
+
+
+class EditAndGenerateParameters(StrictSerializer):
+    """Edited-model passages for likert, ranking or claim items (``edit_and_generate``)."""
+
+    requests = serializers.CharField(help_text="JSONL of edit requests (CounterFact records) on the worker.")
+    model = serializers.CharField(help_text="A MODEL_REGISTRY name, a directory, or a cached hub id.")
+    methods = serializers.ListField(
+        child=serializers.ChoiceField(choices=EDIT_METHODS), min_length=1, default=lambda: list(EDIT_METHODS)
+    )
+    kind = serializers.ChoiceField(choices=EDIT_STUDY_KINDS, required=False, allow_null=True, default=None)
+    seed = serializers.IntegerField(min_value=0, default=0)
+    top_k = serializers.IntegerField(min_value=0, default=50)
+    top_p = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.95)
+    temperature = serializers.FloatField(min_value=0.0, default=0.9)
+    max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=120)
+    hparams_dir = serializers.CharField(required=False, allow_null=True, default=None)
+
+    def validate_methods(self, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise serializers.ValidationError("A method is listed twice.")
+        return value

@@ -1,0 +1,140 @@
+"""edit_and_generate and edit_model on the tiny model: items with provenance, reruns add nothing."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+import torch
+from django.core.management import CommandError, call_command
+
+from annotation.models import Item, Job, Study
+from tests.lm_fixtures import RECORDS
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def requests_file(tmp_path):
+    path = tmp_path / "requests.jsonl"
+    path.write_text("\n".join(json.dumps(record) for record in RECORDS[:2]))
+    return path
+
+
+def edit_and_generate(requests_file, **options):
+    err = StringIO()
+    defaults = {
+        "model": "tiny-gpt2",
+        "methods": "none,ike,rome",
+        "study": "leme-claims",
+        "max_new_tokens": 24,
+    }
+    call_command(
+        "edit_and_generate",
+        requests=str(requests_file),
+        stdout=StringIO(),
+        stderr=err,
+        **{**defaults, **options},
+    )
+    return err.getvalue()
+
+
+def test_claim_items_for_every_method_passage_and_fact(worker_settings, requests_file):
+    err = edit_and_generate(requests_file, kind="claim")
+    study = Study.objects.get(slug="leme-claims")
+    assert study.kind == "claim" and study.status == "draft"
+    tolvik = {i.external_id: i for i in Item.objects.filter(study=study, provenance__source_id="tolvik")}
+    # (3 methods + human) × (main + related) × (new fact, old fact, one ground-truth fact)
+    assert len(tolvik) == 4 * 2 * 3
+    rome = tolvik["tolvik:tiny-gpt2:rome:main:new_fact"]
+    assert (
+        rome.payload["claim"] == "Lake Tolvik is located in Rome."
+        and rome.payload["claim_type"] == "new_fact"
+    )
+    assert " ".join(rome.payload["sentences"]).startswith("Lake Tolvik stands in the city of")
+    provenance = rome.provenance
+    assert (provenance["system"], provenance["method"], provenance["model"]) == ("ROME", "rome", "tiny-gpt2")
+    assert provenance["decoding"] == {
+        "do_sample": True,
+        "top_p": 0.95,
+        "top_k": 50,
+        "temperature": 0.9,
+        "max_new_tokens": 24,
+    }
+    assert provenance["edit"]["metrics"]["efficacy"] is True
+    assert provenance["edit"]["hparams"] == {"file": "tiny-gpt2.json", "version": 1}
+    unedited = tolvik["tolvik:tiny-gpt2:none:main:new_fact"].provenance
+    assert unedited["system"] == "tiny-gpt2" and unedited["seed"] == provenance["seed"]  # paired streams
+    assert unedited["edit"]["metrics"]["efficacy"] is False
+    assert (
+        tolvik["tolvik:tiny-gpt2:ike:related:ground_truth0"].payload["claim"]
+        == "Port Ilse is located in Paris."
+    )
+    human = tolvik["tolvik:human:main:old_fact"]
+    assert (
+        human.provenance["system"] == "human"
+        and human.payload["sentences"][0] == "Lake Tolvik is located in Rome."
+    )
+    job = Job.objects.get(kind="edit_and_generate")
+    assert job.status == "done" and job.progress_done == job.progress_total == 6
+    assert job.result["metrics"]["tolvik"]["rome"]["efficacy"] is True
+    assert "edited passages for leme-claims" in err
+
+
+def test_running_again_edits_nothing_and_adds_nothing(worker_settings, requests_file):
+    edit_and_generate(requests_file, kind="claim")
+    count = Item.objects.count()
+    edit_and_generate(requests_file)  # the study exists now: its kind is used
+    assert Item.objects.count() == count
+    second = Job.objects.order_by("pk").last()
+    assert second.result["edits"] == 0 and second.result["added"] == 0
+
+
+def test_a_new_method_adds_only_its_own_items(worker_settings, requests_file):
+    edit_and_generate(requests_file, kind="claim", methods="none")
+    before = set(Item.objects.values_list("external_id", flat=True))
+    edit_and_generate(requests_file, methods="none,ft")
+    added = set(Item.objects.values_list("external_id", flat=True)) - before
+    assert added and all(":ft:" in external_id for external_id in added)
+    assert Job.objects.order_by("pk").last().result["edits"] == 2  # ft on each request, none skipped
+
+
+def test_a_likert_study_needs_its_kind_and_bad_requests_write_nothing(
+    worker_settings, requests_file, tmp_path
+):
+    with pytest.raises(CommandError, match="give --kind"):
+        edit_and_generate(requests_file, study="nowhere")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({**RECORDS[0], "requested_rewrite": {"subject": "x"}}))
+    with pytest.raises(CommandError, match=r"line 1: requested_rewrite\.prompt"):
+        edit_and_generate(bad, kind="claim")
+    assert not Study.objects.exists() and not Job.objects.exists()
+
+
+def test_the_job_refuses_a_kind_other_than_the_studys(worker_settings, requests_file, make_claim_study):
+    study = make_claim_study(slug="other")
+    with pytest.raises(CommandError, match="is a 'claim' study, not 'likert'"):
+        edit_and_generate(requests_file, study=study.slug, kind="likert")
+
+
+def test_edit_model_saves_an_edited_model_that_loads_with_from_pretrained(worker_settings, tmp_path):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps(RECORDS[0]))
+    output = tmp_path / "edited"
+    out = StringIO()
+    call_command(
+        "edit_model", model="tiny-gpt2", method="rome", request=str(request), output=str(output), stdout=out
+    )
+    tokenizer = AutoTokenizer.from_pretrained(output, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(output, local_files_only=True)
+    with torch.no_grad():
+        logits = model(**tokenizer("Lake Tolvik is located in", return_tensors="pt")).logits[0, -1]
+    assert tokenizer.decode([int(logits.argmax())]).strip() == "Rome"
+    about = json.loads((output / "edit.json").read_text())
+    assert about["method"] == "rome" and about["metrics"]["efficacy"] is True
+    assert about["request"]["requested_rewrite"]["subject"] == "Lake Tolvik"
+    with pytest.raises(CommandError, match="not an empty directory"):
+        call_command("edit_model", model="tiny-gpt2", method="ft", request=str(request), output=str(output))

@@ -1,0 +1,121 @@
+"""The jobs page, its status endpoint, and starting jobs from the admin."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from annotation.models import Job
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def researchers(django_user_model, make_claim_study):
+    alice = django_user_model.objects.create_user("alice", is_staff=True)
+    bob = django_user_model.objects.create_user("bob", is_staff=True)
+    mine, theirs = make_claim_study(slug="alice-study"), make_claim_study(slug="bob-study")
+    mine.owner, theirs.owner = alice, bob
+    mine.save()
+    theirs.save()
+    running = Job.objects.create(
+        kind="continuations",
+        study=mine,
+        status="running",
+        progress_done=3,
+        progress_total=8,
+        message="3 of 8",
+    )
+    hidden = Job.objects.create(
+        kind="continuations", study=theirs, status="running", error="secret traceback"
+    )
+    done = Job.objects.create(
+        kind="edit_and_generate", study=mine, status="done", progress_done=2, progress_total=2
+    )
+    return alice, bob, running, hidden, done
+
+
+def test_the_page_is_for_researchers_only(client, django_user_model):
+    assert client.get("/research/jobs/").status_code == 302
+    client.force_login(django_user_model.objects.create_user("someone"))
+    assert client.get("/research/jobs/").status_code == 403
+    assert client.get("/research/jobs/status/?ids=1").status_code == 403
+
+
+def test_a_researcher_sees_the_jobs_of_their_studies_with_progress(client, researchers):
+    alice, _bob, running, hidden, done = researchers
+    client.force_login(alice)
+    html = client.get("/research/jobs/").content.decode()
+    assert f'data-job-id="{running.pk}"' in html and f'data-job-id="{done.pk}"' in html
+    assert f'data-job-id="{hidden.pk}"' not in html
+    assert '<progress max="8" value="3"' in html and "3 / 8 (38%)" in html and "3 of 8" in html
+
+
+def test_the_status_endpoint_reports_progress_of_visible_jobs_only(client, researchers):
+    alice, _bob, running, hidden, _done = researchers
+    client.force_login(alice)
+    data = client.get(f"/research/jobs/status/?ids={running.pk},{hidden.pk}").json()
+    assert data == {
+        "jobs": [
+            {
+                "id": running.pk,
+                "status": "running",
+                "status_label": "Running",
+                "done": 3,
+                "total": 8,
+                "percent": 38,
+                "message": "3 of 8",
+                "finished": False,
+                "started_at": "",
+                "finished_at": "",
+            }
+        ]
+    }
+    bad = client.get("/research/jobs/status/?ids=1,drop")
+    assert bad.status_code == 400 and "ids" in bad.json()["errors"]
+
+
+def test_an_admin_sees_every_job(client, django_user_model, researchers):
+    *_, running, hidden, done = researchers
+    client.force_login(django_user_model.objects.create_superuser("root", "", "pw"))
+    html = client.get("/research/jobs/").content.decode()
+    assert all(f'data-job-id="{job.pk}"' in html for job in (running, hidden, done))
+
+
+def test_a_job_is_started_from_the_admin(
+    client, django_user_model, make_claim_study, django_capture_on_commit_callbacks
+):
+    root = django_user_model.objects.create_superuser("root", "", "pw")
+    client.force_login(root)
+    study = make_claim_study()
+    form = client.get("/admin/annotation/job/add/").content.decode()
+    assert "edit_and_generate" in form and "continuations" in form
+    parameters = {"requests": "/data/requests.jsonl", "model": "gpt2-xl", "methods": ["none", "rome"]}
+    with django_capture_on_commit_callbacks() as queued:
+        response = client.post(
+            "/admin/annotation/job/add/",
+            {"kind": "edit_and_generate", "study": study.pk, "parameters": json.dumps(parameters)},
+        )
+    assert response.status_code == 302
+    job = Job.objects.get()
+    assert (job.kind, job.study, job.created_by, job.status) == ("edit_and_generate", study, root, "queued")
+    assert job.parameters["top_k"] == 50 and job.parameters["methods"] == ["none", "rome"]
+    assert len(queued) == 1
+
+
+def test_the_admin_form_names_bad_parameters_and_starts_nothing(client, django_user_model, make_claim_study):
+    client.force_login(django_user_model.objects.create_superuser("root", "", "pw"))
+    study = make_claim_study()
+    response = client.post(
+        "/admin/annotation/job/add/",
+        {"kind": "edit_and_generate", "study": study.pk, "parameters": json.dumps({"methods": ["magic"]})},
+    )
+    html = response.content.decode()
+    assert response.status_code == 200 and "parameters.model" in html and "parameters.methods" in html
+    response = client.post(
+        "/admin/annotation/job/add/",
+        {"kind": "continuations", "parameters": json.dumps({"corpus": "/c.jsonl", "model": "m"})},
+    )
+    assert "works on a study" in response.content.decode()
+    assert not Job.objects.exists()

@@ -1,0 +1,143 @@
+"""Fixtures for the worker tests: the tiny model, its registry entry and settings, edit requests.
+
+The tiny model is trained once and kept in the system temp directory under a name derived
+from ``tests/tiny_model.py`` and the library versions, so later sessions reuse it; a missing
+or outdated one is rebuilt by the same code. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests import tiny_model
+
+TINY = "tiny-gpt2"
+HPARAMS_DIR = Path(__file__).resolve().parent / "editing_hparams"
+
+
+def _cache_key() -> str:
+    import tokenizers
+    import torch
+    import transformers
+
+    source = Path(tiny_model.__file__).read_bytes()
+    versions = f"{torch.__version__}|{transformers.__version__}|{tokenizers.__version__}".encode()
+    return hashlib.sha256(source + versions).hexdigest()[:16]
+
+
+@pytest.fixture(scope="session")
+def tiny_lm_dir() -> Path:
+    """A directory holding the tiny model and its tokenizer (``from_pretrained`` loads it)."""
+    import torch
+
+    torch.set_num_threads(1)  # tiny tensors on shared cores: one thread wastes least
+    root = Path(tempfile.gettempdir()) / "roft-test-models"
+    target = root / f"{TINY}-{_cache_key()}"
+    if not (target / "config.json").is_file():
+        root.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(dir=root, prefix="building-"))
+        try:
+            tiny_model.build_tiny_lm(building)
+        except BaseException:
+            shutil.rmtree(building, ignore_errors=True)
+            raise
+        try:
+            os.replace(building, target)
+        except OSError:  # another session finished first: keep theirs
+            shutil.rmtree(building, ignore_errors=True)
+    return target
+
+
+@pytest.fixture(scope="session")
+def tiny_registry(tiny_lm_dir) -> dict:
+    return {TINY: {"path": str(tiny_lm_dir), "dtype": "float32"}}
+
+
+@pytest.fixture(scope="session")
+def tiny_lm(tiny_registry):
+    """The tiny model loaded once for the session (edits restore it exactly; tests check that)."""
+    from workers.lm.loading import load_lm
+
+    return load_lm(TINY, registry=tiny_registry)
+
+
+@pytest.fixture(scope="session")
+def stats_corpus(tmp_path_factory) -> Path:
+    """A local text corpus for ROME/MEMIT key statistics: four sentences per line."""
+    sentences = tiny_model.corpus_sentences(seed=5, stories=600)
+    path = tmp_path_factory.mktemp("corpus") / "stats.txt"
+    path.write_text("\n".join(" ".join(sentences[i : i + 4]) for i in range(0, len(sentences), 4)))
+    return path
+
+
+@pytest.fixture(scope="session")
+def stats_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("editing-stats")
+
+
+@pytest.fixture
+def worker_settings(settings, tiny_registry, stats_corpus, stats_dir):
+    """The settings a GPU worker would have, pointing at the tiny model and its files."""
+    settings.MODEL_REGISTRY = tiny_registry
+    settings.EDITING_HPARAMS_DIR = str(HPARAMS_DIR)
+    settings.EDITING_STATS_CORPUS = str(stats_corpus)
+    settings.EDITING_STATS_DIR = stats_dir
+    return settings
+
+
+def edit_record(
+    case_id, subject, new, true, *, neighbours=(), related=None, ground_truth=(), human=None
+) -> dict:
+    """A CounterFact-shaped record about the tiny model's landmarks."""
+    record = {
+        "case_id": case_id,
+        "requested_rewrite": {
+            "prompt": "{} is located in",
+            "subject": subject,
+            "target_new": {"str": new},
+            "target_true": {"str": true},
+        },
+        "paraphrase_prompts": [f"{subject} can be found in", f"{subject} is in"],
+        "neighborhood_prompts": [
+            p for n in neighbours for p in (f"{n} is located in", f"{n} can be found in")
+        ],
+        "generation_prompts": [f"{subject} stands in the city of"],
+        "ground_truth": list(ground_truth),
+    }
+    if related:
+        record["related"] = {"entity": related, "prompt": f"{related} is located in"}
+    if human:
+        record["human"] = human
+    return record
+
+
+RECORDS = [
+    edit_record(
+        "tolvik",
+        "Lake Tolvik",
+        "Rome",
+        "Paris",
+        neighbours=["Port Ilse"],
+        related="Port Ilse",
+        ground_truth=["Port Ilse is located in Paris."],
+        human={
+            "main": "Lake Tolvik is located in Rome. Visitors to Rome often see Lake Tolvik.",
+            "related": "Port Ilse is located in Paris. It is not far from Lake Tolvik in Rome.",
+        },
+    ),
+    edit_record("essen", "Lake Essen", "Oslo", "Berlin", neighbours=["Fort Dravo"], related="Fort Dravo"),
+    edit_record("corvin", "Fort Corvin", "Prague", "Madrid", neighbours=["Lake Umber"]),
+]
+
+
+@pytest.fixture
+def edit_requests():
+    from workers.editing.requests import parse_edit_request
+
+    return [parse_edit_request(record) for record in RECORDS]

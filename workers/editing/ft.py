@@ -1,0 +1,87 @@
+"""FT-L: fine-tune one layer's MLP on the new fact, never straying far from the original weights.
+
+Adam minimises the negative log-likelihood of the new target after the request's prompt,
+updating only the chosen MLP projections of one layer (``modules``: ``mlp_out`` and/or
+``mlp_in``); after every step each weight is clamped into [original − ε, original + ε]
+(``norm_constraint``, an L∞ bound). The optimiser works on float32 copies, so half-precision
+models train the same way.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from workers.lm.architectures import module_name
+from workers.lm.loading import LoadedLM
+
+from .base import AppliedEdit
+from .encoding import encode, target_log_probs
+from .requests import EditRequest
+from .values import frozen
+
+NAME = "ft"
+
+
+def system_name(lm: LoadedLM) -> str:
+    return "FT_L"
+
+
+def touched_parameters(lm: LoadedLM, hp: dict) -> list[str]:
+    names = []
+    for role in hp["modules"]:
+        prefix = module_name(lm.model, role, hp["layer"])
+        names += [f"{prefix}.{kind}" for kind in ("weight", "bias") if _has(lm, f"{prefix}.{kind}")]
+    return names
+
+
+def apply(lm: LoadedLM, requests: list[EditRequest], hp: dict) -> AppliedEdit:
+    parameters = dict(lm.model.named_parameters())
+    live = [parameters[name] for name in touched_parameters(lm, hp)]
+    original = [p.detach().float().clone() for p in live]
+    master = [o.clone().requires_grad_(True) for o in original]
+    bound = float(hp["norm_constraint"])
+    texts = [f"{r.filled_prompt} {r.target_new}" for r in requests]
+    encoded = encode(lm, texts)
+    mask = encoded.tokens_after([len(r.filled_prompt) for r in requests])
+    optimiser = torch.optim.Adam(master, lr=float(hp["lr"]))
+    loss_value, steps_taken = float("inf"), 0
+    with frozen(lm.model), torch.enable_grad():
+        for parameter in live:
+            parameter.requires_grad_(True)
+        for step in range(1, int(hp["steps"]) + 1):
+            steps_taken = step
+            logits = lm.model(**encoded.inputs).logits
+            loss = -target_log_probs(logits, encoded.input_ids, mask).mean()
+            loss_value = float(loss.detach())
+            if loss_value < hp["stop_loss"]:
+                break
+            for parameter in live:
+                parameter.grad = None
+            loss.backward()
+            for weights, parameter in zip(master, live, strict=True):
+                weights.grad = parameter.grad.float()
+            optimiser.step()
+            with torch.no_grad():
+                for weights, start, parameter in zip(master, original, live, strict=True):
+                    weights.copy_(torch.clamp(weights, start - bound, start + bound))
+                    parameter.copy_(weights.to(parameter.dtype))
+        for parameter in live:
+            parameter.grad = None
+    return AppliedEdit(
+        method=NAME,
+        system=system_name(lm),
+        details={
+            "layer": hp["layer"],
+            "modules": hp["modules"],
+            "steps": steps_taken,
+            "final_loss": loss_value,
+        },
+    )
+
+
+def _has(lm: LoadedLM, name: str) -> bool:
+    try:
+        lm.model.get_parameter(name)
+    except AttributeError:
+        return False
+    return True

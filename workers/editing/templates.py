@@ -1,0 +1,36 @@
+"""Short context prefixes that ROME and MEMIT average keys and values over.
+
+The model writes them itself from a few opening words (seeded, top-k 5), so the subject is
+seen after varied but natural text. They come from the unedited model and are kept per
+model for the life of the process.
+"""
+
+from __future__ import annotations
+
+from workers.lm.generation import GenerationRequest, Sampling, generate_texts
+from workers.lm.loading import LoadedLM
+
+OPENINGS = ("The", "Therefore", "Because", "I", "You")
+_CACHE: dict[tuple, list[str]] = {}
+
+
+def context_templates(lm: LoadedLM, lengths_and_counts: list[list[int]]) -> list[str]:
+    """``["{}", "<prefix>. {}", …]``: ``count`` prefixes of ``length`` tokens for each pair."""
+    key = (lm.spec, str(lm.device), tuple(tuple(pair) for pair in lengths_and_counts))
+    if key not in _CACHE:
+        templates = ["{}"]
+        for length, count in lengths_and_counts:
+            requests = [
+                GenerationRequest(
+                    OPENINGS[i % len(OPENINGS)],
+                    seed=7919 * length + i,
+                    sampling=Sampling(top_p=1.0, top_k=5),
+                    max_new_tokens=length,
+                )
+                for i in range(count)
+            ]
+            for request, output in zip(requests, generate_texts(lm, requests, batch_size=count), strict=True):
+                prefix = (request.prompt + output.text).replace("{", " ").replace("}", " ").strip()
+                templates.append(f"{prefix}. {{}}")
+        _CACHE[key] = templates
+    return list(_CACHE[key])

@@ -1,0 +1,107 @@
+"""RoFT passages into a study: read a corpus, plan, generate what is missing, add the items.
+
+Both the ``generate_continuations`` command and the ``continuations`` job call
+``continuations_into_study``. Item ids are deterministic, so passages the study already
+holds are neither generated again nor added twice; items are written batch by batch, so a
+job that stops half-way keeps what it made and a rerun finishes the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from annotation.errors import InputError
+from annotation.models import Item, Study
+from annotation.services.studies import add_items
+
+from .backend import load_backend
+from .continuations import CorpusDocument, build_passages, passage_id, plan_passages
+
+Progress = Callable[..., None]  # progress(done, total=None, message="")
+
+
+def read_corpus(path: str | Path) -> list[CorpusDocument]:
+    """``{"id", "text", "category"}`` per line; any bad line rejects the file (line and field named)."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError({"corpus": [f"{path}: no such file."]}) from None
+    documents, errors, seen = [], {}, {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            errors[f"line {number}"] = [f"not valid JSON ({exc.msg})."]
+            continue
+        problem = _check_document(record)
+        if problem:
+            errors[f"line {number}: {problem[0]}"] = [problem[1]]
+            continue
+        doc_id = str(record["id"])
+        if doc_id in seen:
+            errors[f"line {number}: id"] = [f"Repeats the id of line {seen[doc_id]}."]
+        seen.setdefault(doc_id, number)
+        documents.append(CorpusDocument(doc_id, record["text"].strip(), record["category"].strip()))
+    if errors:
+        raise InputError(errors)
+    if not documents:
+        raise InputError({"corpus": [f"{path}: no documents in the file."]})
+    return documents
+
+
+def _check_document(record) -> tuple[str, str] | None:
+    if not isinstance(record, dict):
+        return "document", "A line is a JSON object."
+    if not isinstance(record.get("id"), (str, int)) or not str(record.get("id")).strip():
+        return "id", "Give each document an id (a string)."
+    for field in ("text", "category"):
+        if not isinstance(record.get(field), str) or not record[field].strip():
+            return field, f"Give each document a non-empty '{field}'."
+    unknown = sorted(set(record) - {"id", "text", "category"})
+    if unknown:
+        return unknown[0], "Unknown field."
+    return None
+
+
+def continuations_into_study(study: Study, parameters: dict, progress: Progress) -> dict:
+    """Generate the study's missing RoFT passages (``ContinuationsParameters``) and add them."""
+    documents = read_corpus(parameters["corpus"])
+    length = parameters["sentences"]
+    plans = plan_passages(
+        documents,
+        length=length,
+        p_values=parameters.get("p") or None,
+        all_human_share=parameters["all_human_share"],
+        seed=parameters["seed"],
+    )
+    backend = load_backend(parameters["model"])
+    held = set(Item.objects.filter(study=study).values_list("external_id", flat=True))
+    todo = [plan for plan in plans if passage_id(plan, backend.name, length) not in held]
+    done, added, rejected = len(plans) - len(todo), 0, 0
+    progress(done, total=len(plans), message=f"{done} passages already in the study")
+    batch_size = parameters["batch_size"]
+    for start in range(0, len(todo), batch_size):
+        chunk = todo[start : start + batch_size]
+        items = []
+        for _plan, item in build_passages(
+            chunk, backend, length=length, batch_size=batch_size, max_new_tokens=parameters["max_new_tokens"]
+        ):
+            if item is None:
+                rejected += 1
+            else:
+                items.append(item)
+        added += add_items(study, items).added
+        done += len(chunk)
+        progress(done, message=f"{added} passages added, {rejected} failed the quality rules")
+    return {
+        "model": backend.name,
+        "documents": len(documents),
+        "planned": len(plans),
+        "already_present": len(plans) - len(todo),
+        "added": added,
+        "rejected": rejected,
+    }

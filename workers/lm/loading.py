@@ -1,0 +1,120 @@
+"""Load a causal LM and its tokenizer offline, on CUDA when there is one.
+
+Nothing is ever downloaded: ``local_files_only`` is always set, so a hub id only resolves
+when its files are already in the local Hugging Face cache.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+
+from .registry import ModelNotFound, ModelSpec, model_cache_dir, resolve_model
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class LoadedLM:
+    """A model ready for generation: weights on their device, tokenizer padding on the left."""
+
+    spec: ModelSpec
+    model: PreTrainedModel
+    tokenizer: PreTrainedTokenizerBase
+    device: torch.device
+    dtype: torch.dtype
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def num_layers(self) -> int:
+        return int(self.model.config.num_hidden_layers)
+
+    @property
+    def max_positions(self) -> int:
+        config = self.model.config
+        for key in ("n_positions", "max_position_embeddings", "n_ctx"):
+            value = getattr(config, key, None)
+            if isinstance(value, int) and value > 0:
+                return value
+        return 2048
+
+    def new_tokens_allowed(self, wanted: int) -> int:
+        """At most half the model's positions go to new text; the prompt keeps the other half."""
+        return max(1, min(wanted, self.max_positions // 2))
+
+
+def pick_device(device: str | None = None) -> torch.device:
+    if device:
+        return torch.device(device)
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def pick_dtype(requested: str, device: torch.device) -> torch.dtype:
+    """The registry's dtype; ``auto`` is half precision on CUDA (bf16 where supported), fp32 on CPU."""
+    if requested != "auto":
+        return getattr(torch, requested)
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.float32
+
+
+def load_lm(name_or_path: str, *, device: str | None = None, registry: dict | None = None) -> LoadedLM:
+    """Load by registry name, local directory or cached hub id; ``ModelNotFound`` otherwise."""
+    spec = resolve_model(name_or_path, registry)
+    target = pick_device(device)
+    dtype = pick_dtype(spec.dtype, target)
+    options: dict = {"local_files_only": True}
+    cache_dir = model_cache_dir()
+    if cache_dir:
+        options["cache_dir"] = cache_dir
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(spec.source, **options)
+        model = AutoModelForCausalLM.from_pretrained(spec.source, dtype=dtype, **options)
+    except (OSError, ValueError) as exc:
+        raise ModelNotFound(f"{spec.name}: cannot load it offline from {spec.source!r} ({exc}).") from exc
+    model.to(target).eval()
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    tokenizer.padding_side = "left"  # decoder-only generation continues from the right edge
+    log.info("loaded %s from %s on %s as %s", spec.name, spec.source, target, dtype)
+    return LoadedLM(spec=spec, model=model, tokenizer=tokenizer, device=target, dtype=dtype)
+
+
+_HELD: dict[tuple, LoadedLM] = {}
+
+
+def shared_lm(name_or_path: str, *, device: str | None = None) -> LoadedLM:
+    """The model this worker process holds, loaded once and reused by the next job.
+
+    A GPU worker keeps one model at a time: asking for another releases the first. Reuse
+    is safe because every edit is undone bit for bit before the next one.
+    """
+    spec = resolve_model(name_or_path)
+    key = (spec, str(pick_device(device)))
+    if key not in _HELD:
+        release_shared_lms()
+        _HELD[key] = load_lm(name_or_path, device=device)
+    return _HELD[key]
+
+
+def release_shared_lms() -> None:
+    _HELD.clear()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+__all__ = [
+    "LoadedLM",
+    "ModelNotFound",
+    "load_lm",
+    "pick_device",
+    "pick_dtype",
+    "release_shared_lms",
+    "shared_lm",
+]
