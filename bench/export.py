@@ -88,9 +88,9 @@ def build(rows: int) -> None:
             [study.pk, PER_PARTICIPANT],
         )
         cursor.execute(
-            "INSERT INTO annotation_assignment (study_id, item_id, participant_id, position, status, state,"
-            " assigned_at, expires_at, shown_at, answered_at)"
-            " SELECT %s, %s + ((p.n * 7 + k) %% %s), p.id, k + 1, 'answered', '{}', now(), now(),"
+            "INSERT INTO annotation_assignment (study_id, item_id, participant_id, position, attempt, status,"
+            " state, assigned_at, expires_at, shown_at, answered_at)"
+            " SELECT %s, %s + ((p.n * 7 + k) %% %s), p.id, k + 1, 1, 'answered', '{}', now(), now(),"
             " now() - interval '30 seconds', now()"
             " FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM annotation_participant"
             "       WHERE public_id LIKE 'bench%%') p, generate_series(0, %s) k",
@@ -99,10 +99,11 @@ def build(rows: int) -> None:
         cursor.execute(
             "INSERT INTO annotation_response (assignment_id, study_id, item_id, participant_id, answer,"
             " points, correct, score_details, display_order, is_attention_check, flagged, shown_at,"
-            " answered_at, duration_seconds, imported)"
+            " answered_at, duration_seconds, imported, too_fast)"
             " SELECT a.id, a.study_id, a.item_id, a.participant_id,"
             " jsonb_build_object('label', 'supports', 'evidence', jsonb_build_array(a.position %% 3)),"
-            " NULL, a.position %% 2 = 0, '{}', '{}', false, false, a.shown_at, a.answered_at, 30.0, false"
+            " NULL, a.position %% 2 = 0, '{}', '{}', false, false, a.shown_at, a.answered_at, 30.0,"
+            " false, false"
             " FROM annotation_assignment a WHERE a.study_id = %s",
             [study.pk],
         )

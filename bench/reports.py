@@ -238,7 +238,7 @@ def _copy_answers(cursor, study, item_ids, player_ids, assignment_ids, boundary,
             stamp = _stamp(start + k)
             yield (
                 f"{assignment_ids[k]}\t{study}\t{item_ids[item[k]]}\t{player_ids[player[k]]}\t{position[k]}\t"
-                f"answered\t{{}}\t{stamp}\t{stamp}\t{stamp}\t{stamp}\n"
+                f"1\tanswered\t{{}}\t{stamp}\t{stamp}\t{stamp}\t{stamp}\n"
             )
 
     def response_lines():
@@ -254,13 +254,24 @@ def _copy_answers(cursor, study, item_ids, player_ids, assignment_ids, boundary,
             flagged = "t" if int(player_ids[player[k]]) in flagged_players else "f"
             stamp = _stamp(start + k)
             fields = [assignment_ids[k], study, item_ids[item[k]], player_ids[player[k]], answer, points[k]]
-            fields += ["t" if d == 0 else "f", details, "{}", "f", flagged, stamp, stamp, seconds[k], "f"]
+            fields += [
+                "t" if d == 0 else "f",
+                details,
+                "{}",
+                "f",
+                flagged,
+                stamp,
+                stamp,
+                seconds[k],
+                "f",
+                "f",
+            ]
             yield "\t".join(map(str, fields)) + "\n"
 
     _copy(
         cursor,
         "annotation_assignment",
-        "id, study_id, item_id, participant_id, position, status, state, "
+        "id, study_id, item_id, participant_id, position, attempt, status, state, "
         "assigned_at, expires_at, shown_at, answered_at",
         assignment_lines(),
     )
@@ -268,7 +279,8 @@ def _copy_answers(cursor, study, item_ids, player_ids, assignment_ids, boundary,
         cursor,
         "annotation_response",
         "assignment_id, study_id, item_id, participant_id, answer, points, correct, score_details, "
-        "display_order, is_attention_check, flagged, shown_at, answered_at, duration_seconds, imported",
+        "display_order, is_attention_check, flagged, shown_at, answered_at, duration_seconds, imported, "
+        "too_fast",
         response_lines(),
     )
 

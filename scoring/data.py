@@ -9,8 +9,10 @@ and one small query returns the values themselves. JSON fields, and everything o
 come through a server-side cursor in chunks. All reads share one snapshot (repeatable
 read), so the parts line up and match the fingerprint taken with them.
 
-When the study's kind module is installed and declares agreement values, the kind is
-asked for them response by response, with the items streamed alongside in the same order.
+Agreement values: a kind that declares them as plain answer fields (``agreement_fields``)
+has them read as columns with everything else; a kind that computes them
+(``agreement_values`` overridden) is asked response by response, with the items streamed
+alongside in the same order; for anything else the report builder derives them.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from scoring.reports.base import (
     StudyData,
     empty_observations,
     observation_columns,
+    stacked,
 )
 
 CHUNK = 20_000
@@ -54,15 +57,17 @@ _RESPONSE_FIELDS = {
 
 def load_study_data(study: Study, builder: KindReport, *, progress: Progress | None = None) -> StudyData:
     """Everything the reports of ``study`` need, read in bulk (call inside one snapshot)."""
-    kind = _kind_with_agreement(study.kind)
+    kind = _installed_kind(study.kind)
+    asks_each_answer = kind is not None and type(kind).agreement_values is not TaskKind.agreement_values
+    declared = kind.agreement_fields if kind is not None and not asks_each_answer else ()
     item_fields = {"attention": Field("is_attention_check", "truth")} | builder.item_fields
     items = _read_table(Item.objects.filter(study=study), item_fields, by_id=True)
-    fields = _RESPONSE_FIELDS | builder.response_fields
-    if kind is None:
-        responses = _read_table(Response.objects.filter(study=study), fields)
-        observations = None
-    else:
+    fields = _RESPONSE_FIELDS | builder.response_fields | _declared_fields(declared)
+    if asks_each_answer:
         responses, observations = _read_with_agreement(study, fields, kind)
+    else:
+        responses = _read_table(Response.objects.filter(study=study), fields)
+        observations = _declared_observations(responses, declared) if declared else None
     if progress:
         progress(len(responses))
     participant_ids, participants, excluded = _read_participants(study, responses["participant_id"])
@@ -81,7 +86,7 @@ def load_study_data(study: Study, builder: KindReport, *, progress: Progress | N
         participants=participants,
         observations=observations if observations is not None else empty_observations(),
     )
-    if kind is None:
+    if observations is None:
         data.observations = builder.observations(data) or empty_observations()
     return data
 
@@ -101,13 +106,34 @@ def one_snapshot() -> Iterator[None]:
         yield
 
 
-def _kind_with_agreement(name: str) -> TaskKind | None:
-    """The installed kind, if it declares agreement values (else the builder's own)."""
+def _installed_kind(name: str) -> TaskKind | None:
     try:
-        kind = get_kind(name)
+        return get_kind(name)
     except UnknownKind:
         return None
-    return kind if type(kind).agreement_values is not TaskKind.agreement_values else None
+
+
+def _declared_fields(declared) -> dict[str, Field]:
+    """The answer fields a kind declares as agreement values, read like any other field."""
+    return {
+        f"agreement:{field.key}": Field(
+            f"answer__{field.key}", "text" if field.level == "nominal" else "number"
+        )
+        for field in declared
+    }
+
+
+def _declared_observations(responses: Columns, declared) -> Columns:
+    """One observation per response and declared field (units: the responses' items)."""
+    parts = []
+    for field in declared:
+        values = responses.data.pop(f"agreement:{field.key}")
+        given = values != "" if field.level == "nominal" else ~np.isnan(values.astype(float))
+        rows = np.flatnonzero(given)
+        parts.append(
+            observation_columns(rows, responses["item_id"][rows], field.question, values[rows], field.level)
+        )
+    return stacked(parts)
 
 
 def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, Columns, np.ndarray]:

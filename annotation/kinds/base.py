@@ -40,6 +40,24 @@ class Observation:
             raise ValueError(f"level must be one of {LEVELS}, not {self.level!r}")
 
 
+@dataclass(frozen=True)
+class AgreementField:
+    """An answer field that is, as it stands, one agreement value per item.
+
+    Declaring agreement this way (instead of overriding ``agreement_values``) lets the
+    reports read the values for a whole study as one column, without asking the kind
+    answer by answer; both routes give the same observations by construction.
+    """
+
+    question: str
+    key: str
+    level: str
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"level must be one of {LEVELS}, not {self.level!r}")
+
+
 class StrictSerializer(serializers.Serializer):
     """A serializer that rejects fields it does not declare (typos fail loudly)."""
 
@@ -74,6 +92,7 @@ class TaskKind(ABC):
     Answer: ClassVar[type[serializers.Serializer]]
     Gold: ClassVar[type[serializers.Serializer] | None] = None  # defaults to Answer
     urls: ClassVar[list] = []
+    agreement_fields: ClassVar[tuple[AgreementField, ...]] = ()
 
     # --- validation -------------------------------------------------------------------
 
@@ -124,7 +143,16 @@ class TaskKind(ABC):
         return None
 
     def agreement_values(self, item, answer: dict) -> list[Observation]:
-        return []
+        """(unit, question, value, level) rows; by default one per declared answer field.
+
+        Override only when the values are not plain answer fields (per-sentence evidence,
+        per-system ranks): the reports then ask the kind answer by answer.
+        """
+        return [
+            Observation(item.external_id, field.question, answer[field.key], field.level)
+            for field in self.agreement_fields
+            if answer.get(field.key) is not None
+        ]
 
     # --- after an answer --------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from annotation.services import game
 from annotation.views import rounds
 from scoring.boundary import boundary_points
 
-from .base import Observation, Score, StrictSerializer, TaskKind
+from .base import AgreementField, Score, StrictSerializer, TaskKind
 
 MIN_SENTENCES, MAX_SENTENCES = 2, 20
 MAX_REASON_CHARS = 2000
@@ -147,6 +147,7 @@ class Boundary(TaskKind):
     Payload = BoundaryPayload
     Answer = BoundaryAnswer
     Gold = BoundaryGold
+    agreement_fields = (AgreementField("guess", "guess", "interval"),)
     urls = [
         path("reveal/", rounds.reveal_sentence, name="boundary-reveal"),
         path("guess/", rounds.make_guess, name="boundary-guess"),
@@ -201,9 +202,6 @@ class Boundary(TaskKind):
             expected = (item.gold or {}).get("guess", len(item.payload["sentences"]))
             return Score(points=None, correct=guess == expected, details=details)
         return Score(points=boundary_points(guess, boundary), correct=guess == boundary, details=details)
-
-    def agreement_values(self, item, answer: dict) -> list[Observation]:
-        return [Observation(item.external_id, "guess", answer["guess"], "interval")]
 
     def after_response(self, response) -> None:
         game.record_round(response)

@@ -486,3 +486,30 @@ def test_a_study_without_answers_gets_its_progress():
     assert get(found, "progress.items_complete").n == 1
     assert get(found, "boundary.mean_points").value is None
     assert "no guesses" in get(found, "boundary.mean_points").details["reason"]
+
+
+def test_declared_agreement_fields_read_as_columns_equal_the_kinds_own_values():
+    """The boundary kind declares ``guess`` as its agreement value: the reports read it as a
+    column, and get exactly what the kind's ``agreement_values`` gives answer by answer."""
+    from annotation.kinds import get_kind
+    from annotation.models import Response
+    from scoring.data import load_study_data, one_snapshot
+    from scoring.reports import report_for
+
+    study = game_study(slug="roft-columns")
+    kind = get_kind("boundary")
+    expected = sorted(
+        (r.item_id, o.question, float(o.value), o.level)
+        for r in Response.objects.filter(study=study).select_related("item", "item__study")
+        for o in kind.agreement_values(r.item, r.answer)
+    )
+    with one_snapshot():
+        data = load_study_data(study, report_for(study.kind))
+    obs = data.observations
+    item_ids = list(study.items.order_by("id").values_list("id", flat=True))
+    rows = data.responses["item"][obs["response"]]
+    got = sorted(
+        (item_ids[i], q, float(v), level)
+        for i, q, v, level in zip(rows, obs["question"], obs["value"], obs["level"], strict=True)
+    )
+    assert got == expected and len(got) == len(GAME)

@@ -128,3 +128,13 @@ def test_page_context_shows_only_the_revealed_sentences():
     flat = repr(context)
     assert all(sentence_text(1, i) not in flat for i in range(1, 10))
     assert "boundary" not in flat
+
+
+def test_agreement_values_come_from_the_declared_answer_field():
+    from annotation.kinds import Observation, get_kind
+    from annotation.models import Item, Study
+
+    item = Item(study=Study(config={}), external_id="p1", payload={})
+    assert get_kind("boundary").agreement_values(item, {"guess": 4, "reason": "x"}) == [
+        Observation("p1", "guess", 4, "interval")
+    ]
