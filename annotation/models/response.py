@@ -42,6 +42,7 @@ class Response(models.Model):
         indexes = [
             models.Index(fields=["study", "answered_at"]),
             models.Index(fields=["study", "item"]),
+            models.Index(fields=["study", "participant"]),
         ]
         ordering = ["id"]
 

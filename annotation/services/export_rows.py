@@ -12,10 +12,11 @@ kind's ``Answer`` serializer declares. No kind is named here.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from django.db import connection
+from django.db import connection, transaction
 
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
@@ -119,6 +120,76 @@ def response_rows(
     return ResponseRows(columns=columns, total=total, rows=rows)
 
 
+def copy_csv_rows(
+    study: Study, out, *, include_platform_ids: bool = False, progress: Progress | None = None
+) -> int:
+    """PostgreSQL only: the CSV rows of ``response_rows`` (without the header), written by
+    the database itself with ``COPY (SELECT …) TO STDOUT`` — several times faster than
+    formatting rows in Python. Pseudonyms are computed here once per participant and
+    joined from a temporary table. Returns the number of rows written."""
+    answer_keys = _answer_fields(study)
+    payload_keys, provenance_keys = _item_scalar_keys(study)
+    participant = ["ps.pseudonym", "p.source", *(["p.platform_worker_id"] if include_platform_ids else [])]
+    join = "JOIN pg_temp.export_pseudonyms ps ON ps.participant_id = r.participant_id "
+    sql, params = _select(
+        _Postgres, study, answer_keys, payload_keys, provenance_keys,
+        plain_text=True, participant=participant, extra_join=join,
+    )  # fmt: skip
+    total = Response.objects.filter(study=study).count()
+    with transaction.atomic(), connection.cursor() as cursor:
+        _fill_pseudonyms(cursor, study)
+        query = cursor.mogrify(sql, params).decode()
+        cursor.copy_expert(
+            f"COPY ({query}) TO STDOUT WITH (FORMAT csv)", _CountingWriter(out, progress, total)
+        )
+    tick(progress, total, total)
+    return total
+
+
+def _fill_pseudonyms(cursor, study: Study) -> None:
+    """A temporary table of (participant id, pseudonym) for everyone who answered."""
+    cursor.execute("DROP TABLE IF EXISTS pg_temp.export_pseudonyms")  # inside an outer transaction
+    cursor.execute(
+        "CREATE TEMPORARY TABLE export_pseudonyms (participant_id bigint PRIMARY KEY, pseudonym text) "
+        "ON COMMIT DROP"
+    )
+    names = PseudonymCache(study.pseudonym_salt)
+    answered = Response.objects.filter(study=study).values("participant_id")
+    people = Participant.objects.filter(pk__in=answered).values_list(
+        "id", "source", "platform_worker_id", "public_id"
+    )
+    buffer = io.StringIO()
+    for participant_id, source, worker_id, public_id in people.iterator(chunk_size=BATCH_ROWS):
+        buffer.write(f"{participant_id}\t{names.get(participant_id, source, worker_id, public_id)}\n")
+        if buffer.tell() > 4_000_000:
+            _flush_pseudonyms(cursor, buffer)
+            buffer = io.StringIO()
+    _flush_pseudonyms(cursor, buffer)
+
+
+def _flush_pseudonyms(cursor, buffer: io.StringIO) -> None:
+    buffer.seek(0)
+    cursor.copy_expert("COPY pg_temp.export_pseudonyms (participant_id, pseudonym) FROM STDIN", buffer)
+
+
+class _CountingWriter:
+    """Hands COPY's output (bytes) to a binary file, reporting progress (and stopping when cancelled)
+    about every megabyte; rows are estimated from line ends until the exact count."""
+
+    def __init__(self, out, progress: Progress | None, total: int):
+        self.out, self.progress, self.total = out, progress, total
+        self.lines = self.pending = 0
+
+    def write(self, data) -> int:
+        self.out.write(data)
+        self.lines += data.count(b"\n")
+        self.pending += len(data)
+        if self.pending > 1_000_000:
+            self.pending = 0
+            tick(self.progress, min(self.lines, self.total), self.total)
+        return len(data)
+
+
 def _stream(sql: str, params: list) -> Iterator[tuple]:
     """Rows in batches from a server-side cursor (PostgreSQL) or a plain one (SQLite)."""
     with connection.chunked_cursor() as cursor:
@@ -145,9 +216,22 @@ def _item_scalar_keys(study: Study) -> tuple[list[str], list[str]]:
     return list(payload), list(provenance)
 
 
+_PARTICIPANT_RAW = ["r.participant_id", "p.source", "p.platform_worker_id", "p.public_id"]
+
+
 def _select(
-    dialect, study: Study, answer_keys, payload_keys, provenance_keys, *, plain_text: bool = False
+    dialect,
+    study: Study,
+    answer_keys,
+    payload_keys,
+    provenance_keys,
+    *,
+    plain_text: bool = False,
+    participant: list[str] | None = None,
+    extra_join: str = "",
 ) -> tuple[str, list]:
+    """The export's SELECT. ``participant`` replaces the four raw participant columns (the
+    COPY path puts the finished columns there); ``extra_join`` joins what they need."""
     tables = {
         "r": Response._meta.db_table,
         "a": Assignment._meta.db_table,
@@ -157,14 +241,14 @@ def _select(
     }
     d = dialect
     fields = [
-        "r.id", "i.external_id", d.boolean("i.is_attention_check"),
-        "r.participant_id", "p.source", "p.platform_worker_id", "p.public_id",
+        "r.id", *(["%s", "%s"] if participant else []), "i.external_id", d.boolean("i.is_attention_check"),
+        *(participant or _PARTICIPANT_RAW),
         "a.position", d.json("r.display_order"), d.timestamp("r.shown_at"), d.timestamp("r.answered_at"),
         "r.duration_seconds", "r.points", d.boolean("r.correct"), d.json("r.score_details"),
         d.boolean("r.flagged"), d.boolean("p.flagged"), d.boolean("e.excluded"),
         "e.attention_passed", "e.attention_failed", d.boolean("r.imported"), d.json("r.answer"),
     ]  # fmt: skip
-    params: list = []
+    params: list = [study.slug, study.kind] if participant else []
     for column, keys in (
         ("r.answer", answer_keys),
         ("i.payload", payload_keys),
@@ -181,7 +265,7 @@ def _select(
         f"JOIN {tables['i']} i ON i.id = r.item_id "
         f"JOIN {tables['p']} p ON p.id = r.participant_id "
         f"LEFT JOIN {tables['e']} e ON e.participant_id = r.participant_id AND e.study_id = r.study_id "
-        "WHERE r.study_id = %s ORDER BY r.id"
+        f"{extra_join}WHERE r.study_id = %s ORDER BY r.id"
     )
     return sql, [*params, study.pk]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
@@ -29,8 +31,12 @@ class Command(BaseCommand):
         study = Study.objects.filter(slug=slug).first()
         if study is None:
             raise CommandError(f"No study with slug {slug!r}.")
+        started = time.perf_counter()
         try:
             result = export_study(study, fmt=format, path=output, include_platform_ids=include_platform_ids)
         except InputError as exc:
             raise CommandError(exc.summary()) from None
-        self.stdout.write(f"Wrote {result.rows} responses to {result.path} ({result.bytes} bytes).")
+        seconds = time.perf_counter() - started
+        self.stdout.write(
+            f"Wrote {result.rows} responses to {result.path} ({result.bytes} bytes) in {seconds:.2f} s."
+        )
