@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from io import StringIO
 
 import pytest
@@ -138,3 +139,49 @@ def test_edit_model_saves_an_edited_model_that_loads_with_from_pretrained(worker
     assert about["request"]["requested_rewrite"]["subject"] == "Lake Tolvik"
     with pytest.raises(CommandError, match="not an empty directory"):
         call_command("edit_model", model="tiny-gpt2", method="ft", request=str(request), output=str(output))
+
+
+def test_likert_items_are_accepted_by_the_likert_kind(worker_settings, requests_file):
+    edit_and_generate(requests_file, kind="likert", study="leme-likert", methods="none,rome")
+    study = Study.objects.get(slug="leme-likert")
+    items = {i.external_id: i for i in Item.objects.filter(study=study, provenance__source_id="tolvik")}
+    assert set(items) == {
+        "tolvik:tiny-gpt2:none:likert",
+        "tolvik:tiny-gpt2:rome:likert",
+        "tolvik:human:likert",
+    }
+    rome = items["tolvik:tiny-gpt2:rome:likert"]
+    assert rome.payload["new_fact"] == "Lake Tolvik is located in Rome."
+    assert rome.payload["related_entity"] == "Port Ilse" and rome.payload["related_passage"]
+    kind = study.task_kind
+    ratings = {q["id"]: 4 for q in study.config["questions"]}
+    assert kind.validate_answer(rome, {"ratings": ratings}) == {"ratings": ratings}
+
+
+def test_ranking_items_gather_every_system_and_are_accepted_by_the_ranking_kind(
+    worker_settings, requests_file
+):
+    edit_and_generate(requests_file, kind="ranking", study="rome-ranking", methods="none,ike,rome")
+    study = Study.objects.get(slug="rome-ranking")
+    item = Item.objects.get(study=study, provenance__source_id="tolvik")
+    systems = sorted(p["system"] for p in item.payload["passages"])
+    assert systems == ["IKE", "ROME", "human", "tiny-gpt2"]
+    kind = study.task_kind
+    shown = kind.prepare_assignment(item, random.Random(1))["shown"]
+    answer = {
+        "shown": shown,
+        "choices": {c: {"most": shown[0], "least": shown[1]} for c in ("consistency", "fluency")},
+    }
+    assert kind.import_answer(item, answer)[0]["choices"]["fluency"]["most"] == shown[0]
+
+
+def test_a_ranking_page_short_of_systems_is_refused_before_any_edit(worker_settings, tmp_path):
+    """Two methods and no human passage make 2 systems for a study that shows 3."""
+    record = {key: value for key, value in RECORDS[1].items() if key != "human"}
+    path = tmp_path / "short.jsonl"
+    path.write_text(json.dumps(record))
+    with pytest.raises(CommandError, match="The study shows 3 passages per page; this item has 2"):
+        edit_and_generate(path, kind="ranking", study="short-ranking", methods="none,rome")
+    job = Job.objects.get(kind="edit_and_generate")
+    assert job.progress_done == 0 and "request" in job.error
+    assert not Item.objects.exists()

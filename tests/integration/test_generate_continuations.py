@@ -7,10 +7,8 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
-from rest_framework import serializers
 
 from annotation import kinds
-from annotation.kinds.base import StrictSerializer
 from annotation.models import Item, Job, Study
 from annotation.text import split_sentences
 from tests.tiny_model import documents
@@ -19,43 +17,9 @@ pytestmark = pytest.mark.django_db
 LENGTH = 4
 
 
-class BoundaryPayloadContract(StrictSerializer):
-    """The shared ``boundary`` payload contract (BRIEF), for branches where the kind has not landed."""
-
-    sentences = serializers.ListField(child=serializers.CharField(), min_length=2, max_length=20)
-    boundary = serializers.IntegerField(min_value=1)
-    category = serializers.CharField()
-    model = serializers.CharField()
-    p = serializers.FloatField(min_value=0.0, max_value=1.0)
-    decoding = serializers.DictField(required=False)
-    seed = serializers.IntegerField(required=False)
-
-    def validate(self, data):
-        if data["boundary"] > len(data["sentences"]):
-            raise serializers.ValidationError({"boundary": ["Past the last sentence."]})
-        return data
-
-
-class BoundaryContractKind:
-    """Validates items like the real kind would; deliberately not a TaskKind (never registered)."""
-
-    name = "boundary"
-
-    def validate_config(self, config):
-        return {}
-
-    def validate_payload(self, payload, config):
-        serializer = BoundaryPayloadContract(data=payload)
-        serializer.is_valid(raise_exception=True)
-        return dict(serializer.validated_data)
-
-
 @pytest.fixture
-def boundary_kind(monkeypatch):
-    """The real ``boundary`` kind once it exists; until then the contract above stands in."""
-    registered = kinds.all_kinds()
-    if "boundary" not in registered:
-        monkeypatch.setattr(kinds, "all_kinds", lambda: {**registered, "boundary": BoundaryContractKind()})
+def boundary_kind():
+    """The game's kind: every generated item is validated by it when written."""
     return kinds.get_kind("boundary")
 
 

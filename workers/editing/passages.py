@@ -15,10 +15,11 @@ from collections.abc import Callable
 
 from annotation.errors import InputError
 from annotation.models import Item, Study
-from annotation.services.studies import add_items
+from annotation.services.studies import add_items, check_item
 from workers.lm.generation import GenerationRequest, Sampling, generate_texts
 from workers.lm.loading import LoadedLM, shared_lm
 
+from . import get_method
 from .base import AppliedEdit, edit_applied
 from .hparams import load_hparams, model_keys
 from .items import (
@@ -113,6 +114,7 @@ def edited_passages_into_study(study: Study, parameters: dict, progress: Progres
     hparams = {m: hparams_for(lm, m, parameters.get("hparams_dir")) for m in methods}
     held = set(Item.objects.filter(study=study).values_list("external_id", flat=True))
     plan = [(r, methods_needed(kind, r, methods, lm.spec.tag, held)) for r in requests]
+    check_items_fit(study, kind, plan, lm)
     total = sum(len(needed) for _, needed in plan)
     done, added, metrics = 0, 0, {}
     progress(done, total=total, message=f"{len(requests)} edit requests, {total} edits to make")
@@ -133,6 +135,32 @@ def edited_passages_into_study(study: Study, parameters: dict, progress: Progres
         "added": added,
         "metrics": metrics,
     }
+
+
+STAND_IN_TEXT = "A stand-in passage. It is only used to check the items before editing."
+
+
+def check_items_fit(study: Study, kind: str, plan: list[tuple[EditRequest, list[str]]], lm: LoadedLM) -> None:
+    """Before any edit: the items each request will make, built from stand-in passages, must
+    pass the study's kind (a ranking page needs as many systems as it shows, say), so a job
+    never spends its edits and then fails on the write."""
+    for request, needed in plan:
+        if not needed:
+            continue
+        roles = [MAIN, *([RELATED] if request.related_prompt else [])]
+        stand_ins = [
+            Passage(get_method(method).system_name(lm), method, role, STAND_IN_TEXT)
+            for method in needed
+            for role in roles
+        ]
+        case = Case(request, lm.spec.tag, tuple(stand_ins + human_passages(request)))
+        for item in ITEM_BUILDERS[kind](case):
+            try:
+                check_item(study.task_kind, study.config, item, study)
+            except InputError as exc:
+                raise InputError(
+                    {f"request {request.case_id}: {path}": messages for path, messages in exc.errors.items()}
+                ) from None
 
 
 def edit_and_write(
