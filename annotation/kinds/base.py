@@ -17,6 +17,12 @@ from rest_framework import serializers
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 
+def check_level(level: str) -> None:
+    """A level of measurement Krippendorff's alpha knows."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
+
+
 @dataclass(frozen=True)
 class Score:
     """How an answer compares with the truth or the gold answer."""
@@ -36,8 +42,7 @@ class Observation:
     level: str
 
     def __post_init__(self) -> None:
-        if self.level not in LEVELS:
-            raise ValueError(f"level must be one of {LEVELS}, not {self.level!r}")
+        check_level(self.level)
 
 
 @dataclass(frozen=True)
@@ -54,8 +59,7 @@ class AgreementField:
     level: str
 
     def __post_init__(self) -> None:
-        if self.level not in LEVELS:
-            raise ValueError(f"level must be one of {LEVELS}, not {self.level!r}")
+        check_level(self.level)
 
 
 class StrictSerializer(serializers.Serializer):

@@ -1,16 +1,14 @@
 """Many players on one category at once (threads on PostgreSQL): nobody gets a passage
 twice, no passage gets more players than it wants, and every round is counted once."""
 
-import threading
 from collections import Counter
 
 import pytest
-from django.db import connection
 
 from annotation.models import Assignment, Item, Participant, PlayerStats, Response
-from annotation.services.participants import enroll, give_consent
 from annotation.services.studies import load_study_file
 from tests.game_helpers import boundary_study_file, play_via_services
+from tests.threads import consented_participants, run_in_threads
 
 THREADS = 8
 PLAYERS_PER_THREAD = 3
@@ -26,31 +24,14 @@ def test_parallel_players_respect_targets_and_never_repeat_a_passage():
     study = load_study_file(
         boundary_study_file(slug="rush", items=ITEMS, annotations_per_item=TARGET, items_per_session=ITEMS)
     ).study
-    players = []
-    for _ in range(THREADS * PLAYERS_PER_THREAD):
-        participant = Participant.objects.create()
-        give_consent(enroll(participant=participant, study=study))
-        players.append(participant)
-    errors: list[BaseException] = []
-    start = threading.Barrier(THREADS)
+    players = consented_participants(study, THREADS * PLAYERS_PER_THREAD)
 
     def work(mine: list[Participant]) -> None:
-        try:
-            start.wait()
-            for _ in range(ITEMS):  # round-robin: each player takes one round at a time
-                for participant in mine:
-                    play_via_services(participant, study, one_late)
-        except BaseException as exc:  # reported below with the thread's traceback
-            errors.append(exc)
-        finally:
-            connection.close()
+        for _ in range(ITEMS):  # round-robin: each player takes one round at a time
+            for participant in mine:
+                play_via_services(participant, study, one_late)
 
-    threads = [threading.Thread(target=work, args=(players[i::THREADS],)) for i in range(THREADS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=240)
-    assert not errors, errors
+    run_in_threads(work, players, THREADS)
     per_item = Counter(Response.objects.filter(study=study).values_list("item_id", flat=True))
     assert sum(per_item.values()) == ITEMS * TARGET  # every slot filled, none overfilled
     assert max(per_item.values()) == TARGET
