@@ -29,11 +29,9 @@ def boundary_points(guess: int, boundary: int) -> int:
 
     A guess before the boundary marks a human sentence as machine-written, which earns
     nothing however close it is; a late guess did find machine text, so it keeps partial
-    credit.
+    credit. One round of ``points_for_guesses``, so the rule is written once.
     """
-    if guess < boundary:
-        return 0
-    return max(0, MAX_POINTS - (guess - boundary))
+    return int(points_for_guesses(guess, boundary))
 
 
 def seconds_per_sentence(reveal_times: Sequence[datetime], guessed_at: datetime) -> list[float]:

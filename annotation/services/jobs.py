@@ -93,7 +93,6 @@ def _send(job: Job) -> None:
 
     spec = JOB_KINDS[job.kind]
     if settings.CELERY_TASK_ALWAYS_EAGER:
-        app.loader.import_default_modules()  # in-process: make sure workers.tasks is registered
         app.tasks[spec.task].apply(args=[job.pk], throw=False)
     else:
         app.send_task(spec.task, args=[job.pk], queue=spec.queue)
