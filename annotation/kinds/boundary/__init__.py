@@ -15,11 +15,11 @@ from django.http import QueryDict
 from django.urls import path
 from rest_framework import serializers
 
-from annotation.services import game
-from annotation.views import rounds
 from scoring.boundary import boundary_points
 
-from .base import AgreementField, Score, StrictSerializer, TaskKind
+from ..base import AgreementField, Score, StrictSerializer, TaskKind
+from . import game
+from .views import rounds
 
 MIN_SENTENCES, MAX_SENTENCES = 2, 20
 MAX_REASON_CHARS = 2000

@@ -14,12 +14,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Response
-from annotation.services import game
 from annotation.services.access import access_assignment_for_participant, access_study_for_participant
-from annotation.services.rounds import RoundClosed, RoundError, record_guess, reveal_next_sentence
 from annotation.services.submission import SubmissionClosed, submit_response
+from annotation.views.session import session_participant
 
-from .session import session_participant
+from .. import game
+from ..rounds import RoundClosed, RoundError, record_guess, reveal_next_sentence
 
 FRAGMENTS = "annotation/kinds/boundary/"
 

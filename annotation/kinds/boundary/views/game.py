@@ -12,11 +12,11 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models.game import OVERALL
-from annotation.services import game
-from annotation.services.leaderboards import leaderboard, player_profile
 from annotation.services.participants import CrowdEntry, enroll, give_consent, identify_participant
+from annotation.views.session import remember_participant, session_participant
 
-from .session import remember_participant, session_participant
+from .. import game
+from ..leaderboards import leaderboard, player_profile
 
 PREVIEW_ROWS = 5
 
