@@ -76,7 +76,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        # Logging in hands this browser's guest history to the new account (annotation.signals).
+        # Logging in hands this browser's guest history to the new account (the package's signals.py).
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("game-profile")
     participant = session_participant(request)
