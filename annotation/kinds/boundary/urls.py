@@ -1,11 +1,19 @@
-"""The public game's pages, included under ``/play/`` by ``annotation.urls``.
+"""The game's addresses: the round's steps and the public ``/play/`` pages.
 
-The round's own steps are the kind's ``urls``, mounted under each assignment.
+``round_steps`` is the kind's ``urls``, which ``annotation.urls`` mounts under each
+assignment (``/s/<slug>/a/<id>/boundary/``); ``urlpatterns`` is included under ``/play/``.
 """
 
 from django.urls import path
 
-from .views import game
+from .views import game, rounds
+
+round_steps = [
+    path("reveal/", rounds.reveal_sentence, name="boundary-reveal"),
+    path("guess/", rounds.make_guess, name="boundary-guess"),
+    path("answer/", rounds.give_reason, name="boundary-answer"),
+    path("result/", rounds.round_result, name="boundary-result"),
+]
 
 urlpatterns = [
     path("", game.landing, name="game-landing"),
