@@ -28,7 +28,7 @@ from annotation.services.participants import (
 from annotation.services.submission import SubmissionClosed, mark_shown, submit_response
 
 from .crowd import mturk_preview
-from .session import remember_participant, session_participant
+from .session import PARTICIPANT_KEY, remember_participant, session_participant
 
 
 def study_entry(request: HttpRequest, slug: str) -> HttpResponse:
@@ -40,7 +40,7 @@ def study_entry(request: HttpRequest, slug: str) -> HttpResponse:
     if study.status != Study.Status.LIVE and not _preview_allowed(request, study):
         return render(request, "annotation/closed.html", {"study": study}, status=410)
     participant = identify_participant(
-        entry=entry, session_participant_id=request.session.get("participant_id"), user=request.user
+        entry=entry, session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
     )
     if participant.blocked:
         return render(request, "annotation/blocked.html", {"study": study}, status=403)

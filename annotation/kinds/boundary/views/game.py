@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models.game import OVERALL
 from annotation.services.participants import CrowdEntry, enroll, give_consent, identify_participant
-from annotation.views.session import remember_participant, session_participant
+from annotation.views.session import PARTICIPANT_KEY, remember_participant, session_participant
 
 from .. import game
 from ..leaderboards import leaderboard, player_profile
@@ -39,7 +39,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
     """Play a category: the browser's participant (a new guest if none) joins its study."""
     study = game.access_game_study(slug)
     participant = identify_participant(
-        entry=CrowdEntry(), session_participant_id=request.session.get("participant_id"), user=request.user
+        entry=CrowdEntry(), session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
     )
     if participant.blocked:
         return render(request, "annotation/blocked.html", {"study": study}, status=403)
