@@ -55,6 +55,7 @@ SAMPLE_CELLS = 1 << 16
 # Ratio level: groups of values (a unit's, or all distinct values) up to this size are
 # summed over their pairs; larger ones with the spectral form.
 RATIO_DIRECT_VALUES = 256
+PAIR_BLOCK = 1 << 20
 # Spectral form of the ratio sums (see ``_sech_pair_sums``): the period margin and the
 # highest frequency make the discretisation error below 1e-16 of the squared total.
 _ALIAS_MARGIN = 40.0
@@ -208,15 +209,12 @@ def _block_entries(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     if sparse.issparse(counts):
         rows = sparse.csr_matrix(counts)
         keep = np.asarray(rows.sum(axis=1)).ravel() >= 2
-        kept = sparse.coo_matrix(rows[keep])
-        kept.sum_duplicates()  # also sorts by unit, then value
+        kept = rows[keep]
+        kept.sum_duplicates()  # sorted by value within each unit (nothing to do when already so)
+        kept = kept.tocoo()
         present = kept.data != 0
-        return (
-            kept.row[present].astype(np.intp),
-            kept.col[present].astype(np.intp),
-            (kept.data[present].astype(np.float64)),
-            int(keep.sum()),
-        )
+        unit, code = kept.row[present].astype(np.intp), kept.col[present].astype(np.intp)
+        return unit, code, kept.data[present].astype(np.float64), int(keep.sum())
     keep = counts.sum(axis=1) >= 2
     kept = counts[keep]
     unit, code = np.nonzero(kept)
@@ -327,8 +325,8 @@ def _ratio_pair_sums(values: np.ndarray, amounts: np.ndarray, group: np.ndarray,
 
 
 def _direct_pair_sums(values: np.ndarray, amounts: np.ndarray, group: np.ndarray, groups: int) -> np.ndarray:
-    """Every pair within each group, about ``BLOCK_CELLS`` pairs at a time: O(Σ size²) time,
-    memory bounded by the block (or by the largest group, when one is larger)."""
+    """Every pair within each group, ``PAIR_BLOCK`` pairs at a time: O(Σ size²) time, memory
+    about 80 bytes per pair of the block (more only for a group over ``PAIR_BLOCK`` values)."""
     ends = np.cumsum(np.bincount(group, minlength=groups))[group]
     partners = ends - np.arange(len(values)) - 1
     reach = np.cumsum(partners)
@@ -336,7 +334,7 @@ def _direct_pair_sums(values: np.ndarray, amounts: np.ndarray, group: np.ndarray
     first = 0
     while first < len(values):
         done = reach[first - 1] if first else 0
-        last = max(first + 1, int(np.searchsorted(reach, done + BLOCK_CELLS, side="right")))
+        last = max(first + 1, int(np.searchsorted(reach, done + PAIR_BLOCK, side="right")))
         rows = np.arange(first, last)
         count = partners[first:last]
         left = np.repeat(rows, count)
