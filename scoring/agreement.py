@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,7 +81,10 @@ def krippendorff_alpha(
     units with at least two); ``details`` has ``units`` (pairable units) and ``values``.
     """
     level = check_level(level_of_measurement)
-    pairable, domain = _ReliabilityTable.from_data(reliability_data, value_domain, level).pairable()
+    table = _ReliabilityTable.from_data(reliability_data, value_domain, level)
+    if level == "interval" and table.numeric and not table.compared:
+        return table.interval_alpha()
+    pairable, domain = table.pairable()
     return _alpha(pairable, domain, level)
 
 
@@ -222,17 +225,37 @@ def _block_entries(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
 
 
 def _alpha(pairable: _Pairable, domain: np.ndarray, level: str) -> Estimate:
-    details = {"units": pairable.units, "values": len(domain), "level": level}
-    if len(domain) < 2:
-        return Estimate.undefined("fewer than two distinct values: nothing to disagree on", **details)
-    if pairable.units == 0:
-        return Estimate.undefined("no unit has two or more values", **details)
     marginals = pairable.per_value(len(domain))
-    n = int(marginals.sum())
+    return _estimate(
+        lambda: _DISAGREEMENTS[level](pairable, domain, marginals),
+        level=level,
+        values=len(domain),
+        units=pairable.units,
+        n=int(marginals.sum()),
+        varied=np.count_nonzero(marginals) >= 2,
+    )
+
+
+def _estimate(
+    disagreements: Callable[[], tuple[float, float]],
+    *,
+    level: str,
+    values: int,
+    units: int,
+    n: int,
+    varied: bool,
+) -> Estimate:
+    """``1 - observed / expected``, or why alpha is undefined (``varied``: the pairable values
+    are not all the same)."""
+    details = {"units": units, "values": values, "level": level}
+    if values < 2:
+        return Estimate.undefined("fewer than two distinct values: nothing to disagree on", **details)
+    if units == 0:
+        return Estimate.undefined("no unit has two or more values", **details)
     same = "all pairable values are the same: no expected disagreement"
-    if np.count_nonzero(marginals) < 2:
+    if not varied:
         return Estimate.undefined(same, n=n, **details)
-    observed, expected = _DISAGREEMENTS[level](pairable, domain, marginals)
+    observed, expected = disagreements()
     if expected == 0.0:
         return Estimate.undefined(same, n=n, **details)
     return Estimate(1.0 - observed / expected, n=n, details=details)
@@ -261,7 +284,7 @@ def _nominal(pairable: _Pairable, domain: np.ndarray, marginals: np.ndarray) -> 
 
 
 def _interval(pairable: _Pairable, domain: np.ndarray, marginals: np.ndarray) -> tuple[float, float]:
-    return _squared_differences(pairable, np.asarray(domain, dtype=np.float64), marginals)
+    return _UnitMoments.of_entries(pairable, np.asarray(domain, dtype=np.float64)).disagreements()
 
 
 def _ordinal(pairable: _Pairable, domain: np.ndarray, marginals: np.ndarray) -> tuple[float, float]:
@@ -269,23 +292,57 @@ def _ordinal(pairable: _Pairable, domain: np.ndarray, marginals: np.ndarray) -> 
     n_k) / 2)²``, the squared difference of the midpoints ``t_v = Σ_{g<v} n_g + n_v / 2``:
     the interval form on ``t`` (the domain is already in order)."""
     midpoints = np.cumsum(marginals) - marginals / 2.0
-    return _squared_differences(pairable, midpoints, marginals)
+    return _UnitMoments.of_entries(pairable, midpoints).disagreements()
 
 
-def _squared_differences(pairable: _Pairable, x: np.ndarray, marginals: np.ndarray) -> tuple[float, float]:
-    """Interval form, O(entries): ``Σ_{i,j} (x_i - x_j)² = 2 m Σ (x_i - x̄)²`` over a unit's
-    values and over all pairable values; deviations from the means keep it exact."""
-    per_unit = pairable.per_unit(pairable.count)
-    value = x[pairable.code]
-    unit_mean = pairable.per_unit(pairable.count * value) / per_unit
-    deviation = value - unit_mean[pairable.unit]
-    scale = (2.0 * per_unit / (per_unit - 1.0))[pairable.unit]
-    observed = float((pairable.count * deviation**2 * scale).sum())
-    n = marginals.sum()
-    used = marginals > 0
-    centred = x[used] - (marginals[used] * x[used]).sum() / n
-    expected = 2.0 * n * float((marginals[used] * centred**2).sum()) / (n - 1.0)
-    return observed, expected
+@dataclass
+class _UnitMoments:
+    """Per pairable unit: its number of values, their mean and their sum of squared deviations
+    from it. The interval form needs nothing else: ``Σ_{i,j} (x_i - x_j)² = 2 m Σ (x_i - x̄)²``
+    within a unit and over all pairable values, the latter from the units' moments."""
+
+    count: np.ndarray
+    mean: np.ndarray
+    spread: np.ndarray
+
+    @classmethod
+    def of_entries(cls, pairable: _Pairable, x: np.ndarray) -> _UnitMoments:
+        """Moments of the values ``x[code]`` of the entries, O(entries)."""
+        count = pairable.per_unit(pairable.count)
+        value = x[pairable.code]
+        mean = pairable.per_unit(pairable.count * value) / count
+        spread = pairable.per_unit(pairable.count * (value - mean[pairable.unit]) ** 2)
+        return cls(count, mean, spread)
+
+    @classmethod
+    def of_cells(cls, block: np.ndarray) -> tuple[_UnitMoments, float, float]:
+        """Moments of the units with two or more values in a coders × units block of numbers,
+        O(cells), and the lowest and highest of their values."""
+        present = ~np.isnan(block) if block.dtype.kind == "f" else np.ones(block.shape, dtype=bool)
+        keep = present.sum(axis=0) >= 2
+        values, present = block[:, keep].astype(np.float64), present[:, keep]
+        if not keep.any():
+            return cls(np.zeros(0), np.zeros(0), np.zeros(0)), math.inf, -math.inf
+        count = present.sum(axis=0).astype(np.float64)
+        mean = np.where(present, values, 0.0).sum(axis=0) / count
+        spread = (np.where(present, values - mean, 0.0) ** 2).sum(axis=0)
+        low, high = np.fmin.reduce(values, axis=None), np.fmax.reduce(values, axis=None)
+        return cls(count, mean, spread), float(low), float(high)
+
+    @classmethod
+    def join(cls, parts: Iterable[_UnitMoments]) -> _UnitMoments:
+        parts = [cls(np.zeros(0), np.zeros(0), np.zeros(0)), *parts]
+        return cls(
+            *(np.concatenate([getattr(part, name) for part in parts]) for name in ("count", "mean", "spread"))
+        )
+
+    def disagreements(self) -> tuple[float, float]:
+        count, mean, spread = self.count, self.mean, self.spread
+        observed = float((2.0 * count / (count - 1.0) * spread).sum())
+        n = count.sum()
+        overall = (count * mean).sum() / n
+        total_spread = spread.sum() + (count * (mean - overall) ** 2).sum()
+        return observed, float(2.0 * n * total_spread / (n - 1.0))
 
 
 def _ratio(pairable: _Pairable, domain: np.ndarray, marginals: np.ndarray) -> tuple[float, float]:
@@ -455,6 +512,31 @@ class _ReliabilityTable:
         codes, domain = _text_codes(data, value_domain)
         return cls(codes, domain, numeric=False)
 
+    @property
+    def compared(self) -> bool:
+        """Small numeric domains are counted by comparing with each value."""
+        return self.numeric and self.size <= EQUALITY_VALUES
+
+    def interval_alpha(self) -> Estimate:
+        """Interval alpha from the units' moments read off the cells, O(cells): the values
+        need no coding, whatever their number."""
+        coders, units = self.data.shape
+        width = max(1, BLOCK_CELLS // max(coders, 1))
+        parts, low, high = [], math.inf, -math.inf
+        for start in range(0, units, width):
+            moments, block_low, block_high = _UnitMoments.of_cells(self.data[:, start : start + width])
+            parts.append(moments)
+            low, high = min(low, block_low), max(high, block_high)
+        moments = _UnitMoments.join(parts)
+        return _estimate(
+            moments.disagreements,
+            level="interval",
+            values=self.size,
+            units=len(moments.count),
+            n=int(moments.count.sum()),
+            varied=low < high,
+        )
+
     def pairable(self) -> tuple[_Pairable, np.ndarray]:
         """The pairable values and the value domain their codes refer to."""
         try:
@@ -466,7 +548,7 @@ class _ReliabilityTable:
     def count_blocks(self) -> Iterator[np.ndarray | sparse.csr_matrix]:
         """Units × values counts, one block of units at a time."""
         coders, units = self.data.shape
-        compared = self.numeric and self.size <= EQUALITY_VALUES
+        compared = self.compared
         # Comparing goes tile by tile, so its blocks can be wide whatever the coders.
         width = max(1, BLOCK_CELLS >> 8 if compared else BLOCK_CELLS // max(coders, 1))
         for start in range(0, units, width):

@@ -108,9 +108,10 @@ def test_a_wider_value_domain_changes_nothing_but_is_checked():
         krippendorff_alpha(CANONICAL, "ordinal", value_domain=[1, 2, 3])
 
 
-def test_blocks_of_units_give_the_same_result(monkeypatch):
+@pytest.mark.parametrize("values", [5, 40])
+def test_blocks_of_units_give_the_same_result(monkeypatch, values):
     rng = np.random.default_rng(3)
-    table = rng.integers(1, 6, size=(7, 500)).astype(float)
+    table = rng.integers(1, values + 1, size=(7, 500)).astype(float)
     table[rng.random(table.shape) < 0.4] = nan
     whole = {level: krippendorff_alpha(table, level).value for level in LEVELS}
     monkeypatch.setattr(agreement, "BLOCK_CELLS", 50)  # seven units per block
@@ -151,7 +152,11 @@ def test_pairs_give_the_same_alpha_as_the_coder_table():
         ([[nan, nan], [nan, nan]], "fewer than two"),
     ],
 )
-def test_undefined_cases_give_nan_with_a_reason(table, reason):
+@pytest.mark.parametrize("compared_values", [16, 0])
+def test_undefined_cases_give_nan_with_a_reason(table, reason, compared_values, monkeypatch):
+    """Both ways of reading a table: comparing with each value, and coding the values (the
+    interval level then reads the units' moments off the cells)."""
+    monkeypatch.setattr(agreement, "EQUALITY_VALUES", compared_values)
     for level in LEVELS:
         result = krippendorff_alpha(table, level)
         assert np.isnan(result.value)
