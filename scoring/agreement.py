@@ -9,7 +9,8 @@ distinct values does not matter (continuous ratings included):
 
 - nominal: ``D_o`` from ``m_u² - Σ n_uv²`` per unit, ``D_e`` from ``n² - Σ n_v²``;
 - interval: the closed form, squared deviations from each unit's mean (``D_o``) and from
-  the mean of all pairable values (``D_e``), O(entries);
+  the mean of all pairable values (``D_e``), O(entries); from a coders × units table with
+  more than ``EQUALITY_VALUES`` values, the units' moments are read off the cells, O(cells);
 - ordinal: Krippendorff's ordinal difference of two values is the squared difference of
   their *midpoints* ``t_v = Σ_{g<v} n_g + n_v / 2`` (cumulative marginals), so it is the
   interval closed form on ``t``: one sort of the values and a prefix sum, O(V log V + entries);
