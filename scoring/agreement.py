@@ -204,9 +204,6 @@ class _Pairable:
     def per_value(self, size: int) -> np.ndarray:
         return np.bincount(self.code, self.count, minlength=size)
 
-    def unit_starts(self) -> np.ndarray:
-        return np.concatenate([[0], np.cumsum(np.bincount(self.unit, minlength=self.units))[:-1]])
-
 
 def _block_entries(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(unit, code, count) of the units with two or more values in one count block."""
@@ -321,7 +318,7 @@ class _UnitMoments:
         O(cells), and the lowest and highest of their values."""
         present = ~np.isnan(block) if block.dtype.kind == "f" else np.ones(block.shape, dtype=bool)
         keep = present.sum(axis=0) >= 2
-        values, present = block[:, keep].astype(np.float64), present[:, keep]
+        values, present = block[:, keep].astype(np.float64, copy=False), present[:, keep]
         if not keep.any():
             return cls(np.zeros(0), np.zeros(0), np.zeros(0)), math.inf, -math.inf
         count = present.sum(axis=0).astype(np.float64)
