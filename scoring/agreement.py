@@ -15,9 +15,10 @@ distinct values does not matter (continuous ratings included):
   their *midpoints* ``t_v = Σ_{g<v} n_g + n_v / 2`` (cumulative marginals), so it is the
   interval closed form on ``t``: one sort of the values and a prefix sum, O(V log V + entries);
 - ratio: ``((a - b) / (a + b))² = tanh²((log a - log b) / 2)`` for positive values, a
-  smooth function of the difference of logarithms, whose pair sums are an exact spectral
-  integral (``_sech_pair_sums``), O(entries × nodes); small groups of values, and values
-  below zero (meaningless on a ratio scale), are summed over their pairs directly.
+  smooth function of the difference of logarithms, whose pair sums are a spectral
+  integral taken to rounding error (``_sech_pair_sums``), O(entries × nodes); small groups
+  of values, and values below zero (meaningless on a ratio scale), are summed over their
+  pairs directly (O(V²) time for the latter, bounded memory).
 
 Memory: the entries (24 bytes each: at most one per non-missing cell, at most units ×
 values), O(V) per-value arrays, and temporaries bounded by ``BLOCK_CELLS`` cells (about
