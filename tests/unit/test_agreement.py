@@ -1,6 +1,8 @@
 """Krippendorff's alpha: published values, the krippendorff package on random data, the
 undefined cases, and reading the data block by block."""
 
+import itertools
+import tracemalloc
 import warnings
 
 import krippendorff
@@ -106,9 +108,10 @@ def test_a_wider_value_domain_changes_nothing_but_is_checked():
         krippendorff_alpha(CANONICAL, "ordinal", value_domain=[1, 2, 3])
 
 
-def test_blocks_of_units_give_the_same_result(monkeypatch):
+@pytest.mark.parametrize("values", [5, 40])
+def test_blocks_of_units_give_the_same_result(monkeypatch, values):
     rng = np.random.default_rng(3)
-    table = rng.integers(1, 6, size=(7, 500)).astype(float)
+    table = rng.integers(1, values + 1, size=(7, 500)).astype(float)
     table[rng.random(table.shape) < 0.4] = nan
     whole = {level: krippendorff_alpha(table, level).value for level in LEVELS}
     monkeypatch.setattr(agreement, "BLOCK_CELLS", 50)  # seven units per block
@@ -149,7 +152,11 @@ def test_pairs_give_the_same_alpha_as_the_coder_table():
         ([[nan, nan], [nan, nan]], "fewer than two"),
     ],
 )
-def test_undefined_cases_give_nan_with_a_reason(table, reason):
+@pytest.mark.parametrize("compared_values", [16, 0])
+def test_undefined_cases_give_nan_with_a_reason(table, reason, compared_values, monkeypatch):
+    """Both ways of reading a table: comparing with each value, and coding the values (the
+    interval level then reads the units' moments off the cells)."""
+    monkeypatch.setattr(agreement, "EQUALITY_VALUES", compared_values)
     for level in LEVELS:
         result = krippendorff_alpha(table, level)
         assert np.isnan(result.value)
@@ -185,3 +192,138 @@ def test_sparse_value_counts_are_accepted():
         dense, abs=1e-12
     )
     assert dense == pytest.approx(_package(None, "nominal", value_counts=counts), abs=1e-12)
+
+
+# --- many distinct values: the closed and spectral forms ----------------------------------
+
+
+def _direct_alpha(table: np.ndarray, level: str) -> float:
+    """Alpha straight from its definition, over every ordered pair of pairable values (no
+    counts, no coincidences): an independent reference, O(values²)."""
+    present = ~np.isnan(table)
+    pairable = present.sum(axis=0) >= 2
+    coders, units = np.nonzero(present[:, pairable])
+    values = table[:, pairable][coders, units]
+    order = np.argsort(units, kind="stable")
+    values, units = values[order], units[order]
+    ranked = np.sort(values)
+    below, upto = np.searchsorted(ranked, values, "left"), np.searchsorted(ranked, values, "right")
+
+    def differences(i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        a, b = values[i][:, None], values[j][None, :]
+        if level == "nominal":
+            return (a != b).astype(float)
+        if level == "interval":
+            return (a - b) ** 2
+        if level == "ratio":
+            total = a + b
+            return np.divide(a - b, total, out=np.zeros_like(total), where=total != 0) ** 2
+        low = np.where(a <= b, below[i][:, None], below[j][None, :])
+        high = np.where(a <= b, upto[j][None, :], upto[i][:, None])
+        ends = (upto[i] - below[i])[:, None] + (upto[j] - below[j])[None, :]
+        return (high - low - ends / 2.0) ** 2
+
+    everything = np.arange(values.size)
+    expected = sum(differences(rows, everything).sum() for rows in np.array_split(everything, 20))
+    starts = np.flatnonzero(np.diff(units, prepend=-1))
+    bounds = np.append(starts, values.size)
+    observed = sum(
+        differences(np.arange(s, e), np.arange(s, e)).sum() / (e - s - 1)
+        for s, e in itertools.pairwise(bounds)
+    )
+    return 1.0 - (values.size - 1) * observed / expected
+
+
+def _ratings(rng, coders: int, units: int, decimals: int | None, missing: float = 0.3) -> np.ndarray:
+    """Positive ratings around a true value per unit; continuous when ``decimals`` is None."""
+    table = np.abs(rng.uniform(2, 22, units)[None, :] + rng.normal(size=(coders, units)))
+    if decimals is not None:
+        table = np.maximum(np.round(table, decimals), 10.0**-decimals)
+    table[rng.random(table.shape) < missing] = nan
+    return table
+
+
+def test_equals_the_package_on_integer_float_and_many_valued_tables():
+    """Integer and float tables, coders per unit varying with the missing cells, from two to
+    hundreds of distinct values (past the ratio level's direct-pairs limit), negatives too."""
+    rng = np.random.default_rng(20261123)
+    compared = 0
+    for trial in range(60):
+        coders, units = int(rng.integers(2, 25)), int(rng.integers(2, 30))
+        if trial % 3 == 0:
+            table = rng.integers(-2 if trial % 2 else 0, 40, size=(coders, units))
+        else:
+            table = _ratings(rng, coders, units, int(rng.integers(0, 4)), missing=rng.random() * 0.6)
+            table = table - 5.0 if trial % 5 == 1 else table
+        for level in LEVELS:
+            expected = _package(table, level)
+            assert krippendorff_alpha(table, level).value == pytest.approx(expected, abs=1e-9)
+            compared += 1
+    assert compared == 240
+
+
+def test_the_spectral_ratio_form_equals_the_package(monkeypatch):
+    """Every group summed with the spectral form (zeros, tight and wide spreads of values)."""
+    monkeypatch.setattr(agreement, "RATIO_DIRECT_VALUES", 1)
+    rng = np.random.default_rng(41)
+    for spread in (0.01, 0.3, 1.0, 4.0):
+        for _ in range(10):
+            table = np.round(rng.lognormal(rng.normal(), spread, size=(int(rng.integers(2, 12)), 25)), 3)
+            table[rng.random(table.shape) < 0.1] = 0.0
+            table[rng.random(table.shape) < 0.3] = nan
+            assert krippendorff_alpha(table, "ratio").value == pytest.approx(
+                _package(table, "ratio"), abs=1e-9
+            )
+
+
+def test_the_direct_reference_agrees_with_the_package():
+    rng = np.random.default_rng(8)
+    table = _ratings(rng, 6, 30, 1)
+    for level in LEVELS:
+        assert _direct_alpha(table, level) == pytest.approx(_package(table, level), abs=1e-9)
+
+
+def test_continuous_ratings_with_350k_distinct_values_in_bounded_memory():
+    """50 coders × 10k units of continuous ratings: about 350k distinct values, where a
+    values × values matrix would take 915 GiB. Checked against the direct definition on a
+    subsample of units, a per-unit variance computation of interval alpha on all of it, and
+    the invariances of each level."""
+    rng = np.random.default_rng(350)
+    table = _ratings(rng, 50, 10_000, None)
+    assert np.unique(table[~np.isnan(table)]).size > 340_000
+    tracemalloc.start()
+    found = {level: krippendorff_alpha(table, level) for level in ("interval", "ordinal", "ratio")}
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 160 * 2**20
+    assert all(0.8 < result.value < 1.0 and result.details["values"] > 340_000 for result in found.values())
+
+    counts = (~np.isnan(table)).sum(axis=0)
+    within = np.nanvar(table, axis=0) * counts
+    n = counts.sum()
+    observed = (2.0 * counts * within / (counts - 1.0)).sum()
+    expected = 2.0 * n * np.nanvar(table) * n / (n - 1.0)
+    assert found["interval"].value == pytest.approx(1.0 - observed / expected, abs=1e-9)
+    assert krippendorff_alpha(2.5 * table - 7.0, "interval").value == pytest.approx(
+        found["interval"].value, abs=1e-9
+    )
+    assert krippendorff_alpha(np.log(table), "ordinal").value == pytest.approx(
+        found["ordinal"].value, abs=1e-12
+    )
+    assert krippendorff_alpha(3.7 * table, "ratio").value == pytest.approx(found["ratio"].value, abs=1e-9)
+
+    sample = table[:, :120]
+    assert np.unique(sample[~np.isnan(sample)]).size > agreement.RATIO_DIRECT_VALUES  # spectral
+    for level in ("interval", "ordinal", "ratio"):
+        assert krippendorff_alpha(sample, level).value == pytest.approx(
+            _direct_alpha(sample, level), abs=1e-9
+        )
+
+
+def test_units_with_many_distinct_values_take_the_spectral_form_too():
+    """Units rated by hundreds of coders with continuous values: each unit's own ratio sum is
+    spectral; checked against the direct definition."""
+    rng = np.random.default_rng(12)
+    table = _ratings(rng, 400, 6, None, missing=0.1)
+    for level in LEVELS:
+        assert krippendorff_alpha(table, level).value == pytest.approx(_direct_alpha(table, level), abs=1e-9)
