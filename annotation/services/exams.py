@@ -36,8 +36,9 @@ class ExamFields(StrictSerializer):
 
 
 def check_exam_block(raw, *, slug: str, items: list[dict], fields: dict) -> dict | None:
-    """The ``exam`` block of a study file: every item gold, no attention checks, a pass
-    mark the exam can reach, never listed publicly (it is taken through other studies)."""
+    """The ``exam`` block of a study file: a pass mark the exam can reach, never listed
+    publicly (it is taken through other studies). The rules on each exam item (gold, no
+    attention checks) are ``validation.validate_item``'s, checked with the file's items."""
     existing = Exam.objects.filter(study__slug=slug).first()
     if raw is None:
         if existing is not None and existing.required_by.exists():
@@ -48,11 +49,6 @@ def check_exam_block(raw, *, slug: str, items: list[dict], fields: dict) -> dict
         raise InputError(flatten_errors(shape.errors, "exam"))
     block = dict(shape.validated_data)
     errors = {}
-    for index, item in enumerate(items):
-        if item["attention_check"]:
-            errors[f"items[{index}].attention_check"] = ["An exam has no attention checks."]
-        elif item["gold"] is None:
-            errors[f"items[{index}].gold"] = ["Every exam item needs its gold answer."]
     count = _exam_item_count(slug, items)
     if block["pass_mark"] > count:
         errors["exam.pass_mark"] = [f"Higher than the number of exam items ({count})."]
