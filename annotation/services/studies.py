@@ -47,7 +47,8 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
     """Create or update a study and its items from a study file's JSON object.
 
     Everything is validated before anything is written; an invalid file raises
-    ``InputError`` naming each problem (``items[3].payload.sentences``) and writes nothing.
+    ``InputError`` naming each problem (``items[3].payload.sentences (external_id 'c3')``)
+    and writes nothing.
     Items are matched by ``external_id``: known ones are updated, new ones added.
     """
     if not isinstance(data, dict):
