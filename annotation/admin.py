@@ -21,7 +21,7 @@ from .models import (
     Study,
 )
 from .services.jobs import JOB_KINDS, cancel_job, check_new_job, queue_job
-from .services.validation import check_kind_and_config, is_exam, kind_named, validate_item
+from .services.validation import check_exam_study, check_kind_and_config, is_exam, kind_named, validate_item
 
 
 def add_input_errors(form: forms.BaseForm, exc: InputError, rename: dict[str, str] | None = None) -> None:
@@ -53,6 +53,25 @@ class StudyAdminForm(forms.ModelForm):
                 data["config"] or {},
                 kept_items=study.items.all() if study else (),
             )
+        except InputError as exc:
+            add_input_errors(self, exc)
+        if study is not None and data.get("public"):
+            try:
+                check_exam_study(study, public=True)
+            except InputError as exc:
+                add_input_errors(self, exc)
+        return data
+
+
+class ExamAdminForm(forms.ModelForm):
+    """An exam as the admin saves it: its study's items and pass mark follow the exam rules."""
+
+    def clean(self):
+        data = super().clean()
+        if data.get("study") is None or data.get("pass_mark") is None:
+            return data
+        try:
+            check_exam_study(data["study"], pass_mark=data["pass_mark"], public=data["study"].public)
         except InputError as exc:
             add_input_errors(self, exc)
         return data
@@ -296,6 +315,7 @@ class JobAdmin(admin.ModelAdmin):
 
 @admin.register(Exam)
 class ExamAdmin(admin.ModelAdmin):
+    form = ExamAdminForm
     list_display = ["study", "pass_mark", "attempts_allowed"]
     list_select_related = ["study"]
 

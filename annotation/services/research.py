@@ -13,7 +13,7 @@ from .access import can_share_study, is_researcher, researcher_studies
 from .assignment import release_participant_assignments
 from .exports import ExportParameters, check_export_request
 from .jobs import start_job
-from .validation import check_kind_and_config, kind_named
+from .validation import check_exam_study, check_kind_and_config, kind_named
 
 # Which status a study may move to from each status.
 STATUS_TRANSITIONS = {
@@ -37,6 +37,8 @@ def update_study(study: Study, *, user, changes: dict) -> Study:
         changes["config"] = check_kind_and_config(
             study, kind, changes.get("config", study.config), kept_items=study.items.all()
         )
+    if changes.get("public"):
+        check_exam_study(study, public=True)
     users = _researchers_named(shared) if shared is not None else None
     if users is not None and not can_share_study(user, study):
         raise NotAllowed("Only the study's owner or an admin may change who it is shared with.")

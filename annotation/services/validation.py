@@ -24,6 +24,7 @@ from annotation.kinds import UnknownKind, get_kind
 from annotation.kinds.base import TaskKind
 from annotation.models import Exam, Item, Study
 
+from .exams import check_exam
 from .rows import Row, Unique, collect_rows
 
 
@@ -91,6 +92,40 @@ def _check_items_fit(kind: TaskKind, config: dict, items: Iterable[Item]) -> Non
         raise InputError(
             {"config": [f"{path}: {' '.join(messages)}" for path, messages in exc.errors.items()]}
         ) from None
+
+
+def check_exam_study(study: Study, *, public: bool, pass_mark: int | None = None) -> None:
+    """A study that is (or becomes, with ``pass_mark``) an exam: every item it has follows
+    the exam rules and the exam as a whole ``exams.check_exam``'s (the admin, PATCH).
+    Without ``pass_mark``, a study that is not an exam passes as it is."""
+    if pass_mark is None:
+        exam = Exam.objects.filter(study_id=study.pk).first() if study.pk else None
+        if exam is None:
+            return
+        pass_mark = exam.pass_mark
+    rows = (Row(f"item {item.external_id!r}", item) for item in Item.objects.filter(study=study))
+
+    def exam_item(item: Item) -> None:
+        validate_item(
+            kind_named(study.kind),
+            study.config,
+            external_id=item.external_id,
+            payload=item.payload,
+            gold=item.gold,
+            is_attention_check=item.is_attention_check,
+            exam=True,
+        )
+
+    errors = check_exam(
+        pass_mark=pass_mark, item_count=Item.objects.filter(study=study).count(), public=public
+    )
+    try:
+        for _ in collect_rows(rows, exam_item):
+            pass
+    except InputError as exc:
+        errors["items"] = [f"{path}: {' '.join(messages)}" for path, messages in exc.errors.items()]
+    if errors:
+        raise InputError(errors)
 
 
 def is_exam(study: Study) -> bool:

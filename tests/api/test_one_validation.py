@@ -12,7 +12,7 @@ from django.contrib import admin
 from django.test import RequestFactory
 
 from annotation.errors import InputError
-from annotation.models import AttentionCheck, Item, Response, Study
+from annotation.models import AttentionCheck, Exam, Item, Response, Study
 from annotation.services.imports import import_responses
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
@@ -152,6 +152,28 @@ def test_admin_applies_the_exam_rules_to_exam_items(admin_client, superuser, exa
     answer = admin_client.post(f"/admin/annotation/item/{item.pk}/change/", data)
     assert "Every exam item needs its gold answer." in form_errors(answer)
     assert Item.objects.get(pk=item.pk).gold is not None
+
+
+def test_admin_refuses_an_exam_that_breaks_the_exam_rules(admin_client, superuser, make_claim_study):
+    study = make_claim_study(slug="not-an-exam", items=2, attention=1, status="draft")
+    data = {"study": study.pk, "pass_mark": 5, "attempts_allowed": 2}
+    errors = form_errors(admin_client.post("/admin/annotation/exam/add/", data))
+    assert "Higher than the number of exam items (3)." in errors
+    assert "item &#x27;attn0&#x27;: attention_check: An exam has no attention checks." in errors
+    assert not Exam.objects.exists()
+
+
+def test_an_exam_cannot_be_made_public_by_patch_or_admin(
+    admin_client, superuser, client_for, users, example_study_file
+):
+    exam = load_study_file(example_study_file("simulation-exam"), owner=users["owner"]).study
+    answer = client_for("owner").patch(f"/api/v1/studies/{exam.slug}/", {"public": True}, format="json")
+    assert answer.status_code == 400 and "public" in answer.json()
+    page = admin_client.post(
+        f"/admin/annotation/study/{exam.pk}/change/", admin_form_data(Study, exam, superuser, public="on")
+    )
+    assert "it cannot be public" in form_errors(page)
+    assert not Study.objects.get(pk=exam.pk).public
 
 
 # --- the API -----------------------------------------------------------------------------
