@@ -68,11 +68,14 @@ def check_kind_and_config(
     except ValidationError as exc:
         raise InputError.from_validation(exc, "config") from None
     if stored is None or stored.kind != kind.name or stored.config != config:
-        _check_items_fit(kind, config, kept_items)
+        misfits = _misfits(kind, config, kept_items)
+        if misfits:
+            raise InputError({"config": misfits})
     return config
 
 
-def _check_items_fit(kind: TaskKind, config: dict, items: Iterable[Item]) -> None:
+def _misfits(kind: TaskKind, config: dict, items: Iterable[Item], *, exam: bool = False) -> list[str]:
+    """Each stored item the kind refuses under ``config``: ``item 'c0': payload.x: message``."""
     rows = (Row(f"item {item.external_id!r}", item) for item in items)
 
     def fits(item: Item) -> None:
@@ -83,15 +86,15 @@ def _check_items_fit(kind: TaskKind, config: dict, items: Iterable[Item]) -> Non
             payload=item.payload,
             gold=item.gold,
             is_attention_check=item.is_attention_check,
+            exam=exam,
         )
 
     try:
         for _ in collect_rows(rows, fits):
             pass
     except InputError as exc:
-        raise InputError(
-            {"config": [f"{path}: {' '.join(messages)}" for path, messages in exc.errors.items()]}
-        ) from None
+        return [f"{path}: {' '.join(messages)}" for path, messages in exc.errors.items()]
+    return []
 
 
 def check_exam_study(study: Study, *, public: bool, pass_mark: int | None = None) -> None:
@@ -103,27 +106,11 @@ def check_exam_study(study: Study, *, public: bool, pass_mark: int | None = None
         if exam is None:
             return
         pass_mark = exam.pass_mark
-    rows = (Row(f"item {item.external_id!r}", item) for item in Item.objects.filter(study=study))
-
-    def exam_item(item: Item) -> None:
-        validate_item(
-            kind_named(study.kind),
-            study.config,
-            external_id=item.external_id,
-            payload=item.payload,
-            gold=item.gold,
-            is_attention_check=item.is_attention_check,
-            exam=True,
-        )
-
-    errors = check_exam(
-        pass_mark=pass_mark, item_count=Item.objects.filter(study=study).count(), public=public
-    )
-    try:
-        for _ in collect_rows(rows, exam_item):
-            pass
-    except InputError as exc:
-        errors["items"] = [f"{path}: {' '.join(messages)}" for path, messages in exc.errors.items()]
+    items = Item.objects.filter(study=study)
+    errors = check_exam(pass_mark=pass_mark, item_count=items.count(), public=public)
+    misfits = _misfits(kind_named(study.kind), study.config, items, exam=True)
+    if misfits:
+        errors["items"] = misfits
     if errors:
         raise InputError(errors)
 
