@@ -29,10 +29,11 @@ class Row:
     error: str = ""
 
     def path(self, field: str, label: str = "") -> str:
-        """The error key of ``field`` in this row: ``items[3].payload`` or ``line 7: payload``."""
+        """The error key of ``field`` in this row: ``items[3].payload`` in a JSON list (a path),
+        ``line 7: payload`` or ``item 'c0': payload`` elsewhere."""
         if not field:
             return f"{self.place}{label}"
-        separator = ": " if self.place.startswith("line ") else "."
+        separator = "." if self.place.endswith("]") else ": "
         return f"{self.place}{separator}{field}{label}"
 
 
