@@ -21,6 +21,90 @@ from .models import (
     Study,
 )
 from .services.jobs import JOB_KINDS, cancel_job, check_new_job, queue_job
+from .services.validation import check_exam_study, check_kind_and_config, is_exam, kind_named, validate_item
+
+
+def add_input_errors(form: forms.BaseForm, exc: InputError, rename: dict[str, str] | None = None) -> None:
+    """A service's errors on the form: each on the field its path starts with (``payload``
+    for ``payload.claim``), with the rest of the path before the service's own message."""
+    for path, messages in exc.errors.items():
+        head, _, rest = path.partition(".")
+        field = (rename or {}).get(head, head)
+        if field not in form.fields:
+            field, rest = None, path
+        for message in messages:
+            form.add_error(field, f"{rest}: {message}" if rest else message)
+
+
+class StudyAdminForm(forms.ModelForm):
+    """A study as the admin saves it: kind and config checked as on every other way in.
+
+    (No ``Meta``: the admin builds the form for its model with every field.)"""
+
+    def clean(self):
+        data = super().clean()
+        if "kind" not in data or "config" not in data:
+            return data  # the field's own error is shown
+        study = self.instance if self.instance.pk else None
+        try:
+            data["config"] = check_kind_and_config(
+                study,
+                kind_named(data["kind"]),
+                data["config"] or {},
+                kept_items=study.items.all() if study else (),
+            )
+        except InputError as exc:
+            add_input_errors(self, exc)
+        if study is not None and data.get("public"):
+            try:
+                check_exam_study(study, public=True)
+            except InputError as exc:
+                add_input_errors(self, exc)
+        return data
+
+
+class ExamAdminForm(forms.ModelForm):
+    """An exam as the admin saves it: its study's items and pass mark follow the exam rules."""
+
+    def clean(self):
+        data = super().clean()
+        if data.get("study") is None or data.get("pass_mark") is None:
+            return data
+        try:
+            check_exam_study(data["study"], pass_mark=data["pass_mark"], public=data["study"].public)
+        except InputError as exc:
+            add_input_errors(self, exc)
+        return data
+
+
+class ItemAdminForm(forms.ModelForm):
+    """An item as the admin saves it: payload, gold and the attention and exam rules checked
+    by the study's kind, as for a study file or an upload."""
+
+    attention_checks_only = False
+
+    def clean(self):
+        data = super().clean()
+        study = data.get("study")
+        if study is None or "payload" not in data or "gold" not in data:
+            return data
+        try:
+            data["payload"], data["gold"] = validate_item(
+                kind_named(study.kind),
+                study.config,
+                external_id=data.get("external_id", ""),
+                payload=data["payload"],
+                gold=data["gold"],
+                is_attention_check=self.attention_checks_only or data.get("is_attention_check", False),
+                exam=is_exam(study),
+            )
+        except InputError as exc:
+            add_input_errors(self, exc, rename={"attention_check": "is_attention_check"})
+        return data
+
+
+class AttentionCheckAdminForm(ItemAdminForm):
+    attention_checks_only = True
 
 
 def _count(model, **filters) -> Coalesce:
@@ -30,6 +114,7 @@ def _count(model, **filters) -> Coalesce:
 
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
+    form = StudyAdminForm
     list_display = ["slug", "title", "kind", "status", "public", "item_count", "progress", "owner"]
     list_filter = ["kind", "status", "public"]
     search_fields = ["slug", "title"]
@@ -75,11 +160,14 @@ class _ItemAdminBase(admin.ModelAdmin):
 
 @admin.register(Item)
 class ItemAdmin(_ItemAdminBase):
+    form = ItemAdminForm
     list_filter = ["study", "is_attention_check"]
 
 
 @admin.register(AttentionCheck)
 class AttentionCheckAdmin(_ItemAdminBase):
+    form = AttentionCheckAdminForm
+
     def get_queryset(self, request):
         return super().get_queryset(request).filter(is_attention_check=True)
 
@@ -189,9 +277,7 @@ class JobStartForm(forms.ModelForm):
                 kind=data["kind"], parameters=data.get("parameters") or {}, study=data.get("study")
             )
         except InputError as exc:
-            for path, messages in exc.errors.items():
-                field = path.split(".")[0] if path.split(".")[0] in self.fields else None
-                self.add_error(field, f"{path}: {' '.join(messages)}")
+            add_input_errors(self, exc)
         return data
 
 
@@ -229,6 +315,7 @@ class JobAdmin(admin.ModelAdmin):
 
 @admin.register(Exam)
 class ExamAdmin(admin.ModelAdmin):
+    form = ExamAdminForm
     list_display = ["study", "pass_mark", "attempts_allowed"]
     list_select_related = ["study"]
 

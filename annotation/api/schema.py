@@ -11,7 +11,8 @@ FIELD_ERRORS = OpenApiResponse(
     response={
         "type": "object",
         "additionalProperties": {"type": "array", "items": {"type": "string"}},
-        "description": 'Field path → messages, e.g. {"items[3].payload.sentences": ["…"]}.',
+        "description": "Field path → messages, e.g. "
+        '{"items[3].payload.sentences (external_id \'c3\')": ["…"]}.',
     },
     description="Bad input: each field at fault with its messages; nothing was written.",
 )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max
+from django.db.models import F, Max, Q
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -36,8 +36,9 @@ class ExamFields(StrictSerializer):
 
 
 def check_exam_block(raw, *, slug: str, items: list[dict], fields: dict) -> dict | None:
-    """The ``exam`` block of a study file: every item gold, no attention checks, a pass
-    mark the exam can reach, never listed publicly (it is taken through other studies)."""
+    """The ``exam`` block of a study file: a pass mark the exam can reach, never listed
+    publicly (it is taken through other studies). The rules on each exam item (gold, no
+    attention checks) are ``validation.validate_item``'s, checked with the file's items."""
     existing = Exam.objects.filter(study__slug=slug).first()
     if raw is None:
         if existing is not None and existing.required_by.exists():
@@ -47,28 +48,35 @@ def check_exam_block(raw, *, slug: str, items: list[dict], fields: dict) -> dict
     if not shape.is_valid():
         raise InputError(flatten_errors(shape.errors, "exam"))
     block = dict(shape.validated_data)
-    errors = {}
-    for index, item in enumerate(items):
-        if item["attention_check"]:
-            errors[f"items[{index}].attention_check"] = ["An exam has no attention checks."]
-        elif item["gold"] is None:
-            errors[f"items[{index}].gold"] = ["Every exam item needs its gold answer."]
     count = _exam_item_count(slug, items)
-    if block["pass_mark"] > count:
-        errors["exam.pass_mark"] = [f"Higher than the number of exam items ({count})."]
-    if fields.get("public"):
-        errors["public"] = ["An exam is taken through the studies that require it; it cannot be public."]
+    errors = check_exam(pass_mark=block["pass_mark"], item_count=count, public=bool(fields.get("public")))
+    if "pass_mark" in errors:
+        errors["exam.pass_mark"] = errors.pop("pass_mark")
     if errors:
         raise InputError(errors)
     return block
+
+
+def check_exam(*, pass_mark: int, item_count: int, public: bool) -> dict[str, list[str]]:
+    """The rules on an exam as a whole, as errors (none: it may be saved). The study file,
+    the API and the admin all ask this; the rules on each exam item are
+    ``validation.validate_item``'s."""
+    errors = {}
+    if pass_mark > item_count:
+        errors["pass_mark"] = [f"Higher than the number of exam items ({item_count})."]
+    if public:
+        errors["public"] = ["An exam is taken through the studies that require it; it cannot be public."]
+    return errors
 
 
 def _exam_item_count(slug: str, items: list[dict]) -> int:
     """Items after loading: the file's, plus those of the study the file does not mention."""
     in_file = {item["external_id"] for item in items}
     kept = Item.objects.filter(study__slug=slug).exclude(external_id__in=in_file)
-    if kept.filter(gold__isnull=True).exists():
-        raise InputError({"items": ["The study keeps items without gold; an exam cannot have them."]})
+    if kept.filter(Q(gold__isnull=True) | Q(is_attention_check=True)).exists():
+        raise InputError(
+            {"items": ["The study keeps attention checks or items without gold; an exam cannot have them."]}
+        )
     return len(in_file) + kept.count()
 
 

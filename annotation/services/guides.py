@@ -11,6 +11,8 @@ from annotation.errors import InputError, flatten_errors
 from annotation.kinds.base import StrictSerializer
 from annotation.models import Item, Study
 
+from .rows import collect_rows, list_rows
+
 MAX_EXAMPLES = 20
 MAX_FAQ = 40
 
@@ -59,16 +61,16 @@ def _check_list(raw, name: str, shape, most: int) -> list[dict]:
         return []
     if not isinstance(raw, list) or len(raw) > most:
         raise InputError({name: [f"A list of at most {most} objects."]})
-    rows, errors = [], {}
-    for index, entry in enumerate(raw):
+
+    def check(entry) -> dict:
+        if not isinstance(entry, dict):
+            raise InputError({"": ["Expected an object."]})
         serializer = shape(data=entry)
-        if serializer.is_valid():
-            rows.append(dict(serializer.validated_data))
-        else:
-            errors.update(flatten_errors(serializer.errors, f"{name}[{index}]"))
-    if errors:
-        raise InputError(errors)
-    return rows
+        if not serializer.is_valid():
+            raise InputError(flatten_errors(serializer.errors))
+        return dict(serializer.validated_data)
+
+    return list(collect_rows(list_rows(enumerate(raw), name), check))
 
 
 def example_context(study: Study, example: dict, *, prefix: str) -> dict:

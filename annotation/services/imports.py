@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,9 +15,8 @@ from rest_framework.exceptions import ValidationError
 from annotation.errors import InputError, flatten_errors
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
+from .rows import Unique, collect_rows, json_lines
 from .submission import answered_too_fast
-
-MAX_REPORTED_ERRORS = 50
 
 
 class ImportLine(serializers.Serializer):
@@ -64,38 +62,22 @@ class _Row:
 def _check_lines(study: Study, lines: Iterable[str]) -> list[_Row]:
     items = {item.external_id: item for item in Item.objects.filter(study=study).select_related("study")}
     kind = study.task_kind
-    rows, errors, seen = [], {}, {}
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            row = _check_line(kind, items, text)
-        except InputError as exc:
-            errors.update({f"line {number}: {path}": msgs for path, msgs in exc.errors.items()})
-            if len(errors) >= MAX_REPORTED_ERRORS:
-                break
-            continue
-        key = (row.participant, row.item.external_id)
-        if key in seen:
-            errors[f"line {number}: item"] = [
-                f"Line {seen[key]} already answers this item for this participant."
-            ]
-        seen.setdefault(key, number)
-        rows.append(row)
-    if errors:
-        raise InputError(errors)
+    once = Unique(
+        "item", key=lambda row: (row.participant, row.item.external_id), what="participant and item"
+    )
+    rows = list(
+        collect_rows(
+            json_lines(lines), lambda data: _check_line(kind, items, data), id_field="item", unique=once
+        )
+    )
     if not rows:
         raise InputError({"file": ["No responses in the file."]})
     return rows
 
 
-def _check_line(kind, items: dict[str, Item], text: str) -> _Row:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError({"json": [f"Not valid JSON: {exc.msg}."]}) from None
+def _check_line(kind, items: dict[str, Item], data) -> _Row:
     if not isinstance(data, dict):
-        raise InputError({"json": ["Each line is a JSON object."]})
+        raise InputError({"": ["Each line is a JSON object."]})
     shape = ImportLine(data=data)
     if not shape.is_valid():
         raise InputError(flatten_errors(shape.errors))

@@ -7,7 +7,6 @@ anywhere rolls back every batch already written (all or nothing, like a study fi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -16,7 +15,9 @@ from django.db import transaction
 from annotation.errors import InputError
 from annotation.models import Study
 
-from .studies import MAX_REPORTED_ERRORS, check_item, write_items
+from .rows import json_lines
+from .studies import write_items
+from .validation import checked_items, is_exam
 
 BATCH = 1000
 
@@ -27,57 +28,21 @@ class UploadResult:
     updated: int
 
 
-class _Abort(Exception):
-    """Rolls the transaction back after validation errors."""
-
-
 def upload_items(study: Study, lines: Iterable[bytes | str]) -> UploadResult:
     """Create or update items from JSONL lines; ``InputError`` ("line N: field") writes nothing."""
-    kind = study.task_kind
-    errors: dict[str, list[str]] = {}
-    seen: dict[str, int] = {}
-    created = updated = 0
+    items = checked_items(study.task_kind, study.config, json_lines(lines), exam=is_exam(study))
+    created = updated = seen = 0
     batch: list[dict] = []
-    try:
-        with transaction.atomic():
-            for number, line in enumerate(lines, start=1):
-                item = _check_line(kind, study, line, number, seen, errors)
-                if item is not None and not errors:
-                    batch.append(item)
-                if len(errors) >= MAX_REPORTED_ERRORS:
-                    break
-                if len(batch) >= BATCH:
-                    created, updated = _flush(study, batch, created, updated)
-            if not errors and not seen:
-                errors["file"] = ["No items in the upload."]
-            if errors:
-                raise _Abort
-            created, updated = _flush(study, batch, created, updated)
-    except _Abort:
-        raise InputError(errors) from None
+    with transaction.atomic():
+        for item in items:  # raises InputError, rolling back, after the last line if any was bad
+            batch.append(item)
+            seen += 1
+            if len(batch) >= BATCH:
+                created, updated = _flush(study, batch, created, updated)
+        if not seen:
+            raise InputError({"file": ["No items in the upload."]})
+        created, updated = _flush(study, batch, created, updated)
     return UploadResult(created=created, updated=updated)
-
-
-def _check_line(kind, study: Study, line, number: int, seen: dict, errors: dict) -> dict | None:
-    text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
-    if not text.strip():
-        return None
-    try:
-        raw = json.loads(text)
-        item = check_item(kind, study.config, raw, study)
-    except json.JSONDecodeError as exc:
-        errors[f"line {number}"] = [f"Not valid JSON: {exc.msg}."]
-        return None
-    except InputError as exc:
-        errors.update({f"line {number}: {path}": messages for path, messages in exc.errors.items()})
-        return None
-    if item["external_id"] in seen:
-        errors[f"line {number}: external_id"] = [
-            f"Repeats the external_id of line {seen[item['external_id']]}."
-        ]
-        return None
-    seen[item["external_id"]] = number
-    return item
 
 
 def _flush(study: Study, batch: list[dict], created: int, updated: int) -> tuple[int, int]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
-from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError, flatten_errors
 from annotation.models import Enrollment, Job, Study
@@ -14,6 +13,7 @@ from .access import can_share_study, is_researcher, researcher_studies
 from .assignment import release_participant_assignments
 from .exports import ExportParameters, check_export_request
 from .jobs import start_job
+from .validation import check_exam_study, check_kind_and_config, kind_named
 
 # Which status a study may move to from each status.
 STATUS_TRANSITIONS = {
@@ -28,14 +28,17 @@ class NotAllowed(Exception):
 
 
 def update_study(study: Study, *, user, changes: dict) -> Study:
-    """Apply already-shaped field changes; ``config`` is re-validated by the kind."""
+    """Apply already-shaped field changes; a new ``kind`` or ``config`` is checked by the
+    kind against the study's items (``validation.check_kind_and_config``)."""
     changes = dict(changes)
     shared = changes.pop("shared_with", None)
-    if "config" in changes:
-        try:
-            changes["config"] = study.task_kind.validate_config(changes["config"])
-        except ValidationError as exc:
-            raise InputError.from_validation(exc, "config") from None
+    if "kind" in changes or "config" in changes:
+        kind = kind_named(changes.get("kind", study.kind))
+        changes["config"] = check_kind_and_config(
+            study, kind, changes.get("config", study.config), kept_items=study.items.all()
+        )
+    if changes.get("public"):
+        check_exam_study(study, public=True)
     users = _researchers_named(shared) if shared is not None else None
     if users is not None and not can_share_study(user, study):
         raise NotAllowed("Only the study's owner or an admin may change who it is shared with.")

@@ -5,16 +5,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import QuerySet
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError, flatten_errors
-from annotation.kinds import UnknownKind, get_kind
 from annotation.models import Item, Study
 
+from .rows import list_rows
 from .study_extras import EXTRA_FIELDS, check_study_extras, write_study_extras
+from .validation import check_kind_and_config, checked_items, is_exam, kind_named
 
-MAX_REPORTED_ERRORS = 50
+# A study's own settings, listed once: a study file's fields, the API's study record and
+# what PATCH may change are this list plus, where they apply, slug, kind, status and config.
+STUDY_SETTINGS = [
+    "title", "description", "instructions", "consent", "public", "annotations_per_item",
+    "items_per_session", "attention_check_rate", "max_attention_failures", "assignment_timeout_minutes",
+    "completion_code", "screenout_code", "completion_url", "expected_seconds_per_page",
+    "min_seconds_per_page",
+]  # fmt: skip
 
 
 class StudyFields(serializers.ModelSerializer):
@@ -24,20 +32,7 @@ class StudyFields(serializers.ModelSerializer):
 
     class Meta:
         model = Study
-        fields = [
-            "slug", "title", "kind", "description", "instructions", "consent", "status", "public",
-            "annotations_per_item", "items_per_session", "attention_check_rate", "max_attention_failures",
-            "assignment_timeout_minutes", "completion_code", "screenout_code", "completion_url",
-            "expected_seconds_per_page", "min_seconds_per_page",
-        ]  # fmt: skip
-
-
-class ItemFields(serializers.Serializer):
-    external_id = serializers.CharField(max_length=200)
-    payload = serializers.DictField()
-    attention_check = serializers.BooleanField(default=False)
-    gold = serializers.DictField(required=False, allow_null=True, default=None)
-    provenance = serializers.DictField(required=False, default=dict)
+        fields = ["slug", "kind", "status", *STUDY_SETTINGS]
 
 
 @dataclass(frozen=True)
@@ -52,14 +47,22 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
     """Create or update a study and its items from a study file's JSON object.
 
     Everything is validated before anything is written; an invalid file raises
-    ``InputError`` naming each problem (``items[3].payload.sentences``) and writes nothing.
+    ``InputError`` naming each problem (``items[3].payload.sentences (external_id 'c3')``)
+    and writes nothing.
     Items are matched by ``external_id``: known ones are updated, new ones added.
     """
     if not isinstance(data, dict):
         raise InputError({"study": ["A study file is a JSON object."]})
     fields, kind = _check_study_fields(data)
-    config = _check_config(kind, data.get("config") or {})
-    items = _check_items(kind, config, data.get("items"), fields)
+    raw_items = data.get("items")
+    if not isinstance(raw_items, list) or not raw_items:
+        raise InputError({"items": ["A study file needs a non-empty list of items."]})
+    existing = Study.objects.filter(slug=fields["slug"]).first()
+    config = check_kind_and_config(
+        existing, kind, data.get("config") or {}, kept_items=_items_not_in(existing, raw_items)
+    )
+    exam = data.get("exam") is not None
+    items = list(checked_items(kind, config, list_rows(enumerate(raw_items), "items"), exam=exam))
     extras = check_study_extras(kind, config, data, fields, items)
     with transaction.atomic():
         study, created = Study.objects.update_or_create(
@@ -84,69 +87,15 @@ def _check_study_fields(data: dict):
     if not serializer.is_valid():
         raise InputError(flatten_errors(serializer.errors))
     fields = dict(serializer.validated_data)
-    try:
-        kind = get_kind(fields["kind"])
-    except UnknownKind as exc:
-        raise InputError({"kind": [str(exc)]}) from None
-    return fields, kind
+    return fields, kind_named(fields["kind"])
 
 
-def _check_config(kind, config) -> dict:
-    try:
-        return kind.validate_config(config)
-    except ValidationError as exc:
-        raise InputError.from_validation(exc, "config") from None
-
-
-def _check_items(kind, config: dict, raw_items, fields: dict) -> list[dict]:
-    if not isinstance(raw_items, list) or not raw_items:
-        raise InputError({"items": ["A study file needs a non-empty list of items."]})
-    probe_study = Study(config=config, **{k: v for k, v in fields.items()})
-    errors: dict[str, list[str]] = {}
-    checked, seen = [], {}
-    for index, raw in enumerate(raw_items):
-        try:
-            checked.append(check_item(kind, config, raw, probe_study))
-        except InputError as exc:
-            errors.update({f"items[{index}].{path}": msgs for path, msgs in exc.errors.items()})
-            continue
-        external_id = checked[-1]["external_id"]
-        if external_id in seen:
-            errors[f"items[{index}].external_id"] = [
-                f"Repeats the external_id of items[{seen[external_id]}]."
-            ]
-        seen.setdefault(external_id, index)
-        if len(errors) >= MAX_REPORTED_ERRORS:
-            break
-    if errors:
-        raise InputError(errors)
-    return checked
-
-
-def check_item(kind, config: dict, raw, study: Study) -> dict:
-    """One item of a study file (or an API upload), validated by the kind."""
-    if not isinstance(raw, dict):
-        raise InputError({"item": ["An item is a JSON object."]})
-    shape = ItemFields(data=raw)
-    unknown = sorted(set(raw) - set(ItemFields().fields))
-    if unknown:
-        raise InputError({name: ["Unknown field in an item."] for name in unknown})
-    if not shape.is_valid():
-        raise InputError(flatten_errors(shape.errors))
-    item = dict(shape.validated_data)
-    try:
-        item["payload"] = kind.validate_payload(item["payload"], config)
-    except ValidationError as exc:
-        raise InputError.from_validation(exc, "payload") from None
-    if item["gold"] is not None:
-        probe = Item(study=study, external_id=item["external_id"], payload=item["payload"])
-        try:
-            item["gold"] = kind.validate_gold(probe, item["gold"])
-        except ValidationError as exc:
-            raise InputError.from_validation(exc, "gold") from None
-    elif item["attention_check"]:
-        raise InputError({"gold": ["An attention check needs its expected answer in 'gold'."]})
-    return item
+def _items_not_in(study: Study | None, raw_items: list) -> QuerySet[Item]:
+    """The items a study keeps after loading a file (those the file does not mention)."""
+    if study is None:
+        return Item.objects.none()
+    in_file = {raw.get("external_id") for raw in raw_items if isinstance(raw, dict)}
+    return study.items.exclude(external_id__in={i for i in in_file if isinstance(i, str)})
 
 
 def write_items(study: Study, items: list[dict]) -> tuple[int, int]:
@@ -203,7 +152,7 @@ def add_items(study: Study, items: list[dict]) -> AddResult:
             for index, raw in enumerate(items)
             if not isinstance(raw, dict) or raw.get("external_id") not in known
         ]
-        checked = _check_new_items(kind, study, fresh)
+        checked = list(checked_items(kind, study.config, list_rows(fresh, "items"), exam=is_exam(study)))
         Item.objects.bulk_create(
             [
                 Item(
@@ -221,28 +170,6 @@ def add_items(study: Study, items: list[dict]) -> AddResult:
     return AddResult(added=len(checked), skipped=len(items) - len(checked))
 
 
-def _check_new_items(kind, study: Study, indexed: list[tuple[int, object]]) -> list[dict]:
-    errors: dict[str, list[str]] = {}
-    checked, seen = [], {}
-    for index, raw in indexed:
-        try:
-            item = check_item(kind, study.config, raw, study)
-        except InputError as exc:
-            errors.update({f"items[{index}].{path}": msgs for path, msgs in exc.errors.items()})
-            if len(errors) >= MAX_REPORTED_ERRORS:
-                break
-            continue
-        if item["external_id"] in seen:
-            errors[f"items[{index}].external_id"] = [
-                f"Repeats the external_id of items[{seen[item['external_id']]}]."
-            ]
-        seen.setdefault(item["external_id"], index)
-        checked.append(item)
-    if errors:
-        raise InputError(errors)
-    return checked
-
-
 def ensure_study(*, slug: str, kind: str, title: str = "", owner=None) -> Study:
     """The study to add generated items to; a new draft of ``kind`` when there is none yet.
 
@@ -255,12 +182,7 @@ def ensure_study(*, slug: str, kind: str, title: str = "", owner=None) -> Study:
             raise InputError({"study": [f"Study {slug!r} is a {study.kind!r} study, not {kind!r}."]})
         return study
     fields = _check_new_study(slug, kind, title)
-    try:
-        config = get_kind(kind).validate_config({})
-    except UnknownKind as exc:
-        raise InputError({"kind": [str(exc)]}) from None
-    except ValidationError as exc:
-        raise InputError.from_validation(exc, "config") from None
+    config = check_kind_and_config(None, kind_named(kind), {})
     return Study.objects.create(**fields, kind=kind, config=config, owner=owner)
 
 

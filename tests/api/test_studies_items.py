@@ -30,7 +30,7 @@ def test_an_invalid_study_file_names_the_item_and_field_and_writes_nothing(clien
     data["items"][2]["payload"]["sentences"] = []
     answer = client_for("owner").post("/api/v1/studies/", data, format="json")
     assert answer.status_code == 400
-    assert "items[2].payload.sentences" in answer.json()
+    assert "items[2].payload.sentences (external_id 'c2')" in answer.json()
     assert not Study.objects.filter(slug="broken").exists()
 
 
@@ -94,7 +94,12 @@ def test_one_bad_line_writes_nothing_and_names_the_line(client_for, owned_study)
     )
     assert answer.status_code == 400
     errors = answer.json()
-    assert "line 2: payload.sentences" in errors and "line 3" in errors and "line 4: external_id" in errors
+    assert set(errors) == {
+        "line 2: payload.sentences (external_id 'n2')",
+        "line 3",
+        "line 4: external_id (external_id 'n1')",
+    }
+    assert errors["line 4: external_id (external_id 'n1')"] == ["Repeats the external_id of line 1."]
     assert Item.objects.filter(study=owned_study).count() == before
 
 

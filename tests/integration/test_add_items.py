@@ -34,7 +34,10 @@ def test_one_bad_item_writes_nothing_and_is_named(make_claim_study):
     items = [claim_item("ok"), claim_item("bad", claim=""), claim_item("ok")]
     with pytest.raises(InputError) as exc:
         add_items(study, items)
-    assert set(exc.value.errors) == {"items[1].payload.claim", "items[2].external_id"}
+    assert set(exc.value.errors) == {
+        "items[1].payload.claim (external_id 'bad')",
+        "items[2].external_id (external_id 'ok')",
+    }
     assert Item.objects.filter(study=study).count() == 1
 
 

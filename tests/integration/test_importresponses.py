@@ -48,15 +48,21 @@ def test_import_creates_responses_and_is_idempotent(tmp_path, make_claim_study):
 @pytest.mark.parametrize(
     ("bad", "message"),
     [
-        ({"participant": "x", "item": "nope", "answer": {"label": "neutral"}}, "line 2: item: No item"),
+        (
+            {"participant": "x", "item": "nope", "answer": {"label": "neutral"}},
+            "line 2: item (item 'nope'): No item",
+        ),
         ({"participant": "x", "item": "c2", "answer": {"label": "sideways"}}, "line 2: answer.label"),
         (
             {"participant": "x", "item": "c2", "answer": {"label": "supports", "evidence": [8]}},
             "answer.evidence",
         ),
         ({"item": "c2", "answer": {"label": "neutral"}}, "line 2: participant"),
-        ("{not json", "line 2: json"),
-        ({"participant": "ann", "item": "c0", "answer": {"label": "neutral"}}, "Line 1 already answers"),
+        ("{not json", "line 2: Not valid JSON"),
+        (
+            {"participant": "ann", "item": "c0", "answer": {"label": "neutral"}},
+            "Repeats the participant and item of line 1",
+        ),
     ],
 )
 def test_any_bad_line_rejects_the_whole_file(tmp_path, make_claim_study, bad, message):

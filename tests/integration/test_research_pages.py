@@ -51,7 +51,8 @@ def test_upload_errors_are_listed_per_item_and_field(client, researcher):
     )
     html = answer.content.decode()
     assert answer.status_code == 400
-    assert "<td>items[1].payload.sentences</td>" in html and "<td>items[3].gold.label</td>" in html
+    assert "<td>items[1].payload.sentences (external_id &#x27;c1&#x27;)</td>" in html
+    assert "<td>items[3].gold.label (external_id &#x27;c3&#x27;)</td>" in html
     assert not Study.objects.filter(slug="bad").exists()
     not_json = client.post("/research/studies/new/", {"study_file": SimpleUploadedFile("s.json", b"{nope")})
     assert b"Not a JSON file" in not_json.content

@@ -81,7 +81,11 @@ CASES = [
     ("simulation-exam", lambda d: d["exam"].update(pass_mark=4), "exam.pass_mark: Higher than the number"),
     ("simulation-exam", lambda d: d["exam"].update(attempts=0), "exam.attempts"),
     ("simulation-exam", lambda d: d["exam"].update(retries=1), "exam.retries"),
-    ("simulation-exam", lambda d: d["items"][1].pop("gold"), "items[1].gold: Every exam item needs"),
+    (
+        "simulation-exam",
+        lambda d: d["items"][1].pop("gold"),
+        "items[1].gold (external_id 'exam-stove'): Every exam item needs",
+    ),
     ("simulation-exam", lambda d: d.update(public=True), "public: An exam is taken through"),
     ("simulation-exam", lambda d: d["items"][0].update(attention_check=True), "items[0].attention_check"),
 ]

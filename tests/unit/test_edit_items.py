@@ -66,7 +66,12 @@ def test_bad_requests_are_refused_naming_the_field(tmp_path):
     )
     with pytest.raises(InputError) as exc:
         read_edit_requests(path)
-    assert set(exc.value.errors) == {"line 2", "line 3: requested_rewrite.prompt", "line 4: case_id"}
+    case_0, case_1 = RECORDS[0]["case_id"], RECORDS[1]["case_id"]
+    assert set(exc.value.errors) == {
+        "line 2",
+        f"line 3: requested_rewrite.prompt (case_id {str(case_1)!r})",
+        f"line 4: case_id (case_id {str(case_0)!r})",
+    }
 
 
 def test_likert_items_follow_the_contract():

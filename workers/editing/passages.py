@@ -15,7 +15,8 @@ from collections.abc import Callable
 
 from annotation.errors import InputError
 from annotation.models import Item, Study
-from annotation.services.studies import add_items, check_item
+from annotation.services.studies import add_items
+from annotation.services.validation import check_item
 from workers.lm.generation import GenerationRequest, Sampling, generate_texts
 from workers.lm.loading import LoadedLM, shared_lm
 
@@ -156,7 +157,7 @@ def check_items_fit(study: Study, kind: str, plan: list[tuple[EditRequest, list[
         case = Case(request, lm.spec.tag, tuple(stand_ins + human_passages(request)))
         for item in ITEM_BUILDERS[kind](case):
             try:
-                check_item(study.task_kind, study.config, item, study)
+                check_item(study.task_kind, study.config, item)
             except InputError as exc:
                 raise InputError(
                     {f"request {request.case_id}: {path}": messages for path, messages in exc.errors.items()}

@@ -23,6 +23,7 @@ from pathlib import Path
 from rest_framework import serializers
 
 from annotation.errors import InputError, flatten_errors
+from annotation.services.rows import Unique, collect_rows, json_lines
 
 SUBJECT_SLOT = "{}"
 
@@ -187,30 +188,12 @@ def read_edit_request(path: str | Path) -> EditRequest:
 
 def read_edit_requests(path: str | Path) -> list[EditRequest]:
     """Every line of a JSONL file; any bad line rejects the file, naming line and field."""
-    errors: dict[str, list[str]] = {}
-    requests: list[EditRequest] = []
-    seen: dict[str, int] = {}
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise InputError({"requests": [f"{path}: no such file."]}) from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            request = parse_edit_request(json.loads(line))
-        except json.JSONDecodeError as exc:
-            errors[f"line {number}"] = [f"not valid JSON ({exc.msg})."]
-            continue
-        except InputError as exc:
-            errors.update({f"line {number}: {field}": messages for field, messages in exc.errors.items()})
-            continue
-        if request.case_id in seen:
-            errors[f"line {number}: case_id"] = [f"Repeats the case_id of line {seen[request.case_id]}."]
-        seen.setdefault(request.case_id, number)
-        requests.append(request)
-    if errors:
-        raise InputError(errors)
+    once = Unique("case_id", key=lambda request: request.case_id)
+    requests = list(collect_rows(json_lines(lines), parse_edit_request, id_field="case_id", unique=once))
     if not requests:
         raise InputError({"requests": [f"{path}: no edit requests in the file."]})
     return requests

@@ -8,12 +8,12 @@ job that stops half-way keeps what it made and a rerun finishes the rest.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 from annotation.errors import InputError
 from annotation.models import Item, Study
+from annotation.services.rows import Unique, collect_rows, json_lines
 from annotation.services.studies import add_items
 
 from .backend import load_backend
@@ -28,43 +28,25 @@ def read_corpus(path: str | Path) -> list[CorpusDocument]:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise InputError({"corpus": [f"{path}: no such file."]}) from None
-    documents, errors, seen = [], {}, {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            errors[f"line {number}"] = [f"not valid JSON ({exc.msg})."]
-            continue
-        problem = _check_document(record)
-        if problem:
-            errors[f"line {number}: {problem[0]}"] = [problem[1]]
-            continue
-        doc_id = str(record["id"])
-        if doc_id in seen:
-            errors[f"line {number}: id"] = [f"Repeats the id of line {seen[doc_id]}."]
-        seen.setdefault(doc_id, number)
-        documents.append(CorpusDocument(doc_id, record["text"].strip(), record["category"].strip()))
-    if errors:
-        raise InputError(errors)
+    once = Unique("id", key=lambda document: document.id)
+    documents = list(collect_rows(json_lines(lines), _check_document, id_field="id", unique=once))
     if not documents:
         raise InputError({"corpus": [f"{path}: no documents in the file."]})
     return documents
 
 
-def _check_document(record) -> tuple[str, str] | None:
+def _check_document(record) -> CorpusDocument:
     if not isinstance(record, dict):
-        return "document", "A line is a JSON object."
+        raise InputError({"": ["A line is a JSON object."]})
     if not isinstance(record.get("id"), (str, int)) or not str(record.get("id")).strip():
-        return "id", "Give each document an id (a string)."
+        raise InputError({"id": ["Give each document an id (a string)."]})
     for field in ("text", "category"):
         if not isinstance(record.get(field), str) or not record[field].strip():
-            return field, f"Give each document a non-empty '{field}'."
+            raise InputError({field: [f"Give each document a non-empty '{field}'."]})
     unknown = sorted(set(record) - {"id", "text", "category"})
     if unknown:
-        return unknown[0], "Unknown field."
-    return None
+        raise InputError({name: ["Unknown field."] for name in unknown})
+    return CorpusDocument(str(record["id"]), record["text"].strip(), record["category"].strip())
 
 
 def continuations_into_study(study: Study, parameters: dict, progress: Progress) -> dict:

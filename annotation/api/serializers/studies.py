@@ -5,7 +5,8 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from annotation.models import Study
-from annotation.services.studies import ItemFields, StudyFields
+from annotation.services.studies import STUDY_SETTINGS, StudyFields
+from annotation.services.validation import ItemFields
 
 
 class Progress(serializers.Serializer):
@@ -43,10 +44,7 @@ class StudyDetail(serializers.ModelSerializer):
     class Meta:
         model = Study
         fields = [
-            "slug", "title", "kind", "description", "instructions", "consent", "config", "status", "public",
-            "annotations_per_item", "items_per_session", "attention_check_rate", "max_attention_failures",
-            "assignment_timeout_minutes", "completion_code", "screenout_code", "completion_url",
-            "owner", "shared_with", "progress", "created_at", "updated_at",
+            *StudyFields.Meta.fields, "config", "owner", "shared_with", "progress", "created_at", "updated_at"
         ]  # fmt: skip
 
     def get_progress(self, study: Study) -> Progress:
@@ -64,7 +62,9 @@ class StudyFile(StudyFields):
 
 
 class StudyUpdate(serializers.ModelSerializer):
-    """The fields a researcher may change after creation (not slug or kind)."""
+    """The fields a researcher may change after creation: not the slug, nor the status (it
+    has its own endpoint); the kind only while the study has no items. Any other field is
+    an error, not silently ignored."""
 
     config = serializers.DictField(required=False)
     shared_with = serializers.ListField(
@@ -75,12 +75,22 @@ class StudyUpdate(serializers.ModelSerializer):
 
     class Meta:
         model = Study
-        fields = [
-            "title", "description", "instructions", "consent", "config", "public", "annotations_per_item",
-            "items_per_session", "attention_check_rate", "max_attention_failures",
-            "assignment_timeout_minutes", "completion_code", "screenout_code", "completion_url",
-            "shared_with",
-        ]  # fmt: skip
+        fields = [*STUDY_SETTINGS, "kind", "config", "shared_with"]
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({name: [_not_changeable(name)] for name in unknown})
+        return super().to_internal_value(data)
+
+
+def _not_changeable(name: str) -> str:
+    if name == "status":
+        return "Change the status with POST /studies/<slug>/status/."
+    if name in StudyDetail.Meta.fields:
+        return "This field cannot be changed."
+    return "Unknown field."
 
 
 class StatusChange(serializers.Serializer):
