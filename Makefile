@@ -22,12 +22,14 @@ $(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
 run: $(VENV)/.installed
 	bin/run-demo
 
-## test: dev requirements, PostgreSQL + Redis up, Chromium present, lint, the whole suite
+## test: dev requirements, PostgreSQL + Redis up, Chromium present, lint, migrations, the whole suite
 test: $(VENV)/.installed-dev
 	bin/ensure-services
 	bin/ensure-chromium
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+# A model change without its migration fails here; the check needs no database.
+	SECRET_KEY=makemigrations-check DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/pytest
 
 lint: $(VENV)/.installed-dev
