@@ -17,6 +17,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -79,7 +80,9 @@ def alpha_from_value_counts(
     return _alpha(_CountStats.accumulate([counts], counts.shape[1]), domain, level)
 
 
-def alpha_from_pairs(units: Sequence, values: Sequence, level_of_measurement: str) -> Estimate:
+def alpha_from_pairs(
+    units: Sequence | np.ndarray, values: Sequence | np.ndarray, level_of_measurement: str
+) -> Estimate:
     """Alpha from one (unit, value) pair per rating: the shape reports collect.
 
     Which coder gave a value does not enter alpha, only how the values fall into units,
@@ -103,7 +106,7 @@ def percent_agreement(reliability_data) -> Estimate:
     return _percent(stats)
 
 
-def percent_agreement_from_pairs(units: Sequence, values: Sequence) -> Estimate:
+def percent_agreement_from_pairs(units: Sequence | np.ndarray, values: Sequence | np.ndarray) -> Estimate:
     counts, _ = value_counts_from_pairs(units, values)
     return percent_agreement_from_value_counts(counts)
 
@@ -114,19 +117,18 @@ def percent_agreement_from_value_counts(value_counts) -> Estimate:
 
 
 def value_counts_from_pairs(
-    units: Sequence, values: Sequence
+    units: Sequence | np.ndarray, values: Sequence | np.ndarray
 ) -> tuple[np.ndarray | sparse.csr_matrix, np.ndarray]:
     """Units × values counts (dense when small, else sparse) and the sorted value domain,
     from (unit, value) pairs."""
-    units = np.asarray(units)
-    values = np.asarray(values)
-    if units.shape != values.shape or units.ndim != 1:
+    unit_array, value_array = np.asarray(units), np.asarray(values)
+    if unit_array.shape != value_array.shape or unit_array.ndim != 1:
         raise ValueError("units and values must be two sequences of the same length")
-    if values.dtype.kind == "f":
-        keep = ~np.isnan(values)
-        units, values = units[keep], values[keep]
-    unit_codes = factorize(units)[1]
-    domain, value_codes = factorize(values)
+    if value_array.dtype.kind == "f":
+        keep = ~np.isnan(value_array)
+        unit_array, value_array = unit_array[keep], value_array[keep]
+    unit_codes = factorize(unit_array)[1]
+    domain, value_codes = factorize(value_array)
     n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0
     if n_units * len(domain) <= DENSE_COUNTS:
         dense = np.bincount(unit_codes * len(domain) + value_codes, minlength=n_units * len(domain))
@@ -209,7 +211,7 @@ class _CountStats:
 
 
 def _alpha(stats: _CountStats, domain: np.ndarray, level: str) -> Estimate:
-    details = {"units": stats.units, "values": len(domain), "level": level}
+    details: dict[str, Any] = {"units": stats.units, "values": len(domain), "level": level}
     if len(domain) < 2:
         return Estimate.undefined("fewer than two distinct values: nothing to disagree on", **details)
     if stats.units == 0:

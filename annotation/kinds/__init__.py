@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import cache
+from typing import Any
 
 from .base import Observation, Score, TaskKind
 
@@ -24,7 +25,7 @@ def all_kinds() -> dict[str, TaskKind]:
     for module in pkgutil.iter_modules(__path__):
         if module.name != "base":
             importlib.import_module(f"{__name__}.{module.name}")
-    found = {}
+    found: dict[str, TaskKind] = {}
     for cls in _subclasses(TaskKind):
         if cls.name:
             if cls.name in found:
@@ -41,8 +42,8 @@ def get_kind(name: str) -> TaskKind:
         raise UnknownKind(f"Unknown kind {name!r}; known kinds: {known}.") from None
 
 
-def _subclasses(cls: type) -> list[type]:
-    result = []
+def _subclasses(cls: type[Any]) -> list[type[TaskKind]]:  # Any: TaskKind itself is abstract
+    result: list[type[TaskKind]] = []
     for sub in cls.__subclasses__():
         result.append(sub)
         result.extend(_subclasses(sub))

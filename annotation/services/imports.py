@@ -64,7 +64,8 @@ class _Row:
 def _check_lines(study: Study, lines: Iterable[str]) -> list[_Row]:
     items = {item.external_id: item for item in Item.objects.filter(study=study).select_related("study")}
     kind = study.task_kind
-    rows, errors, seen = [], {}, {}
+    rows, errors = [], {}
+    seen: dict[tuple[str, str], int] = {}  # (participant, item) → first line
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
@@ -126,7 +127,8 @@ def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:
         .annotate(last=Max("position"))
     )
     kind = study.task_kind
-    created, skipped, totals = 0, 0, {}
+    created, skipped = 0, 0
+    totals: dict[int, tuple[int, float]] = {}  # participant → (answers, points)
     for row in rows:
         participant = participants[row.participant]
         if (participant.pk, row.item.pk) in done:

@@ -16,7 +16,7 @@ from .exports import ExportParameters, check_export_request
 from .jobs import start_job
 
 # Which status a study may move to from each status.
-STATUS_TRANSITIONS = {
+STATUS_TRANSITIONS: dict[str, set[str]] = {
     Study.Status.DRAFT: {Study.Status.LIVE, Study.Status.CLOSED},
     Study.Status.LIVE: {Study.Status.CLOSED},
     Study.Status.CLOSED: {Study.Status.LIVE},

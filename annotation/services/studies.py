@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -103,7 +104,8 @@ def _check_items(kind, config: dict, raw_items, fields: dict) -> list[dict]:
         raise InputError({"items": ["A study file needs a non-empty list of items."]})
     probe_study = Study(config=config, **{k: v for k, v in fields.items()})
     errors: dict[str, list[str]] = {}
-    checked, seen = [], {}
+    checked: list[dict] = []
+    seen: dict[str, int] = {}  # external id → first index
     for index, raw in enumerate(raw_items):
         try:
             checked.append(check_item(kind, config, raw, probe_study))
@@ -221,9 +223,10 @@ def add_items(study: Study, items: list[dict]) -> AddResult:
     return AddResult(added=len(checked), skipped=len(items) - len(checked))
 
 
-def _check_new_items(kind, study: Study, indexed: list[tuple[int, object]]) -> list[dict]:
+def _check_new_items(kind, study: Study, indexed: Sequence[tuple[int, object]]) -> list[dict]:
     errors: dict[str, list[str]] = {}
-    checked, seen = [], {}
+    checked: list[dict] = []
+    seen: dict[str, int] = {}  # external id → first index
     for index, raw in indexed:
         try:
             item = check_item(kind, study.config, raw, study)
