@@ -10,7 +10,7 @@ from scipy import stats
 from annotation.models import Enrollment, Participant, Response
 from scoring.models import Report
 from scoring.services import compute_study_reports, reports_are_stale, stale_live_studies, study_fingerprint
-from tests.report_data import add_items, add_responses, make_study
+from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -50,8 +50,8 @@ def points(guess: int, boundary: int) -> int:
 
 
 def game_study(slug="roft", **fields):
-    study = make_study("boundary", slug=slug, annotations_per_item=3, **fields)
-    add_items(
+    study = StudyFactory(kind="boundary", slug=slug, annotations_per_item=3, **fields)
+    ItemFactory.from_specs(
         study,
         [
             {
@@ -95,7 +95,7 @@ def game_study(slug="roft", **fields):
                 "seconds": 10.0 * order[player],
             }
         )
-    add_responses(study, rows)
+    AnsweredResponseFactory.from_specs(study, rows)
     return study
 
 
@@ -147,7 +147,7 @@ def test_game_reports_match_the_hand_made_table():
 
 def test_populations_leave_out_exclusions_and_attention_failures():
     study = game_study()
-    failed = add_responses(
+    failed = AnsweredResponseFactory.from_specs(
         study,
         [
             {
@@ -182,7 +182,9 @@ def test_reports_are_replaced_whole_with_the_fingerprint():
     count = Report.objects.filter(study=study).count()
     assert count == first.rows and not reports_are_stale(study)
     assert Report.objects.filter(study=study).first().fingerprint == study_fingerprint(study)
-    add_responses(study, [{"participant": "dan", "item": "A", "answer": {"guess": 3}, "points": 5}])
+    AnsweredResponseFactory.from_specs(
+        study, [{"participant": "dan", "item": "A", "answer": {"guess": 3}, "points": 5}]
+    )
     assert reports_are_stale(study) and study in stale_live_studies()
     compute_study_reports(study)
     assert (
@@ -196,15 +198,15 @@ def test_reports_are_replaced_whole_with_the_fingerprint():
 
 def test_reading_costs_the_same_queries_whatever_the_number_of_responses():
     def queries_for(players: int) -> int:
-        study = make_study("boundary", slug=f"size-{players}")
-        add_items(
+        study = StudyFactory(kind="boundary", slug=f"size-{players}")
+        ItemFactory.from_specs(
             study,
             [
                 {"external_id": f"i{k}", "payload": {"boundary": 3, "p": 0.5, "category": "news"}}
                 for k in range(5)
             ],
         )
-        add_responses(
+        AnsweredResponseFactory.from_specs(
             study,
             [
                 {
@@ -228,8 +230,8 @@ def test_reading_costs_the_same_queries_whatever_the_number_of_responses():
 
 
 def likert_study():
-    study = make_study(
-        "likert",
+    study = StudyFactory(
+        kind="likert",
         slug="leme",
         config={
             "questions": [
@@ -240,7 +242,7 @@ def likert_study():
     )
     rng = np.random.default_rng(5)
     cases = 12
-    add_items(
+    ItemFactory.from_specs(
         study,
         [
             {
@@ -270,7 +272,7 @@ def likert_study():
                     "answer": {"ratings": {"edit": base - 1 + rater % 2, "natural": base}},
                 }
             )
-    add_responses(study, rows)
+    AnsweredResponseFactory.from_specs(study, rows)
     return study, rows
 
 
@@ -322,7 +324,7 @@ def test_claim_reports_use_the_kinds_agreement_values(make_claim_study, enrolled
             rows.append(
                 {"participant": name, "item": f"c{index}", "answer": {"label": label, "evidence": evidence}}
             )
-    add_responses(study, rows)
+    AnsweredResponseFactory.from_specs(study, rows)
     compute_study_reports(study)
     found = reports(study)
     matrix = [
@@ -344,12 +346,12 @@ def test_claim_reports_use_the_kinds_agreement_values(make_claim_study, enrolled
 
 
 def simulation_study():
-    study = make_study("simulation", slug="sim")
+    study = StudyFactory(kind="simulation", slug="sim")
     questions = {
         "e1": ["Can pigs use chopsticks?", "Can cows use forks?", "Can sharks play chess?"],
         "e2": ["Is Paris in France?", "Is Paris in France today?", "Is Lyon in Spain?"],
     }
-    add_items(
+    ItemFactory.from_specs(
         study,
         [
             {
@@ -398,7 +400,7 @@ def simulation_study():
         for who, answers in judgements.items()
         for item, choice in answers.items()
     ]
-    add_responses(study, rows)
+    AnsweredResponseFactory.from_specs(study, rows)
     return study
 
 
@@ -428,8 +430,8 @@ def test_simulation_precision_generality_and_kappa():
 
 
 def test_plausibility_shares():
-    study = make_study("plausibility", slug="plaus")
-    add_items(
+    study = StudyFactory(kind="plausibility", slug="plaus")
+    ItemFactory.from_specs(
         study,
         [
             {
@@ -442,7 +444,7 @@ def test_plausibility_shares():
             }
         ],
     )
-    add_responses(
+    AnsweredResponseFactory.from_specs(
         study,
         [
             {"participant": "a", "item": "q1", "answer": {"ratings": {"cot": "yes", "posthoc": "no"}}},
@@ -456,9 +458,9 @@ def test_plausibility_shares():
 
 
 def test_a_kind_without_a_report_builder_still_gets_progress():
-    study = make_study("novel-kind", slug="novel")
-    add_items(study, [{"external_id": "x", "payload": {}}])
-    add_responses(study, [{"participant": "a", "item": "x", "answer": {}}])
+    study = StudyFactory(kind="novel-kind", slug="novel")
+    ItemFactory.from_specs(study, [{"external_id": "x", "payload": {}}])
+    AnsweredResponseFactory.from_specs(study, [{"participant": "a", "item": "x", "answer": {}}])
     compute_study_reports(study)
     found = reports(study)
     assert get(found, "progress.responses").value == 1
@@ -478,8 +480,8 @@ def test_rows_arrive_in_chunks_and_give_the_same_reports(monkeypatch):
 
 
 def test_a_study_without_answers_gets_its_progress():
-    study = make_study("boundary", slug="empty")
-    add_items(study, [{"external_id": "a", "payload": {"boundary": 2, "category": "news"}}])
+    study = StudyFactory(kind="boundary", slug="empty")
+    ItemFactory.from_specs(study, [{"external_id": "a", "payload": {"boundary": 2, "category": "news"}}])
     compute_study_reports(study)
     found = reports(study)
     assert get(found, "progress.responses").value == 0
