@@ -18,6 +18,7 @@ from factory.django import DjangoModelFactory
 
 from annotation.kinds import Score, UnknownKind, get_kind
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
+from annotation.services.participants import enroll, give_consent
 from annotation.services.submission import _store
 
 CLAIM_PAYLOAD = {"claim": "X is in Y.", "sentences": ["One.", "Two.", "Three."]}
@@ -71,11 +72,17 @@ class ItemFactory(DjangoModelFactory):
 
 
 class ParticipantFactory(DjangoModelFactory):
+    """A participant (the model's defaults: an organic visitor); ``enrolled_in=study``
+    enrols them and gives consent through the services, as the entry and consent pages do."""
+
     class Meta:
         model = Participant
+        skip_postgeneration_save = True
 
-    source = Participant.Source.LAB
-    platform_worker_id = factory.Sequence(lambda n: f"worker-{n}")
+    @factory.post_generation
+    def enrolled_in(participant: Participant, create: bool, study: Study | None, **kwargs) -> None:
+        if create and study is not None:
+            give_consent(enroll(participant=participant, study=study))
 
 
 def participant_named(study: Study, name: str, source: str = Participant.Source.LAB) -> Participant:

@@ -12,6 +12,7 @@ from annotation.models import Enrollment, Participant, PlayerStats, Response
 from annotation.services.participants import enroll, give_consent
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.factories import ParticipantFactory
 from tests.game_helpers import boundary_study_file, play_round, play_via_services, start_game
 
 pytestmark = pytest.mark.django_db
@@ -32,9 +33,7 @@ def early(boundary, length):
 
 
 def player(study, **fields) -> Participant:
-    participant = Participant.objects.create(**fields)
-    give_consent(enroll(participant=participant, study=study))
-    return participant
+    return ParticipantFactory(enrolled_in=study, **fields)
 
 
 @pytest.fixture
