@@ -4,7 +4,7 @@ import pytest
 
 from annotation.models import Job
 from tests.factories import AnsweredResponseFactory
-from tests.integration.test_reports import game_study, likert_study
+from tests.helpers.reports import game_study, likert_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

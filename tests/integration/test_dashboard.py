@@ -11,7 +11,7 @@ from scoring import plots
 from scoring.models import Report
 from scoring.services import compute_study_reports
 from tests.factories import AnsweredResponseFactory
-from tests.integration.test_reports import game_study
+from tests.helpers.reports import game_study
 
 pytestmark = pytest.mark.django_db
 
