@@ -15,11 +15,10 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 from annotation.models import Participant, Study
-from annotation.services.assignment import assign_next_item
 from annotation.services.studies import load_study_file
-from annotation.services.submission import submit_response
 from tests.conftest import claim_study_file
 from tests.game_helpers import answer, boundary_study_file, guess, play_via_services, reveal, round_id
+from tests.helpers.flow import answer_pages
 from tests.queries import assert_flat, count_queries
 
 pytestmark = pytest.mark.django_db
@@ -37,10 +36,7 @@ def client_of(participant: Participant) -> Client:
     return client
 
 
-def answer_pages(study: Study, participant: Participant, pages: int) -> None:
-    for _ in range(pages):
-        assignment = assign_next_item(participant=participant, study=study)
-        submit_response(assignment=assignment, answer={"label": "supports", "evidence": [0]})
+SUPPORTS = {"label": "supports", "evidence": [0]}
 
 
 def claim_study_with_history(size: int, enrolled) -> tuple[Study, Participant]:
@@ -50,9 +46,9 @@ def claim_study_with_history(size: int, enrolled) -> tuple[Study, Participant]:
     )
     study = load_study_file(data).study
     for _ in range(size):
-        answer_pages(study, enrolled(study), 1)
+        answer_pages(study, enrolled(study), SUPPORTS, 1)
     participant = enrolled(study)
-    answer_pages(study, participant, size)
+    answer_pages(study, participant, SUPPORTS, size)
     return study, participant
 
 
@@ -110,7 +106,7 @@ def test_researchers_participants_page_does_not_query_per_participant(enrolled, 
         study = load_study_file(data, owner=researcher).study
         for number in range(size):
             person = enrolled(study, source="prolific", platform_worker_id=f"P{size}-{number}")
-            answer_pages(study, person, 2)
+            answer_pages(study, person, SUPPORTS, 2)
         url = f"/research/s/{study.slug}/participants/"
         counts[size], page = count_queries(lambda: client.get(url))  # noqa: B023 - called at once
         assert page.content.decode().count("<tr") == size + 1  # a header and a row per participant
