@@ -22,17 +22,23 @@ $(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
 run: $(VENV)/.installed
 	bin/run-demo
 
-## test: dev requirements, PostgreSQL + Redis up, Chromium present, lint, the whole suite
+## test: dev requirements, PostgreSQL + Redis up, Chromium present, lint, migrations, types, the whole suite
 test: $(VENV)/.installed-dev
 	bin/ensure-services
 	bin/ensure-chromium
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+# A model change without its migration fails here; the check needs no database.
+	SECRET_KEY=makemigrations-check DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
+# Types over the kinds, the services and scoring (pyproject.toml [tool.mypy]); the Django
+# plugin reads the settings, which need a key and nothing else.
+	SECRET_KEY=mypy-check DATABASE_URL=sqlite:///:memory: $(VENV)/bin/mypy
 	$(VENV)/bin/pytest
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	SECRET_KEY=mypy-check DATABASE_URL=sqlite:///:memory: $(VENV)/bin/mypy
 
 format: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check --fix .

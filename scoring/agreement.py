@@ -34,6 +34,7 @@ import math
 import numbers
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -110,7 +111,9 @@ def alpha_from_value_counts(
     return _alpha(_Pairable.gather([counts]), domain, level)
 
 
-def alpha_from_pairs(units: Sequence, values: Sequence, level_of_measurement: str) -> Estimate:
+def alpha_from_pairs(
+    units: Sequence | np.ndarray, values: Sequence | np.ndarray, level_of_measurement: str
+) -> Estimate:
     """Alpha from one (unit, value) pair per rating: the shape reports collect.
 
     Which coder gave a value does not enter alpha, only how the values fall into units,
@@ -134,7 +137,7 @@ def percent_agreement(reliability_data) -> Estimate:
     return _percent(pairable)
 
 
-def percent_agreement_from_pairs(units: Sequence, values: Sequence) -> Estimate:
+def percent_agreement_from_pairs(units: Sequence | np.ndarray, values: Sequence | np.ndarray) -> Estimate:
     counts, _ = value_counts_from_pairs(units, values)
     return percent_agreement_from_value_counts(counts)
 
@@ -145,19 +148,18 @@ def percent_agreement_from_value_counts(value_counts) -> Estimate:
 
 
 def value_counts_from_pairs(
-    units: Sequence, values: Sequence
+    units: Sequence | np.ndarray, values: Sequence | np.ndarray
 ) -> tuple[np.ndarray | sparse.csr_matrix, np.ndarray]:
     """Units × values counts (dense when small, else sparse) and the sorted value domain,
     from (unit, value) pairs."""
-    units = np.asarray(units)
-    values = np.asarray(values)
-    if units.shape != values.shape or units.ndim != 1:
+    unit_array, value_array = np.asarray(units), np.asarray(values)
+    if unit_array.shape != value_array.shape or unit_array.ndim != 1:
         raise ValueError("units and values must be two sequences of the same length")
-    if values.dtype.kind == "f":
-        keep = ~np.isnan(values)
-        units, values = units[keep], values[keep]
-    unit_codes = factorize(units)[1]
-    domain, value_codes = factorize(values)
+    if value_array.dtype.kind == "f":
+        keep = ~np.isnan(value_array)
+        unit_array, value_array = unit_array[keep], value_array[keep]
+    unit_codes = factorize(unit_array)[1]
+    domain, value_codes = factorize(value_array)
     n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0
     if n_units * len(domain) <= DENSE_COUNTS:
         dense = np.bincount(unit_codes * len(domain) + value_codes, minlength=n_units * len(domain))
@@ -231,7 +233,7 @@ def _alpha(pairable: _Pairable, domain: np.ndarray, level: str) -> Estimate:
         values=len(domain),
         units=pairable.units,
         n=int(marginals.sum()),
-        varied=np.count_nonzero(marginals) >= 2,
+        varied=bool(np.count_nonzero(marginals) >= 2),
     )
 
 
@@ -246,7 +248,7 @@ def _estimate(
 ) -> Estimate:
     """``1 - observed / expected``, or why alpha is undefined (``varied``: the pairable values
     are not all the same)."""
-    details = {"units": units, "values": values, "level": level}
+    details: dict[str, Any] = {"units": units, "values": values, "level": level}
     if values < 2:
         return Estimate.undefined("fewer than two distinct values: nothing to disagree on", **details)
     if units == 0:
@@ -572,7 +574,7 @@ class _ReliabilityTable:
                 np.equal(tile, value, out=tile_hits)
                 counts[index] += tile_hits.sum(axis=0)
             if check_missing:
-                missing += np.count_nonzero(np.isnan(tile))
+                missing += int(np.count_nonzero(np.isnan(tile)))
         if self.guessed and counts.sum() != block.size - missing:
             raise _IncompleteDomain
         return counts.T

@@ -18,12 +18,13 @@ alongside in the same order; for anything else the report builder derives them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
 
 import numpy as np
 from django.db import connection, transaction
-from django.db.models import Case, Expression, F, FloatField, IntegerField, QuerySet, When
+from django.db.models import Case, F, FloatField, IntegerField, QuerySet, When
+from django.db.models.expressions import Combinable
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
@@ -63,7 +64,8 @@ def load_study_data(study: Study, builder: KindReport, *, progress: Progress | N
     item_fields = {"attention": Field("is_attention_check", "truth")} | builder.item_fields
     items = _read_table(Item.objects.filter(study=study), item_fields, by_id=True)
     fields = _RESPONSE_FIELDS | builder.response_fields | _declared_fields(declared)
-    if asks_each_answer:
+    observations: Columns | None
+    if kind is not None and asks_each_answer:
         responses, observations = _read_with_agreement(study, fields, kind)
     else:
         responses = _read_table(Response.objects.filter(study=study), fields)
@@ -184,10 +186,10 @@ class _Observer:
         self.kind = kind
         self.study = study
         self.items = self._items()
-        self.item = None
+        self.item: Item | None = None
         self.found: tuple[list, list, list, list, list] = ([], [], [], [], [])
 
-    def _items(self) -> Iterator[Item]:
+    def _items(self) -> Generator[Item]:
         query = Item.objects.filter(study=self.study).order_by("id")
         for item in query.iterator(chunk_size=1000):
             item.study = self.study
@@ -223,7 +225,7 @@ def _read_table(
     fields: dict[str, Field],
     *,
     by_id: bool = False,
-    extra: dict[str, Expression] | None = None,
+    extra: dict[str, Combinable] | None = None,
 ) -> Columns:
     """Column arrays for ``fields`` (and the numeric expressions in ``extra``) of every row
     of ``query``, plus ``id``; in id order when ``by_id`` or when JSON fields are read
@@ -250,15 +252,15 @@ def _read_table(
             [F("id"), *[expressions[n] for n in streamed]],
             list(range(1, len(streamed) + 1)),
         )
-        extra = _collect(stream, ["id", *streamed], {"id": "number", **{n: "json" for n in streamed}})
-        extra = extra.take(np.argsort(extra["id"], kind="stable"))
-        if not np.array_equal(extra["id"], columns["id"]):
+        json_columns = _collect(stream, ["id", *streamed], {"id": "number", **{n: "json" for n in streamed}})
+        json_columns = json_columns.take(np.argsort(json_columns["id"], kind="stable"))
+        if not np.array_equal(json_columns["id"], columns["id"]):
             raise RuntimeError("the two reads of one table differ; read them in one snapshot")
-        columns.data.update({n: extra[n] for n in streamed})
+        columns.data.update({n: json_columns[n] for n in streamed})
     return columns
 
 
-def _copy_columns(query: QuerySet, expressions: dict[str, Expression], text: set[str]) -> Columns:
+def _copy_columns(query: QuerySet, expressions: dict[str, Combinable], text: set[str]) -> Columns:
     """Numbers and texts through one binary COPY of rows of arrays, one row per chunk.
 
     The innermost SELECT (built by the ORM) extracts the narrow columns (``OFFSET 0`` keeps
@@ -344,7 +346,7 @@ def _decode_arrays(buffer: memoryview, count: int) -> list:
     if len(buffer) < 2 or _int(buffer, 0, 2) != count:
         return [[] for _ in range(count)]
     offset = 2
-    fields = []
+    fields: list[np.ndarray | list] = []
     for _ in range(count):
         length = _int(buffer, offset, 4)
         offset += 4
@@ -369,7 +371,7 @@ _FLOAT8_OID = 701
 
 
 def _texts(buffer: memoryview, offset: int, size: int) -> list:
-    values = []
+    values: list[str | None] = []
     for _ in range(size):
         length = _int(buffer, offset, 4)
         offset += 4
@@ -385,7 +387,7 @@ def _int(buffer: memoryview, offset: int, size: int) -> int:
     return int.from_bytes(buffer[offset : offset + size], "big", signed=True)
 
 
-def _stream(query: QuerySet, expressions: list, json_positions: list[int] = ()) -> Iterator[tuple]:
+def _stream(query: QuerySet, expressions: list, json_positions: Sequence[int] = ()) -> Iterator[tuple]:
     """Value tuples from a server-side cursor, fetched a chunk at a time.
 
     The ORM builds the SQL; rows come straight from the driver, without Django's
@@ -404,7 +406,7 @@ def _json_positions(types: dict[str, str], names: list[str]) -> list[int]:
     return [index for index, name in enumerate(names) if types.get(name) == "json"]
 
 
-def _decode_json(row: tuple, positions: list[int]) -> tuple:
+def _decode_json(row: tuple, positions: Sequence[int]) -> tuple:
     values = list(row)
     for index in positions:
         if isinstance(values[index], str):
@@ -417,7 +419,7 @@ def _column_type(field: Field) -> str:
     return {"column": "number", "truth": "number", "label": "text"}.get(field.type, field.type)
 
 
-def _expression(field: Field) -> Expression:
+def _expression(field: Field) -> Combinable:
     """The SQL for a field (see ``Field``): booleans as 0/1, JSON values extracted."""
     if field.type == "truth":
         return Cast(F(field.path), IntegerField())

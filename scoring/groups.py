@@ -20,7 +20,7 @@ class GroupMean:
     ci: Interval | None
 
 
-def group_index(*keys: Sequence) -> tuple[list[tuple], np.ndarray]:
+def group_index(*keys: Sequence | np.ndarray) -> tuple[list[tuple], np.ndarray]:
     """Distinct key tuples (sorted) and, per observation, the index of its tuple."""
     if not keys or len(keys[0]) == 0:
         return [], np.zeros(0, dtype=np.intp)
@@ -40,7 +40,7 @@ def group_index(*keys: Sequence) -> tuple[list[tuple], np.ndarray]:
     return tuples, index.ravel()
 
 
-def factorize(values: Sequence) -> tuple[np.ndarray, np.ndarray]:
+def factorize(values: Sequence | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted distinct values and each value's index among them.
 
     Text (object arrays) is factorised through a dictionary, which is much faster than
@@ -79,7 +79,7 @@ def _few_labels(array: np.ndarray, probe: int = 1000, most: int = 8):
     return np.array(labels, dtype=object), codes
 
 
-def grouped_means(values, *keys: Sequence, label: str = "", ci: bool = True) -> list[GroupMean]:
+def grouped_means(values, *keys: Sequence | np.ndarray, label: str = "", ci: bool = True) -> list[GroupMean]:
     """Mean, sd, n and a seeded bootstrap CI of ``values`` for every combination of keys.
 
     NaN values are left out; ``label`` (the metric name) seeds the bootstrap per group.

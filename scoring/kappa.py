@@ -78,7 +78,7 @@ def pairwise_cohen_kappa(
 
 def human_model_kappa(
     human_ratings,
-    model_ratings: Sequence,
+    model_ratings: Sequence | np.ndarray,
     weights: str | None = None,
     *,
     labels: Sequence | None = None,

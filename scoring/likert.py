@@ -7,6 +7,8 @@ of that case averaged first.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy import stats
 
@@ -40,7 +42,9 @@ def wilcoxon_greater(first, second) -> Estimate:
     x = np.asarray(first, dtype=np.float64)
     y = np.asarray(second, dtype=np.float64)
     difference = x - y
-    details = {"median_difference": float(np.median(difference)) if difference.size else float("nan")}
+    details: dict[str, Any] = {
+        "median_difference": float(np.median(difference)) if difference.size else float("nan")
+    }
     if np.count_nonzero(difference) == 0:
         return Estimate.undefined("no pair differs", n=int(x.size), **details)
     result = stats.wilcoxon(x, y, alternative="greater", zero_method="wilcox", method=_method(difference))

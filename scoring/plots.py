@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ COLOURS = ("#2457c5", "#d9822b", "#1f7a3d", "#b3261e", "#7048b6", "#5b6672", "#0
 class Point:
     """One drawn value: ``x`` and ``hue`` from the group, the value and its CI."""
 
-    x: object
+    x: Any  # a group value: a number on the histograms and lines, any JSON value elsewhere
     hue: object
     value: float
     low: float | None
@@ -129,6 +130,6 @@ def _error_band(points: list[Point]):
 def _bar_errors(points: list[Point]):
     if not points or any(p.low is None or p.high is None for p in points):
         return None
-    below = [max(0.0, p.value - p.low) for p in points]
-    above = [max(0.0, p.high - p.value) for p in points]
+    below = [max(0.0, p.value - p.low) for p in points if p.low is not None]
+    above = [max(0.0, p.high - p.value) for p in points if p.high is not None]
     return np.array([below, above])

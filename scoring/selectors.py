@@ -148,7 +148,7 @@ def table_view(spec: TableSpec, reports: list[Report]) -> TableView:
         by_metric = cells[key]
         line = [Cell(str(value)) for value in key]
         line += [_value_cell(by_metric.get(metric)) for metric in spec.metrics]
-        first = next((by_metric[m] for m in spec.metrics if m in by_metric), None)
+        first = next(by_metric[m] for m in spec.metrics if m in by_metric)  # a key has one at least
         line += [Cell(format_number((first.details or {}).get(d), d)) for d in spec.details]
         rows.append(line)
     return TableView(spec.title, spec.note, header, rows, numeric_from=len(spec.keys))

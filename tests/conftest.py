@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from annotation.models import Participant, Study
-from annotation.services.participants import enroll, give_consent
 from annotation.services.studies import load_study_file
+from tests.factories import ParticipantFactory
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
@@ -77,9 +77,7 @@ def enrolled(db):
     """A consented participant in a study (as after the entry and consent pages)."""
 
     def make(study: Study, **fields) -> Participant:
-        participant = Participant.objects.create(**fields)
-        give_consent(enroll(participant=participant, study=study))
-        return participant
+        return ParticipantFactory(enrolled_in=study, **fields)
 
     return make
 

@@ -8,16 +8,11 @@ from collections.abc import Callable
 from django.db import connection
 
 from annotation.models import Participant, Study
-from annotation.services.participants import enroll, give_consent
+from tests.factories import ParticipantFactory
 
 
 def consented_participants(study: Study, count: int) -> list[Participant]:
-    participants = []
-    for _ in range(count):
-        participant = Participant.objects.create()
-        give_consent(enroll(participant=participant, study=study))
-        participants.append(participant)
-    return participants
+    return ParticipantFactory.create_batch(count, enrolled_in=study)
 
 
 def run_in_threads(work: Callable[[list], None], people: list, threads: int, timeout: float = 120) -> None:

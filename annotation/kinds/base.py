@@ -9,10 +9,14 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.http import QueryDict
+from django.urls import URLPattern, URLResolver
 from rest_framework import serializers
+
+if TYPE_CHECKING:  # no kind imports the models at run time; these names are for annotations
+    from annotation.models import Assignment, Item, Participant, Response, Study
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
@@ -65,7 +69,7 @@ class AgreementField:
 class StrictSerializer(serializers.Serializer):
     """A serializer that rejects fields it does not declare (typos fail loudly)."""
 
-    def to_internal_value(self, data):
+    def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, dict):
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
@@ -95,7 +99,7 @@ class TaskKind(ABC):
     Payload: ClassVar[type[serializers.Serializer]]
     Answer: ClassVar[type[serializers.Serializer]]
     Gold: ClassVar[type[serializers.Serializer] | None] = None  # defaults to Answer
-    urls: ClassVar[list] = []
+    urls: ClassVar[list[URLPattern | URLResolver]] = []
     agreement_fields: ClassVar[tuple[AgreementField, ...]] = ()
 
     # --- validation -------------------------------------------------------------------
@@ -106,16 +110,16 @@ class TaskKind(ABC):
     def validate_payload(self, payload: dict, config: dict) -> dict:
         return _validated(self.Payload, payload, {"config": config})
 
-    def validate_answer(self, item, answer: dict, *, state: dict | None = None) -> dict:
+    def validate_answer(self, item: Item, answer: dict, *, state: dict | None = None) -> dict:
         """A participant's answer, checked against the item (and its assignment state)."""
         context = {"config": item.study.config, "item": item, "state": state or {}}
         return _validated(self.Answer, answer, context)
 
-    def validate_gold(self, item, gold: dict) -> dict:
+    def validate_gold(self, item: Item, gold: dict) -> dict:
         context = {"config": item.study.config, "item": item, "state": {}, "gold": True}
         return _validated(self.Gold or self.Answer, gold, context)
 
-    def import_answer(self, item, answer: dict) -> tuple[dict, dict]:
+    def import_answer(self, item: Item, answer: dict) -> tuple[dict, dict]:
         """An answer collected elsewhere → (stored answer, assignment state).
 
         Kinds whose pages shuffle override this to accept the system names directly.
@@ -124,29 +128,29 @@ class TaskKind(ABC):
 
     # --- pages ------------------------------------------------------------------------
 
-    def prepare_assignment(self, item, rng: random.Random) -> dict:
+    def prepare_assignment(self, item: Item, rng: random.Random) -> dict:
         """State decided when the item is handed out (display order…); recorded."""
         return {}
 
     @abstractmethod
-    def page_context(self, item, assignment) -> dict:
+    def page_context(self, item: Item, assignment: Assignment | None) -> dict:
         """What the page may show before the answer: never gold, truth or hidden fields."""
 
     @abstractmethod
-    def answer_from_form(self, data: QueryDict, item, assignment) -> dict:
+    def answer_from_form(self, data: QueryDict, item: Item, assignment: Assignment) -> dict:
         """Turn the page's form fields into the answer shape ``Answer`` validates."""
 
-    def review_context(self, item, answer: dict) -> dict:
+    def review_context(self, item: Item, answer: dict) -> dict:
         """A worked example: the item with its answer shown (instructions page)."""
         return {**self.page_context(item, None), "answer": answer}
 
     # --- scoring and statistics -------------------------------------------------------
 
-    def score(self, item, answer: dict) -> Score | None:
+    def score(self, item: Item, answer: dict) -> Score | None:
         """Points / correctness against the truth or gold; None when nothing to score."""
         return None
 
-    def agreement_values(self, item, answer: dict) -> list[Observation]:
+    def agreement_values(self, item: Item, answer: dict) -> list[Observation]:
         """(unit, question, value, level) rows; by default one per declared answer field.
 
         Override only when the values are not plain answer fields (per-sentence evidence,
@@ -160,7 +164,7 @@ class TaskKind(ABC):
 
     # --- after an answer --------------------------------------------------------------
 
-    def after_response(self, response) -> None:
+    def after_response(self, response: Response) -> None:
         """Called inside the transaction that stored ``response`` (on the site or by an
         import), never for a retried submit. Kinds that keep aggregates (the game's
         player statistics) update them here; a kind may also add to the response's
@@ -168,14 +172,14 @@ class TaskKind(ABC):
         the participant's history)."""
         return None
 
-    def ends_session_on_attention_failure(self, study, participant) -> bool:
+    def ends_session_on_attention_failure(self, study: Study, participant: Participant) -> bool:
         """Whether failing the study's attention checks past its allowance ends the
         participant's session with the screen-out code (True), or only flags them and
         their responses while they carry on (False: the game's volunteers)."""
         return True
 
 
-def _validated(serializer_class, data, context: dict) -> dict:
+def _validated(serializer_class: type[serializers.Serializer], data: object, context: dict) -> dict:
     if not isinstance(data, dict):
         raise serializers.ValidationError({"non_field_errors": ["Expected a JSON object."]})
     serializer = serializer_class(data=data, context=context)

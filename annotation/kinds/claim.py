@@ -50,7 +50,8 @@ class ClaimPayload(StrictSerializer):
 
 
 class ClaimAnswer(StrictSerializer):
-    label = serializers.ChoiceField(choices=LABEL_VALUES)
+    # DRF's metaclass moves declared fields off the class, so this does not shadow Field.label.
+    label = serializers.ChoiceField(choices=LABEL_VALUES)  # type: ignore[assignment]
     evidence = serializers.ListField(
         child=serializers.IntegerField(min_value=0), required=False, default=list
     )

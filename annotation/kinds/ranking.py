@@ -10,6 +10,7 @@ in the assignment's state, and the letters posted back are turned into systems h
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from django.http import QueryDict
 from rest_framework import serializers
@@ -100,7 +101,9 @@ class RankingAnswer(StrictSerializer):
         choices = data["choices"]
         if not isinstance(choices, dict):
             raise serializers.ValidationError({"choices": ["Expected an object: criterion → choice."]})
-        errors = {str(key): ["Not a question on this page."] for key in choices if key not in _ids(settings)}
+        errors: dict[str, Any] = {
+            str(key): ["Not a question on this page."] for key in choices if key not in _ids(settings)
+        }
         checked = {}
         for criterion in settings["criteria"]:
             try:
@@ -129,7 +132,8 @@ class RankingGold(StrictSerializer):
             raise serializers.ValidationError(
                 {"choices": ["Give the expected choice for at least one criterion."]}
             )
-        errors, checked = {}, {}
+        errors: dict[str, Any] = {}
+        checked = {}
         for key, value in choices.items():
             criterion = next((c for c in settings["criteria"] if c["id"] == key), None)
             if criterion is None:

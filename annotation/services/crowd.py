@@ -34,7 +34,7 @@ def crowd_exit(study: Study, enrollment: Enrollment) -> CrowdExit:
     screened_out = enrollment.status == Enrollment.Status.SCREENED_OUT
     code = study.screenout_code if screened_out else study.completion_code
     source = enrollment.participant.source
-    template = study.completion_url
+    template: str | None = study.completion_url
     if not template and source == Participant.Source.PROLIFIC:
         template = settings.PROLIFIC_COMPLETION_URL
     return_url = template.replace("{code}", code) if template and code else ""

@@ -205,7 +205,8 @@ def _answer_fields(study: Study) -> list[str]:
 
 def _item_scalar_keys(study: Study) -> tuple[list[str], list[str]]:
     """Payload and provenance keys whose values are scalars in at least one item."""
-    payload, provenance = {}, {}
+    payload: dict[str, None] = {}  # dicts as ordered sets of keys
+    provenance: dict[str, None] = {}
     for item_payload, item_provenance in (
         Item.objects.filter(study=study).values_list("payload", "provenance").iterator(chunk_size=2000)
     ):

@@ -12,10 +12,12 @@ import json
 import sqlite3
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+
+from django.db.models import QuerySet
 
 from annotation.models import Assignment, Enrollment, Item, Response, Study
 from scoring.models import Report
@@ -40,7 +42,7 @@ class Table:
     name: str
     description: str
     fields: list[Field]
-    rows: Callable[[Study], Iterable]  # the queryset to copy
+    rows: Callable[[Study], QuerySet]  # the queryset to copy
 
 
 def _participant_fields(include_platform_ids: bool) -> list[Field]:

@@ -87,6 +87,8 @@ def export_study(
 def export_path(job: Job) -> Path:
     """Where an export job writes its file (web and workers share EXPORT_DIR)."""
     extension = FORMATS[job.parameters["format"]]
+    if job.study is None:
+        raise ValueError(f"Job {job.pk} is not an export: it has no study.")
     return Path(settings.EXPORT_DIR) / job.study.slug / f"{job.study.slug}-export-{job.pk}.{extension}"
 
 

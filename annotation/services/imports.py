@@ -62,7 +62,7 @@ class _Row:
 def _check_lines(study: Study, lines: Iterable[str]) -> list[_Row]:
     items = {item.external_id: item for item in Item.objects.filter(study=study).select_related("study")}
     kind = study.task_kind
-    once = Unique(
+    once: Unique[_Row] = Unique(
         "item", key=lambda row: (row.participant, row.item.external_id), what="participant and item"
     )
     rows = list(
@@ -108,7 +108,8 @@ def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:
         .annotate(last=Max("position"))
     )
     kind = study.task_kind
-    created, skipped, totals = 0, 0, {}
+    created, skipped = 0, 0
+    totals: dict[int, tuple[int, float]] = {}  # participant → (answers, points)
     for row in rows:
         participant = participants[row.participant]
         if (participant.pk, row.item.pk) in done:

@@ -16,7 +16,7 @@ from .jobs import start_job
 from .validation import check_exam_study, check_kind_and_config, kind_named
 
 # Which status a study may move to from each status.
-STATUS_TRANSITIONS = {
+STATUS_TRANSITIONS: dict[str, set[str]] = {
     Study.Status.DRAFT: {Study.Status.LIVE, Study.Status.CLOSED},
     Study.Status.LIVE: {Study.Status.CLOSED},
     Study.Status.CLOSED: {Study.Status.LIVE},

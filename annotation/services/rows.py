@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, Generic, TypeVar
 
 from annotation.errors import InputError
 
@@ -38,11 +38,11 @@ class Row:
 
 
 @dataclass(frozen=True)
-class Unique:
+class Unique(Generic[T]):
     """Rows must not repeat ``key(checked row)``; the repeat is an error on ``field``."""
 
     field: str
-    key: Callable[[object], Hashable]
+    key: Callable[[T], Hashable]
     what: str = ""  # what repeats, for the message; ``field`` when empty
 
     def message(self, first: str) -> str:
@@ -71,10 +71,10 @@ def json_lines(lines: Iterable[bytes | str]) -> Iterator[Row]:
 
 def collect_rows(
     rows: Iterable[Row],
-    check: Callable[[object], T],
+    check: Callable[[Any], T],
     *,
     id_field: str | None = None,
-    unique: Unique | None = None,
+    unique: Unique[T] | None = None,
 ) -> Iterator[T]:
     """Check every row with ``check`` (which raises ``InputError`` naming fields).
 

@@ -96,7 +96,9 @@ def _update_enrollment(assignment: Assignment, response: Response) -> bool:
 
 def answered_too_fast(duration_seconds: float | None, minimum: int | None) -> bool:
     """Faster than the study's minimum time per page: flagged on the response, never rejected."""
-    return bool(minimum) and duration_seconds is not None and duration_seconds < minimum
+    if not minimum or duration_seconds is None:
+        return False
+    return duration_seconds < minimum
 
 
 def mark_shown(assignment: Assignment, now: datetime | None = None) -> None:

@@ -98,7 +98,7 @@ def _chi_square_rows(systems: np.ndarray, labels: np.ndarray, types: np.ndarray)
 def _evidence_rows(item, labels, evidence, systems) -> list[ReportRow]:
     chose = labels != "neutral"
     rows = []
-    groups = [({}, chose)] + [
+    groups: list[tuple[dict[str, str], np.ndarray]] = [({}, chose)] + [
         ({"system": s}, chose & (systems == s)) for s in sorted({s for s in systems if s})
     ]
     for group, mask in groups:

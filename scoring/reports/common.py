@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse
 
 from scoring.agreement import (
     alpha_from_value_counts,
@@ -115,7 +114,7 @@ def _question_rows(question: str, level: str, units: np.ndarray, raw: np.ndarray
         )
     rows.append(row("agreement.percent", group, percent_agreement_from_value_counts(counts)))
     if level == "nominal":
-        dense = counts.toarray() if sparse.issparse(counts) else counts
+        dense = counts if isinstance(counts, np.ndarray) else counts.toarray()
         rows.append(row("agreement.fleiss_kappa", group, fleiss_kappa(dense)))
     return rows
 

@@ -173,7 +173,7 @@ def _shown_codes(shown_lists: np.ndarray) -> tuple[list[str], np.ndarray]:
 
 
 def _choice_codes(choices: np.ndarray, criterion: str, systems: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    code = {system: index for index, system in enumerate(systems)}
+    code: dict[str | None, int] = {system: index for index, system in enumerate(systems)}
     most = np.full(len(choices), -1, dtype=np.int64)
     least = np.full(len(choices), -1, dtype=np.int64)
     for r, answer in enumerate(choices):

@@ -186,7 +186,7 @@ def _simulatable_texts(view: _View) -> dict:
     if not human.any():
         return {}
     majority = simulation.majority_simulatable(view.item[human], list(view.choice[human]))
-    texts = defaultdict(dict)
+    texts: defaultdict[str, dict[int, str]] = defaultdict(dict)  # explanation → item → text
     for item, explanation, text in zip(
         view.item[human], view.explanation[human], view.text[human], strict=True
     ):

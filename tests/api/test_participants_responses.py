@@ -10,16 +10,10 @@ from django.utils import timezone
 from annotation.models import Assignment, Enrollment, Participant, Response
 from annotation.services.assignment import assign_next_item
 from annotation.services.studies import load_study_file
-from annotation.services.submission import submit_response
 from tests.conftest import claim_study_file
+from tests.helpers.flow import answer_pages
 
 pytestmark = pytest.mark.django_db
-
-
-def answer_all(study, participant, label: str) -> None:
-    while (assignment := assign_next_item(participant=participant, study=study)) is not None:
-        evidence = [] if label == "neutral" else [0]
-        submit_response(assignment=assignment, answer={"label": label, "evidence": evidence})
 
 
 @pytest.fixture
@@ -29,7 +23,7 @@ def three_raters(users, enrolled):
     study = load_study_file(data, owner=users["owner"]).study
     people = [enrolled(study, source="prolific", platform_worker_id=f"PID-{n}") for n in range(3)]
     for person, label in zip(people, ["supports", "supports", "neutral"], strict=True):
-        answer_all(study, person, label)
+        answer_pages(study, person, {"label": label, "evidence": [] if label == "neutral" else [0]})
     return study, people
 
 

@@ -3,8 +3,8 @@
 import pytest
 
 from annotation.models import Job
-from tests.integration.test_reports import game_study, likert_study
-from tests.report_data import add_responses
+from tests.factories import AnsweredResponseFactory
+from tests.helpers.reports import game_study, likert_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -43,7 +43,9 @@ def test_recompute_then_read_tables_and_plots(live_server, page, screenshot, dja
     assert plots_drawn(page) and page.locator(".plots img").count() == 4
     screenshot("dashboard-roft")
 
-    add_responses(study, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}])
+    AnsweredResponseFactory.from_specs(
+        study, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}]
+    )
     page.reload()
     assert "Out of date: 1 new responses" in page.inner_text(".computed")
     page.get_by_role("link", name="Without attention-check failures").click()

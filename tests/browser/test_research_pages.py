@@ -7,11 +7,11 @@ import json
 import pytest
 from django.contrib.auth.models import Group
 
-from annotation.models import Participant, Study
+from annotation.models import Study
 from annotation.services.assignment import assign_next_item
-from annotation.services.participants import enroll, give_consent
 from annotation.services.submission import submit_response
 from tests.conftest import claim_study_file
+from tests.factories import ParticipantFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -46,8 +46,7 @@ def test_researcher_uploads_sees_progress_and_downloads_an_export(
 
     study = Study.objects.get(slug="browser-study")
 
-    participant = Participant.objects.create(source="prolific", platform_worker_id="BROWSER-PID")
-    give_consent(enroll(participant=participant, study=study))
+    participant = ParticipantFactory(source="prolific", platform_worker_id="BROWSER-PID", enrolled_in=study)
     submit_response(
         assignment=assign_next_item(participant=participant, study=study), answer={"label": "neutral"}
     )

@@ -12,30 +12,23 @@ from annotation.services.assignment import (
     release_participant_assignments,
 )
 from annotation.services.submission import submit_response
+from tests.helpers.flow import answer_pages
 
 pytestmark = pytest.mark.django_db
 
 ANSWER = {"label": "neutral", "evidence": []}
 
 
-def answer_all(participant, study):
-    seen = []
-    while (assignment := assign_next_item(participant=participant, study=study)) is not None:
-        seen.append(assignment.item.external_id)
-        submit_response(assignment=assignment, answer=ANSWER)
-    return seen
-
-
 def test_participant_never_gets_an_item_twice_and_session_length_holds(make_claim_study, enrolled):
     study = make_claim_study(items=6, items_per_session=4)
-    seen = answer_all(enrolled(study), study)
+    seen = answer_pages(study, enrolled(study), ANSWER)
     assert len(seen) == 4 and len(set(seen)) == 4
 
 
 def test_item_target_is_never_exceeded(make_claim_study, enrolled):
     study = make_claim_study(items=3, annotations_per_item=2, items_per_session=3)
     for _ in range(5):
-        answer_all(enrolled(study), study)
+        answer_pages(study, enrolled(study), ANSWER)
     counts = Item.objects.filter(study=study).values_list("slots_taken", flat=True)
     assert list(counts) == [2, 2, 2]
     assert Assignment.objects.filter(study=study, status="answered").count() == 6

@@ -7,13 +7,13 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from annotation.models import Assignment, Item, Participant
+from annotation.models import Assignment, Item
 from annotation.services.assignment import assign_next_item
-from annotation.services.participants import enroll, give_consent
 from annotation.services.studies import load_study_file
 from roft_site.celery import app
 from tests.celery_worker import redis_worker_on
 from tests.conftest import claim_study_file
+from tests.factories import ParticipantFactory
 from workers.tasks.assignments import release_expired_assignments_task
 
 
@@ -37,8 +37,7 @@ def wait_until(check, seconds: float = 30.0) -> bool:
 @pytest.mark.django_db(transaction=True)
 def test_release_task_runs_on_a_real_worker(redis_worker):
     study = load_study_file(claim_study_file(items=1, annotations_per_item=1)).study
-    participant = Participant.objects.create()
-    give_consent(enroll(participant=participant, study=study))
+    participant = ParticipantFactory(enrolled_in=study)
     assignment = assign_next_item(participant=participant, study=study)
     Assignment.objects.filter(pk=assignment.pk).update(expires_at=timezone.now() - timedelta(seconds=5))
 

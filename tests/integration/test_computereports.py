@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Job
 from scoring.models import Report
-from tests.integration.test_reports import game_study
+from tests.helpers.reports import game_study
 
 pytestmark = pytest.mark.django_db
 

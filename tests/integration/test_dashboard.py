@@ -10,8 +10,8 @@ from annotation.models import Job
 from scoring import plots
 from scoring.models import Report
 from scoring.services import compute_study_reports
-from tests.integration.test_reports import game_study
-from tests.report_data import add_responses
+from tests.factories import AnsweredResponseFactory
+from tests.helpers.reports import game_study
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +82,9 @@ def test_pages_read_reports_and_never_recompute(client_for, owner, study, monkey
 
 
 def test_new_responses_mark_the_reports_out_of_date(client_for, owner, study):
-    add_responses(study, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}])
+    AnsweredResponseFactory.from_specs(
+        study, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}]
+    )
     page = client_for(owner).get(url(study)).content.decode()
     assert "Out of date: 1 new responses since then" in page
 
@@ -125,7 +127,9 @@ def test_recompute_starts_one_job_and_reports_its_progress(
 ):
     client = client_for(owner)
     assert json.loads(client.get(url(study, "job/")).content) == {"status": "none"}
-    add_responses(study, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}])
+    AnsweredResponseFactory.from_specs(
+        study, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}]
+    )
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(url(study, "recompute/"), HTTP_ACCEPT="application/json")
     assert response.status_code == 202

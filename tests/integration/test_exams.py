@@ -8,7 +8,7 @@ from django.test import Client
 
 from annotation.models import Assignment, Enrollment, ExamAttempt, Participant, Response
 from annotation.services.studies import load_study_file
-from tests.integration.test_participant_flow import start
+from tests.helpers.flow import start
 
 pytestmark = pytest.mark.django_db
 GOLD = ["yes", "not_helpful", "yes"]  # the sample exam's gold answers, in order

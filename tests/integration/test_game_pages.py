@@ -13,6 +13,7 @@ from annotation.services.participants import enroll, give_consent
 from annotation.services.studies import load_study_file
 from annotation.views.session import PARTICIPANT_KEY
 from tests.conftest import claim_study_file
+from tests.factories import ParticipantFactory
 from tests.game_helpers import boundary_study_file, play_round, play_via_services, start_game
 
 pytestmark = pytest.mark.django_db
@@ -33,9 +34,7 @@ def early(boundary, length):
 
 
 def player(study, **fields) -> Participant:
-    participant = Participant.objects.create(**fields)
-    give_consent(enroll(participant=participant, study=study))
-    return participant
+    return ParticipantFactory(enrolled_in=study, **fields)
 
 
 @pytest.fixture

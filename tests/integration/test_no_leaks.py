@@ -14,7 +14,7 @@ import pytest
 from django.test import Client
 
 from annotation.services.studies import load_study_file
-from tests.integration.test_participant_flow import task_action
+from tests.helpers.flow import task_action
 
 pytestmark = pytest.mark.django_db
 SYSTEMS = {"ROME": "sys-alpha-31", "FT_L": "sys-beta-47", "GPT-2 XL": "sys-gamma-59"}

@@ -1,26 +1,11 @@
 """The participant's pages through the HTTP layer: entry, consent, pages, code."""
 
-import re
-
 import pytest
 
 from annotation.models import Assignment, Enrollment, Participant, Response
+from tests.helpers.flow import start, task_action
 
 pytestmark = pytest.mark.django_db
-
-
-def task_action(html: str) -> str:
-    match = re.search(r'action="(/s/[\w-]+/a/\d+/)"', html)
-    assert match, html
-    return match.group(1)
-
-
-def start(client, slug: str, query: str = "") -> str:
-    response = client.get(f"/s/{slug}/{query}", follow=True)
-    assert response.redirect_chain[-1][0] == f"/s/{slug}/consent/"
-    response = client.post(f"/s/{slug}/consent/", follow=True)
-    assert response.status_code == 200
-    return response.content.decode()
 
 
 def test_prolific_participant_completes_and_sees_code(client, make_claim_study):

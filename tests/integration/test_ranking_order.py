@@ -17,7 +17,7 @@ from django.test import Client
 from annotation.models import Assignment, Response
 from annotation.services.studies import load_study_file
 from tests.conftest import ROOT
-from tests.integration.test_participant_flow import start, task_action
+from tests.helpers.flow import start, task_action
 
 pytestmark = pytest.mark.django_db
 FORM = {"consistency-most": "C", "consistency-least": "A", "fluency-most": "B", "fluency-least": "C"}

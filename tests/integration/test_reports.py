@@ -10,7 +10,8 @@ from scipy import stats
 from annotation.models import Enrollment, Participant, Response
 from scoring.models import Report
 from scoring.services import compute_study_reports, reports_are_stale, stale_live_studies, study_fingerprint
-from tests.report_data import add_items, add_responses, make_study
+from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
+from tests.helpers.reports import GAME, PASSAGES, game_study, likert_study, points, simulation_study
 
 pytestmark = pytest.mark.django_db
 
@@ -25,78 +26,6 @@ def get(found: dict, metric: str, **group) -> Report:
 
 
 # --- the RoFT game ----------------------------------------------------------------------
-
-GAME = [  # player, item, guess; items: (boundary, p, category, model)
-    ("ann", "A", 3),
-    ("bob", "A", 5),
-    ("cat", "A", 2),
-    ("ann", "B", 10),
-    ("bob", "B", 6),
-    ("cat", "B", 6),
-    ("ann", "C", 10),
-    ("bob", "C", 4),
-    ("dan", "D", 9),
-]
-PASSAGES = {
-    "A": (3, 0.4, "news", "gpt2-xl"),
-    "B": (6, 0.9, "stories", "gpt2-xl"),
-    "C": (10, 0.4, "news", "ctrl"),
-    "D": (2, 0.9, "news", "ctrl"),
-}
-
-
-def points(guess: int, boundary: int) -> int:
-    return 0 if guess < boundary else max(0, 5 - (guess - boundary))
-
-
-def game_study(slug="roft", **fields):
-    study = make_study("boundary", slug=slug, annotations_per_item=3, **fields)
-    add_items(
-        study,
-        [
-            {
-                "external_id": name,
-                "payload": {
-                    "sentences": [f"S{i}." for i in range(10)],
-                    "boundary": b,
-                    "category": c,
-                    "model": m,
-                    "p": p,
-                },
-                "provenance": {"system": m, "source_id": name},
-            }
-            for name, (b, p, c, m) in PASSAGES.items()
-        ]
-        + [
-            {
-                "external_id": "check",
-                "attention_check": True,
-                "payload": {"sentences": ["H."] * 10, "boundary": 10},
-            }
-        ],
-    )
-    order: dict[str, int] = {}
-    rows = []
-    for player, item, guess in GAME:
-        boundary = PASSAGES[item][0]
-        order[player] = order.get(player, 0) + 1
-        rows.append(
-            {
-                "participant": player,
-                "item": item,
-                "answer": {
-                    "guess": guess,
-                    "reason": "The topic drifts.",
-                    "reason_categories": ["irrelevant"],
-                },
-                "points": points(guess, boundary),
-                "correct": guess == boundary,
-                "score_details": {"order": order[player], "distance": guess - boundary},
-                "seconds": 10.0 * order[player],
-            }
-        )
-    add_responses(study, rows)
-    return study
 
 
 def test_game_reports_match_the_hand_made_table():
@@ -147,7 +76,7 @@ def test_game_reports_match_the_hand_made_table():
 
 def test_populations_leave_out_exclusions_and_attention_failures():
     study = game_study()
-    failed = add_responses(
+    failed = AnsweredResponseFactory.from_specs(
         study,
         [
             {
@@ -182,7 +111,9 @@ def test_reports_are_replaced_whole_with_the_fingerprint():
     count = Report.objects.filter(study=study).count()
     assert count == first.rows and not reports_are_stale(study)
     assert Report.objects.filter(study=study).first().fingerprint == study_fingerprint(study)
-    add_responses(study, [{"participant": "dan", "item": "A", "answer": {"guess": 3}, "points": 5}])
+    AnsweredResponseFactory.from_specs(
+        study, [{"participant": "dan", "item": "A", "answer": {"guess": 3}, "points": 5}]
+    )
     assert reports_are_stale(study) and study in stale_live_studies()
     compute_study_reports(study)
     assert (
@@ -196,15 +127,15 @@ def test_reports_are_replaced_whole_with_the_fingerprint():
 
 def test_reading_costs_the_same_queries_whatever_the_number_of_responses():
     def queries_for(players: int) -> int:
-        study = make_study("boundary", slug=f"size-{players}")
-        add_items(
+        study = StudyFactory(kind="boundary", slug=f"size-{players}")
+        ItemFactory.from_specs(
             study,
             [
                 {"external_id": f"i{k}", "payload": {"boundary": 3, "p": 0.5, "category": "news"}}
                 for k in range(5)
             ],
         )
-        add_responses(
+        AnsweredResponseFactory.from_specs(
             study,
             [
                 {
@@ -225,53 +156,6 @@ def test_reading_costs_the_same_queries_whatever_the_number_of_responses():
 
 
 # --- Likert -----------------------------------------------------------------------------
-
-
-def likert_study():
-    study = make_study(
-        "likert",
-        slug="leme",
-        config={
-            "questions": [
-                {"id": "edit", "text": "…", "passage": "main"},
-                {"id": "natural", "text": "…", "passage": "main"},
-            ]
-        },
-    )
-    rng = np.random.default_rng(5)
-    cases = 12
-    add_items(
-        study,
-        [
-            {
-                "external_id": f"{system}-{case}",
-                "payload": {"new_fact": "f", "old_facts": [], "main_passage": "p"},
-                "provenance": {"system": system, "source_id": f"case{case}"},
-            }
-            for system in ("ROME", "FT")
-            for case in range(cases)
-        ],
-    )
-    rows = []
-    for case in range(cases):
-        for rater in range(3):
-            base = int(rng.integers(3, 6))
-            rows.append(
-                {
-                    "participant": f"r{rater}",
-                    "item": f"ROME-{case}",
-                    "answer": {"ratings": {"edit": min(7, base + 2), "natural": base}},
-                }
-            )
-            rows.append(
-                {
-                    "participant": f"r{rater}",
-                    "item": f"FT-{case}",
-                    "answer": {"ratings": {"edit": base - 1 + rater % 2, "natural": base}},
-                }
-            )
-    add_responses(study, rows)
-    return study, rows
 
 
 def test_likert_means_paired_tests_and_alpha_per_question():
@@ -322,7 +206,7 @@ def test_claim_reports_use_the_kinds_agreement_values(make_claim_study, enrolled
             rows.append(
                 {"participant": name, "item": f"c{index}", "answer": {"label": label, "evidence": evidence}}
             )
-    add_responses(study, rows)
+    AnsweredResponseFactory.from_specs(study, rows)
     compute_study_reports(study)
     found = reports(study)
     matrix = [
@@ -341,65 +225,6 @@ def test_claim_reports_use_the_kinds_agreement_values(make_claim_study, enrolled
 
 
 # --- simulation and plausibility -------------------------------------------------------
-
-
-def simulation_study():
-    study = make_study("simulation", slug="sim")
-    questions = {
-        "e1": ["Can pigs use chopsticks?", "Can cows use forks?", "Can sharks play chess?"],
-        "e2": ["Is Paris in France?", "Is Paris in France today?", "Is Lyon in Spain?"],
-    }
-    add_items(
-        study,
-        [
-            {
-                "external_id": f"{e}-{k}",
-                "payload": {
-                    "variant": "yes_no",
-                    "starter_question": "s",
-                    "model_answer": "yes",
-                    "model_explanation": "x",
-                    "followup_question": text,
-                    "model_followup_answer": "yes" if k < 2 else "no",
-                    "explanation_id": e,
-                },
-                "provenance": {"system": "GPT-4" if e == "e1" else "GPT-3"},
-            }
-            for e, texts in questions.items()
-            for k, text in enumerate(texts)
-        ],
-    )
-    judgements = {
-        "h1": {
-            "e1-0": "yes",
-            "e1-1": "yes",
-            "e1-2": "not_helpful",
-            "e2-0": "yes",
-            "e2-1": "no",
-            "e2-2": "no",
-        },
-        "h2": {
-            "e1-0": "yes",
-            "e1-1": "no",
-            "e1-2": "not_helpful",
-            "e2-0": "yes",
-            "e2-1": "yes",
-            "e2-2": "yes",
-        },
-        "gpt": {"e1-0": "yes", "e1-1": "yes", "e1-2": "no", "e2-0": "yes", "e2-1": "no", "e2-2": "no"},
-    }
-    rows = [
-        {
-            "participant": who,
-            "item": item,
-            "answer": {"choice": choice},
-            "source": "model" if who == "gpt" else "lab",
-        }
-        for who, answers in judgements.items()
-        for item, choice in answers.items()
-    ]
-    add_responses(study, rows)
-    return study
 
 
 def test_simulation_precision_generality_and_kappa():
@@ -428,8 +253,8 @@ def test_simulation_precision_generality_and_kappa():
 
 
 def test_plausibility_shares():
-    study = make_study("plausibility", slug="plaus")
-    add_items(
+    study = StudyFactory(kind="plausibility", slug="plaus")
+    ItemFactory.from_specs(
         study,
         [
             {
@@ -442,7 +267,7 @@ def test_plausibility_shares():
             }
         ],
     )
-    add_responses(
+    AnsweredResponseFactory.from_specs(
         study,
         [
             {"participant": "a", "item": "q1", "answer": {"ratings": {"cot": "yes", "posthoc": "no"}}},
@@ -456,9 +281,9 @@ def test_plausibility_shares():
 
 
 def test_a_kind_without_a_report_builder_still_gets_progress():
-    study = make_study("novel-kind", slug="novel")
-    add_items(study, [{"external_id": "x", "payload": {}}])
-    add_responses(study, [{"participant": "a", "item": "x", "answer": {}}])
+    study = StudyFactory(kind="novel-kind", slug="novel")
+    ItemFactory.from_specs(study, [{"external_id": "x", "payload": {}}])
+    AnsweredResponseFactory.from_specs(study, [{"participant": "a", "item": "x", "answer": {}}])
     compute_study_reports(study)
     found = reports(study)
     assert get(found, "progress.responses").value == 1
@@ -478,8 +303,8 @@ def test_rows_arrive_in_chunks_and_give_the_same_reports(monkeypatch):
 
 
 def test_a_study_without_answers_gets_its_progress():
-    study = make_study("boundary", slug="empty")
-    add_items(study, [{"external_id": "a", "payload": {"boundary": 2, "category": "news"}}])
+    study = StudyFactory(kind="boundary", slug="empty")
+    ItemFactory.from_specs(study, [{"external_id": "a", "payload": {"boundary": 2, "category": "news"}}])
     compute_study_reports(study)
     found = reports(study)
     assert get(found, "progress.responses").value == 0

@@ -7,8 +7,8 @@ from annotation.models import Job
 from annotation.services.jobs import start_job
 from roft_site.celery import app
 from scoring.models import Report
+from tests.helpers.reports import game_study
 from tests.integration.test_celery_worker import redis_worker, wait_until  # noqa: F401 - fixture
-from tests.integration.test_reports import game_study
 from workers.tasks.reports import compute_study_reports_task, refresh_live_study_reports_task
 
 

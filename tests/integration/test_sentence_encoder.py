@@ -5,7 +5,7 @@ import pytest
 
 from scoring.models import Report
 from scoring.services import compute_study_reports
-from tests.integration.test_reports import simulation_study
+from tests.helpers.reports import simulation_study
 from workers.similarity import embed_sentences
 
 

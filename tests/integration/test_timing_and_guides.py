@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Response
 from annotation.services.studies import load_study_file
-from tests.integration.test_participant_flow import start, task_action
+from tests.helpers.flow import start, task_action
 
 pytestmark = pytest.mark.django_db
 CHOICE = {"choice": "response_1"}

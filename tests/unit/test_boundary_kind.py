@@ -1,12 +1,12 @@
 """The boundary kind: what it accepts, what a page may show, how it scores."""
 
 import pytest
-from rest_framework.exceptions import ValidationError
 
 from annotation.kinds import get_kind
 from annotation.kinds.boundary import REASON_CATEGORY_VALUES
 from annotation.models import Assignment, Item, Study
 from tests.game_helpers import boundary_item, sentence_text
+from tests.kinds import error_detail, kind_item
 
 KIND = get_kind("boundary")
 
@@ -16,19 +16,9 @@ def payload(**changes) -> dict:
 
 
 def item(boundary: int = 4, *, attention: bool = False, **changes) -> Item:
-    return Item(
-        study=Study(config={}),
-        external_id="x",
-        payload=payload(boundary=boundary, **changes),
-        is_attention_check=attention,
-        gold={"guess": boundary} if attention else None,
-    )
-
-
-def errors(call) -> dict:
-    with pytest.raises(ValidationError) as caught:
-        call()
-    return caught.value.detail
+    gold = {"guess": boundary} if attention else None
+    payload_ = payload(boundary=boundary, **changes)
+    return kind_item("boundary", payload_, gold=gold, external_id="x", attention=attention)
 
 
 def test_payload_from_the_pipeline_shape_is_accepted():
@@ -52,13 +42,13 @@ def test_bad_payloads_name_the_field(changes, field):
     data = payload(**changes)
     if field == "boundary" and "sentences" not in changes:
         data["sentences"] = data["sentences"][:10]
-    assert field in errors(lambda: KIND.validate_payload(data, {}))
+    assert field in error_detail(lambda: KIND.validate_payload(data, {}))
 
 
 def test_model_and_p_are_needed_only_when_a_machine_wrote_part():
     machine = payload()
     del machine["model"], machine["p"]
-    assert set(errors(lambda: KIND.validate_payload(machine, {}))) == {"model", "p"}
+    assert set(error_detail(lambda: KIND.validate_payload(machine, {}))) == {"model", "p"}
     human = {"sentences": ["One sentence.", "Another sentence."], "boundary": 2, "category": "news"}
     assert KIND.validate_payload(human, {})["boundary"] == 2
 
@@ -66,13 +56,13 @@ def test_model_and_p_are_needed_only_when_a_machine_wrote_part():
 def test_answer_rules():
     passage = item(boundary=4)
     assert KIND.validate_answer(passage, {"guess": 10})["reason"] == ""  # all human: reason optional
-    assert "reason" in errors(lambda: KIND.validate_answer(passage, {"guess": 3}))
-    assert "guess" in errors(lambda: KIND.validate_answer(passage, {"guess": 11, "reason": "x"}))
-    assert "guess" in errors(lambda: KIND.validate_answer(passage, {"guess": 0, "reason": "x"}))
+    assert "reason" in error_detail(lambda: KIND.validate_answer(passage, {"guess": 3}))
+    assert "guess" in error_detail(lambda: KIND.validate_answer(passage, {"guess": 11, "reason": "x"}))
+    assert "guess" in error_detail(lambda: KIND.validate_answer(passage, {"guess": 0, "reason": "x"}))
     bad_category = {"guess": 3, "reason": "x", "reason_categories": ["vibes"]}
-    assert "reason_categories" in errors(lambda: KIND.validate_answer(passage, bad_category))
+    assert "reason_categories" in error_detail(lambda: KIND.validate_answer(passage, bad_category))
     twice = {"guess": 3, "reason": "x", "reason_categories": ["grammar", "grammar"]}
-    assert "reason_categories" in errors(lambda: KIND.validate_answer(passage, twice))
+    assert "reason_categories" in error_detail(lambda: KIND.validate_answer(passage, twice))
     ordered = KIND.validate_answer(
         passage, {"guess": 3, "reason": "x", "reason_categories": ["generic", "grammar"]}
     )
@@ -83,11 +73,13 @@ def test_answer_rules():
 def test_on_the_site_the_answer_must_keep_the_rounds_guess():
     passage = item(boundary=4)
     no_guess = {"revealed": 3, "reveals": [], "guess": None}
-    assert "guess" in errors(
+    assert "guess" in error_detail(
         lambda: KIND.validate_answer(passage, {"guess": 2, "reason": "x"}, state=no_guess)
     )
     other = {"revealed": 3, "reveals": [], "guess": 2}
-    assert "guess" in errors(lambda: KIND.validate_answer(passage, {"guess": 1, "reason": "x"}, state=other))
+    assert "guess" in error_detail(
+        lambda: KIND.validate_answer(passage, {"guess": 1, "reason": "x"}, state=other)
+    )
     assert KIND.validate_answer(passage, {"guess": 2, "reason": "x"}, state=other)["guess"] == 2
 
 
@@ -104,7 +96,7 @@ def test_guess_comes_from_the_round_state_not_the_form():
 
 
 def test_gold_must_be_the_boundary():
-    assert "guess" in errors(lambda: KIND.validate_gold(item(boundary=4), {"guess": 5}))
+    assert "guess" in error_detail(lambda: KIND.validate_gold(item(boundary=4), {"guess": 5}))
     assert KIND.validate_gold(item(boundary=10), {"guess": 10}) == {"guess": 10}
 
 
@@ -132,7 +124,7 @@ def test_page_context_shows_only_the_revealed_sentences():
 
 def test_agreement_values_come_from_the_declared_answer_field():
     from annotation.kinds import Observation, get_kind
-    from annotation.models import Item, Study
+    from annotation.models import Item
 
     item = Item(study=Study(config={}), external_id="p1", payload={})
     assert get_kind("boundary").agreement_values(item, {"guess": 4, "reason": "x"}) == [

@@ -1,23 +1,16 @@
 """The claim kind: payload and answer validation, scoring, agreement values, page context."""
 
 import pytest
-from rest_framework.exceptions import ValidationError
 
 from annotation.kinds import Observation, all_kinds, get_kind
-from annotation.models import Item, Study
+from annotation.models import Item
+from tests.kinds import error_detail, kind_item
 
 KIND = get_kind("claim")
 
 
 def item(**payload) -> Item:
-    payload = {"claim": "X is in Y.", "sentences": ["One.", "Two.", "Three."], **payload}
-    return Item(study=Study(config={}), external_id="i1", payload=payload, gold=None)
-
-
-def errors_of(call) -> dict:
-    with pytest.raises(ValidationError) as exc:
-        call()
-    return exc.value.detail
+    return kind_item("claim", {"claim": "X is in Y.", "sentences": ["One.", "Two.", "Three."], **payload})
 
 
 def test_registry_finds_the_claim_module():
@@ -45,7 +38,7 @@ def test_payload_accepts_sentences_or_a_passage_split_here():
     ],
 )
 def test_payload_rejections_name_the_field(payload, field):
-    assert field in errors_of(lambda: KIND.validate_payload(payload, {}))
+    assert field in error_detail(lambda: KIND.validate_payload(payload, {}))
 
 
 def test_answer_normalises_evidence():
@@ -68,7 +61,7 @@ def test_answer_normalises_evidence():
     ],
 )
 def test_answer_rejections_name_the_field(answer, field):
-    assert field in errors_of(lambda: KIND.validate_answer(item(), answer))
+    assert field in error_detail(lambda: KIND.validate_answer(item(), answer))
 
 
 def test_gold_may_omit_evidence():

@@ -1,12 +1,11 @@
 """The likert kind: config defaults and limits, payload and answer shapes, scoring, values."""
 
 import pytest
-from rest_framework.exceptions import ValidationError
 
-from annotation.errors import flatten_errors
 from annotation.kinds import get_kind
 from annotation.kinds.likert import DEFAULT_QUESTIONS, SEVEN_LABELS
-from annotation.models import Item, Study
+from annotation.models import Item
+from tests.kinds import errors_of, kind_item
 
 KIND = get_kind("likert")
 PAYLOAD = {
@@ -20,14 +19,7 @@ ALL_SEVENS = {q["id"]: 7 for q in DEFAULT_QUESTIONS}
 
 
 def item(config=None, gold=None, **payload) -> Item:
-    study = Study(kind="likert", config=KIND.validate_config(config or {}))
-    return Item(study=study, external_id="i1", payload={**PAYLOAD, **payload}, gold=gold)
-
-
-def errors_of(call) -> dict:
-    with pytest.raises(ValidationError) as exc:
-        call()
-    return flatten_errors(exc.value.detail)
+    return kind_item("likert", {**PAYLOAD, **payload}, config=config, gold=gold)
 
 
 def test_default_config_has_the_nine_questions_and_a_seven_point_scale():

@@ -5,11 +5,10 @@ import random
 
 import pytest
 from django.http import QueryDict
-from rest_framework.exceptions import ValidationError
 
-from annotation.errors import flatten_errors
 from annotation.kinds import get_kind
-from annotation.models import Assignment, Item, Study
+from annotation.models import Assignment, Item
+from tests.kinds import errors_of, kind_item
 
 KIND = get_kind("plausibility")
 PAYLOAD = {
@@ -25,13 +24,7 @@ IDS = [e["id"] for e in PAYLOAD["explanations"]]
 
 
 def item(gold=None) -> Item:
-    return Item(study=Study(kind="plausibility", config={}), external_id="q1", payload=PAYLOAD, gold=gold)
-
-
-def errors_of(call) -> dict:
-    with pytest.raises(ValidationError) as exc:
-        call()
-    return flatten_errors(exc.value.detail)
+    return kind_item("plausibility", PAYLOAD, gold=gold, external_id="q1")
 
 
 @pytest.mark.parametrize(

@@ -5,11 +5,10 @@ import random
 
 import pytest
 from django.http import QueryDict
-from rest_framework.exceptions import ValidationError
 
-from annotation.errors import flatten_errors
 from annotation.kinds import get_kind
-from annotation.models import Assignment, Item, Study
+from annotation.models import Assignment, Item
+from tests.kinds import errors_of, kind_item
 
 KIND = get_kind("ranking")
 SYSTEMS = ["sys-alpha-31", "sys-beta-47", "sys-gamma-59", "sys-delta-73"]
@@ -20,14 +19,7 @@ PAYLOAD = {
 
 
 def item(config=None, gold=None, payload=None) -> Item:
-    study = Study(kind="ranking", config=KIND.validate_config(config or {}))
-    return Item(study=study, external_id="case-1", payload=payload or PAYLOAD, gold=gold)
-
-
-def errors_of(call) -> dict:
-    with pytest.raises(ValidationError) as exc:
-        call()
-    return flatten_errors(exc.value.detail)
+    return kind_item("ranking", payload or PAYLOAD, config=config, gold=gold, external_id="case-1")
 
 
 def answer(shown, consistency=(0, 1), fluency=(2, 0)) -> dict:

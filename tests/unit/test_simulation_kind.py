@@ -3,11 +3,10 @@ scoring against gold and against the model's real follow-up answer."""
 
 import pytest
 from django.http import QueryDict
-from rest_framework.exceptions import ValidationError
 
-from annotation.errors import flatten_errors
 from annotation.kinds import get_kind
-from annotation.models import Item, Study
+from annotation.models import Item
+from tests.kinds import errors_of, kind_item
 
 KIND = get_kind("simulation")
 YES_NO = {
@@ -33,13 +32,7 @@ PAIRWISE = {
 
 
 def item(payload, gold=None) -> Item:
-    return Item(study=Study(kind="simulation", config={}), external_id="cf-1", payload=payload, gold=gold)
-
-
-def errors_of(call) -> dict:
-    with pytest.raises(ValidationError) as exc:
-        call()
-    return flatten_errors(exc.value.detail)
+    return kind_item("simulation", payload, gold=gold, external_id="cf-1")
 
 
 def test_both_variants_validate():

@@ -79,7 +79,7 @@ def _timings(state: dict) -> dict:
     }
 
 
-def player_totals(participant_id: int | None) -> PlayerStats:
+def player_totals(participant_id: int) -> PlayerStats:
     """The player's overall row (an unsaved empty one before their first round)."""
     row = PlayerStats.objects.filter(participant_id=participant_id, category=OVERALL).first()
     return row or PlayerStats(participant_id=participant_id, category=OVERALL)
@@ -159,7 +159,7 @@ def public_categories() -> list[str]:
 
 def player_name(participant: Participant) -> str:
     """What a leaderboard shows: the username, or a short guest name (escaped by templates)."""
-    if participant.user_id is not None:
+    if participant.user is not None:
         return participant.user.get_username()
     return f"Guest {participant.public_id[:6]}"
 

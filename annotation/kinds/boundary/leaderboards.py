@@ -8,7 +8,9 @@ and flagged or blocked players are left off.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from django.db.models import Q, QuerySet
@@ -55,7 +57,7 @@ class Profile:
     overall: PlayerStats
     categories: list[PlayerStats]
     chart: PointsChart
-    recent: list[dict] = field(default_factory=list)
+    recent: Sequence[Mapping[str, Any]] = field(default_factory=list)
 
 
 def ranked_stats(category: str) -> QuerySet[PlayerStats]:
@@ -114,6 +116,6 @@ def player_profile(participant: Participant) -> Profile:
         name=player_name(participant),
         overall=player_totals(participant.pk),
         categories=categories,
-        chart=points_chart([row["points"] for row in latest]),
+        chart=points_chart([row["points"] for row in latest if row["points"] is not None]),
         recent=latest,
     )

@@ -4,11 +4,11 @@
 assignment (``/s/<slug>/a/<id>/boundary/``); ``urlpatterns`` is included under ``/play/``.
 """
 
-from django.urls import path
+from django.urls import URLPattern, URLResolver, path
 
 from .views import game, rounds
 
-round_steps = [
+round_steps: list[URLPattern | URLResolver] = [
     path("reveal/", rounds.reveal_sentence, name="boundary-reveal"),
     path("guess/", rounds.make_guess, name="boundary-guess"),
     path("answer/", rounds.give_reason, name="boundary-answer"),

@@ -73,7 +73,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     """Create an account; the guest history of this browser becomes the account's."""
     if request.user.is_authenticated:
         return redirect("game-profile")
-    form = UserCreationForm(request.POST or None)
+    form: UserCreationForm = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         # Logging in hands this browser's guest history to the new account (the package's signals.py).

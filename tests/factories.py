@@ -1,0 +1,166 @@
+"""Test data, written once: studies, items, participants and answered pages.
+
+``StudyFactory`` validates its config through the study's kind (when the kind exists: the
+reports are also checked for a kind no module defines). ``ItemFactory`` has a trait per kind
+with a payload the kind accepts. ``AnsweredResponseFactory`` stores an answered page the way
+the site does, through the services, with the score the test dictates; ``_store_answered`` is
+the one place that calls them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import factory
+from django.db.models import Max
+from django.utils import timezone
+from factory.django import DjangoModelFactory
+
+from annotation.kinds import Score, UnknownKind, get_kind
+from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
+from annotation.services.participants import enroll, give_consent
+from annotation.services.submission import _store
+
+CLAIM_PAYLOAD = {"claim": "X is in Y.", "sentences": ["One.", "Two.", "Three."]}
+
+
+def validated_config(kind: str, config: dict | None) -> dict:
+    """The config as the kind stores it (defaults filled in); as given for an unknown kind."""
+    try:
+        return get_kind(kind).validate_config(config or {})
+    except UnknownKind:
+        return config or {}
+
+
+class StudyFactory(DjangoModelFactory):
+    class Meta:
+        model = Study
+
+    kind = "claim"
+    slug = factory.Sequence(lambda n: f"study-{n}")
+    title = factory.LazyAttribute(lambda study: f"{study.kind} study")
+    status = Study.Status.LIVE
+    annotations_per_item = 3
+    config = factory.LazyFunction(dict)
+
+    @classmethod
+    def _adjust_kwargs(cls, **kwargs):
+        """Whatever config a test gives is stored as the kind would store it."""
+        return {**kwargs, "config": validated_config(kwargs["kind"], kwargs["config"])}
+
+
+class ItemFactory(DjangoModelFactory):
+    """An item; the kind traits give a payload that kind accepts."""
+
+    class Meta:
+        model = Item
+
+    class Params:
+        attention_check = False  # the study file's name for it
+
+    study = factory.SubFactory(StudyFactory)
+    external_id = factory.Sequence(lambda n: f"i{n}")
+    payload = factory.LazyFunction(lambda: dict(CLAIM_PAYLOAD))
+    provenance = factory.LazyFunction(dict)
+    gold = None
+    is_attention_check = factory.LazyAttribute(lambda item: item.attention_check)
+
+    @classmethod
+    def from_specs(cls, study: Study, specs: list[dict]) -> dict[str, Item]:
+        """Items from study-file item dicts, by external id."""
+        return {spec["external_id"]: cls(study=study, **spec) for spec in specs}
+
+
+class ParticipantFactory(DjangoModelFactory):
+    """A participant (the model's defaults: an organic visitor); ``enrolled_in=study``
+    enrols them and gives consent through the services, as the entry and consent pages do."""
+
+    class Meta:
+        model = Participant
+        skip_postgeneration_save = True
+
+    @factory.post_generation
+    def enrolled_in(participant: Participant, create: bool, study: Study | None, **kwargs) -> None:
+        if create and study is not None:
+            give_consent(enroll(participant=participant, study=study))
+
+
+def participant_named(study: Study, name: str, source: str = Participant.Source.LAB) -> Participant:
+    """The participant with this platform id, enrolled in ``study`` (created on first use)."""
+    participant, _ = Participant.objects.get_or_create(source=source, platform_worker_id=name)
+    Enrollment.objects.get_or_create(
+        participant=participant, study=study, defaults={"status": Enrollment.Status.COMPLETED}
+    )
+    return participant
+
+
+class AnsweredResponseFactory(DjangoModelFactory):
+    """An answered page with the score the test dictates.
+
+    ``participant`` may be a name (a platform id, enrolled on first use) and ``item`` an
+    external id. ``seconds`` is the time the page was shown before the answer (None:
+    unknown); ``answered_at`` defaults to an hour ago (so later rows are later).
+    """
+
+    class Meta:
+        model = Response
+
+    study = factory.SubFactory(StudyFactory)
+    seconds: float | None = 20.0  # read by _create, not a field
+    source = Participant.Source.LAB  # of a participant given by name
+    answer = factory.LazyFunction(dict)
+    points = None
+    correct = None
+    score_details = factory.LazyFunction(dict)
+    display_order = factory.LazyFunction(dict)
+    flagged = False
+    answered_at = factory.LazyFunction(lambda: timezone.now() - timedelta(hours=1))
+
+    @classmethod
+    def from_specs(cls, study: Study, specs: list[dict]) -> list[Response]:
+        """Responses from dicts of this factory's fields, in order."""
+        return [cls(study=study, **spec) for spec in specs]
+
+    @classmethod
+    def _create(cls, model_class, *, study: Study, item, participant, seconds, source, **fields) -> Response:
+        if isinstance(item, str):
+            item = Item.objects.get(study=study, external_id=item)
+        if isinstance(participant, str):
+            participant = participant_named(study, participant, source)
+        return _store_answered(study, item, participant, seconds=seconds, **fields)
+
+
+def _store_answered(
+    study: Study,
+    item: Item,
+    participant: Participant,
+    *,
+    answer: dict,
+    points: float | None,
+    correct: bool | None,
+    score_details: dict,
+    display_order: dict,
+    flagged: bool,
+    answered_at: datetime,
+    seconds: float | None,
+) -> Response:
+    """Hand ``item`` to ``participant`` and store the answer through the submission service."""
+    shown_at = answered_at - timedelta(seconds=seconds) if seconds is not None else None
+    last = Assignment.objects.filter(study=study, participant=participant).aggregate(last=Max("position"))
+    assignment = Assignment.objects.create(
+        study=study,
+        item=item,
+        participant=participant,
+        position=(last["last"] or 0) + 1,
+        state=display_order,
+        assigned_at=shown_at or answered_at,
+        expires_at=answered_at,
+        shown_at=shown_at,
+    )
+    score = Score(points=points, correct=correct, details=score_details)
+    response = _store(assignment, answer, score, answered_at, too_fast_below=study.min_seconds_per_page)
+    unknown_duration = {"shown_at": None, "duration_seconds": None} if shown_at is None else {}
+    if flagged or unknown_duration:
+        Response.objects.filter(pk=response.pk).update(flagged=flagged, **unknown_duration)
+        response.refresh_from_db()
+    return response

@@ -1,0 +1,113 @@
+"""The participant's hot path and the researchers' participants page read a fixed number of queries.
+
+Each test builds the same situation with N and with 3N rows (items, earlier answers, other
+participants) and counts the queries of one request: a query per row makes the counts differ.
+The bounds are today's counts (in the comments) with a few queries of room for a per-request
+check, so that a new query per request is a conscious change of the bound, not a slow drift.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import Group
+from django.test import Client
+
+from annotation.models import Participant, Study
+from annotation.services.studies import load_study_file
+from tests.conftest import claim_study_file
+from tests.game_helpers import answer, boundary_study_file, guess, play_via_services, reveal, round_id
+from tests.helpers.flow import answer_pages
+from tests.queries import assert_flat, count_queries
+
+pytestmark = pytest.mark.django_db
+
+N = 3
+SIZES = (N, 3 * N)
+
+
+def client_of(participant: Participant) -> Client:
+    """A browser that the site already knows as ``participant`` (as after the entry page)."""
+    client = Client()
+    session = client.session
+    session["participant_id"] = participant.pk
+    session.save()
+    return client
+
+
+SUPPORTS = {"label": "supports", "evidence": [0]}
+
+
+def claim_study_with_history(size: int, enrolled) -> tuple[Study, Participant]:
+    """``size`` other participants who answered, and one who answered ``size`` pages already."""
+    data = claim_study_file(
+        slug=f"hot-{size}", items=4 * size, annotations_per_item=size + 2, items_per_session=4 * size
+    )
+    study = load_study_file(data).study
+    for _ in range(size):
+        answer_pages(study, enrolled(study), SUPPORTS, 1)
+    participant = enrolled(study)
+    answer_pages(study, participant, SUPPORTS, size)
+    return study, participant
+
+
+def task_and_submit_queries(size: int, enrolled) -> tuple[int, int]:
+    """Queries of the task page that hands out the next page, and of submitting that page."""
+    study, participant = claim_study_with_history(size, enrolled)
+    client = client_of(participant)
+    task, page = count_queries(lambda: client.get(f"/s/{study.slug}/task/"))
+    action = re.search(r'action="(/s/[\w-]+/a/\d+/)"', page.content.decode()).group(1)
+    form = {"label": "supports", "evidence": ["0"]}
+    submit, _ = count_queries(lambda: client.post(action, form), status=302)
+    return task, submit
+
+
+def test_task_page_and_submit_do_not_query_per_row(enrolled):
+    measured = {size: task_and_submit_queries(size, enrolled) for size in SIZES}
+    assert_flat({size: task for size, (task, _) in measured.items()}, at_most=20)  # 16 today
+    assert_flat({size: submit for size, (_, submit) in measured.items()}, at_most=16)  # 12 today
+
+
+def round_step_queries(size: int, enrolled) -> dict[str, int]:
+    """Queries of each step of a round, after ``size`` rounds by others and by this player."""
+    slug = f"game-{size}"
+    study = load_study_file(boundary_study_file(slug=slug, items=4 * size)).study
+    for _ in range(size):
+        play_via_services(enrolled(study), study, lambda boundary, length: boundary)
+    participant = enrolled(study)
+    for _ in range(size):
+        play_via_services(participant, study, lambda boundary, length: length)
+    client = client_of(participant)
+    counts = {}
+    counts["task"], page = count_queries(lambda: client.get(f"/s/{slug}/task/"))
+    number = round_id(page.content.decode())
+    counts["reveal"], _ = count_queries(lambda: reveal(client, slug, number, 1))
+    counts["guess"], _ = count_queries(lambda: guess(client, slug, number, 1))
+    counts["answer"], _ = count_queries(lambda: answer(client, slug, number))
+    return counts
+
+
+def test_every_round_step_reads_a_fixed_number_of_queries(enrolled):
+    measured = {size: round_step_queries(size, enrolled) for size in SIZES}
+    bounds = {"task": 21, "reveal": 14, "guess": 14, "answer": 23}  # 17, 10, 10 and 19 today
+    for step, bound in bounds.items():
+        assert_flat({size: counts[step] for size, counts in measured.items()}, at_most=bound)
+
+
+def test_researchers_participants_page_does_not_query_per_participant(enrolled, django_user_model):
+    researcher = django_user_model.objects.create_user("rita", password="pw")
+    researcher.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    client = Client()
+    client.force_login(researcher)
+    counts = {}
+    for size in SIZES:
+        data = claim_study_file(slug=f"people-{size}", items=2, annotations_per_item=3 * size)
+        study = load_study_file(data, owner=researcher).study
+        for number in range(size):
+            person = enrolled(study, source="prolific", platform_worker_id=f"P{size}-{number}")
+            answer_pages(study, person, SUPPORTS, 2)
+        url = f"/research/s/{study.slug}/participants/"
+        counts[size], page = count_queries(lambda: client.get(url))  # noqa: B023 - called at once
+        assert page.content.decode().count("<tr") == size + 1  # a header and a row per participant
+    assert_flat(counts, at_most=12)  # 8 today
