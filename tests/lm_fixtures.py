@@ -31,13 +31,21 @@ def _cache_key() -> str:
     return hashlib.sha256(source + versions).hexdigest()[:16]
 
 
+def model_cache_root() -> Path:
+    """``ROFT_TEST_MODEL_DIR`` if set (a private cache, say to retrain from scratch), else the temp dir's."""
+    configured = os.environ.get("ROFT_TEST_MODEL_DIR")
+    return Path(configured) if configured else Path(tempfile.gettempdir()) / "roft-test-models"
+
+
 @pytest.fixture(scope="session")
 def tiny_lm_dir() -> Path:
     """A directory holding the tiny model and its tokenizer (``from_pretrained`` loads it)."""
     import torch
 
-    torch.set_num_threads(1)  # tiny tensors on shared cores: one thread wastes least
-    root = Path(tempfile.gettempdir()) / "roft-test-models"
+    # Tiny tensors on shared cores: one thread wastes least. ROFT_TEST_TORCH_THREADS runs the
+    # tests under another count, to check their margins survive a different summation order.
+    torch.set_num_threads(int(os.environ.get("ROFT_TEST_TORCH_THREADS", "1")))
+    root = model_cache_root()
     target = root / f"{TINY}-{_cache_key()}"
     if not (target / "config.json").is_file():
         root.mkdir(parents=True, exist_ok=True)

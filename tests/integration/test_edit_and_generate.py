@@ -11,7 +11,7 @@ import torch
 from django.core.management import CommandError, call_command
 
 from annotation.models import Item, Job, Study
-from tests.lm_fixtures import RECORDS
+from tests.lm_fixtures import HPARAMS_DIR, RECORDS
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +64,7 @@ def test_claim_items_for_every_method_passage_and_fact(worker_settings, requests
         "max_new_tokens": 24,
     }
     assert provenance["edit"]["metrics"]["efficacy"] is True
-    assert provenance["edit"]["hparams"] == {"file": "tiny-gpt2.json", "version": 1}
+    assert provenance["edit"]["hparams"] == {"file": "tiny-gpt2.json", "version": 2}
     unedited = tolvik["tolvik:tiny-gpt2:none:main:new_fact"].provenance
     assert unedited["system"] == "tiny-gpt2" and unedited["seed"] == provenance["seed"]  # paired streams
     assert unedited["edit"]["metrics"]["efficacy"] is False
@@ -113,6 +113,17 @@ def test_a_likert_study_needs_its_kind_and_bad_requests_write_nothing(
     assert not Study.objects.exists() and not Job.objects.exists()
 
 
+def test_a_misspelled_key_in_the_hparams_dir_is_refused_before_any_job(
+    worker_settings, requests_file, tmp_path
+):
+    values = json.loads((HPARAMS_DIR / "rome" / "tiny-gpt2.json").read_text())
+    (tmp_path / "rome").mkdir()
+    (tmp_path / "rome" / "tiny-gpt2.json").write_text(json.dumps({**values, "v_step": 5}))
+    with pytest.raises(CommandError, match=r"--hparams-dir: .*Unknown rome hyperparameter 'v_step'"):
+        edit_and_generate(requests_file, kind="claim", hparams_dir=str(tmp_path))
+    assert not Study.objects.exists() and not Job.objects.exists()
+
+
 def test_the_job_refuses_a_kind_other_than_the_studys(worker_settings, requests_file, make_claim_study):
     study = make_claim_study(slug="other")
     with pytest.raises(CommandError, match="is a 'claim' study, not 'likert'"):
@@ -139,6 +150,25 @@ def test_edit_model_saves_an_edited_model_that_loads_with_from_pretrained(worker
     assert about["request"]["requested_rewrite"]["subject"] == "Lake Tolvik"
     with pytest.raises(CommandError, match="not an empty directory"):
         call_command("edit_model", model="tiny-gpt2", method="ft", request=str(request), output=str(output))
+
+
+def test_edit_model_refuses_a_misspelled_hyperparameter_before_editing(worker_settings, tmp_path):
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps(RECORDS[0]))
+    values = json.loads((HPARAMS_DIR / "rome" / "tiny-gpt2.json").read_text())
+    hparams = tmp_path / "rome.json"
+    hparams.write_text(json.dumps({**values, "clamp_norm_factr": 1.0}))
+    output = tmp_path / "edited"
+    with pytest.raises(CommandError, match=r"--hparams: .*Unknown rome hyperparameter 'clamp_norm_factr'"):
+        call_command(
+            "edit_model",
+            model="tiny-gpt2",
+            method="rome",
+            request=str(request),
+            output=str(output),
+            hparams=str(hparams),
+        )
+    assert not output.exists()
 
 
 def test_likert_items_are_accepted_by_the_likert_kind(worker_settings, requests_file):

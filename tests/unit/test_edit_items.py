@@ -10,7 +10,6 @@ from annotation.errors import InputError
 from annotation.job_parameters import EDIT_METHODS
 from tests.lm_fixtures import RECORDS
 from workers.editing import METHODS
-from workers.editing.hparams import HparamsError, load_hparams
 from workers.editing.items import (
     Case,
     Passage,
@@ -127,21 +126,6 @@ def test_planned_ids_are_the_ids_the_builders_make(kind):
 
 def test_the_site_and_the_workers_agree_on_the_methods():
     assert list(METHODS) == EDIT_METHODS
-
-
-def test_a_hyperparameter_file_naming_a_missing_layer_is_refused(tmp_path, settings):
-    (tmp_path / "rome").mkdir()
-    (tmp_path / "rome" / "small.json").write_text(json.dumps({"version": 2, "layer": 9}))
-    settings.EDITING_HPARAMS_DIR = str(tmp_path)
-    with pytest.raises(HparamsError, match="layers 0 to 3"):
-        load_hparams("rome", keys=["small"], num_layers=4)
-    (tmp_path / "rome" / "small.json").write_text(json.dumps({"version": 2, "layer": 2}))
-    assert load_hparams("rome", keys=["small"], num_layers=4) == {
-        "version": 2,
-        "layer": 2,
-        "method": "rome",
-        "file": "small.json",
-    }
 
 
 def test_the_documented_examples_are_valid_inputs():

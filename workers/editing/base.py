@@ -16,6 +16,7 @@ import torch
 from workers.lm.loading import LoadedLM
 
 from . import get_method
+from .hparams import Hparams
 from .requests import EditRequest
 
 
@@ -43,14 +44,14 @@ class WeightSnapshot:
                 parameter.copy_(copy)
 
 
-def apply_edit(lm: LoadedLM, method: str, requests: Sequence[EditRequest], hparams: dict) -> AppliedEdit:
+def apply_edit(lm: LoadedLM, method: str, requests: Sequence[EditRequest], hparams: Hparams) -> AppliedEdit:
     """Apply and keep the edit (``edit_model`` saves the result). Prefer ``edit_applied``."""
     return get_method(method).apply(lm, list(requests), hparams)
 
 
 @contextmanager
 def edit_applied(
-    lm: LoadedLM, method: str, requests: Sequence[EditRequest], hparams: dict
+    lm: LoadedLM, method: str, requests: Sequence[EditRequest], hparams: Hparams
 ) -> Iterator[AppliedEdit]:
     """The model edited inside the block, restored exactly afterwards (even on errors)."""
     module = get_method(method)

@@ -16,6 +16,7 @@ from workers.lm.loading import LoadedLM
 
 from .base import AppliedEdit
 from .encoding import encode, target_log_probs
+from .hparams import FtHparams
 from .requests import EditRequest
 from .values import frozen
 
@@ -26,34 +27,34 @@ def system_name(lm: LoadedLM) -> str:
     return "FT_L"
 
 
-def touched_parameters(lm: LoadedLM, hp: dict) -> list[str]:
+def touched_parameters(lm: LoadedLM, hp: FtHparams) -> list[str]:
     names = []
-    for role in hp["modules"]:
-        prefix = module_name(lm.model, role, hp["layer"])
+    for role in hp.modules:
+        prefix = module_name(lm.model, role, hp.layer)
         names += [f"{prefix}.{kind}" for kind in ("weight", "bias") if _has(lm, f"{prefix}.{kind}")]
     return names
 
 
-def apply(lm: LoadedLM, requests: list[EditRequest], hp: dict) -> AppliedEdit:
+def apply(lm: LoadedLM, requests: list[EditRequest], hp: FtHparams) -> AppliedEdit:
     parameters = dict(lm.model.named_parameters())
     live = [parameters[name] for name in touched_parameters(lm, hp)]
     original = [p.detach().float().clone() for p in live]
     master = [o.clone().requires_grad_(True) for o in original]
-    bound = float(hp["norm_constraint"])
+    bound = hp.norm_constraint
     texts = [f"{r.filled_prompt} {r.target_new}" for r in requests]
     encoded = encode(lm, texts)
     mask = encoded.tokens_after([len(r.filled_prompt) for r in requests])
-    optimiser = torch.optim.Adam(master, lr=float(hp["lr"]))
+    optimiser = torch.optim.Adam(master, lr=hp.lr)
     loss_value, steps_taken = float("inf"), 0
     with frozen(lm.model), torch.enable_grad():
         for parameter in live:
             parameter.requires_grad_(True)
-        for step in range(1, int(hp["steps"]) + 1):
+        for step in range(1, hp.steps + 1):
             steps_taken = step
             logits = lm.model(**encoded.inputs).logits
             loss = -target_log_probs(logits, encoded.input_ids, mask).mean()
             loss_value = float(loss.detach())
-            if loss_value < hp["stop_loss"]:
+            if loss_value < hp.stop_loss:
                 break
             for parameter in live:
                 parameter.grad = None
@@ -71,8 +72,8 @@ def apply(lm: LoadedLM, requests: list[EditRequest], hp: dict) -> AppliedEdit:
         method=NAME,
         system=system_name(lm),
         details={
-            "layer": hp["layer"],
-            "modules": hp["modules"],
+            "layer": hp.layer,
+            "modules": list(hp.modules),
             "steps": steps_taken,
             "final_loss": loss_value,
         },

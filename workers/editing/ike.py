@@ -16,6 +16,7 @@ from pathlib import Path
 from workers.lm.loading import LoadedLM
 
 from .base import AppliedEdit
+from .hparams import IkeHparams
 from .requests import EditRequest
 
 NAME = "ike"
@@ -26,7 +27,7 @@ def system_name(lm: LoadedLM) -> str:
     return "IKE"
 
 
-def touched_parameters(lm: LoadedLM, hp: dict) -> list[str]:
+def touched_parameters(lm: LoadedLM, hp: IkeHparams) -> list[str]:
     return []
 
 
@@ -45,8 +46,8 @@ def build_prompt(requests: list[EditRequest], count: int) -> str:
     return "".join(blocks) + facts + "Prompt: "
 
 
-def apply(lm: LoadedLM, requests: list[EditRequest], hp: dict) -> AppliedEdit:
-    count = int(hp.get("demonstrations", 8))
+def apply(lm: LoadedLM, requests: list[EditRequest], hp: IkeHparams) -> AppliedEdit:
+    count = hp.demonstrations
     return AppliedEdit(
         method=NAME,
         system=system_name(lm),

@@ -8,10 +8,8 @@ from workers.lm.architectures import block, get_module, module_name
 from workers.lm.loading import LoadedLM
 
 from .encoding import encode
+from .hparams import SUBJECT_LAST
 from .requests import EditRequest
-
-SUBJECT_LAST, PROMPT_LAST = "subject_last", "last"
-FACT_TOKENS = (SUBJECT_LAST, PROMPT_LAST)
 
 
 def lookup_end(text: str, subject_end: int, fact_token: str) -> int:
@@ -19,9 +17,8 @@ def lookup_end(text: str, subject_end: int, fact_token: str) -> int:
 
     ``subject_last`` is ROME's finding for large models (facts are recalled at the
     subject); ``last`` suits models that gather the subject at the end of the prompt.
+    (``fact_token`` was checked when the hyperparameters were loaded.)
     """
-    if fact_token not in FACT_TOKENS:
-        raise ValueError(f"fact_token must be one of {FACT_TOKENS}, not {fact_token!r}.")
     return subject_end if fact_token == SUBJECT_LAST else len(text)
 
 

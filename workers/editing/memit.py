@@ -16,6 +16,7 @@ from workers.lm.architectures import add_to_weight, get_module, module_name
 from workers.lm.loading import LoadedLM
 
 from .base import AppliedEdit
+from .hparams import MemitHparams
 from .keys import balanced_key, layer_output_at_lookup
 from .requests import EditRequest
 from .stats import second_moments
@@ -29,25 +30,25 @@ def system_name(lm: LoadedLM) -> str:
     return "MEMIT"
 
 
-def touched_parameters(lm: LoadedLM, hp: dict) -> list[str]:
-    return [f"{module_name(lm.model, 'mlp_out', layer)}.weight" for layer in hp["layers"]]
+def touched_parameters(lm: LoadedLM, hp: MemitHparams) -> list[str]:
+    return [f"{module_name(lm.model, 'mlp_out', layer)}.weight" for layer in hp.layers]
 
 
-def apply(lm: LoadedLM, requests: list[EditRequest], hp: dict) -> AppliedEdit:
-    layers = hp["layers"]
+def apply(lm: LoadedLM, requests: list[EditRequest], hp: MemitHparams) -> AppliedEdit:
+    layers = hp.layers
     last = layers[-1]
-    templates = context_templates(lm, hp["context_templates"])
+    templates = context_templates(lm, hp.context_templates)
     moments = second_moments(lm, layers, hp)
     deltas = [optimise_delta(lm, request, last, templates, hp) for request in requests]
-    targets = layer_output_at_lookup(lm, last, requests, hp["fact_token"]).double()
+    targets = layer_output_at_lookup(lm, last, requests, hp.fact_token).double()
     targets += torch.stack([d.delta for d in deltas]).double()
-    weight = float(hp["mom2_update_weight"])
+    weight = hp.mom2_update_weight
     gaps = []
     for index, layer in enumerate(layers):
         keys = torch.stack(
-            [balanced_key(lm, layer, request, templates, hp["fact_token"]) for request in requests]
+            [balanced_key(lm, layer, request, templates, hp.fact_token) for request in requests]
         ).double()  # (n, in)
-        gap = targets - layer_output_at_lookup(lm, last, requests, hp["fact_token"]).double()  # (n, out)
+        gap = targets - layer_output_at_lookup(lm, last, requests, hp.fact_token).double()  # (n, out)
         share = gap / (len(layers) - index)
         system = weight * moments[layer].double() + keys.T @ keys  # (in, in)
         update = torch.linalg.solve(system, keys.T) @ share  # (in, out)
@@ -57,7 +58,7 @@ def apply(lm: LoadedLM, requests: list[EditRequest], hp: dict) -> AppliedEdit:
         method=NAME,
         system=system_name(lm),
         details={
-            "layers": layers,
+            "layers": list(layers),
             "edits": len(requests),
             "gap_before_each_layer": gaps,
             "target_nll": [round(d.target_nll, 4) for d in deltas],

@@ -22,7 +22,7 @@ from workers.lm.loading import LoadedLM, shared_lm
 
 from . import get_method
 from .base import AppliedEdit, edit_applied
-from .hparams import load_hparams, model_keys
+from .hparams import Hparams, load_hparams, model_keys
 from .items import (
     ITEM_BUILDERS,
     MAIN,
@@ -38,7 +38,7 @@ from .requests import EditRequest, read_edit_requests
 Progress = Callable[..., None]  # progress(done, total=None, message="")
 
 
-def hparams_for(lm: LoadedLM, method: str, extra_dir: str | None = None, path: str | None = None) -> dict:
+def hparams_for(lm: LoadedLM, method: str, extra_dir: str | None = None, path: str | None = None) -> Hparams:
     """The method's hyperparameters for this model (see ``workers.editing.hparams``)."""
     return load_hparams(
         method,
@@ -168,7 +168,7 @@ def edit_and_write(
     lm: LoadedLM,
     request: EditRequest,
     methods: list[str],
-    hparams: dict[str, dict],
+    hparams: dict[str, Hparams],
     parameters: dict,
     progress: Progress,
     done: int,
@@ -182,7 +182,7 @@ def edit_and_write(
             metrics[method] = short_form_metrics(lm, request, prefix=applied.prefix, before=before)
             about = {
                 "edit": {
-                    "hparams": {"file": hp["file"], "version": hp["version"]},
+                    "hparams": {"file": hp.file, "version": hp.version},
                     "details": applied.details,
                     "metrics": metrics[method],
                 }

@@ -17,6 +17,7 @@ from workers.lm.architectures import add_to_weight, get_module, module_name
 from workers.lm.loading import LoadedLM
 
 from .base import AppliedEdit
+from .hparams import RomeHparams
 from .keys import lookup_keys
 from .requests import EditRequest
 from .stats import second_moments
@@ -30,18 +31,18 @@ def system_name(lm: LoadedLM) -> str:
     return "ROME"
 
 
-def touched_parameters(lm: LoadedLM, hp: dict) -> list[str]:
-    return [f"{module_name(lm.model, 'mlp_out', hp['layer'])}.weight"]
+def touched_parameters(lm: LoadedLM, hp: RomeHparams) -> list[str]:
+    return [f"{module_name(lm.model, 'mlp_out', hp.layer)}.weight"]
 
 
-def apply(lm: LoadedLM, requests: list[EditRequest], hp: dict) -> AppliedEdit:
-    layer = hp["layer"]
-    templates = context_templates(lm, hp["context_templates"])
+def apply(lm: LoadedLM, requests: list[EditRequest], hp: RomeHparams) -> AppliedEdit:
+    layer = hp.layer
+    templates = context_templates(lm, hp.context_templates)
     moment = second_moments(lm, [layer], hp)[layer].double()
     module = get_module(lm.model, module_name(lm.model, "mlp_out", layer))
     edits = []
     for request in requests:
-        keys = lookup_keys(lm, layer, request, templates, hp["fact_token"]).double()
+        keys = lookup_keys(lm, layer, request, templates, hp.fact_token).double()
         left = torch.linalg.solve(moment, keys.mean(0))
         value = optimise_delta(lm, request, layer, templates, hp)
         update = torch.outer(left, value.delta.double()) / left.dot(keys[0])  # templates[0] is "{}"

@@ -15,13 +15,15 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import torch
 
 from workers.lm.architectures import get_module, module_name, weight_in_out
 from workers.lm.loading import LoadedLM
+
+from .hparams import LocatedHparams
 
 log = logging.getLogger(__name__)
 STATS_FORMAT = 1
@@ -38,21 +40,21 @@ def stats_settings() -> tuple[str | None, Path]:
     return settings.EDITING_STATS_CORPUS or None, Path(settings.EDITING_STATS_DIR)
 
 
-def second_moments(lm: LoadedLM, layers: list[int], hp: dict) -> dict[int, torch.Tensor]:
+def second_moments(lm: LoadedLM, layers: Sequence[int], hp: LocatedHparams) -> dict[int, torch.Tensor]:
     """C per layer (float32, on the model's device), regularised by ``stats_ridge``."""
     width = weight_in_out(get_module(lm.model, module_name(lm.model, "mlp_out", layers[0]))).shape[0]
-    if hp.get("stats", "corpus") == "identity":
+    if hp.stats == "identity":
         return {layer: torch.eye(width, device=lm.device) for layer in layers}
     corpus, directory = stats_settings()
-    corpus = hp.get("stats_corpus") or corpus
+    corpus = hp.stats_corpus or corpus
     if not corpus or not Path(corpus).is_file():
         raise StatisticsUnavailable(
-            f"{hp['method']} needs second-moment statistics of the layer inputs: set "
+            f"{hp.method} needs second-moment statistics of the layer inputs: set "
             f"EDITING_STATS_CORPUS to a local text file (now {corpus!r}), or choose identity "
             'statistics with "stats": "identity" in the hyperparameters.'
         )
     digest = _file_digest(Path(corpus))
-    paths = {layer: _cache_path(directory, lm, layer, digest, hp["stats_tokens"]) for layer in layers}
+    paths = {layer: _cache_path(directory, lm, layer, digest, hp.stats_tokens) for layer in layers}
     missing = [layer for layer, path in paths.items() if not path.is_file()]
     if missing:
         computed = _compute(lm, missing, Path(corpus), hp)
@@ -60,7 +62,7 @@ def second_moments(lm: LoadedLM, layers: list[int], hp: dict) -> dict[int, torch
             _save(
                 paths[layer], moment, count, {"model": lm.spec.source, "layer": layer, "corpus": str(corpus)}
             )
-    ridge = float(hp.get("stats_ridge", 0.0))
+    ridge = hp.stats_ridge
     result = {}
     for layer, path in paths.items():
         moment = torch.load(path, map_location="cpu", weights_only=True)["moment"].to(lm.device)
@@ -76,7 +78,9 @@ def _cache_path(directory: Path, lm: LoadedLM, layer: int, digest: str, tokens: 
 
 
 @torch.no_grad()
-def _compute(lm: LoadedLM, layers: list[int], corpus: Path, hp: dict) -> dict[int, tuple[torch.Tensor, int]]:
+def _compute(
+    lm: LoadedLM, layers: Sequence[int], corpus: Path, hp: LocatedHparams
+) -> dict[int, tuple[torch.Tensor, int]]:
     """One pass over the corpus collecting Σ k kᵀ at every requested layer."""
     modules = {layer: get_module(lm.model, module_name(lm.model, "mlp_out", layer)) for layer in layers}
     sums: dict[int, torch.Tensor] = {}
@@ -91,10 +95,10 @@ def _compute(lm: LoadedLM, layers: list[int], corpus: Path, hp: dict) -> dict[in
         handles.append(module.register_forward_pre_hook(accumulate))
     tokenizer = lm.tokenizer
     tokenizer.padding_side = "right"
-    count, budget = 0, int(hp["stats_tokens"])
-    max_length = min(int(hp["stats_max_length"]), lm.max_positions)
+    count, budget = 0, hp.stats_tokens
+    max_length = min(hp.stats_max_length, lm.max_positions)
     try:
-        for batch in _batches(_texts(corpus), int(hp["stats_batch_size"])):
+        for batch in _batches(_texts(corpus), hp.stats_batch_size):
             inputs = tokenizer(
                 batch, return_tensors="pt", padding=True, truncation=True, max_length=max_length
             )

@@ -19,6 +19,7 @@ from workers.lm.architectures import get_module, module_name
 from workers.lm.loading import LoadedLM
 
 from .encoding import encode, target_log_probs
+from .hparams import LocatedHparams
 from .keys import lookup_end, lookup_texts
 from .requests import EditRequest
 
@@ -45,17 +46,17 @@ def frozen(model: torch.nn.Module):
 
 
 def optimise_delta(
-    lm: LoadedLM, request: EditRequest, layer: int, templates: list[str], hp: dict
+    lm: LoadedLM, request: EditRequest, layer: int, templates: list[str], hp: LocatedHparams
 ) -> ValueDelta:
     """δ for one request at ``layer``'s down projection (see the module docstring)."""
-    fact_token = hp["fact_token"]
+    fact_token = hp.fact_token
     texts, ends = lookup_texts(request, templates, fact_token)
     target_starts = [len(text) for text in texts]
     texts = [f"{text} {request.target_new}" for text in texts]
-    essence = [p.replace("{}", request.subject, 1) for p in hp["essence_prompts"]]
+    essence = [p.replace("{}", request.subject, 1) for p in hp.essence_prompts]
     essence_ends = [
         lookup_end(text, p.index("{}") + len(request.subject), fact_token)
-        for text, p in zip(essence, hp["essence_prompts"], strict=True)
+        for text, p in zip(essence, hp.essence_prompts, strict=True)
     ]
     encoded = encode(lm, texts + essence)
     positions = encoded.last_token_before(ends + essence_ends)
@@ -76,13 +77,13 @@ def optimise_delta(
         shift[rows, positions] = delta.to(output.dtype)
         return output + shift
 
-    optimiser = torch.optim.Adam([delta], lr=hp["v_lr"])
+    optimiser = torch.optim.Adam([delta], lr=hp.v_lr)
     initial_essence = None
     nll_value, step = float("inf"), 0
     handle = module.register_forward_hook(add_delta)
     try:
         with frozen(lm.model), torch.enable_grad():
-            for step in range(1, hp["v_steps"] + 1):
+            for step in range(1, hp.v_steps + 1):
                 logits = lm.model(**encoded.inputs).logits
                 ids = encoded.input_ids[:n_rewrite]
                 nll = -target_log_probs(logits[:n_rewrite], ids, target_mask[:n_rewrite]).mean()
@@ -95,14 +96,14 @@ def optimise_delta(
                     initial_essence, essence_lp, log_target=True, reduction="batchmean"
                 )
                 base_sq = base["value"].norm() ** 2
-                loss = nll + hp["kl_factor"] * drift + hp["v_weight_decay"] * delta.norm() ** 2 / base_sq
+                loss = nll + hp.kl_factor * drift + hp.v_weight_decay * delta.norm() ** 2 / base_sq
                 nll_value = float(nll.detach())
-                if nll_value < hp["v_stop_loss"] or step == hp["v_steps"]:
+                if nll_value < hp.v_stop_loss or step == hp.v_steps:
                     break
                 optimiser.zero_grad()
                 loss.backward()
                 optimiser.step()
-                bound = hp["clamp_norm_factor"] * base["value"].norm()
+                bound = hp.clamp_norm_factor * base["value"].norm()
                 with torch.no_grad():
                     if delta.norm() > bound:
                         delta.mul_(bound / delta.norm())

@@ -46,8 +46,14 @@ class Command(BaseCommand):
             "max_new_tokens": options["max_new_tokens"],
             "hparams_dir": os.path.abspath(options["hparams_dir"]) if options["hparams_dir"] else None,
         }
+        from workers.editing.hparams import HparamsError, check_hparams_dir
         from workers.editing.requests import read_edit_requests
 
+        if parameters["hparams_dir"]:
+            try:
+                check_hparams_dir(parameters["hparams_dir"], parameters["methods"])
+            except HparamsError as exc:
+                raise CommandError(f"--hparams-dir: {exc}") from None
         owner = owner_named(options["owner"])
         try:
             read_edit_requests(parameters["requests"])

@@ -31,6 +31,7 @@ class Command(BaseCommand):
         self, *args, model: str, method: str, request: str, output: str, hparams: str | None, **options
     ):
         from workers.editing.base import apply_edit
+        from workers.editing.hparams import HparamsError
         from workers.editing.metrics import preferences, short_form_metrics
         from workers.editing.passages import hparams_for
         from workers.editing.requests import read_edit_request
@@ -48,7 +49,10 @@ class Command(BaseCommand):
             lm = load_lm(model)
         except ModelNotFound as exc:
             raise CommandError(f"--model: {exc}") from None
-        hp = hparams_for(lm, method, path=hparams)
+        try:
+            hp = hparams_for(lm, method, path=hparams)
+        except HparamsError as exc:
+            raise CommandError(f"--hparams: {exc}") from None
         before = preferences(lm, edit)
         applied = apply_edit(lm, method, [edit], hp)
         metrics = short_form_metrics(lm, edit, before=before)
@@ -60,7 +64,7 @@ class Command(BaseCommand):
             "method": method,
             "system": applied.system,
             "request": edit.as_record(),
-            "hparams": hp,
+            "hparams": hp.as_dict(),
             "details": applied.details,
             "metrics": metrics,
         }
