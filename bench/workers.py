@@ -160,7 +160,7 @@ def run(args, work: Path) -> None:
     where = (
         torch.cuda.get_device_name(lm.device)
         if lm.device.type == "cuda"
-        else f"CPU, {torch.get_num_threads()} threads of {os.cpu_count()} cores"
+        else f"CPU, {torch.get_num_threads()} intra-op thread(s) on {os.cpu_count()} cores"
     )
     print(f"model {lm.name} ({lm.num_layers} layers, {lm.dtype}) on {where}")
     print(_load_average("at the start"))
