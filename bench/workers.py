@@ -5,8 +5,16 @@
 
 Edits are applied and undone the way ``edit_and_generate`` does (statistics and context
 prefixes are prepared once, before timing). Generation samples with p = 0.9 and a fixed
-number of new tokens per row. Figures on shared CPU cores are noisy: compare the ratios
-(batch 8 and 32 against batch 1) more than the absolute numbers.
+number of new tokens per row. Methods and batch sizes are measured interleaved (one edit of
+each method per round, one batch of each size per round), so a change in the machine's load
+hits all of them alike; compare the ratios (ROME against MEMIT, batch 8 and 32 against
+batch 1) more than the absolute numbers.
+
+On CPU the benchmark uses one intra-op thread unless ``--threads`` says otherwise. With as
+many threads as cores on a machine whose cores are busy with other work, every parallelised
+operation waits at its barrier for a thread the system has descheduled: on 2 shared cores
+that made the same edit 10× slower and batch 32 slower than batch 8 (more of its operations
+are big enough to be parallelised). ``--threads 2`` shows that effect.
 """
 
 from __future__ import annotations
@@ -71,45 +79,48 @@ def edit_requests():
 
 
 def time_edits(lm, repeats: int) -> dict[str, float]:
+    """Median seconds per edit and method; each round edits once with every method in turn."""
     from workers.editing.base import edit_applied
     from workers.editing.passages import hparams_for
 
     requests = edit_requests()
-    seconds = {}
-    for method in METHODS:
-        hp = hparams_for(lm, method)
+    hparams = {method: hparams_for(lm, method) for method in METHODS}
+    for method, hp in hparams.items():
         with edit_applied(lm, method, requests[:1], hp):  # warm-up: statistics, context prefixes
             pass
-        runs = []
-        for i in range(repeats):
+    runs: dict[str, list[float]] = {method: [] for method in METHODS}
+    for i in range(repeats):
+        for method, hp in hparams.items():
             start = time.perf_counter()
             with edit_applied(lm, method, [requests[i % len(requests)]], hp):
                 _sync(lm)
-            runs.append(time.perf_counter() - start)
-        seconds[method] = statistics.median(runs)
-    return seconds
+            runs[method].append(time.perf_counter() - start)
+    return {method: statistics.median(seconds) for method, seconds in runs.items()}
 
 
 def time_generation(lm, batch_sizes: list[int], new_tokens: int, rounds: int = 3) -> dict[int, float]:
+    """Best tokens per second per batch size; each round runs one batch of every size in turn."""
     from workers.lm.generation import GenerationRequest, Sampling, generate_texts
 
     prompts = ["The teacher walked to the river.", "Lake Tolvik is located in", "A young girl painted"]
-    rates = {}
-    for batch in batch_sizes:
-        requests = [
+    batches = {
+        size: [
             GenerationRequest(
                 prompts[i % len(prompts)], seed=i, sampling=Sampling(top_p=0.9), max_new_tokens=new_tokens
             )
-            for i in range(batch)
+            for i in range(size)
         ]
-        generate_texts(lm, requests[:1], batch_size=1)  # warm-up
-        best = 0.0
-        for _ in range(rounds):  # the best round: shared machines add noise, never speed
+        for size in batch_sizes
+    }
+    generate_texts(lm, batches[batch_sizes[0]][:1], batch_size=1)  # warm-up
+    rates = dict.fromkeys(batch_sizes, 0.0)
+    for _ in range(rounds):  # the best round: shared machines add noise, never speed
+        for size, requests in batches.items():
             start = time.perf_counter()
-            outputs = generate_texts(lm, requests, batch_size=batch, min_new_tokens=new_tokens)
+            outputs = generate_texts(lm, requests, batch_size=size, min_new_tokens=new_tokens)
             _sync(lm)
-            best = max(best, sum(o.new_tokens for o in outputs) / (time.perf_counter() - start))
-        rates[batch] = best
+            rate = sum(o.new_tokens for o in outputs) / (time.perf_counter() - start)
+            rates[size] = max(rates[size], rate)
     return rates
 
 
@@ -126,6 +137,9 @@ def main() -> None:
     )
     parser.add_argument("--model", help="a MODEL_REGISTRY name, a directory or a cached hub id")
     parser.add_argument("--device", help="cuda or cpu (default: cuda when present)")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="intra-op threads on CPU (default 1: see above)"
+    )
     parser.add_argument("--repeats", type=int, default=3, help="timed edits per method (median reported)")
     parser.add_argument("--new-tokens", type=int, default=48)
     args = parser.parse_args()
@@ -141,16 +155,21 @@ def run(args, work: Path) -> None:
     from workers.lm.loading import load_lm
 
     lm = load_lm(model, device=args.device)
+    if lm.device.type == "cpu":
+        torch.set_num_threads(args.threads)
     where = (
         torch.cuda.get_device_name(lm.device)
         if lm.device.type == "cuda"
-        else f"CPU, {torch.get_num_threads()} threads"
+        else f"CPU, {torch.get_num_threads()} intra-op thread(s) on {os.cpu_count()} cores"
     )
     print(f"model {lm.name} ({lm.num_layers} layers, {lm.dtype}) on {where}")
+    print(_load_average("at the start"))
 
-    print("\nseconds per edit (apply, then restore), median of", args.repeats)
-    for method, seconds in time_edits(lm, args.repeats).items():
-        print(f"  {method:<6} {seconds:8.3f} s")
+    print("\nseconds per edit (apply, then restore), median of", args.repeats, "interleaved rounds")
+    seconds = time_edits(lm, args.repeats)
+    for method, value in seconds.items():
+        print(f"  {method:<6} {value:8.3f} s")
+    print(f"  ROME / MEMIT: {seconds['rome'] / seconds['memit']:.2f}")
 
     rates = time_generation(lm, [1, 8, 32], args.new_tokens, rounds=args.repeats)
     print(
@@ -158,6 +177,13 @@ def run(args, work: Path) -> None:
     )
     for batch, rate in rates.items():
         print(f"  batch {batch:>2}  {rate:10.1f} tok/s   ×{rate / rates[1]:.1f} of batch 1")
+    print(_load_average("at the end"))
+
+
+def _load_average(when: str) -> str:
+    """The machine's load next to the figures: a load above the core count makes them slower."""
+    one, five, _ = os.getloadavg()
+    return f"load average {when}: {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
 if __name__ == "__main__":

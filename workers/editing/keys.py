@@ -79,7 +79,7 @@ def _read_at(lm: LoadedLM, texts: list[str], ends: list[int], module, *, read_in
     else:
         handle = module.register_forward_hook(keep_output)
     try:
-        lm.model(**encoded.inputs)
+        lm.model(**encoded.inputs, use_cache=False)
     finally:
         handle.remove()
     rows = torch.arange(len(texts), device=positions.device)

@@ -38,12 +38,13 @@ def touched_parameters(lm: LoadedLM, hp: RomeHparams) -> list[str]:
 def apply(lm: LoadedLM, requests: list[EditRequest], hp: RomeHparams) -> AppliedEdit:
     layer = hp.layer
     templates = context_templates(lm, hp.context_templates)
-    moment = second_moments(lm, [layer], hp)[layer].double()
+    # C factorised once for all requests (LU, as ``torch.linalg.solve`` does: the same numbers).
+    moment_lu = torch.linalg.lu_factor(second_moments(lm, [layer], hp)[layer].double())
     module = get_module(lm.model, module_name(lm.model, "mlp_out", layer))
     edits = []
     for request in requests:
         keys = lookup_keys(lm, layer, request, templates, hp.fact_token).double()
-        left = torch.linalg.solve(moment, keys.mean(0))
+        left = torch.linalg.lu_solve(*moment_lu, keys.mean(0)[:, None])[:, 0]  # C⁻¹ k*
         value = optimise_delta(lm, request, layer, templates, hp)
         update = torch.outer(left, value.delta.double()) / left.dot(keys[0])  # templates[0] is "{}"
         add_to_weight(module, update.float())

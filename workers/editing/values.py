@@ -84,7 +84,8 @@ def optimise_delta(
     try:
         with frozen(lm.model), torch.enable_grad():
             for step in range(1, hp.v_steps + 1):
-                logits = lm.model(**encoded.inputs).logits
+                # No KV cache: nothing is generated, and building one costs every step.
+                logits = lm.model(**encoded.inputs, use_cache=False).logits
                 ids = encoded.input_ids[:n_rewrite]
                 nll = -target_log_probs(logits[:n_rewrite], ids, target_mask[:n_rewrite]).mean()
                 essence_lp = torch.log_softmax(
