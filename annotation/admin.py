@@ -26,14 +26,15 @@ from .services.validation import check_exam_study, check_kind_and_config, is_exa
 
 def add_input_errors(form: forms.BaseForm, exc: InputError, rename: dict[str, str] | None = None) -> None:
     """A service's errors on the form: each on the field its path starts with (``payload``
-    for ``payload.claim``), with the rest of the path before the service's own message."""
+    for ``payload.claim``), with the whole path before the service's own message, as the
+    API and the loader name it."""
     for path, messages in exc.errors.items():
         head, _, rest = path.partition(".")
         field = (rename or {}).get(head, head)
         if field not in form.fields:
             field, rest = None, path
         for message in messages:
-            form.add_error(field, f"{rest}: {message}" if rest else message)
+            form.add_error(field, f"{path}: {message}" if rest else message)
 
 
 class StudyAdminForm(forms.ModelForm):
