@@ -19,7 +19,7 @@ from rest_framework import serializers
 
 from annotation.errors import InputError, flatten_errors
 from annotation.models import Job, Study
-from annotation.services.access import is_researcher, researcher_studies
+from annotation.services.access import researcher_jobs
 
 
 @dataclass(frozen=True)
@@ -151,19 +151,9 @@ def cancel_job(job_id: int) -> bool:
 RECENT_JOBS = 50
 
 
-def jobs_for_researcher(user):
-    """The jobs a researcher may watch: on their studies or started by them (all for admins)."""
-    if not is_researcher(user):
-        return Job.objects.none()
-    jobs = Job.objects.select_related("study")
-    if user.is_superuser:
-        return jobs
-    return jobs.filter(Q(study__in=researcher_studies(user)) | Q(created_by=user))
-
-
 def job_board(user) -> tuple[list[Job], list[Job]]:
     """(queued or running jobs, the most recent finished ones) for the jobs page."""
-    jobs = jobs_for_researcher(user)
+    jobs = researcher_jobs(user).select_related("study")
     active = list(jobs.filter(status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).order_by("created_at"))
     recent = list(jobs.filter(status__in=Job.FINISHED).order_by("-finished_at", "-pk")[:RECENT_JOBS])
     return active, recent

@@ -6,7 +6,8 @@ from django.http import JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from annotation.services.jobs import RECENT_JOBS, job_board, job_status, jobs_for_researcher
+from annotation.services.access import researcher_jobs
+from annotation.services.jobs import RECENT_JOBS, job_board, job_status
 
 from .research import researcher_required
 
@@ -31,5 +32,5 @@ def jobs_status(request):
         return JsonResponse(
             {"errors": {"ids": [f"Up to {MAX_POLLED} job ids, comma-separated."]}}, status=400
         )
-    jobs = jobs_for_researcher(request.user).filter(pk__in=[int(part) for part in raw]).order_by("pk")
+    jobs = researcher_jobs(request.user).filter(pk__in=[int(part) for part in raw]).order_by("pk")
     return JsonResponse({"jobs": [job_status(job) for job in jobs]})

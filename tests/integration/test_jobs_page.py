@@ -119,3 +119,30 @@ def test_the_admin_form_names_bad_parameters_and_starts_nothing(client, django_u
     )
     assert "works on a study" in response.content.decode()
     assert not Job.objects.exists()
+
+
+def test_the_jobs_page_and_the_api_list_the_same_jobs(client, django_user_model, make_claim_study):
+    """One permission rule: bob's own jobs on a study no longer shared with him vanish from both."""
+    alice = django_user_model.objects.create_user("alice", is_staff=True)
+    bob = django_user_model.objects.create_user("bob", is_staff=True)
+    hers, his = make_claim_study(slug="alice-study"), make_claim_study(slug="bob-study")
+    hers.owner, his.owner = alice, bob
+    hers.save()
+    his.save()
+    hers.shared_with.add(bob)
+    on_his = Job.objects.create(kind="export", study=his, created_by=bob, status="running")
+    by_her_on_his = Job.objects.create(kind="reports", study=his, created_by=alice, status="done")
+    studyless = Job.objects.create(kind="reports", created_by=bob, status="done")
+    was_shared = Job.objects.create(kind="export", study=hers, created_by=bob, status="running")
+    Job.objects.create(kind="reports", created_by=alice, status="done")
+    hers.shared_with.remove(bob)
+
+    client.force_login(bob)
+    html = client.get("/research/jobs/").content.decode()
+    on_page = {job.pk for job in Job.objects.all() if f'data-job-id="{job.pk}"' in html}
+    from_api = {job["id"] for job in client.get("/api/v1/jobs/").json()["results"]}
+    assert on_page == from_api == {on_his.pk, by_her_on_his.pk, studyless.pk}
+
+    assert client.post(f"/api/v1/jobs/{was_shared.pk}/cancel/").status_code == 404
+    was_shared.refresh_from_db()
+    assert was_shared.status == "running"
