@@ -18,7 +18,7 @@ alongside in the same order; for anything else the report builder derives them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
@@ -42,7 +42,6 @@ from scoring.reports.base import (
 CHUNK = 20_000
 # Rows per message of the binary COPY (each message is decoded as it arrives).
 COPY_CHUNK_ROWS = 131_072
-Progress = Callable[[int], None]
 
 _RESPONSE_FIELDS = {
     "item_id": Field("item_id", "column"),
@@ -55,7 +54,7 @@ _RESPONSE_FIELDS = {
 }
 
 
-def load_study_data(study: Study, builder: KindReport, *, progress: Progress | None = None) -> StudyData:
+def load_study_data(study: Study, builder: KindReport) -> StudyData:
     """Everything the reports of ``study`` need, read in bulk (call inside one snapshot)."""
     kind = _installed_kind(study.kind)
     asks_each_answer = kind is not None and type(kind).agreement_values is not TaskKind.agreement_values
@@ -68,8 +67,6 @@ def load_study_data(study: Study, builder: KindReport, *, progress: Progress | N
     else:
         responses = _read_table(Response.objects.filter(study=study), fields)
         observations = _declared_observations(responses, declared) if declared else None
-    if progress:
-        progress(len(responses))
     participant_ids, participants, excluded = _read_participants(study, responses["participant_id"])
     responses.data["item"] = np.searchsorted(items.data.pop("id"), responses.data.pop("item_id"))
     responses.data["participant"] = np.searchsorted(participant_ids, responses.data.pop("participant_id"))

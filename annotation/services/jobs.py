@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Protocol
 
 from django.conf import settings
 from django.db import transaction
@@ -20,12 +21,31 @@ from rest_framework import serializers
 from annotation.errors import InputError, flatten_errors
 from annotation.models import Job, Study
 from annotation.services.access import researcher_jobs
+from roft_site.celery import DEFAULT_QUEUE, QUEUES
+
+
+class Progress(Protocol):
+    """The one progress callback every job body takes: ``progress(done, total=None, message="")``.
+
+    On a worker it is ``workers.progress.JobProgress``, which records the step on the job's
+    row and raises ``JobCancelled`` once the job was cancelled; elsewhere ``no_progress``.
+    """
+
+    def __call__(self, done: int, total: int | None = None, message: str = "") -> None: ...
+
+
+class JobCancelled(Exception):
+    """The job was cancelled: raised by the progress callback, so the work stops at its next step."""
+
+
+def no_progress(done: int, total: int | None = None, message: str = "") -> None:
+    """The progress callback of work run outside a job (commands, tests): reports nothing."""
 
 
 @dataclass(frozen=True)
 class JobKind:
     task: str  # the Celery task's registered name
-    queue: str  # "gpu" for model work, "default" for everything else
+    queue: str  # the only declaration of the kind's queue: "gpu" for model work, else "default"
     parameters: type[serializers.Serializer] | None = None  # validates a job's parameters
     needs_study: bool = False  # the job works on one study (Job.study must be set)
 
@@ -37,14 +57,22 @@ def register_job_kind(
     name: str,
     *,
     task: str,
-    queue: str = "default",
+    queue: str = DEFAULT_QUEUE,
     parameters: type[serializers.Serializer] | None = None,
     needs_study: bool = False,
 ) -> None:
     """Declare a job kind: its Celery task, its queue, and the serializer of its parameters."""
-    if queue not in ("default", "gpu"):
-        raise ValueError(f"queue must be 'default' or 'gpu', not {queue!r}")
+    if queue not in QUEUES:
+        raise ValueError(f"queue must be one of {', '.join(QUEUES)}, not {queue!r}")
     JOB_KINDS[name] = JobKind(task=task, queue=queue, parameters=parameters, needs_study=needs_study)
+
+
+def job_kind_of_task(task: str) -> JobKind:
+    """The job kind whose Celery task is named ``task``: where a job task finds its queue."""
+    for kind in JOB_KINDS.values():
+        if kind.task == task:
+            return kind
+    raise LookupError(f"No job kind runs task {task!r}: register_job_kind(...) before defining it.")
 
 
 def check_job_parameters(kind: str, parameters: dict | None) -> dict:
