@@ -14,13 +14,7 @@ from typing import Any, ClassVar
 from django.http import QueryDict
 from rest_framework import serializers
 
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
-
-
-def check_level(level: str) -> None:
-    """A level of measurement Krippendorff's alpha knows."""
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
+from scoring.agreement import check_level  # the levels of measurement, defined once
 
 
 @dataclass(frozen=True)
