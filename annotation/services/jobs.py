@@ -188,21 +188,20 @@ def job_board(user) -> tuple[list[Job], list[Job]]:
 
 
 def job_status(job: Job) -> dict:
-    """What the jobs page polls: state and progress, never parameters or tracebacks."""
+    """The one shape of a job's state: the jobs page, the dashboard and the API all show this
+    (the API adds what was asked and what came out). Needs ``job.study`` (select it)."""
     return {
         "id": job.pk,
+        "kind": job.kind,
+        "study": job.study.slug if job.study_id else None,
         "status": job.status,
         "status_label": job.get_status_display(),
-        "done": job.progress_done,
-        "total": job.progress_total,
+        "finished": job.status in Job.FINISHED,
+        "progress_done": job.progress_done,
+        "progress_total": job.progress_total,
         "percent": job.percent,
         "message": job.message,
-        "finished": job.status in Job.FINISHED,
-        "started_at": _minute(job.started_at),
-        "finished_at": _minute(job.finished_at),
+        "error": job.error,
+        "started_at": job.started_at,
+        "finished_at": job.finished_at,
     }
-
-
-def _minute(moment) -> str:
-    """The jobs page's time format (site time zone, to the minute); "" when unset."""
-    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M") if moment else ""

@@ -40,7 +40,7 @@ def test_the_page_is_for_researchers_only(client, django_user_model):
     assert client.get("/research/jobs/").status_code == 302
     client.force_login(django_user_model.objects.create_user("someone"))
     assert client.get("/research/jobs/").status_code == 403
-    assert client.get("/research/jobs/status/?ids=1").status_code == 403
+    assert client.get("/research/jobs/1/").status_code == 403
 
 
 def test_a_researcher_sees_the_jobs_of_their_studies_with_progress(client, researchers):
@@ -52,28 +52,31 @@ def test_a_researcher_sees_the_jobs_of_their_studies_with_progress(client, resea
     assert '<progress max="8" value="3"' in html and "3 / 8 (38%)" in html and "3 of 8" in html
 
 
-def test_the_status_endpoint_reports_progress_of_visible_jobs_only(client, researchers):
-    alice, _bob, running, hidden, _done = researchers
+def test_a_row_polls_its_own_progress_until_the_job_is_finished(client, researchers):
+    alice, _bob, running, hidden, done = researchers
     client.force_login(alice)
-    data = client.get(f"/research/jobs/status/?ids={running.pk},{hidden.pk}").json()
-    assert data == {
-        "jobs": [
-            {
-                "id": running.pk,
-                "status": "running",
-                "status_label": "Running",
-                "done": 3,
-                "total": 8,
-                "percent": 38,
-                "message": "3 of 8",
-                "finished": False,
-                "started_at": "",
-                "finished_at": "",
-            }
-        ]
+    row = client.get(f"/research/jobs/{running.pk}/").content.decode()
+    assert f'data-job-id="{running.pk}"' in row and 'data-finished="0"' in row
+    assert f'hx-get="/research/jobs/{running.pk}/" hx-trigger="every 2s"' in row
+    assert '<progress max="8" value="3"' in row and "3 / 8 (38%)" in row and "Running" in row
+    finished = client.get(f"/research/jobs/{done.pk}/").content.decode()
+    assert 'data-finished="1"' in finished and "hx-get" not in finished
+    assert client.get(f"/research/jobs/{hidden.pk}/").status_code == 404
+
+
+def test_the_pages_and_the_api_show_one_job_status(client, researchers):
+    """``job_status`` is the one shape: the API's job is it plus what was asked and what came out."""
+    from annotation.services.jobs import job_status
+
+    alice, _bob, running, _hidden, _done = researchers
+    client.force_login(alice)
+    shown = client.get(f"/api/v1/jobs/{running.pk}/").json()
+    status = job_status(Job.objects.select_related("study").get(pk=running.pk))
+    assert {key: shown[key] for key in status if not key.endswith("_at")} == {
+        key: value for key, value in status.items() if not key.endswith("_at")
     }
-    bad = client.get("/research/jobs/status/?ids=1,drop")
-    assert bad.status_code == 400 and "ids" in bad.json()["errors"]
+    assert status["status_label"] == "Running" and status["finished"] is False
+    assert status["study"] == "alice-study" and status["progress_total"] == 8
 
 
 def test_an_admin_sees_every_job(client, django_user_model, researchers):
