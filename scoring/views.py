@@ -47,6 +47,7 @@ def recompute_reports(request: HttpRequest, slug: str) -> HttpResponse:
     study = access_study_for_researcher(request.user, slug)
     job, created = request_study_reports(study, user=request.user, trigger="dashboard")
     if request.headers.get("HX-Request"):
+        job.refresh_from_db()  # run already where tasks run in-process
         return _reports_job(request, study, job, status=202 if created else 200)
     if created:
         messages.info(request, "Recomputing the reports; this page updates when they are ready.")
@@ -59,16 +60,16 @@ def reports_job(request: HttpRequest, slug: str) -> HttpResponse:
     """The Recompute button and its job, polled while the job runs; once it is done the page
     reloads (``HX-Refresh``) to show the new reports."""
     study = access_study_for_researcher(request.user, slug)
-    job = latest_reports_job(study)
-    response = _reports_job(request, study, job)
-    if job is not None and job.status == Job.Status.DONE and request.headers.get("HX-Request"):
-        response["HX-Refresh"] = "true"
-    return response
+    return _reports_job(request, study, latest_reports_job(study))
 
 
 def _reports_job(request: HttpRequest, study, job: Job | None, status: int = 200) -> HttpResponse:
+    """The fragment; a job done by the time htmx asks reloads the page (``HX-Refresh``)."""
     context = {"study": study, "job": job_status(job) if job else None}
-    return render(request, "research/_reports_job.html", context, status=status)
+    response = render(request, "research/_reports_job.html", context, status=status)
+    if job is not None and job.status == Job.Status.DONE and request.headers.get("HX-Request"):
+        response["HX-Refresh"] = "true"
+    return response
 
 
 @researcher_required
