@@ -205,3 +205,14 @@ def job_status(job: Job) -> dict:
         "started_at": job.started_at,
         "finished_at": job.finished_at,
     }
+
+
+def job_details(job: Job) -> dict:
+    """``job_status`` plus what was asked and what came out: the API's job and the exports
+    table. Needs ``job.study`` and ``job.created_by`` (select them)."""
+    return job_status(job) | {
+        "parameters": job.parameters,
+        "result": job.result,
+        "created_by": job.created_by.username if job.created_by_id else None,
+        "created_at": job.created_at,
+    }

@@ -1,4 +1,4 @@
-"""The jobs page, its status endpoint, and starting jobs from the admin."""
+"""The jobs page, its self-polling rows, one permission rule and status shape, and the admin."""
 
 from __future__ import annotations
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from annotation.models import Job
-from annotation.services.jobs import job_status
+from annotation.services.jobs import job_details
 
 
 class JobOut(serializers.Serializer):
-    """``job_status`` (the one shape of a job's state, as the pages show it) plus what was
-    asked (``parameters``, ``created_by``, ``created_at``) and what came out (``result``)."""
+    """``services.jobs.job_details``: the one shape of a job's state, as the pages show it,
+    plus what was asked (``parameters``, ``created_by``, ``created_at``) and what came out."""
 
     id = serializers.IntegerField()
     kind = serializers.CharField()
@@ -31,13 +31,7 @@ class JobOut(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
 
     def to_representation(self, job: Job) -> dict:
-        asked = {
-            "parameters": job.parameters,
-            "result": job.result,
-            "created_by": job.created_by.username if job.created_by_id else None,
-            "created_at": job.created_at,
-        }
-        return super().to_representation(job_status(job) | asked)
+        return super().to_representation(job_details(job))
 
 
 class JobIn(serializers.Serializer):
