@@ -11,7 +11,7 @@ from rest_framework import serializers
 from annotation.kinds.base import StrictSerializer
 
 EDIT_METHODS = ["none", "ike", "ft", "rome", "memit"]  # the modules of workers/editing/
-EDIT_STUDY_KINDS = ["likert", "ranking", "claim"]  # the study kinds edited passages can fill
+EDIT_STUDY_KINDS = ["likert", "ranking", "claim"]  # = workers.editing.items.ITEM_BUILDERS (a test)
 
 
 class ContinuationsParameters(StrictSerializer):

@@ -7,7 +7,7 @@ from .views import jobs, research_exports, research_participants, research_studi
 urlpatterns = [
     path("", research_studies.study_list, name="research-home"),
     path("jobs/", jobs.jobs_page, name="research-jobs"),
-    path("jobs/status/", jobs.jobs_status, name="research-jobs-status"),
+    path("jobs/<int:job_id>/", jobs.job_row, name="research-job-row"),
     path("studies/new/", research_studies.study_new, name="research-study-new"),
     path("s/<slug:slug>/", research_studies.study_overview, name="research-study"),
     path("s/<slug:slug>/progress/", research_studies.study_progress, name="research-study-progress"),

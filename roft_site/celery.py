@@ -15,9 +15,15 @@ from kombu import Queue
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
 
 
+# The queues, named once: job kinds choose one (``annotation.services.jobs.register_job_kind``).
+DEFAULT_QUEUE = "default"
+GPU_QUEUE = "gpu"
+QUEUES = (DEFAULT_QUEUE, GPU_QUEUE)
+
+
 def route_task(name, args, kwargs, options, task=None, **_):
-    """Tasks that declare ``uses_gpu = True`` go to queue ``gpu``; all others to ``default``."""
-    return {"queue": "gpu" if getattr(task, "uses_gpu", False) else "default"}
+    """Tasks of a job kind on queue ``gpu`` (``uses_gpu``) go there; all others to ``default``."""
+    return {"queue": GPU_QUEUE if getattr(task, "uses_gpu", False) else DEFAULT_QUEUE}
 
 
 app = Celery("roft_site")
@@ -26,8 +32,8 @@ app.conf.update(
     task_serializer="json",
     result_serializer="json",
     accept_content=["json"],
-    task_default_queue="default",
-    task_queues=(Queue("default"), Queue("gpu")),
+    task_default_queue=DEFAULT_QUEUE,
+    task_queues=tuple(Queue(name) for name in QUEUES),
     task_routes=(route_task,),
     task_acks_late=True,
     task_reject_on_worker_lost=True,
@@ -45,12 +51,12 @@ def _beat_schedule() -> dict:
         "release-expired-assignments": {
             "task": "workers.tasks.assignments.release_expired_assignments_task",
             "schedule": float(settings.RELEASE_EXPIRED_EVERY_SECONDS),
-            "options": {"queue": "default"},
+            "options": {"queue": DEFAULT_QUEUE},
         },
         "refresh-study-reports": {
             "task": "workers.tasks.reports.refresh_live_study_reports_task",
             "schedule": float(settings.REPORTS_REFRESH_SECONDS),
-            "options": {"queue": "default"},
+            "options": {"queue": DEFAULT_QUEUE},
         },
     }
 

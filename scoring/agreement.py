@@ -66,6 +66,7 @@ _HIGHEST_FREQUENCY = 13.0
 
 
 def check_level(level: str) -> str:
+    """A level of measurement Krippendorff's alpha knows (the kinds' observations use it too)."""
     if level not in LEVELS:
         raise ValueError(f"level_of_measurement must be one of {LEVELS}, not {level!r}")
     return level

@@ -18,7 +18,7 @@ alongside in the same order; for anything else the report builder derives them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager
 
 import numpy as np
@@ -28,14 +28,13 @@ from django.db.models.expressions import Combinable
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
-from annotation.kinds import TaskKind, UnknownKind, get_kind
+from annotation.kinds import TaskKind, get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
 from scoring.reports.base import (
     Columns,
     Field,
     KindReport,
     StudyData,
-    empty_observations,
     observation_columns,
     stacked,
 )
@@ -43,7 +42,6 @@ from scoring.reports.base import (
 CHUNK = 20_000
 # Rows per message of the binary COPY (each message is decoded as it arrives).
 COPY_CHUNK_ROWS = 131_072
-Progress = Callable[[int], None]
 
 _RESPONSE_FIELDS = {
     "item_id": Field("item_id", "column"),
@@ -56,11 +54,11 @@ _RESPONSE_FIELDS = {
 }
 
 
-def load_study_data(study: Study, builder: KindReport, *, progress: Progress | None = None) -> StudyData:
+def load_study_data(study: Study, builder: KindReport) -> StudyData:
     """Everything the reports of ``study`` need, read in bulk (call inside one snapshot)."""
-    kind = _installed_kind(study.kind)
-    asks_each_answer = kind is not None and type(kind).agreement_values is not TaskKind.agreement_values
-    declared = kind.agreement_fields if kind is not None and not asks_each_answer else ()
+    kind = get_kind(study.kind)  # UnknownKind for a kind this site does not have
+    asks_each_answer = type(kind).agreement_values is not TaskKind.agreement_values
+    declared = () if asks_each_answer else kind.agreement_fields
     item_fields = {"attention": Field("is_attention_check", "truth")} | builder.item_fields
     items = _read_table(Item.objects.filter(study=study), item_fields, by_id=True)
     fields = _RESPONSE_FIELDS | builder.response_fields | _declared_fields(declared)
@@ -69,9 +67,7 @@ def load_study_data(study: Study, builder: KindReport, *, progress: Progress | N
         responses, observations = _read_with_agreement(study, fields, kind)
     else:
         responses = _read_table(Response.objects.filter(study=study), fields)
-        observations = _declared_observations(responses, declared) if declared else None
-    if progress:
-        progress(len(responses))
+        observations = _declared_observations(responses, declared)
     participant_ids, participants, excluded = _read_participants(study, responses["participant_id"])
     responses.data["item"] = np.searchsorted(items.data.pop("id"), responses.data.pop("item_id"))
     responses.data["participant"] = np.searchsorted(participant_ids, responses.data.pop("participant_id"))
@@ -79,18 +75,15 @@ def load_study_data(study: Study, builder: KindReport, *, progress: Progress | N
     for name in ("attention", "flagged"):
         responses.data[name] = responses[name] == 1
     items.data["attention"] = items["attention"] == 1
-    data = StudyData(
+    return StudyData(
         kind=study.kind,
         config=study.config or {},
         annotations_per_item=study.annotations_per_item,
         items=items,
         responses=responses,
         participants=participants,
-        observations=observations if observations is not None else empty_observations(),
+        observations=observations,
     )
-    if observations is None:
-        data.observations = builder.observations(data) or empty_observations()
-    return data
 
 
 @contextmanager
@@ -106,13 +99,6 @@ def one_snapshot() -> Iterator[None]:
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         yield
-
-
-def _installed_kind(name: str) -> TaskKind | None:
-    try:
-        return get_kind(name)
-    except UnknownKind:
-        return None
 
 
 def _declared_fields(declared) -> dict[str, Field]:

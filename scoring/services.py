@@ -9,7 +9,6 @@ excluded participants); a live study whose current fingerprint differs is stale.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -17,7 +16,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from annotation.models import Enrollment, Job, Response, Study
-from annotation.services.jobs import start_job
+from annotation.services.jobs import Progress, no_progress, start_job
 from scoring.data import load_study_data, one_snapshot
 from scoring.models import Report
 from scoring.reports import report_for
@@ -27,8 +26,6 @@ from scoring.reports.common import study_rows
 POPULATIONS = ("all", "passed")
 REPORTS_JOB = "reports"
 ACTIVE_JOB_STATUSES = (Job.Status.QUEUED, Job.Status.RUNNING)
-# progress(done, total, message): called while reading responses and at each later step.
-ProgressCallback = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)
@@ -68,23 +65,22 @@ def stale_live_studies() -> list[Study]:
 
 
 def compute_study_reports(
-    study: Study, *, embed: Embed | None = None, progress: ProgressCallback | None = None
+    study: Study, *, embed: Embed | None = None, progress: Progress = no_progress
 ) -> ReportsResult:
     """Read the study once, compute both populations, replace its reports."""
     started = time.monotonic()
-    notify = progress or (lambda done, total, message: None)
     builder = report_for(study.kind)
-    notify(0, 0, "Reading the responses")
+    progress(0, 0, "Reading the responses")
     with one_snapshot():
         fingerprint = study_fingerprint(study)
         data = load_study_data(study, builder)
     total = fingerprint["responses"]
     rows: dict[str, list[ReportRow]] = {}
     for population in POPULATIONS:
-        notify(total, total, f"Computing the figures ({population} participants)")
+        progress(total, total, f"Computing the figures ({population} participants)")
         rows[population] = study_rows(builder, data.population(population), embed=embed)
     count = replace_reports(study, rows, fingerprint)
-    notify(total, total, f"Stored {count} figures")
+    progress(total, total, f"Stored {count} figures")
     return ReportsResult(rows=count, fingerprint=fingerprint, seconds=time.monotonic() - started)
 
 

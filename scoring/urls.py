@@ -7,6 +7,6 @@ from . import views
 urlpatterns = [
     path("s/<slug:slug>/dashboard/", views.study_dashboard, name="study-dashboard"),
     path("s/<slug:slug>/dashboard/recompute/", views.recompute_reports, name="study-dashboard-recompute"),
-    path("s/<slug:slug>/dashboard/job/", views.reports_job_status, name="study-dashboard-job"),
+    path("s/<slug:slug>/dashboard/job/", views.reports_job, name="study-dashboard-job"),
     path("s/<slug:slug>/dashboard/plots/<slug:name>.svg", views.dashboard_plot, name="study-dashboard-plot"),
 ]

@@ -9,12 +9,13 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.models import Job
 from annotation.services.access import access_study_for_researcher
+from annotation.services.jobs import job_status
 from annotation.views.research import researcher_required
 from scoring import plots
 from scoring.selectors import dashboard_view, plot_specs, reports_version, study_reports
@@ -33,8 +34,7 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "study": study,
         "view": view,
         "populations": POPULATIONS,
-        "job": job,
-        "job_active": job is not None and job.status not in Job.FINISHED,
+        "job": job_status(job) if job else None,
         "new_responses": max(0, current["responses"] - view.fingerprint.get("responses", 0)),
         "stale": not view.empty and current != view.fingerprint,
     }
@@ -46,8 +46,9 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 def recompute_reports(request: HttpRequest, slug: str) -> HttpResponse:
     study = access_study_for_researcher(request.user, slug)
     job, created = request_study_reports(study, user=request.user, trigger="dashboard")
-    if request.headers.get("Accept", "").startswith("application/json"):
-        return JsonResponse(_job_status(job), status=202 if created else 200)
+    if request.headers.get("HX-Request"):
+        job.refresh_from_db()  # run already where tasks run in-process
+        return _reports_job(request, study, job, status=202 if created else 200)
     if created:
         messages.info(request, "Recomputing the reports; this page updates when they are ready.")
     return redirect("study-dashboard", slug=study.slug)
@@ -55,10 +56,20 @@ def recompute_reports(request: HttpRequest, slug: str) -> HttpResponse:
 
 @researcher_required
 @require_GET
-def reports_job_status(request: HttpRequest, slug: str) -> JsonResponse:
+def reports_job(request: HttpRequest, slug: str) -> HttpResponse:
+    """The Recompute button and its job, polled while the job runs; once it is done the page
+    reloads (``HX-Refresh``) to show the new reports."""
     study = access_study_for_researcher(request.user, slug)
-    job = latest_reports_job(study)
-    return JsonResponse(_job_status(job) if job else {"status": "none"})
+    return _reports_job(request, study, latest_reports_job(study))
+
+
+def _reports_job(request: HttpRequest, study, job: Job | None, status: int = 200) -> HttpResponse:
+    """The fragment; a job done by the time htmx asks reloads the page (``HX-Refresh``)."""
+    context = {"study": study, "job": job_status(job) if job else None}
+    response = render(request, "research/_reports_job.html", context, status=status)
+    if job is not None and job.status == Job.Status.DONE and request.headers.get("HX-Request"):
+        response["HX-Refresh"] = "true"
+    return response
 
 
 @researcher_required
@@ -89,13 +100,3 @@ def _population(request: HttpRequest) -> str:
     if population not in POPULATIONS:
         raise Http404("Unknown population.")
     return population
-
-
-def _job_status(job: Job) -> dict:
-    return {
-        "id": job.pk,
-        "status": job.status,
-        "percent": job.percent,
-        "message": job.message,
-        "error": job.error.splitlines()[0] if job.error else "",
-    }

@@ -15,14 +15,13 @@ from contextvars import ContextVar
 from tqdm import tqdm
 
 from annotation.models import Job
-from annotation.services.jobs import JOB_KINDS, report_progress
-from workers.tasks.base import JobCancelled
+from annotation.services.jobs import JOB_KINDS, JobCancelled, report_progress
 
 _BAR: ContextVar[tqdm | None] = ContextVar("job_progress_bar", default=None)
 
 
 class JobProgress:
-    """``progress(done, total=None, message="")`` for one job."""
+    """The ``annotation.services.jobs.Progress`` of one job: records each step on its row."""
 
     def __init__(self, job_id: int):
         self.job_id = job_id

@@ -15,16 +15,10 @@ from django.http import QueryDict
 from django.urls import URLPattern, URLResolver
 from rest_framework import serializers
 
+from scoring.agreement import check_level  # the levels of measurement, defined once
+
 if TYPE_CHECKING:  # no kind imports the models at run time; these names are for annotations
     from annotation.models import Assignment, Item, Participant, Response, Study
-
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
-
-
-def check_level(level: str) -> None:
-    """A level of measurement Krippendorff's alpha knows."""
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
 
 
 @dataclass(frozen=True)

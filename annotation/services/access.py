@@ -102,7 +102,9 @@ def researcher_responses(user):
 
 
 def researcher_jobs(user):
-    """Jobs on a reachable study, or study-less jobs the user started (admins: all)."""
+    """The one rule for who may see and cancel a job (jobs page, dashboard, API): jobs on a
+    reachable study, or study-less jobs the user started (admins: all). A job on a study no
+    longer shared with its starter is gone for them, as the study is."""
     if not is_researcher(user):
         return Job.objects.none()
     if user.is_superuser:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
+from annotation.services.jobs import Progress, no_progress
 
 from .pseudonyms import PseudonymCache
 
@@ -26,17 +27,9 @@ BATCH_ROWS = 5000
 SCALARS = (str, int, float, bool, type(None))
 
 
-Progress = Callable[[int, int], bool]  # (done, total) → False to stop
-
-
-class ExportCancelled(Exception):
-    """The progress callback asked to stop (the job was cancelled)."""
-
-
-def tick(progress: Progress | None, done: int, total: int) -> None:
-    """Report progress; stop the export when the callback says so."""
-    if progress is not None and progress(done, total) is False:
-        raise ExportCancelled
+def rows_written(progress: Progress, done: int, total: int) -> None:
+    """Report an export's progress in rows (the job's callback stops a cancelled export)."""
+    progress(done, total, f"{done} of {total} rows")
 
 
 @dataclass(frozen=True)
@@ -121,7 +114,7 @@ def response_rows(
 
 
 def copy_csv_rows(
-    study: Study, out, *, include_platform_ids: bool = False, progress: Progress | None = None
+    study: Study, out, *, include_platform_ids: bool = False, progress: Progress = no_progress
 ) -> int:
     """PostgreSQL only: the CSV rows of ``response_rows`` (without the header), written by
     the database itself with ``COPY (SELECT …) TO STDOUT`` — several times faster than
@@ -142,7 +135,7 @@ def copy_csv_rows(
         cursor.copy_expert(
             f"COPY ({query}) TO STDOUT WITH (FORMAT csv)", _CountingWriter(out, progress, total)
         )
-    tick(progress, total, total)
+    rows_written(progress, total, total)
     return total
 
 
@@ -176,7 +169,7 @@ class _CountingWriter:
     """Hands COPY's output (bytes) to a binary file, reporting progress (and stopping when cancelled)
     about every megabyte; rows are estimated from line ends until the exact count."""
 
-    def __init__(self, out, progress: Progress | None, total: int):
+    def __init__(self, out, progress: Progress, total: int):
         self.out, self.progress, self.total = out, progress, total
         self.lines = self.pending = 0
 
@@ -186,7 +179,7 @@ class _CountingWriter:
         self.pending += len(data)
         if self.pending > 1_000_000:
             self.pending = 0
-            tick(self.progress, min(self.lines, self.total), self.total)
+            rows_written(self.progress, min(self.lines, self.total), self.total)
         return len(data)
 
 

@@ -22,7 +22,8 @@ from django.db.models import QuerySet
 from annotation.models import Assignment, Enrollment, Item, Response, Study
 from scoring.models import Report
 
-from .export_rows import tick
+from .export_rows import rows_written
+from .jobs import Progress, no_progress
 from .pseudonyms import PseudonymCache
 
 BATCH = 2000
@@ -178,7 +179,9 @@ def tables(include_platform_ids: bool) -> list[Table]:
     return [STUDY, ITEMS, participants, ASSIGNMENTS, RESPONSES, REPORTS]
 
 
-def write_sqlite_archive(study: Study, path: Path, *, include_platform_ids: bool, progress=None) -> int:
+def write_sqlite_archive(
+    study: Study, path: Path, *, include_platform_ids: bool, progress: Progress = no_progress
+) -> int:
     """Build ``<slug>.sqlite`` and ``README.md`` and zip them to ``path``; returns response rows."""
     chosen = tables(include_platform_ids)
     names = _pseudonyms(study)
@@ -233,7 +236,7 @@ def _flush(connection, insert: str, batch: list, done: int, total: int, progress
     connection.executemany(insert, batch)
     done += len(batch)
     batch.clear()
-    tick(progress, done, total)
+    rows_written(progress, done, total)
     return done
 
 

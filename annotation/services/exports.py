@@ -21,11 +21,12 @@ from rest_framework import serializers
 from annotation.errors import InputError
 from annotation.models import Job, Study
 
-from .export_rows import ExportCancelled, Progress, ResponseRows, copy_csv_rows, response_rows, tick
+from .export_rows import ResponseRows, copy_csv_rows, response_rows, rows_written
+from .jobs import Progress, no_progress
 
 FORMATS = {"csv": "csv", "jsonl": "jsonl", "sqlite": "zip"}  # format → file extension
 PROGRESS_EVERY = 20_000
-__all__ = ["FORMATS", "ExportCancelled", "ExportParameters", "ExportResult", "export_path", "export_study"]
+__all__ = ["FORMATS", "ExportParameters", "ExportResult", "export_path", "export_study"]
 
 
 class ExportParameters(serializers.Serializer):
@@ -56,7 +57,7 @@ def export_study(
     fmt: str,
     path: Path,
     include_platform_ids: bool = False,
-    progress: Progress | None = None,
+    progress: Progress = no_progress,
 ) -> ExportResult:
     """Write the study's export in ``fmt`` to ``path``; return what was written."""
     if fmt not in FORMATS:
@@ -101,7 +102,7 @@ def _copy_csv(study, source: ResponseRows, path: Path, include_platform_ids: boo
         return copy_csv_rows(study, out, include_platform_ids=include_platform_ids, progress=progress)
 
 
-def _write_csv(source: ResponseRows, out, progress: Progress | None) -> int:
+def _write_csv(source: ResponseRows, out, progress: Progress) -> int:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([column.name for column in source.columns])
     count = 0
@@ -109,12 +110,12 @@ def _write_csv(source: ResponseRows, out, progress: Progress | None) -> int:
         writer.writerow(row)
         count += 1
         if count % PROGRESS_EVERY == 0:
-            tick(progress, count, source.total)
-    tick(progress, count, source.total)
+            rows_written(progress, count, source.total)
+    rows_written(progress, count, source.total)
     return count
 
 
-def _write_jsonl(source: ResponseRows, out, progress: Progress | None) -> int:
+def _write_jsonl(source: ResponseRows, out, progress: Progress) -> int:
     encode = json.JSONEncoder(ensure_ascii=False).encode
     keys = [encode(column.name) + ": " for column in source.columns]
     raw = [column.encoding != "value" for column in source.columns]
@@ -129,6 +130,6 @@ def _write_jsonl(source: ResponseRows, out, progress: Progress | None) -> int:
         out.write("{" + ", ".join(parts) + "}\n")
         count += 1
         if count % PROGRESS_EVERY == 0:
-            tick(progress, count, source.total)
-    tick(progress, count, source.total)
+            rows_written(progress, count, source.total)
+    rows_written(progress, count, source.total)
     return count

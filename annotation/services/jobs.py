@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Protocol
 
 from django.conf import settings
 from django.db import transaction
@@ -19,13 +20,32 @@ from rest_framework import serializers
 
 from annotation.errors import InputError, flatten_errors
 from annotation.models import Job, Study
-from annotation.services.access import is_researcher, researcher_studies
+from annotation.services.access import researcher_jobs
+from roft_site.celery import DEFAULT_QUEUE, QUEUES
+
+
+class Progress(Protocol):
+    """The one progress callback every job body takes: ``progress(done, total=None, message="")``.
+
+    On a worker it is ``workers.progress.JobProgress``, which records the step on the job's
+    row and raises ``JobCancelled`` once the job was cancelled; elsewhere ``no_progress``.
+    """
+
+    def __call__(self, done: int, total: int | None = None, message: str = "") -> None: ...
+
+
+class JobCancelled(Exception):
+    """The job was cancelled: raised by the progress callback, so the work stops at its next step."""
+
+
+def no_progress(done: int, total: int | None = None, message: str = "") -> None:
+    """The progress callback of work run outside a job (commands, tests): reports nothing."""
 
 
 @dataclass(frozen=True)
 class JobKind:
     task: str  # the Celery task's registered name
-    queue: str  # "gpu" for model work, "default" for everything else
+    queue: str  # the only declaration of the kind's queue: "gpu" for model work, else "default"
     parameters: type[serializers.Serializer] | None = None  # validates a job's parameters
     needs_study: bool = False  # the job works on one study (Job.study must be set)
 
@@ -37,14 +57,22 @@ def register_job_kind(
     name: str,
     *,
     task: str,
-    queue: str = "default",
+    queue: str = DEFAULT_QUEUE,
     parameters: type[serializers.Serializer] | None = None,
     needs_study: bool = False,
 ) -> None:
     """Declare a job kind: its Celery task, its queue, and the serializer of its parameters."""
-    if queue not in ("default", "gpu"):
-        raise ValueError(f"queue must be 'default' or 'gpu', not {queue!r}")
+    if queue not in QUEUES:
+        raise ValueError(f"queue must be one of {', '.join(QUEUES)}, not {queue!r}")
     JOB_KINDS[name] = JobKind(task=task, queue=queue, parameters=parameters, needs_study=needs_study)
+
+
+def job_kind_of_task(task: str) -> JobKind:
+    """The job kind whose Celery task is named ``task``: where a job task finds its queue."""
+    for kind in JOB_KINDS.values():
+        if kind.task == task:
+            return kind
+    raise LookupError(f"No job kind runs task {task!r}: register_job_kind(...) before defining it.")
 
 
 def check_job_parameters(kind: str, parameters: dict | None) -> dict:
@@ -151,40 +179,40 @@ def cancel_job(job_id: int) -> bool:
 RECENT_JOBS = 50
 
 
-def jobs_for_researcher(user):
-    """The jobs a researcher may watch: on their studies or started by them (all for admins)."""
-    if not is_researcher(user):
-        return Job.objects.none()
-    jobs = Job.objects.select_related("study")
-    if user.is_superuser:
-        return jobs
-    return jobs.filter(Q(study__in=researcher_studies(user)) | Q(created_by=user))
-
-
 def job_board(user) -> tuple[list[Job], list[Job]]:
     """(queued or running jobs, the most recent finished ones) for the jobs page."""
-    jobs = jobs_for_researcher(user)
+    jobs = researcher_jobs(user).select_related("study")
     active = list(jobs.filter(status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).order_by("created_at"))
     recent = list(jobs.filter(status__in=Job.FINISHED).order_by("-finished_at", "-pk")[:RECENT_JOBS])
     return active, recent
 
 
 def job_status(job: Job) -> dict:
-    """What the jobs page polls: state and progress, never parameters or tracebacks."""
+    """The one shape of a job's state: the jobs page, the dashboard and the API all show this
+    (the API adds what was asked and what came out). Needs ``job.study`` (select it)."""
     return {
         "id": job.pk,
+        "kind": job.kind,
+        "study": job.study.slug if job.study is not None else None,
         "status": job.status,
         "status_label": job.get_status_display(),
-        "done": job.progress_done,
-        "total": job.progress_total,
+        "finished": job.status in Job.FINISHED,
+        "progress_done": job.progress_done,
+        "progress_total": job.progress_total,
         "percent": job.percent,
         "message": job.message,
-        "finished": job.status in Job.FINISHED,
-        "started_at": _minute(job.started_at),
-        "finished_at": _minute(job.finished_at),
+        "error": job.error,
+        "started_at": job.started_at,
+        "finished_at": job.finished_at,
     }
 
 
-def _minute(moment) -> str:
-    """The jobs page's time format (site time zone, to the minute); "" when unset."""
-    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M") if moment else ""
+def job_details(job: Job) -> dict:
+    """``job_status`` plus what was asked and what came out: the API's job and the exports
+    table. Needs ``job.study`` and ``job.created_by`` (select them)."""
+    return job_status(job) | {
+        "parameters": job.parameters,
+        "result": job.result,
+        "created_by": job.created_by.username if job.created_by is not None else None,
+        "created_at": job.created_at,
+    }

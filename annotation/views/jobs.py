@@ -1,35 +1,31 @@
-"""The researchers' jobs page: running and recent jobs, with progress the page polls."""
+"""The researchers' jobs page: running and recent jobs, each row polling its own progress."""
 
 from __future__ import annotations
 
-from django.http import JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from annotation.services.jobs import RECENT_JOBS, job_board, job_status, jobs_for_researcher
+from annotation.services.access import access_job_for_researcher
+from annotation.services.jobs import RECENT_JOBS, job_board, job_status
 
 from .research import researcher_required
-
-MAX_POLLED = 100
 
 
 @researcher_required
 @require_GET
 def jobs_page(request):
     active, recent = job_board(request.user)
-    return render(
-        request, "research/jobs.html", {"active": active, "recent": recent, "recent_limit": RECENT_JOBS}
-    )
+    context = {
+        "active": [job_status(job) for job in active],
+        "recent": [job_status(job) for job in recent],
+        "recent_limit": RECENT_JOBS,
+    }
+    return render(request, "research/jobs.html", context)
 
 
 @researcher_required
 @require_GET
-def jobs_status(request):
-    """``?ids=3,4,5`` → ``{"jobs": [...]}`` for the jobs among those the researcher may see."""
-    raw = [part for part in request.GET.get("ids", "").split(",") if part.strip()]
-    if len(raw) > MAX_POLLED or not all(part.strip().isdigit() for part in raw):
-        return JsonResponse(
-            {"errors": {"ids": [f"Up to {MAX_POLLED} job ids, comma-separated."]}}, status=400
-        )
-    jobs = jobs_for_researcher(request.user).filter(pk__in=[int(part) for part in raw]).order_by("pk")
-    return JsonResponse({"jobs": [job_status(job) for job in jobs]})
+def job_row(request, job_id: int):
+    """One job's row, which htmx polls while the job is unfinished (404 for others' jobs)."""
+    job = access_job_for_researcher(request.user, job_id)
+    return render(request, "research/_job_row.html", {"job": job_status(job)})

@@ -15,6 +15,7 @@ from annotation.services.access import (
     researcher_jobs,
 )
 from annotation.services.exports import FORMATS, export_path
+from annotation.services.jobs import job_details
 from annotation.services.research import start_export
 
 from .research import researcher_required
@@ -22,11 +23,11 @@ from .research import researcher_required
 
 def _exports(request, study) -> dict:
     """The study's latest exports, and whether one is still running (the table then polls)."""
-    jobs = list(
-        researcher_jobs(request.user).filter(study=study, kind="export").order_by("-created_at", "-id")[:50]
+    jobs = (
+        researcher_jobs(request.user).filter(study=study, kind="export").select_related("study", "created_by")
     )
-    active = any(job.status in (Job.Status.QUEUED, Job.Status.RUNNING) for job in jobs)
-    return {"study": study, "exports": jobs, "active": active}
+    exports = [job_details(job) for job in jobs.order_by("-created_at", "-id")[:50]]
+    return {"study": study, "exports": exports, "active": any(not job["finished"] for job in exports)}
 
 
 @researcher_required

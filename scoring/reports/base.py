@@ -178,9 +178,8 @@ class KindReport:
     """The report builder of one task kind; subclasses live one per module in this package.
 
     ``response_fields`` / ``item_fields`` name what the loader must read. ``rows`` turns
-    one population into report rows. ``observations`` gives the agreement values that the
-    kind's ``agreement_values`` would give, for studies whose kind module is not installed
-    (the loader asks the kind itself when it is).
+    one population into report rows. Agreement values are not a builder's business: the
+    loader asks the kind (``agreement_fields`` / ``agreement_values``), their only source.
     """
 
     kind: ClassVar[str] = ""
@@ -191,9 +190,6 @@ class KindReport:
 
     def rows(self, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
         return []
-
-    def observations(self, data: StudyData) -> Columns | None:
-        return None
 
 
 def observation_columns(response, unit, question, value, level) -> Columns:

@@ -17,7 +17,6 @@ from .base import (
     StudyData,
     TableSpec,
     mean_row,
-    observation_columns,
     row,
 )
 
@@ -112,12 +111,6 @@ class BoundaryReport(KindReport):
         rows += _pairwise_rows(item, guess)
         rows += _skill_rows(responses["participant"], points)
         return rows
-
-    def observations(self, data: StudyData) -> Columns:
-        responses = data.responses
-        return observation_columns(
-            np.arange(len(responses)), responses["item"], "guess", responses["guess"], "interval"
-        )
 
 
 def _summary_rows(points: np.ndarray, distance: np.ndarray) -> list[ReportRow]:

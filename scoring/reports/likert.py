@@ -10,7 +10,6 @@ from scoring import likert
 from scoring.groups import grouped_means
 
 from .base import (
-    Columns,
     Field,
     KindReport,
     PlotSpec,
@@ -18,9 +17,7 @@ from .base import (
     StudyData,
     TableSpec,
     mean_row,
-    observation_columns,
     row,
-    stacked,
 )
 
 
@@ -71,18 +68,6 @@ class LikertReport(KindReport):
                 rows.append(mean_row("likert.mean", {"question": question}, mean))
             rows += _wilcoxon_rows(question, sources, systems, values)
         return rows
-
-    def observations(self, data: StudyData) -> Columns:
-        parts = []
-        for question in questions(data):
-            values = _ratings(data.responses["ratings"], question)
-            answered = np.flatnonzero(~np.isnan(values))
-            parts.append(
-                observation_columns(
-                    answered, data.responses["item"][answered], question, values[answered], "ordinal"
-                )
-            )
-        return stacked(parts)
 
 
 def questions(data: StudyData) -> list[str]:

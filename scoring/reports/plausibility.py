@@ -7,7 +7,6 @@ import numpy as np
 from scoring.groups import grouped_means, overall_mean
 
 from .base import (
-    Columns,
     Field,
     KindReport,
     PlotSpec,
@@ -15,11 +14,9 @@ from .base import (
     StudyData,
     TableSpec,
     mean_row,
-    observation_columns,
 )
 
-RATINGS = ("yes", "moderate", "no")
-ORDINAL = {"no": 0, "moderate": 1, "yes": 2}
+RATINGS = ("yes", "moderate", "no")  # the order of the tables; the kind maps them to numbers
 
 
 class PlausibilityReport(KindReport):
@@ -55,20 +52,13 @@ class PlausibilityReport(KindReport):
                 )
         return rows
 
-    def observations(self, data: StudyData) -> Columns:
-        response, explanation, rating = _flatten(data.responses["ratings"])
-        item = data.responses["item"][response]
-        unit = np.array([f"{i}#{e}" for i, e in zip(item, explanation, strict=True)], dtype=object)
-        values = np.array([ORDINAL[r] for r in rating], dtype=np.float64)
-        return observation_columns(response, unit, "rating", values, "ordinal")
-
 
 def _flatten(ratings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One row per (response, explanation) with a known rating."""
     response, explanation, rating = [], [], []
     for r, answer in enumerate(ratings):
         for key, value in (answer or {}).items():
-            if value in ORDINAL:
+            if value in RATINGS:
                 response.append(r)
                 explanation.append(str(key))
                 rating.append(value)

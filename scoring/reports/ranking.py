@@ -9,7 +9,6 @@ from scoring.estimate import Estimate
 from scoring.groups import grouped_means
 
 from .base import (
-    Columns,
     Field,
     KindReport,
     PlotSpec,
@@ -17,9 +16,7 @@ from .base import (
     StudyData,
     TableSpec,
     mean_row,
-    observation_columns,
     row,
-    stacked,
 )
 
 DEFAULT_CRITERIA = ("consistency", "fluency")
@@ -78,16 +75,6 @@ class RankingReport(KindReport):
             flat = bws.appearances(shown, most, least)
             rows += _criterion_rows(criterion, systems, flat, data.responses["item"])
         return rows
-
-    def observations(self, data: StudyData) -> Columns:
-        systems, shown = _shown_codes(data.responses["shown"])
-        parts = []
-        for criterion in criteria(data):
-            most, least = _choice_codes(data.responses["choices"], criterion, systems)
-            flat = bws.appearances(shown, most, least)
-            unit = data.responses["item"][flat.response] * max(len(systems), 1) + flat.system
-            parts.append(observation_columns(flat.response, unit, criterion, flat.rank, "ordinal"))
-        return stacked(parts)
 
 
 def criteria(data: StudyData) -> list[str]:

@@ -13,7 +13,6 @@ from scoring.estimate import Estimate
 from scoring.kappa import human_model_kappa, pairwise_cohen_kappa
 
 from .base import (
-    Columns,
     Embed,
     Field,
     KindReport,
@@ -21,7 +20,6 @@ from .base import (
     ReportRow,
     StudyData,
     TableSpec,
-    observation_columns,
     row,
 )
 
@@ -80,12 +78,6 @@ class SimulationReport(KindReport):
         rows += _generality_rows(view, embed)
         rows += _kappa_rows(view)
         return rows
-
-    def observations(self, data: StudyData) -> Columns:
-        responses = data.responses
-        return observation_columns(
-            np.arange(len(responses)), responses["item"], "choice", responses["choice"], "nominal"
-        )
 
 
 class _View:

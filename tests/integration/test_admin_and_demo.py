@@ -1,5 +1,6 @@
 """The admin pages for researchers/admins, and the demo that `make run` loads."""
 
+import json
 import re
 from io import StringIO
 
@@ -63,3 +64,25 @@ def test_demo_loads_and_admin_password_is_printed_once(django_user_model):
     call_command("demoadmin", stdout=second)
     assert "Password:" in first.getvalue() and "Password:" not in second.getvalue()
     assert django_user_model.objects.get(username="admin").is_superuser
+
+
+def test_each_study_file_is_kept_once_and_the_demo_is_the_documented_examples():
+    """The demo loads ``docs/examples/``; no second copy of an example sits elsewhere."""
+    import hashlib
+    import subprocess
+
+    from tests.conftest import EXAMPLES, ROOT
+
+    tracked = subprocess.run(
+        ["git", "ls-files", "*.json"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    by_content: dict[str, list[str]] = {}
+    for name in tracked:
+        content = (ROOT / name).read_bytes()
+        if b'"slug"' in content and b'"kind"' in content:  # a study file
+            by_content.setdefault(hashlib.sha256(content).hexdigest(), []).append(name)
+    assert [names for names in by_content.values() if len(names) > 1] == []
+
+    call_command("loaddemo", stdout=StringIO())
+    documented = {json.loads(path.read_text())["slug"] for path in EXAMPLES.glob("*.json")}
+    assert set(Study.objects.values_list("slug", flat=True)) == documented - {"boundary-example"}

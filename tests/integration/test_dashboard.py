@@ -1,7 +1,5 @@
 """The statistics dashboard through HTTP: access, what it shows, plots, recomputing."""
 
-import json
-
 import pytest
 from django.contrib.auth.models import Group
 from django.core.cache import cache
@@ -126,13 +124,14 @@ def test_recompute_starts_one_job_and_reports_its_progress(
     client_for, owner, study, django_capture_on_commit_callbacks
 ):
     client = client_for(owner)
-    assert json.loads(client.get(url(study, "job/")).content) == {"status": "none"}
+    idle = client.get(url(study, "job/"), HTTP_HX_REQUEST="true")
+    assert "Recompute</button>" in idle.content.decode() and "hx-get" not in idle.content.decode()
     AnsweredResponseFactory.from_specs(
         study, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}]
     )
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(url(study, "recompute/"), HTTP_ACCEPT="application/json")
-    assert response.status_code == 202
+        response = client.post(url(study, "recompute/"), HTTP_HX_REQUEST="true")
+    assert response.status_code == 202 and 'id="reports-job"' in response.content.decode()
     job = Job.objects.get()
     assert (job.kind, job.study, job.created_by, job.parameters) == (
         "reports",
@@ -140,8 +139,9 @@ def test_recompute_starts_one_job_and_reports_its_progress(
         owner,
         {"trigger": "dashboard"},
     )
-    status = json.loads(client.get(url(study, "job/")).content)
-    assert status["status"] == "done" and status["percent"] == 100 and "Stored" in status["message"]
+    polled = client.get(url(study, "job/"), HTTP_HX_REQUEST="true")
+    assert polled["HX-Refresh"] == "true"  # done: the page reloads to show the new reports
+    assert "Stored" in polled.content.decode() and "hx-get" not in polled.content.decode()
     assert (
         Report.objects.get(study=study, population="all", metric="progress.responses", group={}).value == 10
     )
@@ -151,9 +151,11 @@ def test_a_second_click_while_the_job_waits_starts_nothing(client_for, owner, st
     client = client_for(owner)
     first = client.post(url(study, "recompute/"))
     assert first.status_code == 302 and first["Location"] == url(study)
-    second = client.post(url(study, "recompute/"), HTTP_ACCEPT="application/json")
-    assert second.status_code == 200 and json.loads(second.content)["status"] == "queued"
+    second = client.post(url(study, "recompute/"), HTTP_HX_REQUEST="true")
+    assert second.status_code == 200
     assert Job.objects.filter(kind="reports").count() == 1
     page = client.get(url(study)).content.decode()
-    assert 'data-active="true"' in page
+    poll = f'hx-get="{url(study, "job/")}" hx-trigger="every 2s"'
+    assert poll in page and poll in second.content.decode() and 'type="submit" disabled>Recompute' in page
+    assert "HX-Refresh" not in client.get(url(study, "job/"), HTTP_HX_REQUEST="true")
     assert client.get(url(study, "recompute/")).status_code == 405

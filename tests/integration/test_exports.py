@@ -11,9 +11,10 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from annotation.models import Enrollment, Response
+from annotation.models import Enrollment, Job, Response
 from annotation.services.assignment import assign_next_item
 from annotation.services.exports import export_study
+from annotation.services.jobs import JobCancelled, cancel_job, claim_job, no_progress
 from annotation.services.pseudonyms import pseudonym
 from annotation.services.submission import submit_response
 from scoring.models import Report
@@ -124,6 +125,19 @@ def test_sqlite_archive_opens_without_our_code_and_matches(study, tmp_path):
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "sqlite"])
+def test_a_cancelled_export_stops_with_the_one_cancellation_exception(study, tmp_path, fmt):
+    """Exports take the same progress callback as every job and stop the same way."""
+    from workers.progress import JobProgress
+
+    job = Job.objects.create(kind="export", study=study, parameters={"format": fmt})
+    claim_job(job.pk)
+    cancel_job(job.pk)
+    with pytest.raises(JobCancelled):
+        export_study(study, fmt=fmt, path=tmp_path / f"out.{fmt}", progress=JobProgress(job.pk))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "sqlite"])
 def test_no_raw_crowd_id_in_any_export_by_default(study, tmp_path, fmt):
     path = tmp_path / f"out.{fmt}"
     export_study(study, fmt=fmt, path=path)
@@ -164,7 +178,7 @@ def test_postgres_copy_csv_equals_the_row_by_row_writer(study, tmp_path):
     )
     export_study(study, fmt="csv", path=tmp_path / "copy.csv", include_platform_ids=True)
     with open(tmp_path / "rows.csv", "w", encoding="utf-8", newline="") as out:
-        _write_csv(response_rows(study, include_platform_ids=True, plain_text=True), out, None)
+        _write_csv(response_rows(study, include_platform_ids=True, plain_text=True), out, no_progress)
 
     def parsed(name):
         with open(tmp_path / name, encoding="utf-8", newline="") as handle:

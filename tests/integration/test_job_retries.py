@@ -5,16 +5,27 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Job
-from annotation.services.jobs import cancel_job, claim_job, register_job_kind, start_job
+from annotation.services.jobs import (
+    JOB_KINDS,
+    JobCancelled,
+    cancel_job,
+    claim_job,
+    register_job_kind,
+    start_job,
+)
+from roft_site.celery import app, route_task
 from workers.progress import JobProgress
-from workers.tasks.base import JobCancelled, TransientJobError, job_task
+from workers.tasks.base import TransientJobError, job_task
 
 pytestmark = pytest.mark.django_db
 
 ATTEMPTS: list[int] = []
 
 
-@job_task("tests.flaky_gpu_task", uses_gpu=True)
+register_job_kind("test-flaky", task="tests.flaky_gpu_task", queue="gpu")
+
+
+@job_task("tests.flaky_gpu_task")
 def flaky_gpu_task(job):
     ATTEMPTS.append(job.pk)
     progress = JobProgress(job.pk)
@@ -23,9 +34,6 @@ def flaky_gpu_task(job):
         raise TransientJobError("the model share is not mounted yet")
     progress(1, message="finished")
     return {"attempts": ATTEMPTS.count(job.pk)}
-
-
-register_job_kind("test-flaky", task="tests.flaky_gpu_task", queue="gpu")
 
 
 def test_transient_errors_are_retried_until_the_job_finishes(django_capture_on_commit_callbacks):
@@ -60,3 +68,20 @@ def test_progress_on_a_cancelled_job_stops_the_work():
     with pytest.raises(JobCancelled):
         progress(2)
     assert Job.objects.get(pk=job.pk).progress_done == 1
+
+
+def test_a_job_task_takes_its_queue_from_its_kind():
+    """The queue is declared once, by the kind: a task whose kind says ``gpu`` is routed there."""
+    register_job_kind("test-gpu-only", task="tests.gpu_only_task", queue="gpu")
+    gpu_only_task = job_task("tests.gpu_only_task")(lambda job: {})
+    assert gpu_only_task.uses_gpu and route_task(gpu_only_task.name, (), {}, {}, task=gpu_only_task) == {
+        "queue": "gpu"
+    }
+    with pytest.raises(LookupError, match="register_job_kind"):
+        job_task("tests.kindless_task")
+
+
+def test_every_job_kind_runs_a_registered_task_on_the_kinds_queue():
+    for name, kind in JOB_KINDS.items():
+        task = app.tasks[kind.task]
+        assert route_task(task.name, (), {}, {}, task=task) == {"queue": kind.queue}, name

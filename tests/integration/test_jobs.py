@@ -9,17 +9,26 @@ from rest_framework import serializers
 from annotation.errors import InputError
 from annotation.models import Job
 from annotation.services.jobs import (
+    JobCancelled,
     cancel_job,
     claim_job,
     register_job_kind,
     report_progress,
     start_job,
 )
-from workers.tasks.base import JobCancelled, job_task
+from workers.tasks.base import job_task
 
 pytestmark = pytest.mark.django_db
 
 RUNS: list[int] = []
+
+
+class CountParameters(serializers.Serializer):
+    n = serializers.IntegerField(min_value=1, max_value=100)
+    fail = serializers.BooleanField(default=False)
+
+
+register_job_kind("test-count", task="tests.count_to_task", parameters=CountParameters)
 
 
 @job_task("tests.count_to_task")
@@ -32,14 +41,6 @@ def count_to_task(job):
     if job.parameters.get("fail"):
         raise ValueError("asked to fail")
     return {"counted": total}
-
-
-class CountParameters(serializers.Serializer):
-    n = serializers.IntegerField(min_value=1, max_value=100)
-    fail = serializers.BooleanField(default=False)
-
-
-register_job_kind("test-count", task="tests.count_to_task", parameters=CountParameters)
 
 
 def test_job_runs_eagerly_after_commit_and_records_result(django_capture_on_commit_callbacks):

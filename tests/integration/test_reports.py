@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from scipy import stats
 
-from annotation.models import Enrollment, Participant, Response
+from annotation.models import Enrollment, Response
 from scoring.models import Report
 from scoring.services import compute_study_reports, reports_are_stale, stale_live_studies, study_fingerprint
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
@@ -280,15 +280,74 @@ def test_plausibility_shares():
     assert get(found, "plausibility.share", rating="no").value == pytest.approx(0.5)
 
 
-def test_a_kind_without_a_report_builder_still_gets_progress():
+def test_a_study_of_a_kind_this_site_lacks_gets_no_reports():
+    """The kinds are the only source of agreement values: no builder stands in for a missing kind."""
+    from annotation.kinds import UnknownKind
+
     study = StudyFactory(kind="novel-kind", slug="novel")
     ItemFactory.from_specs(study, [{"external_id": "x", "payload": {}}])
     AnsweredResponseFactory.from_specs(study, [{"participant": "a", "item": "x", "answer": {}}])
+    with pytest.raises(UnknownKind, match="novel-kind"):
+        compute_study_reports(study)
+    assert not Report.objects.filter(study=study).exists()
+
+
+def test_plausibility_agreement_is_asked_under_the_kinds_question():
+    study = StudyFactory(kind="plausibility", slug="plaus-agree")
+    explanations = [{"id": "cot", "text": "t"}, {"id": "posthoc", "text": "u"}]
+    ItemFactory.from_specs(
+        study,
+        [
+            {"external_id": q, "payload": {"question": "q", "answer": "a", "explanations": explanations}}
+            for q in ("q1", "q2")
+        ],
+    )
+    ratings = {"a": ["yes", "no", "moderate", "no"], "b": ["yes", "moderate", "moderate", "no"]}
+    AnsweredResponseFactory.from_specs(
+        study,
+        [
+            {"participant": who, "item": q, "answer": {"ratings": {"cot": r[2 * i], "posthoc": r[2 * i + 1]}}}
+            for who, r in ratings.items()
+            for i, q in enumerate(("q1", "q2"))
+        ],
+    )
     compute_study_reports(study)
-    found = reports(study)
-    assert get(found, "progress.responses").value == 1
-    assert not [key for key in found if not key[0].startswith("progress.")]
-    assert Response.objects.filter(study=study).count() == 1 and Participant.objects.count() == 1
+    questions = {dict(key[1]).get("question") for key in reports(study) if key[0].startswith("agreement.")}
+    assert questions == {"plausibility"}  # the kind's question (the report builder said "rating")
+    alpha = get(reports(study), "agreement.krippendorff_alpha", question="plausibility", level="ordinal")
+    assert alpha.n == 8
+
+
+def test_ranking_agreement_includes_the_nominal_most_and_least_choices():
+    study = StudyFactory(kind="ranking", slug="rank-agree", config={"show": 3})
+    passages = [{"system": s, "text": f"{s} text"} for s in ("rome", "ft", "base")]
+    ItemFactory.from_specs(
+        study,
+        [{"external_id": c, "payload": {"fact": "f", "passages": passages}} for c in ("c1", "c2")],
+    )
+    shown = ["rome", "ft", "base"]
+    picks = {"a": [("rome", "base"), ("ft", "base")], "b": [("rome", "ft"), ("ft", "base")]}
+    AnsweredResponseFactory.from_specs(
+        study,
+        [
+            {
+                "participant": who,
+                "item": item,
+                "answer": {
+                    "shown": shown,
+                    "choices": {c: {"most": most, "least": least} for c in ("consistency", "fluency")},
+                },
+            }
+            for who, rows in picks.items()
+            for item, (most, least) in zip(("c1", "c2"), rows, strict=True)
+        ],
+    )
+    compute_study_reports(study)
+    found = {tuple(sorted(dict(key[1]).items())) for key in reports(study) if key[0] == "agreement.percent"}
+    for criterion in ("consistency", "fluency"):
+        assert (("level", "ordinal"), ("question", criterion)) in found
+        assert (("level", "nominal"), ("question", f"{criterion}.most")) in found
+        assert (("level", "nominal"), ("question", f"{criterion}.least")) in found
 
 
 def test_rows_arrive_in_chunks_and_give_the_same_reports(monkeypatch):
@@ -317,7 +376,6 @@ def test_declared_agreement_fields_read_as_columns_equal_the_kinds_own_values():
     """The boundary kind declares ``guess`` as its agreement value: the reports read it as a
     column, and get exactly what the kind's ``agreement_values`` gives answer by answer."""
     from annotation.kinds import get_kind
-    from annotation.models import Response
     from scoring.data import load_study_data, one_snapshot
     from scoring.reports import report_for
 

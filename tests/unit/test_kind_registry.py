@@ -1,10 +1,14 @@
-"""The kind registry: ``KINDS`` names every task kind the code defines, each once."""
+"""One registry of task kinds: ``KINDS`` names every kind the code defines, each once, and
+every list keyed by a kind's name is checked against it."""
 
 import importlib
 import pkgutil
 
 import annotation.kinds
+from annotation.job_parameters import EDIT_STUDY_KINDS, EditAndGenerateParameters
 from annotation.kinds import KINDS, TaskKind, all_kinds, get_kind
+from scoring.reports import all_reports
+from workers.editing.items import ITEM_BUILDERS
 
 
 def defined_kinds() -> set[type]:
@@ -32,3 +36,20 @@ def test_the_boundary_game_is_a_package_kind_the_registry_finds():
     kind = get_kind("boundary")
     assert type(kind).__module__ == "annotation.kinds.boundary"
     assert "boundary" in all_kinds() and list(all_kinds()).count("boundary") == 1
+
+
+def test_every_report_builder_belongs_to_a_kind():
+    assert set(all_reports()) <= set(all_kinds())
+
+
+def test_edited_passages_fill_exactly_the_kinds_the_site_offers_for_them():
+    assert set(ITEM_BUILDERS) == set(EDIT_STUDY_KINDS) <= set(all_kinds())
+    assert list(EditAndGenerateParameters().fields["kind"].choices) == EDIT_STUDY_KINDS
+
+
+def test_the_edit_command_offers_the_same_kinds():
+    from workers.management.commands.edit_and_generate import Command
+
+    parser = Command().create_parser("manage.py", "edit_and_generate")
+    kind = next(action for action in parser._actions if action.dest == "kind")
+    assert list(kind.choices) == EDIT_STUDY_KINDS

@@ -11,10 +11,10 @@ request become items for the study's kind (``items``) and are added together. Bo
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 
 from annotation.errors import InputError
 from annotation.models import Item, Study
+from annotation.services.jobs import Progress
 from annotation.services.studies import add_items
 from annotation.services.validation import check_item
 from workers.lm.generation import GenerationRequest, Sampling, generate_texts
@@ -34,8 +34,6 @@ from .items import (
 )
 from .metrics import preferences, short_form_metrics
 from .requests import EditRequest, read_edit_requests
-
-Progress = Callable[..., None]  # progress(done, total=None, message="")
 
 
 def hparams_for(lm: LoadedLM, method: str, extra_dir: str | None = None, path: str | None = None) -> Hparams:

@@ -8,18 +8,16 @@ job that stops half-way keeps what it made and a rerun finishes the rest.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from annotation.errors import InputError
 from annotation.models import Item, Study
+from annotation.services.jobs import Progress
 from annotation.services.rows import Unique, collect_rows, json_lines
 from annotation.services.studies import add_items
 
 from .backend import load_backend
 from .continuations import CorpusDocument, build_passages, passage_id, plan_passages
-
-Progress = Callable[..., None]  # progress(done, total=None, message="")
 
 
 def read_corpus(path: str | Path) -> list[CorpusDocument]:

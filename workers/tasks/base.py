@@ -11,14 +11,10 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from annotation.models import Job
-from annotation.services.jobs import claim_job, fail_job, finish_job
-from roft_site.celery import app
+from annotation.services.jobs import JobCancelled, claim_job, fail_job, finish_job, job_kind_of_task
+from roft_site.celery import GPU_QUEUE, app
 
 log = logging.getLogger(__name__)
-
-
-class JobCancelled(Exception):
-    """Raised by a task body when ``report_progress`` says the job was cancelled."""
 
 
 class TransientJobError(Exception):
@@ -28,8 +24,8 @@ class TransientJobError(Exception):
 class JobTask(Task):
     """A Celery task that runs one ``Job`` row.
 
-    Subclasses implement ``run_job(job) -> dict`` (the result summary) and set
-    ``uses_gpu = True`` for model work (routed to queue ``gpu``). Messages are acknowledged
+    Subclasses implement ``run_job(job) -> dict`` (the result summary); ``uses_gpu`` is
+    true when the job kind's queue is ``gpu`` (routed there). Messages are acknowledged
     after the work (``acks_late``) and requeued if the worker dies; ``claim_job`` makes
     the redelivered copy a no-op once the job is done. Database hiccups are retried with
     backoff, as is ``TransientJobError``; any other error fails the job with its
@@ -69,12 +65,17 @@ class JobTask(Task):
         raise TypeError(f"{type(self).__name__} must define run_job(job)")
 
 
-def job_task(name: str, *, uses_gpu: bool = False) -> Callable[[Callable[[Job], dict]], JobTask]:
+def job_task(name: str) -> Callable[[Callable[[Job], dict]], JobTask]:
     """Register ``fn(job) -> result dict`` as a ``JobTask`` named ``name``.
+
+    Its queue is the one its job kind declares (``register_job_kind(task=name, queue=…)``),
+    never a second time here; a task without a registered kind is an error.
 
     >>> @job_task("workers.tasks.reports.compute_study_reports_task")
     ... def compute_study_reports_task(job): ...
     """
+
+    uses_gpu = job_kind_of_task(name).queue == GPU_QUEUE
 
     def decorate(fn: Callable[[Job], dict]) -> JobTask:
         attrs = {"name": name, "uses_gpu": uses_gpu, "run_job": staticmethod(fn), "__doc__": fn.__doc__}

@@ -7,7 +7,7 @@ from annotation.models import Job
 from .base import job_task
 
 
-@job_task("workers.tasks.continuations.generate_continuations_task", uses_gpu=True)
+@job_task("workers.tasks.continuations.generate_continuations_task")
 def generate_continuations_task(job: Job) -> dict:
     """Generate the study's missing passages; see ``workers.generation.study_passages``."""
     from workers.generation.study_passages import continuations_into_study

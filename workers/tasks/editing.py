@@ -7,7 +7,7 @@ from annotation.models import Job
 from .base import job_task
 
 
-@job_task("workers.tasks.editing.edit_and_generate_task", uses_gpu=True)
+@job_task("workers.tasks.editing.edit_and_generate_task")
 def edit_and_generate_task(job: Job) -> dict:
     """Edit, generate and add the study's missing items; see ``workers.editing.passages``."""
     from workers.editing.passages import edited_passages_into_study

@@ -3,34 +3,27 @@
 from __future__ import annotations
 
 from annotation.models import Job
-from annotation.services.export_rows import ExportCancelled
 from annotation.services.exports import check_export_request, export_path, export_study
-from annotation.services.jobs import report_progress
 
-from .base import JobCancelled, job_task
+from .base import job_task
 
 
 @job_task("workers.tasks.exports.export_study_task")
 def export_study_task(job: Job) -> dict:
     """Stream the study's rows to a file, reporting progress; the result names the file."""
+    from workers.progress import JobProgress
+
     if job.study is None:
         raise ValueError("An export job needs a study.")
     include_ids = job.parameters.get("include_platform_ids", False)
     # Checked again here: a job started by any route must not leak platform ids.
     check_export_request(job.created_by, include_platform_ids=include_ids)
     path = export_path(job)
-
-    def progress(done: int, total: int) -> bool:
-        return report_progress(job.pk, done=done, total=total, message=f"{done} of {total} rows")
-
-    try:
-        result = export_study(
-            job.study,
-            fmt=job.parameters["format"],
-            path=path,
-            include_platform_ids=include_ids,
-            progress=progress,
-        )
-    except ExportCancelled:
-        raise JobCancelled from None
+    result = export_study(
+        job.study,
+        fmt=job.parameters["format"],
+        path=path,
+        include_platform_ids=include_ids,
+        progress=JobProgress(job.pk),
+    )
     return {"file": path.name, "rows": result.rows, "bytes": result.bytes, "format": job.parameters["format"]}

@@ -5,11 +5,10 @@ from __future__ import annotations
 from celery import shared_task
 
 from annotation.models import Job
-from annotation.services.jobs import report_progress
 from scoring.services import compute_study_reports, request_study_reports, stale_live_studies
 from workers.similarity import embed_sentences
 
-from .base import JobCancelled, job_task
+from .base import job_task
 
 
 @job_task("workers.tasks.reports.compute_study_reports_task")
@@ -17,12 +16,9 @@ def compute_study_reports_task(job: Job) -> dict:
     """Recompute every report of the job's study from the database and replace them."""
     if job.study is None:
         raise ValueError("A reports job needs a study.")
+    from workers.progress import JobProgress
 
-    def progress(done: int, total: int, message: str) -> None:
-        if not report_progress(job.pk, done=done, total=total, message=message):
-            raise JobCancelled
-
-    result = compute_study_reports(job.study, embed=embed_sentences, progress=progress)
+    result = compute_study_reports(job.study, embed=embed_sentences, progress=JobProgress(job.pk))
     return {
         "rows": result.rows,
         "responses": result.fingerprint["responses"],

@@ -16,12 +16,12 @@ class ExportIn(ExportParameters):
 
 
 class ExportOut(JobOut):
-    download = serializers.SerializerMethodField(help_text="Where to fetch the file once the export is done.")
+    download = serializers.CharField(
+        allow_null=True, help_text="Where to fetch the file once the export is done."
+    )
 
-    class Meta(JobOut.Meta):
-        fields = [*JobOut.Meta.fields, "download"]
-
-    def get_download(self, job: Job) -> str | None:
-        if job.status != Job.Status.DONE:
-            return None
-        return reverse("api:export-download", kwargs={"slug": job.study.slug, "export_id": job.pk})
+    def to_representation(self, job: Job) -> dict:
+        shown = super().to_representation(job)
+        done = job.status == Job.Status.DONE
+        url = reverse("api:export-download", kwargs={"slug": job.study.slug, "export_id": job.pk})
+        return shown | {"download": url if done else None}

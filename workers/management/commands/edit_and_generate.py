@@ -7,6 +7,7 @@ import os
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
+from annotation.job_parameters import EDIT_STUDY_KINDS
 from annotation.models import Study
 from annotation.services.jobs import create_job
 from annotation.services.studies import ensure_study
@@ -24,9 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("--requests", required=True, help="JSONL of edit requests (CounterFact records)")
         add_job_arguments(parser, study_help="slug of the study to fill")
         parser.add_argument("--methods", default="none,ike,ft,rome,memit", help="comma-separated methods")
-        parser.add_argument(
-            "--kind", choices=["likert", "ranking", "claim"], help="needed to create a new study"
-        )
+        parser.add_argument("--kind", choices=EDIT_STUDY_KINDS, help="needed to create a new study")
         parser.add_argument("--top-k", type=int, default=50)
         parser.add_argument("--top-p", type=float, default=0.95)
         parser.add_argument("--temperature", type=float, default=0.9)
