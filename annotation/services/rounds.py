@@ -15,6 +15,8 @@ from django.utils import timezone
 
 from annotation.models import Assignment
 
+from .assignment import assignment_is_open
+
 
 class RoundError(Exception):
     """A step that does not fit the round; ``field`` names the input at fault."""
@@ -92,7 +94,7 @@ def _open_round(assignment: Assignment, now: datetime) -> tuple[Assignment, dict
     locked = Assignment.objects.select_for_update().select_related("item").get(pk=assignment.pk)
     if locked.status == Assignment.Status.ANSWERED:
         raise RoundClosed("This round is over and its answer is stored; it earns nothing more.")
-    if locked.status != Assignment.Status.ASSIGNED or locked.expires_at <= now:
+    if not assignment_is_open(locked, now):
         raise RoundClosed("This round ran out of time; go on with the next passage.")
     return locked, dict(locked.state), len(locked.item.payload["sentences"])
 
