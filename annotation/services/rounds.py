@@ -17,6 +17,8 @@ from annotation.models import Assignment
 
 from .assignment import assignment_is_open
 
+RAN_OUT = "This round ran out of time; go on with the next passage."
+
 
 class RoundError(Exception):
     """A step that does not fit the round; ``field`` names the input at fault."""
@@ -95,7 +97,7 @@ def _open_round(assignment: Assignment, now: datetime) -> tuple[Assignment, dict
     if locked.status == Assignment.Status.ANSWERED:
         raise RoundClosed("This round is over and its answer is stored; it earns nothing more.")
     if not assignment_is_open(locked, now):
-        raise RoundClosed("This round ran out of time; go on with the next passage.")
+        raise RoundClosed(RAN_OUT)
     return locked, dict(locked.state), len(locked.item.payload["sentences"])
 
 

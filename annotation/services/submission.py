@@ -22,6 +22,8 @@ from annotation.models import Assignment, Enrollment, Response
 from .assignment import assignment_is_open
 from .attention import record_attention_outcome
 
+PAGE_EXPIRED = "This page expired before it was answered; continue with the next one."
+
 
 class SubmissionClosed(Exception):
     """The assignment can no longer be answered (it expired or was released)."""
@@ -48,7 +50,7 @@ def submit_response(*, assignment: Assignment, answer: dict, now: datetime | Non
         if locked.status == Assignment.Status.ANSWERED:
             return SubmitResult(response=Response.objects.get(assignment=locked), created=False)
         if not assignment_is_open(locked, now):
-            raise SubmissionClosed("This page expired before it was answered; continue with the next one.")
+            raise SubmissionClosed(PAGE_EXPIRED)
         try:
             validated = kind.validate_answer(item, answer, state=locked.state)
         except ValidationError as exc:

@@ -13,10 +13,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models.game import OVERALL
 from annotation.services import game
+from annotation.services.access import StepRefused, require_not_blocked
 from annotation.services.leaderboards import leaderboard, player_profile
 from annotation.services.participants import CrowdEntry, enroll, give_consent, identify_participant
 
-from .session import remember_participant, session_participant
+from .session import PARTICIPANT_KEY, remember_participant, session_participant
+from .steps import refused_step
 
 PREVIEW_ROWS = 5
 
@@ -39,10 +41,12 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
     """Play a category: the browser's participant (a new guest if none) joins its study."""
     study = game.access_game_study(slug)
     participant = identify_participant(
-        entry=CrowdEntry(), session_participant_id=request.session.get("participant_id"), user=request.user
+        entry=CrowdEntry(), session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
     )
-    if participant.blocked:
-        return render(request, "annotation/blocked.html", {"study": study}, status=403)
+    try:
+        require_not_blocked(participant, study)
+    except StepRefused as refusal:
+        return refused_step(request, refusal)
     remember_participant(request, participant)
     give_consent(enroll(participant=participant, study=study))
     return redirect("study-task", slug=study.slug)
