@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import Max
 from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
@@ -18,6 +18,7 @@ from annotation.errors import InputError, flatten_errors
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
 from .assignment import create_assignment, take_slots
+from .participants import count_answers, enroll
 from .submission import store_response
 
 MAX_REPORTED_ERRORS = 50
@@ -181,9 +182,5 @@ def _update_enrollments(study: Study, participants: dict[str, Participant], tota
         if participant.pk not in totals:
             continue
         count, points = totals[participant.pk]
-        enrollment, _ = Enrollment.objects.get_or_create(
-            participant=participant, study=study, defaults={"status": Enrollment.Status.COMPLETED}
-        )
-        Enrollment.objects.filter(pk=enrollment.pk).update(
-            answered_count=F("answered_count") + count, points_total=F("points_total") + points
-        )
+        enrollment = enroll(participant=participant, study=study, status=Enrollment.Status.COMPLETED)
+        count_answers(enrollment.pk, answers=count, points=points)

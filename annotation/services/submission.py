@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
@@ -21,6 +20,7 @@ from annotation.models import Assignment, Enrollment, Response
 
 from .assignment import assignment_is_open
 from .attention import record_attention_outcome
+from .participants import count_answers
 
 PAGE_EXPIRED = "This page expired before it was answered; continue with the next one."
 
@@ -111,9 +111,7 @@ def _update_enrollment(assignment: Assignment, response: Response) -> bool:
     enrollment = Enrollment.objects.select_related("study").get(
         participant_id=assignment.participant_id, study_id=assignment.study_id
     )
-    Enrollment.objects.filter(pk=enrollment.pk).update(
-        answered_count=F("answered_count") + 1, points_total=F("points_total") + (response.points or 0)
-    )
+    count_answers(enrollment.pk, answers=1, points=response.points or 0)
     if enrollment.attention_failed > enrollment.study.max_attention_failures:
         # Failed past the allowance but still answering (a volunteer the kind lets play on).
         Response.objects.filter(pk=response.pk).update(flagged=True)
