@@ -130,6 +130,7 @@ def require_study_open(study: Study, user=None) -> None:
 
 
 def require_not_blocked(participant: Participant, study: Study) -> None:
+    """A blocked participant (blocked site-wide by a researcher) takes no further step."""
     if participant.blocked:
         raise StepRefused(StepRefused.BLOCKED, study)
 
@@ -157,28 +158,33 @@ def require_live_step(
     if participant is None:
         raise StepRefused(StepRefused.NOT_STARTED, study)
     require_not_blocked(participant, study)
+    enrollment = _enrollment_under_way(participant, study, before_consent=before_consent)
+    if assignment_id is None:
+        return LiveStep(study=study, enrollment=enrollment)
+    if exam and study.qualification_id is None:
+        raise Http404("This study has no exam.")
+    page_study = study.qualification.study if exam else study
+    assignment = access_assignment_for_participant(
+        participant=participant, study=page_study, assignment_id=assignment_id
+    )
+    answered = assignment.status == Assignment.Status.ANSWERED
+    if not (answered or assignment_is_open(assignment, now or timezone.now())):
+        raise StepRefused(StepRefused.EXPIRED, study, enrollment)
+    return LiveStep(study=study, enrollment=enrollment, assignment=assignment)
+
+
+def _enrollment_under_way(participant: Participant, study: Study, *, before_consent: bool) -> Enrollment:
+    """The participant's consented, unfinished enrollment (or a new one, ``before_consent``)."""
     enrollment = (
         Enrollment.objects.select_related("participant", "study")
         .filter(participant=participant, study=study)
         .first()
     )
     allowed = {Enrollment.Status.ACTIVE, *([Enrollment.Status.STARTED] if before_consent else [])}
-    if enrollment is None or enrollment.status not in allowed:
-        finished = enrollment is not None and enrollment.finished
-        raise StepRefused(StepRefused.FINISHED if finished else StepRefused.NOT_STARTED, study, enrollment)
-    if assignment_id is None:
-        return LiveStep(study=study, enrollment=enrollment)
-    if exam and study.qualification_id is None:
-        raise Http404("This study has no exam.")
-    assignment = access_assignment_for_participant(
-        participant=participant,
-        study=study.qualification.study if exam else study,
-        assignment_id=assignment_id,
-    )
-    answered = assignment.status == Assignment.Status.ANSWERED
-    if not (answered or assignment_is_open(assignment, now or timezone.now())):
-        raise StepRefused(StepRefused.EXPIRED, study, enrollment)
-    return LiveStep(study=study, enrollment=enrollment, assignment=assignment)
+    if enrollment is not None and enrollment.status in allowed:
+        return enrollment
+    finished = enrollment is not None and enrollment.finished
+    raise StepRefused(StepRefused.FINISHED if finished else StepRefused.NOT_STARTED, study, enrollment)
 
 
 def access_enrollment_for_researcher(user, study: Study, public_id: str) -> Enrollment:
