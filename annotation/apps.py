@@ -8,4 +8,5 @@ class AnnotationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import job_kinds, signals  # noqa: F401 - registers the job kinds, connects the receivers
+        from . import job_kinds  # noqa: F401 - registers the job kinds
+        from .kinds.boundary import signals  # noqa: F401 - connects the game's receivers

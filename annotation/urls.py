@@ -3,7 +3,7 @@
 from django.urls import include, path
 
 from .kinds import all_kinds
-from .views import crowd, exam, game, participant
+from .views import crowd, exam, participant
 
 urlpatterns = [
     path("s/<slug:slug>/", participant.study_entry, name="study-entry"),
@@ -25,12 +25,5 @@ urlpatterns += [
     if kind.urls
 ]
 
-# The public boundary game.
-urlpatterns += [
-    path("play/", game.landing, name="game-landing"),
-    path("play/s/<slug:slug>/", game.start, name="game-start"),
-    path("play/profile/", game.profile, name="game-profile"),
-    path("play/leaderboard/", game.leaderboard_page, name="game-leaderboard"),
-    path("play/leaderboard/<slug:category>/", game.leaderboard_page, name="game-leaderboard-category"),
-    path("play/signup/", game.signup, name="game-signup"),
-]
+# The public boundary game (annotation.kinds.boundary.urls).
+urlpatterns += [path("play/", include("annotation.kinds.boundary.urls"))]

@@ -1,17 +1,28 @@
-"""The registry of task kinds: every module in this package that defines a TaskKind.
+"""The registry of task kinds: ``KINDS`` names the class of each, by dotted path.
 
-Adding a kind is adding a module here (and its template); nothing else changes.
+A kind is a module here (a package when it has steps and pages of its own, as the boundary
+game has); adding one is adding it (and its template) and its line in ``KINDS``. The
+classes are imported on first use, so importing this package stays cheap.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from functools import cache
+
+from django.utils.module_loading import import_string
 
 from .base import Observation, Score, TaskKind
 
-__all__ = ["Observation", "Score", "TaskKind", "UnknownKind", "all_kinds", "get_kind"]
+__all__ = ["KINDS", "Observation", "Score", "TaskKind", "UnknownKind", "all_kinds", "get_kind"]
+
+KINDS: tuple[str, ...] = (
+    "annotation.kinds.boundary.Boundary",
+    "annotation.kinds.claim.Claim",
+    "annotation.kinds.likert.Likert",
+    "annotation.kinds.plausibility.Plausibility",
+    "annotation.kinds.ranking.Ranking",
+    "annotation.kinds.simulation.Simulation",
+)
 
 
 class UnknownKind(LookupError):
@@ -20,16 +31,15 @@ class UnknownKind(LookupError):
 
 @cache
 def all_kinds() -> dict[str, TaskKind]:
-    """Name → kind object, for every module in this package."""
-    for module in pkgutil.iter_modules(__path__):
-        if module.name != "base":
-            importlib.import_module(f"{__name__}.{module.name}")
-    found = {}
-    for cls in _subclasses(TaskKind):
-        if cls.name:
-            if cls.name in found:
-                raise RuntimeError(f"Two task kinds are named {cls.name!r}.")
-            found[cls.name] = cls()
+    """Name → kind object, for every class in ``KINDS``."""
+    found: dict[str, TaskKind] = {}
+    for dotted in KINDS:
+        cls = import_string(dotted)
+        if not (isinstance(cls, type) and issubclass(cls, TaskKind) and cls.name):
+            raise RuntimeError(f"{dotted} is not a named TaskKind.")
+        if cls.name in found:
+            raise RuntimeError(f"Two task kinds are named {cls.name!r}.")
+        found[cls.name] = cls()
     return dict(sorted(found.items()))
 
 
@@ -39,11 +49,3 @@ def get_kind(name: str) -> TaskKind:
     except KeyError:
         known = ", ".join(all_kinds())
         raise UnknownKind(f"Unknown kind {name!r}; known kinds: {known}.") from None
-
-
-def _subclasses(cls: type) -> list[type]:
-    result = []
-    for sub in cls.__subclasses__():
-        result.append(sub)
-        result.extend(_subclasses(sub))
-    return result

@@ -10,7 +10,7 @@ OVERALL = ""  # the category key of a player's totals over every category
 class PlayerStats(models.Model):
     """One player's totals in one category (``OVERALL``: all of them together).
 
-    Updated in the transaction that stores a round (``annotation.services.game``), so
+    Updated in the transaction that stores a round (``annotation.kinds.boundary.game``), so
     leaderboards and profiles read a handful of rows instead of scanning responses.
     ``played`` counts every round, attention checks included, and numbers the rounds of
     the player's history; ``rounds``, ``points_total``, ``exact`` and ``average`` count

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from annotation.models import Participant
 
-PARTICIPANT_KEY = "participant_id"
+PARTICIPANT_KEY = "participant_id"  # every reader and writer of the session uses this name
 
 
 def session_participant(request) -> Participant | None:

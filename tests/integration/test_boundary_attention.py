@@ -9,8 +9,8 @@ screen-out code; volunteers keep playing, off the leaderboards, unless the study
 import pytest
 from django.test import Client
 
+from annotation.kinds.boundary.leaderboards import leaderboard
 from annotation.models import Assignment, Enrollment, Participant, PlayerStats, Response
-from annotation.services.leaderboards import leaderboard
 from annotation.services.studies import load_study_file
 from tests.game_helpers import answer, boundary_study_file, guess, reveal, round_id, start_game
 

@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from annotation.models import Enrollment, Participant, PlayerStats, Response
 from annotation.services.participants import enroll, give_consent
 from annotation.services.studies import load_study_file
+from annotation.views.session import PARTICIPANT_KEY
 from tests.conftest import claim_study_file
 from tests.game_helpers import boundary_study_file, play_round, play_via_services, start_game
 
@@ -138,7 +139,7 @@ def test_leaderboard_ranks_by_average_above_the_minimum_and_shows_your_rank(sett
             play_via_services(participant, news, choose)
     client = Client()
     session = client.session
-    session["participant_id"] = steady.pk
+    session[PARTICIPANT_KEY] = steady.pk
     session.save()
     page = client.get("/play/leaderboard/").content.decode()
     rows = page.split("<tbody>")[1].split("</tbody>")[0].split("<tr")[1:]
@@ -149,7 +150,7 @@ def test_leaderboard_ranks_by_average_above_the_minimum_and_shows_your_rank(sett
     assert 'class="you"' in page
     newcomer_client = Client()
     session = newcomer_client.session
-    session["participant_id"] = newcomer.pk
+    session[PARTICIPANT_KEY] = newcomer.pk
     session.save()
     assert "Play 2 more rounds to get a rank" in newcomer_client.get("/play/leaderboard/").content.decode()
     per_category = client.get("/play/leaderboard/news/")
@@ -216,7 +217,7 @@ def test_logging_in_plays_as_the_accounts_participant(news, django_user_model):
     browser.post("/accounts/login/", {"username": "returning", "password": "a-long-password-9"})
     page = browser.get("/play/profile/").content.decode()
     assert "returning" in page and 'id="fig-rounds">1<' in page
-    assert browser.session["participant_id"] == own.pk
+    assert browser.session[PARTICIPANT_KEY] == own.pk
 
 
 def test_imported_rounds_join_the_players_history(news, tmp_path):

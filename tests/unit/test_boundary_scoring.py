@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from annotation.charts import points_chart
+from annotation.kinds.boundary.charts import points_chart
 from scoring.boundary import boundary_points, seconds_per_sentence
 
 

@@ -12,14 +12,13 @@ from __future__ import annotations
 import random
 
 from django.http import QueryDict
-from django.urls import path
 from rest_framework import serializers
 
-from annotation.services import game
-from annotation.views import rounds
 from scoring.boundary import boundary_points
 
-from .base import AgreementField, Score, StrictSerializer, TaskKind
+from ..base import AgreementField, Score, StrictSerializer, TaskKind
+from . import game
+from .urls import round_steps
 
 MIN_SENTENCES, MAX_SENTENCES = 2, 20
 MAX_REASON_CHARS = 2000
@@ -148,12 +147,7 @@ class Boundary(TaskKind):
     Answer = BoundaryAnswer
     Gold = BoundaryGold
     agreement_fields = (AgreementField("guess", "guess", "interval"),)
-    urls = [
-        path("reveal/", rounds.reveal_sentence, name="boundary-reveal"),
-        path("guess/", rounds.make_guess, name="boundary-guess"),
-        path("answer/", rounds.give_reason, name="boundary-answer"),
-        path("result/", rounds.round_result, name="boundary-result"),
-    ]
+    urls = round_steps
 
     def prepare_assignment(self, item, rng: random.Random) -> dict:
         return {"revealed": 1, "reveals": [], "guess": None, "guessed_at": None}

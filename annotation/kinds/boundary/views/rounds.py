@@ -15,12 +15,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Response
-from annotation.services import game
 from annotation.services.access import LiveStep, StepRefused
-from annotation.services.rounds import RAN_OUT, RoundClosed, RoundError, record_guess, reveal_next_sentence
 from annotation.services.submission import SubmissionClosed, submit_response
+from annotation.views.steps import participant_step
 
-from .steps import participant_step
+from .. import game
+from ..rounds import RAN_OUT, RoundClosed, RoundError, record_guess, reveal_next_sentence
 
 FRAGMENTS = "annotation/kinds/boundary/"
 

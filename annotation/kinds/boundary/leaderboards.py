@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models import Q, QuerySet
 
-from annotation.charts import PointsChart, points_chart
 from annotation.models import Participant, PlayerStats, Response
 from annotation.models.game import OVERALL
 
+from .charts import PointsChart, points_chart
 from .game import GAME_KIND, player_name, player_totals
 
 CHART_ROUNDS = 40

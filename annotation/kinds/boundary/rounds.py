@@ -14,8 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Assignment
-
-from .assignment import assignment_is_open
+from annotation.services.assignment import assignment_is_open
 
 RAN_OUT = "This round ran out of time; go on with the next passage."
 

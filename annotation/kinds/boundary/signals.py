@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 
-from annotation.services.game import participant_after_login
 from annotation.views.session import PARTICIPANT_KEY
+
+from .game import participant_after_login
 
 
 @receiver(user_logged_in, dispatch_uid="annotation.participant_after_login")

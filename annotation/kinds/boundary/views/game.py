@@ -12,13 +12,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models.game import OVERALL
-from annotation.services import game
 from annotation.services.access import StepRefused, require_not_blocked
-from annotation.services.leaderboards import leaderboard, player_profile
 from annotation.services.participants import CrowdEntry, enroll, give_consent, identify_participant
+from annotation.views.session import PARTICIPANT_KEY, remember_participant, session_participant
+from annotation.views.steps import refused_step
 
-from .session import PARTICIPANT_KEY, remember_participant, session_participant
-from .steps import refused_step
+from .. import game
+from ..leaderboards import leaderboard, player_profile
 
 PREVIEW_ROWS = 5
 
@@ -80,7 +80,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        # Logging in hands this browser's guest history to the new account (annotation.signals).
+        # Logging in hands this browser's guest history to the new account (the package's signals.py).
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("game-profile")
     participant = session_participant(request)

@@ -2,7 +2,7 @@
 shows, and the game's public studies (its categories).
 
 Totals live in ``PlayerStats`` rows updated in the transaction that stores a round, so
-profiles and leaderboards (``annotation.services.leaderboards``) read a few rows.
+profiles and leaderboards (``annotation.kinds.boundary.leaderboards``) read a few rows.
 """
 
 from __future__ import annotations
