@@ -12,14 +12,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import factory
-from django.db.models import Max
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
-from annotation.kinds import Score, UnknownKind, get_kind
-from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
+from annotation.kinds import UnknownKind, get_kind
+from annotation.models import Enrollment, Item, Participant, Response, Study
+from annotation.services.assignment import create_assignment
 from annotation.services.participants import enroll, give_consent
-from annotation.services.submission import _store
+from annotation.services.submission import store_response
 
 CLAIM_PAYLOAD = {"claim": "X is in Y.", "sentences": ["One.", "Two.", "Three."]}
 
@@ -146,21 +146,20 @@ def _store_answered(
 ) -> Response:
     """Hand ``item`` to ``participant`` and store the answer through the submission service."""
     shown_at = answered_at - timedelta(seconds=seconds) if seconds is not None else None
-    last = Assignment.objects.filter(study=study, participant=participant).aggregate(last=Max("position"))
-    assignment = Assignment.objects.create(
+    assignment = create_assignment(
         study=study,
         item=item,
         participant=participant,
-        position=(last["last"] or 0) + 1,
+        now=shown_at or answered_at,
         state=display_order,
-        assigned_at=shown_at or answered_at,
         expires_at=answered_at,
         shown_at=shown_at,
     )
-    score = Score(points=points, correct=correct, details=score_details)
-    response = _store(assignment, answer, score, answered_at, too_fast_below=study.min_seconds_per_page)
+    response = store_response(
+        assignment=assignment, answer=answer, shown_at=shown_at, answered_at=answered_at
+    )
     unknown_duration = {"shown_at": None, "duration_seconds": None} if shown_at is None else {}
-    if flagged or unknown_duration:
-        Response.objects.filter(pk=response.pk).update(flagged=flagged, **unknown_duration)
-        response.refresh_from_db()
+    dictated = {"points": points, "correct": correct, "score_details": score_details, "flagged": flagged}
+    Response.objects.filter(pk=response.pk).update(**dictated, **unknown_duration)
+    response.refresh_from_db()
     return response

@@ -1,11 +1,24 @@
-"""The only ways a view fetches objects on someone's behalf; permissions live here."""
+"""The only ways a view fetches objects on someone's behalf; permissions live here.
+
+Every step a participant takes (a task page, a submit, a round step, an exam question or
+answer, consent, leaving) passes ``require_live_step``, the one gate: the study takes
+answers, the participant is not blocked, their enrollment is under way, and the page they
+act on is theirs and still open. It is checked on every request, so a study closed or a
+participant blocked mid-session stops at their next request.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+
 from django.db.models import Q
 from django.http import Http404
+from django.utils import timezone
 
 from annotation.models import Assignment, Enrollment, Job, Participant, Response, Study
+
+from .assignment import assignment_is_open
 
 RESEARCHERS_GROUP = "researchers"
 
@@ -78,6 +91,108 @@ def access_assignment_for_participant(
     if participant is None or assignment is None:
         raise Http404("No such page.")
     return assignment
+
+
+class StepRefused(Exception):
+    """The gate refused a participant's step; nothing was done. ``reason`` names the rule."""
+
+    CLOSED = "closed"  # the study takes no answers (closed, or a draft to a non-manager)
+    BLOCKED = "blocked"  # a researcher blocked the participant
+    NOT_STARTED = "not_started"  # no participant or enrollment yet, or consent not given
+    FINISHED = "finished"  # completed, screened out or returned
+    EXPIRED = "expired"  # the page ran out of time or was given back
+
+    def __init__(self, reason: str, study: Study, enrollment: Enrollment | None = None):
+        self.reason, self.study, self.enrollment = reason, study, enrollment
+        super().__init__(reason)
+
+
+@dataclass(frozen=True)
+class LiveStep:
+    """What a step may act on, once the gate let it through."""
+
+    study: Study
+    enrollment: Enrollment
+    assignment: Assignment | None = None
+
+    @property
+    def participant(self) -> Participant:
+        return self.enrollment.participant
+
+    @property
+    def owned_assignment(self) -> Assignment:
+        """The assignment of a step that names one (``participant_step(assignment=True)``)."""
+        if self.assignment is None:
+            raise LookupError("This step names no assignment.")
+        return self.assignment
+
+
+def require_study_open(study: Study, user=None) -> None:
+    """A live study takes answers; a draft only from those who manage it (their preview)."""
+    if study.status == Study.Status.LIVE:
+        return
+    if study.status == Study.Status.DRAFT and can_manage_study(user, study):
+        return
+    raise StepRefused(StepRefused.CLOSED, study)
+
+
+def require_not_blocked(participant: Participant, study: Study) -> None:
+    """A blocked participant (blocked site-wide by a researcher) takes no further step."""
+    if participant.blocked:
+        raise StepRefused(StepRefused.BLOCKED, study)
+
+
+def require_live_step(
+    *,
+    slug: str,
+    user,
+    participant: Participant | None,
+    assignment_id=None,
+    exam: bool = False,
+    before_consent: bool = False,
+    now: datetime | None = None,
+) -> LiveStep:
+    """The one gate of every participant step (DESIGN.md, invariant 7).
+
+    Raises ``Http404`` for a study or page that is not the participant's to see, and
+    ``StepRefused`` when the study takes no answers, the participant is blocked, their
+    enrollment is not under way (``before_consent`` lets the consent page through), or
+    the page (``assignment_id``; in the study's qualification exam when ``exam``) is no
+    longer open. An answered page passes: a retried submit gets the stored result.
+    """
+    study = access_study_for_participant(slug, user)
+    require_study_open(study, user)
+    if participant is None:
+        raise StepRefused(StepRefused.NOT_STARTED, study)
+    require_not_blocked(participant, study)
+    enrollment = _enrollment_under_way(participant, study, before_consent=before_consent)
+    if assignment_id is None:
+        return LiveStep(study=study, enrollment=enrollment)
+    if exam and study.qualification_id is None:
+        raise Http404("This study has no exam.")
+    qualification = study.qualification
+    page_study = qualification.study if exam and qualification is not None else study
+    assignment = access_assignment_for_participant(
+        participant=participant, study=page_study, assignment_id=assignment_id
+    )
+    answered = assignment.status == Assignment.Status.ANSWERED
+    if not (answered or assignment_is_open(assignment, now or timezone.now())):
+        raise StepRefused(StepRefused.EXPIRED, study, enrollment)
+    return LiveStep(study=study, enrollment=enrollment, assignment=assignment)
+
+
+def _enrollment_under_way(participant: Participant, study: Study, *, before_consent: bool) -> Enrollment:
+    """The participant's consented, unfinished enrollment (or a new one, ``before_consent``)."""
+    enrollment = (
+        Enrollment.objects.select_related("participant", "study")
+        .filter(participant=participant, study=study)
+        .first()
+    )
+    allowed = {Enrollment.Status.ACTIVE, *([Enrollment.Status.STARTED] if before_consent else [])}
+    if enrollment is not None and enrollment.status in allowed:
+        return enrollment
+    finished = enrollment is not None and enrollment.finished
+    raise StepRefused(StepRefused.FINISHED if finished else StepRefused.NOT_STARTED, study, enrollment)
 
 
 def access_enrollment_for_researcher(user, study: Study, public_id: str) -> Enrollment:

@@ -1,9 +1,14 @@
 """Handing items to participants under row locks, and taking back abandoned ones.
 
+The one writer of ``Assignment`` rows and of ``Item.slots_taken``: every assignment (a
+participant's page, an exam question, an imported answer's) is created by
+``create_assignment``, and leaves or re-enters the live states only here.
+
 Each item keeps ``slots_taken``, its number of live (assigned or answered) assignments,
-changed only here and in the same transaction as the assignment it counts. Because the
-counter is a column of the locked row, PostgreSQL re-checks ``slots_taken < wanted``
-against the newest row version when a lock is acquired, so a count is never stale.
+changed only by ``take_slots`` and ``free_slots``, in the same transaction as the
+assignments it counts. Because the counter is a column of the locked row, PostgreSQL
+re-checks ``slots_taken < wanted`` against the newest row version when a lock is acquired,
+so a count is never stale.
 """
 
 from __future__ import annotations
@@ -11,10 +16,11 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
 from annotation.models import Assignment, Enrollment, Item, Participant, Study
@@ -51,7 +57,7 @@ def assign_next_item(
             item = _lock_available_item(study, participant, attention=False)
         if item is None:
             return None
-        return _create_assignment(study, participant, item, now)
+        return create_assignment(study=study, item=item, participant=participant, now=now)
 
 
 def _current_assignment(participant: Participant, study: Study, now: datetime) -> Assignment | None:
@@ -60,7 +66,7 @@ def _current_assignment(participant: Participant, study: Study, now: datetime) -
     current = live.select_related("item").order_by("-position").first()
     if current is None:
         return None
-    if current.expires_at > now:
+    if assignment_is_open(current, now):
         return current
     _end_assignments(live.filter(expires_at__lte=now), Assignment.Status.EXPIRED)
     return None
@@ -83,19 +89,90 @@ def _lock_available_item(study: Study, participant: Participant, *, attention: b
     return item
 
 
-def _create_assignment(study: Study, participant: Participant, item: Item, now: datetime) -> Assignment:
-    last = Assignment.objects.filter(participant=participant, study=study).order_by("-position").first()
-    state = study.task_kind.prepare_assignment(item, random.Random())
-    Item.objects.filter(pk=item.pk).update(slots_taken=F("slots_taken") + 1)
+def create_assignment(
+    *,
+    study: Study,
+    item: Item,
+    participant: Participant,
+    now: datetime,
+    state: dict | None = None,
+    attempt: int = 1,
+    position: int | None = None,
+    status: str = Assignment.Status.ASSIGNED,
+    expires_at: datetime | None = None,
+    shown_at: datetime | None = None,
+    answered_at: datetime | None = None,
+    takes_slot: bool = True,
+) -> Assignment:
+    """Create an assignment and take its item's slot, in the caller's transaction.
+
+    ``state`` defaults to what the kind decides when it hands the item out; ``position``
+    to the next place in the participant's sequence; ``expires_at`` to the study's
+    timeout. ``takes_slot=False`` only for a caller that took the slots of a whole batch
+    at once with ``take_slots`` (an import, which must lock its items in id order).
+    """
+    if position is None:
+        mine = Assignment.objects.filter(participant=participant, study=study)
+        position = (mine.aggregate(last=Max("position"))["last"] or 0) + 1
+    if state is None:
+        state = study.task_kind.prepare_assignment(item, random.Random())
+    if takes_slot:
+        take_slots({item.pk: 1})
     return Assignment.objects.create(
         study=study,
         item=item,
         participant=participant,
-        position=(last.position + 1) if last else 1,
+        position=position,
+        attempt=attempt,
+        status=status,
         state=state,
         assigned_at=now,
-        expires_at=now + timedelta(minutes=study.timeout_minutes),
+        expires_at=expires_at or now + timedelta(minutes=study.timeout_minutes),
+        shown_at=shown_at,
+        answered_at=answered_at,
     )
+
+
+def reopen_assignment(assignment: Assignment, *, expires_at: datetime) -> None:
+    """Hand an unanswered assignment back to its participant until ``expires_at``.
+
+    An expired or released one takes its slot again (an exam question must be answered);
+    the row is locked so that a release running at the same time cannot free it twice.
+    """
+    with transaction.atomic():
+        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if locked.status == Assignment.Status.ANSWERED:
+            return
+        if locked.status != Assignment.Status.ASSIGNED:
+            take_slots({locked.item_id: 1})
+        reopened = {"status": Assignment.Status.ASSIGNED, "expires_at": expires_at}
+        Assignment.objects.filter(pk=locked.pk).update(**reopened)
+    assignment.status, assignment.expires_at = Assignment.Status.ASSIGNED, expires_at
+
+
+def assignment_is_open(assignment: Assignment, now: datetime) -> bool:
+    """Whether the assignment can still be worked on: handed out, unanswered, in time."""
+    return assignment.status == Assignment.Status.ASSIGNED and assignment.expires_at > now
+
+
+def take_slots(counts: Mapping[int, int]) -> None:
+    """Count new live assignments on items (``{item_id: how many}``).
+
+    Items are updated in id order, so that callers changing several items at once
+    cannot deadlock each other.
+    """
+    _add_to_slots(counts, 1)
+
+
+def free_slots(counts: Mapping[int, int]) -> None:
+    """Give back the slots of assignments that left the live states (expired, released)."""
+    _add_to_slots(counts, -1)
+
+
+def _add_to_slots(counts: Mapping[int, int], sign: int) -> None:
+    for item_id in sorted(counts):
+        if counts[item_id]:
+            Item.objects.filter(pk=item_id).update(slots_taken=F("slots_taken") + sign * counts[item_id])
 
 
 def release_expired_assignments(*, study: Study | None = None, now: datetime | None = None) -> int:
@@ -128,9 +205,7 @@ def _end_assignments(queryset, status: str) -> int:
         if not rows:
             return 0
         Assignment.objects.filter(pk__in=[pk for pk, _ in rows]).update(status=status)
-        freed = Counter(item_id for _, item_id in rows)
-        for item_id in sorted(freed):
-            Item.objects.filter(pk=item_id).update(slots_taken=F("slots_taken") - freed[item_id])
+        free_slots(Counter(item_id for _, item_id in rows))
     return len(rows)
 
 

@@ -11,12 +11,11 @@ the exam; failing the last attempt ends the study with the screen-out code.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Q
+from django.db.models import Q
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -24,6 +23,7 @@ from annotation.errors import InputError, flatten_errors
 from annotation.kinds.base import StrictSerializer
 from annotation.models import Assignment, Enrollment, Exam, ExamAttempt, Item, Participant, Response, Study
 
+from .assignment import assignment_is_open, create_assignment, reopen_assignment
 from .participants import enroll, give_consent
 
 
@@ -234,8 +234,9 @@ def _next_question(attempt: ExamAttempt, now: datetime) -> Assignment | None:
     exam_study = attempt.exam.study
     with transaction.atomic():
         ExamAttempt.objects.select_for_update().get(pk=attempt.pk)
-        rows = Assignment.objects.filter(study=exam_study, participant_id=attempt.participant_id)
-        mine = rows.filter(attempt=attempt.number)
+        mine = Assignment.objects.filter(
+            study=exam_study, participant_id=attempt.participant_id, attempt=attempt.number
+        )
         expires_at = now + timedelta(minutes=exam_study.timeout_minutes)
         pending = (
             mine.exclude(status=Assignment.Status.ANSWERED)
@@ -244,24 +245,17 @@ def _next_question(attempt: ExamAttempt, now: datetime) -> Assignment | None:
             .first()
         )
         if pending is not None:
-            if pending.status != Assignment.Status.ASSIGNED:
-                Item.objects.filter(pk=pending.item_id).update(slots_taken=F("slots_taken") + 1)
-            if pending.status != Assignment.Status.ASSIGNED or pending.expires_at <= now:
-                pending.status, pending.expires_at = Assignment.Status.ASSIGNED, expires_at
-                pending.save(update_fields=["status", "expires_at"])
+            if not assignment_is_open(pending, now):
+                reopen_assignment(pending, expires_at=expires_at)
             return pending
         item = exam_study.items.exclude(pk__in=mine.values("item_id")).order_by("id").first()
         if item is None:
             return None
-        position = (rows.aggregate(last=Max("position"))["last"] or 0) + 1
-        Item.objects.filter(pk=item.pk).update(slots_taken=F("slots_taken") + 1)
-        return Assignment.objects.create(
+        return create_assignment(
             study=exam_study,
             item=item,
-            participant_id=attempt.participant_id,
-            position=position,
+            participant=attempt.participant,
+            now=now,
             attempt=attempt.number,
-            state=exam_study.task_kind.prepare_assignment(item, random.Random()),
-            assigned_at=now,
             expires_at=expires_at,
         )

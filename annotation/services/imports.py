@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import Max
 from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
@@ -15,8 +16,10 @@ from rest_framework.exceptions import ValidationError
 from annotation.errors import InputError, flatten_errors
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
+from .assignment import create_assignment, take_slots
+from .participants import count_answers, enroll
 from .rows import Unique, collect_rows, json_lines
-from .submission import answered_too_fast
+from .submission import store_response
 
 
 class ImportLine(serializers.Serializer):
@@ -107,33 +110,19 @@ def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:
         .values_list("participant_id")
         .annotate(last=Max("position"))
     )
-    kind = study.task_kind
-    created, skipped = 0, 0
-    totals: dict[int, tuple[int, float]] = {}  # participant → (answers, points)
-    for row in rows:
+    new_rows = [row for row in rows if (participants[row.participant].pk, row.item.pk) not in done]
+    # Imported answers take their items' slots, like answers given on the site; all at
+    # once, in item order, before the assignments are written.
+    take_slots(Counter(row.item.pk for row in new_rows))
+    totals: dict[int, tuple[int, float]] = {}
+    for row in new_rows:
         participant = participants[row.participant]
-        if (participant.pk, row.item.pk) in done:
-            skipped += 1
-            continue
         positions[participant.pk] = positions.get(participant.pk, 0) + 1
-        score = kind.score(row.item, row.answer)
-        kind.after_response(_store(study, participant, row, positions[participant.pk], score))
+        response = _store(study, participant, row, positions[participant.pk])
         count, points = totals.get(participant.pk, (0, 0.0))
-        totals[participant.pk] = (count + 1, points + ((score.points or 0) if score else 0))
-        created += 1
+        totals[participant.pk] = (count + 1, points + (response.points or 0))
     _update_enrollments(study, participants, totals)
-    _count_slots(study, rows, done, participants)
-    return ImportResult(created=created, skipped=skipped)
-
-
-def _count_slots(study: Study, rows: list[_Row], done: set, participants: dict[str, Participant]) -> None:
-    """Imported answers take their items' slots, like answers given on the site."""
-    taken: dict[int, int] = {}
-    for row in rows:
-        if (participants[row.participant].pk, row.item.pk) not in done:
-            taken[row.item.pk] = taken.get(row.item.pk, 0) + 1
-    for item_id in sorted(taken):
-        Item.objects.filter(pk=item_id).update(slots_taken=F("slots_taken") + taken[item_id])
+    return ImportResult(created=len(new_rows), skipped=len(rows) - len(new_rows))
 
 
 def _participants(source: str, names: set[str]) -> dict[str, Participant]:
@@ -146,35 +135,26 @@ def _participants(source: str, names: set[str]) -> dict[str, Participant]:
     return known
 
 
-def _store(study: Study, participant: Participant, row: _Row, position: int, score) -> Response:
-    assignment = Assignment.objects.create(
+def _store(study: Study, participant: Participant, row: _Row, position: int) -> Response:
+    """An answered assignment and its response, through the same writers as the site's."""
+    assignment = create_assignment(
         study=study,
         item=row.item,
         participant=participant,
+        now=row.shown_at or row.answered_at,
+        state=row.state,
         position=position,
         status=Assignment.Status.ANSWERED,
-        state=row.state,
-        assigned_at=row.shown_at or row.answered_at,
         expires_at=row.answered_at,
         shown_at=row.shown_at,
         answered_at=row.answered_at,
+        takes_slot=False,
     )
-    duration = (row.answered_at - row.shown_at).total_seconds() if row.shown_at else None
-    return Response.objects.create(
+    return store_response(
         assignment=assignment,
-        study=study,
-        item=row.item,
-        participant=participant,
         answer=row.answer,
-        points=score.points if score else None,
-        correct=score.correct if score else None,
-        score_details=score.details if score else {},
-        display_order=row.state,
-        is_attention_check=row.item.is_attention_check,
         shown_at=row.shown_at,
         answered_at=row.answered_at,
-        duration_seconds=duration,
-        too_fast=answered_too_fast(duration, study.min_seconds_per_page),
         imported=True,
     )
 
@@ -184,9 +164,5 @@ def _update_enrollments(study: Study, participants: dict[str, Participant], tota
         if participant.pk not in totals:
             continue
         count, points = totals[participant.pk]
-        enrollment, _ = Enrollment.objects.get_or_create(
-            participant=participant, study=study, defaults={"status": Enrollment.Status.COMPLETED}
-        )
-        Enrollment.objects.filter(pk=enrollment.pk).update(
-            answered_count=F("answered_count") + count, points_total=F("points_total") + points
-        )
+        enrollment = enroll(participant=participant, study=study, status=Enrollment.Status.COMPLETED)
+        count_answers(enrollment.pk, answers=count, points=points)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Enrollment, Participant, Study
@@ -61,12 +62,20 @@ def _get_or_create(*, source: str, platform_worker_id: str) -> Participant:
         return Participant.objects.get(source=source, platform_worker_id=platform_worker_id)
 
 
-def enroll(*, participant: Participant, study: Study, session: dict | None = None) -> Enrollment:
-    """The participant's enrollment in the study, created on first entry."""
+def enroll(
+    *,
+    participant: Participant,
+    study: Study,
+    session: dict | None = None,
+    status: str = Enrollment.Status.STARTED,
+) -> Enrollment:
+    """The participant's enrollment in the study, created on first entry (in ``status``:
+    an import enrolls its participants as having completed the study)."""
     try:
         with transaction.atomic():
+            defaults = {"platform_session": session or {}, "status": status}
             enrollment, created = Enrollment.objects.get_or_create(
-                participant=participant, study=study, defaults={"platform_session": session or {}}
+                participant=participant, study=study, defaults=defaults
             )
     except IntegrityError:
         enrollment, created = Enrollment.objects.get(participant=participant, study=study), False
@@ -74,6 +83,14 @@ def enroll(*, participant: Participant, study: Study, session: dict | None = Non
         enrollment.platform_session = {**enrollment.platform_session, **session}
         enrollment.save(update_fields=["platform_session"])
     return enrollment
+
+
+def count_answers(enrollment_id: int, *, answers: int, points: float) -> None:
+    """Add stored answers and their points to the enrollment's totals (the only writer of
+    ``answered_count`` and ``points_total``; an update in place, safe under concurrency)."""
+    Enrollment.objects.filter(pk=enrollment_id).update(
+        answered_count=F("answered_count") + answers, points_total=F("points_total") + points
+    )
 
 
 def give_consent(enrollment: Enrollment) -> None:

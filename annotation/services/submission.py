@@ -1,4 +1,10 @@
-"""Storing an answer: validated by the kind, stored once, scored on the server."""
+"""Storing an answer: validated by the kind, stored once, scored on the server.
+
+The one writer of ``Response`` rows: answers given on the site (``submit_response``) and
+answers imported from elsewhere (``annotation.services.imports``) are both stored by
+``store_response``, which scores them, works out their timing and calls the kind's
+``after_response`` hook.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +12,17 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Response
 
+from .assignment import assignment_is_open
 from .attention import record_attention_outcome
+from .participants import count_answers
+
+PAGE_EXPIRED = "This page expired before it was answered; continue with the next one."
 
 
 class SubmissionClosed(Exception):
@@ -40,41 +49,61 @@ def submit_response(*, assignment: Assignment, answer: dict, now: datetime | Non
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
         if locked.status == Assignment.Status.ANSWERED:
             return SubmitResult(response=Response.objects.get(assignment=locked), created=False)
-        if locked.status != Assignment.Status.ASSIGNED:
-            raise SubmissionClosed("This page expired before it was answered; continue with the next one.")
+        if not assignment_is_open(locked, now):
+            raise SubmissionClosed(PAGE_EXPIRED)
         try:
             validated = kind.validate_answer(item, answer, state=locked.state)
         except ValidationError as exc:
             raise InputError.from_validation(exc) from exc
-        score = kind.score(item, validated)
-        response = _store(locked, validated, score, now, too_fast_below=assignment.study.min_seconds_per_page)
-        kind.after_response(response)
+        locked.item, locked.study = item, assignment.study
+        shown_at = locked.shown_at or locked.assigned_at
+        response = store_response(assignment=locked, answer=validated, shown_at=shown_at, answered_at=now)
         screened_out = _update_enrollment(locked, response)
     return SubmitResult(response=response, created=True, screened_out=screened_out)
 
 
-def _store(
-    assignment: Assignment, answer: dict, score, now: datetime, *, too_fast_below: int | None
+def store_response(
+    *,
+    assignment: Assignment,
+    answer: dict,
+    shown_at: datetime | None,
+    answered_at: datetime,
+    imported: bool = False,
 ) -> Response:
-    shown_at = assignment.shown_at or assignment.assigned_at
-    duration = max((now - shown_at).total_seconds(), 0.0)
+    """Store a validated ``answer`` to ``assignment``, scored by the kind, and mark the
+    assignment answered.
+
+    The caller holds the transaction (and, on the site, the assignment's row lock); the
+    ``OneToOne`` on ``Response.assignment`` keeps it to one response per assignment. The
+    duration is unknown (None) when the page's showing time is.
+    """
+    study, item = assignment.study, assignment.item
+    kind = study.task_kind
+    score = kind.score(item, answer)
+    duration = max((answered_at - shown_at).total_seconds(), 0.0) if shown_at else None
     response = Response.objects.create(
         assignment=assignment,
-        study_id=assignment.study_id,
-        item_id=assignment.item_id,
+        study=study,
+        item=item,
         participant_id=assignment.participant_id,
         answer=answer,
         points=score.points if score else None,
         correct=score.correct if score else None,
         score_details=score.details if score else {},
         display_order=assignment.state,
-        is_attention_check=assignment.item.is_attention_check,
+        is_attention_check=item.is_attention_check,
         shown_at=shown_at,
-        answered_at=now,
+        answered_at=answered_at,
         duration_seconds=duration,
-        too_fast=answered_too_fast(duration, too_fast_below),
+        too_fast=answered_too_fast(duration, study.min_seconds_per_page),
+        imported=imported,
     )
-    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.ANSWERED, answered_at=now)
+    if assignment.status != Assignment.Status.ANSWERED:
+        Assignment.objects.filter(pk=assignment.pk).update(
+            status=Assignment.Status.ANSWERED, answered_at=answered_at
+        )
+        assignment.status, assignment.answered_at = Assignment.Status.ANSWERED, answered_at
+    kind.after_response(response)
     return response
 
 
@@ -82,9 +111,7 @@ def _update_enrollment(assignment: Assignment, response: Response) -> bool:
     enrollment = Enrollment.objects.select_related("study").get(
         participant_id=assignment.participant_id, study_id=assignment.study_id
     )
-    Enrollment.objects.filter(pk=enrollment.pk).update(
-        answered_count=F("answered_count") + 1, points_total=F("points_total") + (response.points or 0)
-    )
+    count_answers(enrollment.pk, answers=1, points=response.points or 0)
     if enrollment.attention_failed > enrollment.study.max_attention_failures:
         # Failed past the allowance but still answering (a volunteer the kind lets play on).
         Response.objects.filter(pk=response.pk).update(flagged=True)

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
-from annotation.models import Enrollment, Study
-from annotation.services.access import access_study_for_participant
+from annotation.models import Study
+from annotation.services.access import LiveStep
 from annotation.services.crowd import preview_example
 from annotation.services.research import leave_study
 
-from .session import session_participant
+from .steps import participant_step
 
 
 def mturk_preview(request: HttpRequest, study: Study) -> HttpResponse:
@@ -33,16 +33,11 @@ def mturk_preview(request: HttpRequest, study: Study) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def study_leave(request: HttpRequest, slug: str) -> HttpResponse:
+@participant_step(before_consent=True)
+def study_leave(request: HttpRequest, step: LiveStep) -> HttpResponse:
     """Stop taking part: the pages held are given back at once (a 'return' on the platform)."""
-    study = access_study_for_participant(slug, request.user)
-    participant = session_participant(request)
-    enrollment = (
-        Enrollment.objects.filter(participant=participant, study=study).first() if participant else None
-    )
-    if enrollment is None:
-        return redirect("study-entry", slug=slug)
+    enrollment = step.enrollment
     if request.method == "POST":
         leave_study(enrollment)
         enrollment.refresh_from_db()
-    return render(request, "annotation/leave.html", {"study": study, "enrollment": enrollment})
+    return render(request, "annotation/leave.html", {"study": step.study, "enrollment": enrollment})

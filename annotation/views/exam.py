@@ -8,74 +8,54 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import InputError
-from annotation.models import Enrollment, Study
-from annotation.services.access import access_assignment_for_participant, access_study_for_participant
+from annotation.models import Study
+from annotation.services.access import LiveStep
 from annotation.services.exams import ExamStep, exam_step, retry_exam, screen_out_after_exam
 from annotation.services.submission import SubmissionClosed, mark_shown, submit_response
 
-from .session import session_participant
+from .steps import participant_step
 
 
 @require_GET
-def exam_page(request: HttpRequest, slug: str) -> HttpResponse:
+@participant_step(exam=True)
+def exam_page(request: HttpRequest, step: LiveStep) -> HttpResponse:
     """The next exam question, or the result of the attempt just finished."""
-    study, enrollment = _active(request, slug)
-    if enrollment is None:
-        return redirect("study-entry", slug=slug)
+    study, enrollment = step.study, step.enrollment
     if study.qualification is None:
-        return redirect("study-task", slug=slug)
-    step = exam_step(participant=enrollment.participant, exam=study.qualification)
-    if not step.finished:
-        mark_shown(step.assignment)
-        return _render_question(request, study, step)
-    if step.failed_out:
+        return redirect("study-task", slug=study.slug)
+    exam_now = exam_step(participant=enrollment.participant, exam=study.qualification)
+    if not exam_now.finished:
+        mark_shown(exam_now.assignment)
+        return _render_question(request, study, exam_now)
+    if exam_now.failed_out:
         screen_out_after_exam(enrollment)
-        return redirect("study-done", slug=slug)
-    return render(request, "annotation/exam_result.html", {"study": study, "step": step})
+        return redirect("study-done", slug=study.slug)
+    return render(request, "annotation/exam_result.html", {"study": study, "step": exam_now})
 
 
 @require_POST
-def exam_submit(request: HttpRequest, slug: str, assignment_id: str) -> HttpResponse:
-    study, enrollment = _active(request, slug)
-    if enrollment is None or study.qualification is None:
-        return redirect("study-entry", slug=slug)
-    exam = study.qualification
-    assignment = access_assignment_for_participant(
-        participant=enrollment.participant, study=exam.study, assignment_id=assignment_id
-    )
+@participant_step(assignment=True, exam=True)
+def exam_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
+    study, assignment, exam = step.study, step.assignment, step.study.qualification
     answer = exam.study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
     try:
         submit_response(assignment=assignment, answer=answer)
     except InputError as exc:
-        step = exam_step(participant=enrollment.participant, exam=exam)
-        if step.assignment is None or step.assignment.pk != assignment.pk:
-            return redirect("study-exam", slug=slug)
-        return _render_question(request, study, step, errors=exc.errors, status=400)
+        exam_now = exam_step(participant=step.participant, exam=exam)
+        if exam_now.assignment is None or exam_now.assignment.pk != assignment.pk:
+            return redirect("study-exam", slug=study.slug)
+        return _render_question(request, study, exam_now, errors=exc.errors, status=400)
     except SubmissionClosed as exc:
         messages.warning(request, str(exc))
-    return redirect("study-exam", slug=slug)
+    return redirect("study-exam", slug=study.slug)
 
 
 @require_POST
-def exam_retry(request: HttpRequest, slug: str) -> HttpResponse:
-    study, enrollment = _active(request, slug)
-    if enrollment is not None and study.qualification is not None:
-        retry_exam(participant=enrollment.participant, exam=study.qualification)
-    return redirect("study-exam", slug=slug)
-
-
-def _active(request, slug: str) -> tuple[Study, Enrollment | None]:
-    """The study and the participant's consented, unfinished enrollment in it (or None)."""
-    study = access_study_for_participant(slug, request.user)
-    participant = session_participant(request)
-    if participant is None:
-        return study, None
-    enrollment = (
-        Enrollment.objects.select_related("participant", "study")
-        .filter(participant=participant, study=study, status=Enrollment.Status.ACTIVE)
-        .first()
-    )
-    return study, enrollment
+@participant_step(exam=True)
+def exam_retry(request: HttpRequest, step: LiveStep) -> HttpResponse:
+    if step.study.qualification is not None:
+        retry_exam(participant=step.participant, exam=step.study.qualification)
+    return redirect("study-exam", slug=step.study.slug)
 
 
 def _render_question(request, study: Study, step: ExamStep, *, errors=None, status=200) -> HttpResponse:

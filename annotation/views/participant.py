@@ -5,15 +5,16 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Enrollment, Study
 from annotation.services.access import (
-    access_assignment_for_participant,
+    LiveStep,
+    StepRefused,
     access_study_for_participant,
-    can_manage_study,
+    require_not_blocked,
+    require_study_open,
 )
 from annotation.services.assignment import assign_next_item
 from annotation.services.crowd import crowd_exit
@@ -29,6 +30,7 @@ from annotation.services.submission import SubmissionClosed, mark_shown, submit_
 
 from .crowd import mturk_preview
 from .session import PARTICIPANT_KEY, remember_participant, session_participant
+from .steps import next_step_url, participant_step, refused_step
 
 
 def study_entry(request: HttpRequest, slug: str) -> HttpResponse:
@@ -37,71 +39,60 @@ def study_entry(request: HttpRequest, slug: str) -> HttpResponse:
     entry = parse_crowd_params(request.GET)
     if entry.preview:
         return mturk_preview(request, study)
-    if study.status != Study.Status.LIVE and not _preview_allowed(request, study):
-        return render(request, "annotation/closed.html", {"study": study}, status=410)
-    participant = identify_participant(
-        entry=entry, session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
-    )
-    if participant.blocked:
-        return render(request, "annotation/blocked.html", {"study": study}, status=403)
+    try:
+        require_study_open(study, request.user)
+        participant = identify_participant(
+            entry=entry, session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
+        )
+        require_not_blocked(participant, study)
+    except StepRefused as refusal:
+        return refused_step(request, refusal)
     remember_participant(request, participant)
     enrollment = enroll(participant=participant, study=study, session=entry.session)
-    return redirect(_next_step(enrollment))
+    return redirect(next_step_url(study, enrollment))
 
 
 @require_http_methods(["GET", "POST"])
-def study_consent(request: HttpRequest, slug: str) -> HttpResponse:
-    study = access_study_for_participant(slug, request.user)
-    enrollment = _enrollment(request, study)
-    if enrollment is None:
-        return redirect("study-entry", slug=slug)
+@participant_step(before_consent=True)
+def study_consent(request: HttpRequest, step: LiveStep) -> HttpResponse:
     if request.method == "POST":
-        give_consent(enrollment)
-        return redirect("study-task", slug=slug)
-    return render(request, "annotation/consent.html", {"study": study, "enrollment": enrollment})
+        give_consent(step.enrollment)
+        return redirect("study-task", slug=step.study.slug)
+    return render(request, "annotation/consent.html", {"study": step.study, "enrollment": step.enrollment})
 
 
 @require_http_methods(["GET"])
-def study_task(request: HttpRequest, slug: str) -> HttpResponse:
+@participant_step()
+def study_task(request: HttpRequest, step: LiveStep) -> HttpResponse:
     """The current page: the participant's live assignment, or the next one."""
-    study = access_study_for_participant(slug, request.user)
-    enrollment = _enrollment(request, study)
-    if enrollment is None:
-        return redirect("study-entry", slug=slug)
-    if enrollment.status != Enrollment.Status.ACTIVE:
-        return redirect(_next_step(enrollment))
+    study, enrollment = step.study, step.enrollment
     if needs_exam(study=study, participant=enrollment.participant):
-        return redirect("study-exam", slug=slug)
+        return redirect("study-exam", slug=study.slug)
     assignment = assign_next_item(participant=enrollment.participant, study=study)
     if assignment is None:
         if enrollment.answered_count:
             complete_enrollment(enrollment)
-            return redirect("study-done", slug=slug)
+            return redirect("study-done", slug=study.slug)
         return render(request, "annotation/unavailable.html", {"study": study})
     mark_shown(assignment)
     return _render_task(request, study, enrollment, assignment)
 
 
 @require_POST
-def study_submit(request: HttpRequest, slug: str, assignment_id: str) -> HttpResponse:
-    study = access_study_for_participant(slug, request.user)
-    participant = session_participant(request)
-    assignment = access_assignment_for_participant(
-        participant=participant, study=study, assignment_id=assignment_id
-    )
-    kind = study.task_kind
-    answer = kind.answer_from_form(request.POST, assignment.item, assignment)
+@participant_step(assignment=True)
+def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
+    study, assignment = step.study, step.assignment
+    answer = study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
     try:
         result = submit_response(assignment=assignment, answer=answer)
     except InputError as exc:
-        enrollment = Enrollment.objects.get(participant=participant, study=study)
-        return _render_task(request, study, enrollment, assignment, errors=exc.errors, status=400)
+        return _render_task(request, study, step.enrollment, assignment, errors=exc.errors, status=400)
     except SubmissionClosed as exc:
         messages.warning(request, str(exc))
-        return redirect("study-task", slug=slug)
+        return redirect("study-task", slug=study.slug)
     if result.screened_out:
-        return redirect("study-done", slug=slug)
-    return redirect("study-task", slug=slug)
+        return redirect("study-done", slug=study.slug)
+    return redirect("study-task", slug=study.slug)
 
 
 def study_done(request: HttpRequest, slug: str) -> HttpResponse:
@@ -144,18 +135,3 @@ def _enrollment(request, study: Study) -> Enrollment | None:
     return (
         Enrollment.objects.select_related("participant").filter(participant=participant, study=study).first()
     )
-
-
-def _next_step(enrollment: Enrollment) -> str:
-    """Where a participant continues: consent first, the pages, then the code."""
-    if enrollment.finished:
-        name = "study-done"
-    elif enrollment.status == Enrollment.Status.STARTED:
-        name = "study-consent"
-    else:
-        name = "study-task"
-    return reverse(name, kwargs={"slug": enrollment.study.slug})
-
-
-def _preview_allowed(request, study: Study) -> bool:
-    return study.status == Study.Status.DRAFT and can_manage_study(request.user, study)

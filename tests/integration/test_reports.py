@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from scipy import stats
 
-from annotation.models import Enrollment, Response
+from annotation.models import Enrollment, Response, Study
 from scoring.models import Report
 from scoring.services import compute_study_reports, reports_are_stale, stale_live_studies, study_fingerprint
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
@@ -284,9 +284,17 @@ def test_a_study_of_a_kind_this_site_lacks_gets_no_reports():
     """The kinds are the only source of agreement values: no builder stands in for a missing kind."""
     from annotation.kinds import UnknownKind
 
-    study = StudyFactory(kind="novel-kind", slug="novel")
-    ItemFactory.from_specs(study, [{"external_id": "x", "payload": {}}])
-    AnsweredResponseFactory.from_specs(study, [{"participant": "a", "item": "x", "answer": {}}])
+    study = StudyFactory(kind="plausibility", slug="novel")
+    explanations = [{"id": "cot", "text": "t"}]
+    ItemFactory.from_specs(
+        study,
+        [{"external_id": "x", "payload": {"question": "q", "answer": "a", "explanations": explanations}}],
+    )
+    AnsweredResponseFactory.from_specs(
+        study, [{"participant": "a", "item": "x", "answer": {"ratings": {"cot": "yes"}}}]
+    )
+    Study.objects.filter(pk=study.pk).update(kind="novel-kind")  # a kind removed from the code
+    study.refresh_from_db()
     with pytest.raises(UnknownKind, match="novel-kind"):
         compute_study_reports(study)
     assert not Report.objects.filter(study=study).exists()

@@ -14,6 +14,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Assignment
+from annotation.services.assignment import assignment_is_open
+
+RAN_OUT = "This round ran out of time; go on with the next passage."
 
 
 class RoundError(Exception):
@@ -92,8 +95,8 @@ def _open_round(assignment: Assignment, now: datetime) -> tuple[Assignment, dict
     locked = Assignment.objects.select_for_update().select_related("item").get(pk=assignment.pk)
     if locked.status == Assignment.Status.ANSWERED:
         raise RoundClosed("This round is over and its answer is stored; it earns nothing more.")
-    if locked.status != Assignment.Status.ASSIGNED or locked.expires_at <= now:
-        raise RoundClosed("This round ran out of time; go on with the next passage.")
+    if not assignment_is_open(locked, now):
+        raise RoundClosed(RAN_OUT)
     return locked, dict(locked.state), len(locked.item.payload["sentences"])
 
 

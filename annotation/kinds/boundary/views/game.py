@@ -12,8 +12,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models.game import OVERALL
+from annotation.services.access import StepRefused, require_not_blocked
 from annotation.services.participants import CrowdEntry, enroll, give_consent, identify_participant
 from annotation.views.session import PARTICIPANT_KEY, remember_participant, session_participant
+from annotation.views.steps import refused_step
 
 from .. import game
 from ..leaderboards import leaderboard, player_profile
@@ -41,8 +43,10 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
     participant = identify_participant(
         entry=CrowdEntry(), session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
     )
-    if participant.blocked:
-        return render(request, "annotation/blocked.html", {"study": study}, status=403)
+    try:
+        require_not_blocked(participant, study)
+    except StepRefused as refusal:
+        return refused_step(request, refusal)
     remember_participant(request, participant)
     give_consent(enroll(participant=participant, study=study))
     return redirect("study-task", slug=study.slug)

@@ -2,7 +2,8 @@
 
 htmx requests get a fragment (only the next sentence, the reason form, or the result);
 plain form posts are redirected back to the round page, so the game works without
-JavaScript too. Every step checks ownership through ``access_assignment_for_participant``.
+JavaScript too. Every step passes the participant gate (``participant_step``): the study is
+live, the player not blocked, the round theirs and not out of time.
 """
 
 from __future__ import annotations
@@ -14,19 +15,25 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Response
-from annotation.services.access import access_assignment_for_participant, access_study_for_participant
+from annotation.services.access import LiveStep, StepRefused
 from annotation.services.submission import SubmissionClosed, submit_response
-from annotation.views.session import session_participant
+from annotation.views.steps import participant_step
 
 from .. import game
-from ..rounds import RoundClosed, RoundError, record_guess, reveal_next_sentence
+from ..rounds import RAN_OUT, RoundClosed, RoundError, record_guess, reveal_next_sentence
 
 FRAGMENTS = "annotation/kinds/boundary/"
 
 
+def _ran_out(request: HttpRequest, refusal: StepRefused) -> HttpResponse:
+    """A step on a round past its time answers as the round's own steps do (409)."""
+    return _step_error(request, refusal.study, RoundClosed(RAN_OUT))
+
+
 @require_POST
-def reveal_sentence(request: HttpRequest, slug: str, assignment_id: str) -> HttpResponse:
-    study, assignment = _access_round(request, slug, assignment_id)
+@participant_step(assignment=True, on_expired=_ran_out)
+def reveal_sentence(request: HttpRequest, step: LiveStep) -> HttpResponse:
+    study, assignment = step.study, step.owned_assignment
     try:
         index = reveal_next_sentence(assignment=assignment, seen=_posted_int(request, "seen"))
     except RoundError as exc:
@@ -39,8 +46,9 @@ def reveal_sentence(request: HttpRequest, slug: str, assignment_id: str) -> Http
 
 
 @require_POST
-def make_guess(request: HttpRequest, slug: str, assignment_id: str) -> HttpResponse:
-    study, assignment = _access_round(request, slug, assignment_id)
+@participant_step(assignment=True, on_expired=_ran_out)
+def make_guess(request: HttpRequest, step: LiveStep) -> HttpResponse:
+    study, assignment = step.study, step.owned_assignment
     try:
         record_guess(assignment=assignment, guess=_posted_int(request, "guess"))
     except RoundError as exc:
@@ -51,9 +59,10 @@ def make_guess(request: HttpRequest, slug: str, assignment_id: str) -> HttpRespo
 
 
 @require_POST
-def give_reason(request: HttpRequest, slug: str, assignment_id: str) -> HttpResponse:
+@participant_step(assignment=True, on_expired=_ran_out)
+def give_reason(request: HttpRequest, step: LiveStep) -> HttpResponse:
     """Store the answer (the recorded guess with the reason), then show the truth."""
-    study, assignment = _access_round(request, slug, assignment_id)
+    study, assignment = step.study, step.owned_assignment
     if assignment.status == Assignment.Status.ANSWERED:
         return _step_error(request, study, RoundClosed("You already answered this round; nothing changed."))
     answer = study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
@@ -73,21 +82,14 @@ def give_reason(request: HttpRequest, slug: str, assignment_id: str) -> HttpResp
 
 
 @require_GET
-def round_result(request: HttpRequest, slug: str, assignment_id: str) -> HttpResponse:
+@participant_step(assignment=True, on_expired=_ran_out)
+def round_result(request: HttpRequest, step: LiveStep) -> HttpResponse:
     """A finished round's truth, for its own player only; a round in play has none."""
-    study, assignment = _access_round(request, slug, assignment_id)
+    study, assignment = step.study, step.owned_assignment
     response = Response.objects.filter(assignment=assignment).first()
     if response is None:
         raise Http404("This round has no result yet.")
     return render(request, f"{FRAGMENTS}result.html", _result_context(study, assignment, response))
-
-
-def _access_round(request: HttpRequest, slug: str, assignment_id: str):
-    study = access_study_for_participant(slug, request.user)
-    assignment = access_assignment_for_participant(
-        participant=session_participant(request), study=study, assignment_id=assignment_id
-    )
-    return study, assignment
 
 
 def _round_context(study, assignment, **extra) -> dict:

@@ -1,0 +1,106 @@
+"""The participant gate in the views: every participant step is wrapped in ``participant_step``,
+which runs ``annotation.services.access.require_live_step`` and answers a refusal with the
+same pages everywhere (the closed page, the blocked page, or the step the participant is at).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+
+from annotation.models import Enrollment, Study
+from annotation.services.access import StepRefused, require_live_step
+from annotation.services.submission import PAGE_EXPIRED
+
+from .session import session_participant
+
+# The pages a participant sees when the study is closed or they are blocked, on entry
+# (``study_entry``) and at every later step alike.
+REFUSAL_PAGES = {
+    StepRefused.CLOSED: ("annotation/closed.html", 410),
+    StepRefused.BLOCKED: ("annotation/blocked.html", 403),
+}
+
+StepView = Callable[..., HttpResponse]
+ExpiredHandler = Callable[[HttpRequest, StepRefused], HttpResponse]
+
+
+def participant_step(
+    *,
+    assignment: bool = False,
+    exam: bool = False,
+    before_consent: bool = False,
+    on_expired: ExpiredHandler | None = None,
+) -> Callable[[StepView], StepView]:
+    """Decorate a participant view ``view(request, step, **kwargs)``: it runs only when the
+    gate lets the step through. ``assignment``: the URL's ``assignment_id`` is the page acted
+    on (an exam question when ``exam``); ``on_expired`` answers a page that ran out of time
+    (default: say so and go on with the next page)."""
+
+    def decorate(view: StepView) -> StepView:
+        @wraps(view)
+        def wrapper(request: HttpRequest, slug: str, assignment_id: str | None = None, **kwargs):
+            try:
+                step = require_live_step(
+                    slug=slug,
+                    user=request.user,
+                    participant=session_participant(request),
+                    assignment_id=assignment_id if assignment else None,
+                    exam=exam,
+                    before_consent=before_consent,
+                )
+            except StepRefused as refusal:
+                if refusal.reason == StepRefused.EXPIRED and on_expired is not None:
+                    return on_expired(request, refusal)
+                return refused_step(request, refusal, exam=exam)
+            return view(request, step, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def refused_step(request: HttpRequest, refusal: StepRefused, *, exam: bool = False) -> HttpResponse:
+    """The page for a refused step: the closed or blocked page, or where the participant is.
+
+    htmx requests (the game's round steps) are sent to that page as a whole (HX-Redirect).
+    """
+    study = refusal.study
+    if refusal.reason in (StepRefused.CLOSED, StepRefused.BLOCKED):
+        template, status = REFUSAL_PAGES[refusal.reason]
+        page = render(request, template, {"study": study}, status=status)
+        if _is_htmx(request):
+            page["HX-Redirect"] = reverse("study-entry", kwargs={"slug": study.slug})
+        return page
+    if refusal.reason == StepRefused.EXPIRED:
+        messages.warning(request, PAGE_EXPIRED)
+        url = reverse("study-exam" if exam else "study-task", kwargs={"slug": study.slug})
+    else:
+        url = next_step_url(study, refusal.enrollment)
+    if _is_htmx(request):
+        page = HttpResponse(status=204)
+        page["HX-Redirect"] = url
+        return page
+    return redirect(url)
+
+
+def next_step_url(study: Study, enrollment: Enrollment | None) -> str:
+    """Where a participant continues: the study link, consent, the pages, then the code."""
+    if enrollment is None:
+        name = "study-entry"
+    elif enrollment.finished:
+        name = "study-done"
+    elif enrollment.status == Enrollment.Status.STARTED:
+        name = "study-consent"
+    else:
+        name = "study-task"
+    return reverse(name, kwargs={"slug": study.slug})
+
+
+def _is_htmx(request: HttpRequest) -> bool:
+    return request.headers.get("HX-Request") == "true"
