@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import factory
+from django.db import transaction
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
@@ -127,7 +128,8 @@ class AnsweredResponseFactory(DjangoModelFactory):
             item = Item.objects.get(study=study, external_id=item)
         if isinstance(participant, str):
             participant = participant_named(study, participant, source)
-        return _store_answered(study, item, participant, seconds=seconds, **fields)
+        with transaction.atomic():  # the services lock rows, as on the site
+            return _store_answered(study, item, participant, seconds=seconds, **fields)
 
 
 def _store_answered(

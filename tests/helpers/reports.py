@@ -50,7 +50,7 @@ def game_study(slug="roft", **fields):
             {
                 "external_id": "check",
                 "attention_check": True,
-                "payload": {"sentences": ["H."] * 10, "boundary": 10},
+                "payload": {"sentences": ["H."] * 10, "boundary": 10, "category": "news"},
             }
         ],
     )
