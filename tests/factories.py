@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
-from annotation.kinds import UnknownKind, get_kind
+from annotation.kinds import get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
 from annotation.services.assignment import create_assignment
 from annotation.services.participants import enroll, give_consent
@@ -26,11 +26,8 @@ CLAIM_PAYLOAD = {"claim": "X is in Y.", "sentences": ["One.", "Two.", "Three."]}
 
 
 def validated_config(kind: str, config: dict | None) -> dict:
-    """The config as the kind stores it (defaults filled in); as given for an unknown kind."""
-    try:
-        return get_kind(kind).validate_config(config or {})
-    except UnknownKind:
-        return config or {}
+    """The config as the kind stores it (defaults filled in)."""
+    return get_kind(kind).validate_config(config or {})
 
 
 class StudyFactory(DjangoModelFactory):
