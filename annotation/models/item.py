@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.db.models.functions import Random
 
 
 class Item(models.Model):
@@ -23,13 +24,23 @@ class Item(models.Model):
     slots_taken = models.PositiveIntegerField(
         default=0, editable=False, help_text="Live (assigned or answered) assignments; kept by the services."
     )
+    shuffle_key = models.FloatField(
+        db_default=Random(),
+        editable=False,
+        help_text="Random, fixed at creation: the item pick's order, read from an index.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["study", "external_id"], name="item_unique_external_id"),
         ]
-        indexes = [models.Index(fields=["study", "is_attention_check", "slots_taken"])]
+        indexes = [
+            # The item pick (services.assignment): the least-filled open items in random order.
+            models.Index(
+                fields=["study", "is_attention_check", "slots_taken", "shuffle_key"], name="item_pick_order"
+            ),
+        ]
         ordering = ["study", "id"]
 
     def __str__(self) -> str:

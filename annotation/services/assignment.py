@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count, F, Max, Q
+from django.db.models import Case, Count, F, Max, Q, Subquery, Value, When, Window
 from django.utils import timezone
 
 from annotation.models import Assignment, Enrollment, Item, Participant, Study
@@ -37,56 +37,113 @@ def assign_next_item(
     """The participant's current item in the study, or a new one; None when there is none.
 
     Never an item the participant has had; never more live assignments on an item than
-    the study wants; items closest to completion first. The enrollment row serialises one
-    participant's requests (two tabs); item rows are taken with SKIP LOCKED so players do
-    not queue behind each other, looking again for a moment when every open item is
-    locked by someone else's assignment in progress.
+    the study wants; the least-filled items first, and among those a random one drawn
+    for this participant and page (``pick_draw``), so no two participants share an order.
+    The returned page counts as shown from now (``shown_at``), in the same transaction.
+
+    One transaction and a fixed number of statements whatever the study's size: the
+    enrollment row serialises one participant's requests (two tabs); item rows are taken
+    with SKIP LOCKED so players do not queue behind each other, looking again for a moment
+    when every open item is locked by someone else's assignment in progress. Pages past
+    their time are swept by the periodic ``release_expired_assignments`` task, not here;
+    only when no item is open does a request sweep the study itself, so the last slots
+    held by abandoned pages come back at once.
     """
     now = now or timezone.now()
-    release_expired_assignments(study=study, now=now)
     with transaction.atomic():
         enrollment = Enrollment.objects.select_for_update().get(participant=participant, study=study)
-        current = _current_assignment(participant, study, now)
+        current, last_position = _current_assignment(participant, study, now)
         if current is not None:
+            if current.shown_at is None:
+                current.shown_at = now
+                Assignment.objects.filter(pk=current.pk).update(shown_at=now)
             return current
         if enrollment.finished or enrollment.answered_count >= study.items_per_session:
             return None
+        position = last_position + 1
+        draw = pick_draw(study, participant, position)
         wants_check = (enrollment.answered_count + 1) in attention_pages(study, enrollment.pk)
-        item = _lock_available_item(study, participant, attention=wants_check)
+        item = _pick_item(study, participant, draw, attention=wants_check)
         if item is None and wants_check:
-            item = _lock_available_item(study, participant, attention=False)
+            item = _pick_item(study, participant, draw, attention=False)
         if item is None:
             return None
-        return create_assignment(study=study, item=item, participant=participant, now=now)
+        return create_assignment(
+            study=study, item=item, participant=participant, now=now, position=position, shown_at=now
+        )
 
 
-def _current_assignment(participant: Participant, study: Study, now: datetime) -> Assignment | None:
-    """A live assignment to resume; an out-of-date one is expired on the way."""
-    live = Assignment.objects.filter(participant=participant, study=study, status=Assignment.Status.ASSIGNED)
-    current = live.select_related("item").order_by("-position").first()
-    if current is None:
-        return None
-    if assignment_is_open(current, now):
-        return current
+def pick_draw(study: Study, participant: Participant, position: int) -> float:
+    """Where in the items' random order the participant's page ``position`` starts looking.
+
+    Seeded by study, participant and page, so a player's own sequence of draws can be
+    recomputed for analysis, and two players (or two sessions of one person) draw apart.
+    """
+    return random.Random(f"pick:{study.pk}:{participant.pk}:{position}").random()
+
+
+def _current_assignment(
+    participant: Participant, study: Study, now: datetime
+) -> tuple[Assignment | None, int]:
+    """A live assignment to resume (an out-of-date one is expired on the way), and the
+    participant's last position in the study (0 before the first page), in one query."""
+    mine = Assignment.objects.filter(participant=participant, study=study)
+    newest = (
+        mine.select_related("item")
+        .annotate(
+            last_position=Window(Max("position")),
+            waiting=Case(When(status=Assignment.Status.ASSIGNED, then=Value(0)), default=Value(1)),
+        )
+        .order_by("waiting", "-position")
+        .first()
+    )
+    if newest is None:
+        return None, 0
+    last_position = newest.last_position
+    if newest.status != Assignment.Status.ASSIGNED:
+        return None, last_position
+    if assignment_is_open(newest, now):
+        return newest, last_position
+    live = mine.filter(status=Assignment.Status.ASSIGNED)
     _end_assignments(live.filter(expires_at__lte=now), Assignment.Status.EXPIRED)
-    return None
+    return None, last_position
 
 
-def _lock_available_item(study: Study, participant: Participant, *, attention: bool) -> Item | None:
+def _pick_item(study: Study, participant: Participant, draw: float, *, attention: bool) -> Item | None:
+    """Lock an open item for the participant; when none is open, sweep expired pages once
+    and look again."""
+    item = _lock_available_item(study, participant, draw, attention=attention)
+    if item is None and not attention and release_expired_assignments(study=study):
+        item = _lock_available_item(study, participant, draw, attention=attention)
+    return item
+
+
+def _lock_available_item(
+    study: Study, participant: Participant, draw: float, *, attention: bool
+) -> Item | None:
     had = Assignment.objects.filter(participant=participant, study=study).values("item_id")
     candidates = Item.objects.filter(study=study, is_attention_check=attention).exclude(pk__in=had)
     if attention:
         # Attention checks are shown to everyone; they have no annotation budget.
-        return candidates.order_by("?").select_for_update(skip_locked=True, of=("self",)).first()
+        return _first_from(candidates, draw)
     open_items = candidates.filter(slots_taken__lt=study.annotations_per_item)
-    ordered = open_items.order_by("-slots_taken", "?").select_for_update(skip_locked=True, of=("self",))
+    least_filled = open_items.order_by("slots_taken").values("slots_taken")[:1]
+    group = open_items.filter(slots_taken=Subquery(least_filled))
     deadline = time.monotonic() + LOCKED_WAIT_SECONDS
-    while (item := ordered.first()) is None and open_items.exists() and time.monotonic() < deadline:
-        # Every open item is locked by someone mid-assignment. Waiting on those locks could
-        # deadlock (a waiting statement keeps the rows it rejected locked), so look again
-        # shortly: each new statement sees the other transactions' commits.
+    while (item := _first_from(group, draw)) is None and open_items.exists() and time.monotonic() < deadline:
+        # Every item of the least-filled group is locked by someone mid-assignment (or
+        # was filled meanwhile). Waiting on those locks could deadlock (a waiting statement
+        # keeps the rows it rejected locked), so look again shortly: each new statement
+        # sees the other transactions' commits.
         time.sleep(LOCKED_RETRY_SECONDS)
     return item
+
+
+def _first_from(items, draw: float) -> Item | None:
+    """The first unlocked item at or after ``draw`` in the random order, wrapping around:
+    an index range scan (``item_pick_order``), whatever the number of items."""
+    ordered = items.order_by("shuffle_key").select_for_update(skip_locked=True, of=("self",))
+    return ordered.filter(shuffle_key__gte=draw).first() or ordered.filter(shuffle_key__lt=draw).first()
 
 
 def create_assignment(

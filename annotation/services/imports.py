@@ -165,4 +165,6 @@ def _update_enrollments(study: Study, participants: dict[str, Participant], tota
             continue
         count, points = totals[participant.pk]
         enrollment = enroll(participant=participant, study=study, status=Enrollment.Status.COMPLETED)
-        count_answers(enrollment.pk, answers=count, points=points)
+        count_answers(
+            participant_id=enrollment.participant_id, study_id=study.pk, answers=count, points=points
+        )

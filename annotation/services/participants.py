@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from annotation.models import Enrollment, Participant, Study
@@ -85,12 +84,32 @@ def enroll(
     return enrollment
 
 
-def count_answers(enrollment_id: int, *, answers: int, points: float) -> None:
+@dataclass(frozen=True)
+class CountedAnswers:
+    """The enrollment's row after ``count_answers``: what a submit decides on next."""
+
+    enrollment_id: int
+    attention_failed: int
+
+
+def count_answers(*, participant_id: int, study_id: int, answers: int, points: float) -> CountedAnswers:
     """Add stored answers and their points to the enrollment's totals (the only writer of
-    ``answered_count`` and ``points_total``; an update in place, safe under concurrency)."""
-    Enrollment.objects.filter(pk=enrollment_id).update(
-        answered_count=F("answered_count") + answers, points_total=F("points_total") + points
-    )
+    ``answered_count`` and ``points_total``; an update in place, safe under concurrency).
+
+    One statement: the update returns the row's id and attention failures, so a submit
+    needs no read of the enrollment before or after it.
+    """
+    table = Enrollment._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET answered_count = answered_count + %s, points_total = points_total + %s "  # noqa: S608 - the model's own table name
+            "WHERE participant_id = %s AND study_id = %s RETURNING id, attention_failed",
+            [answers, points, participant_id, study_id],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Enrollment.DoesNotExist(f"No enrollment of participant {participant_id} in study {study_id}.")
+    return CountedAnswers(enrollment_id=row[0], attention_failed=row[1])
 
 
 def give_consent(enrollment: Enrollment) -> None:

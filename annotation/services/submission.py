@@ -108,16 +108,19 @@ def store_response(
 
 
 def _update_enrollment(assignment: Assignment, response: Response) -> bool:
-    enrollment = Enrollment.objects.select_related("study").get(
-        participant_id=assignment.participant_id, study_id=assignment.study_id
+    """Count the answer on the enrollment; flag it past the attention allowance; record an
+    attention check's outcome. Returns True when the participant was screened out."""
+    study = assignment.study
+    counted = count_answers(
+        participant_id=assignment.participant_id, study_id=study.pk, answers=1, points=response.points or 0
     )
-    count_answers(enrollment.pk, answers=1, points=response.points or 0)
-    if enrollment.attention_failed > enrollment.study.max_attention_failures:
+    if counted.attention_failed > study.max_attention_failures:
         # Failed past the allowance but still answering (a volunteer the kind lets play on).
         Response.objects.filter(pk=response.pk).update(flagged=True)
         response.flagged = True
     if not response.is_attention_check:
         return False
+    enrollment = Enrollment(pk=counted.enrollment_id, participant_id=assignment.participant_id, study=study)
     return record_attention_outcome(enrollment=enrollment, passed=response.correct is True)
 
 

@@ -26,7 +26,7 @@ from annotation.services.participants import (
     identify_participant,
     parse_crowd_params,
 )
-from annotation.services.submission import SubmissionClosed, mark_shown, submit_response
+from annotation.services.submission import SubmissionClosed, submit_response
 
 from .crowd import mturk_preview
 from .session import PARTICIPANT_KEY, remember_participant, session_participant
@@ -74,7 +74,6 @@ def study_task(request: HttpRequest, step: LiveStep) -> HttpResponse:
             complete_enrollment(enrollment)
             return redirect("study-done", slug=study.slug)
         return render(request, "annotation/unavailable.html", {"study": study})
-    mark_shown(assignment)
     return _render_task(request, study, enrollment, assignment)
 
 

@@ -1,4 +1,4 @@
-"""assign_next_item's rules: never twice, never over the target, fullest first, expiry."""
+"""assign_next_item's rules: never twice, never over the target, least filled first, expiry."""
 
 from datetime import timedelta
 
@@ -8,6 +8,7 @@ from django.utils import timezone
 from annotation.models import Assignment, Item
 from annotation.services.assignment import (
     assign_next_item,
+    pick_draw,
     release_expired_assignments,
     release_participant_assignments,
 )
@@ -34,11 +35,27 @@ def test_item_target_is_never_exceeded(make_claim_study, enrolled):
     assert Assignment.objects.filter(study=study, status="answered").count() == 6
 
 
-def test_items_closest_to_completion_come_first(make_claim_study, enrolled):
+def test_least_filled_items_come_first(make_claim_study, enrolled):
     study = make_claim_study(items=4, annotations_per_item=3, items_per_session=1)
-    first = assign_next_item(participant=enrolled(study), study=study)
-    second = assign_next_item(participant=enrolled(study), study=study)
-    assert second.item == first.item
+    firsts = [assign_next_item(participant=enrolled(study), study=study).item for _ in range(4)]
+    assert len(set(firsts)) == 4  # each item once before any item a second time
+    fifth = assign_next_item(participant=enrolled(study), study=study)
+    assert fifth.item in firsts and Item.objects.get(pk=fifth.item.pk).slots_taken == 2
+
+
+def test_the_page_is_shown_from_when_it_is_handed_out(make_claim_study, enrolled):
+    study = make_claim_study()
+    participant = enrolled(study)
+    assignment = assign_next_item(participant=participant, study=study)
+    assert assignment.shown_at == assignment.assigned_at
+    assert Assignment.objects.get(pk=assignment.pk).shown_at == assignment.assigned_at
+
+
+def test_the_pick_order_is_drawn_per_participant_and_page(make_claim_study, enrolled):
+    study = make_claim_study(items=2)
+    first, second = enrolled(study), enrolled(study)
+    assert pick_draw(study, first, 1) == pick_draw(study, first, 1)  # reproducible
+    assert len({pick_draw(study, first, 1), pick_draw(study, second, 1), pick_draw(study, first, 2)}) == 3
 
 
 def test_resume_returns_the_same_assignment(make_claim_study, enrolled):

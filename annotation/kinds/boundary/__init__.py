@@ -18,20 +18,11 @@ from scoring.boundary import boundary_points
 
 from ..base import AgreementField, Score, StrictSerializer, TaskKind
 from . import game
+from .controls import REASON_CATEGORIES, round_controls
 from .urls import round_steps
 
 MIN_SENTENCES, MAX_SENTENCES = 2, 20
 MAX_REASON_CHARS = 2000
-REASON_CATEGORIES = [
-    ("grammar", "Grammar or spelling"),
-    ("repetition", "Repeats itself"),
-    ("irrelevant", "Off topic"),
-    ("contradicts_previous", "Contradicts an earlier sentence"),
-    ("contradicts_knowledge", "Contradicts what I know"),
-    ("common_sense", "Makes no common sense"),
-    ("coreference", "Mixes up who is who"),
-    ("generic", "Vague, generic wording"),
-]
 REASON_CATEGORY_VALUES = [value for value, _ in REASON_CATEGORIES]
 VOLUNTEER_POLICIES = [
     ("keep_playing", "Flag them and their answers in this study; they keep playing, off the leaderboards"),
@@ -154,24 +145,7 @@ class Boundary(TaskKind):
 
     def page_context(self, item, assignment) -> dict:
         """The revealed sentences and what the player may do next; nothing else."""
-        sentences = item.payload["sentences"]
-        count = len(sentences)
-        state = assignment.state if assignment is not None else {}
-        revealed = min(max(int(state.get("revealed", 1)), 1), count)
-        guess = state.get("guess")
-        context = {
-            "shown_sentences": list(enumerate(sentences[:revealed])),
-            "revealed": revealed,
-            "sentence_count": count,
-            "remaining": count - revealed,
-            "category": item.payload["category"],
-            "pending_guess": guess,
-            "pending_all_human": guess == count,
-            "can_reveal": guess is None and revealed < count,
-            "can_mark": guess is None and revealed >= 2,
-            "can_say_all_human": guess is None and revealed == count,
-            "reason_categories": REASON_CATEGORIES,
-        }
+        context = round_controls(item, assignment.state if assignment is not None else {})
         if assignment is not None:
             totals = game.player_totals(assignment.participant_id)
             context.update(round_number=totals.played + 1, player_points=totals.points_total)

@@ -91,13 +91,14 @@ def record_guess(*, assignment: Assignment, guess: int, now: datetime | None = N
 
 
 def _open_round(assignment: Assignment, now: datetime) -> tuple[Assignment, dict, int]:
-    """The round's row, locked, with a copy of its state and its number of sentences."""
-    locked = Assignment.objects.select_for_update().select_related("item").get(pk=assignment.pk)
+    """The round's row, locked, with a copy of its state and its number of sentences (from
+    the item the caller's assignment carries: a passage does not change during a round)."""
+    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if locked.status == Assignment.Status.ANSWERED:
         raise RoundClosed("This round is over and its answer is stored; it earns nothing more.")
     if not assignment_is_open(locked, now):
         raise RoundClosed(RAN_OUT)
-    return locked, dict(locked.state), len(locked.item.payload["sentences"])
+    return locked, dict(locked.state), len(assignment.item.payload["sentences"])
 
 
 def _started(state: dict, assignment: Assignment, now: datetime) -> list[str]:

@@ -20,6 +20,7 @@ from annotation.services.submission import SubmissionClosed, submit_response
 from annotation.views.steps import participant_step
 
 from .. import game
+from ..controls import round_controls
 from ..rounds import RAN_OUT, RoundClosed, RoundError, record_guess, reveal_next_sentence
 
 FRAGMENTS = "annotation/kinds/boundary/"
@@ -40,7 +41,7 @@ def reveal_sentence(request: HttpRequest, step: LiveStep) -> HttpResponse:
         return _step_error(request, study, exc)
     if not _is_htmx(request):
         return redirect("study-task", slug=study.slug)
-    context = _round_context(study, assignment)
+    context = _fragment_context(step)
     context.update(index=index, sentence=assignment.item.payload["sentences"][index], oob=True)
     return render(request, f"{FRAGMENTS}_revealed.html", context)
 
@@ -55,7 +56,7 @@ def make_guess(request: HttpRequest, step: LiveStep) -> HttpResponse:
         return _step_error(request, study, exc)
     if not _is_htmx(request):
         return redirect("study-task", slug=study.slug)
-    return render(request, f"{FRAGMENTS}_controls.html", _round_context(study, assignment))
+    return render(request, f"{FRAGMENTS}_controls.html", _fragment_context(step))
 
 
 @require_POST
@@ -90,6 +91,19 @@ def round_result(request: HttpRequest, step: LiveStep) -> HttpResponse:
     if response is None:
         raise Http404("This round has no result yet.")
     return render(request, f"{FRAGMENTS}result.html", _result_context(study, assignment, response))
+
+
+def _fragment_context(step: LiveStep) -> dict:
+    """What a reveal or guess fragment needs: the round's new state (written by the step on
+    the gate's assignment) and the gate's enrollment; no query."""
+    study, assignment = step.study, step.owned_assignment
+    return {
+        "study": study,
+        "assignment": assignment,
+        "page_number": step.enrollment.answered_count + 1,
+        "page_total": study.items_per_session,
+        **round_controls(assignment.item, assignment.state),
+    }
 
 
 def _round_context(study, assignment, **extra) -> dict:

@@ -1,0 +1,36 @@
+"""What a round's page shows of its passage and controls, from the round's state alone."""
+
+from __future__ import annotations
+
+REASON_CATEGORIES = [
+    ("grammar", "Grammar or spelling"),
+    ("repetition", "Repeats itself"),
+    ("irrelevant", "Off topic"),
+    ("contradicts_previous", "Contradicts an earlier sentence"),
+    ("contradicts_knowledge", "Contradicts what I know"),
+    ("common_sense", "Makes no common sense"),
+    ("coreference", "Mixes up who is who"),
+    ("generic", "Vague, generic wording"),
+]
+
+
+def round_controls(item, state: dict) -> dict:
+    """What the round's controls show for ``state``: all a reveal or a guess fragment
+    needs, computed from the locked row the step just wrote (no further reads)."""
+    sentences = item.payload["sentences"]
+    count = len(sentences)
+    revealed = min(max(int(state.get("revealed", 1)), 1), count)
+    guess = state.get("guess")
+    return {
+        "shown_sentences": list(enumerate(sentences[:revealed])),
+        "revealed": revealed,
+        "sentence_count": count,
+        "remaining": count - revealed,
+        "category": item.payload["category"],
+        "pending_guess": guess,
+        "pending_all_human": guess == count,
+        "can_reveal": guess is None and revealed < count,
+        "can_mark": guess is None and revealed >= 2,
+        "can_say_all_human": guess is None and revealed == count,
+        "reason_categories": REASON_CATEGORIES,
+    }
