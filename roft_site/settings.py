@@ -201,6 +201,8 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 if env_bool("TRUST_PROXY_SSL_HEADER", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# bench/load.py's anchor views (a hello-world and a minimal locked write); off everywhere else.
+BENCH_ANCHORS = env_bool("BENCH_ANCHORS", False)
 SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS", [])
 
 # --- i18n, static -----------------------------------------------------------------------

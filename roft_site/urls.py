@@ -1,5 +1,6 @@
 """Top-level URLs: the participant pages, the admin, accounts."""
 
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
@@ -20,3 +21,11 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("research/", include("annotation.research_urls")),
 ]
+
+if settings.BENCH_ANCHORS:  # bench/load.py's anchors; never on in a deployment
+    from roft_site import bench_views
+
+    urlpatterns += [
+        path("bench/hello", bench_views.hello),
+        path("bench/locked-write/<int:row>", bench_views.locked_write),
+    ]

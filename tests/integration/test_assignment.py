@@ -3,6 +3,8 @@
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation.models import Assignment, Item
@@ -117,3 +119,25 @@ def test_attention_checks_are_interleaved_and_not_budgeted(make_claim_study, enr
             answer = {"label": "neutral", "evidence": []}
             submit_response(assignment=a, answer=answer)
         assert kinds.count(True) == 2 and not kinds[0]
+
+
+def test_the_item_pick_reads_an_index_in_order_and_sorts_nothing(make_claim_study, enrolled):
+    """The pick costs the same in a study of any size: PostgreSQL walks the pick index from
+    the participant's draw and stops at the first free item, with no Sort over the items."""
+    study = make_claim_study(items=1000, annotations_per_item=3, items_per_session=5)
+    answer_pages(study, enrolled(study), ANSWER, 2)  # some items filled, some had
+    participant = enrolled(study)
+    answer_pages(study, participant, ANSWER, 2)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE annotation_item")
+        cursor.execute("ANALYZE annotation_assignment")
+    with CaptureQueriesContext(connection) as captured:
+        assert assign_next_item(participant=participant, study=study) is not None
+    picks = [q["sql"] for q in captured.captured_queries if q["sql"].startswith('SELECT "annotation_item"')]
+    assert picks and all("FOR UPDATE" in sql and "shuffle_key" in sql for sql in picks)
+    for sql in picks:
+        with connection.cursor() as cursor:
+            cursor.execute(f"EXPLAIN {sql}")
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+        assert "Sort" not in plan, plan
+        assert "item_pick_order" in plan, plan

@@ -1,0 +1,542 @@
+"""Load on the participant and game paths, against two anchors served by the same server.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/roft_load REDIS_URL=redis://127.0.0.1:6379/9 \\
+        .venv/bin/python bench/load.py [--users 50] [--duration 20] [--paced 40] [--big-items 100000]
+
+Starts gunicorn as docker-compose.yml does (``roft_site.wsgi``, 3 workers, DEBUG off) on a
+loopback port against the database named by DATABASE_URL (created if missing; use a
+scratch database: the run adds studies to it), with ``BENCH_ANCHORS=1`` so that the server
+also has two anchor views (``roft_site/bench_views.py``): a hello-world and a minimal
+locked write (one ``SELECT … FOR UPDATE`` of one row, one ``UPDATE``, one commit).
+
+In one run, interleaved, each phase bounded by ``--duration`` seconds and ``--max-requests``:
+``survey`` (``--users`` closed-loop participants, each with its own cookies, through the real
+flow: study link, consent, then fetch page and submit with the CSRF token, a new participant
+when one finishes), ``hello``, ``locked``, ``game`` (as many players: start, then rounds of
+reveals, a guess and the answer), ``hello``, ``locked``. Then ``paced`` participants (about
+5 s per page, ``--paced`` seconds) for the latency a crowd sees, and the same survey on a
+study of ``--small-items`` and one of ``--big-items`` items for the cost of study size.
+Prints req/s and p50/p99 per step, the ratios to the anchors, then checks the database:
+no item over its target, no participant given an item twice, every success reply has its
+row. The client is plain threads on the same machine: its own CPU use caps the anchors
+first, so the ratios flatter the project a little.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
+os.environ.setdefault("SECRET_KEY", "bench-only")
+
+HOST = "127.0.0.1"
+ANCHOR_ROWS = 1000
+CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+SUBMIT_ACTION = re.compile(r'action="(/s/[\w-]+/a/\d+/)"')
+ROUND = re.compile(r"/a/(\d+)/boundary/")
+SENTENCES = 10
+
+
+# --- the server ----------------------------------------------------------------------------
+
+
+def ensure_database(url: str) -> None:
+    import psycopg2
+    from psycopg2 import sql
+
+    name = url.rsplit("/", 1)[1]
+    admin = psycopg2.connect(url.rsplit("/", 1)[0] + "/postgres")
+    admin.autocommit = True
+    with admin.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+        if cursor.fetchone() is None:
+            cursor.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    admin.close()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
+def start_server(port: int, workers: int) -> subprocess.Popen:
+    """gunicorn with the compose file's command, plain HTTP on loopback."""
+    env = {
+        **os.environ,
+        "DEBUG": "0",
+        "BENCH_ANCHORS": "1",
+        "ALLOWED_HOSTS": HOST,
+        "LOG_LEVEL": "WARNING",
+        "STATIC_MANIFEST": "0",
+        "STATIC_ROOT": str(ROOT / "static"),
+        "SECURE_SSL_REDIRECT": "0",
+        "SESSION_COOKIE_SECURE": "0",
+        "CSRF_COOKIE_SECURE": "0",
+        "SECURE_HSTS_SECONDS": "0",
+    }
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    command = [str(gunicorn), "roft_site.wsgi", "--bind", f"{HOST}:{port}", "--workers", str(workers)]
+    command += ["--log-level", "warning"]
+    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if request(port, "GET", "/bench/hello", {})[0] == 200:
+                return server
+        except OSError:
+            time.sleep(0.3)
+    stop_server(server)
+    sys.exit("gunicorn did not answer within 60 s")
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+
+
+# --- the client ----------------------------------------------------------------------------
+
+
+def request(port: int, method: str, path: str, cookies: dict, data=None, headers=None):
+    """One request on a new connection (gunicorn's sync workers close each one)."""
+    connection = http.client.HTTPConnection(HOST, port, timeout=60)
+    head = {"Host": HOST, **(headers or {})}
+    if cookies:
+        head["Cookie"] = "; ".join(f"{key}={value}" for key, value in cookies.items())
+    body = None
+    if data is not None:
+        body = urlencode(data, doseq=True)
+        head["Content-Type"] = "application/x-www-form-urlencoded"
+        head["Referer"] = f"http://{HOST}:{port}{path}"
+    try:
+        connection.request(method, path, body=body, headers=head)
+        response = connection.getresponse()
+        text = response.read().decode("utf-8", "replace")
+        set_cookies = response.headers.get_all("Set-Cookie") or []
+        location = response.headers.get("Location", "") or response.headers.get("HX-Redirect", "")
+        return response.status, text, set_cookies, location
+    finally:
+        connection.close()
+
+
+@dataclass
+class Stats:
+    """Latencies per step, and the run's counts; shared by the user threads."""
+
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    failures: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    successes: int = 0  # submits (survey) or answers (game) that the server confirmed
+    requests: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, step: str, seconds: float, ok: bool) -> None:
+        with self.lock:
+            self.requests += 1
+            self.latencies[step].append(seconds)
+            if not ok:
+                self.failures[step] += 1
+
+
+class Budget:
+    """A phase ends at its deadline or after its number of requests, whichever comes first."""
+
+    def __init__(self, seconds: float, max_requests: int):
+        self.deadline = time.monotonic() + seconds
+        self.left = max_requests
+        self.lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self.lock:
+            if self.left <= 0 or time.monotonic() >= self.deadline:
+                return False
+            self.left -= 1
+            return True
+
+
+class Browser:
+    """One participant's browser: its cookies, and a timed request per step."""
+
+    def __init__(self, port: int, stats: Stats, budget: Budget):
+        self.port, self.stats, self.budget, self.cookies = port, stats, budget, {}
+
+    def call(self, step: str, method: str, path: str, data=None, headers=None, expect=(200, 302)):
+        if not self.budget.take():
+            raise TimeoutError
+        if data is not None and "csrftoken" in self.cookies:
+            headers = {**(headers or {}), "X-CSRFToken": self.cookies["csrftoken"]}
+        started = time.perf_counter()
+        status, text, set_cookies, location = request(self.port, method, path, self.cookies, data, headers)
+        elapsed = time.perf_counter() - started
+        messages = False
+        for raw in set_cookies:
+            for key, morsel in SimpleCookie(raw).items():
+                self.cookies[key] = morsel.value
+                messages |= key == "messages" and bool(morsel.value)
+        self.stats.add(step, elapsed, status in expect)
+        return status, text, location, messages
+
+
+def survey_user(port: int, slug: str, stats: Stats, budget: Budget, think: float, rng: random.Random) -> None:
+    """Participants one after another: study link, consent, then pages until done."""
+    try:
+        while True:
+            browser = Browser(port, stats, budget)
+            browser.call("enter", "GET", f"/s/{slug}/")
+            _, page, _, _ = browser.call("consent_get", "GET", f"/s/{slug}/consent/")
+            token = CSRF_FIELD.search(page)
+            browser.call(
+                "consent_post", "POST", f"/s/{slug}/consent/", {"csrfmiddlewaretoken": token.group(1)}
+            )
+            while True:
+                status, page, location, _ = browser.call("fetch", "GET", f"/s/{slug}/task/")
+                action = SUBMIT_ACTION.search(page) if status == 200 else None
+                if action is None:
+                    break  # done, or nothing left for this participant
+                if think:
+                    time.sleep(rng.uniform(0.5, 1.5) * think)
+                form = {"csrfmiddlewaretoken": CSRF_FIELD.search(page).group(1), "label": "supports"}
+                form["evidence"] = ["0"]
+                status, _, location, messages = browser.call("submit", "POST", action.group(1), form)
+                if status == 302 and not messages and location.rstrip("/").endswith(("task", "done")):
+                    with stats.lock:
+                        stats.successes += 1
+    except TimeoutError:
+        return
+
+
+def game_player(port: int, slug: str, stats: Stats, budget: Budget, rng: random.Random) -> None:
+    """Players one after another: start the category, then rounds with a random stop."""
+    htmx = {"HX-Request": "true"}
+    try:
+        while True:
+            browser = Browser(port, stats, budget)
+            _, landing, _, _ = browser.call("landing", "GET", "/play/")
+            token = CSRF_FIELD.search(landing).group(1)
+            browser.call("start", "POST", f"/play/s/{slug}/", {"csrfmiddlewaretoken": token})
+            while True:
+                status, page, _, _ = browser.call("round_get", "GET", f"/s/{slug}/task/")
+                match = ROUND.search(page) if status == 200 else None
+                if match is None:
+                    break
+                base = f"/s/{slug}/a/{match.group(1)}/boundary"
+                stop = rng.randint(1, SENTENCES - 1)  # reveal up to this many, then mark the newest
+                for seen in range(1, stop + 1):
+                    browser.call("reveal", "POST", f"{base}/reveal/", {"seen": seen}, htmx, expect=(200,))
+                browser.call("guess", "POST", f"{base}/guess/", {"guess": stop}, htmx, expect=(200,))
+                status, _, _, _ = browser.call(
+                    "answer", "POST", f"{base}/answer/", {"reason": "It drifts."}, htmx, expect=(200,)
+                )
+                if status == 200:
+                    with stats.lock:
+                        stats.successes += 1
+    except TimeoutError:
+        return
+
+
+def anchor_user(port: int, path: str, stats: Stats, budget: Budget, step: str) -> None:
+    browser = Browser(port, stats, budget)
+    try:
+        while True:
+            browser.call(step, "GET", path)
+    except TimeoutError:
+        return
+
+
+def run_phase(target, users: int, seconds: float, max_requests: int, make_args) -> tuple[Stats, float]:
+    """``users`` threads of ``target(*make_args(user, stats, budget))`` under one budget."""
+    stats, budget = Stats(), Budget(seconds, max_requests)
+    threads = [
+        threading.Thread(target=target, args=make_args(user, stats, budget), daemon=True)
+        for user in range(users)
+    ]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return stats, time.perf_counter() - started
+
+
+# --- the data -------------------------------------------------------------------------------
+
+
+def claim_items(count: int) -> list[dict]:
+    return [
+        {
+            "external_id": f"c{n}",
+            "payload": {"claim": f"Claim {n} holds.", "sentences": ["One.", "Two.", "Three."]},
+            "gold": {"label": "supports", "evidence": [0]},
+        }
+        for n in range(count)
+    ]
+
+
+def make_survey(slug: str, items: int, per_session: int) -> None:
+    """A live claim study; past the first thousand, items are added in bulk (same rows)."""
+    from annotation.models import Item
+    from annotation.services.studies import load_study_file
+
+    data = {
+        "slug": slug,
+        "title": f"Load {slug}",
+        "kind": "claim",
+        "status": "live",
+        "instructions": "Label the claim.",
+        "annotations_per_item": 3,
+        "items_per_session": per_session,
+        "completion_code": "LOAD-DONE",
+        "screenout_code": "LOAD-OUT",
+        "config": {},
+        "items": claim_items(min(items, 1000)),
+    }
+    study = load_study_file(data).study
+    template = Item.objects.filter(study=study).first()
+    for start in range(1000, items, 20000):
+        Item.objects.bulk_create(
+            Item(study=study, external_id=f"c{n}", payload=template.payload, gold=template.gold)
+            for n in range(start, min(start + 20000, items))
+        )
+
+
+def make_game(slug: str, items: int) -> None:
+    from annotation.services.studies import load_study_file
+
+    rng = random.Random(slug)
+    data = {
+        "slug": slug,
+        "title": f"Load {slug}",
+        "kind": "boundary",
+        "status": "live",
+        "public": True,
+        "annotations_per_item": 3,
+        "items_per_session": 1000,
+        "completion_code": "LOAD-DONE",
+        "screenout_code": "LOAD-OUT",
+        "items": [
+            {
+                "external_id": f"p{n}",
+                "payload": {
+                    "sentences": [f"Passage {n}, sentence {i}, in plain words." for i in range(SENTENCES)],
+                    "boundary": rng.randint(1, SENTENCES),
+                    "category": slug,
+                    "model": "bench",
+                    "p": 0.4,
+                },
+            }
+            for n in range(items)
+        ],
+    }
+    load_study_file(data)
+
+
+def make_anchor_table() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS bench_anchor")
+        cursor.execute("CREATE TABLE bench_anchor (id integer PRIMARY KEY, n bigint NOT NULL DEFAULT 0)")
+        cursor.execute("INSERT INTO bench_anchor (id) SELECT generate_series(0, %s)", [ANCHOR_ROWS])
+
+
+def check_database(slug: str, successes: int) -> dict[str, int]:
+    """The invariants after the load: none of them may be broken by concurrency."""
+    from django.db import connection
+
+    checks = {
+        "items over target (responses)": """
+            SELECT count(*) FROM (SELECT r.item_id FROM annotation_response r JOIN annotation_study s
+            ON s.id = r.study_id WHERE s.slug = %(slug)s GROUP BY r.item_id, s.annotations_per_item
+            HAVING count(*) > s.annotations_per_item) t""",
+        "items over target (live pages)": """
+            SELECT count(*) FROM (SELECT a.item_id FROM annotation_assignment a JOIN annotation_study s
+            ON s.id = a.study_id WHERE s.slug = %(slug)s AND a.status IN ('assigned', 'answered')
+            GROUP BY a.item_id, s.annotations_per_item HAVING count(*) > s.annotations_per_item) t""",
+        "slots_taken off its live pages": """
+            SELECT count(*) FROM annotation_item i JOIN annotation_study s ON s.id = i.study_id
+            WHERE s.slug = %(slug)s AND i.slots_taken <> (SELECT count(*) FROM annotation_assignment a
+            WHERE a.item_id = i.id AND a.status IN ('assigned', 'answered'))""",
+        "repeated participant-item pairs": """
+            SELECT count(*) FROM (SELECT a.participant_id, a.item_id FROM annotation_assignment a
+            JOIN annotation_study s ON s.id = a.study_id WHERE s.slug = %(slug)s
+            GROUP BY a.participant_id, a.item_id HAVING count(*) > 1) t""",
+        "response rows": """
+            SELECT count(*) FROM annotation_response r JOIN annotation_study s ON s.id = r.study_id
+            WHERE s.slug = %(slug)s""",
+    }
+    found = {}
+    with connection.cursor() as cursor:
+        for name, sql in checks.items():
+            cursor.execute(sql, {"slug": slug})
+            found[name] = cursor.fetchone()[0]
+    found["success replies"] = successes
+    return found
+
+
+# --- the report ------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000 if ordered else float("nan")
+
+
+def report(name: str, stats: Stats, seconds: float) -> float:
+    rate = stats.requests / seconds
+    print(f"\n{name}: {stats.requests} requests in {seconds:.1f} s = {rate:.1f} req/s")
+    for step, values in stats.latencies.items():
+        failed = stats.failures.get(step, 0)
+        print(
+            f"  {step:<13} {len(values):>6}  p50 {percentile(values, 0.5):7.1f} ms  "
+            f"p99 {percentile(values, 0.99):7.1f} ms" + (f"  failed {failed}" if failed else "")
+        )
+    return rate
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--users", type=int, default=50)
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn workers (compose: 3)")
+    parser.add_argument("--duration", type=float, default=20, help="seconds per closed-loop phase")
+    parser.add_argument("--max-requests", type=int, default=20000, help="requests per phase at most")
+    parser.add_argument("--paced", type=float, default=40, help="seconds of paced participants (0: skip)")
+    parser.add_argument("--think", type=float, default=5, help="seconds per page when paced")
+    parser.add_argument("--small-items", type=int, default=1000)
+    parser.add_argument("--big-items", type=int, default=100000, help="0: skip the study-size comparison")
+    parser.add_argument("--warmup", type=float, default=8, help="unmeasured seconds before the phases")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        sys.exit("Set DATABASE_URL to a scratch PostgreSQL database.")
+    ensure_database(url)
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    call_command("migrate", verbosity=0)
+    run = f"{int(time.time()) % 100000}"
+    survey, game, small, big = (f"load-{name}-{run}" for name in ("survey", "game", "small", "big"))
+    print(f"Building the studies (run {run}) ...", flush=True)
+    make_survey(survey, 5000, 20)
+    make_game(game, 2000)
+    sizes = {}
+    if args.big_items:
+        make_survey(small, args.small_items, 20)
+        make_survey(big, args.big_items, 20)
+        sizes = {small: args.small_items, big: args.big_items}
+    make_anchor_table()
+    connection.close()
+
+    port = free_port()
+    server = start_server(port, args.workers)
+    rng = random.Random(args.seed)
+    successes: dict[str, int] = defaultdict(int)
+    rates: dict[str, list[float]] = defaultdict(list)
+
+    def survey_args(slug, think):
+        return lambda user, stats, budget: (port, slug, stats, budget, think, random.Random(rng.random()))
+
+    def anchor_args(path, step):
+        return lambda user, stats, budget: (port, path.format(row=user), stats, budget, step)
+
+    phases = [
+        ("survey", survey_user, survey_args(survey, 0), survey),
+        ("hello", anchor_user, anchor_args("/bench/hello", "hello"), None),
+        ("locked", anchor_user, anchor_args("/bench/locked-write/{row}", "locked"), None),
+        (
+            "game",
+            game_player,
+            lambda user, stats, budget: (port, game, stats, budget, random.Random(user)),
+            game,
+        ),
+        ("hello", anchor_user, anchor_args("/bench/hello", "hello"), None),
+        ("locked", anchor_user, anchor_args("/bench/locked-write/{row}", "locked"), None),
+    ]
+    try:
+        if args.warmup:  # first requests of each worker load templates and code: not measured
+            for _, target, make_args, slug in phases[:4]:
+                stats, _ = run_phase(target, args.users, args.warmup / 4, args.max_requests, make_args)
+                if slug:
+                    successes[slug] += stats.successes
+        for name, target, make_args, slug in phases:
+            stats, seconds = run_phase(target, args.users, args.duration, args.max_requests, make_args)
+            rates[name].append(report(name, stats, seconds))
+            if slug:
+                successes[slug] += stats.successes
+        if args.paced:
+            paced = survey_args(survey, args.think)
+            stats, seconds = run_phase(survey_user, args.users, args.paced, args.max_requests, paced)
+            report(f"paced survey ({args.think:g} s per page)", stats, seconds)
+            successes[survey] += stats.successes
+        size_rates = {}
+        for slug, items in sizes.items():
+            stats, seconds = run_phase(
+                survey_user, args.users, args.duration, args.max_requests, survey_args(slug, 0)
+            )
+            size_rates[items] = report(f"survey on {items:,} items", stats, seconds)
+            successes[slug] += stats.successes
+    finally:
+        stop_server(server)
+
+    hello, locked = max(rates["hello"]), max(rates["locked"])
+    print("\nratios (best anchor phase of the run):")
+    for name in ("survey", "game"):
+        rate = rates[name][0]
+        print(
+            f"  {name:<7} {rate:7.1f} req/s = {rate / hello:6.1%} of hello ({hello:.0f}), "
+            f"{rate / locked:6.1%} of the locked write ({locked:.0f})"
+        )
+    if size_rates:
+        few, many = size_rates[args.small_items], size_rates[args.big_items]
+        print(
+            f"  study size: {args.big_items:,} items run at {many / few:.0%} "
+            f"of the {args.small_items:,}-item study's rate"
+        )
+
+    print("\ndatabase checks:")
+    broken = False
+    for slug in (survey, game, *sizes):
+        found = check_database(slug, successes[slug])
+        bad = {
+            key: value for key, value in found.items() if "over" in key or "repeated" in key or "off" in key
+        }
+        lost = found["response rows"] != found["success replies"]
+        broken |= any(bad.values()) or lost
+        print(
+            f"  {slug}: "
+            + ", ".join(f"{key} {value}" for key, value in found.items())
+            + ("  <-- BROKEN" if any(bad.values()) or lost else "  ok")
+        )
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS bench_anchor")
+    sys.exit(1 if broken else 0)
+
+
+if __name__ == "__main__":
+    main()
