@@ -1,8 +1,10 @@
 """assign_next_item's rules: never twice, never over the target, least filled first, expiry."""
 
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -14,7 +16,7 @@ from annotation.services.assignment import (
     release_expired_assignments,
     release_participant_assignments,
 )
-from annotation.services.submission import submit_response
+from annotation.services.submission import SubmissionClosed, submit_response
 from tests.helpers.flow import answer_pages
 
 pytestmark = pytest.mark.django_db
@@ -141,3 +143,21 @@ def test_the_item_pick_reads_an_index_in_order_and_sorts_nothing(make_claim_stud
             plan = "\n".join(row[0] for row in cursor.fetchall())
         assert "Sort" not in plan, plan
         assert "item_pick_order" in plan, plan
+
+
+def test_a_page_request_does_not_sweep_other_participants_expired_pages(make_claim_study, enrolled):
+    """The sweep runs periodically (beat, or ``releaseexpired``), not on every page; the
+    expired page is refused at its submit all the same."""
+    study = make_claim_study(items=4, annotations_per_item=1, items_per_session=1)
+    slow, other = enrolled(study), enrolled(study)
+    held = assign_next_item(participant=slow, study=study)
+    Assignment.objects.filter(pk=held.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert assign_next_item(participant=other, study=study) is not None  # items were still open
+    assert Assignment.objects.get(pk=held.pk).status == "assigned"
+    with pytest.raises(SubmissionClosed):
+        submit_response(assignment=Assignment.objects.get(pk=held.pk), answer=ANSWER)
+    out = StringIO()
+    call_command("releaseexpired", stdout=out)
+    assert "Released 1 " in out.getvalue()
+    assert Assignment.objects.get(pk=held.pk).status == "expired"
+    assert Item.objects.get(pk=held.item_id).slots_taken == 0
