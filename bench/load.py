@@ -77,7 +77,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_server(port: int, workers: int) -> subprocess.Popen:
+def start_server(port: int, workers: int, root: Path) -> subprocess.Popen:
     """gunicorn with the compose file's command, plain HTTP on loopback."""
     env = {
         **os.environ,
@@ -95,7 +95,7 @@ def start_server(port: int, workers: int) -> subprocess.Popen:
     gunicorn = Path(sys.executable).with_name("gunicorn")
     command = [str(gunicorn), "roft_site.wsgi", "--bind", f"{HOST}:{port}", "--workers", str(workers)]
     command += ["--log-level", "warning"]
-    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    server = subprocess.Popen(command, cwd=root, env=env, start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -427,6 +427,11 @@ def main() -> None:
     parser.add_argument("--big-items", type=int, default=100000, help="0: skip the study-size comparison")
     parser.add_argument("--warmup", type=float, default=8, help="unmeasured seconds before the phases")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--server-root",
+        default=str(ROOT),
+        help="checkout the server runs from (for a before/after: another version with the anchor views)",
+    )
     args = parser.parse_args()
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith("postgres"):
@@ -454,7 +459,7 @@ def main() -> None:
     connection.close()
 
     port = free_port()
-    server = start_server(port, args.workers)
+    server = start_server(port, args.workers, Path(args.server_root))
     rng = random.Random(args.seed)
     successes: dict[str, int] = defaultdict(int)
     rates: dict[str, list[float]] = defaultdict(list)
