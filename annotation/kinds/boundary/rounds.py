@@ -8,9 +8,10 @@ a retried request) changes nothing. The answer itself (the reason) is stored by
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.models import Assignment
@@ -46,6 +47,8 @@ def reveal_next_sentence(*, assignment: Assignment, seen: int, now: datetime | N
     revealed (the page showed ``seen`` before the last reveal) returns it unchanged.
     """
     now = now or timezone.now()
+    if _reveal_in_one_update(assignment, seen, now):
+        return seen
     with transaction.atomic():
         locked, state, count = _open_round(assignment, now)
         revealed = state["revealed"]
@@ -63,6 +66,41 @@ def reveal_next_sentence(*, assignment: Assignment, seen: int, now: datetime | N
         state["revealed"] = revealed + 1
         _save_state(assignment, state)
         return revealed
+
+
+def _reveal_in_one_update(assignment: Assignment, seen: int, now: datetime) -> bool:
+    """The common reveal as one conditional ``UPDATE … RETURNING`` (PostgreSQL): it applies
+    only to an open, unguessed round showing exactly ``seen`` sentences, locks the row while
+    it writes, and returns the new state for the fragment. False: the round is in any other
+    state, and the locked path decides (a repeat, an error, a closed round)."""
+    count = len(assignment.item.payload["sentences"])
+    if connection.vendor != "postgresql" or not 1 <= seen < count:
+        return False
+    started = (assignment.shown_at or now).isoformat()
+    table = Assignment._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET state = jsonb_set(jsonb_set(state, '{{revealed}}', %s::jsonb), "  # noqa: S608 - the model's own table
+            "'{reveals}', CASE WHEN coalesce(jsonb_array_length(state->'reveals'), 0) = 0 "
+            "THEN %s::jsonb ELSE state->'reveals' || %s::jsonb END) "
+            "WHERE id = %s AND status = %s AND expires_at > %s "
+            "AND coalesce(state->'guess', 'null'::jsonb) = 'null'::jsonb AND state->'revealed' = %s::jsonb "
+            "RETURNING state",
+            [
+                json.dumps(seen + 1),
+                json.dumps([started, now.isoformat()]),
+                json.dumps([now.isoformat()]),
+                assignment.pk,
+                Assignment.Status.ASSIGNED,
+                now,
+                json.dumps(seen),
+            ],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    assignment.state = json.loads(row[0]) if isinstance(row[0], str) else row[0]
+    return True
 
 
 def record_guess(*, assignment: Assignment, guess: int, now: datetime | None = None) -> int:
