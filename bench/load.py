@@ -51,6 +51,7 @@ ANCHOR_ROWS = 1000
 CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 SUBMIT_ACTION = re.compile(r'action="(/s/[\w-]+/a/\d+/)"')
 ROUND = re.compile(r"/a/(\d+)/boundary/")
+SEEN = re.compile(r'name="seen" value="(\d+)"')
 SENTENCES = 10
 
 
@@ -197,17 +198,43 @@ class Browser:
         return status, text, location, messages
 
 
+class Waiting:
+    """Cookies of participants and players left mid-study when a phase ended: the next
+    phase on the same study goes on with them, as a crowd would, instead of starting
+    everyone again at the study link."""
+
+    def __init__(self):
+        self.jars: dict[str, list[dict]] = defaultdict(list)
+        self.lock = threading.Lock()
+
+    def resume(self, slug: str, browser: Browser) -> bool:
+        with self.lock:
+            if not self.jars[slug]:
+                return False
+            browser.cookies = self.jars[slug].pop()
+            return True
+
+    def leave(self, slug: str, browser: Browser) -> None:
+        with self.lock:
+            self.jars[slug].append(browser.cookies)
+
+
+WAITING = Waiting()
+
+
 def survey_user(port: int, slug: str, stats: Stats, budget: Budget, think: float, rng: random.Random) -> None:
     """Participants one after another: study link, consent, then pages until done."""
+    browser = None
     try:
         while True:
             browser = Browser(port, stats, budget)
-            browser.call("enter", "GET", f"/s/{slug}/")
-            _, page, _, _ = browser.call("consent_get", "GET", f"/s/{slug}/consent/")
-            token = CSRF_FIELD.search(page)
-            browser.call(
-                "consent_post", "POST", f"/s/{slug}/consent/", {"csrfmiddlewaretoken": token.group(1)}
-            )
+            if not WAITING.resume(slug, browser):
+                browser.call("enter", "GET", f"/s/{slug}/")
+                _, page, _, _ = browser.call("consent_get", "GET", f"/s/{slug}/consent/")
+                token = CSRF_FIELD.search(page)
+                browser.call(
+                    "consent_post", "POST", f"/s/{slug}/consent/", {"csrfmiddlewaretoken": token.group(1)}
+                )
             while True:
                 status, page, location, _ = browser.call("fetch", "GET", f"/s/{slug}/task/")
                 action = SUBMIT_ACTION.search(page) if status == 200 else None
@@ -221,37 +248,46 @@ def survey_user(port: int, slug: str, stats: Stats, budget: Budget, think: float
                 if status == 302 and not messages and location.rstrip("/").endswith(("task", "done")):
                     with stats.lock:
                         stats.successes += 1
+            browser = None
     except TimeoutError:
-        return
+        if browser is not None and "sessionid" in browser.cookies:
+            WAITING.leave(slug, browser)
 
 
 def game_player(port: int, slug: str, stats: Stats, budget: Budget, rng: random.Random) -> None:
     """Players one after another: start the category, then rounds with a random stop."""
     htmx = {"HX-Request": "true"}
+    browser = None
     try:
         while True:
             browser = Browser(port, stats, budget)
-            _, landing, _, _ = browser.call("landing", "GET", "/play/")
-            token = CSRF_FIELD.search(landing).group(1)
-            browser.call("start", "POST", f"/play/s/{slug}/", {"csrfmiddlewaretoken": token})
+            if not WAITING.resume(slug, browser):
+                _, landing, _, _ = browser.call("landing", "GET", "/play/")
+                token = CSRF_FIELD.search(landing).group(1)
+                browser.call("start", "POST", f"/play/s/{slug}/", {"csrfmiddlewaretoken": token})
             while True:
                 status, page, _, _ = browser.call("round_get", "GET", f"/s/{slug}/task/")
                 match = ROUND.search(page) if status == 200 else None
                 if match is None:
                     break
                 base = f"/s/{slug}/a/{match.group(1)}/boundary"
-                stop = rng.randint(1, SENTENCES - 1)  # reveal up to this many, then mark the newest
-                for seen in range(1, stop + 1):
-                    browser.call("reveal", "POST", f"{base}/reveal/", {"seen": seen}, htmx, expect=(200,))
-                browser.call("guess", "POST", f"{base}/guess/", {"guess": stop}, htmx, expect=(200,))
+                shown = SEEN.search(page)  # a resumed round may have sentences shown already
+                if shown is not None or "reason-form" not in page:
+                    first = int(shown.group(1)) if shown else 1
+                    stop = rng.randint(first, SENTENCES - 1)  # reveal up to here, then mark the newest
+                    for seen in range(first, stop + 1):
+                        browser.call("reveal", "POST", f"{base}/reveal/", {"seen": seen}, htmx, expect=(200,))
+                    browser.call("guess", "POST", f"{base}/guess/", {"guess": stop}, htmx, expect=(200,))
                 status, _, _, _ = browser.call(
                     "answer", "POST", f"{base}/answer/", {"reason": "It drifts."}, htmx, expect=(200,)
                 )
                 if status == 200:
                     with stats.lock:
                         stats.successes += 1
+            browser = None
     except TimeoutError:
-        return
+        if browser is not None and "sessionid" in browser.cookies:
+            WAITING.leave(slug, browser)
 
 
 def anchor_user(port: int, path: str, stats: Stats, budget: Budget, step: str) -> None:
