@@ -150,11 +150,13 @@ class Stats:
     successes: int = 0  # submits (survey) or answers (game) that the server confirmed
     requests: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    measure_from: float = 0.0  # time.monotonic() before which latencies are not kept (paced start)
 
     def add(self, step: str, seconds: float, ok: bool) -> None:
         with self.lock:
             self.requests += 1
-            self.latencies[step].append(seconds)
+            if time.monotonic() >= self.measure_from:
+                self.latencies[step].append(seconds)
             if not ok:
                 self.failures[step] += 1
 
@@ -225,6 +227,8 @@ WAITING = Waiting()
 def survey_user(port: int, slug: str, stats: Stats, budget: Budget, think: float, rng: random.Random) -> None:
     """Participants one after another: study link, consent, then pages until done."""
     browser = None
+    if think:  # paced participants arrive spread over one page's time, not all at once
+        time.sleep(rng.uniform(0, think))
     try:
         while True:
             browser = Browser(port, stats, budget)
@@ -299,9 +303,12 @@ def anchor_user(port: int, path: str, stats: Stats, budget: Budget, step: str) -
         return
 
 
-def run_phase(target, users: int, seconds: float, max_requests: int, make_args) -> tuple[Stats, float]:
-    """``users`` threads of ``target(*make_args(user, stats, budget))`` under one budget."""
-    stats, budget = Stats(), Budget(seconds, max_requests)
+def run_phase(
+    target, users: int, seconds: float, max_requests: int, make_args, settle: float = 0.0
+) -> tuple[Stats, float]:
+    """``users`` threads of ``target(*make_args(user, stats, budget))`` under one budget;
+    latencies of the first ``settle`` seconds are not kept (request counts are)."""
+    stats, budget = Stats(measure_from=time.monotonic() + settle), Budget(seconds, max_requests)
     threads = [
         threading.Thread(target=target, args=make_args(user, stats, budget), daemon=True)
         for user in range(users)
@@ -532,8 +539,13 @@ def main() -> None:
                 successes[slug] += stats.successes
         if args.paced:
             paced = survey_args(survey, args.think)
-            stats, seconds = run_phase(survey_user, args.users, args.paced, args.max_requests, paced)
-            report(f"paced survey ({args.think:g} s per page)", stats, seconds)
+            settle = 2 * args.think  # arrivals and their entry pages: reported in the counts only
+            stats, seconds = run_phase(survey_user, args.users, args.paced, args.max_requests, paced, settle)
+            report(
+                f"paced survey ({args.think:g} s per page; latencies after the first {settle:g} s)",
+                stats,
+                seconds,
+            )
             successes[survey] += stats.successes
         size_rates = {}
         for slug, items in sizes.items():
