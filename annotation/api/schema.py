@@ -43,5 +43,9 @@ def documented(*, summary: str, responses: dict, request=None, write: bool = Fal
         answers.setdefault(400, FIELD_ERRORS)
         answers.setdefault(413, _detail("The body is larger than API_MAX_UPLOAD_BYTES."))
         answers[409] = _detail("The first request with this Idempotency-Key is still running.")
+        answers[422] = OpenApiResponse(
+            response=FIELD_ERRORS.response,
+            description="This Idempotency-Key was used before for a different request; nothing was written.",
+        )
         parameters.append(IDEMPOTENCY_HEADER)
     return extend_schema(summary=summary, request=request, responses=answers, parameters=parameters, **extra)
