@@ -37,8 +37,8 @@ def documented(*, summary: str, responses: dict, request=None, write: bool = Fal
     """``extend_schema`` with the common error answers (and the idempotency header on writes)."""
     answers = {**COMMON_ERRORS, **responses}
     parameters = list(extra.pop("parameters", []))
-    if parameters:
-        answers.setdefault(400, FIELD_ERRORS)  # a bad query parameter
+    if parameters or getattr(responses.get(200), "many", False):
+        answers.setdefault(400, FIELD_ERRORS)  # a bad or unknown query parameter, a bad page
     if write:
         answers.setdefault(400, FIELD_ERRORS)
         answers.setdefault(413, _detail("The body is larger than API_MAX_UPLOAD_BYTES."))

@@ -1,7 +1,8 @@
 """Finding 21: fields were silently ignored (unknown or read-only ones in a PATCH, unknown
-ones in import lines) and an import took an answer time before the shown time. PATCH answers
-400 naming the field and changes nothing; an import line with either problem rejects the
-file, naming the line and field."""
+ones in import lines and query strings) and an import took an answer time before the shown
+time; ``page=-1`` and a bad cursor answered 404. PATCH answers 400 naming the field and
+changes nothing; an import line with either problem rejects the file, naming the line and
+field; an unknown query parameter, a bad page or cursor is a 400 naming it."""
 
 from __future__ import annotations
 
@@ -63,3 +64,17 @@ def test_finding_21_an_import_line_answered_before_shown_or_in_the_future_is_ref
     error = import_error(tmp_path, study.slug, {**GOOD, "participant": "bob", **times})
     assert "line 2: answered_at (item 'c0')" in error and message in error
     assert nothing_written()
+
+
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [
+        ("/api/v1/studies/owned/reports/?metric__startswith=c", "metric__startswith"),
+        ("/api/v1/responses/?participnt=x", "participnt"),
+        ("/api/v1/studies/?page=-1", "page"),
+        ("/api/v1/responses/?cursor=not-a-cursor", "cursor"),
+    ],
+)
+def test_finding_21_unknown_query_parameters_and_bad_pages_are_a_400(client_for, owned_study, path, field):
+    answer = client_for("owner").get(path)
+    assert answer.status_code == 400 and field in answer.json()
