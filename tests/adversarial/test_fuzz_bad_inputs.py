@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 import pytest
 from django.apps import apps
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -176,6 +177,18 @@ def test_fuzz_every_api_write_refuses_generated_bad_input(api_world):
     assert row_counts() == before
     assert len(set(tried)) >= 10  # every write the schema documents was driven
     assert len(tried) > 300
+
+
+def test_fuzz_the_study_upload_page_refuses_what_the_api_refuses(client, users):
+    """The upload page takes the same study files as ``POST /studies/``: the same bad ones."""
+    client.force_login(users["owner"])
+    create = openapi()["paths"]["/api/v1/studies/"]["post"]
+    rng = random.Random(f"{SEED}-upload")
+    before = row_counts()
+    for body, _ in operation_bodies(create, rng):
+        page = client.post("/research/studies/new/", {"study_file": SimpleUploadedFile("s.json", body)})
+        assert page.status_code == 400, (body[:200], page.status_code)
+    assert row_counts() == before
 
 
 # --- participant forms -------------------------------------------------------------------
