@@ -237,6 +237,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "annotation.api.renderers.ResearcherBrowsableAPIRenderer",
+    ],
     "DEFAULT_PAGINATION_CLASS": "annotation.api.pagination.PagePagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "annotation.api.errors.api_exception_handler",
@@ -262,6 +266,9 @@ SPECTACULAR_SETTINGS = {
 
 # Minutes an unanswered assignment is held for a participant before its slot is released.
 ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 30, minimum=1)
+# Minutes an anonymous participant (no crowd id, not logged in) holds a page before they have
+# answered one: throwaway sessions cannot hold a study's pages for the full timeout.
+ANONYMOUS_FIRST_PAGE_MINUTES = env_int("ANONYMOUS_FIRST_PAGE_MINUTES", 5, minimum=1)
 # Seconds between runs of the periodic release of expired assignments (celery beat).
 RELEASE_EXPIRED_EVERY_SECONDS = env_int("RELEASE_EXPIRED_EVERY_SECONDS", 60, minimum=1)
 # Seconds between checks for live studies whose reports are out of date (celery beat).

@@ -10,11 +10,9 @@ from rest_framework import status
 from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
-from annotation.services.idempotency import KeyInUse, claim_key, forget_key, store_answer
+from annotation.services.idempotency import KeyInUse, KeyReused, claim_key, forget_key, store_answer
 
-from .parsers import declared_length
-
-HASHED_BODY_LIMIT = 1024 * 1024  # larger bodies (streamed uploads) are fingerprinted by length
+from .parsers import spool_body
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     name="Idempotency-Key",
@@ -22,7 +20,8 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     location=OpenApiParameter.HEADER,
     required=False,
     description="Any unique string (e.g. a UUID). A retry with the same key and request replays the first "
-    "answer instead of writing again; the same key with a different request is a 400.",
+    "answer instead of writing again; the same key with a different request (any other method, "
+    "path, query, content type or body) is a 422.",
 )
 
 
@@ -32,12 +31,11 @@ class Conflict(APIException):
 
 
 def request_fingerprint(request) -> str:
-    """Method, path, query, content type and body (or its length, for large streamed bodies)."""
+    """Method, path, query, content type and the whole body (hashed as it is read, at any size)."""
     digest = hashlib.sha256()
     for part in (request.method, request.path, request.META.get("QUERY_STRING", ""), request.content_type):
         digest.update(part.encode() + b"\0")
-    length = declared_length(request)
-    digest.update(request._request.body if length <= HASHED_BODY_LIMIT else str(length).encode())
+    digest.update(spool_body(request).encode())
     return digest.hexdigest()
 
 
@@ -53,6 +51,8 @@ def idempotent(handler):
             claim = claim_key(user=request.user, key=key, fingerprint=request_fingerprint(request))
         except KeyInUse as exc:
             raise Conflict(str(exc)) from None
+        except KeyReused as exc:
+            return Response(exc.errors, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
         if claim.replay:
             return Response(
                 claim.row.body, status=claim.row.status_code, headers={"Idempotent-Replayed": "true"}

@@ -37,11 +37,15 @@ def documented(*, summary: str, responses: dict, request=None, write: bool = Fal
     """``extend_schema`` with the common error answers (and the idempotency header on writes)."""
     answers = {**COMMON_ERRORS, **responses}
     parameters = list(extra.pop("parameters", []))
-    if parameters:
-        answers.setdefault(400, FIELD_ERRORS)  # a bad query parameter
+    if parameters or getattr(responses.get(200), "many", False):
+        answers.setdefault(400, FIELD_ERRORS)  # a bad or unknown query parameter, a bad page
     if write:
         answers.setdefault(400, FIELD_ERRORS)
         answers.setdefault(413, _detail("The body is larger than API_MAX_UPLOAD_BYTES."))
         answers[409] = _detail("The first request with this Idempotency-Key is still running.")
+        answers[422] = OpenApiResponse(
+            response=FIELD_ERRORS.response,
+            description="This Idempotency-Key was used before for a different request; nothing was written.",
+        )
         parameters.append(IDEMPOTENCY_HEADER)
     return extend_schema(summary=summary, request=request, responses=answers, parameters=parameters, **extra)

@@ -43,6 +43,11 @@ class Study(models.Model):
         null=True, blank=True, help_text="Empty: the site default."
     )
     completion_code = models.CharField(max_length=64, blank=True)
+    pay_partial_sessions = models.BooleanField(
+        default=False,
+        help_text="When the items run out before a participant has had items_per_session pages, "
+        "they still get the completion code (otherwise they are told the session fell short).",
+    )
     screenout_code = models.CharField(max_length=64, blank=True)
     completion_url = models.URLField(
         max_length=500, blank=True, help_text="Crowd platform return link; {code} is replaced."

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Case, Count, F, Max, Q, Subquery, Value, When, Window
 from django.utils import timezone
@@ -26,6 +27,7 @@ from django.utils import timezone
 from annotation.models import Assignment, Enrollment, Item, Participant, Study
 
 from .attention import attention_pages
+from .participants import is_anonymous
 
 LOCKED_RETRY_SECONDS = 0.02
 LOCKED_WAIT_SECONDS = 5.0
@@ -68,9 +70,29 @@ def assign_next_item(
             item = _pick_item(study, participant, draw, attention=False)
         if item is None:
             return None
+        expires_at = page_expires_at(study, participant, answered=enrollment.answered_count, now=now)
         return create_assignment(
-            study=study, item=item, participant=participant, now=now, position=position, shown_at=now
+            study=study,
+            item=item,
+            participant=participant,
+            now=now,
+            position=position,
+            shown_at=now,
+            expires_at=expires_at,
         )
+
+
+def page_expires_at(study: Study, participant: Participant, *, answered: int, now: datetime) -> datetime:
+    """When a page handed out now goes back to the pool if it is not answered.
+
+    The study's timeout; but an anonymous participant who has answered nothing yet holds a
+    page only ``ANONYMOUS_FIRST_PAGE_MINUTES``, so throwaway sessions cannot keep a study's
+    pages from everyone else for the full timeout.
+    """
+    minutes = study.timeout_minutes
+    if answered == 0 and is_anonymous(participant):
+        minutes = min(minutes, settings.ANONYMOUS_FIRST_PAGE_MINUTES)
+    return now + timedelta(minutes=minutes)
 
 
 def pick_draw(study: Study, participant: Participant, position: int) -> float:
@@ -264,6 +286,20 @@ def _end_assignments(queryset, status: str) -> int:
         Assignment.objects.filter(pk__in=[pk for pk, _ in rows]).update(status=status)
         free_slots(Counter(item_id for _, item_id in rows))
     return len(rows)
+
+
+def pages_held_by_others(participant: Participant, study: Study) -> bool:
+    """Whether the participant could still get a page once others' unanswered ones go back:
+    an item they have not had that lacks answers but whose slots are all held."""
+    had = Assignment.objects.filter(participant=participant, study=study).values("item_id")
+    answered = Count("assignments", filter=Q(assignments__status=Assignment.Status.ANSWERED))
+    return (
+        Item.objects.filter(study=study, is_attention_check=False)
+        .exclude(pk__in=had)
+        .annotate(answered=answered)
+        .filter(answered__lt=study.annotations_per_item)
+        .exists()
+    )
 
 
 def item_progress(study: Study) -> dict[str, int]:

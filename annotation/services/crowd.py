@@ -17,6 +17,8 @@ from django.conf import settings
 
 from annotation.models import Assignment, Enrollment, Item, Participant, Study
 
+from .participants import session_cut_short
+
 
 @dataclass(frozen=True)
 class CrowdExit:
@@ -24,6 +26,7 @@ class CrowdExit:
 
     code: str
     screened_out: bool
+    cut_short: bool = False  # the items ran out before the promised pages (``session_cut_short``)
     return_url: str = ""
     redirect: bool = False  # send the browser on by itself (Prolific)
     mturk_submit_url: str = ""
@@ -31,7 +34,12 @@ class CrowdExit:
 
 
 def crowd_exit(study: Study, enrollment: Enrollment) -> CrowdExit:
+    """The code and the way back; a session cut short gets no code (and no way to submit it)
+    unless the study pays partial sessions."""
     screened_out = enrollment.status == Enrollment.Status.SCREENED_OUT
+    cut_short = session_cut_short(enrollment, study)
+    if cut_short and not study.pay_partial_sessions:
+        return CrowdExit(code="", screened_out=False, cut_short=True)
     code = study.screenout_code if screened_out else study.completion_code
     source = enrollment.participant.source
     template: str | None = study.completion_url
@@ -44,6 +52,7 @@ def crowd_exit(study: Study, enrollment: Enrollment) -> CrowdExit:
     return CrowdExit(
         code=code,
         screened_out=screened_out,
+        cut_short=cut_short,
         return_url=return_url,
         redirect=bool(return_url) and source == Participant.Source.PROLIFIC,
         mturk_submit_url=submit_url,

@@ -24,6 +24,10 @@ class KeyInUse(Exception):
     """The first request with this key is still running."""
 
 
+class KeyReused(InputError):
+    """The key was used before for a different request (another body, path or method)."""
+
+
 @dataclass(frozen=True)
 class Claim:
     row: IdempotencyKey
@@ -42,7 +46,7 @@ def claim_key(*, user, key: str, fingerprint: str) -> Claim:
     except IntegrityError:
         row = IdempotencyKey.objects.get(user=user, key=key)
     if row.fingerprint != fingerprint:
-        raise InputError({"Idempotency-Key": ["This key was used for a different request."]})
+        raise KeyReused({"Idempotency-Key": ["This key was used for a different request."]})
     if row.status_code is None:
         raise KeyInUse("A request with this Idempotency-Key is still being processed.")
     return Claim(row, True)

@@ -23,12 +23,29 @@ from .submission import store_response
 
 
 class ImportLine(serializers.Serializer):
+    """One line of a responses import. Unknown fields are errors: a typo in ``answered_at``
+    must not quietly become "now"; an answer cannot come before its page was shown, nor
+    lie in the future."""
+
     participant = serializers.CharField(max_length=200)
     item = serializers.CharField(max_length=200)
     answer = serializers.DictField()
     display_order = serializers.JSONField(required=False)
     shown_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     answered_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+
+    def validate(self, attrs: dict) -> dict:
+        unknown = sorted(set(self.initial_data) - set(self.fields))
+        if unknown:
+            raise ValidationError({name: ["Unknown field in an import line."] for name in unknown})
+        now = timezone.now()
+        answered_at = attrs["answered_at"] or now
+        if answered_at > now:
+            raise ValidationError({"answered_at": ["Lies in the future."]})
+        if attrs["shown_at"] is not None and attrs["shown_at"] > answered_at:
+            raise ValidationError({"answered_at": ["Comes before shown_at; an answer follows its page."]})
+        attrs["answered_at"] = answered_at
+        return attrs
 
 
 @dataclass(frozen=True)
@@ -94,8 +111,7 @@ def _check_line(kind, items: dict[str, Item], data) -> _Row:
         raise InputError.from_validation(exc, "answer") from None
     if "display_order" in line:
         state = {**state, "display_order": line["display_order"]}
-    answered_at = line["answered_at"] or timezone.now()
-    return _Row(line["participant"], item, answer, state, line["shown_at"], answered_at)
+    return _Row(line["participant"], item, answer, state, line["shown_at"], line["answered_at"])
 
 
 def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:

@@ -119,6 +119,25 @@ def give_consent(enrollment: Enrollment) -> None:
         enrollment.save(update_fields=["status", "consented_at"])
 
 
+def is_anonymous(participant: Participant) -> bool:
+    """A visitor known only by their browser session: no crowd id, no account."""
+    return (
+        participant.source == Participant.Source.ORGANIC
+        and not participant.platform_worker_id
+        and participant.user_id is None
+    )
+
+
+def session_cut_short(enrollment: Enrollment, study: Study) -> bool:
+    """The session ended because the study ran out of items before its promised number of
+    pages (``items_per_session``): the participant is told so, and gets the completion code
+    only when the study pays such sessions (``pay_partial_sessions``)."""
+    return (
+        enrollment.status == Enrollment.Status.COMPLETED
+        and enrollment.answered_count < study.items_per_session
+    )
+
+
 def complete_enrollment(enrollment: Enrollment) -> None:
     """The session is over with nothing left to do: the completion code is due."""
     if not enrollment.finished:

@@ -10,12 +10,13 @@ the field, and the row's own id when it has one, so it can be found either way:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from annotation.errors import InputError
+
+from .json_input import BadJSON, read_json
 
 T = TypeVar("T")
 
@@ -27,6 +28,7 @@ class Row:
     place: str
     value: object = None
     error: str = ""
+    error_field: str = ""  # where inside the row ``error`` is, when it is known
 
     def path(self, field: str, label: str = "") -> str:
         """The error key of ``field`` in this row: ``items[3].payload`` in a JSON list (a path),
@@ -62,11 +64,9 @@ def json_lines(lines: Iterable[bytes | str]) -> Iterator[Row]:
         if not text.strip():
             continue
         try:
-            yield Row(f"line {number}", json.loads(text))
-        except json.JSONDecodeError as exc:
-            yield Row(f"line {number}", error=f"Not valid JSON: {exc.msg}.")
-        except RecursionError:
-            yield Row(f"line {number}", error="Not valid JSON: nested too deeply.")
+            yield Row(f"line {number}", read_json(text))
+        except BadJSON as exc:
+            yield Row(f"line {number}", error=exc.message, error_field=exc.path)
 
 
 def collect_rows(
@@ -88,7 +88,7 @@ def collect_rows(
     for row in rows:
         label = _label(row.value, id_field)
         if row.error:
-            errors[row.path("", label)] = [row.error]
+            errors[row.path(row.error_field, label)] = [row.error]
             continue
         try:
             checked = check(row.value)

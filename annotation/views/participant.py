@@ -16,7 +16,7 @@ from annotation.services.access import (
     require_not_blocked,
     require_study_open,
 )
-from annotation.services.assignment import assign_next_item
+from annotation.services.assignment import assign_next_item, pages_held_by_others
 from annotation.services.crowd import crowd_exit
 from annotation.services.exams import needs_exam
 from annotation.services.participants import (
@@ -70,10 +70,7 @@ def study_task(request: HttpRequest, step: LiveStep) -> HttpResponse:
         return redirect("study-exam", slug=study.slug)
     assignment = assign_next_item(participant=enrollment.participant, study=study)
     if assignment is None:
-        if enrollment.answered_count:
-            complete_enrollment(enrollment)
-            return redirect("study-done", slug=study.slug)
-        return render(request, "annotation/unavailable.html", {"study": study})
+        return _no_page(request, study, enrollment)
     return _render_task(request, study, enrollment, assignment)
 
 
@@ -94,6 +91,18 @@ def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
     return redirect("study-task", slug=study.slug)
 
 
+def _no_page(request: HttpRequest, study: Study, enrollment: Enrollment) -> HttpResponse:
+    """No page for the participant now: pages held by others come back (wait for them);
+    otherwise the session is over (the done page says so when it fell short)."""
+    finished = enrollment.answered_count >= study.items_per_session
+    if not finished and pages_held_by_others(enrollment.participant, study):
+        return render(request, "annotation/unavailable.html", {"study": study, "held": True})
+    if enrollment.answered_count:
+        complete_enrollment(enrollment)
+        return redirect("study-done", slug=study.slug)
+    return render(request, "annotation/unavailable.html", {"study": study})
+
+
 def study_done(request: HttpRequest, slug: str) -> HttpResponse:
     """The completion code (or screen-out code) and the crowd platform's return link."""
     study = access_study_for_participant(slug, request.user)
@@ -103,7 +112,9 @@ def study_done(request: HttpRequest, slug: str) -> HttpResponse:
     exit = crowd_exit(study, enrollment)
     context = {"study": study, "enrollment": enrollment, "exit": exit}
     return render(
-        request, "annotation/done.html", {**context, "code": exit.code, "screened_out": exit.screened_out}
+        request,
+        "annotation/done.html",
+        {**context, "code": exit.code, "screened_out": exit.screened_out, "cut_short": exit.cut_short},
     )
 
 

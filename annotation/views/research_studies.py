@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from django.conf import settings
 from django.contrib import messages
+from django.core.validators import slug_re
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -14,6 +13,7 @@ from annotation.errors import InputError
 from annotation.models import Study
 from annotation.services.access import access_study_for_researcher, can_manage_study, researcher_studies
 from annotation.services.assignment import item_progress
+from annotation.services.json_input import parse_json
 from annotation.services.research import STATUS_TRANSITIONS, change_study_status
 from annotation.services.studies import load_study_file
 
@@ -40,7 +40,9 @@ def study_new(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Study {study.slug} loaded.")
             return redirect("research-study", slug=study.slug)
     status = 400 if errors else 200
-    return render(request, "research/study_new.html", {"errors": errors}, status=status)
+    # A list of pairs: the template cannot call ``.items`` on a dict that has an "items" key.
+    context = {"errors": list(errors.items())}
+    return render(request, "research/study_new.html", context, status=status)
 
 
 def _load_upload(request: HttpRequest) -> Study:
@@ -49,12 +51,11 @@ def _load_upload(request: HttpRequest) -> Study:
         raise InputError({"study_file": ["Choose a study file (JSON) to upload."]})
     if upload.size > settings.API_MAX_UPLOAD_BYTES:
         raise InputError({"study_file": [f"The file is larger than {settings.API_MAX_UPLOAD_BYTES} bytes."]})
-    try:
-        data = json.loads(upload.read().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError({"study_file": [f"Not a JSON file: {exc}."]}) from None
+    data = parse_json(upload.read(), field="study_file")
     slug = data.get("slug") if isinstance(data, dict) else None
-    existing = Study.objects.filter(slug=slug).first() if slug else None
+    # Only a well-formed slug is looked up; the loader refuses any other, naming the field.
+    well_formed = isinstance(slug, str) and slug_re.fullmatch(slug)
+    existing = Study.objects.filter(slug=slug).first() if well_formed else None
     if existing is not None and not can_manage_study(request.user, existing):
         raise InputError({"slug": ["Another researcher's study has this slug; choose another."]})
     return load_study_file(data, owner=None if existing else request.user).study

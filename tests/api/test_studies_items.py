@@ -63,7 +63,7 @@ def test_idempotency_key_replays_the_first_answer(client_for):
     assert first.status_code == again.status_code == 201
     assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
     other_body = owner.post("/api/v1/studies/", claim_study_file(slug="twice"), format="json", **headers)
-    assert other_body.status_code == 400 and "Idempotency-Key" in other_body.json()
+    assert other_body.status_code == 422 and "Idempotency-Key" in other_body.json()
     assert not Study.objects.filter(slug="twice").exists()
 
 

@@ -92,7 +92,7 @@ def test_invalid_update_leaves_existing_study_untouched(tmp_path):
 
 
 def test_not_json_and_missing_file(tmp_path):
-    with pytest.raises(CommandError, match="not valid JSON"):
+    with pytest.raises(CommandError, match="Not valid JSON"):
         load(tmp_path, "{nope")
     with pytest.raises(CommandError, match="no such file"):
         call_command("loadstudy", str(tmp_path / "missing.json"))

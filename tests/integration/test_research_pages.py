@@ -55,7 +55,7 @@ def test_upload_errors_are_listed_per_item_and_field(client, researcher):
     assert "<td>items[3].gold.label (external_id &#x27;c3&#x27;)</td>" in html
     assert not Study.objects.filter(slug="bad").exists()
     not_json = client.post("/research/studies/new/", {"study_file": SimpleUploadedFile("s.json", b"{nope")})
-    assert b"Not a JSON file" in not_json.content
+    assert b"Not valid JSON" in not_json.content
 
 
 def test_upload_cannot_take_over_another_researchers_slug(client, researcher, django_user_model):

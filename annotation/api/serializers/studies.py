@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from annotation.models import Study
+from annotation.services.assignment import item_progress
 from annotation.services.studies import STUDY_SETTINGS, StudyFields
 from annotation.services.validation import ItemFields
 
@@ -48,7 +49,9 @@ class StudyDetail(serializers.ModelSerializer):
         ]  # fmt: skip
 
     def get_progress(self, study: Study) -> Progress:
-        return Progress(self.context["progress"]).data
+        # The views pass the progress they counted; the browsable API's PATCH form does not.
+        progress = self.context.get("progress") or item_progress(study)
+        return Progress(progress).data
 
 
 class StudyFile(StudyFields):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rest_framework.exceptions import NotFound
 from rest_framework.generics import GenericAPIView
 
 from annotation.api.parsers import BoundedJSONParser
@@ -9,10 +10,14 @@ from annotation.api.permissions import IsResearcher
 from annotation.errors import InputError, flatten_errors
 from annotation.services.access import access_study_for_researcher
 
+# Query parameters every list takes besides its filters: paging, and the browsable API's.
+PAGING_PARAMETERS = {"page", "page_size", "cursor", "format"}
+
 
 class ResearcherView(GenericAPIView):
     permission_classes = [IsResearcher]
     parser_classes = [BoundedJSONParser]
+    filter_names: frozenset[str] = frozenset()  # set by ``query`` from its serializer
 
     def study(self):
         """The study named in the URL, if this researcher reaches it (404 otherwise)."""
@@ -20,10 +25,24 @@ class ResearcherView(GenericAPIView):
 
     def query(self, serializer_class) -> dict:
         """Validated query parameters; a bad one is a 400 naming it."""
+        self.filter_names = frozenset(serializer_class().fields)
         serializer = serializer_class(data=self.request.query_params)
         if not serializer.is_valid():
             raise InputError(flatten_errors(serializer.errors))
         return serializer.validated_data
+
+    def paginate_queryset(self, queryset):
+        """One page of a list. A query parameter the list does not take is a 400 naming it
+        (a typo must not silently return everything); so is a page or cursor that is not
+        one (DRF answers those 404)."""
+        unknown = sorted(set(self.request.query_params) - PAGING_PARAMETERS - self.filter_names)
+        if unknown:
+            raise InputError({name: ["Unknown query parameter."] for name in unknown})
+        try:
+            return super().paginate_queryset(queryset)
+        except NotFound as exc:
+            name = "cursor" if "cursor" in self.request.query_params else "page"
+            raise InputError({name: [str(exc.detail)]}) from None
 
     def body(self, serializer_class) -> dict:
         serializer = serializer_class(data=self.request.data)

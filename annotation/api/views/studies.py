@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.validators import slug_re
 from django.db.models import Count, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from rest_framework import status
@@ -58,7 +59,10 @@ class StudyListView(ResearcherView):
     @idempotent
     def post(self, request):
         data = request.data
-        if isinstance(data, dict) and Study.objects.filter(slug=data.get("slug")).exists():
+        slug = data.get("slug") if isinstance(data, dict) else None
+        # Only a well-formed slug is looked up (a NUL byte cannot even reach the database);
+        # anything else is refused by the loader, naming the field.
+        if isinstance(slug, str) and slug_re.fullmatch(slug) and Study.objects.filter(slug=slug).exists():
             raise InputError(
                 {"slug": ["A study with this slug already exists; change it with PATCH or items upload."]}
             )

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
+from annotation.services.json_input import BadJSON, read_json
 from annotation.services.studies import load_study_file
 
 
@@ -38,14 +37,13 @@ class Command(BaseCommand):
 
 def read_json_file(path: str):
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+        with open(path, "rb") as handle:
+            return read_json(handle.read())
     except FileNotFoundError:
         raise CommandError(f"{path}: no such file.") from None
-    except json.JSONDecodeError as exc:
-        raise CommandError(
-            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})."
-        ) from None
+    except BadJSON as exc:
+        where = f"{exc.path}: " if exc.path else ""
+        raise CommandError(f"{path}: {where}{exc.message}") from None
 
 
 def format_errors(path: str, exc: InputError) -> str:
