@@ -32,6 +32,9 @@ class Enrollment(models.Model):
     excluded = models.BooleanField(
         default=False, help_text="Left out of this study's reports by a researcher (data kept)."
     )
+    accepted = models.BooleanField(
+        default=False, help_text="A researcher reviewed this participant's answers and accepted them."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
