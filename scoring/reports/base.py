@@ -160,13 +160,20 @@ class Field:
 class TableSpec:
     """A dashboard table: rows are the distinct values of ``keys`` among the reports of
     ``metrics`` (one column each, with CI when stored); ``details`` adds columns read from
-    the first metric's details (p-values…)."""
+    the first metric's details (p-values…). Rows follow the order the builder wrote the
+    figures in (scale order for categories)."""
 
     title: str
     metrics: tuple[str, ...]
     keys: tuple[str, ...]
     details: tuple[str, ...] = ()
     note: str = ""
+    # The header of the metric's column when it is not the metric's name (a test's p).
+    value_label: str = ""
+    # Two keys naming the two sides of a comparison (``system``, ``over``): each pair is
+    # shown once, in the direction where the detail ``pair_prefer`` is larger.
+    pair: tuple[str, ...] = ()
+    pair_prefer: str = ""
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ class ClaimReport(KindReport):
             ("claim.chi_square",),
             (),
             details=("statistic", "dof"),
-            note="value = p-value.",
+            value_label="p",
         ),
         TableSpec(
             "Evidence sentences: F1 between two annotators of an item", ("claim.evidence_f1",), ("system",)
