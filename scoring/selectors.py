@@ -100,11 +100,11 @@ def dashboard_view(study: Study, population: str) -> DashboardView:
         table = table_view(spec, reports)
         if table.rows:
             view.tables.append(table)
-    for spec in plot_specs(study).values():
-        if points_for(spec, reports):
-            view.plots.append(spec)
-        elif any(r.metric == spec.metric for r in reports):
-            view.empty_plots.append((spec, _undefined_reason(spec, reports)))
+    for plot in plot_specs(study).values():
+        if points_for(plot, reports):
+            view.plots.append(plot)
+        elif any(r.metric == plot.metric for r in reports):
+            view.empty_plots.append((plot, _undefined_reason(plot, reports)))
     responses = next((r for r in reports if r.metric == "progress.responses" and not r.group), None)
     view.attention_checks = int(((responses.details or {}) if responses else {}).get("attention_checks", 0))
     return view

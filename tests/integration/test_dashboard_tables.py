@@ -43,10 +43,11 @@ def cells(row_html: str) -> list[str]:
 def test_a_test_table_has_a_p_column_and_an_undefined_test_says_why(client, owner):
     study = StudyFactory(kind="claim", owner=owner)
     reason = "needs two or more systems and two or more labels"
+    test = {"statistic": 6.2, "dof": 2}
     stored(study, [("progress.responses", {}, 16, 16, {"attention_checks": 4}),
                    ("progress.participants", {}, 5, 20, {}),
                    ("claim.chi_square", {}, None, 16, {"reason": reason}),
-                   ("claim.chi_square", {"claim_type": "x"}, 0.0123, 16, {"statistic": 6.2, "dof": 2})])  # fmt: skip
+                   ("claim.chi_square", {"claim_type": "x"}, 0.0123, 16, test)])  # fmt: skip
     html = client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
     chi = table(html, "Does the label depend on the system?")
     assert cells(chi.split("</tr>")[0]) == ["p", "statistic", "dof"]
