@@ -70,17 +70,19 @@ def compute_study_reports(
     """Read the study once, compute both populations, replace its reports."""
     started = time.monotonic()
     builder = report_for(study.kind)
-    progress(0, 0, "Reading the responses")
+    steps = len(POPULATIONS) + 2  # reading, each population, storing: the bar moves by step
+    progress(0, steps, "Reading the responses")
     with one_snapshot():
         fingerprint = study_fingerprint(study)
         data = load_study_data(study, builder)
-    total = fingerprint["responses"]
     rows: dict[str, list[ReportRow]] = {}
-    for population in populations_of(data):
-        progress(total, total, f"Computing the figures ({population} participants)")
+    populations = populations_of(data)
+    for step, population in enumerate(populations, start=1):
+        progress(step, steps, f"Computing the figures ({population}; {fingerprint['responses']} responses)")
         rows[population] = study_rows(builder, data.population(population), embed=embed)
+    progress(steps - 1, steps, "Storing the figures")
     count = replace_reports(study, rows, fingerprint)
-    progress(total, total, f"Stored {count} figures")
+    progress(steps, steps, f"Stored {count} figures")
     return ReportsResult(rows=count, fingerprint=fingerprint, seconds=time.monotonic() - started)
 
 
