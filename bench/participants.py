@@ -14,12 +14,15 @@ least). Before this bench the list read every response of the study (6.6 s at 40
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
 from reports import SLUGS, build, existing_responses, setup_django  # bench/ is on sys.path
 
 REPEATS = 3
+# Pages render with plain static URLs (no collectstatic manifest needed for a bench).
+os.environ.setdefault("STATIC_MANIFEST", "0")
 
 
 def timed(request) -> tuple[float, int, int]:
@@ -71,7 +74,7 @@ def main() -> int:
     }
     print(f"study {slug}: {total} responses; anchor count(*) {anchor * 1000:.0f} ms")
     for name, url in pages.items():
-        seconds, queries, status = timed(lambda url=url: client.get(url))
+        seconds, queries, status = timed(lambda url=url: client.get(url, secure=True))
         print(
             f"  {name:28s} {seconds * 1000:7.0f} ms  {queries:3d} queries  HTTP {status}  "
             f"({seconds / anchor:.1f}× the count)"
