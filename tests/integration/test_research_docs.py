@@ -35,8 +35,14 @@ def test_unknown_docs_and_outsiders_are_refused(client, researcher, django_user_
 
 def test_research_pages_share_one_navigation_that_links_the_docs(client, researcher):
     study = StudyFactory(owner=researcher)
-    for url in (f"/research/s/{study.slug}/", f"/research/s/{study.slug}/dashboard/", "/research/jobs/",
-                f"/research/s/{study.slug}/participants/", f"/research/s/{study.slug}/adjudication/"):  # fmt: skip
+    base = f"/research/s/{study.slug}"
+    for url in (
+        f"{base}/",
+        f"{base}/dashboard/",
+        "/research/jobs/",
+        f"{base}/participants/",
+        f"{base}/adjudication/",
+    ):
         html = client.get(url).content.decode()
         assert html.count('class="research-nav"') == 1, url
         assert 'href="/research/docs/statistics/"' in html
