@@ -134,10 +134,12 @@ def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, 
     automatic rater, then with its name), and whether a researcher excluded them. Anyone
     who answered without an enrollment row is looked up directly."""
     is_model = Case(When(participant__source=Participant.Source.MODEL, then=1), default=0)
+    judges = Case(When(participant__source=Participant.Source.ADJUDICATOR, then=1), default=0)
     fields = {"participant_id": Field("participant_id", "column"), "excluded": Field("excluded", "truth")}
-    table = _read_table(Enrollment.objects.filter(study=study), fields, extra={"model": is_model})
+    extra = {"model": is_model, "adjudicator": judges}
+    table = _read_table(Enrollment.objects.filter(study=study), fields, extra=extra)
     ids, excluded, model = table["participant_id"], table["excluded"] == 1, table["model"] == 1
-    adjudicator = np.zeros(len(ids), dtype=bool)
+    adjudicator = table["adjudicator"] == 1
     missing = np.setdiff1d(np.unique(answered), ids)
     if missing.size:
         lost = Participant.objects.filter(pk__in=missing.astype(np.int64).tolist())
@@ -145,8 +147,8 @@ def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, 
         ids = np.concatenate([ids, missing])
         excluded = np.concatenate([excluded, np.zeros(missing.size, dtype=bool)])
         model = np.concatenate([model, [sources.get(int(pk)) == Participant.Source.MODEL for pk in missing]])
-        judges = [sources.get(int(pk)) == Participant.Source.ADJUDICATOR for pk in missing]
-        adjudicator = np.concatenate([adjudicator, np.array(judges, dtype=bool)])
+        found = [sources.get(int(pk)) == Participant.Source.ADJUDICATOR for pk in missing]
+        adjudicator = np.concatenate([adjudicator, np.array(found, dtype=bool)])
     order = np.argsort(ids, kind="stable")
     ids, excluded, model = ids[order].astype(np.int64), excluded[order], model[order]
     adjudicator = adjudicator[order]

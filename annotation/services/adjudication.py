@@ -19,9 +19,10 @@ from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError
-from annotation.models import Adjudication, Assignment, Item, Participant, Response, Study
+from annotation.models import Adjudication, Assignment, Enrollment, Item, Participant, Response, Study
 
 from .assignment import create_assignment
+from .participants import count_answers, enroll
 from .pseudonyms import PseudonymCache
 from .submission import store_response
 
@@ -152,10 +153,14 @@ def adjudicate(*, study: Study, item: Item, answer: dict, note: str, user) -> Re
             Item.objects.select_for_update().filter(pk=item.pk).values_list("pk", flat=True).first()
             if Adjudication.objects.filter(item=item).exists():
                 raise InputError({"item": [f"Item {item.external_id!r} already has an adjudicated answer."]})
+            judge = adjudicator_for(user)
+            # Enrolled like an imported annotator, so that exports list the adjudicator
+            # beside the participants whose answers it settles.
+            enrollment = enroll(participant=judge, study=study, status=Enrollment.Status.COMPLETED)
             assignment = create_assignment(
                 study=study,
                 item=item,
-                participant=adjudicator_for(user),
+                participant=judge,
                 now=now,
                 state=state,
                 status=Assignment.Status.ANSWERED,
@@ -165,6 +170,7 @@ def adjudicate(*, study: Study, item: Item, answer: dict, note: str, user) -> Re
                 takes_slot=False,
             )
             response = store_response(assignment=assignment, answer=validated, shown_at=None, answered_at=now)
+            count_answers(enrollment.pk, answers=1, points=response.points or 0)
             Adjudication.objects.create(study=study, item=item, response=response, note=note, decided_by=user)
     except IntegrityError as exc:
         raise InputError({"item": [f"Item {item.external_id!r} already has an adjudicated answer."]}) from exc

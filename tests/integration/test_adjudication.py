@@ -162,3 +162,32 @@ def test_adjudication_of_another_researchers_study_is_not_found(client, research
     assert client.get(f"/research/s/{study.slug}/adjudication/").status_code == 404
     answer = client.post(f"/research/s/{study.slug}/adjudication/{item.pk}/", {"label": "neutral"})
     assert answer.status_code == 404 and not Adjudication.objects.exists()
+
+
+def test_adjudicated_answer_is_exported_with_the_others(researcher, tmp_path):
+    import csv
+    import sqlite3
+    import zipfile
+
+    from annotation.services.exports import export_study
+
+    study = claim_study(owner=researcher)
+    adjudicate(
+        study=study,
+        item=study.items.get(external_id="c1"),
+        answer={"label": "neutral"},
+        note="",
+        user=researcher,
+    )
+    table = export_study(study, fmt="csv", path=tmp_path / "out.csv")
+    with open(table.path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert sorted(row["participant_source"] for row in rows) == ["adjudicator", "lab", "lab", "lab", "lab"]
+    archive = export_study(study, fmt="sqlite", path=tmp_path / "out.zip")
+    with zipfile.ZipFile(archive.path) as opened:
+        opened.extractall(tmp_path)
+    database = sqlite3.connect(tmp_path / f"{study.slug}.sqlite")
+    joined = database.execute(
+        "SELECT count(*) FROM responses r JOIN participants p ON p.participant = r.participant"
+    ).fetchone()[0]
+    assert joined == 5
