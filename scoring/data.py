@@ -136,7 +136,7 @@ def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, 
     is_model = Case(When(participant__source=Participant.Source.MODEL, then=1), default=0)
     judges = Case(When(participant__source=Participant.Source.ADJUDICATOR, then=1), default=0)
     fields = {"participant_id": Field("participant_id", "column"), "excluded": Field("excluded", "truth")}
-    extra = {"model": is_model, "adjudicator": judges}
+    extra: dict[str, Combinable] = {"model": is_model, "adjudicator": judges}
     table = _read_table(Enrollment.objects.filter(study=study), fields, extra=extra)
     ids, excluded, model = table["participant_id"], table["excluded"] == 1, table["model"] == 1
     adjudicator = table["adjudicator"] == 1
