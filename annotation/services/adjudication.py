@@ -81,22 +81,43 @@ def disagreeing_questions(observations: list[list], *, points_apart: int) -> lis
     return found
 
 
-def study_disagreements(study: Study, *, points_apart: int = DEFAULT_POINTS_APART) -> list[Disagreement]:
-    """Every item at least two annotators answered differently, in item order."""
+def study_disagreements(
+    study: Study, *, points_apart: int = DEFAULT_POINTS_APART, after: int = 0, limit: int | None = None
+) -> list[Disagreement]:
+    """The items at least two annotators answered differently, in item order: those after
+    item id ``after``, at most ``limit`` of them (the scan stops there, so a page of a large
+    study reads only as far as it shows)."""
     kind = study.task_kind
-    settled = set(Adjudication.objects.filter(study=study).values_list("item_id", flat=True))
-    by_item: dict[int, tuple[Item, list[list]]] = {}
-    query = annotator_responses(study).select_related("item").order_by("item_id", "id")
-    for response in query.iterator(chunk_size=2000):
-        item, answers = by_item.setdefault(response.item_id, (response.item, []))
-        item.study = study
-        answers.append(kind.agreement_values(item, response.answer))
-    found = []
-    for item, answers in by_item.values():
-        questions = disagreeing_questions(answers, points_apart=points_apart)
+    settled = set(
+        Adjudication.objects.filter(study=study, item_id__gt=after).values_list("item_id", flat=True)
+    )
+    query = (
+        annotator_responses(study).filter(item_id__gt=after).select_related("item").order_by("item_id", "id")
+    )
+    found: list[Disagreement] = []
+    for item, answers in _by_item(query.iterator(chunk_size=2000), study):
+        questions = disagreeing_questions(
+            [kind.agreement_values(item, answer) for answer in answers], points_apart=points_apart
+        )
         if questions:
             found.append(Disagreement(item, len(answers), questions, item.pk in settled))
+            if limit is not None and len(found) >= limit:
+                break
     return found
+
+
+def _by_item(responses, study: Study):
+    """(item, [answers]) for consecutive responses of one item (responses in item order)."""
+    item, answers = None, []
+    for response in responses:
+        if item is not None and response.item_id != item.pk:
+            yield item, answers
+            answers = []
+        item = response.item
+        item.study = study
+        answers.append(response.answer)
+    if item is not None:
+        yield item, answers
 
 
 def item_answers(study: Study, item: Item) -> list[AnswerView]:

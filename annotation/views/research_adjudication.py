@@ -25,10 +25,17 @@ from .research import researcher_required
 def adjudication_list(request: HttpRequest, slug: str) -> HttpResponse:
     study = access_study_for_researcher(request.user, slug)
     points_apart = _points_apart(request)
+    after = _number(request.GET.get("after"), 0)
+    found = study_disagreements(
+        study, points_apart=points_apart, after=after, limit=DISAGREEMENTS_PER_PAGE + 1
+    )
+    shown = found[:DISAGREEMENTS_PER_PAGE]
     context = {
         "study": study,
         "points_apart": points_apart,
-        "disagreements": study_disagreements(study, points_apart=points_apart),
+        "disagreements": shown,
+        "next_after": shown[-1].item.pk if len(found) > DISAGREEMENTS_PER_PAGE else None,
+        "after": after,
     }
     return render(request, "research/adjudication.html", context)
 
@@ -70,9 +77,17 @@ def adjudication_item(request: HttpRequest, slug: str, item_id: int) -> HttpResp
     return render(request, "research/adjudication_item.html", context, status=400 if errors else 200)
 
 
+DISAGREEMENTS_PER_PAGE = 100
+
+
 def _points_apart(request: HttpRequest) -> int:
     """``?k=``: ratings more than this many points apart disagree (default 1)."""
+    return _number(request.GET.get("k"), DEFAULT_POINTS_APART)
+
+
+def _number(text: str | None, default: int) -> int:
+    """A whole number ≥ 0 from the query string; the default for anything else."""
     try:
-        return max(0, int(request.GET.get("k", DEFAULT_POINTS_APART)))
+        return max(0, int(text)) if text is not None else default
     except ValueError:
-        return DEFAULT_POINTS_APART
+        return default

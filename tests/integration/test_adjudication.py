@@ -191,3 +191,18 @@ def test_adjudicated_answer_is_exported_with_the_others(researcher, tmp_path):
         "SELECT count(*) FROM responses r JOIN participants p ON p.participant = r.participant"
     ).fetchone()[0]
     assert joined == 5
+
+
+def test_disagreements_come_a_page_at_a_time(client, researcher, monkeypatch):
+    from annotation.views import research_adjudication
+
+    monkeypatch.setattr(research_adjudication, "DISAGREEMENTS_PER_PAGE", 1)
+    study = likert_study()
+    study.owner = researcher
+    study.save()
+    first = client.get(f"/research/s/{study.slug}/adjudication/?k=0").content.decode()
+    assert 'id="item-l1"' in first and 'id="item-l2"' not in first
+    l1 = study.items.get(external_id="l1").pk
+    assert f"after={l1}" in first
+    second = client.get(f"/research/s/{study.slug}/adjudication/?k=0&after={l1}").content.decode()
+    assert 'id="item-l2"' in second and 'id="item-l1"' not in second and "after=" not in second
