@@ -2,11 +2,19 @@
 
 from django.urls import path
 
-from .views import jobs, research_exports, research_participants, research_studies
+from .views import (
+    jobs,
+    research_adjudication,
+    research_docs,
+    research_exports,
+    research_participants,
+    research_studies,
+)
 
 urlpatterns = [
     path("", research_studies.study_list, name="research-home"),
     path("jobs/", jobs.jobs_page, name="research-jobs"),
+    path("docs/<slug:name>/", research_docs.research_doc, name="research-doc"),
     path("jobs/<int:job_id>/", jobs.job_row, name="research-job-row"),
     path("studies/new/", research_studies.study_new, name="research-study-new"),
     path("s/<slug:slug>/", research_studies.study_overview, name="research-study"),
@@ -17,6 +25,14 @@ urlpatterns = [
         "s/<slug:slug>/participants/<str:public_id>/",
         research_participants.participant_detail,
         name="research-participant",
+    ),
+    path(
+        "s/<slug:slug>/adjudication/", research_adjudication.adjudication_list, name="research-adjudication"
+    ),
+    path(
+        "s/<slug:slug>/adjudication/<int:item_id>/",
+        research_adjudication.adjudication_item,
+        name="research-adjudication-item",
     ),
     path("s/<slug:slug>/exports/", research_exports.export_list, name="research-exports"),
     path("s/<slug:slug>/exports/table/", research_exports.export_table, name="research-exports-table"),

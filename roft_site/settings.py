@@ -167,6 +167,9 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL or "memory://"
 # Without a broker the tasks run in-process: the embedded runtime has no worker.
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", CELERY_BROKER_URL == "memory://")
 CELERY_TASK_EAGER_PROPAGATES = True
+# In-process tasks run in a background thread, so that a page starting one (Recompute, an
+# export) answers at once; the embedded runtime's default. Off: they run inside the request.
+JOBS_IN_BACKGROUND_THREAD = env_bool("JOBS_IN_BACKGROUND_THREAD", CELERY_BROKER_URL == "memory://")
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 3600, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3900, minimum=1)
 

@@ -72,6 +72,11 @@ def load_study_data(study: Study, builder: KindReport) -> StudyData:
     responses.data["item"] = np.searchsorted(items.data.pop("id"), responses.data.pop("item_id"))
     responses.data["participant"] = np.searchsorted(participant_ids, responses.data.pop("participant_id"))
     responses.data["excluded"] = excluded[responses["participant"]]
+    # Adjudicated answers (participants of source ``adjudicator``, never enrolled) and the
+    # items that have one: the ``adjudicated`` population puts the one in place of the others.
+    responses.data["adjudicator"] = participants["adjudicator"][responses["participant"]]
+    items.data["adjudicated"] = np.zeros(len(items), dtype=bool)
+    items.data["adjudicated"][responses["item"][responses["adjudicator"]]] = True
     for name in ("attention", "flagged"):
         responses.data[name] = responses[name] == 1
     items.data["attention"] = items["attention"] == 1
@@ -129,9 +134,12 @@ def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, 
     automatic rater, then with its name), and whether a researcher excluded them. Anyone
     who answered without an enrollment row is looked up directly."""
     is_model = Case(When(participant__source=Participant.Source.MODEL, then=1), default=0)
+    judges = Case(When(participant__source=Participant.Source.ADJUDICATOR, then=1), default=0)
     fields = {"participant_id": Field("participant_id", "column"), "excluded": Field("excluded", "truth")}
-    table = _read_table(Enrollment.objects.filter(study=study), fields, extra={"model": is_model})
+    extra: dict[str, Combinable] = {"model": is_model, "adjudicator": judges}
+    table = _read_table(Enrollment.objects.filter(study=study), fields, extra=extra)
     ids, excluded, model = table["participant_id"], table["excluded"] == 1, table["model"] == 1
+    adjudicator = table["adjudicator"] == 1
     missing = np.setdiff1d(np.unique(answered), ids)
     if missing.size:
         lost = Participant.objects.filter(pk__in=missing.astype(np.int64).tolist())
@@ -139,15 +147,18 @@ def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, 
         ids = np.concatenate([ids, missing])
         excluded = np.concatenate([excluded, np.zeros(missing.size, dtype=bool)])
         model = np.concatenate([model, [sources.get(int(pk)) == Participant.Source.MODEL for pk in missing]])
+        found = [sources.get(int(pk)) == Participant.Source.ADJUDICATOR for pk in missing]
+        adjudicator = np.concatenate([adjudicator, np.array(found, dtype=bool)])
     order = np.argsort(ids, kind="stable")
     ids, excluded, model = ids[order].astype(np.int64), excluded[order], model[order]
+    adjudicator = adjudicator[order]
     names = np.full(len(ids), "", dtype=object)
     models = Participant.objects.filter(pk__in=ids[model].tolist()).values_list(
         "id", "platform_worker_id", "public_id"
     )
     for pk, worker, public in models:
         names[np.searchsorted(ids, pk)] = worker or public
-    return ids, Columns({"model": model, "name": names}), excluded
+    return ids, Columns({"model": model, "name": names, "adjudicator": adjudicator}), excluded
 
 
 def _read_with_agreement(study: Study, fields: dict[str, Field], kind: TaskKind) -> tuple[Columns, Columns]:

@@ -10,7 +10,8 @@ class Report(models.Model):
 
     ``group`` holds plain keys (``criterion``, ``system``, ``question``, …); study-wide
     figures have ``{}``. ``population`` says which participants were counted: ``all``,
-    or ``passed`` (those who failed attention checks left out). ``fingerprint`` is the
+    ``passed`` (those who failed attention checks left out) or ``adjudicated`` (``passed``,
+    with an item's adjudicated answer in place of its annotators' answers). ``fingerprint`` is the
     inputs' count and latest response time, so a recompute can be skipped when nothing
     changed.
     """
@@ -18,11 +19,12 @@ class Report(models.Model):
     class Population(models.TextChoices):
         ALL = "all", "All participants"
         PASSED = "passed", "Without participants who failed attention checks"
+        ADJUDICATED = "adjudicated", "Adjudicated answers where there are some, else as passed"
 
     study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="reports")
     metric = models.CharField(max_length=80)
     group = models.JSONField(default=dict, blank=True)
-    population = models.CharField(max_length=10, choices=Population.choices, default=Population.ALL)
+    population = models.CharField(max_length=16, choices=Population.choices, default=Population.ALL)
     value = models.FloatField(null=True, blank=True)
     n = models.PositiveIntegerField(default=0)
     ci_low = models.FloatField(null=True, blank=True)

@@ -14,6 +14,7 @@ from datetime import datetime
 
 from annotation.models import Study
 from scoring.models import Report
+from scoring.plots import points_for
 from scoring.reports import report_for
 from scoring.reports.base import PlotSpec, TableSpec
 from scoring.reports.common import AGREEMENT_TABLE, ALPHA_PLOT
@@ -57,6 +58,9 @@ class DashboardView:
     progress: list[Card] = field(default_factory=list)
     tables: list[TableView] = field(default_factory=list)
     plots: list[PlotSpec] = field(default_factory=list)
+    # Plots with nothing to draw, with the reason, shown as text instead of an image.
+    empty_plots: list[tuple[PlotSpec, str]] = field(default_factory=list)
+    attention_checks: int = 0  # attention-check pages among the responses counted
 
     @property
     def empty(self) -> bool:
@@ -96,9 +100,22 @@ def dashboard_view(study: Study, population: str) -> DashboardView:
         table = table_view(spec, reports)
         if table.rows:
             view.tables.append(table)
-    metrics = {r.metric for r in reports}
-    view.plots = [spec for spec in plot_specs(study).values() if spec.metric in metrics]
+    for plot in plot_specs(study).values():
+        if points_for(plot, reports):
+            view.plots.append(plot)
+        elif any(r.metric == plot.metric for r in reports):
+            view.empty_plots.append((plot, _undefined_reason(plot, reports)))
+    responses = next((r for r in reports if r.metric == "progress.responses" and not r.group), None)
+    view.attention_checks = int(((responses.details or {}) if responses else {}).get("attention_checks", 0))
     return view
+
+
+def _undefined_reason(spec: PlotSpec, reports: list[Report]) -> str:
+    """Why a plot has no point: the reason its figures are undefined, or that none is."""
+    reasons = sorted(
+        {r.details["reason"] for r in reports if r.metric == spec.metric and (r.details or {}).get("reason")}
+    )
+    return "; ".join(reasons) if reasons else "no figure of this kind is defined yet"
 
 
 def progress_cards(progress: dict[str, Report]) -> list[Card]:
@@ -117,7 +134,9 @@ def progress_cards(progress: dict[str, Report]) -> list[Card]:
     if people := progress.get("progress.participants"):
         responses = progress.get("progress.responses")
         count = format_number(responses.value) if responses else "—"
-        cards.append(Card("Participants", format_number(people.value), f"{count} responses"))
+        checks = int((responses.details or {}).get("attention_checks", 0)) if responses else 0
+        detail = f"{count} answers to items" + (f", plus {checks} attention-check pages" if checks else "")
+        cards.append(Card("Participants", format_number(people.value), detail))
     if seconds := progress.get("progress.median_seconds_per_page"):
         value = "—" if seconds.value is None else f"{seconds.value:.0f} s"
         cards.append(Card("Median time per page", value, f"over {seconds.n} timed pages"))
@@ -133,18 +152,30 @@ def progress_cards(progress: dict[str, Report]) -> list[Card]:
     return cards
 
 
+# Column headers of details that are read better under another name.
+DETAIL_LABELS = {"p_value": "p", "p_holm": "p (Holm-adjusted)", "dof": "dof"}
+
+
 def table_view(spec: TableSpec, reports: list[Report]) -> TableView:
-    """Rows = distinct group values of ``spec.keys``; a column per metric and detail."""
+    """Rows = distinct group values of ``spec.keys``; a column per metric and detail.
+
+    Rows keep the order the builder wrote the figures in (``reports`` in id order), which
+    is scale order for categories; numbers sort as numbers. A figure that is undefined
+    shows its reason in its cell.
+    """
     wanted = set(spec.keys)
     cells: dict[tuple, dict[str, Report]] = {}
     for report in reports:
         if report.metric in spec.metrics and set(report.group) == wanted:
             key = tuple(report.group[k] for k in spec.keys)
             cells.setdefault(key, {})[report.metric] = report
-    header = [k.replace("_", " ") for k in spec.keys] + [_metric_label(m) for m in spec.metrics]
-    header += [d.replace("_", " ") for d in spec.details]
+    if spec.pair:
+        cells = _one_direction(spec, cells)
+    header = [k.replace("_", " ") for k in spec.keys]
+    header += [spec.value_label or _metric_label(m) for m in spec.metrics]
+    header += [DETAIL_LABELS.get(d, d.replace("_", " ")) for d in spec.details]
     rows = []
-    for key in sorted(cells, key=_sort_key):
+    for key in sorted(cells, key=_order_of(list(cells))):
         by_metric = cells[key]
         line = [Cell(str(value)) for value in key]
         line += [_value_cell(by_metric.get(metric)) for metric in spec.metrics]
@@ -152,6 +183,30 @@ def table_view(spec: TableSpec, reports: list[Report]) -> TableView:
         line += [Cell(format_number((first.details or {}).get(d), d)) for d in spec.details]
         rows.append(line)
     return TableView(spec.title, spec.note, header, rows, numeric_from=len(spec.keys))
+
+
+def _one_direction(spec: TableSpec, cells: dict[tuple, dict[str, Report]]) -> dict[tuple, dict[str, Report]]:
+    """Each comparison once: of the rows (a over b) and (b over a), the one whose
+    ``spec.pair_prefer`` detail is larger (the first seen on a tie or when it is missing)."""
+    side, other = (spec.keys.index(k) for k in spec.pair)
+    kept: dict[tuple, tuple] = {}
+    for key, by_metric in cells.items():
+        mirror = list(key)
+        mirror[side], mirror[other] = key[other], key[side]
+        partner = kept.get(tuple(mirror))
+        if partner is None:
+            kept[key] = key
+            continue
+        if _preference(spec, by_metric) > _preference(spec, cells[partner]):
+            del kept[tuple(mirror)]
+            kept[key] = key
+    return {key: cells[key] for key in kept}
+
+
+def _preference(spec: TableSpec, by_metric: dict[str, Report]) -> float:
+    first = next(by_metric[m] for m in spec.metrics if m in by_metric)
+    value = (first.details or {}).get(spec.pair_prefer)
+    return float(value) if isinstance(value, int | float) and not math.isnan(value) else -math.inf
 
 
 def format_number(value, name: str = "") -> str:
@@ -170,19 +225,43 @@ def format_number(value, name: str = "") -> str:
 def _value_cell(report: Report | None) -> Cell:
     if report is None:
         return Cell("—")
+    reason = (report.details or {}).get("reason")
+    if report.value is None and reason:
+        return Cell(f"undefined: {reason}", f"n = {report.n}")
+    percent = report.metric.endswith(".percent")
     name = "p_value" if report.metric.endswith(("sign_test", "wilcoxon", "chi_square")) else ""
-    text = format_number(report.value, name)
+    text = _as_percent(report.value) if percent else format_number(report.value, name)
     if report.ci_low is not None and report.ci_high is not None:
-        text += f" [{format_number(report.ci_low)}, {format_number(report.ci_high)}]"
+        shown = _as_percent if percent else format_number
+        text += f" [{shown(report.ci_low)}, {shown(report.ci_high)}]"
     hint = f"n = {report.n}"
-    if report.details and report.details.get("reason"):
-        hint += f"; {report.details['reason']}"
+    if reason:
+        hint += f"; {reason}"
     return Cell(text, hint)
+
+
+def _as_percent(value) -> str:
+    """A proportion (0.839) as a percentage (83.9%)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{100 * value:.1f}%"
 
 
 def _metric_label(metric: str) -> str:
     return metric.split(".", 1)[-1].replace("_", " ")
 
 
-def _sort_key(key: tuple) -> tuple:
-    return tuple((0, v, "") if isinstance(v, int | float) else (1, 0, str(v)) for v in key)
+def _order_of(keys: list[tuple]):
+    """Sort key for table rows: numbers as numbers, anything else by first appearance."""
+    seen: list[dict] = [{} for _ in keys[0]] if keys else []
+    for key in keys:
+        for position, value in enumerate(key):
+            seen[position].setdefault(value, len(seen[position]))
+
+    def order(key: tuple) -> tuple:
+        return tuple(
+            (0, value, 0) if isinstance(value, int | float) else (1, 0, seen[position][value])
+            for position, value in enumerate(key)
+        )
+
+    return order

@@ -20,10 +20,10 @@ from annotation.services.jobs import Progress, no_progress, start_job
 from scoring.data import load_study_data, one_snapshot
 from scoring.models import Report
 from scoring.reports import report_for
-from scoring.reports.base import Embed, ReportRow
+from scoring.reports.base import Embed, ReportRow, StudyData
 from scoring.reports.common import study_rows
 
-POPULATIONS = ("all", "passed")
+POPULATIONS = ("all", "passed", "adjudicated")
 REPORTS_JOB = "reports"
 ACTIVE_JOB_STATUSES = (Job.Status.QUEUED, Job.Status.RUNNING)
 
@@ -70,18 +70,28 @@ def compute_study_reports(
     """Read the study once, compute both populations, replace its reports."""
     started = time.monotonic()
     builder = report_for(study.kind)
-    progress(0, 0, "Reading the responses")
+    steps = len(POPULATIONS) + 2  # reading, each population, storing: the bar moves by step
+    progress(0, steps, "Reading the responses")
     with one_snapshot():
         fingerprint = study_fingerprint(study)
         data = load_study_data(study, builder)
-    total = fingerprint["responses"]
     rows: dict[str, list[ReportRow]] = {}
-    for population in POPULATIONS:
-        progress(total, total, f"Computing the figures ({population} participants)")
+    populations = populations_of(data)
+    for step, population in enumerate(populations, start=1):
+        progress(step, steps, f"Computing the figures ({population}; {fingerprint['responses']} responses)")
         rows[population] = study_rows(builder, data.population(population), embed=embed)
+    progress(steps - 1, steps, "Storing the figures")
     count = replace_reports(study, rows, fingerprint)
-    progress(total, total, f"Stored {count} figures")
+    progress(steps, steps, f"Stored {count} figures")
     return ReportsResult(rows=count, fingerprint=fingerprint, seconds=time.monotonic() - started)
+
+
+def populations_of(data: StudyData) -> tuple[str, ...]:
+    """The populations worth computing: ``adjudicated`` only once an item has an
+    adjudicated answer (until then it would repeat ``passed``)."""
+    if "adjudicator" in data.responses and data.responses["adjudicator"].any():
+        return POPULATIONS
+    return tuple(p for p in POPULATIONS if p != "adjudicated")
 
 
 def replace_reports(study: Study, rows: dict[str, list[ReportRow]], fingerprint: dict) -> int:

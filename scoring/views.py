@@ -21,6 +21,13 @@ from scoring import plots
 from scoring.selectors import dashboard_view, plot_specs, reports_version, study_reports
 from scoring.services import POPULATIONS, latest_reports_job, request_study_reports, study_fingerprint
 
+# The population switch's words (``StudyData.population`` defines each).
+POPULATION_LABELS = {
+    "all": "All participants",
+    "passed": "Without attention-check failures",
+    "adjudicated": "Adjudicated",
+}
+
 
 @researcher_required
 @require_GET
@@ -33,7 +40,7 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "study": study,
         "view": view,
-        "populations": POPULATIONS,
+        "populations": [(name, POPULATION_LABELS[name]) for name in POPULATIONS],
         "job": job_status(job) if job else None,
         "new_responses": max(0, current["responses"] - view.fingerprint.get("responses", 0)),
         "stale": not view.empty and current != view.fingerprint,

@@ -32,8 +32,8 @@ class ClaimPayload(StrictSerializer):
     )
     passage = serializers.CharField(required=False, allow_blank=False)
     claim = serializers.CharField(allow_blank=False)
-    claim_type = serializers.CharField(required=False, allow_blank=False, max_length=60)
-    title = serializers.CharField(required=False, allow_blank=False, max_length=200)
+    claim_type = serializers.CharField(required=False, allow_blank=False, max_length=200)
+    title = serializers.CharField(required=False, allow_blank=False, max_length=500)
 
     def validate(self, data: dict) -> dict:
         has_sentences, has_passage = "sentences" in data, "passage" in data
@@ -112,7 +112,15 @@ class Claim(TaskKind):
     def agreement_values(self, item, answer: dict) -> list[Observation]:
         unit = item.external_id
         values = [Observation(unit, "label", answer["label"], "nominal")]
+        if evidence_missing(answer):
+            return values  # an incomplete import: its evidence is unknown, not "none"
         chosen = set(answer["evidence"])
         for index in range(len(item.payload["sentences"])):
             values.append(Observation(f"{unit}#{index}", "evidence", int(index in chosen), "nominal"))
         return values
+
+
+def evidence_missing(answer: dict) -> bool:
+    """A label that needs evidence sentences and has none: only an answer imported as
+    incomplete (``importresponses --allow-incomplete``) can be like this."""
+    return answer.get("label") != "neutral" and not answer.get("evidence")

@@ -71,6 +71,11 @@ FIVE_LABELS = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "A
 GROUP_TITLES = {"main": "Main passage", "related": "Related passage", "both": "Both passages together"}
 
 
+# Text limits (docs/formats.md, "Text limits"): a fact is a paragraph at most, a passage an article.
+FACT_LENGTH = 5000
+PASSAGE_LENGTH = 50000
+
+
 def default_labels(points: int) -> list[str]:
     """Labels for a scale without its own: every point for 5 and 7, else the two ends."""
     if points == 7:
@@ -119,12 +124,12 @@ class LikertConfig(StrictSerializer):
 
 
 class LikertPayload(StrictSerializer):
-    new_fact = serializers.CharField(max_length=1000)
+    new_fact = serializers.CharField(max_length=FACT_LENGTH)
     old_facts = serializers.ListField(
-        child=serializers.CharField(max_length=1000), max_length=50, required=False, default=list
+        child=serializers.CharField(max_length=FACT_LENGTH), max_length=200, required=False, default=list
     )
-    main_passage = serializers.CharField(max_length=20000)
-    related_passage = serializers.CharField(max_length=20000, required=False)
+    main_passage = serializers.CharField(max_length=PASSAGE_LENGTH)
+    related_passage = serializers.CharField(max_length=PASSAGE_LENGTH, required=False)
     related_entity = serializers.CharField(max_length=200, required=False)
 
     def validate(self, data: dict) -> dict:

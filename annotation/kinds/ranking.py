@@ -64,11 +64,11 @@ class RankingConfig(StrictSerializer):
 
 class Passage(StrictSerializer):
     system = serializers.CharField(max_length=100)
-    text = serializers.CharField(max_length=20000)
+    text = serializers.CharField(max_length=50000)
 
 
 class RankingPayload(StrictSerializer):
-    fact = serializers.CharField(max_length=1000)
+    fact = serializers.CharField(max_length=5000)
     passages = serializers.ListField(child=Passage(), min_length=2, max_length=26)
 
     def validate(self, data: dict) -> dict:

@@ -1,5 +1,6 @@
 """The domain's tables; one module per entity."""
 
+from .adjudication import Adjudication
 from .assignment import Assignment
 from .enrollment import Enrollment
 from .exam import Exam, ExamAttempt
@@ -12,6 +13,7 @@ from .response import Response
 from .study import Study
 
 __all__ = [
+    "Adjudication",
     "Assignment",
     "AttentionCheck",
     "Enrollment",

@@ -32,6 +32,11 @@ class Enrollment(models.Model):
     excluded = models.BooleanField(
         default=False, help_text="Left out of this study's reports by a researcher (data kept)."
     )
+    accepted = models.BooleanField(
+        default=False,
+        db_default=False,  # rows written with COPY (bench, bulk tools) need no value for it
+        help_text="A researcher reviewed this participant's answers and accepted them.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -23,9 +23,10 @@ class Participant(models.Model):
         LAB = "lab", "Lab"
         EXPERT = "expert", "Expert"
         MODEL = "model", "Model (LLM simulator or automatic rater)"
+        ADJUDICATOR = "adjudicator", "Adjudicator (a researcher's final answer on a disagreement)"
 
     public_id = models.CharField(max_length=24, unique=True, default=new_public_id, editable=False)
-    source = models.CharField(max_length=10, choices=Source.choices, default=Source.ORGANIC)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.ORGANIC)
     platform_worker_id = models.CharField(
         max_length=200, blank=True, help_text="PROLIFIC_PID / workerId / an imported id."
     )

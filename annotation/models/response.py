@@ -37,6 +37,12 @@ class Response(models.Model):
         help_text="Answered faster than the study's minimum seconds per page (kept, not rejected).",
     )
     imported = models.BooleanField(default=False)
+    incomplete = models.BooleanField(
+        default=False,
+        db_default=False,  # rows written with COPY (bench, bulk tools) need no value for it
+        help_text="Imported with a part missing (importresponses --allow-incomplete); "
+        "left out of the figures that need that part.",
+    )
 
     class Meta:
         indexes = [

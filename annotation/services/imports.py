@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import transaction
@@ -52,19 +52,28 @@ class ImportLine(serializers.Serializer):
 class ImportResult:
     created: int
     skipped: int  # (participant, item) pairs already in the study: the import is idempotent
+    incomplete: dict[str, int] = field(default_factory=dict)  # missing part → new responses without it
 
 
 def import_responses(
-    study: Study, lines: Iterable[str], *, source: str = Participant.Source.LAB
+    study: Study,
+    lines: Iterable[str],
+    *,
+    source: str = Participant.Source.LAB,
+    allow_incomplete: bool = False,
 ) -> ImportResult:
     """Validate every line, then write them all in one transaction (or nothing).
 
     Participants are known by their id in the source; a (participant, item) pair that the
     study already holds is skipped, so importing the same file twice adds nothing.
+    ``allow_incomplete``: an answer that fails only for a part it lacks (a claim label
+    without its evidence sentences, ratings for some of the questions) is imported,
+    marked incomplete; "fails only for a missing part" means that it passes the partial
+    rules the kind applies to gold answers (``validate_gold``). Anything else still fails.
     """
     if source not in Participant.Source.values:
         raise InputError({"source": [f"Unknown source {source!r}."]})
-    rows = _check_lines(study, lines)
+    rows = _check_lines(study, lines, allow_incomplete=allow_incomplete)
     with transaction.atomic():
         return _write(study, rows, source)
 
@@ -77,9 +86,10 @@ class _Row:
     state: dict
     shown_at: datetime | None
     answered_at: datetime
+    missing: tuple[str, ...] = ()
 
 
-def _check_lines(study: Study, lines: Iterable[str]) -> list[_Row]:
+def _check_lines(study: Study, lines: Iterable[str], *, allow_incomplete: bool = False) -> list[_Row]:
     items = {item.external_id: item for item in Item.objects.filter(study=study).select_related("study")}
     kind = study.task_kind
     once: Unique[_Row] = Unique(
@@ -87,7 +97,10 @@ def _check_lines(study: Study, lines: Iterable[str]) -> list[_Row]:
     )
     rows = list(
         collect_rows(
-            json_lines(lines), lambda data: _check_line(kind, items, data), id_field="item", unique=once
+            json_lines(lines),
+            lambda data: _check_line(kind, items, data, allow_incomplete),
+            id_field="item",
+            unique=once,
         )
     )
     if not rows:
@@ -95,7 +108,7 @@ def _check_lines(study: Study, lines: Iterable[str]) -> list[_Row]:
     return rows
 
 
-def _check_line(kind, items: dict[str, Item], data) -> _Row:
+def _check_line(kind, items: dict[str, Item], data, allow_incomplete: bool = False) -> _Row:
     if not isinstance(data, dict):
         raise InputError({"": ["Each line is a JSON object."]})
     shape = ImportLine(data=data)
@@ -105,13 +118,27 @@ def _check_line(kind, items: dict[str, Item], data) -> _Row:
     item = items.get(line["item"])
     if item is None:
         raise InputError({"item": [f"No item with external_id {line['item']!r} in this study."]})
+    missing: tuple[str, ...] = ()
     try:
         answer, state = kind.import_answer(item, line["answer"])
     except ValidationError as exc:
-        raise InputError.from_validation(exc, "answer") from None
+        if not allow_incomplete:
+            raise InputError.from_validation(exc, "answer") from None
+        answer, state, missing = _incomplete_answer(kind, item, line["answer"], exc)
     if "display_order" in line:
         state = {**state, "display_order": line["display_order"]}
-    return _Row(line["participant"], item, answer, state, line["shown_at"], line["answered_at"])
+    return _Row(line["participant"], item, answer, state, line["shown_at"], line["answered_at"], missing)
+
+
+def _incomplete_answer(kind, item: Item, answer: dict, error: ValidationError) -> tuple[dict, dict, tuple]:
+    """The answer as the kind's partial (gold) rules accept it, and the parts it lacks (the
+    fields the full rules named); the full rules' error when even those refuse it."""
+    try:
+        partial = kind.validate_gold(item, answer)
+    except ValidationError:
+        raise InputError.from_validation(error, "answer") from None
+    missing = tuple(sorted({path.split(".")[0].split("[")[0] for path in flatten_errors(error.detail)}))
+    return partial, {}, missing
 
 
 def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:
@@ -127,6 +154,7 @@ def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:
         .annotate(last=Max("position"))
     )
     new_rows = [row for row in rows if (participants[row.participant].pk, row.item.pk) not in done]
+    incomplete = Counter(part for row in new_rows for part in row.missing)
     # Imported answers take their items' slots, like answers given on the site; all at
     # once, in item order, before the assignments are written.
     take_slots(Counter(row.item.pk for row in new_rows))
@@ -138,7 +166,7 @@ def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:
         count, points = totals.get(participant.pk, (0, 0.0))
         totals[participant.pk] = (count + 1, points + (response.points or 0))
     _update_enrollments(study, participants, totals)
-    return ImportResult(created=len(new_rows), skipped=len(rows) - len(new_rows))
+    return ImportResult(created=len(new_rows), skipped=len(rows) - len(new_rows), incomplete=dict(incomplete))
 
 
 def _participants(source: str, names: set[str]) -> dict[str, Participant]:
@@ -172,6 +200,7 @@ def _store(study: Study, participant: Participant, row: _Row, position: int) -> 
         shown_at=row.shown_at,
         answered_at=row.answered_at,
         imported=True,
+        missing=row.missing,
     )
 
 

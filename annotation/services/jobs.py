@@ -8,12 +8,13 @@ cancelled job, is recognised and left alone.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connections, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from rest_framework import serializers
@@ -120,10 +121,25 @@ def _send(job: Job) -> None:
     from roft_site.celery import app
 
     spec = JOB_KINDS[job.kind]
-    if settings.CELERY_TASK_ALWAYS_EAGER:
+    if settings.CELERY_TASK_ALWAYS_EAGER and settings.JOBS_IN_BACKGROUND_THREAD:
+        _run_in_thread(app.tasks[spec.task], job.pk)
+    elif settings.CELERY_TASK_ALWAYS_EAGER:
         app.tasks[spec.task].apply(args=[job.pk], throw=False)
     else:
         app.send_task(spec.task, args=[job.pk], queue=spec.queue)
+
+
+def _run_in_thread(task, job_id: int) -> None:
+    """Run an in-process task beside the request (the embedded runtime has no worker):
+    the page that started it answers at once and polls the job like any other."""
+
+    def run() -> None:
+        try:
+            task.apply(args=[job_id], throw=False)
+        finally:
+            connections.close_all()  # this thread's own connections
+
+    threading.Thread(target=run, name=f"job-{job_id}", daemon=True).start()
 
 
 def claim_job(job_id: int) -> Job | None:

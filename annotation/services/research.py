@@ -74,7 +74,8 @@ def change_study_status(study: Study, *, status: str) -> Study:
 
 
 def set_participant_marks(enrollment: Enrollment, *, changes: dict) -> Enrollment:
-    """Flag, block (site-wide) or exclude (this study's reports; never deletes data)."""
+    """Flag, block (site-wide), exclude (this study's reports; never deletes data) or accept
+    (this study's answers reviewed and found good)."""
     participant = enrollment.participant
     fields = [name for name in ("flagged", "flag_reason", "blocked") if name in changes]
     with transaction.atomic():
@@ -82,9 +83,11 @@ def set_participant_marks(enrollment: Enrollment, *, changes: dict) -> Enrollmen
             setattr(participant, name, changes[name])
         if fields:
             participant.save(update_fields=fields)
-        if "excluded" in changes:
-            enrollment.excluded = changes["excluded"]
-            enrollment.save(update_fields=["excluded"])
+        study_fields = [name for name in ("excluded", "accepted") if name in changes]
+        for name in study_fields:
+            setattr(enrollment, name, changes[name])
+        if study_fields:
+            enrollment.save(update_fields=study_fields)
     return enrollment
 
 

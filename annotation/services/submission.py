@@ -69,17 +69,24 @@ def store_response(
     shown_at: datetime | None,
     answered_at: datetime,
     imported: bool = False,
+    missing: tuple[str, ...] = (),
 ) -> Response:
     """Store a validated ``answer`` to ``assignment``, scored by the kind, and mark the
     assignment answered.
 
     The caller holds the transaction (and, on the site, the assignment's row lock); the
     ``OneToOne`` on ``Response.assignment`` keeps it to one response per assignment. The
-    duration is unknown (None) when the page's showing time is.
+    duration is unknown (None) when the page's showing time is. ``missing``: the answer's
+    parts an import did not have (the response is marked incomplete; score details about
+    those parts, such as ``evidence_f1`` for missing ``evidence``, are not kept).
     """
     study, item = assignment.study, assignment.item
     kind = study.task_kind
     score = kind.score(item, answer)
+    details = score.details if score else {}
+    if missing:
+        details = {k: v for k, v in details.items() if not k.startswith(missing)}
+        details["missing"] = list(missing)
     duration = max((answered_at - shown_at).total_seconds(), 0.0) if shown_at else None
     response = Response.objects.create(
         assignment=assignment,
@@ -89,7 +96,7 @@ def store_response(
         answer=answer,
         points=score.points if score else None,
         correct=score.correct if score else None,
-        score_details=score.details if score else {},
+        score_details=details,
         display_order=assignment.state,
         is_attention_check=item.is_attention_check,
         shown_at=shown_at,
@@ -97,6 +104,7 @@ def store_response(
         duration_seconds=duration,
         too_fast=answered_too_fast(duration, study.min_seconds_per_page),
         imported=imported,
+        incomplete=bool(missing),
     )
     if assignment.status != Assignment.Status.ANSWERED:
         Assignment.objects.filter(pk=assignment.pk).update(

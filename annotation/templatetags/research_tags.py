@@ -17,3 +17,20 @@ def is_researcher(user) -> bool:
 def percent(part, whole) -> int:
     """0-100, for progress bars; 0 when there is nothing to do."""
     return min(100, round(100 * part / whole)) if whole else 0
+
+
+@register.filter
+def answer_parts(answer) -> list[tuple[str, str]]:
+    """An answer as (field, plain text) pairs for review tables, whatever the kind:
+    ``{"label": "supports", "evidence": [0, 2]}`` → ``[("label", "supports"), ("evidence", "0, 2")]``."""
+    if not isinstance(answer, dict):
+        return [("answer", _plain(answer))]
+    return [(str(key), _plain(value)) for key, value in answer.items()]
+
+
+def _plain(value) -> str:
+    if isinstance(value, dict):
+        return "; ".join(f"{key}: {_plain(inner)}" for key, inner in value.items())
+    if isinstance(value, list):
+        return ", ".join(_plain(inner) for inner in value) or "(none)"
+    return "—" if value is None else str(value)

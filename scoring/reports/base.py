@@ -119,14 +119,25 @@ class StudyData:
         return replace(self, responses=self.responses.take(keep), observations=observations)
 
     def population(self, name: str) -> StudyData:
-        """``all``: without participants a researcher excluded; ``passed``: also without
-        the responses of participants who failed attention checks."""
-        keep = ~self.responses["excluded"]
-        if name == "passed":
+        """``all``: the annotators' answers, without participants a researcher excluded;
+        ``passed``: also without the responses of participants who failed attention checks;
+        ``adjudicated``: ``passed``, except that on an item with an adjudicated answer that
+        answer alone stands for the item (adjudicated answers are in no other population)."""
+        adjudicator = self._column("adjudicator")
+        keep = ~self.responses["excluded"] & ~adjudicator
+        if name in ("passed", "adjudicated"):
             keep &= ~self.responses["flagged"]
         elif name != "all":
             raise ValueError(f"unknown population {name!r}")
+        if name == "adjudicated" and "adjudicated" in self.items:
+            keep = (keep & ~self.items["adjudicated"][self.responses["item"]]) | adjudicator
         return self.where(keep)
+
+    def _column(self, name: str) -> np.ndarray:
+        """A boolean response column, all False when the loader did not provide it."""
+        if name in self.responses:
+            return self.responses[name]
+        return np.zeros(len(self.responses), dtype=bool)
 
     def analysed(self) -> StudyData:
         """Without attention-check responses: they test the participant, not the systems."""
@@ -149,13 +160,20 @@ class Field:
 class TableSpec:
     """A dashboard table: rows are the distinct values of ``keys`` among the reports of
     ``metrics`` (one column each, with CI when stored); ``details`` adds columns read from
-    the first metric's details (p-values…)."""
+    the first metric's details (p-values…). Rows follow the order the builder wrote the
+    figures in (scale order for categories)."""
 
     title: str
     metrics: tuple[str, ...]
     keys: tuple[str, ...]
     details: tuple[str, ...] = ()
     note: str = ""
+    # The header of the metric's column when it is not the metric's name (a test's p).
+    value_label: str = ""
+    # Two keys naming the two sides of a comparison (``system``, ``over``): each pair is
+    # shown once, in the direction where the detail ``pair_prefer`` is larger.
+    pair: tuple[str, ...] = ()
+    pair_prefer: str = ""
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ class ClaimReport(KindReport):
             ("claim.chi_square",),
             (),
             details=("statistic", "dof"),
-            note="value = p-value.",
+            value_label="p",
         ),
         TableSpec(
             "Evidence sentences: F1 between two annotators of an item", ("claim.evidence_f1",), ("system",)
@@ -96,7 +96,8 @@ def _chi_square_rows(systems: np.ndarray, labels: np.ndarray, types: np.ndarray)
 
 
 def _evidence_rows(item, labels, evidence, systems) -> list[ReportRow]:
-    chose = labels != "neutral"
+    # Labels that take evidence, with their evidence (incomplete imports lack it).
+    chose = (labels != "neutral") & np.fromiter((bool(e) for e in evidence), dtype=bool, count=len(evidence))
     rows = []
     groups: list[tuple[dict[str, str], np.ndarray]] = [({}, chose)] + [
         ({"system": s}, chose & (systems == s)) for s in sorted({s for s in systems if s})

@@ -40,7 +40,11 @@ class LikertReport(KindReport):
             ("likert.wilcoxon",),
             ("question", "system", "over"),
             details=("median_difference", "statistic"),
-            note="Pairs are edit cases (provenance.source_id) rated for both systems; value = p-value.",
+            note="Pairs are edit cases (provenance.source_id) rated for both systems. Each pair of systems "
+            "once, in the direction of the larger median difference.",
+            value_label="p",
+            pair=("system", "over"),
+            pair_prefer="median_difference",
         ),
     )
     plots = (

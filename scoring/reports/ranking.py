@@ -47,7 +47,10 @@ class RankingReport(KindReport):
             ("ranking.wins",),
             ("criterion", "system", "over"),
             details=("losses", "win_rate", "p_value", "p_holm"),
-            note="Two-sided sign test per pair of systems, Holm-corrected within a criterion.",
+            note="Two-sided sign test per pair of systems, Holm-corrected within a criterion. Each pair "
+            "once, from the side of the winner.",
+            pair=("system", "over"),
+            pair_prefer="win_rate",
         ),
         TableSpec(
             "Split-half reliability of best-worst scores",

@@ -76,3 +76,45 @@ def test_any_bad_line_rejects_the_whole_file(tmp_path, make_claim_study, bad, me
 def test_unknown_study(tmp_path):
     with pytest.raises(CommandError, match="No study"):
         run(tmp_path, "missing", LINES)
+
+
+MESSY = [
+    {"participant": "ann", "item": "c0", "answer": {"label": "supports", "evidence": [0]}},
+    {"participant": "bob", "item": "c0", "answer": {"label": "contradicts", "evidence": []}},
+    {"participant": "cat", "item": "c1", "answer": {"label": "contradicts"}},
+]
+
+
+def test_a_label_without_its_evidence_fails_the_whole_file_by_default(tmp_path, make_claim_study):
+    study = make_claim_study()
+    with pytest.raises(CommandError, match=r"line 2: answer.evidence"):
+        run(tmp_path, study.slug, MESSY)
+    assert not Response.objects.exists()
+
+
+def test_allow_incomplete_imports_it_marked_and_out_of_the_evidence_figures(tmp_path, make_claim_study):
+    from scoring.models import Report
+    from scoring.services import compute_study_reports
+
+    study = make_claim_study()
+    out = run(tmp_path, study.slug, MESSY, "--allow-incomplete")
+    assert "Imported 3 responses" in out and "2 without evidence" in out
+    bob = Response.objects.get(participant__platform_worker_id="bob")
+    assert bob.incomplete and bob.answer == {"label": "contradicts", "evidence": []}
+    assert bob.score_details == {"missing": ["evidence"]}  # no evidence F1 against the gold
+    assert not Response.objects.get(participant__platform_worker_id="ann").incomplete
+    compute_study_reports(study)
+    reports = Report.objects.filter(study=study, population="all")
+    label = reports.get(metric="agreement.krippendorff_alpha", group__question="label")
+    assert label.n == 2  # both answers to c0 (the unit of two raters) count for the label
+    evidence = reports.filter(metric="agreement.krippendorff_alpha", group__question="evidence").first()
+    assert evidence is None or evidence.value is None  # ann alone has evidence: nothing to agree on
+    assert reports.get(metric="claim.label_share", group={"label": "contradicts"}).n == 3
+
+
+def test_allow_incomplete_still_refuses_what_is_wrong_not_missing(tmp_path, make_claim_study):
+    study = make_claim_study()
+    bad = [*MESSY, {"participant": "dan", "item": "c2", "answer": {"label": "sideways"}}]
+    with pytest.raises(CommandError, match=r"line 4: answer.label"):
+        run(tmp_path, study.slug, bad, "--allow-incomplete")
+    assert not Response.objects.exists()

@@ -85,10 +85,15 @@ def test_participant_actions_flag_exclude_and_block(client, researcher, enrolled
     person = enrolled(study, source="prolific", platform_worker_id="SECRET-PID")
     page = client.get("/research/s/mine/participants/").content.decode()
     assert person.public_id in page and "SECRET-PID" not in page
-    for action in ("flag", "exclude", "block"):
-        client.post(f"/research/s/mine/participants/{person.public_id}/", {"action": action})
+    url = f"/research/s/mine/participants/{person.public_id}/"
+    client.post(url, {"action": "flag"})  # a flag needs its reason
     person.refresh_from_db()
-    assert person.flagged and person.blocked
+    assert not person.flagged
+    client.post(url, {"action": "flag", "reason": "same answer on every page"})
+    for action in ("exclude", "block"):
+        client.post(url, {"action": action})
+    person.refresh_from_db()
+    assert person.flagged and person.blocked and person.flag_reason == "same answer on every page"
     assert Enrollment.objects.get(participant=person).excluded
     detail = client.get(f"/research/s/mine/participants/{person.public_id}/").content.decode()
     assert 'id="qualification">none<' in detail

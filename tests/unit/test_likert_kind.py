@@ -171,3 +171,12 @@ def test_a_worked_example_shows_only_the_statements_it_rates_and_every_passage()
     shown = {g["key"]: [(q["id"], q["selected"]) for q in g["questions"]] for g in context["groups"]}
     assert shown == {"main": [("edit_main", "7")], "related": [], "both": [("cross_passage", "1")]}
     assert context["readonly"] is True and context["groups"][1]["text"] == PAYLOAD["related_passage"]
+
+
+def test_text_limits_are_generous_for_real_facts_and_passages():
+    """LEME's old facts run past a thousand characters; passages are articles (docs/formats.md)."""
+    long_fact, article = "An old fact, told at length. " * 100, "A sentence of the article. " * 1500
+    payload = {"new_fact": long_fact, "old_facts": [long_fact], "main_passage": article}
+    assert KIND.validate_payload(payload, {})["old_facts"] == [long_fact.strip()]
+    too_long = {**payload, "old_facts": [long_fact * 2]}
+    assert "old_facts" in str(errors_of(lambda: KIND.validate_payload(too_long, {})))

@@ -58,6 +58,10 @@ class PageOut(serializers.Serializer):
     correct = serializers.BooleanField(allow_null=True)
     points = serializers.FloatField(allow_null=True)
     answered_at = serializers.DateTimeField(allow_null=True)
+    answer = serializers.JSONField(
+        allow_null=True, help_text="What the participant answered (null: unanswered)"
+    )
+    gold = serializers.JSONField(allow_null=True, help_text="The item's gold answer, where it has one")
 
 
 class ParticipantDetailOut(ParticipantOut):

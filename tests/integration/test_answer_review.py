@@ -1,0 +1,82 @@
+"""Answer review: a participant's answers beside the gold, accept / flag with a reason, and
+agreement figures that do not depend on which page of participants is shown."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group
+
+from annotation.models import Enrollment, Participant
+from annotation.services.quality import study_quality
+from annotation.services.studies import load_study_file
+from tests.conftest import claim_study_file
+from tests.factories import AnsweredResponseFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def researcher(django_user_model, client):
+    user = django_user_model.objects.create_user("rita", password="pw")
+    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    client.force_login(user)
+    return user
+
+
+@pytest.fixture
+def study(researcher):
+    study = load_study_file(
+        claim_study_file(slug="mine", items=2, annotations_per_item=3), owner=researcher
+    ).study
+    AnsweredResponseFactory.from_specs(
+        study,
+        [
+            {"participant": "amy", "item": "c0", "answer": {"label": "supports", "evidence": [0]}},
+            {"participant": "ben", "item": "c0", "answer": {"label": "supports", "evidence": [0]}},
+            {"participant": "cat", "item": "c0", "answer": {"label": "contradicts", "evidence": [2]}},
+            {"participant": "amy", "item": "c1", "answer": {"label": "neutral", "evidence": []}},
+        ],
+    )
+    return study
+
+
+def person(name: str) -> Participant:
+    return Participant.objects.get(platform_worker_id=name)
+
+
+def test_agreement_of_one_participant_is_the_same_alone_or_with_all(study):
+    everyone = list(Enrollment.objects.filter(study=study).select_related("participant").order_by("id"))
+    together = study_quality(study, everyone)
+    for enrollment in everyone:
+        alone = study_quality(study, [enrollment])[enrollment.participant_id]
+        both = together[enrollment.participant_id]
+        assert (alone.agreement_compared, alone.agreement_agreed) == (
+            both.agreement_compared,
+            both.agreement_agreed,
+        )
+        assert alone.seconds == both.seconds
+    cat = together[person("cat").pk]
+    assert cat.agreement_compared == 4 and cat.agreement_agreed == 1  # label, 3 evidence marks: one agrees
+
+
+def test_the_review_page_shows_each_answer_beside_the_gold(client, study):
+    html = client.get(f"/research/s/mine/participants/{person('cat').public_id}/").content.decode()
+    row = html[html.index('<table class="table" id="pages">') :]
+    assert "contradicts" in row and "supports" in row  # the answer and the item's gold
+    assert row.count("<tr>") == 2  # header + the one page cat was handed
+
+
+def test_accept_and_flag_with_a_reason_from_the_review_page(client, study):
+    cat = person("cat")
+    url = f"/research/s/mine/participants/{cat.public_id}/"
+    client.post(url, {"action": "accept", "back": "detail"})
+    assert Enrollment.objects.get(participant=cat).accepted
+    refused = client.post(url, {"action": "flag", "reason": "  ", "back": "detail"}, follow=True)
+    assert b"say why you flag" in refused.content
+    cat.refresh_from_db()
+    assert not cat.flagged
+    client.post(url, {"action": "flag", "reason": "evidence never matches the label", "back": "detail"})
+    cat.refresh_from_db()
+    assert cat.flagged and cat.flag_reason == "evidence never matches the label"
+    listing = client.get("/research/s/mine/participants/").content.decode()
+    assert 'title="evidence never matches the label">flagged' in listing
