@@ -177,7 +177,7 @@ def adjudicate(*, study: Study, item: Item, answer: dict, note: str, user) -> Re
             judge = adjudicator_for(user)
             # Enrolled like an imported annotator, so that exports list the adjudicator
             # beside the participants whose answers it settles.
-            enrollment = enroll(participant=judge, study=study, status=Enrollment.Status.COMPLETED)
+            enroll(participant=judge, study=study, status=Enrollment.Status.COMPLETED)
             assignment = create_assignment(
                 study=study,
                 item=item,
@@ -191,7 +191,7 @@ def adjudicate(*, study: Study, item: Item, answer: dict, note: str, user) -> Re
                 takes_slot=False,
             )
             response = store_response(assignment=assignment, answer=validated, shown_at=None, answered_at=now)
-            count_answers(enrollment.pk, answers=1, points=response.points or 0)
+            count_answers(participant_id=judge.pk, study_id=study.pk, answers=1, points=response.points or 0)
             Adjudication.objects.create(study=study, item=item, response=response, note=note, decided_by=user)
     except IntegrityError as exc:
         raise InputError({"item": [f"Item {item.external_id!r} already has an adjudicated answer."]}) from exc
