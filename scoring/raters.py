@@ -1,0 +1,132 @@
+"""Who agrees with whom: pairs of raters, their Cohen's kappa, and the majority of a unit.
+
+Works on one row per rating, ``(unit, rater, value code)``, the shape reports collect,
+without a raters × units table (mostly empty for crowd data): every pair of ratings that
+two different raters gave the same unit is listed once, and Cohen's kappa of each pair of
+raters is computed from those pairs at once (``O(pairs × categories)``). The results are
+the same as ``scoring.kappa.cohen_kappa`` pair by pair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .estimate import Estimate
+from .groups import factorize
+from .kappa import _check_weights, _weight_matrix
+
+# A majority needs a count per unit and value; beyond this many values it means little.
+MAX_MAJORITY_VALUES = 64
+
+
+def rating_pairs(units: np.ndarray, raters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs ``(i, j)`` of ratings of the same unit by different raters, the rater of
+    ``i`` before the rater of ``j`` (each pair once)."""
+    unit_codes = factorize(np.asarray(units))[1]
+    order = np.argsort(unit_codes, kind="stable")
+    sorted_units = unit_codes[order]
+    firsts, seconds = [], []
+    offset = 1
+    while offset < len(order):
+        same = np.flatnonzero(sorted_units[offset:] == sorted_units[:-offset])
+        if same.size == 0:
+            break
+        firsts.append(order[same])
+        seconds.append(order[same + offset])
+        offset += 1
+    if not firsts:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    first, second = np.concatenate(firsts), np.concatenate(seconds)
+    rater = np.asarray(raters)
+    keep = rater[first] != rater[second]
+    first, second = first[keep], second[keep]
+    swap = rater[first] > rater[second]
+    first[swap], second[swap] = second[swap], first[swap].copy()
+    return first, second
+
+
+@dataclass(frozen=True)
+class PairKappas:
+    """Cohen's kappa of each pair of raters ``(first[p], second[p])``: ``value`` (NaN when
+    undefined) and ``n`` (units both rated)."""
+
+    first: np.ndarray
+    second: np.ndarray
+    value: np.ndarray
+    n: np.ndarray
+
+    def mean(self, reason: str, min_shared: int = 2) -> Estimate:
+        """Mean over the pairs sharing ``min_shared`` units (undefined ones counted apart)."""
+        enough = self.n >= min_shared
+        defined = enough & ~np.isnan(self.value)
+        details = {"pairs_undefined": int((enough & ~defined).sum())}
+        if not defined.any():
+            return Estimate.undefined(reason, **details)
+        return Estimate(float(self.value[defined].mean()), n=int(defined.sum()), details=details)
+
+    def estimate(self, index: int) -> Estimate:
+        value, n = float(self.value[index]), int(self.n[index])
+        if np.isnan(value):
+            return Estimate.undefined("no variation in the two raters' shared ratings to compare", n=n)
+        return Estimate(value, n=n)
+
+
+def pair_kappas(
+    first_rater: np.ndarray,
+    second_rater: np.ndarray,
+    first_code: np.ndarray,
+    second_code: np.ndarray,
+    categories: int,
+    weights: str | None = None,
+) -> PairKappas:
+    """Cohen's kappa per pair of raters, from one row per shared unit (value codes in
+    ``0 … categories-1``, in scale order for weighted kappa)."""
+    _check_weights(weights)
+    pairs = np.stack([np.asarray(first_rater), np.asarray(second_rater)], axis=1)
+    if len(pairs) == 0:
+        empty = np.zeros(0)
+        return PairKappas(empty, empty, empty, empty.astype(np.int64))
+    keys, pair = np.unique(pairs, axis=0, return_inverse=True)
+    pair = pair.ravel()
+    count = np.bincount(pair, minlength=len(keys)).astype(np.float64)
+    w = _weight_matrix(categories, weights)
+    observed = np.bincount(pair, w[first_code, second_code], minlength=len(keys)) / count
+    size = len(keys) * categories
+    rows = np.bincount(pair * categories + first_code, minlength=size).reshape(len(keys), categories)
+    columns = np.bincount(pair * categories + second_code, minlength=size).reshape(len(keys), categories)
+    chance = np.einsum("pc,pc->p", rows @ w, columns) / count**2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.where(chance > 0, 1.0 - observed / chance, np.nan)
+    if categories < 2:
+        value[:] = np.nan
+    return PairKappas(keys[:, 0], keys[:, 1], value, count.astype(np.int64))
+
+
+def majority_codes(
+    unit_codes: np.ndarray, value_codes: np.ndarray, units: int, categories: int
+) -> np.ndarray:
+    """Per unit, the value code most of its ratings have (``-1``: none, or a tie)."""
+    counts = np.bincount(unit_codes * categories + value_codes, minlength=units * categories)
+    return _mode(counts.reshape(units, categories))
+
+
+def majority_of_others(
+    unit_codes: np.ndarray, value_codes: np.ndarray, units: int, categories: int
+) -> np.ndarray:
+    """Per rating, the majority of the *other* ratings of its unit (``-1``: none, or a tie):
+    the leave-one-out reference a human is compared with."""
+    counts = np.bincount(unit_codes * categories + value_codes, minlength=units * categories)
+    counts = counts.reshape(units, categories)[unit_codes].copy()
+    counts[np.arange(len(value_codes)), value_codes] -= 1
+    return _mode(counts)
+
+
+def _mode(counts: np.ndarray) -> np.ndarray:
+    if counts.shape[1] == 0:
+        return np.full(len(counts), -1, dtype=np.int64)
+    best = counts.argmax(axis=1)
+    top = counts[np.arange(len(counts)), best]
+    ties = (counts == top[:, None]).sum(axis=1) > 1
+    return np.where((top > 0) & ~ties, best, -1).astype(np.int64)
