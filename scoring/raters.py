@@ -80,9 +80,12 @@ def pair_kappas(
     second_code: np.ndarray,
     categories: int,
     weights: str | None = None,
+    positions: np.ndarray | None = None,
 ) -> PairKappas:
     """Cohen's kappa per pair of raters, from one row per shared unit (value codes in
-    ``0 … categories-1``, in scale order for weighted kappa)."""
+    ``0 … categories-1``, in scale order for weighted kappa). Weighted kappa counts the
+    distance between codes, or between their ``positions`` on the scale when given (a
+    rating scale whose middle points nobody used is still measured in points)."""
     _check_weights(weights)
     pairs = np.stack([np.asarray(first_rater), np.asarray(second_rater)], axis=1)
     if len(pairs) == 0:
@@ -92,6 +95,9 @@ def pair_kappas(
     pair = pair.ravel()
     count = np.bincount(pair, minlength=len(keys)).astype(np.float64)
     w = _weight_matrix(categories, weights)
+    if positions is not None and weights is not None:
+        distance = np.abs(np.subtract.outer(positions, positions)).astype(np.float64)
+        w = distance if weights == "linear" else distance**2
     observed = np.bincount(pair, w[first_code, second_code], minlength=len(keys)) / count
     size = len(keys) * categories
     rows = np.bincount(pair * categories + first_code, minlength=size).reshape(len(keys), categories)

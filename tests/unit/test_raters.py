@@ -76,3 +76,15 @@ def test_majority_and_majority_of_the_others():
     assert majority_codes(unit, value, 3, 4).tolist() == [1, -1, 3]
     # unit 0: without a 1 → {1, 2} tie; without the 2 → 1. unit 1: the other one. unit 2: 3.
     assert majority_of_others(unit, value, 3, 4).tolist() == [-1, -1, 1, 2, 0, 3, 3, 3]
+
+
+@pytest.mark.parametrize("weights", ["linear", "quadratic"])
+def test_weighted_pair_kappa_measures_distance_in_scale_points(weights):
+    """Values 1, 3 and 7 of a 7-point scale: weights count points, not used categories."""
+    a = np.array([1, 3, 7, 7, 3, 1, 7, 3])
+    b = np.array([3, 3, 7, 1, 1, 1, 7, 7])
+    domain, codes = np.unique(np.concatenate([a, b]), return_inverse=True)
+    x, y = codes[: len(a)], codes[len(a) :]
+    kappas = pair_kappas(np.zeros(len(a)), np.ones(len(a)), x, y, len(domain), weights, domain.astype(float))
+    expected = cohen_kappa_score(a, b, labels=list(range(1, 8)), weights=weights)
+    assert kappas.value[0] == pytest.approx(expected, abs=1e-12)

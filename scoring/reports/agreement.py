@@ -1,0 +1,412 @@
+"""Agreement figures every kind gets, grouped the way papers report them.
+
+The kinds only say what the agreement values are (``agreement_values``); everything here
+is written once for all of them:
+
+- *scopes*: per question (``{question, level}``), pooled over every question of a level
+  (``{questions: all, level}``: each (unit, question) is one unit, one alpha over all
+  statements), per question group a study's config declares (``{question_group, level}``),
+  and per value of a provenance key of the items (``{system, question, level}``, any key
+  passed as ``by``);
+- in each scope, among humans: Krippendorff's alpha, percent agreement, within-1 and
+  within-2 points agreement and ICC(2,k) for numeric scales, Fleiss' kappa for nominal
+  ones, Cronbach's alpha over the statements of a pooled scope, the pairwise Cohen's kappa
+  matrix (unweighted, and linear and quadratic for ordinal scales) and its mean;
+- humans and machine raters (participants with source ``model``): each model's alpha and
+  kappa against the humans and against the human majority, beside the same figures of the
+  humans among themselves (against the majority of the *other* humans), the ceiling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from scoring.agreement import (
+    alpha_from_pairs,
+    alpha_from_value_counts,
+    percent_agreement_from_value_counts,
+    value_counts_from_pairs,
+)
+from scoring.bootstrap import Interval
+from scoring.estimate import Estimate
+from scoring.groups import factorize
+from scoring.kappa import fleiss_kappa
+from scoring.raters import (
+    MAX_MAJORITY_VALUES,
+    majority_codes,
+    majority_of_others,
+    pair_kappas,
+    rating_pairs,
+)
+from scoring.reliability import cronbach_alpha, icc_2k, within_points_from_value_counts
+
+from .base import Columns, ReportRow, StudyData, row
+
+# Group keys the scopes use themselves: a provenance key may not take one of these names.
+RESERVED_KEYS = frozenset(
+    {"question", "questions", "question_group", "level", "weights", "annotator", "with", "rater", "against"}
+)
+# The pairwise kappa matrix is stored pair by pair up to this many annotators (else its mean).
+MAX_MATRIX_RATERS = 20
+# Largest units × annotators table built for ICC(2,k).
+MAX_TABLE_CELLS = 20_000_000
+# Kappa compares categories; scales with more values than this are not categories.
+MAX_KAPPA_CATEGORIES = 64
+NUMERIC_LEVELS = ("ordinal", "interval", "ratio")
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """The agreement values of one population, one row each, with who gave them: ``rater``
+    (participant row), ``model`` (a machine rater), and each item's provenance values."""
+
+    unit: np.ndarray
+    question: np.ndarray
+    value: np.ndarray
+    level: np.ndarray
+    response: np.ndarray
+    rater: np.ndarray
+    model: np.ndarray
+    provenance: dict[str, np.ndarray]
+
+    @classmethod
+    def of(cls, data: StudyData) -> Ratings:
+        observations = data.observations
+        response = observations["response"]
+        rater = data.responses["participant"][response]
+        item = data.responses["item"][response]
+        provenance = {
+            name.split(":", 1)[1]: data.items[name][item]
+            for name in data.items.data
+            if name.startswith("provenance:")
+        }
+        return cls(
+            unit=observations["unit"],
+            question=observations["question"],
+            value=observations["value"],
+            level=observations["level"],
+            response=response,
+            rater=rater,
+            model=data.participants["model"][rater],
+            provenance=provenance,
+        )
+
+    def take(self, mask: np.ndarray) -> Ratings:
+        provenance = {key: values[mask] for key, values in self.provenance.items()}
+        fields = {name: getattr(self, name)[mask] for name in _RATING_FIELDS}
+        return replace(self, provenance=provenance, **fields)
+
+    def __len__(self) -> int:
+        return len(self.unit)
+
+
+_RATING_FIELDS = ("unit", "question", "value", "level", "response", "rater", "model")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One group of ratings agreement is computed over: its report group, its level, the
+    ratings (humans and machines) and, per rating, its unit (an integer code)."""
+
+    group: dict
+    level: str
+    ratings: Ratings
+    units: np.ndarray
+    questions: int
+    pairs: bool  # whether this scope gets the kappa matrix and the human-machine figures
+
+
+Labels = Callable[[np.ndarray], list[str]]
+
+
+def agreement_scope_rows(data: StudyData, question_groups: dict[str, str]) -> list[ReportRow]:
+    """Every grouped agreement figure of one (analysed) population."""
+    if not len(data.observations):
+        return []
+    ratings = Ratings.of(data)
+    labels = _labeller(data)
+    rows: list[ReportRow] = []
+    for scope in scopes(ratings, question_groups):
+        rows += scope_rows(scope, labels)
+    return rows
+
+
+def scopes(ratings: Ratings, question_groups: dict[str, str]) -> Iterator[Scope]:
+    """Per question, pooled over a level's questions, per question group, per provenance value."""
+    units = factorize(ratings.unit)[1].astype(np.int64)
+    questions, question_codes = factorize(ratings.question)
+    pooled_units = units * max(len(questions), 1) + question_codes
+    levels, level_codes = factorize(ratings.level)
+    for lv, level in enumerate(levels):
+        at_level = level_codes == lv
+        asked = [q for q, question in enumerate(questions) if (at_level & (question_codes == q)).any()]
+        for q in asked:
+            mask = at_level & (question_codes == q)
+            yield _scope({"question": str(questions[q]), "level": str(level)}, mask, ratings, units, 1, True)
+        if len(asked) > 1:
+            group = {"questions": "all", "level": str(level)}
+            yield _scope(group, at_level, ratings, pooled_units, len(asked), True)
+        for name in sorted(set(question_groups.values())):
+            members = [q for q in asked if question_groups.get(str(questions[q])) == name]
+            if members:
+                mask = at_level & np.isin(question_codes, members)
+                group = {"question_group": name, "level": str(level)}
+                yield _scope(group, mask, ratings, pooled_units, len(members), False)
+        for key, values in sorted(ratings.provenance.items()):
+            for value in sorted({v for v in values[at_level] if v != ""}):
+                for q in asked:
+                    mask = at_level & (question_codes == q) & (values == value)
+                    if mask.any():
+                        group = {key: value, "question": str(questions[q]), "level": str(level)}
+                        yield _scope(group, mask, ratings, units, 1, False)
+
+
+def _scope(group: dict, mask: np.ndarray, ratings: Ratings, units: np.ndarray, questions: int, pairs: bool):
+    return Scope(group, group["level"], ratings.take(mask), units[mask], questions, pairs)
+
+
+def scope_rows(scope: Scope, labels: Labels) -> list[ReportRow]:
+    humans = ~scope.ratings.model
+    values = numbers_or_text(scope.ratings.value, scope.level)
+    if values is None:
+        reason = f"{scope.level} values must be numbers"
+        return [row("agreement.krippendorff_alpha", scope.group, Estimate.undefined(reason))]
+    rows = human_rows(scope, values[humans], scope.units[humans], scope.ratings.take(humans))
+    if scope.pairs:
+        rows += kappa_matrix_rows(scope, values[humans], scope.ratings.take(humans), labels)
+        if scope.ratings.model.any():
+            rows += machine_rows(scope, values, labels)
+    return rows
+
+
+def human_rows(scope: Scope, values: np.ndarray, units: np.ndarray, ratings: Ratings) -> list[ReportRow]:
+    """Agreement among human annotators in one scope."""
+    group, level = scope.group, scope.level
+    counts, domain = value_counts_from_pairs(units, values)
+    rows = [
+        row(
+            "agreement.krippendorff_alpha", group, alpha_from_value_counts(counts, level, value_domain=domain)
+        )
+    ]
+    if level == "ordinal":
+        interval = alpha_from_value_counts(counts, "interval", value_domain=domain)
+        rows.append(row("agreement.krippendorff_alpha", {**group, "level": "interval"}, interval))
+    rows.append(row("agreement.percent", group, percent_agreement_from_value_counts(counts)))
+    if level == "nominal":
+        dense = counts if isinstance(counts, np.ndarray) else counts.toarray()
+        rows.append(row("agreement.fleiss_kappa", group, fleiss_kappa(dense)))
+        return rows
+    for points in (1, 2):
+        within = within_points_from_value_counts(counts, domain, points)
+        rows.append(row(f"agreement.within_{points}", group, within))
+    rows.append(row("agreement.icc2k", group, _icc(units, ratings.rater, values)))
+    if scope.questions > 1:
+        cronbach, bounds = cronbach_alpha(_respondents_by_question(ratings, values))
+        ci = None if bounds is None else Interval(bounds[0], bounds[1], "feldt")
+        rows.append(row("agreement.cronbach_alpha", group, cronbach, ci))
+    return rows
+
+
+def _icc(units: np.ndarray, raters: np.ndarray, values: np.ndarray) -> Estimate:
+    """ICC(2,k) over the units every annotator of the scope rated (a fully crossed design)."""
+    unit_ids, unit_codes = factorize(units)
+    rater_ids, rater_codes = factorize(raters)
+    if len(unit_ids) * len(rater_ids) > MAX_TABLE_CELLS:
+        return Estimate.undefined("too many units × annotators for a fully crossed table")
+    table = np.full((len(unit_ids), len(rater_ids)), np.nan)
+    table[unit_codes, rater_codes] = values
+    estimate = icc_2k(table)
+    if estimate.reason == "fewer than two complete rows":
+        reason = (
+            f"fewer than two units rated by all {len(rater_ids)} annotators: ICC(2,k) needs a crossed design"
+        )
+        return Estimate.undefined(reason, n=estimate.n, **estimate.details)
+    return estimate
+
+
+def _respondents_by_question(ratings: Ratings, values: np.ndarray) -> np.ndarray:
+    """Responses × questions (a response rates every statement of its page)."""
+    _, response_codes = factorize(ratings.response)
+    questions, question_codes = factorize(ratings.question)
+    table = np.full((int(response_codes.max()) + 1 if len(response_codes) else 0, len(questions)), np.nan)
+    table[response_codes, question_codes] = values
+    return table
+
+
+def kappa_matrix_rows(scope: Scope, values: np.ndarray, ratings: Ratings, labels: Labels) -> list[ReportRow]:
+    """Cohen's kappa of every pair of human annotators sharing units, and the mean over pairs."""
+    domain, codes = factorize(values)
+    if len(domain) > MAX_KAPPA_CATEGORIES:
+        reason = f"more than {MAX_KAPPA_CATEGORIES} distinct values: kappa needs categories"
+        return [
+            row("agreement.pairwise_kappa", {**scope.group, "weights": "none"}, Estimate.undefined(reason))
+        ]
+    units = scope.units[~scope.ratings.model]
+    first, second = rating_pairs(units, ratings.rater)
+    rater_ids = np.unique(ratings.rater)
+    names = dict(zip(rater_ids.tolist(), labels(rater_ids), strict=True))
+    rows = []
+    for weights in _weightings(scope.level):
+        kappas = pair_kappas(
+            ratings.rater[first],
+            ratings.rater[second],
+            codes[first],
+            codes[second],
+            len(domain),
+            weights,
+            _positions(domain),
+        )
+        group = {**scope.group, "weights": weights or "none"}
+        mean = kappas.mean("no two annotators share two units with a defined kappa")
+        rows.append(row("agreement.pairwise_kappa", group, mean, annotators=len(rater_ids)))
+        if len(rater_ids) > MAX_MATRIX_RATERS:
+            continue
+        for index, (a, b) in enumerate(zip(kappas.first.tolist(), kappas.second.tolist(), strict=True)):
+            pair = {**group, "annotator": names[a], "with": names[b]}
+            rows.append(row("agreement.cohen_kappa", pair, kappas.estimate(index)))
+    return rows
+
+
+def _weightings(level: str) -> tuple[str | None, ...]:
+    return (None,) if level == "nominal" else (None, "linear", "quadratic")
+
+
+def machine_rows(scope: Scope, values: np.ndarray, labels: Labels) -> list[ReportRow]:
+    """Each machine rater's alpha and kappa against the humans and the human majority, and
+    the humans' own figures (``rater: humans``) as the ceiling."""
+    domain, codes = factorize(values)
+    if len(domain) > min(MAX_KAPPA_CATEGORIES, MAX_MAJORITY_VALUES):
+        return []
+    ratings, units = scope.ratings, scope.units
+    weights = None if scope.level == "nominal" else "quadratic"
+    compare = _Comparison(scope.level, domain, len(domain), weights)
+    first, second = rating_pairs(units, ratings.rater)
+    model = ratings.model
+    # the human first in every human-machine pair
+    swap = model[first] & ~model[second]
+    first, second = np.where(swap, second, first), np.where(swap, first, second)
+    rows: list[ReportRow] = []
+    both_human = ~model[first] & ~model[second]
+    rows += compare.rows(
+        scope.group, "humans", "humans", ratings.rater, codes, first[both_human], second[both_human]
+    )
+    human = ~model
+    unit_ids, unit_codes = factorize(units)
+    others = np.full(len(codes), -1, dtype=np.int64)
+    others[human] = majority_of_others(unit_codes[human], codes[human], len(unit_ids), len(domain))
+    rows += compare.against_majority(scope.group, "humans", ratings.rater, codes, others, human)
+    majority = majority_codes(unit_codes[human], codes[human], len(unit_ids), len(domain))[unit_codes]
+    machines = np.unique(ratings.rater[model])
+    for machine, name in zip(machines.tolist(), labels(machines), strict=True):
+        mine = (ratings.rater[second] == machine) & ~model[first]
+        rows += compare.rows(scope.group, name, "humans", ratings.rater, codes, first[mine], second[mine])
+        rows += compare.against_majority(
+            scope.group, name, ratings.rater, codes, majority, ratings.rater == machine
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    level: str
+    domain: np.ndarray
+    categories: int
+    weights: str | None
+
+    def rows(self, group, rater: str, against: str, raters, codes, first, second) -> list[ReportRow]:
+        """Alpha over the pairs (each pair a unit of two values) and the mean of the pairs'
+        raters' Cohen's kappas."""
+        kappas = pair_kappas(
+            raters[first], raters[second], codes[first], codes[second], self.categories, self.weights
+        )
+        kappa = kappas.mean("no two raters share two units with a defined kappa")
+        return self._rows(group, rater, against, codes[first], codes[second], kappa)
+
+    def against_majority(self, group, rater: str, raters, codes, reference, mine) -> list[ReportRow]:
+        """Each rating of ``mine`` with the majority ``reference`` of its unit (when there is one)."""
+        keep = mine & (reference >= 0)
+        kappas = pair_kappas(
+            raters[keep],
+            np.full(int(keep.sum()), -1),
+            codes[keep],
+            reference[keep],
+            self.categories,
+            self.weights,
+        )
+        kappa = kappas.mean("no unit with both a rating and a majority to compare it with")
+        return self._rows(group, rater, "majority", codes[keep], reference[keep], kappa)
+
+    def _kappas(self, first_rater, second_rater, first_code, second_code):
+        return pair_kappas(
+            first_rater,
+            second_rater,
+            first_code,
+            second_code,
+            self.categories,
+            self.weights,
+            _positions(self.domain),
+        )
+
+    def _rows(self, group, rater, against, a, b, kappa: Estimate) -> list[ReportRow]:
+        pair_units = np.repeat(np.arange(len(a)), 2)
+        pair_values = self.domain[np.column_stack([a, b]).ravel()]
+        if len(a):
+            alpha = alpha_from_pairs(pair_units, pair_values, self.level)
+        else:
+            alpha = Estimate.undefined("nothing to compare")
+        keys = {**group, "rater": rater, "against": against}
+        return [
+            row("agreement.machine_alpha", keys, alpha, pairs=len(a)),
+            row("agreement.machine_kappa", keys, kappa, weights=self.weights or "none"),
+        ]
+
+
+def _positions(domain: np.ndarray) -> np.ndarray | None:
+    """Numeric values are their own positions on the scale (weights in points)."""
+    return domain.astype(np.float64) if domain.dtype.kind in "biuf" else None
+
+
+def numbers_or_text(raw: np.ndarray, level: str) -> np.ndarray | None:
+    """Numbers as floats; at the nominal level anything else compares as text."""
+    try:
+        numeric = raw.astype(np.float64)
+    except (TypeError, ValueError):
+        numeric = None
+    if numeric is not None:
+        return numeric
+    if level != "nominal":
+        return None
+    return np.array(["" if v is None else str(v) for v in raw], dtype=object).astype(str)
+
+
+def _labeller(data: StudyData) -> Labels:
+    """Machine raters by name; humans by the study's pseudonyms when the loader gave them."""
+    names = data.participants["name"]
+    model = data.participants["model"]
+    human_labels = data.rater_labels
+
+    def labels(rows: np.ndarray) -> list[str]:
+        rows = np.asarray(rows, dtype=np.int64)
+        found = [str(names[r]) if model[r] else "" for r in rows]
+        humans = [r for r in rows.tolist() if not model[r]]
+        if humans:
+            given = (
+                human_labels(np.asarray(humans)) if human_labels else [f"annotator {r + 1}" for r in humans]
+            )
+            by_row = dict(zip(humans, given, strict=True))
+            found = [label or by_row[r] for label, r in zip(found, rows.tolist(), strict=True)]
+        return found
+
+    return labels
+
+
+def human_observations(data: StudyData) -> Columns:
+    """The observations of humans only (machine raters are compared with them apart)."""
+    observations = data.observations
+    if not len(observations):
+        return observations
+    model = data.participants["model"]
+    return observations.take(~model[data.responses["participant"][observations["response"]]])
