@@ -26,7 +26,8 @@ class ReportsParameters(serializers.Serializer):
     by = serializers.ListField(
         child=serializers.RegexField(r"^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$", max_length=40),
         max_length=5,
-        default=list(DEFAULT_BY),
+        required=False,
+        help_text=f"default: {', '.join(DEFAULT_BY)}",
     )
 
     def validate_by(self, keys: list[str]) -> list[str]:
