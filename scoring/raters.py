@@ -17,6 +17,8 @@ from .estimate import Estimate
 from .groups import factorize
 from .kappa import _check_weights, _weight_matrix
 
+# Pairs of raters whose marginal counts are held at once (× categories numbers each).
+PAIR_BLOCK = 1 << 15
 # A majority needs a count per unit and value; beyond this many values it means little.
 MAX_MAJORITY_VALUES = 64
 
@@ -87,11 +89,14 @@ def pair_kappas(
     distance between codes, or between their ``positions`` on the scale when given (a
     rating scale whose middle points nobody used is still measured in points)."""
     _check_weights(weights)
-    pairs = np.stack([np.asarray(first_rater), np.asarray(second_rater)], axis=1)
-    if len(pairs) == 0:
+    first_rater = np.asarray(first_rater, dtype=np.int64)
+    second_rater = np.asarray(second_rater, dtype=np.int64)
+    if len(first_rater) == 0:
         empty = np.zeros(0)
         return PairKappas(empty, empty, empty, empty.astype(np.int64))
-    keys, pair = np.unique(pairs, axis=0, return_inverse=True)
+    low = min(int(first_rater.min()), int(second_rater.min()))
+    span = max(int(first_rater.max()), int(second_rater.max())) - low + 1
+    keys, pair = np.unique((first_rater - low) * span + (second_rater - low), return_inverse=True)
     pair = pair.ravel()
     count = np.bincount(pair, minlength=len(keys)).astype(np.float64)
     w = _weight_matrix(categories, weights)
@@ -99,15 +104,35 @@ def pair_kappas(
         distance = np.abs(np.subtract.outer(positions, positions)).astype(np.float64)
         w = distance if weights == "linear" else distance**2
     observed = np.bincount(pair, w[first_code, second_code], minlength=len(keys)) / count
-    size = len(keys) * categories
-    rows = np.bincount(pair * categories + first_code, minlength=size).reshape(len(keys), categories)
-    columns = np.bincount(pair * categories + second_code, minlength=size).reshape(len(keys), categories)
-    chance = np.einsum("pc,pc->p", rows @ w, columns) / count**2
+    chance = _chance_disagreement(pair, first_code, second_code, len(keys), w) / count**2
     with np.errstate(divide="ignore", invalid="ignore"):
         value = np.where(chance > 0, 1.0 - observed / chance, np.nan)
     if categories < 2:
         value[:] = np.nan
-    return PairKappas(keys[:, 0], keys[:, 1], value, count.astype(np.int64))
+    return PairKappas(keys // span + low, keys % span + low, value, count.astype(np.int64))
+
+
+def _chance_disagreement(
+    pair: np.ndarray, first_code: np.ndarray, second_code: np.ndarray, pairs: int, w: np.ndarray
+) -> np.ndarray:
+    """Per pair of raters, ``Σ_c,d rows_c · w_cd · columns_d`` of their marginal counts, a
+    block of pairs at a time (memory bounded by ``PAIR_BLOCK`` × categories)."""
+    categories = len(w)
+    order = np.argsort(pair, kind="stable")
+    starts = np.arange(0, pairs + PAIR_BLOCK, PAIR_BLOCK).clip(max=pairs)
+    bounds = np.searchsorted(pair[order], starts)
+    out = np.empty(pairs)
+    for block in range(len(starts) - 1):
+        begin, end = starts[block], starts[block + 1]
+        if begin == end:
+            continue
+        chosen = order[bounds[block] : bounds[block + 1]]
+        local = (pair[chosen] - begin) * categories
+        size = (end - begin) * categories
+        rows = np.bincount(local + first_code[chosen], minlength=size).reshape(-1, categories)
+        columns = np.bincount(local + second_code[chosen], minlength=size).reshape(-1, categories)
+        out[begin:end] = np.einsum("pc,pc->p", rows @ w, columns)
+    return out
 
 
 def majority_codes(

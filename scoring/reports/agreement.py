@@ -50,9 +50,9 @@ RESERVED_KEYS = frozenset(
     {"question", "questions", "question_group", "level", "weights", "annotator", "with", "rater", "against"}
 )
 # The pairwise kappa matrix is stored pair by pair up to this many annotators (else its mean).
-MAX_MATRIX_RATERS = 20
-# Largest units × annotators table built for ICC(2,k).
-MAX_TABLE_CELLS = 20_000_000
+MAX_MATRIX_RATERS = 12
+# Largest units × annotators table built for ICC(2,k) (32 MiB of floats).
+MAX_TABLE_CELLS = 4_000_000
 # Kappa compares categories; scales with more values than this are not categories.
 MAX_KAPPA_CATEGORIES = 64
 NUMERIC_LEVELS = ("ordinal", "interval", "ratio")

@@ -48,10 +48,11 @@ PAIRWISE_TABLE = TableSpec(
     details=("annotators", "pairs_undefined"),
 )
 KAPPA_MATRIX_TABLE = TableSpec(
-    title="Cohen's kappa of each pair of annotators",
+    title="Cohen's kappa of each pair of annotators, all questions pooled",
     metrics=("agreement.cohen_kappa",),
-    keys=("question", "level", "weights", "annotator", "with"),
-    note="Annotators by their pseudonym in the study's exports; n = units both rated.",
+    keys=("questions", "level", "weights", "annotator", "with"),
+    note="Annotators by their pseudonym in the study's exports; n = units both rated. "
+    "The matrix per question is in the API and computereports --json / --csv.",
 )
 MACHINE_TABLE = TableSpec(
     title="Machine raters against humans (rater humans: the humans among themselves, the ceiling)",
