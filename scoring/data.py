@@ -91,19 +91,22 @@ def load_study_data(study: Study, builder: KindReport, *, by: Sequence[str] = ()
 
 
 def _pseudonyms(study: Study, participant_ids: np.ndarray):
-    """Participant row numbers → their pseudonyms in the study's exports (one query a call)."""
+    """Participant row numbers → their pseudonyms in the study's exports (a query for the
+    ones not asked for before)."""
+    known: dict[int, str] = {}
 
     def labels(rows: np.ndarray) -> list[str]:
         wanted = participant_ids[np.asarray(rows, dtype=np.int64)].tolist()
-        found = Participant.objects.filter(pk__in=wanted).values_list(
-            "id", "source", "platform_worker_id", "public_id"
-        )
-        salt = study.pseudonym_salt
-        names = {
-            pk: pseudonym(salt, source=source, platform_worker_id=worker, public_id=public)
-            for pk, source, worker, public in found
-        }
-        return [names.get(pk, "") for pk in wanted]
+        missing = [pk for pk in wanted if pk not in known]
+        if missing:
+            found = Participant.objects.filter(pk__in=missing).values_list(
+                "id", "source", "platform_worker_id", "public_id"
+            )
+            for pk, source, worker, public in found:
+                known[pk] = pseudonym(
+                    study.pseudonym_salt, source=source, platform_worker_id=worker, public_id=public
+                )
+        return [known.get(pk, "") for pk in wanted]
 
     return labels
 

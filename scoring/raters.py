@@ -88,28 +88,62 @@ def pair_kappas(
     ``0 … categories-1``, in scale order for weighted kappa). Weighted kappa counts the
     distance between codes, or between their ``positions`` on the scale when given (a
     rating scale whose middle points nobody used is still measured in points)."""
-    _check_weights(weights)
-    first_rater = np.asarray(first_rater, dtype=np.int64)
-    second_rater = np.asarray(second_rater, dtype=np.int64)
-    if len(first_rater) == 0:
-        empty = np.zeros(0)
-        return PairKappas(empty, empty, empty, empty.astype(np.int64))
-    low = min(int(first_rater.min()), int(second_rater.min()))
-    span = max(int(first_rater.max()), int(second_rater.max())) - low + 1
-    keys, pair = np.unique((first_rater - low) * span + (second_rater - low), return_inverse=True)
-    pair = pair.ravel()
-    count = np.bincount(pair, minlength=len(keys)).astype(np.float64)
-    w = _weight_matrix(categories, weights)
-    if positions is not None and weights is not None:
-        distance = np.abs(np.subtract.outer(positions, positions)).astype(np.float64)
-        w = distance if weights == "linear" else distance**2
-    observed = np.bincount(pair, w[first_code, second_code], minlength=len(keys)) / count
-    chance = _chance_disagreement(pair, first_code, second_code, len(keys), w) / count**2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = np.where(chance > 0, 1.0 - observed / chance, np.nan)
-    if categories < 2:
-        value[:] = np.nan
-    return PairKappas(keys // span + low, keys % span + low, value, count.astype(np.int64))
+    shared = SharedUnits.of(first_rater, second_rater, first_code, second_code)
+    return shared.kappas(categories, weights, positions)
+
+
+@dataclass(frozen=True)
+class SharedUnits:
+    """The rows of each pair of raters who share at least ``min_shared`` units, grouped once
+    so that several weightings reuse the grouping."""
+
+    first: np.ndarray  # per pair of raters
+    second: np.ndarray
+    count: np.ndarray
+    pair: np.ndarray  # per row: its pair of raters
+    first_code: np.ndarray
+    second_code: np.ndarray
+
+    @classmethod
+    def of(cls, first_rater, second_rater, first_code, second_code, min_shared: int = 1) -> SharedUnits:
+        first_rater = np.asarray(first_rater, dtype=np.int64)
+        second_rater = np.asarray(second_rater, dtype=np.int64)
+        first_code, second_code = np.asarray(first_code), np.asarray(second_code)
+        if len(first_rater) == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return cls(empty, empty, empty, empty, empty, empty)
+        low = min(int(first_rater.min()), int(second_rater.min()))
+        span = max(int(first_rater.max()), int(second_rater.max())) - low + 1
+        keys, pair = np.unique((first_rater - low) * span + (second_rater - low), return_inverse=True)
+        pair = pair.ravel()
+        count = np.bincount(pair, minlength=len(keys))
+        if min_shared > 1:
+            enough = count >= min_shared
+            renumber = np.cumsum(enough) - 1
+            rows = enough[pair]
+            keys, count = keys[enough], count[enough]
+            pair, first_code, second_code = renumber[pair[rows]], first_code[rows], second_code[rows]
+        order = np.argsort(pair, kind="stable")  # rows grouped by pair: later sorts are linear
+        pair, first_code, second_code = pair[order], first_code[order], second_code[order]
+        return cls(keys // span + low, keys % span + low, count, pair, first_code, second_code)
+
+    def kappas(self, categories: int, weights: str | None = None, positions=None) -> PairKappas:
+        _check_weights(weights)
+        if len(self.count) == 0:
+            empty = np.zeros(0)
+            return PairKappas(empty, empty, empty, empty.astype(np.int64))
+        w = _weight_matrix(categories, weights)
+        if positions is not None and weights is not None:
+            distance = np.abs(np.subtract.outer(positions, positions)).astype(np.float64)
+            w = distance if weights == "linear" else distance**2
+        count = self.count.astype(np.float64)
+        observed = np.bincount(self.pair, w[self.first_code, self.second_code], minlength=len(count)) / count
+        chance = _chance_disagreement(self.pair, self.first_code, self.second_code, len(count), w) / count**2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = np.where(chance > 0, 1.0 - observed / chance, np.nan)
+        if categories < 2:
+            value[:] = np.nan
+        return PairKappas(self.first, self.second, value, self.count)
 
 
 def _chance_disagreement(

@@ -36,9 +36,9 @@ from scoring.groups import factorize
 from scoring.kappa import fleiss_kappa
 from scoring.raters import (
     MAX_MAJORITY_VALUES,
+    SharedUnits,
     majority_codes,
     majority_of_others,
-    pair_kappas,
     rating_pairs,
 )
 from scoring.reliability import cronbach_alpha, icc_2k, within_points_from_value_counts
@@ -51,6 +51,10 @@ RESERVED_KEYS = frozenset(
 )
 # The pairwise kappa matrix is stored pair by pair up to this many annotators (else its mean).
 MAX_MATRIX_RATERS = 12
+# Beyond this many annotators (a crowd) no pairwise kappa is computed: alpha is the figure.
+MAX_PAIRWISE_ANNOTATORS = 1000
+# Pairs of annotators sharing fewer units than this have no kappa worth reporting.
+MIN_SHARED = 2
 # Largest units × annotators table built for ICC(2,k) (32 MiB of floats).
 MAX_TABLE_CELLS = 4_000_000
 # Kappa compares categories; scales with more values than this are not categories.
@@ -60,17 +64,23 @@ NUMERIC_LEVELS = ("ordinal", "interval", "ratio")
 
 @dataclass(frozen=True)
 class Ratings:
-    """The agreement values of one population, one row each, with who gave them: ``rater``
-    (participant row), ``model`` (a machine rater), and each item's provenance values."""
+    """The agreement values of one population, one row each, as integer codes: ``unit``,
+    ``question`` (into ``questions``), ``level`` (into ``levels``), ``value`` (into the
+    level's entry of ``domains``: sorted numbers, or texts at the nominal level; None when
+    the level's values are not numbers and must be), who gave them (``rater``, participant
+    row; ``model``, a machine rater) and each item's provenance values (codes, names)."""
 
     unit: np.ndarray
     question: np.ndarray
-    value: np.ndarray
     level: np.ndarray
+    value: np.ndarray
     response: np.ndarray
     rater: np.ndarray
     model: np.ndarray
-    provenance: dict[str, np.ndarray]
+    provenance: dict[str, tuple[np.ndarray, np.ndarray]]
+    questions: np.ndarray
+    levels: np.ndarray
+    domains: tuple[np.ndarray | None, ...]
 
     @classmethod
     def of(cls, data: StudyData) -> Ratings:
@@ -78,24 +88,41 @@ class Ratings:
         response = observations["response"]
         rater = data.responses["participant"][response]
         item = data.responses["item"][response]
-        provenance = {
-            name.split(":", 1)[1]: data.items[name][item]
-            for name in data.items.data
-            if name.startswith("provenance:")
-        }
+        provenance = {}
+        for name in data.items.data:
+            if name.startswith("provenance:"):
+                names, codes = factorize(data.items[name])
+                provenance[name.split(":", 1)[1]] = (codes[item], names)
+        questions, question = factorize(observations["question"])
+        levels, level = factorize(observations["level"])
+        value = np.full(len(response), -1, dtype=np.int64)
+        domains: list[np.ndarray | None] = []
+        for code, name in enumerate(levels):
+            at_level = level == code
+            values = numbers_or_text(observations["value"][at_level], str(name))
+            if values is None:
+                domains.append(None)
+                continue
+            domain, value[at_level] = factorize(values)
+            domains.append(domain)
         return cls(
-            unit=observations["unit"],
-            question=observations["question"],
-            value=observations["value"],
-            level=observations["level"],
+            unit=factorize(observations["unit"])[1].astype(np.int64),
+            question=question,
+            level=level,
+            value=value,
             response=response,
             rater=rater,
             model=data.participants["model"][rater],
             provenance=provenance,
+            questions=questions,
+            levels=levels,
+            domains=tuple(domains),
         )
 
     def take(self, mask: np.ndarray) -> Ratings:
-        provenance = {key: values[mask] for key, values in self.provenance.items()}
+        if mask.all():
+            return self
+        provenance = {key: (codes[mask], names) for key, (codes, names) in self.provenance.items()}
         fields = {name: getattr(self, name)[mask] for name in _RATING_FIELDS}
         return replace(self, provenance=provenance, **fields)
 
@@ -103,18 +130,20 @@ class Ratings:
         return len(self.unit)
 
 
-_RATING_FIELDS = ("unit", "question", "value", "level", "response", "rater", "model")
+_RATING_FIELDS = ("unit", "question", "level", "value", "response", "rater", "model")
 
 
 @dataclass(frozen=True)
 class Scope:
     """One group of ratings agreement is computed over: its report group, its level, the
-    ratings (humans and machines) and, per rating, its unit (an integer code)."""
+    ratings (humans and machines), per rating its unit (an integer code) and its value
+    (numbers, or texts at the nominal level; None when they must be numbers and are not)."""
 
     group: dict
     level: str
     ratings: Ratings
     units: np.ndarray
+    values: np.ndarray | None
     questions: int
     pairs: bool  # whether this scope gets the kappa matrix and the human-machine figures
 
@@ -136,47 +165,59 @@ def agreement_scope_rows(data: StudyData, question_groups: dict[str, str]) -> li
 
 def scopes(ratings: Ratings, question_groups: dict[str, str]) -> Iterator[Scope]:
     """Per question, pooled over a level's questions, per question group, per provenance value."""
-    units = factorize(ratings.unit)[1].astype(np.int64)
-    questions, question_codes = factorize(ratings.question)
-    pooled_units = units * max(len(questions), 1) + question_codes
-    levels, level_codes = factorize(ratings.level)
-    for lv, level in enumerate(levels):
-        at_level = level_codes == lv
-        asked = [q for q, question in enumerate(questions) if (at_level & (question_codes == q)).any()]
+    questions = [str(q) for q in ratings.questions]
+    pooled_units = ratings.unit * max(len(questions), 1) + ratings.question
+    for lv, level in enumerate(str(name) for name in ratings.levels):
+        at_level = ratings.level == lv
+        asked = np.unique(ratings.question[at_level]).tolist()
+        scope = _Scoper(ratings, lv, level)
         for q in asked:
-            mask = at_level & (question_codes == q)
-            yield _scope({"question": str(questions[q]), "level": str(level)}, mask, ratings, units, 1, True)
+            mask = at_level & (ratings.question == q)
+            yield scope({"question": questions[q], "level": level}, mask, ratings.unit, 1, True)
         if len(asked) > 1:
-            group = {"questions": "all", "level": str(level)}
-            yield _scope(group, at_level, ratings, pooled_units, len(asked), True)
+            yield scope({"questions": "all", "level": level}, at_level, pooled_units, len(asked), True)
         for name in sorted(set(question_groups.values())):
-            members = [q for q in asked if question_groups.get(str(questions[q])) == name]
+            members = [q for q in asked if question_groups.get(questions[q]) == name]
             if members:
-                mask = at_level & np.isin(question_codes, members)
-                group = {"question_group": name, "level": str(level)}
-                yield _scope(group, mask, ratings, pooled_units, len(members), False)
-        for key, values in sorted(ratings.provenance.items()):
-            for value in sorted({v for v in values[at_level] if v != ""}):
+                mask = at_level & np.isin(ratings.question, members)
+                group = {"question_group": name, "level": level}
+                yield scope(group, mask, pooled_units, len(members), False)
+        for key, (codes, names) in sorted(ratings.provenance.items()):
+            for code in np.unique(codes[at_level]).tolist():
+                if names[code] == "":
+                    continue
                 for q in asked:
-                    mask = at_level & (question_codes == q) & (values == value)
+                    mask = at_level & (ratings.question == q) & (codes == code)
                     if mask.any():
-                        group = {key: value, "question": str(questions[q]), "level": str(level)}
-                        yield _scope(group, mask, ratings, units, 1, False)
+                        group = {key: str(names[code]), "question": questions[q], "level": level}
+                        yield scope(group, mask, ratings.unit, 1, False)
 
 
-def _scope(group: dict, mask: np.ndarray, ratings: Ratings, units: np.ndarray, questions: int, pairs: bool):
-    return Scope(group, group["level"], ratings.take(mask), units[mask], questions, pairs)
+@dataclass(frozen=True)
+class _Scoper:
+    ratings: Ratings
+    level_code: int
+    level: str
+
+    def __call__(
+        self, group: dict, mask: np.ndarray, units: np.ndarray, questions: int, pairs: bool
+    ) -> Scope:
+        ratings = self.ratings.take(mask)
+        domain = self.ratings.domains[self.level_code]
+        values = None if domain is None else domain[ratings.value]
+        return Scope(group, self.level, ratings, units[mask], values, questions, pairs)
 
 
 def scope_rows(scope: Scope, labels: Labels) -> list[ReportRow]:
     humans = ~scope.ratings.model
-    values = numbers_or_text(scope.ratings.value, scope.level)
+    values = scope.values
     if values is None:
         reason = f"{scope.level} values must be numbers"
         return [row("agreement.krippendorff_alpha", scope.group, Estimate.undefined(reason))]
-    rows = human_rows(scope, values[humans], scope.units[humans], scope.ratings.take(humans))
+    human_ratings = scope.ratings.take(humans)
+    rows = human_rows(scope, values[humans], scope.units[humans], human_ratings)
     if scope.pairs:
-        rows += kappa_matrix_rows(scope, values[humans], scope.ratings.take(humans), labels)
+        rows += kappa_matrix_rows(scope, values[humans], human_ratings, labels)
         if scope.ratings.model.any():
             rows += machine_rows(scope, values, labels)
     return rows
@@ -199,9 +240,10 @@ def human_rows(scope: Scope, values: np.ndarray, units: np.ndarray, ratings: Rat
         dense = counts if isinstance(counts, np.ndarray) else counts.toarray()
         rows.append(row("agreement.fleiss_kappa", group, fleiss_kappa(dense)))
         return rows
-    for points in (1, 2):
-        within = within_points_from_value_counts(counts, domain, points)
-        rows.append(row(f"agreement.within_{points}", group, within))
+    if level == "ordinal":
+        for points in (1, 2):
+            within = within_points_from_value_counts(counts, domain, points)
+            rows.append(row(f"agreement.within_{points}", group, within))
     rows.append(row("agreement.icc2k", group, _icc(units, ratings.rater, values)))
     if scope.questions > 1:
         cronbach, bounds = cronbach_alpha(_respondents_by_question(ratings, values))
@@ -237,41 +279,43 @@ def _respondents_by_question(ratings: Ratings, values: np.ndarray) -> np.ndarray
 
 
 def kappa_matrix_rows(scope: Scope, values: np.ndarray, ratings: Ratings, labels: Labels) -> list[ReportRow]:
-    """Cohen's kappa of every pair of human annotators sharing units, and the mean over pairs."""
+    """Cohen's kappa of every pair of human annotators sharing two units or more, and the
+    mean over those pairs."""
     domain, codes = factorize(values)
     if len(domain) > MAX_KAPPA_CATEGORIES:
         reason = f"more than {MAX_KAPPA_CATEGORIES} distinct values: kappa needs categories"
         return [
             row("agreement.pairwise_kappa", {**scope.group, "weights": "none"}, Estimate.undefined(reason))
         ]
-    units = scope.units[~scope.ratings.model]
-    first, second = rating_pairs(units, ratings.rater)
-    rater_ids = np.unique(ratings.rater)
-    names = dict(zip(rater_ids.tolist(), labels(rater_ids), strict=True))
+    rater, annotators = ratings.rater, len(np.unique(ratings.rater))
+    if annotators > MAX_PAIRWISE_ANNOTATORS:
+        reason = (
+            f"more than {MAX_PAIRWISE_ANNOTATORS} annotators: pairwise kappa is for small teams; see alpha"
+        )
+        group = {**scope.group, "weights": _weightings(scope.level)[0] or "none"}
+        return [row("agreement.pairwise_kappa", group, Estimate.undefined(reason), annotators=annotators)]
+    first, second = rating_pairs(scope.units[~scope.ratings.model], rater)
+    shared = SharedUnits.of(rater[first], rater[second], codes[first], codes[second], min_shared=MIN_SHARED)
+    names = {}
+    if annotators <= MAX_MATRIX_RATERS:
+        ids = np.unique(np.concatenate([shared.first, shared.second]))
+        names = dict(zip(ids.tolist(), labels(ids), strict=True))
     rows = []
     for weights in _weightings(scope.level):
-        kappas = pair_kappas(
-            ratings.rater[first],
-            ratings.rater[second],
-            codes[first],
-            codes[second],
-            len(domain),
-            weights,
-            _positions(domain),
-        )
+        kappas = shared.kappas(len(domain), weights, _positions(domain))
         group = {**scope.group, "weights": weights or "none"}
-        mean = kappas.mean("no two annotators share two units with a defined kappa")
-        rows.append(row("agreement.pairwise_kappa", group, mean, annotators=len(rater_ids)))
-        if len(rater_ids) > MAX_MATRIX_RATERS:
-            continue
-        for index, (a, b) in enumerate(zip(kappas.first.tolist(), kappas.second.tolist(), strict=True)):
-            pair = {**group, "annotator": names[a], "with": names[b]}
-            rows.append(row("agreement.cohen_kappa", pair, kappas.estimate(index)))
+        mean = kappas.mean("no two annotators share two units with a defined kappa", MIN_SHARED)
+        rows.append(row("agreement.pairwise_kappa", group, mean, annotators=annotators))
+        if names:
+            for index, (a, b) in enumerate(zip(kappas.first.tolist(), kappas.second.tolist(), strict=True)):
+                pair = {**group, "annotator": names[a], "with": names[b]}
+                rows.append(row("agreement.cohen_kappa", pair, kappas.estimate(index)))
     return rows
 
 
 def _weightings(level: str) -> tuple[str | None, ...]:
-    return (None,) if level == "nominal" else (None, "linear", "quadratic")
+    """Categories unweighted; ordinal scales also linear and quadratic; numbers quadratic."""
+    return {"nominal": (None,), "ordinal": (None, "linear", "quadratic")}.get(level, ("quadratic",))
 
 
 def machine_rows(scope: Scope, values: np.ndarray, labels: Labels) -> list[ReportRow]:
@@ -319,36 +363,20 @@ class _Comparison:
     def rows(self, group, rater: str, against: str, raters, codes, first, second) -> list[ReportRow]:
         """Alpha over the pairs (each pair a unit of two values) and the mean of the pairs'
         raters' Cohen's kappas."""
-        kappas = pair_kappas(
-            raters[first], raters[second], codes[first], codes[second], self.categories, self.weights
-        )
-        kappa = kappas.mean("no two raters share two units with a defined kappa")
+        kappas = self._kappas(raters[first], raters[second], codes[first], codes[second])
+        kappa = kappas.mean("no two raters share two units with a defined kappa", MIN_SHARED)
         return self._rows(group, rater, against, codes[first], codes[second], kappa)
 
     def against_majority(self, group, rater: str, raters, codes, reference, mine) -> list[ReportRow]:
         """Each rating of ``mine`` with the majority ``reference`` of its unit (when there is one)."""
         keep = mine & (reference >= 0)
-        kappas = pair_kappas(
-            raters[keep],
-            np.full(int(keep.sum()), -1),
-            codes[keep],
-            reference[keep],
-            self.categories,
-            self.weights,
-        )
-        kappa = kappas.mean("no unit with both a rating and a majority to compare it with")
+        kappas = self._kappas(raters[keep], np.full(int(keep.sum()), -1), codes[keep], reference[keep])
+        kappa = kappas.mean("no two units with both a rating and a majority to compare it with", MIN_SHARED)
         return self._rows(group, rater, "majority", codes[keep], reference[keep], kappa)
 
     def _kappas(self, first_rater, second_rater, first_code, second_code):
-        return pair_kappas(
-            first_rater,
-            second_rater,
-            first_code,
-            second_code,
-            self.categories,
-            self.weights,
-            _positions(self.domain),
-        )
+        shared = SharedUnits.of(first_rater, second_rater, first_code, second_code, min_shared=MIN_SHARED)
+        return shared.kappas(self.categories, self.weights, _positions(self.domain))
 
     def _rows(self, group, rater, against, a, b, kappa: Estimate) -> list[ReportRow]:
         pair_units = np.repeat(np.arange(len(a)), 2)

@@ -65,6 +65,13 @@ def test_likert_dashboard_on_a_phone(live_server, browser, screenshot, django_us
     log_in(phone, live_server, f"/research/s/{study.slug}/dashboard/")
     phone.wait_for_selector("text=Mean rating per question and system")
     assert plots_drawn(phone)
+    for title in ("Agreement over all questions", "Cohen's kappa of each pair of annotators"):
+        table = phone.locator("section.report-table", has=phone.locator("h2", has_text=title))
+        assert table.locator("tbody tr").count() > 0
+    matrix = phone.locator(
+        "section.report-table", has=phone.locator("h2", has_text="each pair of annotators")
+    )
+    assert "—" not in matrix.locator("tbody tr").first.inner_text()
     width = phone.evaluate("document.documentElement.scrollWidth")
     screenshot("dashboard-likert-phone", phone)
     context.close()
