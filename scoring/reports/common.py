@@ -62,8 +62,8 @@ MACHINE_TABLE = TableSpec(
     note="against majority: for humans, the majority of the other humans of the unit; "
     "kappa is quadratic-weighted for ordinal scales.",
 )
-AGREEMENT_TABLES = (
-    AGREEMENT_TABLE,
+# Shown after the kind's own tables (the per-question table comes before them).
+MORE_AGREEMENT_TABLES = (
     POOLED_TABLE,
     QUESTION_GROUP_TABLE,
     SYSTEM_TABLE,
