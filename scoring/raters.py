@@ -68,6 +68,10 @@ class PairKappas:
             return Estimate.undefined(reason, **details)
         return Estimate(float(self.value[defined].mean()), n=int(defined.sum()), details=details)
 
+    def averaged(self, min_shared: int = 2) -> np.ndarray:
+        """The defined kappas ``mean`` averages (for its bootstrap interval)."""
+        return self.value[(self.n >= min_shared) & ~np.isnan(self.value)]
+
     def estimate(self, index: int) -> Estimate:
         value, n = float(self.value[index]), int(self.n[index])
         if np.isnan(value):

@@ -30,7 +30,7 @@ from scoring.agreement import (
     percent_agreement_from_value_counts,
     value_counts_from_pairs,
 )
-from scoring.bootstrap import Interval
+from scoring.bootstrap import Interval, mean_ci, seed_for
 from scoring.estimate import Estimate
 from scoring.groups import factorize
 from scoring.kappa import fleiss_kappa
@@ -243,7 +243,7 @@ def human_rows(scope: Scope, values: np.ndarray, units: np.ndarray, ratings: Rat
     if level == "ordinal":
         for points in (1, 2):
             within = within_points_from_value_counts(counts, domain, points)
-            rows.append(row(f"agreement.within_{points}", group, within))
+            rows.append(row(f"agreement.within_{points}", group, within, _share_ci(within, points, group)))
     rows.append(row("agreement.icc2k", group, _icc(units, ratings.rater, values)))
     if scope.questions > 1:
         cronbach, bounds = cronbach_alpha(_respondents_by_question(ratings, values))
@@ -305,7 +305,8 @@ def kappa_matrix_rows(scope: Scope, values: np.ndarray, ratings: Ratings, labels
         kappas = shared.kappas(len(domain), weights, _positions(domain))
         group = {**scope.group, "weights": weights or "none"}
         mean = kappas.mean("no two annotators share two units with a defined kappa", MIN_SHARED)
-        rows.append(row("agreement.pairwise_kappa", group, mean, annotators=annotators))
+        ci = mean_ci(kappas.averaged(MIN_SHARED), seed=seed_for("agreement.pairwise_kappa", group))
+        rows.append(row("agreement.pairwise_kappa", group, mean, ci, annotators=annotators))
         if names:
             for index, (a, b) in enumerate(zip(kappas.first.tolist(), kappas.second.tolist(), strict=True)):
                 pair = {**group, "annotator": names[a], "with": names[b]}
@@ -365,20 +366,23 @@ class _Comparison:
         raters' Cohen's kappas."""
         kappas = self._kappas(raters[first], raters[second], codes[first], codes[second])
         kappa = kappas.mean("no two raters share two units with a defined kappa", MIN_SHARED)
-        return self._rows(group, rater, against, codes[first], codes[second], kappa)
+        return self._rows(
+            group, rater, against, codes[first], codes[second], kappa, kappas.averaged(MIN_SHARED)
+        )
 
     def against_majority(self, group, rater: str, raters, codes, reference, mine) -> list[ReportRow]:
         """Each rating of ``mine`` with the majority ``reference`` of its unit (when there is one)."""
         keep = mine & (reference >= 0)
         kappas = self._kappas(raters[keep], np.full(int(keep.sum()), -1), codes[keep], reference[keep])
         kappa = kappas.mean("no two units with both a rating and a majority to compare it with", MIN_SHARED)
-        return self._rows(group, rater, "majority", codes[keep], reference[keep], kappa)
+        averaged = kappas.averaged(MIN_SHARED)
+        return self._rows(group, rater, "majority", codes[keep], reference[keep], kappa, averaged)
 
     def _kappas(self, first_rater, second_rater, first_code, second_code):
         shared = SharedUnits.of(first_rater, second_rater, first_code, second_code, min_shared=MIN_SHARED)
         return shared.kappas(self.categories, self.weights, _positions(self.domain))
 
-    def _rows(self, group, rater, against, a, b, kappa: Estimate) -> list[ReportRow]:
+    def _rows(self, group, rater, against, a, b, kappa: Estimate, averaged: np.ndarray) -> list[ReportRow]:
         pair_units = np.repeat(np.arange(len(a)), 2)
         pair_values = self.domain[np.column_stack([a, b]).ravel()]
         if len(a):
@@ -386,10 +390,20 @@ class _Comparison:
         else:
             alpha = Estimate.undefined("nothing to compare")
         keys = {**group, "rater": rater, "against": against}
+        ci = mean_ci(averaged, seed=seed_for("agreement.machine_kappa", keys))
         return [
             row("agreement.machine_alpha", keys, alpha, pairs=len(a)),
-            row("agreement.machine_kappa", keys, kappa, weights=self.weights or "none"),
+            row("agreement.machine_kappa", keys, kappa, ci, weights=self.weights or "none"),
         ]
+
+
+def _share_ci(share: Estimate, points: int, group: dict) -> Interval | None:
+    """Bootstrap interval of a share of pairs, the pairs resampled independently."""
+    if not share.defined:
+        return None
+    agreeing = round(share.value * share.n)
+    outcomes = np.repeat([1.0, 0.0], [agreeing, share.n - agreeing])
+    return mean_ci(outcomes, seed=seed_for(f"agreement.within_{points}", group))
 
 
 def _positions(domain: np.ndarray) -> np.ndarray | None:

@@ -17,6 +17,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotation.models import Participant
 from annotation.services.pseudonyms import pseudonym
+from scoring.bootstrap import mean_ci, seed_for
 from scoring.models import Report
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
 
@@ -145,6 +146,7 @@ def test_reliability_figures_equal_the_textbook_formulas(study):
         within = _find(rows, f"agreement.within_{points}", question="edit", level="ordinal")
         expected = np.mean([abs(a - b) <= points for a, b in pairs])
         assert (within["value"], within["n"]) == (pytest.approx(expected), len(pairs))
+        assert within["ci_low"] <= within["value"] <= within["ci_high"]
 
     answers = np.array([[RATINGS[h][i]["edit"], RATINGS[h][i]["fact"]] for h in HUMANS for i in ITEMS], float)
     textbook = 2 * (1 - answers.var(axis=0, ddof=1).sum() / answers.sum(axis=1).var(ddof=1))
@@ -178,6 +180,12 @@ def test_pairwise_kappa_matrix_equals_sklearn_for_each_weighting(study):
         mean = _find(rows, "agreement.pairwise_kappa", question="natural", level="ordinal", weights=label)
         assert mean["value"] == pytest.approx(np.mean(kappas), abs=1e-9)
         assert mean["details"]["annotators"] == 3
+        # bootstrap over the pairs of annotators
+        interval = mean_ci(kappas, seed=seed_for("agreement.pairwise_kappa", mean["group"]))
+        assert (mean["ci_low"], mean["ci_high"]) == (
+            pytest.approx(interval.low),
+            pytest.approx(interval.high),
+        )
 
 
 def _majority(values: list[int]) -> int | None:
@@ -198,6 +206,7 @@ def test_the_machine_rater_against_humans_and_their_majority_beside_the_human_ce
     versus = _find(rows, "agreement.machine_kappa", **base, rater="judge", against="humans")
     assert versus["value"] == pytest.approx(np.mean([kappa(_series(h, "fact"), judge) for h in HUMANS]))
     assert versus["n"] == 3 and versus["details"]["weights"] == "quadratic"
+    assert versus["ci_low"] <= versus["value"] <= versus["ci_high"]
     majority = [_majority([RATINGS[h][i]["fact"] for h in HUMANS]) for i in ITEMS]
     kept = [(j, m) for j, m in zip(judge, majority, strict=True) if m is not None]
     to_majority = _find(rows, "agreement.machine_kappa", **base, rater="judge", against="majority")
