@@ -12,14 +12,29 @@ from rest_framework import serializers
 from annotation.job_parameters import ContinuationsParameters, EditAndGenerateParameters
 from annotation.services.exports import ExportParameters
 from annotation.services.jobs import register_job_kind
+from scoring.reports.agreement import RESERVED_KEYS
+from scoring.services import DEFAULT_BY
 
 register_job_kind("export", task="workers.tasks.exports.export_study_task", parameters=ExportParameters)
 
 
 class ReportsParameters(serializers.Serializer):
-    """A reports job recomputes its study's statistics; ``trigger`` records who asked."""
+    """A reports job recomputes its study's statistics; ``trigger`` records who asked;
+    ``by`` names the items' provenance keys agreement is also grouped by."""
 
     trigger = serializers.ChoiceField(choices=["dashboard", "command", "schedule"], default="dashboard")
+    by = serializers.ListField(
+        child=serializers.RegexField(r"^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$", max_length=40),
+        max_length=5,
+        required=False,
+        help_text=f"default: {', '.join(DEFAULT_BY)}",
+    )
+
+    def validate_by(self, keys: list[str]) -> list[str]:
+        taken = sorted(set(keys) & RESERVED_KEYS)
+        if taken:
+            raise serializers.ValidationError(f"{', '.join(taken)}: already a group key of the reports.")
+        return list(dict.fromkeys(keys))
 
 
 register_job_kind(

@@ -30,6 +30,7 @@ from django.db.models.functions import Cast
 
 from annotation.kinds import TaskKind, get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
+from annotation.services.pseudonyms import pseudonym
 from scoring.reports.base import (
     Columns,
     Field,
@@ -54,12 +55,14 @@ _RESPONSE_FIELDS = {
 }
 
 
-def load_study_data(study: Study, builder: KindReport) -> StudyData:
-    """Everything the reports of ``study`` need, read in bulk (call inside one snapshot)."""
+def load_study_data(study: Study, builder: KindReport, *, by: Sequence[str] = ()) -> StudyData:
+    """Everything the reports of ``study`` need, read in bulk (call inside one snapshot);
+    ``by``: provenance keys of the items agreement is also grouped by (``provenance:<key>``)."""
     kind = get_kind(study.kind)  # UnknownKind for a kind this site does not have
     asks_each_answer = type(kind).agreement_values is not TaskKind.agreement_values
     declared = () if asks_each_answer else kind.agreement_fields
     item_fields = {"attention": Field("is_attention_check", "truth")} | builder.item_fields
+    item_fields |= {f"provenance:{key}": Field(f"provenance__{key}", "text") for key in by}
     items = _read_table(Item.objects.filter(study=study), item_fields, by_id=True)
     fields = _RESPONSE_FIELDS | builder.response_fields | _declared_fields(declared)
     observations: Columns | None
@@ -88,7 +91,29 @@ def load_study_data(study: Study, builder: KindReport) -> StudyData:
         responses=responses,
         participants=participants,
         observations=observations,
+        rater_labels=_pseudonyms(study, participant_ids),
     )
+
+
+def _pseudonyms(study: Study, participant_ids: np.ndarray):
+    """Participant row numbers → their pseudonyms in the study's exports (a query for the
+    ones not asked for before)."""
+    known: dict[int, str] = {}
+
+    def labels(rows: np.ndarray) -> list[str]:
+        wanted = participant_ids[np.asarray(rows, dtype=np.int64)].tolist()
+        missing = [pk for pk in wanted if pk not in known]
+        if missing:
+            found = Participant.objects.filter(pk__in=missing).values_list(
+                "id", "source", "platform_worker_id", "public_id"
+            )
+            for pk, source, worker, public in found:
+                known[pk] = pseudonym(
+                    study.pseudonym_salt, source=source, platform_worker_id=worker, public_id=public
+                )
+        return [known.get(pk, "") for pk in wanted]
+
+    return labels
 
 
 @contextmanager

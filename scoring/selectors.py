@@ -17,7 +17,7 @@ from scoring.models import Report
 from scoring.plots import points_for
 from scoring.reports import report_for
 from scoring.reports.base import PlotSpec, TableSpec
-from scoring.reports.common import AGREEMENT_TABLE, ALPHA_PLOT
+from scoring.reports.common import AGREEMENT_TABLE, ALPHA_PLOT, MORE_AGREEMENT_TABLES
 
 PROGRESS_METRICS = (
     "progress.items_complete",
@@ -96,7 +96,7 @@ def dashboard_view(study: Study, population: str) -> DashboardView:
     view.progress = progress_cards(
         {r.metric: r for r in reports if r.metric in PROGRESS_METRICS and not r.group}
     )
-    for spec in (AGREEMENT_TABLE, *builder.tables):
+    for spec in (AGREEMENT_TABLE, *builder.tables, *MORE_AGREEMENT_TABLES):
         table = table_view(spec, reports)
         if table.rows:
             view.tables.append(table)

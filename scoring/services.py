@@ -9,6 +9,7 @@ excluded participants); a live study whose current fingerprint differs is stale.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -24,6 +25,8 @@ from scoring.reports.base import Embed, ReportRow, StudyData
 from scoring.reports.common import study_rows
 
 POPULATIONS = ("all", "passed", "adjudicated")
+# Provenance keys agreement is grouped by unless a reports job says otherwise.
+DEFAULT_BY = ("system",)
 REPORTS_JOB = "reports"
 ACTIVE_JOB_STATUSES = (Job.Status.QUEUED, Job.Status.RUNNING)
 
@@ -65,16 +68,21 @@ def stale_live_studies() -> list[Study]:
 
 
 def compute_study_reports(
-    study: Study, *, embed: Embed | None = None, progress: Progress = no_progress
+    study: Study,
+    *,
+    embed: Embed | None = None,
+    progress: Progress = no_progress,
+    by: Sequence[str] = DEFAULT_BY,
 ) -> ReportsResult:
-    """Read the study once, compute both populations, replace its reports."""
+    """Read the study once, compute both populations, replace its reports; agreement is
+    also grouped by the items' provenance keys in ``by``."""
     started = time.monotonic()
     builder = report_for(study.kind)
     steps = len(POPULATIONS) + 2  # reading, each population, storing: the bar moves by step
     progress(0, steps, "Reading the responses")
     with one_snapshot():
         fingerprint = study_fingerprint(study)
-        data = load_study_data(study, builder)
+        data = load_study_data(study, builder, by=by)
     rows: dict[str, list[ReportRow]] = {}
     populations = populations_of(data)
     for step, population in enumerate(populations, start=1):

@@ -89,6 +89,8 @@ class LikertQuestion(StrictSerializer):
     id = serializers.RegexField(ID_PATTERN, max_length=60)
     text = serializers.CharField(max_length=500)
     passage = serializers.ChoiceField(choices=PASSAGES)
+    # The type of statement (e.g. "consistency"): agreement is also reported per group.
+    group = serializers.RegexField(ID_PATTERN, max_length=60, required=False)
 
 
 class LikertScale(StrictSerializer):

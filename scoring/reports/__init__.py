@@ -13,7 +13,7 @@ from functools import cache
 
 from .base import KindReport
 
-_NOT_BUILDERS = {"base", "common"}
+_NOT_BUILDERS = {"base", "common", "agreement"}
 
 
 @cache

@@ -42,6 +42,7 @@ class ReportRow:
             "n": self.n,
             "ci_low": self.ci_low,
             "ci_high": self.ci_high,
+            "details": self.details,
         }
 
 
@@ -107,6 +108,8 @@ class StudyData:
     responses: Columns
     participants: Columns
     observations: Columns
+    # Participant row numbers → the pseudonyms the study's exports show (None: not known).
+    rater_labels: Callable[[np.ndarray], list[str]] | None = None
 
     def where(self, keep: np.ndarray) -> StudyData:
         """The same study with only the responses in ``keep`` (and their observations)."""
@@ -208,6 +211,10 @@ class KindReport:
 
     def rows(self, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
         return []
+
+    def question_groups(self, config: dict) -> dict[str, str]:
+        """Question → the group the study's config puts it in (agreement per group)."""
+        return {}
 
 
 def observation_columns(response, unit, question, value, level) -> Columns:

@@ -4,23 +4,72 @@ from __future__ import annotations
 
 import numpy as np
 
-from scoring.agreement import (
-    alpha_from_value_counts,
-    percent_agreement_from_value_counts,
-    value_counts_from_pairs,
-)
 from scoring.counting import count_distinct
 from scoring.estimate import Estimate
-from scoring.groups import factorize
-from scoring.kappa import fleiss_kappa
 
-from .base import Columns, Embed, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, row
+from .agreement import agreement_scope_rows
+from .base import Embed, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, row
 
+HUMAN_METRICS = (
+    "agreement.krippendorff_alpha",
+    "agreement.percent",
+    "agreement.within_1",
+    "agreement.within_2",
+    "agreement.fleiss_kappa",
+    "agreement.icc2k",
+)
 AGREEMENT_TABLE = TableSpec(
-    title="Agreement between annotators",
-    metrics=("agreement.krippendorff_alpha", "agreement.percent", "agreement.fleiss_kappa"),
+    title="Agreement between annotators, per question",
+    metrics=HUMAN_METRICS,
     keys=("question", "level"),
     details=("units",),
+    note="percent = exact agreement; within 1 / 2 = pairs at most 1 / 2 points apart; "
+    "icc2k = ICC(2,k) over the units every annotator rated.",
+)
+POOLED_TABLE = TableSpec(
+    title="Agreement over all questions (each question of a unit is a unit)",
+    metrics=(*HUMAN_METRICS, "agreement.cronbach_alpha"),
+    keys=("questions", "level"),
+)
+QUESTION_GROUP_TABLE = TableSpec(
+    title="Agreement per question group",
+    metrics=(*HUMAN_METRICS, "agreement.cronbach_alpha"),
+    keys=("question_group", "level"),
+)
+SYSTEM_TABLE = TableSpec(
+    title="Agreement per system and question",
+    metrics=HUMAN_METRICS,
+    keys=("system", "question", "level"),
+)
+PAIRWISE_TABLE = TableSpec(
+    title="Mean Cohen's kappa over pairs of annotators",
+    metrics=("agreement.pairwise_kappa",),
+    keys=("question", "level", "weights"),
+    details=("annotators", "pairs_undefined"),
+)
+KAPPA_MATRIX_TABLE = TableSpec(
+    title="Cohen's kappa of each pair of annotators, all questions pooled",
+    metrics=("agreement.cohen_kappa",),
+    keys=("questions", "level", "weights", "annotator", "with"),
+    note="Annotators by their pseudonym in the study's exports; n = units both rated. "
+    "The matrix per question is in the API and computereports --json / --csv.",
+)
+MACHINE_TABLE = TableSpec(
+    title="Machine raters against humans (rater humans: the humans among themselves, the ceiling)",
+    metrics=("agreement.machine_alpha", "agreement.machine_kappa"),
+    keys=("question", "level", "rater", "against"),
+    details=("pairs",),
+    note="against majority: for humans, the majority of the other humans of the unit; "
+    "kappa is quadratic-weighted for ordinal scales.",
+)
+# Shown after the kind's own tables (the per-question table comes before them).
+MORE_AGREEMENT_TABLES = (
+    POOLED_TABLE,
+    QUESTION_GROUP_TABLE,
+    SYSTEM_TABLE,
+    MACHINE_TABLE,
+    PAIRWISE_TABLE,
+    KAPPA_MATRIX_TABLE,
 )
 ALPHA_PLOT = PlotSpec(
     name="alpha",
@@ -77,73 +126,13 @@ def progress_rows(data: StudyData) -> list[ReportRow]:
     ]
 
 
-def agreement_rows(observations: Columns) -> list[ReportRow]:
-    """Per question and level: alpha (also at the interval level for ordinal numbers),
-    pairwise percent agreement and, for nominal questions, Fleiss' kappa."""
-    if not len(observations):
-        return []
-    questions, question_codes = factorize(observations["question"])
-    levels, level_codes = factorize(observations["level"])
-    rows = []
-    for q, question in enumerate(questions):
-        for lv, level in enumerate(levels):
-            mask = (question_codes == q) & (level_codes == lv)
-            if mask.any():
-                units, values = observations["unit"][mask], observations["value"][mask]
-                rows += _question_rows(str(question), str(level), units, values)
-    return rows
-
-
-def _question_rows(question: str, level: str, units: np.ndarray, raw: np.ndarray) -> list[ReportRow]:
-    group = {"question": question, "level": level}
-    values = _values(raw, level)
-    if values is None:
-        return [
-            row("agreement.krippendorff_alpha", group, Estimate.undefined(f"{level} values must be numbers"))
-        ]
-    counts, domain = value_counts_from_pairs(units, values)
-    rows = [
-        row(
-            "agreement.krippendorff_alpha", group, alpha_from_value_counts(counts, level, value_domain=domain)
-        )
-    ]
-    if level == "ordinal":
-        interval = alpha_from_value_counts(counts, "interval", value_domain=domain)
-        rows.append(
-            row("agreement.krippendorff_alpha", {"question": question, "level": "interval"}, interval)
-        )
-    rows.append(row("agreement.percent", group, percent_agreement_from_value_counts(counts)))
-    if level == "nominal":
-        dense = counts if isinstance(counts, np.ndarray) else counts.toarray()
-        rows.append(row("agreement.fleiss_kappa", group, fleiss_kappa(dense)))
-    return rows
-
-
-def _values(raw: np.ndarray, level: str) -> np.ndarray | None:
-    """Numbers as floats; at the nominal level anything else compares as text."""
-    try:
-        numeric = raw.astype(np.float64)
-    except (TypeError, ValueError):
-        numeric = None
-    if numeric is not None:
-        return numeric
-    if level != "nominal":
-        return None
-    return np.array(["" if v is None else str(v) for v in raw], dtype=object).astype(str)
-
-
 def study_rows(builder: KindReport, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
-    """All figures of one population: progress, agreement among human annotators (model
-    participants are compared with humans by the kinds that have them), and the kind's own.
-    """
+    """All figures of one population: progress, agreement (among human annotators, grouped
+    by question, pooled, by question group and by provenance; machine raters beside the
+    humans), and the kind's own."""
     rows = progress_rows(data)
     analysed = data.analysed()
     del data  # one copy of the population at a time
-    observations = analysed.observations
-    if len(observations):
-        model = analysed.participants["model"]
-        by_model = model[analysed.responses["participant"][observations["response"]]]
-        observations = observations.take(~by_model)
-    rows += agreement_rows(observations)
+    rows += agreement_scope_rows(analysed, builder.question_groups(analysed.config))
     rows += builder.rows(analysed, embed=embed)
     return rows

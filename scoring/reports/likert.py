@@ -73,6 +73,9 @@ class LikertReport(KindReport):
             rows += _wilcoxon_rows(question, sources, systems, values)
         return rows
 
+    def question_groups(self, config: dict) -> dict[str, str]:
+        return {q["id"]: q["group"] for q in config.get("questions", []) if "id" in q and q.get("group")}
+
 
 def questions(data: StudyData) -> list[str]:
     configured = [q["id"] for q in data.config.get("questions", []) if "id" in q]

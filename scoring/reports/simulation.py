@@ -1,5 +1,7 @@
-"""Counterfactual simulation: precision and generality per explanation system, and the
-agreement of humans with each other and with model simulators (Cohen's kappa)."""
+"""Counterfactual simulation: precision and generality per explanation system.
+
+The agreement of humans with each other and with model simulators is the common
+human-machine comparison every kind gets (``agreement.machine_*``, question ``choice``)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,6 @@ import numpy as np
 from scoring import similarity, simulation
 from scoring.bootstrap import mean_ci, seed_for
 from scoring.estimate import Estimate
-from scoring.kappa import human_model_kappa, pairwise_cohen_kappa
 
 from .base import (
     Embed,
@@ -24,8 +25,6 @@ from .base import (
 )
 
 MEASURES = ("bleu", "cosine", "jaccard")
-# Largest humans × counterfactuals table built for kappa.
-MAX_KAPPA_CELLS = 20_000_000
 
 
 class SimulationReport(KindReport):
@@ -52,11 +51,6 @@ class SimulationReport(KindReport):
             ("simulation.generality",),
             ("system", "measure"),
         ),
-        TableSpec(
-            "Cohen's kappa between humans, and between humans and model simulators",
-            ("simulation.kappa",),
-            ("between", "simulator"),
-        ),
     )
     plots = (
         PlotSpec(
@@ -76,7 +70,6 @@ class SimulationReport(KindReport):
             rows += _precision_rows(view, view.is_model == (rater == "model"), rater)
         rows += _simulatable_rows(view)
         rows += _generality_rows(view, embed)
-        rows += _kappa_rows(view)
         return rows
 
 
@@ -193,26 +186,3 @@ def _embeddings(texts_by_explanation: dict, embed: Embed) -> dict[str, np.ndarra
         return {}
     matrix = np.asarray(embed(distinct))
     return dict(zip(distinct, matrix, strict=True))
-
-
-def _kappa_rows(view: _View) -> list[ReportRow]:
-    items = np.unique(view.item)
-    humans = np.unique(view.participant[~view.is_model])
-    if len(humans) * len(items) > MAX_KAPPA_CELLS:
-        reason = "too many annotators × counterfactuals for pairwise kappa"
-        return [row("simulation.kappa", {"between": "human-human"}, Estimate.undefined(reason))]
-    column = {item: index for index, item in enumerate(items)}
-    table = np.full((len(humans), len(items)), None, dtype=object)
-    human_row = {p: index for index, p in enumerate(humans)}
-    for p, item, choice, model in zip(view.participant, view.item, view.choice, view.is_model, strict=True):
-        if not model:
-            table[human_row[p], column[item]] = choice
-    rows = [row("simulation.kappa", {"between": "human-human"}, pairwise_cohen_kappa(table))]
-    for simulator in np.unique(view.participant[view.is_model]):
-        answers = np.full(len(items), None, dtype=object)
-        mine = view.participant == simulator
-        for item, choice in zip(view.item[mine], view.choice[mine], strict=True):
-            answers[column[item]] = choice
-        group = {"between": "human-model", "simulator": str(view.names[simulator])}
-        rows.append(row("simulation.kappa", group, human_model_kappa(table, answers)))
-    return rows

@@ -39,8 +39,7 @@ def test_recompute_then_read_tables_and_plots(live_server, page, screenshot, dja
     assert Job.objects.get().status == "done"
     assert "2 of 4" in page.inner_text(".progress-cards")
     assert page.locator("h2", has_text="The game at a glance").count() == 1
-    page.wait_for_function("Array.from(document.querySelectorAll('.plots img')).every(img => img.complete)")
-    assert plots_drawn(page) and page.locator(".plots img").count() == 4
+    assert plots_drawn(page) and page.locator(".plots img").count() == 4  # below the agreement tables
     screenshot("dashboard-roft")
 
     AnsweredResponseFactory.from_specs(
@@ -65,6 +64,13 @@ def test_likert_dashboard_on_a_phone(live_server, browser, screenshot, django_us
     log_in(phone, live_server, f"/research/s/{study.slug}/dashboard/")
     phone.wait_for_selector("text=Mean rating per question and system")
     assert plots_drawn(phone)
+    for title in ("Agreement over all questions", "Cohen's kappa of each pair of annotators"):
+        table = phone.locator("section.report-table", has=phone.locator("h2", has_text=title))
+        assert table.locator("tbody tr").count() > 0
+    matrix = phone.locator(
+        "section.report-table", has=phone.locator("h2", has_text="each pair of annotators")
+    )
+    assert "—" not in matrix.locator("tbody tr").first.inner_text()
     width = phone.evaluate("document.documentElement.scrollWidth")
     screenshot("dashboard-likert-phone", phone)
     context.close()

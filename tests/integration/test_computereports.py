@@ -18,9 +18,10 @@ def test_command_runs_the_reports_job_and_prints_json():
     out = StringIO()
     call_command("computereports", study.slug, "--json", stdout=out)
     rows = json.loads(out.getvalue())
-    assert all(set(row) == {"metric", "group", "value", "n", "ci_low", "ci_high"} for row in rows)
+    assert all(set(row) == {"metric", "group", "value", "n", "ci_low", "ci_high", "details"} for row in rows)
     by_key = {(row["metric"], json.dumps(row["group"], sort_keys=True)): row for row in rows}
     assert by_key[("boundary.exact_rate", "{}")]["value"] == pytest.approx(4 / 9)
+    assert by_key[("boundary.mean_points", "{}")]["details"]["sd"] > 0
     assert by_key[("progress.responses", "{}")]["n"] == 9
     assert len(rows) == Report.objects.filter(study=study, population="all").count()
     job = Job.objects.get()

@@ -33,6 +33,15 @@ def test_default_config_has_the_nine_questions_and_a_seven_point_scale():
     assert SEVEN_LABELS[0] == "Strongly disagree" and SEVEN_LABELS[-1] == "Strongly agree"
 
 
+def test_questions_may_name_their_group_for_the_reports():
+    questions = [
+        {"id": "edit", "text": "t", "passage": "main", "group": "consistency"},
+        {"id": "natural", "text": "t", "passage": "main"},
+    ]
+    config = KIND.validate_config({"questions": questions})
+    assert [q.get("group") for q in config["questions"]] == ["consistency", None]
+
+
 def test_other_scale_sizes_are_allowed():
     five = KIND.validate_config({"scale": {"points": 5}})["scale"]
     assert len(five["labels"]) == 5
@@ -54,6 +63,7 @@ def test_other_scale_sizes_are_allowed():
         ({"questions": [{"id": "q", "text": "t", "passage": "main"}] * 2}, "questions"),
         ({"questions": [{"id": "q", "text": "t", "passage": "main", "x": 1}]}, "questions.0.x"),
         ({"colour": "red"}, "colour"),
+        ({"questions": [{"id": "q", "text": "t", "passage": "main", "group": "a b"}]}, "questions.0.group"),
     ],
 )
 def test_config_rejections_name_the_field(config, field):

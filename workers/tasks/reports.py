@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from annotation.models import Job
-from scoring.services import compute_study_reports, request_study_reports, stale_live_studies
+from scoring.services import DEFAULT_BY, compute_study_reports, request_study_reports, stale_live_studies
 from workers.similarity import embed_sentences
 
 from .base import job_task
@@ -18,7 +18,8 @@ def compute_study_reports_task(job: Job) -> dict:
         raise ValueError("A reports job needs a study.")
     from workers.progress import JobProgress
 
-    result = compute_study_reports(job.study, embed=embed_sentences, progress=JobProgress(job.pk))
+    by = job.parameters.get("by", DEFAULT_BY)
+    result = compute_study_reports(job.study, embed=embed_sentences, progress=JobProgress(job.pk), by=by)
     return {
         "rows": result.rows,
         "responses": result.fingerprint["responses"],

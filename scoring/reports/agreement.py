@@ -1,0 +1,454 @@
+"""Agreement figures every kind gets, grouped the way papers report them.
+
+The kinds only say what the agreement values are (``agreement_values``); everything here
+is written once for all of them:
+
+- *scopes*: per question (``{question, level}``), pooled over every question of a level
+  (``{questions: all, level}``: each (unit, question) is one unit, one alpha over all
+  statements), per question group a study's config declares (``{question_group, level}``),
+  and per value of a provenance key of the items (``{system, question, level}``, any key
+  passed as ``by``);
+- in each scope, among humans: Krippendorff's alpha, percent agreement, within-1 and
+  within-2 points agreement and ICC(2,k) for numeric scales, Fleiss' kappa for nominal
+  ones, Cronbach's alpha over the statements of a pooled scope, the pairwise Cohen's kappa
+  matrix (unweighted, and linear and quadratic for ordinal scales) and its mean;
+- humans and machine raters (participants with source ``model``): each model's alpha and
+  kappa against the humans and against the human majority, beside the same figures of the
+  humans among themselves (against the majority of the *other* humans), the ceiling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from scoring.agreement import (
+    alpha_from_pairs,
+    alpha_from_value_counts,
+    percent_agreement_from_value_counts,
+    value_counts_from_pairs,
+)
+from scoring.bootstrap import Interval, mean_ci, seed_for
+from scoring.estimate import Estimate
+from scoring.groups import factorize
+from scoring.kappa import fleiss_kappa
+from scoring.raters import (
+    MAX_MAJORITY_VALUES,
+    SharedUnits,
+    majority_codes,
+    majority_of_others,
+    rating_pairs,
+)
+from scoring.reliability import cronbach_alpha, icc_2k, within_points_from_value_counts
+
+from .base import Columns, ReportRow, StudyData, row
+
+# Group keys the scopes use themselves: a provenance key may not take one of these names.
+RESERVED_KEYS = frozenset(
+    {"question", "questions", "question_group", "level", "weights", "annotator", "with", "rater", "against"}
+)
+# The pairwise kappa matrix is stored pair by pair up to this many annotators (else its mean).
+MAX_MATRIX_RATERS = 12
+# Beyond this many annotators (a crowd) no pairwise kappa is computed: alpha is the figure.
+MAX_PAIRWISE_ANNOTATORS = 1000
+# Pairs of annotators sharing fewer units than this have no kappa worth reporting.
+MIN_SHARED = 2
+# Largest units × annotators table built for ICC(2,k) (32 MiB of floats).
+MAX_TABLE_CELLS = 4_000_000
+# Kappa compares categories; scales with more values than this are not categories.
+MAX_KAPPA_CATEGORIES = 64
+NUMERIC_LEVELS = ("ordinal", "interval", "ratio")
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """The agreement values of one population, one row each, as integer codes: ``unit``,
+    ``question`` (into ``questions``), ``level`` (into ``levels``), ``value`` (into the
+    level's entry of ``domains``: sorted numbers, or texts at the nominal level; None when
+    the level's values are not numbers and must be), who gave them (``rater``, participant
+    row; ``model``, a machine rater) and each item's provenance values (codes, names)."""
+
+    unit: np.ndarray
+    question: np.ndarray
+    level: np.ndarray
+    value: np.ndarray
+    response: np.ndarray
+    rater: np.ndarray
+    model: np.ndarray
+    provenance: dict[str, tuple[np.ndarray, np.ndarray]]
+    questions: np.ndarray
+    levels: np.ndarray
+    domains: tuple[np.ndarray | None, ...]
+
+    @classmethod
+    def of(cls, data: StudyData) -> Ratings:
+        observations = data.observations
+        response = observations["response"]
+        rater = data.responses["participant"][response]
+        item = data.responses["item"][response]
+        provenance = {}
+        for name in data.items.data:
+            if name.startswith("provenance:"):
+                names, codes = factorize(data.items[name])
+                provenance[name.split(":", 1)[1]] = (codes[item], names)
+        questions, question = factorize(observations["question"])
+        levels, level = factorize(observations["level"])
+        value = np.full(len(response), -1, dtype=np.int64)
+        domains: list[np.ndarray | None] = []
+        for code, name in enumerate(levels):
+            at_level = level == code
+            values = numbers_or_text(observations["value"][at_level], str(name))
+            if values is None:
+                domains.append(None)
+                continue
+            domain, value[at_level] = factorize(values)
+            domains.append(domain)
+        return cls(
+            unit=factorize(observations["unit"])[1].astype(np.int64),
+            question=question,
+            level=level,
+            value=value,
+            response=response,
+            rater=rater,
+            model=data.participants["model"][rater],
+            provenance=provenance,
+            questions=questions,
+            levels=levels,
+            domains=tuple(domains),
+        )
+
+    def take(self, mask: np.ndarray) -> Ratings:
+        if mask.all():
+            return self
+        provenance = {key: (codes[mask], names) for key, (codes, names) in self.provenance.items()}
+        fields = {name: getattr(self, name)[mask] for name in _RATING_FIELDS}
+        return replace(self, provenance=provenance, **fields)
+
+    def __len__(self) -> int:
+        return len(self.unit)
+
+
+_RATING_FIELDS = ("unit", "question", "level", "value", "response", "rater", "model")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One group of ratings agreement is computed over: its report group, its level, the
+    ratings (humans and machines), per rating its unit (an integer code) and its value
+    (numbers, or texts at the nominal level; None when they must be numbers and are not)."""
+
+    group: dict
+    level: str
+    ratings: Ratings
+    units: np.ndarray
+    values: np.ndarray | None
+    questions: int
+    pairs: bool  # whether this scope gets the kappa matrix and the human-machine figures
+
+
+Labels = Callable[[np.ndarray], list[str]]
+
+
+def agreement_scope_rows(data: StudyData, question_groups: dict[str, str]) -> list[ReportRow]:
+    """Every grouped agreement figure of one (analysed) population."""
+    if not len(data.observations):
+        return []
+    ratings = Ratings.of(data)
+    labels = _labeller(data)
+    rows: list[ReportRow] = []
+    for scope in scopes(ratings, question_groups):
+        rows += scope_rows(scope, labels)
+    return rows
+
+
+def scopes(ratings: Ratings, question_groups: dict[str, str]) -> Iterator[Scope]:
+    """Per question, pooled over a level's questions, per question group, per provenance value."""
+    questions = [str(q) for q in ratings.questions]
+    pooled_units = ratings.unit * max(len(questions), 1) + ratings.question
+    for lv, level in enumerate(str(name) for name in ratings.levels):
+        at_level = ratings.level == lv
+        asked = np.unique(ratings.question[at_level]).tolist()
+        scope = _Scoper(ratings, lv, level)
+        for q in asked:
+            mask = at_level & (ratings.question == q)
+            yield scope({"question": questions[q], "level": level}, mask, ratings.unit, 1, True)
+        if len(asked) > 1:
+            yield scope({"questions": "all", "level": level}, at_level, pooled_units, len(asked), True)
+        for name in sorted(set(question_groups.values())):
+            members = [q for q in asked if question_groups.get(questions[q]) == name]
+            if members:
+                mask = at_level & np.isin(ratings.question, members)
+                group = {"question_group": name, "level": level}
+                yield scope(group, mask, pooled_units, len(members), False)
+        for key, (codes, names) in sorted(ratings.provenance.items()):
+            for code in np.unique(codes[at_level]).tolist():
+                if names[code] == "":
+                    continue
+                for q in asked:
+                    mask = at_level & (ratings.question == q) & (codes == code)
+                    if mask.any():
+                        group = {key: str(names[code]), "question": questions[q], "level": level}
+                        yield scope(group, mask, ratings.unit, 1, False)
+
+
+@dataclass(frozen=True)
+class _Scoper:
+    ratings: Ratings
+    level_code: int
+    level: str
+
+    def __call__(
+        self, group: dict, mask: np.ndarray, units: np.ndarray, questions: int, pairs: bool
+    ) -> Scope:
+        ratings = self.ratings.take(mask)
+        domain = self.ratings.domains[self.level_code]
+        values = None if domain is None else domain[ratings.value]
+        return Scope(group, self.level, ratings, units[mask], values, questions, pairs)
+
+
+def scope_rows(scope: Scope, labels: Labels) -> list[ReportRow]:
+    humans = ~scope.ratings.model
+    values = scope.values
+    if values is None:
+        reason = f"{scope.level} values must be numbers"
+        return [row("agreement.krippendorff_alpha", scope.group, Estimate.undefined(reason))]
+    human_ratings = scope.ratings.take(humans)
+    rows = human_rows(scope, values[humans], scope.units[humans], human_ratings)
+    if scope.pairs:
+        rows += kappa_matrix_rows(scope, values[humans], human_ratings, labels)
+        if scope.ratings.model.any():
+            rows += machine_rows(scope, values, labels)
+    return rows
+
+
+def human_rows(scope: Scope, values: np.ndarray, units: np.ndarray, ratings: Ratings) -> list[ReportRow]:
+    """Agreement among human annotators in one scope."""
+    group, level = scope.group, scope.level
+    counts, domain = value_counts_from_pairs(units, values)
+    rows = [
+        row(
+            "agreement.krippendorff_alpha", group, alpha_from_value_counts(counts, level, value_domain=domain)
+        )
+    ]
+    if level == "ordinal":
+        interval = alpha_from_value_counts(counts, "interval", value_domain=domain)
+        rows.append(row("agreement.krippendorff_alpha", {**group, "level": "interval"}, interval))
+    rows.append(row("agreement.percent", group, percent_agreement_from_value_counts(counts)))
+    if level == "nominal":
+        dense = counts if isinstance(counts, np.ndarray) else counts.toarray()
+        rows.append(row("agreement.fleiss_kappa", group, fleiss_kappa(dense)))
+        return rows
+    if level == "ordinal":
+        for points in (1, 2):
+            within = within_points_from_value_counts(counts, domain, points)
+            rows.append(row(f"agreement.within_{points}", group, within, _share_ci(within, points, group)))
+    rows.append(row("agreement.icc2k", group, _icc(units, ratings.rater, values)))
+    if scope.questions > 1:
+        cronbach, bounds = cronbach_alpha(_respondents_by_question(ratings, values))
+        ci = None if bounds is None else Interval(bounds[0], bounds[1], "feldt")
+        rows.append(row("agreement.cronbach_alpha", group, cronbach, ci))
+    return rows
+
+
+def _icc(units: np.ndarray, raters: np.ndarray, values: np.ndarray) -> Estimate:
+    """ICC(2,k) over the units every annotator of the scope rated (a fully crossed design)."""
+    unit_ids, unit_codes = factorize(units)
+    rater_ids, rater_codes = factorize(raters)
+    if len(unit_ids) * len(rater_ids) > MAX_TABLE_CELLS:
+        return Estimate.undefined("too many units × annotators for a fully crossed table")
+    table = np.full((len(unit_ids), len(rater_ids)), np.nan)
+    table[unit_codes, rater_codes] = values
+    estimate = icc_2k(table)
+    if estimate.reason == "fewer than two complete rows":
+        reason = (
+            f"fewer than two units rated by all {len(rater_ids)} annotators: ICC(2,k) needs a crossed design"
+        )
+        return Estimate.undefined(reason, n=estimate.n, **estimate.details)
+    return estimate
+
+
+def _respondents_by_question(ratings: Ratings, values: np.ndarray) -> np.ndarray:
+    """Responses × questions (a response rates every statement of its page)."""
+    _, response_codes = factorize(ratings.response)
+    questions, question_codes = factorize(ratings.question)
+    table = np.full((int(response_codes.max()) + 1 if len(response_codes) else 0, len(questions)), np.nan)
+    table[response_codes, question_codes] = values
+    return table
+
+
+def kappa_matrix_rows(scope: Scope, values: np.ndarray, ratings: Ratings, labels: Labels) -> list[ReportRow]:
+    """Cohen's kappa of every pair of human annotators sharing two units or more, and the
+    mean over those pairs."""
+    domain, codes = factorize(values)
+    if len(domain) > MAX_KAPPA_CATEGORIES:
+        reason = f"more than {MAX_KAPPA_CATEGORIES} distinct values: kappa needs categories"
+        return [
+            row("agreement.pairwise_kappa", {**scope.group, "weights": "none"}, Estimate.undefined(reason))
+        ]
+    rater, annotators = ratings.rater, len(np.unique(ratings.rater))
+    if annotators > MAX_PAIRWISE_ANNOTATORS:
+        reason = (
+            f"more than {MAX_PAIRWISE_ANNOTATORS} annotators: pairwise kappa is for small teams; see alpha"
+        )
+        group = {**scope.group, "weights": _weightings(scope.level)[0] or "none"}
+        return [row("agreement.pairwise_kappa", group, Estimate.undefined(reason), annotators=annotators)]
+    first, second = rating_pairs(scope.units[~scope.ratings.model], rater)
+    shared = SharedUnits.of(rater[first], rater[second], codes[first], codes[second], min_shared=MIN_SHARED)
+    names = {}
+    if annotators <= MAX_MATRIX_RATERS:
+        ids = np.unique(np.concatenate([shared.first, shared.second]))
+        names = dict(zip(ids.tolist(), labels(ids), strict=True))
+    rows = []
+    for weights in _weightings(scope.level):
+        kappas = shared.kappas(len(domain), weights, _positions(domain))
+        group = {**scope.group, "weights": weights or "none"}
+        mean = kappas.mean("no two annotators share two units with a defined kappa", MIN_SHARED)
+        ci = mean_ci(kappas.averaged(MIN_SHARED), seed=seed_for("agreement.pairwise_kappa", group))
+        rows.append(row("agreement.pairwise_kappa", group, mean, ci, annotators=annotators))
+        if names:
+            for index, (a, b) in enumerate(zip(kappas.first.tolist(), kappas.second.tolist(), strict=True)):
+                pair = {**group, "annotator": names[a], "with": names[b]}
+                rows.append(row("agreement.cohen_kappa", pair, kappas.estimate(index)))
+    return rows
+
+
+def _weightings(level: str) -> tuple[str | None, ...]:
+    """Categories unweighted; ordinal scales also linear and quadratic; numbers quadratic."""
+    return {"nominal": (None,), "ordinal": (None, "linear", "quadratic")}.get(level, ("quadratic",))
+
+
+def machine_rows(scope: Scope, values: np.ndarray, labels: Labels) -> list[ReportRow]:
+    """Each machine rater's alpha and kappa against the humans and the human majority, and
+    the humans' own figures (``rater: humans``) as the ceiling."""
+    domain, codes = factorize(values)
+    if len(domain) > min(MAX_KAPPA_CATEGORIES, MAX_MAJORITY_VALUES):
+        return []
+    ratings, units = scope.ratings, scope.units
+    weights = None if scope.level == "nominal" else "quadratic"
+    compare = _Comparison(scope.level, domain, len(domain), weights)
+    first, second = rating_pairs(units, ratings.rater)
+    model = ratings.model
+    # the human first in every human-machine pair
+    swap = model[first] & ~model[second]
+    first, second = np.where(swap, second, first), np.where(swap, first, second)
+    rows: list[ReportRow] = []
+    both_human = ~model[first] & ~model[second]
+    rows += compare.rows(
+        scope.group, "humans", "humans", ratings.rater, codes, first[both_human], second[both_human]
+    )
+    human = ~model
+    unit_ids, unit_codes = factorize(units)
+    others = np.full(len(codes), -1, dtype=np.int64)
+    others[human] = majority_of_others(unit_codes[human], codes[human], len(unit_ids), len(domain))
+    rows += compare.against_majority(scope.group, "humans", ratings.rater, codes, others, human)
+    majority = majority_codes(unit_codes[human], codes[human], len(unit_ids), len(domain))[unit_codes]
+    machines = np.unique(ratings.rater[model])
+    for machine, name in zip(machines.tolist(), labels(machines), strict=True):
+        mine = (ratings.rater[second] == machine) & ~model[first]
+        rows += compare.rows(scope.group, name, "humans", ratings.rater, codes, first[mine], second[mine])
+        rows += compare.against_majority(
+            scope.group, name, ratings.rater, codes, majority, ratings.rater == machine
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    level: str
+    domain: np.ndarray
+    categories: int
+    weights: str | None
+
+    def rows(self, group, rater: str, against: str, raters, codes, first, second) -> list[ReportRow]:
+        """Alpha over the pairs (each pair a unit of two values) and the mean of the pairs'
+        raters' Cohen's kappas."""
+        kappas = self._kappas(raters[first], raters[second], codes[first], codes[second])
+        kappa = kappas.mean("no two raters share two units with a defined kappa", MIN_SHARED)
+        return self._rows(
+            group, rater, against, codes[first], codes[second], kappa, kappas.averaged(MIN_SHARED)
+        )
+
+    def against_majority(self, group, rater: str, raters, codes, reference, mine) -> list[ReportRow]:
+        """Each rating of ``mine`` with the majority ``reference`` of its unit (when there is one)."""
+        keep = mine & (reference >= 0)
+        kappas = self._kappas(raters[keep], np.full(int(keep.sum()), -1), codes[keep], reference[keep])
+        kappa = kappas.mean("no two units with both a rating and a majority to compare it with", MIN_SHARED)
+        averaged = kappas.averaged(MIN_SHARED)
+        return self._rows(group, rater, "majority", codes[keep], reference[keep], kappa, averaged)
+
+    def _kappas(self, first_rater, second_rater, first_code, second_code):
+        shared = SharedUnits.of(first_rater, second_rater, first_code, second_code, min_shared=MIN_SHARED)
+        return shared.kappas(self.categories, self.weights, _positions(self.domain))
+
+    def _rows(self, group, rater, against, a, b, kappa: Estimate, averaged: np.ndarray) -> list[ReportRow]:
+        pair_units = np.repeat(np.arange(len(a)), 2)
+        pair_values = self.domain[np.column_stack([a, b]).ravel()]
+        if len(a):
+            alpha = alpha_from_pairs(pair_units, pair_values, self.level)
+        else:
+            alpha = Estimate.undefined("nothing to compare")
+        keys = {**group, "rater": rater, "against": against}
+        ci = mean_ci(averaged, seed=seed_for("agreement.machine_kappa", keys))
+        return [
+            row("agreement.machine_alpha", keys, alpha, pairs=len(a)),
+            row("agreement.machine_kappa", keys, kappa, ci, weights=self.weights or "none"),
+        ]
+
+
+def _share_ci(share: Estimate, points: int, group: dict) -> Interval | None:
+    """Bootstrap interval of a share of pairs, the pairs resampled independently."""
+    if not share.defined:
+        return None
+    agreeing = round(share.value * share.n)
+    outcomes = np.repeat([1.0, 0.0], [agreeing, share.n - agreeing])
+    return mean_ci(outcomes, seed=seed_for(f"agreement.within_{points}", group))
+
+
+def _positions(domain: np.ndarray) -> np.ndarray | None:
+    """Numeric values are their own positions on the scale (weights in points)."""
+    return domain.astype(np.float64) if domain.dtype.kind in "biuf" else None
+
+
+def numbers_or_text(raw: np.ndarray, level: str) -> np.ndarray | None:
+    """Numbers as floats; at the nominal level anything else compares as text."""
+    try:
+        numeric = raw.astype(np.float64)
+    except (TypeError, ValueError):
+        numeric = None
+    if numeric is not None:
+        return numeric
+    if level != "nominal":
+        return None
+    return np.array(["" if v is None else str(v) for v in raw], dtype=object).astype(str)
+
+
+def _labeller(data: StudyData) -> Labels:
+    """Machine raters by name; humans by the study's pseudonyms when the loader gave them."""
+    names = data.participants["name"]
+    model = data.participants["model"]
+    human_labels = data.rater_labels
+
+    def labels(rows: np.ndarray) -> list[str]:
+        rows = np.asarray(rows, dtype=np.int64)
+        found = [str(names[r]) if model[r] else "" for r in rows]
+        humans = [r for r in rows.tolist() if not model[r]]
+        if humans:
+            given = (
+                human_labels(np.asarray(humans)) if human_labels else [f"annotator {r + 1}" for r in humans]
+            )
+            by_row = dict(zip(humans, given, strict=True))
+            found = [label or by_row[r] for label, r in zip(found, rows.tolist(), strict=True)]
+        return found
+
+    return labels
+
+
+def human_observations(data: StudyData) -> Columns:
+    """The observations of humans only (machine raters are compared with them apart)."""
+    observations = data.observations
+    if not len(observations):
+        return observations
+    model = data.participants["model"]
+    return observations.take(~model[data.responses["participant"][observations["response"]]])
