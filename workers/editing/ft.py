@@ -73,6 +73,7 @@ def fine_tune(
     method: str,
     system: str,
 ) -> AppliedEdit:
+    """Adam within the L∞ bound on ``touched_parameters``; ``teacher_forced`` picks the objective."""
     parameters = dict(lm.model.named_parameters())
     live = [parameters[name] for name in touched_parameters(lm, hp)]
     original = [p.detach().float().clone() for p in live]
