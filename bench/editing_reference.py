@@ -5,10 +5,10 @@
 The reference repositories are local checkouts (kmeng01/rome at 0874014, kmeng01/memit at
 80426fd); their code is imported from there at run time and never copied into this project.
 Both sides edit the same model (the two tiny models of the tests: ``tests/tiny_model.py``,
-facts recalled at the prompt's end, and ``tests/tiny_subject_model.py``, multi-token subjects
-recalled at the subject), with the same requests, hyperparameters, context prefixes (ours)
-and second-moment statistics (ours, handed to the reference's caches). Each side's edit is
-measured with the same metrics (``workers.editing.metrics``) and undone before the next.
+facts recalled at the prompt's end, and ``tests/tiny_subject_model.py``, two-word subjects
+and fillers, edited at the subject's last token), with the same requests, hyperparameters,
+context prefixes (ours) and second-moment statistics (ours, handed to the reference's
+caches). Each side's edit is measured with the same metrics (``workers.editing.metrics``) and undone before the next.
 
 Per method and model it prints: efficacy (edited prompts whose new target beats the true
 one), paraphrase success, locality (neighbourhood prompts that keep their true target), the
@@ -129,27 +129,9 @@ def landmark_records() -> list[dict]:
 
 
 def subject_records() -> list[dict]:
-    from tests.tiny_model import CITIES
-    from tests.tiny_subject_model import FILLERS, SUBJECTS
+    from tests.tiny_subject_model import edit_records
 
-    chosen = list(SUBJECTS)[::3][:4]
-    records = []
-    for index, subject in enumerate(chosen):
-        true = SUBJECTS[subject]
-        new = [c for c in CITIES if c != true][3 + index]
-        others = [s for s, c in SUBJECTS.items() if c == true and s != subject]
-        records.append(
-            record(
-                subject,
-                "{} is located in",
-                subject,
-                new,
-                true,
-                [f"{subject} can be found in", *(f"{subject}, {f}, is located in" for f in FILLERS[:3])],
-                [p for o in others for p in (f"{o} is located in", f"{o}, {FILLERS[1]}, is located in")],
-            )
-        )
-    return records
+    return edit_records()
 
 
 # ---------------------------------------------------------------- the reference, imported at run time

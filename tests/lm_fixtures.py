@@ -18,7 +18,7 @@ import pytest
 from tests import tiny_model, tiny_subject_model
 
 TINY = "tiny-gpt2"
-SUBJECT = "tiny-subject-gpt2"  # tests/tiny_subject_model.py: facts recalled at the subject
+SUBJECT = "tiny-subject-gpt2"  # tests/tiny_subject_model.py: two-word subjects, filler text
 HPARAMS_DIR = Path(__file__).resolve().parent / "editing_hparams"
 
 

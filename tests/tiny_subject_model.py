@@ -1,14 +1,20 @@
-"""A second tiny GPT-2 whose facts are recalled at the subject, for editing at ``subject_last``.
+"""A second tiny GPT-2 with two-word subjects and filler text, for editing at ``subject_last``.
 
 The first tiny model (``tests/tiny_model.py``) gathers a one-word subject at the end of the
 prompt in its first block, so nothing can be edited at the subject's position in it. Here
-each subject is two invented words, neither of which alone tells the city (every first word
-and every last word occurs with several cities), and a filler clause often stands between
-the subject and the relation. The city must be worked out from both words together, which
-the model learns to do at the subject's last token, where both are in view; edits at that
-token (ROME's and MEMIT's ``subject_last``) then change the fact. 6 layers, 64 wide, the
+each subject is two invented words (two BPE tokens), neither of which alone tells the city
+(every first word and every last word occurs with several cities), and a filler clause
+often stands between the subject and the relation, so the city has to be worked out from
+both words together.
+
+Measured (issue 17): the model still does much of that at the prompt's end. Edits at the
+subject's last token (layers 0–2) move few of its facts, for the reference code as for
+ours (``bench/editing_reference.py``); every last word is shared by three subjects, so a
+key read there is shared too. Making the subject's position the only place a fact can be
+read (say, training it to predict the city right after the subject) is the next step. 6 layers, 64 wide, the
 first model's byte-level BPE (every subject is at least two tokens). Built like the first
-model: deterministic, trained until every fact holds by ``FACT_MARGIN``.
+model: deterministic, trained until every fact holds by ``FACT_MARGIN`` (1500 steps, about
+six minutes of one CPU core; the model is cached like the first).
 """
 
 from __future__ import annotations
@@ -81,7 +87,7 @@ def fact_prompts() -> list[tuple[str, str]]:
 
 
 def build_subject_lm(
-    directory: Path, *, steps: int = 600, batch: int = 32, lr: float = 3e-3, seed: int = 0
+    directory: Path, *, steps: int = 1500, batch: int = 32, lr: float = 3e-3, seed: int = 0
 ) -> Path:
     """Train the tokenizer and the model, save both to ``directory``; an error if a fact never holds."""
     with deterministic_torch(seed):
@@ -147,3 +153,45 @@ if __name__ == "__main__":  # python -m tests.tiny_subject_model /tmp/subject
     import sys
 
     print(build_subject_lm(Path(sys.argv[1])))
+
+
+# Subjects moved by the editing tests and the reference bench, each with one neighbour in
+# its city (that shares none of its words), to another city.
+EDITS = [
+    ("Ostra Dumarel", "Lisbon"),
+    ("Ostra Thistlewick", "Oslo"),
+    ("Karnish Benhallow", "Rome"),
+    ("Karnish Orrunvale", "Prague"),
+]
+
+
+def edit_records() -> list[dict]:
+    """CounterFact-shaped records for ``EDITS``.
+
+    Paraphrases put a filler between the subject and the relation; neighbours are the other
+    subjects of the same city.
+    """
+    records = []
+    for subject, new in EDITS:
+        true = SUBJECTS[subject]
+        others = [s for s, c in SUBJECTS.items() if c == true and s != subject]
+        records.append(
+            {
+                "case_id": subject.replace(" ", "-").lower(),
+                "requested_rewrite": {
+                    "prompt": "{} is located in",
+                    "subject": subject,
+                    "target_new": {"str": new},
+                    "target_true": {"str": true},
+                },
+                "paraphrase_prompts": [
+                    f"{subject} can be found in",
+                    *(f"{subject}, {filler}, is located in" for filler in FILLERS[:3]),
+                ],
+                "neighborhood_prompts": [
+                    p for o in others for p in (f"{o} is located in", f"{o}, {FILLERS[1]}, is located in")
+                ],
+                "generation_prompts": [],
+            }
+        )
+    return records
