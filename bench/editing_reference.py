@@ -8,7 +8,8 @@ Both sides edit the same model (the two tiny models of the tests: ``tests/tiny_m
 facts recalled at the prompt's end, and ``tests/tiny_subject_model.py``, two-word subjects
 and fillers, edited at the subject's last token), with the same requests, hyperparameters,
 context prefixes (ours) and second-moment statistics (ours, handed to the reference's
-caches). Each side's edit is measured with the same metrics (``workers.editing.metrics``) and undone before the next.
+caches). Each side's edit is measured with the same metrics (``workers.editing.metrics``)
+and undone before the next.
 
 Per method and model it prints: efficacy (edited prompts whose new target beats the true
 one), paraphrase success, locality (neighbourhood prompts that keep their true target), the
