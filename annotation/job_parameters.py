@@ -10,7 +10,8 @@ from rest_framework import serializers
 
 from annotation.kinds.base import StrictSerializer
 
-EDIT_METHODS = ["none", "ike", "ft", "rome", "memit"]  # the modules of workers/editing/
+EDIT_METHODS = ["none", "ike", "ft", "rome", "memit", "ft_m"]  # the modules of workers/editing/
+DEFAULT_EDIT_METHODS = EDIT_METHODS[:5]  # the ROME paper's comparison; FT-M on request
 EDIT_STUDY_KINDS = ["likert", "ranking", "claim"]  # = workers.editing.items.ITEM_BUILDERS (a test)
 
 
@@ -40,7 +41,9 @@ class EditAndGenerateParameters(StrictSerializer):
     requests = serializers.CharField(help_text="JSONL of edit requests (CounterFact records) on the worker.")
     model = serializers.CharField(help_text="A MODEL_REGISTRY name, a directory, or a cached hub id.")
     methods = serializers.ListField(
-        child=serializers.ChoiceField(choices=EDIT_METHODS), min_length=1, default=lambda: list(EDIT_METHODS)
+        child=serializers.ChoiceField(choices=EDIT_METHODS),
+        min_length=1,
+        default=lambda: list(DEFAULT_EDIT_METHODS),
     )
     kind = serializers.ChoiceField(choices=EDIT_STUDY_KINDS, required=False, allow_null=True, default=None)
     seed = serializers.IntegerField(min_value=0, default=0)

@@ -15,18 +15,19 @@ from pathlib import Path
 
 import pytest
 
-from tests import tiny_model
+from tests import tiny_model, tiny_subject_model
 
 TINY = "tiny-gpt2"
+SUBJECT = "tiny-subject-gpt2"  # tests/tiny_subject_model.py: two-word subjects, filler text
 HPARAMS_DIR = Path(__file__).resolve().parent / "editing_hparams"
 
 
-def _cache_key() -> str:
+def _cache_key(*modules) -> str:
     import tokenizers
     import torch
     import transformers
 
-    source = Path(tiny_model.__file__).read_bytes()
+    source = b"".join(Path(module.__file__).read_bytes() for module in modules)
     versions = f"{torch.__version__}|{transformers.__version__}|{tokenizers.__version__}".encode()
     return hashlib.sha256(source + versions).hexdigest()[:16]
 
@@ -37,21 +38,20 @@ def model_cache_root() -> Path:
     return Path(configured) if configured else Path(tempfile.gettempdir()) / "roft-test-models"
 
 
-@pytest.fixture(scope="session")
-def tiny_lm_dir() -> Path:
-    """A directory holding the tiny model and its tokenizer (``from_pretrained`` loads it)."""
+def _built(name: str, key: str, build) -> Path:
+    """The model ``build`` writes, kept under ``name-key`` in the cache root (built once)."""
     import torch
 
     # Tiny tensors on shared cores: one thread wastes least. ROFT_TEST_TORCH_THREADS runs the
     # tests under another count, to check their margins survive a different summation order.
     torch.set_num_threads(int(os.environ.get("ROFT_TEST_TORCH_THREADS", "1")))
     root = model_cache_root()
-    target = root / f"{TINY}-{_cache_key()}"
+    target = root / f"{name}-{key}"
     if not (target / "config.json").is_file():
         root.mkdir(parents=True, exist_ok=True)
         building = Path(tempfile.mkdtemp(dir=root, prefix="building-"))
         try:
-            tiny_model.build_tiny_lm(building)
+            build(building)
         except BaseException:
             shutil.rmtree(building, ignore_errors=True)
             raise
@@ -60,6 +60,22 @@ def tiny_lm_dir() -> Path:
         except OSError:  # another session finished first: keep theirs
             shutil.rmtree(building, ignore_errors=True)
     return target
+
+
+@pytest.fixture(scope="session")
+def tiny_lm_dir() -> Path:
+    """A directory holding the tiny model and its tokenizer (``from_pretrained`` loads it)."""
+    return _built(TINY, _cache_key(tiny_model), tiny_model.build_tiny_lm)
+
+
+@pytest.fixture(scope="session")
+def subject_lm():
+    """The second tiny model (multi-token subjects, facts at the subject), loaded once."""
+    from workers.lm.loading import load_lm
+
+    key = _cache_key(tiny_model, tiny_subject_model)
+    directory = _built(SUBJECT, key, tiny_subject_model.build_subject_lm)
+    return load_lm(SUBJECT, registry={SUBJECT: {"path": str(directory), "dtype": "float32"}})
 
 
 @pytest.fixture(scope="session")

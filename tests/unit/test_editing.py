@@ -105,11 +105,11 @@ def test_ft_stays_within_its_linf_bound(tiny_lm, worker_settings, tolvik):
         assert margins(tiny_lm, [tolvik.filled_prompt], ["Rome"])[0] > EDIT_MARGIN
 
 
-@pytest.mark.parametrize("method", ["none", "ike", "ft", "rome", "memit"])
+@pytest.mark.parametrize("method", ["none", "ike", "ft", "ft_m", "rome", "memit"])
 def test_weights_are_restored_bit_for_bit(tiny_lm, worker_settings, edit_requests, method):
     saved = weights(tiny_lm)
     with edit_applied(tiny_lm, method, edit_requests[:2], hparams_for(tiny_lm, method)):
-        assert bool(changed(tiny_lm, saved)) == (method in ("ft", "rome", "memit"))
+        assert bool(changed(tiny_lm, saved)) == (method in ("ft", "ft_m", "rome", "memit"))
     assert changed(tiny_lm, saved) == set()
 
 

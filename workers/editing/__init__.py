@@ -1,7 +1,9 @@
 """Model editing: one module per method, applied to a loaded model and undone exactly.
 
 Methods: ``none`` (the unedited control), ``ike`` (in-context: demonstrations in the
-prompt, no weight change), ``ft`` (FT-L: one MLP fine-tuned within an L∞ bound), ``rome``
+prompt, no weight change), ``ft`` (FT-L: one MLP fine-tuned within an L∞ bound, every target
+token predicted at the prompt's end), ``ft_m`` (FT-M: the same with the target
+teacher-forced), ``rome``
 (a rank-one update of one MLP down projection), ``memit`` (several edits at once, spread
 over a range of layers). Each method module defines ``NAME``, ``system_name(lm)`` (the label
 its passages carry), ``touched_parameters(lm, hp)`` and ``apply(lm, requests, hp)``;
@@ -17,7 +19,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-METHODS = ("none", "ike", "ft", "rome", "memit")
+METHODS = ("none", "ike", "ft", "rome", "memit", "ft_m")
 
 
 def get_method(name: str) -> ModuleType:

@@ -5,6 +5,13 @@ updating only the chosen MLP projections of one layer (``modules``: ``mlp_out`` 
 ``mlp_in``); after every step each weight is clamped into [original − ε, original + ε]
 (``norm_constraint``, an L∞ bound). The optimiser works on float32 copies, so half-precision
 models train the same way.
+
+Two objectives, two method names (they agree for single-token targets):
+
+- ``ft`` (FT-L, system ``FT_L``): every target token is predicted at the prompt's last
+  position, as the reference baseline (kmeng01/rome ``baselines/ft``) does;
+- ``ft_m`` (FT-M, system ``FT_M``, ``ft_m.py``): the target is teacher-forced after the
+  prompt, each token predicted after the ones before it, as EasyEdit's FT-M does.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from workers.lm.architectures import module_name
 from workers.lm.loading import LoadedLM
 
 from .base import AppliedEdit
-from .encoding import encode, target_log_probs
+from .encoding import Encoded, encode, target_log_probs
 from .hparams import FtHparams
 from .requests import EditRequest
 from .values import frozen
@@ -36,6 +43,37 @@ def touched_parameters(lm: LoadedLM, hp: FtHparams) -> list[str]:
 
 
 def apply(lm: LoadedLM, requests: list[EditRequest], hp: FtHparams) -> AppliedEdit:
+    return fine_tune(lm, requests, hp, teacher_forced=False, method=NAME, system=system_name(lm))
+
+
+def target_loss(
+    logits: torch.Tensor, encoded: Encoded, mask: torch.Tensor, *, teacher_forced: bool
+) -> torch.Tensor:
+    """Mean over requests of the target tokens' mean NLL (see the module docstring).
+
+    ``mask`` marks the target's tokens in each prompt-and-target row; without teacher
+    forcing every one is scored at the position before the first (the prompt's last token).
+    """
+    if teacher_forced:
+        return -target_log_probs(logits, encoded.input_ids, mask).mean()
+    rows = torch.arange(len(mask), device=mask.device)
+    last_prompt = mask.int().argmax(1) - 1  # the first target token's position, minus one
+    log_probs = torch.log_softmax(logits[rows, last_prompt].float(), dim=-1)  # (n, vocab)
+    chosen = log_probs.gather(1, encoded.input_ids * mask)  # (n, tokens); masked out below
+    wanted = mask.float()
+    return (-(chosen * wanted).sum(1) / wanted.sum(1).clamp(min=1)).mean()
+
+
+def fine_tune(
+    lm: LoadedLM,
+    requests: list[EditRequest],
+    hp: FtHparams,
+    *,
+    teacher_forced: bool,
+    method: str,
+    system: str,
+) -> AppliedEdit:
+    """Adam within the L∞ bound on ``touched_parameters``; ``teacher_forced`` picks the objective."""
     parameters = dict(lm.model.named_parameters())
     live = [parameters[name] for name in touched_parameters(lm, hp)]
     original = [p.detach().float().clone() for p in live]
@@ -52,7 +90,7 @@ def apply(lm: LoadedLM, requests: list[EditRequest], hp: FtHparams) -> AppliedEd
         for step in range(1, hp.steps + 1):
             steps_taken = step
             logits = lm.model(**encoded.inputs).logits
-            loss = -target_log_probs(logits, encoded.input_ids, mask).mean()
+            loss = target_loss(logits, encoded, mask, teacher_forced=teacher_forced)
             loss_value = float(loss.detach())
             if loss_value < hp.stop_loss:
                 break
@@ -69,8 +107,8 @@ def apply(lm: LoadedLM, requests: list[EditRequest], hp: FtHparams) -> AppliedEd
         for parameter in live:
             parameter.grad = None
     return AppliedEdit(
-        method=NAME,
-        system=system_name(lm),
+        method=method,
+        system=system,
         details={
             "layer": hp.layer,
             "modules": list(hp.modules),

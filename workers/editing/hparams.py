@@ -102,6 +102,13 @@ class FtHparams(Hparams):
 
 
 @dataclass(frozen=True, kw_only=True)
+class FtMHparams(FtHparams):
+    """FT-M takes FT-L's keys; only the objective differs (``workers/editing/ft.py``)."""
+
+    method: ClassVar[str] = "ft_m"
+
+
+@dataclass(frozen=True, kw_only=True)
 class LocatedHparams(Hparams):
     """ROME's and MEMIT's shared keys: where the edit acts, how δ is optimised, key statistics."""
 
@@ -158,7 +165,7 @@ class MemitHparams(LocatedHparams):
 
 
 HPARAMS: dict[str, type[Hparams]] = {
-    cls.method: cls for cls in (NoneHparams, IkeHparams, FtHparams, RomeHparams, MemitHparams)
+    cls.method: cls for cls in (NoneHparams, IkeHparams, FtHparams, FtMHparams, RomeHparams, MemitHparams)
 }
 
 

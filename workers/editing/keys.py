@@ -47,9 +47,14 @@ def balanced_key(
     lm: LoadedLM, layer: int, request: EditRequest, templates: list[str], fact_token: str
 ) -> torch.Tensor:
     """The key MEMIT fits: half the request's own prompt (``templates[0]`` is "{}"), half the
-    average over all the prefixes, so the edit holds where it was asked and after other text."""
+    average over the other prefixes, so the edit holds where it was asked and after other text.
+
+    The bare prompt is left out of the second half, as in the reference's ``compute_ks``
+    (the mean of each group of templates, then of the groups)."""
     keys = lookup_keys(lm, layer, request, templates, fact_token)
-    return (keys[0] + keys.mean(0)) / 2
+    if len(keys) == 1:
+        return keys[0]
+    return (keys[0] + keys[1:].mean(0)) / 2
 
 
 @torch.no_grad()

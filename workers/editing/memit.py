@@ -1,7 +1,9 @@
 """MEMIT: many edits at once, the change spread over a range of layers.
 
 Each request gets a target for the residual stream after the range's last layer: its
-current value there plus δ (``values``, optimised at that layer). Then, layer by layer
+current value there plus δ (``values``, optimised at that layer's block output, the
+residual stream, as the reference's ``compute_z``: the norm bound and weight decay are
+relative to the residual stream, not to the MLP's output). Then, layer by layer
 from the first, the remaining gap R (the targets minus what the model now produces,
 divided by the layers left) is written into that layer's down projection by least
 squares against the keys K of all requests at once (``keys.balanced_key``):
@@ -21,7 +23,7 @@ from .keys import balanced_key, layer_output_at_lookup
 from .requests import EditRequest
 from .stats import second_moments
 from .templates import context_templates
-from .values import optimise_delta
+from .values import BLOCK_OUTPUT, optimise_delta
 
 NAME = "memit"
 
@@ -39,7 +41,7 @@ def apply(lm: LoadedLM, requests: list[EditRequest], hp: MemitHparams) -> Applie
     last = layers[-1]
     templates = context_templates(lm, hp.context_templates)
     moments = second_moments(lm, layers, hp)
-    deltas = [optimise_delta(lm, request, last, templates, hp) for request in requests]
+    deltas = [optimise_delta(lm, request, last, templates, hp, at=BLOCK_OUTPUT) for request in requests]
     targets = layer_output_at_lookup(lm, last, requests, hp.fact_token).double()
     targets += torch.stack([d.delta for d in deltas]).double()
     weight = hp.mom2_update_weight
@@ -62,5 +64,8 @@ def apply(lm: LoadedLM, requests: list[EditRequest], hp: MemitHparams) -> Applie
             "edits": len(requests),
             "gap_before_each_layer": gaps,
             "target_nll": [round(d.target_nll, 4) for d in deltas],
+            "delta_norm": [round(float(d.delta.norm()), 4) for d in deltas],
+            "base_norm": [round(d.base_norm, 4) for d in deltas],
+            "relative_delta": [round(float(d.delta.norm()) / max(d.base_norm, 1e-9), 4) for d in deltas],
         },
     )

@@ -3,6 +3,11 @@
 The model writes them itself from a few opening words (seeded, top-k 5), so the subject is
 seen after varied but natural text. They come from the unedited model and are kept per
 model for the life of the process.
+
+A prefix is the opening's tokens and the generated ones decoded together: decoding the
+new tokens alone and gluing them to the opening loses the space between them wherever the
+tokenizer puts it in the decoder, not in the token (word-level vocabularies join words
+with spaces; sentencepiece/metaspace drops the first token's space), giving "Thelocation".
 """
 
 from __future__ import annotations
@@ -30,7 +35,14 @@ def context_templates(lm: LoadedLM, lengths_and_counts: list[list[int]]) -> list
                 for i in range(count)
             ]
             for request, output in zip(requests, generate_texts(lm, requests, batch_size=count), strict=True):
-                prefix = (request.prompt + output.text).replace("{", " ").replace("}", " ").strip()
-                templates.append(f"{prefix}. {{}}")
+                prefix = opening_and_continuation(lm, request.prompt, output.token_ids)
+                templates.append(f"{prefix.replace('{', ' ').replace('}', ' ').strip()}. {{}}")
         _CACHE[key] = templates
     return list(_CACHE[key])
+
+
+def opening_and_continuation(lm: LoadedLM, opening: str, new_tokens: tuple[int, ...]) -> str:
+    """The opening and the generated tokens as one text (see the module docstring)."""
+    tokenizer = lm.tokenizer
+    opening_ids = tokenizer(opening, add_special_tokens=False)["input_ids"]
+    return tokenizer.decode([*opening_ids, *new_tokens], skip_special_tokens=True)

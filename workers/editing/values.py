@@ -1,11 +1,19 @@
-"""The value side of ROME and MEMIT: a vector added to one MLP's output at the subject.
+"""The value side of ROME and MEMIT: a vector added to one layer's output at the subject.
 
-A vector δ is added to the down projection's output at the subject's last token, in the
+A vector δ is added at the subject's last token (or the prompt's last token), in the
 request's prompt after each context template, and optimised so the model then writes the
 new target. Two terms keep it honest: a KL term holds the model's idea of what the subject
-*is* ("{} is a …") where it was (essence drift), and δ's norm is both penalised and
-bounded relative to the original output. The rank-one (ROME) or least-squares (MEMIT)
-weight update then makes the layer produce that change for the subject's key.
+*is* ("{} is a …") where it was (essence drift), and δ's norm is both penalised
+(``v_weight_decay`` · ‖δ‖ / ‖v‖²) and bounded (``clamp_norm_factor`` · ‖v‖), where v is the
+original vector δ is added to. The rank-one (ROME) or least-squares (MEMIT) weight update
+then makes the layer produce that change for the subject's key.
+
+Where δ is read (``at``) sets v, as in the reference code: ROME reads the MLP's output
+(``compute_v``), MEMIT the block's output, the residual stream (``compute_z``), which is far
+larger, so MEMIT's δ may grow far larger. Adding δ to either is the same change to the
+residual stream (the MLP's output is added to it), so only v differs.
+The optimisation stops when the whole loss (not the target NLL alone) is below
+``v_stop_loss``, again as the reference does.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
-from workers.lm.architectures import get_module, module_name
+from workers.lm.architectures import block, get_module, module_name
 from workers.lm.loading import LoadedLM
 
 from .encoding import encode, target_log_probs
@@ -23,12 +31,15 @@ from .hparams import LocatedHparams
 from .keys import lookup_end, lookup_texts
 from .requests import EditRequest
 
+MLP_OUTPUT, BLOCK_OUTPUT = "mlp_out", "block"  # where δ is read and added (see the docstring)
+
 
 @dataclass(frozen=True)
 class ValueDelta:
     delta: torch.Tensor  # (d_model,) float32
-    base_norm: float  # norm of the original output at the subject (plain prompt)
+    base_norm: float  # ‖v‖: the original vector at the lookup token (plain prompt)
     target_nll: float  # mean NLL of the new target at the last step evaluated
+    loss: float  # the whole loss at that step (what the early stop looks at)
     steps: int
 
 
@@ -46,9 +57,15 @@ def frozen(model: torch.nn.Module):
 
 
 def optimise_delta(
-    lm: LoadedLM, request: EditRequest, layer: int, templates: list[str], hp: LocatedHparams
+    lm: LoadedLM,
+    request: EditRequest,
+    layer: int,
+    templates: list[str],
+    hp: LocatedHparams,
+    *,
+    at: str = MLP_OUTPUT,
 ) -> ValueDelta:
-    """δ for one request at ``layer``'s down projection (see the module docstring)."""
+    """δ for one request at ``layer``'s MLP output or block output (see the module docstring)."""
     fact_token = hp.fact_token
     texts, ends = lookup_texts(request, templates, fact_token)
     target_starts = [len(text) for text in texts]
@@ -64,22 +81,23 @@ def optimise_delta(
     n_rewrite = len(texts)
     rows = torch.arange(len(positions), device=positions.device)
 
-    module = get_module(lm.model, module_name(lm.model, "mlp_out", layer))
+    module = _module_at(lm, layer, at)
     delta = torch.zeros(
         lm.model.config.hidden_size, device=lm.device, dtype=torch.float32, requires_grad=True
     )
     base: dict[str, torch.Tensor] = {}
 
     def add_delta(_module, _args, output):
+        hidden = output[0] if isinstance(output, tuple) else output
         if "value" not in base:
-            base["value"] = output[0, positions[0]].detach().float()
-        shift = torch.zeros_like(output)
-        shift[rows, positions] = delta.to(output.dtype)
-        return output + shift
+            base["value"] = hidden[0, positions[0]].detach().float()
+        shift = torch.zeros_like(hidden)
+        shift[rows, positions] = delta.to(hidden.dtype)
+        return (hidden + shift, *output[1:]) if isinstance(output, tuple) else hidden + shift
 
     optimiser = torch.optim.Adam([delta], lr=hp.v_lr)
     initial_essence = None
-    nll_value, step = float("inf"), 0
+    nll_value, loss_value, step = float("inf"), float("inf"), 0
     handle = module.register_forward_hook(add_delta)
     try:
         with frozen(lm.model), torch.enable_grad():
@@ -96,10 +114,10 @@ def optimise_delta(
                 drift = torch.nn.functional.kl_div(
                     initial_essence, essence_lp, log_target=True, reduction="batchmean"
                 )
-                base_sq = base["value"].norm() ** 2
-                loss = nll + hp.kl_factor * drift + hp.v_weight_decay * delta.norm() ** 2 / base_sq
-                nll_value = float(nll.detach())
-                if nll_value < hp.v_stop_loss or step == hp.v_steps:
+                decay = hp.v_weight_decay * delta.norm() / base["value"].norm() ** 2
+                loss = nll + hp.kl_factor * drift + decay
+                nll_value, loss_value = float(nll.detach()), float(loss.detach())
+                if loss_value < hp.v_stop_loss or step == hp.v_steps:
                     break
                 optimiser.zero_grad()
                 loss.backward()
@@ -110,4 +128,12 @@ def optimise_delta(
                         delta.mul_(bound / delta.norm())
     finally:
         handle.remove()
-    return ValueDelta(delta.detach(), float(base["value"].norm()), nll_value, step)
+    return ValueDelta(delta.detach(), float(base["value"].norm()), nll_value, loss_value, step)
+
+
+def _module_at(lm: LoadedLM, layer: int, at: str) -> torch.nn.Module:
+    if at == MLP_OUTPUT:
+        return get_module(lm.model, module_name(lm.model, "mlp_out", layer))
+    if at == BLOCK_OUTPUT:
+        return block(lm.model, layer)
+    raise ValueError(f"δ is read at {MLP_OUTPUT!r} or {BLOCK_OUTPUT!r}, not {at!r}.")

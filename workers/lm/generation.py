@@ -46,6 +46,7 @@ class GenerationRequest:
 class Generated:
     text: str  # the new text only, without the prompt
     new_tokens: int
+    token_ids: tuple[int, ...] = ()  # the new tokens (to decode with the prompt's, see editing.templates)
 
 
 class RowSampler(LogitsProcessor):
@@ -143,7 +144,8 @@ def _generate_batch(lm: LoadedLM, batch: Sequence[GenerationRequest], min_new_to
         tokens = _until_end(
             row[: request.max_new_tokens].tolist(), config.eos_token_id, tokenizer.pad_token_id
         )
-        results.append(Generated(tokenizer.decode(tokens, skip_special_tokens=True), len(tokens)))
+        text = tokenizer.decode(tokens, skip_special_tokens=True)
+        results.append(Generated(text, len(tokens), tuple(tokens)))
     return results
 
 

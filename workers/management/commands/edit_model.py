@@ -9,12 +9,12 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
 
-WEIGHT_METHODS = ["rome", "memit", "ft"]
+WEIGHT_METHODS = ["rome", "memit", "ft", "ft_m"]
 
 
 class Command(BaseCommand):
     help = (
-        "Edit a model with ROME, MEMIT or FT-L from one CounterFact record and save the edited "
+        "Edit a model with ROME, MEMIT, FT-L or FT-M from one CounterFact record and save the edited "
         "model and its tokenizer to a directory, with edit.json (request, hyperparameters, metrics)."
     )
 
