@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from annotation.models import Enrollment, Job, Response
 from annotation.services.assignment import assign_next_item
-from annotation.services.exports import export_study
-from annotation.services.jobs import JobCancelled, cancel_job, claim_job, no_progress
+from annotation.services.exports import FORMATS, export_study
+from annotation.services.jobs import JobCancelled, cancel_job, claim_job
 from annotation.services.pseudonyms import pseudonym
 from annotation.services.submission import submit_response
 from scoring.models import Report
@@ -109,15 +109,15 @@ def test_sqlite_archive_opens_without_our_code_and_matches(study, tmp_path):
     for table in ("study", "items", "participants", "assignments", "responses", "reports"):
         assert f"## Table `{table}`" in readme
     database = sqlite3.connect(tmp_path / f"{study.slug}.sqlite")
-    responses = pandas.read_sql("SELECT * FROM responses ORDER BY id", database)
+    responses = pandas.read_sql("SELECT * FROM responses ORDER BY response_id", database)
     truth = expected(study)
-    assert list(responses["id"]) == sorted(truth)
+    assert list(responses["response_id"]) == sorted(truth)
     for _, row in responses.iterrows():
-        want = truth[row["id"]]
+        want = truth[row["response_id"]]
         assert json.loads(row["answer"]) == want["answer"] and row["participant"] == want["participant"]
     joined = database.execute(
         "SELECT count(*) FROM responses r JOIN participants p ON p.participant = r.participant "
-        "JOIN items i ON i.id = r.item_id JOIN assignments a ON a.id = r.assignment_id"
+        "JOIN items i ON i.item = r.item JOIN assignments a ON a.assignment_id = r.assignment_id"
     ).fetchone()[0]
     assert joined == 6
     assert database.execute("SELECT metric, value FROM reports").fetchall() == [("accuracy", 0.75)]
@@ -139,7 +139,7 @@ def test_a_cancelled_export_stops_with_the_one_cancellation_exception(study, tmp
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "sqlite"])
 def test_no_raw_crowd_id_in_any_export_by_default(study, tmp_path, fmt):
-    path = tmp_path / f"out.{fmt}"
+    path = tmp_path / f"out.{FORMATS[fmt]}"
     export_study(study, fmt=fmt, path=path)
     blobs = [path.read_bytes()]
     if fmt == "sqlite":
@@ -167,27 +167,30 @@ def test_exportstudy_command_uses_the_same_code(study, tmp_path):
     assert path.read_bytes() == (tmp_path / "service.csv").read_bytes()
 
 
-def test_postgres_copy_csv_equals_the_row_by_row_writer(study, tmp_path):
-    """The CSV that PostgreSQL writes (the fast path) holds the same values as the
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_postgres_copy_equals_the_row_by_row_writer(study, tmp_path, fmt):
+    """The file that PostgreSQL writes (the fast path) holds the same values as the
     row-by-row writer, also for text with commas, quotes and line breaks."""
-    from annotation.services.export_rows import response_rows
-    from annotation.services.exports import _write_csv
-
     study.items.filter(external_id="c1").update(
         payload={"claim": 'A "quoted", comma\nand a new line', "sentences": ["One.", "Two.", "Three."]}
     )
-    export_study(study, fmt="csv", path=tmp_path / "copy.csv", include_platform_ids=True)
-    with open(tmp_path / "rows.csv", "w", encoding="utf-8", newline="") as out:
-        _write_csv(response_rows(study, include_platform_ids=True, plain_text=True), out, no_progress)
+    export_study(study, fmt=fmt, path=tmp_path / "copy", include_platform_ids=True)
+    export_study(study, fmt=fmt, path=tmp_path / "rows", include_platform_ids=True, use_copy=False)
 
     def parsed(name):
+        if fmt == "jsonl":
+            return [json.loads(line) for line in (tmp_path / name).read_text(encoding="utf-8").splitlines()]
         with open(tmp_path / name, encoding="utf-8", newline="") as handle:
             rows = list(csv.reader(handle))
         return [[_normal(value) for value in row] for row in rows]
 
-    copy_rows, python_rows = parsed("copy.csv"), parsed("rows.csv")
-    assert copy_rows == python_rows and len(copy_rows) == 7
-    assert any('A "quoted", comma\nand a new line' in row for row in copy_rows)
+    copy_rows, python_rows = parsed("copy"), parsed("rows")
+    assert copy_rows == python_rows and len(copy_rows) == (7 if fmt == "csv" else 6)
+    if fmt == "csv":
+        claims = [row[copy_rows[0].index("payload.claim")] for row in copy_rows]
+    else:
+        claims = [row["payload.claim"] for row in copy_rows]
+    assert 'A "quoted", comma\nand a new line' in claims
 
 
 def _normal(value: str):
