@@ -215,7 +215,12 @@ def pseudonyms_joined(study: Study) -> Iterator[None]:
     d = dialect()
     with transaction.atomic(), connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            cursor.execute("SET LOCAL jit = off")  # JIT compiles for longer than these plans run
+            # JIT compiles for longer than these plans run. The rows must come in id order: a
+            # parallel plan sorts them after gathering (and spills the sort to disk on a
+            # large study), while one scan of the (study, id) index streams them with no sort;
+            # the formatting runs in the leader either way.
+            cursor.execute("SET LOCAL jit = off")
+            cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
         cursor.execute(f"DROP TABLE IF EXISTS {d.pseudonyms}")
         cursor.execute(d.create_pseudonyms)
         try:

@@ -124,17 +124,28 @@ def _write_rows(study, fmt: str, path: Path, include_platform_ids: bool, progres
 
 
 def _write_csv(columns: list[Column], rows: Iterable[tuple], total: int, out, progress: Progress) -> int:
-    """Rows as the database gave them for the ``csv`` target (text already neutralised there)."""
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([column.name for column in columns])
+    """Rows as the database gave them for the ``csv`` target (text already neutralised
+    there), quoted by PostgreSQL's CSV rules so that both paths write the same file: a
+    NULL is an empty cell, an empty text is ``""``, and a cell with a comma, a quote or a
+    line break (``\\r`` too, which Python's csv module leaves bare) is quoted."""
+    out.write(",".join(_csv_cell(column.name) for column in columns) + "\n")
     count = 0
     for row in rows:
-        writer.writerow(row)
+        out.write(",".join(_csv_cell(value) for value in row) + "\n")
         count += 1
         if count % PROGRESS_EVERY == 0:
             rows_written(progress, count, total)
     rows_written(progress, count, total)
     return count
+
+
+def _csv_cell(value) -> str:
+    if value is None:
+        return ""
+    text = str(value)
+    if text == "" or any(char in text for char in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def _write_jsonl(columns: list[Column], rows: Iterable[tuple], total: int, out, progress: Progress) -> int:

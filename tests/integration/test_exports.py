@@ -199,3 +199,94 @@ def _normal(value: str):
         return float(value)
     except ValueError:
         return value
+
+
+@pytest.fixture
+def users_client(django_user_model):
+    """An API client of an admin (who sees every study's responses)."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(
+        django_user_model.objects.create_superuser("root", "root@example.org", "pw-root-1")
+    )
+    return client
+
+
+def _csv_rows(path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_one_name_per_column_in_csv_jsonl_sqlite_and_the_api(study, tmp_path, users_client):
+    """The same concept has the same name everywhere: ``item`` (the external id) and
+    ``is_attention_check``; the JSONL keys are the CSV header; every column of the
+    SQLite responses table (but its assignment key) is a CSV column of the same name."""
+    header = _csv_rows(export_study(study, fmt="csv", path=tmp_path / "x.csv").path)[0].keys()
+    line = json.loads(
+        export_study(study, fmt="jsonl", path=tmp_path / "x.jsonl").path.read_text().splitlines()[0]
+    )
+    assert list(line) == list(header)
+    assert {"item", "is_attention_check"} <= set(header) and "attention_check" not in header
+    export_study(study, fmt="sqlite", path=tmp_path / "x.sqlite")
+    database = sqlite3.connect(tmp_path / "x.sqlite")
+    responses = [row[1] for row in database.execute("PRAGMA table_info(responses)")]
+    assert set(responses) - set(header) == {"assignment_id"}
+    items = [row[1] for row in database.execute("PRAGMA table_info(items)")]
+    assert {"item", "is_attention_check"} <= set(items)
+    api = users_client.get(f"/api/v1/responses/?study={study.slug}").json()["results"][0]
+    assert {"item", "is_attention_check"} <= set(api) and "attention_check" not in api
+
+
+def test_the_csv_has_every_participant_column_of_the_sqlite_dump(study, tmp_path):
+    export_study(study, fmt="sqlite", path=tmp_path / "x.sqlite")
+    database = sqlite3.connect(tmp_path / "x.sqlite")
+    database.row_factory = sqlite3.Row
+    participants = {row["participant"]: dict(row) for row in database.execute("SELECT * FROM participants")}
+    rows = _csv_rows(export_study(study, fmt="csv", path=tmp_path / "x.csv").path)
+    assert set(next(iter(participants.values()))) <= set(rows[0])
+    for row in rows:
+        dumped = participants[row["participant"]]
+        for name, value in dumped.items():
+            if isinstance(value, int) and row[name] in ("true", "false"):
+                assert value == (row[name] == "true"), name
+            elif isinstance(value, (int, float)):
+                assert float(row[name]) == value, name
+            else:
+                assert row[name] == (value or ""), name
+    assert {row["participant_status"] for row in rows} == {"active"}
+    assert {row["answered_count"] for row in rows} == {"2"}
+
+
+def test_ranking_choices_are_flattened_to_one_column_per_criterion_and_side(
+    example_study_file, enrolled, tmp_path
+):
+    from annotation.services.studies import load_study_file
+
+    data = example_study_file("ranking")
+    study = load_study_file(data).study
+    person = enrolled(study, source="lab", platform_worker_id="ranker")
+    assignment = assign_next_item(participant=person, study=study)
+    shown = assignment.state["shown"]
+    choices = {
+        "consistency": {"most": shown[0], "least": shown[1]},
+        "fluency": {"most": shown[2], "least": shown[0]},
+    }
+    submit_response(assignment=assignment, answer={"shown": shown, "choices": choices})
+    [row] = _csv_rows(export_study(study, fmt="csv", path=tmp_path / "r.csv").path)
+    for criterion, sides in choices.items():
+        for side, system in sides.items():
+            assert row[f"choice.{criterion}.{side}"] == system
+    [line] = export_study(study, fmt="jsonl", path=tmp_path / "r.jsonl").path.read_text().splitlines()
+    assert json.loads(line)["choice.fluency.least"] == shown[0]
+
+
+def test_exportstudy_writes_a_sqlite_file_or_a_zip_by_the_name(study, tmp_path):
+    call_command("exportstudy", study.slug, "--format", "sqlite", "--output", str(tmp_path / "x.sqlite"))
+    database = sqlite3.connect(tmp_path / "x.sqlite")
+    assert database.execute("SELECT count(*) FROM responses").fetchone()[0] == 6
+    assert database.execute("SELECT study FROM study").fetchone()[0] == study.slug
+    call_command("exportstudy", study.slug, "--format", "sqlite", "--output", str(tmp_path / "x.zip"))
+    with zipfile.ZipFile(tmp_path / "x.zip") as archive:
+        assert sorted(archive.namelist()) == ["README.md", f"{study.slug}.sqlite"]
+        assert "| `participant_status` |" in archive.read("README.md").decode()
