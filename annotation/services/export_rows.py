@@ -289,9 +289,9 @@ class _ProgressWriter:
 
     def write(self, data) -> int:
         self.out.write(data)
+        self.lines += data.count(b"\n")
         self.pending += len(data)
         if self.pending > 1_000_000:
-            self.lines += data.count(b"\n")
             self.pending = 0
             rows_written(self.progress, min(self.lines, self.total), self.total)
         return len(data)
