@@ -180,9 +180,8 @@ def table_names() -> dict[str, str]:
 def response_select(study: Study, columns: list[Column], target: str) -> tuple[str, list]:
     """The export's SELECT of ``columns`` for ``target`` (see ``Dialect.render``), in response order."""
     t = table_names()
-    fields, params = select_list(columns, target)
-    sql = (
-        f"SELECT {fields} FROM {t['r']} r "  # noqa: S608 - our own table names and expressions
+    source = (
+        f"FROM {t['r']} r "
         f"JOIN {t['a']} a ON a.id = r.assignment_id "
         f"JOIN {t['i']} i ON i.id = r.item_id "
         f"JOIN {t['p']} p ON p.id = r.participant_id "
@@ -190,18 +189,25 @@ def response_select(study: Study, columns: list[Column], target: str) -> tuple[s
         f"LEFT JOIN {t['e']} e ON e.participant_id = r.participant_id AND e.study_id = r.study_id "
         f"WHERE r.study_id = %s ORDER BY r.id"
     )
-    return sql, [*params, study.pk]
+    return fenced_select(columns, target, source, [study.pk])
 
 
-def select_list(columns: list[Column], target: str) -> tuple[str, list]:
-    """``expr AS "name", …`` for ``columns`` rendered for ``target``, and their parameters."""
+def fenced_select(columns: list[Column], target: str, source: str, source_params: list) -> tuple[str, list]:
+    """``SELECT <formatted> FROM (SELECT <raw values> <source>) s``: the inner query reads
+    each value once (a JSON field is extracted once, however often its formatting refers
+    to it) and the fence keeps the planner from folding it back into the outer one."""
     d = dialect()
-    parts, params = [], []
-    for column in columns:
-        expression, column_params = d.render(column, target)
-        parts.append(f"{expression} AS {quoted(column.name)}")
+    raw, formatted, params = [], [], []
+    for index, column in enumerate(columns):
+        expression, column_params = d.raw(column)
+        raw.append(f"{expression} AS v{index}")
         params.extend(column_params)
-    return ", ".join(parts), params
+        formatted.append(f"{d.render(f's.v{index}', column.type, target)} AS {quoted(column.name)}")
+    sql = (
+        f"SELECT {', '.join(formatted)} FROM "  # noqa: S608 - our own table names and expressions
+        f"(SELECT {', '.join(raw)} {source} {d.fence}) s"
+    )
+    return sql, [*params, *source_params]
 
 
 def quoted(name: str) -> str:
@@ -333,7 +339,7 @@ def _item_scalar_keys(study: Study) -> tuple[list[str], list[str]]:
 
 
 class Dialect:
-    """How each column type is written for each target, on PostgreSQL.
+    """How each column is read and written for each target, on PostgreSQL.
 
     Targets: ``csv`` (text cells; text neutralised), ``json`` (typed values for
     ``row_to_json``), ``json_text`` (Python writes the JSON line: booleans and JSON as JSON
@@ -346,66 +352,61 @@ class Dialect:
         "ON COMMIT DROP"
     )
     tab, cr = "E'\\t'", "E'\\r'"
+    fence = "OFFSET 0"
 
-    def render(self, column: Column, target: str) -> tuple[str, list]:
-        sql, params = column.sql, list(column.params)
-        kind = column.type
+    def raw(self, column: Column) -> tuple[str, list]:
+        """The column's value as stored; for a field, the JSON value at its path."""
+        if column.type == "field":
+            return f"({column.sql} #> %s)", [list(column.path)]
+        return column.sql, list(column.params)
+
+    def render(self, value: str, kind: str, target: str) -> str:
+        """The SQL that writes ``value`` (a raw value of a column of type ``kind``) for ``target``."""
         if kind == "field":
-            return self.field(column, target)
+            return self.field(value, target)
         if kind == "text" and target == "csv":
-            return self.neutral(sql, params)
+            return self.neutral(value)
         if kind == "boolean" and target in ("csv", "json_text"):
-            return f"(CASE WHEN {sql} THEN 'true' WHEN NOT {sql} THEN 'false' END)", params * 2
+            return f"(CASE WHEN {value} THEN 'true' WHEN NOT {value} THEN 'false' END)"
         if kind == "time":
-            return self.timestamp(sql), params
+            return self.timestamp(value)
         if kind == "json" and target != "json":
-            return self.json_text(sql), params
-        return sql, params
+            return self.json_text(value)
+        return value
 
-    def neutral(self, sql: str, params: list) -> tuple[str, list]:
+    def neutral(self, value: str) -> str:
         """The SQL twin of ``neutralise``, built from the same FORMULA_STARTS."""
         starts = ", ".join(self.literal(char) for char in FORMULA_STARTS)
         quote = "''''"  # SQL for the text '
-        return (
-            f"(CASE WHEN substr({sql}, 1, 1) IN ({starts}) THEN {quote} || {sql} ELSE {sql} END)",
-            params * 3,
-        )
+        return f"(CASE WHEN substr({value}, 1, 1) IN ({starts}) THEN {quote} || {value} ELSE {value} END)"
 
     def literal(self, char: str) -> str:
         return {"\t": self.tab, "\r": self.cr}.get(char, f"'{char}'")
 
-    def field(self, column: Column, target: str) -> tuple[str, list]:
-        """One value inside a JSON column: typed JSON for ``json``, JSON text for
-        ``json_text``, else a string as plain text (neutralised for CSV) and anything
-        else as JSON text; JSON null and a missing key are NULL."""
-        value, path = self.json_value(column)
+    def field(self, value: str, target: str) -> str:
+        """A JSON value: typed for ``json``, JSON text for ``json_text``, else a string as
+        plain text (neutralised for CSV) and anything else as JSON text; JSON null and a
+        missing key are NULL."""
         if target == "json":
-            return value, path
-        as_json = (f"NULLIF({self.json_text(value)}, 'null')", path)
+            return value
+        as_json = f"NULLIF({self.json_text(value)}, 'null')"
         if target == "json_text":
             return as_json
-        text = self.json_string(column)
-        shown = self.neutral(*text) if target == "csv" else text
-        is_string = self.is_string(column)
-        return (
-            f"(CASE WHEN {is_string[0]} THEN {shown[0]} ELSE {as_json[0]} END)",
-            is_string[1] + shown[1] + as_json[1],
-        )
+        text = self.json_string(value)
+        shown = self.neutral(text) if target == "csv" else text
+        return f"(CASE WHEN {self.is_string(value)} THEN {shown} ELSE {as_json} END)"
 
-    def json_value(self, column: Column) -> tuple[str, list]:
-        return f"({column.sql} #> %s)", [list(column.path)]
+    def json_string(self, value: str) -> str:
+        return f"({value} #>> '{{}}')"
 
-    def json_string(self, column: Column) -> tuple[str, list]:
-        return f"({column.sql} #>> %s)", [list(column.path)]
+    def is_string(self, value: str) -> str:
+        return f"jsonb_typeof({value}) = 'string'"
 
-    def is_string(self, column: Column) -> tuple[str, list]:
-        return f"jsonb_typeof({column.sql} #> %s) = 'string'", [list(column.path)]
+    def json_text(self, value: str) -> str:
+        return f"{value}::text"
 
-    def json_text(self, sql: str) -> str:
-        return f"{sql}::text"
-
-    def timestamp(self, sql: str) -> str:
-        return f"""to_char({sql} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
+    def timestamp(self, value: str) -> str:
+        return f"""to_char({value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
 
 
 class SQLiteDialect(Dialect):
@@ -416,25 +417,25 @@ class SQLiteDialect(Dialect):
         "CREATE TEMPORARY TABLE export_pseudonyms (participant_id integer PRIMARY KEY, pseudonym text)"
     )
     tab, cr = "char(9)", "char(13)"
+    fence = ""
 
-    def json_value(self, column: Column) -> tuple[str, list]:
-        return f"({column.sql} -> %s)", [self.path(column)]
+    def raw(self, column: Column) -> tuple[str, list]:
+        if column.type == "field":
+            path = "$" + "".join('."' + key.replace('"', '""') + '"' for key in column.path)
+            return f"({column.sql} -> %s)", [path]
+        return super().raw(column)
 
-    def json_string(self, column: Column) -> tuple[str, list]:
-        return f"({column.sql} ->> %s)", [self.path(column)]
+    def json_string(self, value: str) -> str:
+        return f"({value} ->> '$')"
 
-    def is_string(self, column: Column) -> tuple[str, list]:
-        return f"json_type({column.sql}, %s) = 'text'", [self.path(column)]
+    def is_string(self, value: str) -> str:
+        return f"json_type({value}) = 'text'"
 
-    @staticmethod
-    def path(column: Column) -> str:
-        return "$" + "".join('."' + key.replace('"', '""') + '"' for key in column.path)
+    def json_text(self, value: str) -> str:
+        return value
 
-    def json_text(self, sql: str) -> str:
-        return sql
-
-    def timestamp(self, sql: str) -> str:
-        return f"(replace({sql}, ' ', 'T') || 'Z')"
+    def timestamp(self, value: str) -> str:
+        return f"(replace({value}, ' ', 'T') || 'Z')"
 
 
 def dialect() -> Dialect:

@@ -27,11 +27,11 @@ from .export_rows import (
     RESPONSE_TAIL,
     Column,
     dialect,
+    fenced_select,
     participant_columns,
     pseudonyms_joined,
     quoted,
     rows_written,
-    select_list,
     table_names,
 )
 from .jobs import Progress, no_progress
@@ -238,10 +238,10 @@ def _copy_table(target, table: Table, study: Study, done: int, total: int, progr
     declarations = ", ".join(f"{quoted(column.name)} {column.sqlite_declaration}" for column in table.columns)
     target.execute(f"CREATE TABLE {quoted(table.name)} ({declarations})")
     insert = f"INSERT INTO {quoted(table.name)} VALUES ({', '.join('?' for _ in table.columns)})"  # noqa: S608
-    fields, params = select_list(table.columns, "sqlite")
+    sql, params = fenced_select(table.columns, "sqlite", table.source, [study.pk])
     written = 0
     with connection.chunked_cursor() as cursor:
-        cursor.execute(f"SELECT {fields} {table.source}", [*params, study.pk])
+        cursor.execute(sql, params)
         while batch := cursor.fetchmany(BATCH_ROWS):
             target.executemany(insert, batch)
             written += len(batch)

@@ -115,14 +115,12 @@ def test_finding_05_one_rule_in_python_and_in_sql():
     """The Python rule and its SQL twin agree on every start character and on numbers."""
     from django.db import connection
 
-    from annotation.services.export_rows import Column, dialect, neutralise
+    from annotation.services.export_rows import dialect, neutralise
 
     samples = ["=1+1", "+1", "-1", "@A1", "\tx", "\rx", "plain", "", "'already", " =spaced", "1-2"]
-    column = Column("sample", "text", "%s", "")
+    neutral = dialect().render("s.v", "text", "csv")
     for sample in samples:
-        sql, params = dialect().render(Column("sample", "text", "%s", "", params=(sample,)), "csv")
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT {sql}", params)
+            cursor.execute(f"SELECT {neutral} FROM (SELECT %s AS v) s", [sample])  # noqa: S608 - our SQL
             assert cursor.fetchone()[0] == neutralise(sample), sample
-    assert column.type == "text"
     assert neutralise("-3") == "'-3" and neutralise("3") == "3"
