@@ -194,20 +194,32 @@ def response_select(study: Study, columns: list[Column], target: str) -> tuple[s
 
 def fenced_select(columns: list[Column], target: str, source: str, source_params: list) -> tuple[str, list]:
     """``SELECT <formatted> FROM (SELECT <raw values> <source>) s``: the inner query reads
-    each value once (a JSON field is extracted once, however often its formatting refers
-    to it) and the fence keeps the planner from folding it back into the outer one."""
+    each value once, as the target needs it (a JSON field extracted once, with ``->>``
+    for text); the fence keeps the planner from folding it back into the outer query,
+    which formats the values. For CSV the JSON documents themselves are carried too, so
+    that the rare field cell that starts like a formula can be asked whether it is text."""
     d = dialect()
-    raw, formatted, params = [], [], []
+    raw, formatted, params, outer_params = [], [], [], []
+    documents: dict[str, str] = {}  # JSON column → its alias in the inner query
     for index, column in enumerate(columns):
-        expression, column_params = d.raw(column)
+        expression, column_params = d.raw(column, target)
         raw.append(f"{expression} AS v{index}")
         params.extend(column_params)
-        formatted.append(f"{d.render(f's.v{index}', column.type, target)} AS {quoted(column.name)}")
+        value = f"s.v{index}"
+        if column.type == "field" and target == "csv":
+            if column.sql not in documents:
+                documents[column.sql] = f"j{len(documents)}"
+                raw.append(f"{column.sql} AS {documents[column.sql]}")
+            shown, shown_params = d.neutral_field(value, f"s.{documents[column.sql]}", column)
+            outer_params.extend(shown_params)
+        else:
+            shown = d.render(value, column.type, target)
+        formatted.append(f"{shown} AS {quoted(column.name)}")
     sql = (
         f"SELECT {', '.join(formatted)} FROM "  # noqa: S608 - our own table names and expressions
         f"(SELECT {', '.join(raw)} {source} {d.fence}) s"
     )
-    return sql, [*params, *source_params]
+    return sql, [*outer_params, *params, *source_params]
 
 
 def quoted(name: str) -> str:
@@ -354,16 +366,23 @@ class Dialect:
     tab, cr = "E'\\t'", "E'\\r'"
     fence = "OFFSET 0"
 
-    def raw(self, column: Column) -> tuple[str, list]:
-        """The column's value as stored; for a field, the JSON value at its path."""
-        if column.type == "field":
-            return f"({column.sql} #> %s)", [list(column.path)]
-        return column.sql, list(column.params)
+    def raw(self, column: Column, target: str) -> tuple[str, list]:
+        """The column's value as the target reads it. A field: typed JSON for ``json``,
+        JSON text for ``json_text``, else a string as plain text and anything else as
+        JSON text (JSON null and a missing key are NULL)."""
+        if column.type != "field":
+            return column.sql, list(column.params)
+        key, path = (
+            (("->", "->>"), column.path[0]) if len(column.path) == 1 else (("#>", "#>>"), list(column.path))
+        )
+        if target == "json":
+            return f"({column.sql} {key[0]} %s)", [path]
+        if target == "json_text":
+            return f"NULLIF(({column.sql} {key[0]} %s)::text, 'null')", [path]
+        return f"({column.sql} {key[1]} %s)", [path]
 
     def render(self, value: str, kind: str, target: str) -> str:
-        """The SQL that writes ``value`` (a raw value of a column of type ``kind``) for ``target``."""
-        if kind == "field":
-            return self.field(value, target)
+        """The SQL that writes ``value`` (a column of type ``kind`` as ``raw`` read it) for ``target``."""
         if kind == "text" and target == "csv":
             return self.neutral(value)
         if kind == "boolean" and target in ("csv", "json_text"):
@@ -374,33 +393,28 @@ class Dialect:
             return self.json_text(value)
         return value
 
+    def starts_like_a_formula(self, value: str) -> str:
+        starts = ", ".join(self.literal(char) for char in FORMULA_STARTS)
+        return f"substr({value}, 1, 1) IN ({starts})"
+
     def neutral(self, value: str) -> str:
         """The SQL twin of ``neutralise``, built from the same FORMULA_STARTS."""
-        starts = ", ".join(self.literal(char) for char in FORMULA_STARTS)
         quote = "''''"  # SQL for the text '
-        return f"(CASE WHEN substr({value}, 1, 1) IN ({starts}) THEN {quote} || {value} ELSE {value} END)"
+        return f"(CASE WHEN {self.starts_like_a_formula(value)} THEN {quote} || {value} ELSE {value} END)"
+
+    def neutral_field(self, value: str, document: str, column: Column) -> tuple[str, list]:
+        """``neutral`` for a field's CSV cell, only when the JSON value is a string: the
+        text of a number (``-3``) is data."""
+        quote = "''''"
+        is_text, params = self.is_string(document, column)
+        test = f"{self.starts_like_a_formula(value)} AND {is_text}"
+        return f"(CASE WHEN {test} THEN {quote} || {value} ELSE {value} END)", params
 
     def literal(self, char: str) -> str:
         return {"\t": self.tab, "\r": self.cr}.get(char, f"'{char}'")
 
-    def field(self, value: str, target: str) -> str:
-        """A JSON value: typed for ``json``, JSON text for ``json_text``, else a string as
-        plain text (neutralised for CSV) and anything else as JSON text; JSON null and a
-        missing key are NULL."""
-        if target == "json":
-            return value
-        as_json = f"NULLIF({self.json_text(value)}, 'null')"
-        if target == "json_text":
-            return as_json
-        text = self.json_string(value)
-        shown = self.neutral(text) if target == "csv" else text
-        return f"(CASE WHEN {self.is_string(value)} THEN {shown} ELSE {as_json} END)"
-
-    def json_string(self, value: str) -> str:
-        return f"({value} #>> '{{}}')"
-
-    def is_string(self, value: str) -> str:
-        return f"jsonb_typeof({value}) = 'string'"
+    def is_string(self, document: str, column: Column) -> tuple[str, list]:
+        return f"jsonb_typeof({document} #> %s) = 'string'", [list(column.path)]
 
     def json_text(self, value: str) -> str:
         return f"{value}::text"
@@ -419,17 +433,24 @@ class SQLiteDialect(Dialect):
     tab, cr = "char(9)", "char(13)"
     fence = ""
 
-    def raw(self, column: Column) -> tuple[str, list]:
-        if column.type == "field":
-            path = "$" + "".join('."' + key.replace('"', '""') + '"' for key in column.path)
-            return f"({column.sql} -> %s)", [path]
-        return super().raw(column)
+    def raw(self, column: Column, target: str) -> tuple[str, list]:
+        if column.type != "field":
+            return super().raw(column, target)
+        path = self.path(column)
+        as_json = f"NULLIF(({column.sql} -> %s), 'null')"
+        if target in ("json", "json_text"):
+            return as_json, [path]
+        return (
+            f"(CASE json_type({column.sql}, %s) WHEN 'text' THEN ({column.sql} ->> %s) ELSE {as_json} END)",
+            [path] * 3,
+        )
 
-    def json_string(self, value: str) -> str:
-        return f"({value} ->> '$')"
+    @staticmethod
+    def path(column: Column) -> str:
+        return "$" + "".join('."' + key.replace('"', '""') + '"' for key in column.path)
 
-    def is_string(self, value: str) -> str:
-        return f"json_type({value}) = 'text'"
+    def is_string(self, document: str, column: Column) -> tuple[str, list]:
+        return f"json_type({document}, %s) = 'text'", [self.path(column)]
 
     def json_text(self, value: str) -> str:
         return value
