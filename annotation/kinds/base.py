@@ -156,6 +156,15 @@ class TaskKind(ABC):
             if answer.get(field.key) is not None
         ]
 
+    # --- exports ----------------------------------------------------------------------
+
+    def export_fields(self, config: dict) -> list[tuple[str, tuple[str, ...]]]:
+        """Values nested inside the answer that exports show as columns of their own:
+        (column name, path of keys in the answer). The answer's top-level fields are
+        columns already (``answer.<field>``); a kind lists here what a spreadsheet
+        should not have to parse out of JSON."""
+        return []
+
     # --- after an answer --------------------------------------------------------------
 
     def after_response(self, response: Response) -> None:

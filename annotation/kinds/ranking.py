@@ -204,6 +204,14 @@ class Ranking(TaskKind):
     Answer = RankingAnswer
     Gold = RankingGold
 
+    def export_fields(self, config: dict) -> list[tuple[str, tuple[str, ...]]]:
+        """``choice.<criterion>.most`` and ``.least``: the chosen system, one column each."""
+        return [
+            (f"choice.{criterion}.{side}", ("choices", criterion, side))
+            for criterion in _ids(settings_of(config))
+            for side in ("most", "least")
+        ]
+
     def prepare_assignment(self, item, rng: random.Random) -> dict:
         """Which systems this page shows, in display order (letters by position)."""
         systems = [p["system"] for p in item.payload["passages"]]

@@ -49,6 +49,8 @@ class Response(models.Model):
             models.Index(fields=["study", "answered_at"]),
             models.Index(fields=["study", "item"]),
             models.Index(fields=["study", "participant"]),
+            # A study's responses in id order without a sort (exports stream them so).
+            models.Index(fields=["study", "id"], name="response_study_id_order"),
         ]
         ordering = ["id"]
 

@@ -1,19 +1,26 @@
-"""One row per response, read with a single streaming query (the export's hot path).
+"""The export's columns and the SQL that produces them, one row per response.
 
-The database does the joins and turns JSON and timestamps into text, so Python only
-swaps the participant's identity for a pseudonym and hands each row to a writer. Rows
-come from a server-side cursor on PostgreSQL, in fixed-size batches: memory stays flat
-whatever the number of responses.
+Every export (CSV, JSONL, the SQLite dump) and every database backend reads its rows from
+the SELECTs built here, so a column has one name, one meaning and one expression wherever
+it appears (``docs/exports.md`` lists them). The database does the joins, extracts JSON
+fields and formats times; pseudonyms are computed once per participant into a temporary
+table that the SELECTs join. On PostgreSQL the CSV and JSONL files are written by
+``COPY`` itself; Python only streams bytes.
 
-Which payload, provenance and answer fields become columns is found generically: the
-scalar fields present in the study's item payloads and provenance, and the fields the
-kind's ``Answer`` serializer declares. No kind is named here.
+Which payload, provenance and answer fields become columns is found generically: the scalar
+fields present in the study's item payloads and provenance, the fields the kind's ``Answer``
+serializer declares, and the nested answer values the kind lists in ``export_fields``.
+
+CSV cells are neutralised against formula injection here (``neutralise`` and its SQL twin):
+a text cell that starts with ``= + - @``, a tab or a carriage return gets a leading ``'``.
+Numeric columns are never touched (``-3`` is data), and JSONL and SQLite keep exact text.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.db import connection, transaction
@@ -25,6 +32,13 @@ from .pseudonyms import PseudonymCache
 
 BATCH_ROWS = 5000
 SCALARS = (str, int, float, bool, type(None))
+# OWASP's list of characters a spreadsheet reads as the start of a formula.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(text: str) -> str:
+    """A CSV text cell that a spreadsheet would run as a formula, made inert with a leading ``'``."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def rows_written(progress: Progress, done: int, total: int) -> None:
@@ -34,140 +48,258 @@ def rows_written(progress: Progress, done: int, total: int) -> None:
 
 @dataclass(frozen=True)
 class Column:
-    """An export column: its name, how it is stored, and what it means (for the docs)."""
+    """An export column: its name, its type, the SQL that reads it, and what it means.
+
+    ``type`` is text, integer, real, boolean, time (UTC ISO 8601 text), json (an object or
+    list, JSON text in CSV and SQLite) or field (one value inside ``sql``'s JSON at
+    ``path``: a string, number, boolean, list or object). Table aliases: r response,
+    a assignment, i item, p participant, e enrollment, ps the pseudonyms.
+    """
 
     name: str
-    encoding: str  # "value" (a plain value), "boolean" (true/false text), "json" (JSON text),
-    # or "scalar" (one field: plain text for CSV, JSON text for JSONL)
+    type: str
+    sql: str
     description: str
+    params: tuple = ()
+    path: tuple[str, ...] = ()
+    sqlite_type: str = ""
+
+    @property
+    def sqlite_declaration(self) -> str:
+        if self.sqlite_type:
+            return self.sqlite_type
+        return {"integer": "INTEGER", "real": "REAL", "boolean": "INTEGER"}.get(self.type, "TEXT")
 
 
-FIXED_HEAD = [
-    Column("response_id", "value", "The response's id in this export (unique per row)."),
-    Column("study", "value", "The study's slug."),
-    Column("kind", "value", "The study's task kind."),
-    Column("item", "value", "The item's external_id, as in the study file."),
-    Column("attention_check", "boolean", "true when the item is an attention check."),
-    Column("participant", "value", "The participant's pseudonym (salted hash; stable within the study)."),
-    Column("participant_source", "value", "organic, prolific, mturk, lab, expert or model."),
-]
-PLATFORM_ID = Column(
-    "platform_worker_id", "value", "The crowd-platform id (only in exports an admin asked to include)."
+def participant_columns(include_platform_ids: bool) -> list[Column]:
+    """The participant's columns: the same in the CSV/JSONL rows and the SQLite ``participants`` table."""
+    return [
+        Column(
+            "participant", "text", "ps.pseudonym", "The participant's pseudonym (salted hash, per study)."
+        ),
+        Column("participant_source", "text", "p.source", "organic, prolific, mturk, lab, expert or model."),
+        *(
+            [
+                Column(
+                    "platform_worker_id", "text", "p.platform_worker_id", "Crowd-platform id (admin exports)."
+                )
+            ]
+            if include_platform_ids
+            else []
+        ),
+        Column(
+            "participant_status", "text", "e.status", "started, active, completed, screened_out or returned."
+        ),
+        Column(
+            "answered_count", "integer", "e.answered_count", "Pages the participant answered in this study."
+        ),
+        Column("points_total", "real", "e.points_total", "Points the participant scored in this study."),
+        Column("attention_passed", "integer", "e.attention_passed", "Attention checks passed in this study."),
+        Column("attention_failed", "integer", "e.attention_failed", "Attention checks failed in this study."),
+        Column("excluded", "boolean", "e.excluded", "true when a researcher excluded them from reports."),
+        Column(
+            "participant_flagged",
+            "boolean",
+            "p.flagged",
+            "true when the checks or a researcher flagged them.",
+        ),
+        Column("participant_flag_reason", "text", "p.flag_reason", "Why they were flagged."),
+        Column("participant_blocked", "boolean", "p.blocked", "true when blocked from the site."),
+        Column("consented_at", "time", "e.consented_at", "When they consented (UTC, ISO 8601)."),
+        Column("finished_at", "time", "e.finished_at", "When their session ended (UTC, ISO 8601)."),
+    ]
+
+
+RESPONSE_ID = Column("response_id", "integer", "r.id", "The response's id (unique per row).")
+ITEM = Column("item", "text", "i.external_id", "The item's external_id, as in the study file.")
+IS_ATTENTION_CHECK = Column(
+    "is_attention_check", "boolean", "r.is_attention_check", "true when the item is an attention check."
 )
-FIXED_TAIL = [
-    Column("position", "value", "1-based page number of this item in the participant's session."),
-    Column("display_order", "json", "What the kind recorded when it handed out the item (e.g. shuffle)."),
-    Column("shown_at", "value", "When the page was first shown (UTC, ISO 8601)."),
-    Column("answered_at", "value", "When the answer was stored (UTC, ISO 8601)."),
-    Column("duration_seconds", "value", "Seconds from shown to answered."),
-    Column("points", "value", "Points scored against the truth, when the kind scores points."),
-    Column("correct", "boolean", "true/false against gold or truth; empty when unscored."),
-    Column("score_details", "json", "The kind's extra scoring figures (JSON)."),
-    Column("flagged", "boolean", "true when the participant failed this study's attention checks."),
-    Column("participant_flagged", "boolean", "true when a researcher or the checks flagged the participant."),
-    Column("excluded", "boolean", "true when a researcher excluded the participant from reports."),
-    Column("attention_passed", "value", "Attention checks the participant passed in this study."),
-    Column("attention_failed", "value", "Attention checks the participant failed in this study."),
-    Column("imported", "boolean", "true when the answer was imported rather than given on the site."),
-    Column("answer", "json", "The stored answer (JSON), in the kind's answer shape."),
+RESPONSE_TAIL = [
+    Column(
+        "position", "integer", "a.position", "1-based page number of this item in the participant's session."
+    ),
+    Column("display_order", "json", "r.display_order", "What the kind recorded when it handed out the item."),
+    Column("shown_at", "time", "r.shown_at", "When the page was first shown (UTC, ISO 8601)."),
+    Column("answered_at", "time", "r.answered_at", "When the answer was stored (UTC, ISO 8601)."),
+    Column("duration_seconds", "real", "r.duration_seconds", "Seconds from shown to answered."),
+    Column("points", "real", "r.points", "Points scored against the truth, when the kind scores points."),
+    Column("correct", "boolean", "r.correct", "true/false against gold or truth; empty when unscored."),
+    Column("score_details", "json", "r.score_details", "The kind's extra scoring figures (JSON)."),
+    Column(
+        "flagged", "boolean", "r.flagged", "true when the participant failed this study's attention checks."
+    ),
+    Column("imported", "boolean", "r.imported", "true when imported rather than answered on the site."),
+    Column("answer", "json", "r.answer", "The stored answer (JSON), in the kind's answer shape."),
 ]
 
 
-@dataclass(frozen=True)
-class ResponseRows:
-    """The columns of a study's response export and a generator of its rows."""
-
-    columns: list[Column]
-    total: int
-    rows: Callable[[], Iterator[list]]
-
-
-def response_rows(
-    study: Study, *, include_platform_ids: bool = False, plain_text: bool = False
-) -> ResponseRows:
-    """The study's responses as rows of ``columns`` (JSON columns as JSON text).
-
-    ``plain_text`` (CSV) has the database give "scalar" columns as plain text (strings
-    unquoted); otherwise they come as JSON text, ready to embed in a JSON line.
-    """
-    dialect = _dialect()
-    answer_keys = _answer_fields(study)
+def response_columns(study: Study, *, include_platform_ids: bool = False) -> list[Column]:
+    """Every column of the study's CSV/JSONL export, in order."""
+    answer_keys = list(study.task_kind.Answer().fields)
     payload_keys, provenance_keys = _item_scalar_keys(study)
-    extra = (
-        [Column(f"answer.{k}", "scalar", "A field of the answer.") for k in answer_keys]
-        + [Column(f"payload.{k}", "scalar", "A scalar field of the item's payload.") for k in payload_keys]
-        + [Column(f"provenance.{k}", "scalar", "A field of the item's provenance.") for k in provenance_keys]
+    nested = study.task_kind.export_fields(study.config or {})
+    return [
+        RESPONSE_ID,
+        Column("study", "text", "%s", "The study's slug.", params=(study.slug,)),
+        Column("kind", "text", "%s", "The study's task kind.", params=(study.kind,)),
+        ITEM,
+        IS_ATTENTION_CHECK,
+        *participant_columns(include_platform_ids),
+        *RESPONSE_TAIL,
+        *[
+            Column(f"answer.{k}", "field", "r.answer", "A field of the answer.", path=(k,))
+            for k in answer_keys
+        ],
+        *[
+            Column(name, "field", "r.answer", "A value inside the answer.", path=path)
+            for name, path in nested
+        ],
+        *[
+            Column(f"payload.{k}", "field", "i.payload", "A scalar payload field.", path=(k,))
+            for k in payload_keys
+        ],
+        *[
+            Column(f"provenance.{k}", "field", "i.provenance", "A provenance field.", path=(k,))
+            for k in provenance_keys
+        ],
+    ]
+
+
+def table_names() -> dict[str, str]:
+    """Our table aliases → the tables' names (only our own names are ever put into SQL)."""
+    return {
+        "r": Response._meta.db_table,
+        "a": Assignment._meta.db_table,
+        "i": Item._meta.db_table,
+        "p": Participant._meta.db_table,
+        "e": Enrollment._meta.db_table,
+    }
+
+
+def response_select(study: Study, columns: list[Column], target: str) -> tuple[str, list]:
+    """The export's SELECT of ``columns`` for ``target`` (see ``Dialect.render``), in response order."""
+    t = table_names()
+    source = (
+        f"FROM {t['r']} r "
+        f"JOIN {t['a']} a ON a.id = r.assignment_id "
+        f"JOIN {t['i']} i ON i.id = r.item_id "
+        f"JOIN {t['p']} p ON p.id = r.participant_id "
+        f"JOIN {dialect().pseudonyms} ps ON ps.participant_id = r.participant_id "
+        f"LEFT JOIN {t['e']} e ON e.participant_id = r.participant_id AND e.study_id = r.study_id "
+        f"WHERE r.study_id = %s ORDER BY r.id"
     )
-    columns = [*FIXED_HEAD, *([PLATFORM_ID] if include_platform_ids else []), *FIXED_TAIL, *extra]
-    sql, params = _select(dialect, study, answer_keys, payload_keys, provenance_keys, plain_text=plain_text)
-    total = Response.objects.filter(study=study).count()
-
-    def rows() -> Iterator[list]:
-        names = PseudonymCache(study.pseudonym_salt)
-        head = [study.slug, study.kind]
-        for raw in _stream(sql, params):
-            participant = names.get(raw[3], raw[4], raw[5], raw[6])
-            ids = [raw[5]] if include_platform_ids else []
-            yield [raw[0], *head, raw[1], raw[2], participant, raw[4], *ids, *raw[7:]]
-
-    return ResponseRows(columns=columns, total=total, rows=rows)
+    return fenced_select(columns, target, source, [study.pk])
 
 
-def copy_csv_rows(
-    study: Study, out, *, include_platform_ids: bool = False, progress: Progress = no_progress
-) -> int:
-    """PostgreSQL only: the CSV rows of ``response_rows`` (without the header), written by
-    the database itself with ``COPY (SELECT …) TO STDOUT`` — several times faster than
-    formatting rows in Python. Pseudonyms are computed here once per participant and
-    joined from a temporary table. Returns the number of rows written."""
-    answer_keys = _answer_fields(study)
-    payload_keys, provenance_keys = _item_scalar_keys(study)
-    participant = ["ps.pseudonym", "p.source", *(["p.platform_worker_id"] if include_platform_ids else [])]
-    join = "JOIN pg_temp.export_pseudonyms ps ON ps.participant_id = r.participant_id "
-    sql, params = _select(
-        _Postgres, study, answer_keys, payload_keys, provenance_keys,
-        plain_text=True, participant=participant, extra_join=join,
-    )  # fmt: skip
-    total = Response.objects.filter(study=study).count()
+def fenced_select(columns: list[Column], target: str, source: str, source_params: list) -> tuple[str, list]:
+    """``SELECT <formatted> FROM (SELECT <raw values> <source>) s``: the inner query reads
+    each value once, as the target needs it (a JSON field extracted once, with ``->>``
+    for text); the fence keeps the planner from folding it back into the outer query,
+    which formats the values. For CSV the JSON documents themselves are carried too, so
+    that the rare field cell that starts like a formula can be asked whether it is text."""
+    d = dialect()
+    raw, formatted, params, outer_params = [], [], [], []
+    documents: dict[str, str] = {}  # JSON column → its alias in the inner query
+    for index, column in enumerate(columns):
+        expression, column_params = d.raw(column, target)
+        raw.append(f"{expression} AS v{index}")
+        params.extend(column_params)
+        value = f"s.v{index}"
+        if column.type == "field" and target == "csv":
+            if column.sql not in documents:
+                documents[column.sql] = f"j{len(documents)}"
+                raw.append(f"{column.sql} AS {documents[column.sql]}")
+            shown, shown_params = d.neutral_field(value, f"s.{documents[column.sql]}", column)
+            outer_params.extend(shown_params)
+        else:
+            shown = d.render(value, column.type, target)
+        formatted.append(f"{shown} AS {quoted(column.name)}")
+    sql = (
+        f"SELECT {', '.join(formatted)} FROM "  # noqa: S608 - our own table names and expressions
+        f"(SELECT {', '.join(raw)} {source} {d.fence}) s"
+    )
+    return sql, [*outer_params, *params, *source_params]
+
+
+def quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+@contextmanager
+def pseudonyms_joined(study: Study) -> Iterator[None]:
+    """Inside one transaction: the temporary table of pseudonyms the export's SELECTs join,
+    for everyone enrolled in, assigned or answering the study (computed once each)."""
+    d = dialect()
     with transaction.atomic(), connection.cursor() as cursor:
-        _fill_pseudonyms(cursor, study)
-        query = cursor.mogrify(sql, params).decode()
-        cursor.copy_expert(
-            f"COPY ({query}) TO STDOUT WITH (FORMAT csv)", _CountingWriter(out, progress, total)
+        if connection.vendor == "postgresql":
+            # JIT compiles for longer than these plans run. The rows must come in id order: a
+            # parallel plan sorts them after gathering (and spills the sort to disk on a
+            # large study), while one scan of the (study, id) index streams them with no sort;
+            # the formatting runs in the leader either way.
+            cursor.execute("SET LOCAL jit = off")
+            cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+        cursor.execute(f"DROP TABLE IF EXISTS {d.pseudonyms}")
+        cursor.execute(d.create_pseudonyms)
+        try:
+            _fill_pseudonyms(cursor, study)
+            yield
+        finally:
+            if connection.vendor != "postgresql":
+                cursor.execute(f"DROP TABLE IF EXISTS {d.pseudonyms}")
+
+
+def stream(sql: str, params: list) -> Iterator[tuple]:
+    """Rows in batches from a server-side cursor (PostgreSQL) or a plain one (SQLite)."""
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(sql, params)
+        while batch := cursor.fetchmany(BATCH_ROWS):
+            yield from batch
+
+
+def copy_out(sql: str, params: list, out, options: str, progress: Progress, total: int) -> int:
+    """PostgreSQL writes ``sql``'s rows to ``out`` (binary) with COPY; returns the rows written."""
+    with connection.cursor() as cursor:
+        raw = cursor.cursor  # psycopg2's own cursor: COPY and mogrify
+        query = raw.mogrify(sql, params).decode()
+        raw.copy_expert(f"COPY ({query}) TO STDOUT WITH ({options})", _ProgressWriter(out, progress, total))
+        written = raw.rowcount
+    rows_written(progress, written, max(total, written))
+    return written
+
+
+def copy_csv_rows(study: Study, columns: list[Column], out, *, progress: Progress = no_progress) -> int:
+    """PostgreSQL only: the CSV rows (no header) written by ``COPY (SELECT …) TO STDOUT``."""
+    total = Response.objects.filter(study=study).count()
+    with pseudonyms_joined(study):
+        sql, params = response_select(study, columns, "csv")
+        return copy_out(sql, params, out, "FORMAT csv", progress, total)
+
+
+def copy_jsonl_rows(study: Study, columns: list[Column], out, *, progress: Progress = no_progress) -> int:
+    """PostgreSQL only: one JSON object per line, built by PostgreSQL (``row_to_json``).
+
+    CSV format with a quote and a delimiter that JSON text never holds (control characters
+    are escaped inside JSON strings) passes each line through untouched."""
+    total = Response.objects.filter(study=study).count()
+    with pseudonyms_joined(study):
+        sql, params = response_select(study, columns, "json")
+        wrapped = f"SELECT row_to_json(t) FROM ({sql}) t"  # noqa: S608 - built above
+        return copy_out(
+            wrapped, params, out, "FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02'", progress, total
         )
-    rows_written(progress, total, total)
-    return total
 
 
-def _fill_pseudonyms(cursor, study: Study) -> None:
-    """A temporary table of (participant id, pseudonym) for everyone who answered."""
-    cursor.execute("DROP TABLE IF EXISTS pg_temp.export_pseudonyms")  # inside an outer transaction
-    cursor.execute(
-        "CREATE TEMPORARY TABLE export_pseudonyms (participant_id bigint PRIMARY KEY, pseudonym text) "
-        "ON COMMIT DROP"
-    )
-    names = PseudonymCache(study.pseudonym_salt)
-    answered = Response.objects.filter(study=study).values("participant_id")
-    people = Participant.objects.filter(pk__in=answered).values_list(
-        "id", "source", "platform_worker_id", "public_id"
-    )
-    buffer = io.StringIO()
-    for participant_id, source, worker_id, public_id in people.iterator(chunk_size=BATCH_ROWS):
-        buffer.write(f"{participant_id}\t{names.get(participant_id, source, worker_id, public_id)}\n")
-        if buffer.tell() > 4_000_000:
-            _flush_pseudonyms(cursor, buffer)
-            buffer = io.StringIO()
-    _flush_pseudonyms(cursor, buffer)
+def stream_rows(study: Study, columns: list[Column], target: str) -> Iterator[tuple]:
+    """The rows as Python reads them (SQLite, or PostgreSQL without COPY), for ``target``."""
+    sql, params = response_select(study, columns, target)
+    with pseudonyms_joined(study):
+        yield from stream(sql, params)
 
 
-def _flush_pseudonyms(cursor, buffer: io.StringIO) -> None:
-    buffer.seek(0)
-    cursor.copy_expert("COPY pg_temp.export_pseudonyms (participant_id, pseudonym) FROM STDIN", buffer)
-
-
-class _CountingWriter:
-    """Hands COPY's output (bytes) to a binary file, reporting progress (and stopping when cancelled)
-    about every megabyte; rows are estimated from line ends until the exact count."""
+class _ProgressWriter:
+    """Hands COPY's output (bytes) to a binary file, reporting progress (and stopping when
+    cancelled) about every megabyte; rows are estimated from line ends until the exact count."""
 
     def __init__(self, out, progress: Progress, total: int):
         self.out, self.progress, self.total = out, progress, total
@@ -183,17 +315,25 @@ class _CountingWriter:
         return len(data)
 
 
-def _stream(sql: str, params: list) -> Iterator[tuple]:
-    """Rows in batches from a server-side cursor (PostgreSQL) or a plain one (SQLite)."""
-    with connection.chunked_cursor() as cursor:
-        cursor.execute(sql, params)
-        while batch := cursor.fetchmany(BATCH_ROWS):
-            yield from batch
-
-
-def _answer_fields(study: Study) -> list[str]:
-    """The fields the kind's answer serializer declares (values absent from an answer are empty)."""
-    return list(study.task_kind.Answer().fields)
+def _fill_pseudonyms(cursor, study: Study) -> None:
+    names = PseudonymCache(study.pseudonym_salt)
+    t = table_names()
+    known = (
+        f"SELECT p.id, p.source, p.platform_worker_id, p.public_id FROM {t['p']} p "  # noqa: S608 - our names
+        f"WHERE p.id IN (SELECT participant_id FROM {t['e']} WHERE study_id = %s "
+        f"UNION SELECT participant_id FROM {t['a']} WHERE study_id = %s)"
+    )
+    rows = [
+        (pk, names.get(pk, source, worker, public))
+        for pk, source, worker, public in stream(known, [study.pk, study.pk])
+    ]
+    if connection.vendor == "postgresql":
+        buffer = io.StringIO("".join(f"{pk}\t{name}\n" for pk, name in rows))
+        cursor.cursor.copy_expert(
+            f"COPY {dialect().pseudonyms} (participant_id, pseudonym) FROM STDIN", buffer
+        )
+    else:
+        cursor.executemany(f"INSERT INTO {dialect().pseudonyms} VALUES (%s, %s)", rows)  # noqa: S608
 
 
 def _item_scalar_keys(study: Study) -> tuple[list[str], list[str]]:
@@ -210,110 +350,114 @@ def _item_scalar_keys(study: Study) -> tuple[list[str], list[str]]:
     return list(payload), list(provenance)
 
 
-_PARTICIPANT_RAW = ["r.participant_id", "p.source", "p.platform_worker_id", "p.public_id"]
+class Dialect:
+    """How each column is read and written for each target, on PostgreSQL.
 
+    Targets: ``csv`` (text cells; text neutralised), ``json`` (typed values for
+    ``row_to_json``), ``json_text`` (Python writes the JSON line: booleans and JSON as JSON
+    text), ``sqlite`` (values for the SQLite dump: JSON as text, booleans as 1/0).
+    """
 
-def _select(
-    dialect,
-    study: Study,
-    answer_keys,
-    payload_keys,
-    provenance_keys,
-    *,
-    plain_text: bool = False,
-    participant: list[str] | None = None,
-    extra_join: str = "",
-) -> tuple[str, list]:
-    """The export's SELECT. ``participant`` replaces the four raw participant columns (the
-    COPY path puts the finished columns there); ``extra_join`` joins what they need."""
-    tables = {
-        "r": Response._meta.db_table,
-        "a": Assignment._meta.db_table,
-        "i": Item._meta.db_table,
-        "p": Participant._meta.db_table,
-        "e": Enrollment._meta.db_table,
-    }
-    d = dialect
-    fields = [
-        "r.id", *(["%s", "%s"] if participant else []), "i.external_id", d.boolean("i.is_attention_check"),
-        *(participant or _PARTICIPANT_RAW),
-        "a.position", d.json("r.display_order"), d.timestamp("r.shown_at"), d.timestamp("r.answered_at"),
-        "r.duration_seconds", "r.points", d.boolean("r.correct"), d.json("r.score_details"),
-        d.boolean("r.flagged"), d.boolean("p.flagged"), d.boolean("e.excluded"),
-        "e.attention_passed", "e.attention_failed", d.boolean("r.imported"), d.json("r.answer"),
-    ]  # fmt: skip
-    params: list = [study.slug, study.kind] if participant else []
-    for column, keys in (
-        ("r.answer", answer_keys),
-        ("i.payload", payload_keys),
-        ("i.provenance", provenance_keys),
-    ):
-        for key in keys:
-            expression, key_params = (d.json_key_text if plain_text else d.json_key)(column, key)
-            fields.append(expression)
-            params.extend(key_params)
-    # Only our own table names and expressions are interpolated; values are parameters.
-    sql = (
-        f"SELECT {', '.join(fields)} FROM {tables['r']} r "  # noqa: S608
-        f"JOIN {tables['a']} a ON a.id = r.assignment_id "
-        f"JOIN {tables['i']} i ON i.id = r.item_id "
-        f"JOIN {tables['p']} p ON p.id = r.participant_id "
-        f"LEFT JOIN {tables['e']} e ON e.participant_id = r.participant_id AND e.study_id = r.study_id "
-        f"{extra_join}WHERE r.study_id = %s ORDER BY r.id"
+    pseudonyms = "pg_temp.export_pseudonyms"
+    create_pseudonyms = (
+        "CREATE TEMPORARY TABLE export_pseudonyms (participant_id bigint PRIMARY KEY, pseudonym text) "
+        "ON COMMIT DROP"
     )
-    return sql, [*params, study.pk]
+    tab, cr = "E'\\t'", "E'\\r'"
+    fence = "OFFSET 0"
+
+    def raw(self, column: Column, target: str) -> tuple[str, list]:
+        """The column's value as the target reads it. A field: typed JSON for ``json``,
+        JSON text for ``json_text``, else a string as plain text and anything else as
+        JSON text (JSON null and a missing key are NULL)."""
+        if column.type != "field":
+            return column.sql, list(column.params)
+        key, path = (
+            (("->", "->>"), column.path[0]) if len(column.path) == 1 else (("#>", "#>>"), list(column.path))
+        )
+        if target == "json":
+            return f"({column.sql} {key[0]} %s)", [path]
+        if target == "json_text":
+            return f"NULLIF(({column.sql} {key[0]} %s)::text, 'null')", [path]
+        return f"({column.sql} {key[1]} %s)", [path]
+
+    def render(self, value: str, kind: str, target: str) -> str:
+        """The SQL that writes ``value`` (a column of type ``kind`` as ``raw`` read it) for ``target``."""
+        if kind == "text" and target == "csv":
+            return self.neutral(value)
+        if kind == "boolean" and target in ("csv", "json_text"):
+            return f"(CASE WHEN {value} THEN 'true' WHEN NOT {value} THEN 'false' END)"
+        if kind == "time":
+            return self.timestamp(value)
+        if kind == "json" and target != "json":
+            return self.json_text(value)
+        return value
+
+    def starts_like_a_formula(self, value: str) -> str:
+        starts = ", ".join(self.literal(char) for char in FORMULA_STARTS)
+        return f"substr({value}, 1, 1) IN ({starts})"
+
+    def neutral(self, value: str) -> str:
+        """The SQL twin of ``neutralise``, built from the same FORMULA_STARTS."""
+        quote = "''''"  # SQL for the text '
+        return f"(CASE WHEN {self.starts_like_a_formula(value)} THEN {quote} || {value} ELSE {value} END)"
+
+    def neutral_field(self, value: str, document: str, column: Column) -> tuple[str, list]:
+        """``neutral`` for a field's CSV cell, only when the JSON value is a string: the
+        text of a number (``-3``) is data."""
+        quote = "''''"
+        is_text, params = self.is_string(document, column)
+        test = f"{self.starts_like_a_formula(value)} AND {is_text}"
+        return f"(CASE WHEN {test} THEN {quote} || {value} ELSE {value} END)", params
+
+    def literal(self, char: str) -> str:
+        return {"\t": self.tab, "\r": self.cr}.get(char, f"'{char}'")
+
+    def is_string(self, document: str, column: Column) -> tuple[str, list]:
+        return f"jsonb_typeof({document} #> %s) = 'string'", [list(column.path)]
+
+    def json_text(self, value: str) -> str:
+        return f"{value}::text"
+
+    def timestamp(self, value: str) -> str:
+        return f"""to_char({value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
 
 
-class _Postgres:
-    @staticmethod
-    def json(column: str) -> str:
-        return f"{column}::text"
+class SQLiteDialect(Dialect):
+    """The same on SQLite (JSON is stored as text; times as ``YYYY-MM-DD HH:MM:SS.ffffff``)."""
 
-    @staticmethod
-    def json_key(column: str, key: str) -> tuple[str, list]:
-        """One field's value as JSON text; NULL when absent or JSON null."""
-        return f"NULLIF(({column} -> %s)::text, 'null')", [key]
+    pseudonyms = "temp.export_pseudonyms"
+    create_pseudonyms = (
+        "CREATE TEMPORARY TABLE export_pseudonyms (participant_id integer PRIMARY KEY, pseudonym text)"
+    )
+    tab, cr = "char(9)", "char(13)"
+    fence = ""
 
-    @staticmethod
-    def json_key_text(column: str, key: str) -> tuple[str, list]:
-        """One field as plain text: a string unquoted, anything else as JSON text."""
-        return f"({column} ->> %s)", [key]
-
-    @staticmethod
-    def timestamp(column: str) -> str:
-        return f"""to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
-
-    @staticmethod
-    def boolean(column: str) -> str:
-        return f"(CASE WHEN {column} THEN 'true' WHEN NOT {column} THEN 'false' END)"
-
-
-class _SQLite(_Postgres):
-    @staticmethod
-    def json(column: str) -> str:
-        return column
-
-    @staticmethod
-    def json_key(column: str, key: str) -> tuple[str, list]:
-        path = '$."' + key.replace('"', '""') + '"'
-        return f"NULLIF(({column} -> %s), 'null')", [path]
-
-    @staticmethod
-    def json_key_text(column: str, key: str) -> tuple[str, list]:
-        path = '$."' + key.replace('"', '""') + '"'
+    def raw(self, column: Column, target: str) -> tuple[str, list]:
+        if column.type != "field":
+            return super().raw(column, target)
+        path = self.path(column)
+        as_json = f"NULLIF(({column.sql} -> %s), 'null')"
+        if target in ("json", "json_text"):
+            return as_json, [path]
         return (
-            f"(CASE json_type({column}, %s) WHEN 'text' THEN ({column} ->> %s) ELSE ({column} -> %s) END)",
-            [
-                path,
-                path,
-                path,
-            ],
+            f"(CASE json_type({column.sql}, %s) WHEN 'text' THEN ({column.sql} ->> %s) ELSE {as_json} END)",
+            [path] * 3,
         )
 
     @staticmethod
-    def timestamp(column: str) -> str:
-        return f"(replace({column}, ' ', 'T') || 'Z')"
+    def path(column: Column) -> str:
+        return "$" + "".join('."' + key.replace('"', '""') + '"' for key in column.path)
+
+    def is_string(self, document: str, column: Column) -> tuple[str, list]:
+        return f"json_type({document}, %s) = 'text'", [self.path(column)]
+
+    def json_text(self, value: str) -> str:
+        return value
+
+    def timestamp(self, value: str) -> str:
+        return f"(replace({value}, ' ', 'T') || 'Z')"
 
 
-def _dialect():
-    return _Postgres if connection.vendor == "postgresql" else _SQLite
+def dialect() -> Dialect:
+    return Dialect() if connection.vendor == "postgresql" else SQLiteDialect()

@@ -1,253 +1,252 @@
-"""A study as a standalone SQLite database, zipped with a README describing its tables.
+"""A study as a standalone SQLite database (zipped with a README describing its tables).
 
 A researcher opens ``<slug>.sqlite`` with ``sqlite3`` or ``pandas.read_sql`` without our
 code. Participants appear only under their pseudonym (the same one as in the CSV/JSONL
-exports); JSON values are stored as JSON text. Rows are copied in batches from streaming
-queries, so memory does not grow with the study.
+exports), and every column that is also a CSV/JSONL column has the same name and meaning
+(they are the same ``Column``). The database hands over each value ready to store (JSON as
+text, times as ISO 8601 text), so rows go from a server-side cursor to SQLite's
+``executemany`` in batches with no Python step per value, and memory stays flat.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import tempfile
 import zipfile
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from django.db.models import QuerySet
-
-from annotation.models import Assignment, Enrollment, Item, Response, Study
+from annotation.models import Study
 from scoring.models import Report
 
-from .export_rows import rows_written
+from .export_rows import (
+    BATCH_ROWS,
+    IS_ATTENTION_CHECK,
+    ITEM,
+    RESPONSE_ID,
+    RESPONSE_TAIL,
+    Column,
+    dialect,
+    fenced_select,
+    participant_columns,
+    pseudonyms_joined,
+    quoted,
+    rows_written,
+    table_names,
+)
 from .jobs import Progress, no_progress
-from .pseudonyms import PseudonymCache
-
-BATCH = 2000
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-    type: str  # SQLite column type
-    source: str  # ORM lookup on the table's queryset
-    description: str
-    is_json: bool = False
 
 
 @dataclass(frozen=True)
 class Table:
+    """A table of the dump: its columns and what follows ``SELECT <columns>`` (one study parameter)."""
+
     name: str
     description: str
-    fields: list[Field]
-    rows: Callable[[Study], QuerySet]  # the queryset to copy
+    columns: list[Column]
+    source: str  # FROM … WHERE <study id> = %s ORDER BY …
 
 
-def _participant_fields(include_platform_ids: bool) -> list[Field]:
-    fields = [
-        Field("participant", "TEXT PRIMARY KEY", "participant_id", "Pseudonym (salted hash, per study)."),
-        Field("source", "TEXT", "participant__source", "organic, prolific, mturk, lab, expert or model."),
-    ]
-    if include_platform_ids:
-        fields.append(
-            Field(
-                "platform_worker_id", "TEXT", "participant__platform_worker_id", "Crowd-platform id (admin)."
-            )
-        )
-    return [
-        *fields,
-        Field("status", "TEXT", "status", "started, active, completed, screened_out or returned."),
-        Field("answered_count", "INTEGER", "answered_count", "Pages answered in this study."),
-        Field("points_total", "REAL", "points_total", "Points scored in this study."),
-        Field("attention_passed", "INTEGER", "attention_passed", "Attention checks passed."),
-        Field("attention_failed", "INTEGER", "attention_failed", "Attention checks failed."),
-        Field("excluded", "INTEGER", "excluded", "1 when a researcher excluded them from reports."),
-        Field("flagged", "INTEGER", "participant__flagged", "1 when flagged (by checks or a researcher)."),
-        Field("flag_reason", "TEXT", "participant__flag_reason", "Why they were flagged."),
-        Field("blocked", "INTEGER", "participant__blocked", "1 when blocked from the site."),
-        Field("consented_at", "TEXT", "consented_at", "When they consented (UTC, ISO 8601)."),
-        Field("finished_at", "TEXT", "finished_at", "When their session ended (UTC, ISO 8601)."),
-    ]
-
-
-STUDY = Table(
-    "study",
-    "One row: the study's settings.",
-    [
-        Field("slug", "TEXT PRIMARY KEY", "slug", "The study's address and name."),
-        Field("title", "TEXT", "title", "Title shown to participants."),
-        Field("kind", "TEXT", "kind", "Task kind (see docs/formats.md)."),
-        Field("description", "TEXT", "description", "One paragraph about the study."),
-        Field("instructions", "TEXT", "instructions", "Instructions (Markdown)."),
-        Field("config", "TEXT", "config", "The kind's configuration (JSON).", is_json=True),
-        Field("status", "TEXT", "status", "draft, live or closed."),
-        Field("annotations_per_item", "INTEGER", "annotations_per_item", "Answers wanted per item."),
-        Field("items_per_session", "INTEGER", "items_per_session", "Pages per participant."),
-        Field("attention_check_rate", "REAL", "attention_check_rate", "Share of pages that are checks."),
-        Field("max_attention_failures", "INTEGER", "max_attention_failures", "Failures allowed."),
-        Field("created_at", "TEXT", "created_at", "When the study was created (UTC)."),
-    ],
-    lambda study: Study.objects.filter(pk=study.pk),
-)
-ITEMS = Table(
-    "items",
-    "Every item of the study, with the truth and gold the participants never saw.",
-    [
-        Field("id", "INTEGER PRIMARY KEY", "id", "Item id (referenced by assignments and responses)."),
-        Field("external_id", "TEXT UNIQUE", "external_id", "Your id from the study file."),
-        Field("is_attention_check", "INTEGER", "is_attention_check", "1 for attention checks."),
-        Field("payload", "TEXT", "payload", "What the participant saw (JSON, the kind's payload).", True),
-        Field("gold", "TEXT", "gold", "The expected answer, when given (JSON).", True),
-        Field(
-            "provenance",
-            "TEXT",
-            "provenance",
-            "system, model, method, decoding, seed, source_id (JSON).",
-            True,
-        ),
-    ],
-    lambda study: Item.objects.filter(study=study).order_by("id"),
-)
-ASSIGNMENTS = Table(
-    "assignments",
-    "Every item handed to a participant, answered or not (expired and released ones too).",
-    [
-        Field("id", "INTEGER PRIMARY KEY", "id", "Assignment id."),
-        Field("item_id", "INTEGER REFERENCES items(id)", "item_id", "The item."),
-        Field("participant", "TEXT REFERENCES participants(participant)", "participant_id", "Pseudonym."),
-        Field("position", "INTEGER", "position", "1-based page number in the participant's session."),
-        Field("status", "TEXT", "status", "assigned, answered, expired or released."),
-        Field("state", "TEXT", "state", "What the kind recorded when handing it out (JSON).", True),
-        Field("assigned_at", "TEXT", "assigned_at", "UTC, ISO 8601."),
-        Field("expires_at", "TEXT", "expires_at", "UTC, ISO 8601."),
-        Field("shown_at", "TEXT", "shown_at", "UTC, ISO 8601."),
-        Field("answered_at", "TEXT", "answered_at", "UTC, ISO 8601."),
-    ],
-    lambda study: Assignment.objects.filter(study=study).order_by("id"),
-)
-RESPONSES = Table(
-    "responses",
-    "One row per answer (the same rows as the CSV and JSONL exports).",
-    [
-        Field("id", "INTEGER PRIMARY KEY", "id", "Response id (response_id in the CSV)."),
-        Field("assignment_id", "INTEGER REFERENCES assignments(id)", "assignment_id", "Its assignment."),
-        Field("item_id", "INTEGER REFERENCES items(id)", "item_id", "The item."),
-        Field("participant", "TEXT REFERENCES participants(participant)", "participant_id", "Pseudonym."),
-        Field("answer", "TEXT", "answer", "The stored answer (JSON).", True),
-        Field("points", "REAL", "points", "Points scored, when the kind scores points."),
-        Field("correct", "INTEGER", "correct", "1/0 against gold or truth; NULL when unscored."),
-        Field("score_details", "TEXT", "score_details", "The kind's extra scoring figures (JSON).", True),
-        Field("display_order", "TEXT", "display_order", "What was shown, in which order (JSON).", True),
-        Field("is_attention_check", "INTEGER", "is_attention_check", "1 for answers to attention checks."),
-        Field("flagged", "INTEGER", "flagged", "1 when the participant failed the attention checks."),
-        Field("shown_at", "TEXT", "shown_at", "UTC, ISO 8601."),
-        Field("answered_at", "TEXT", "answered_at", "UTC, ISO 8601."),
-        Field("duration_seconds", "REAL", "duration_seconds", "Seconds from shown to answered."),
-        Field("imported", "INTEGER", "imported", "1 when imported rather than answered on the site."),
-    ],
-    lambda study: Response.objects.filter(study=study).order_by("id"),
-)
-REPORTS = Table(
-    "reports",
-    "The statistics computed for the study when the export ran (see docs/statistics.md).",
-    [
-        Field("id", "INTEGER PRIMARY KEY", "id", "Report row id."),
-        Field("metric", "TEXT", "metric", "The figure's name."),
-        Field("group", "TEXT", "group", 'The group it describes, e.g. {"system": "ROME"} (JSON).', True),
-        Field("population", "TEXT", "population", "all, or passed (attention-check failures left out)."),
-        Field("value", "REAL", "value", "The figure."),
-        Field("n", "INTEGER", "n", "How many inputs it rests on."),
-        Field("ci_low", "REAL", "ci_low", "Lower end of its confidence interval."),
-        Field("ci_high", "REAL", "ci_high", "Upper end of its confidence interval."),
-        Field("details", "TEXT", "details", "Anything else the metric reports (JSON).", True),
-        Field("computed_at", "TEXT", "computed_at", "UTC, ISO 8601."),
-    ],
-    lambda study: Report.objects.filter(study=study).order_by("id"),
-)
+def _by_name(columns: list[Column], *names: str) -> list[Column]:
+    found = {column.name: column for column in columns}
+    return [found[name] for name in names]
 
 
 def tables(include_platform_ids: bool) -> list[Table]:
-    participants = Table(
-        "participants",
-        "Everyone enrolled in the study, under a pseudonym, with their session's figures.",
-        _participant_fields(include_platform_ids),
-        lambda study: Enrollment.objects.filter(study=study).order_by("id"),
-    )
-    return [STUDY, ITEMS, participants, ASSIGNMENTS, RESPONSES, REPORTS]
+    t = table_names() | {"s": Study._meta.db_table, "rep": Report._meta.db_table}
+    ps = dialect().pseudonyms
+    participant = participant_columns(False)[0]
+    tail = {column.name: column for column in RESPONSE_TAIL}
+    return [
+        Table(
+            "study",
+            "One row: the study's settings.",
+            [
+                Column(
+                    "study",
+                    "text",
+                    "s.slug",
+                    "The study's slug (its address and name).",
+                    sqlite_type="TEXT PRIMARY KEY",
+                ),
+                Column("title", "text", "s.title", "Title shown to participants."),
+                Column("kind", "text", "s.kind", "Task kind (see docs/formats.md)."),
+                Column("description", "text", "s.description", "One paragraph about the study."),
+                Column("instructions", "text", "s.instructions", "Instructions (Markdown)."),
+                Column("config", "json", "s.config", "The kind's configuration (JSON)."),
+                Column("status", "text", "s.status", "draft, live or closed."),
+                Column(
+                    "annotations_per_item", "integer", "s.annotations_per_item", "Answers wanted per item."
+                ),
+                Column("items_per_session", "integer", "s.items_per_session", "Pages per participant."),
+                Column(
+                    "attention_check_rate",
+                    "real",
+                    "s.attention_check_rate",
+                    "Share of pages that are checks.",
+                ),
+                Column("max_attention_failures", "integer", "s.max_attention_failures", "Failures allowed."),
+                Column("created_at", "time", "s.created_at", "When the study was created (UTC, ISO 8601)."),
+            ],
+            f"FROM {t['s']} s WHERE s.id = %s",
+        ),
+        Table(
+            "items",
+            "Every item of the study, with the truth and gold the participants never saw.",
+            [
+                replace(ITEM, sqlite_type="TEXT PRIMARY KEY"),
+                replace(IS_ATTENTION_CHECK, sql="i.is_attention_check"),
+                Column(
+                    "payload", "json", "i.payload", "What the participant saw (JSON, the kind's payload)."
+                ),
+                Column("gold", "json", "i.gold", "The expected answer, when given (JSON)."),
+                Column(
+                    "provenance",
+                    "json",
+                    "i.provenance",
+                    "system, model, method, decoding, seed, source_id (JSON).",
+                ),
+            ],
+            f"FROM {t['i']} i WHERE i.study_id = %s ORDER BY i.id",
+        ),
+        Table(
+            "participants",
+            "Everyone enrolled in the study, under a pseudonym, with their session's figures "
+            "(the same columns as in the CSV).",
+            [
+                replace(participant, sqlite_type="TEXT PRIMARY KEY"),
+                *participant_columns(include_platform_ids)[1:],
+            ],
+            f"FROM {t['e']} e JOIN {t['p']} p ON p.id = e.participant_id "
+            f"JOIN {ps} ps ON ps.participant_id = e.participant_id WHERE e.study_id = %s ORDER BY e.id",
+        ),
+        Table(
+            "assignments",
+            "Every item handed to a participant, answered or not (expired and released ones too).",
+            [
+                Column(
+                    "assignment_id", "integer", "a.id", "Assignment id.", sqlite_type="INTEGER PRIMARY KEY"
+                ),
+                replace(ITEM, sqlite_type="TEXT REFERENCES items(item)"),
+                replace(participant, sqlite_type="TEXT REFERENCES participants(participant)"),
+                tail["position"],
+                Column("status", "text", "a.status", "assigned, answered, expired or released."),
+                Column("state", "json", "a.state", "What the kind recorded when handing it out (JSON)."),
+                Column("assigned_at", "time", "a.assigned_at", "UTC, ISO 8601."),
+                Column("expires_at", "time", "a.expires_at", "UTC, ISO 8601."),
+                Column("shown_at", "time", "a.shown_at", "UTC, ISO 8601."),
+                Column("answered_at", "time", "a.answered_at", "UTC, ISO 8601."),
+            ],
+            f"FROM {t['a']} a JOIN {t['i']} i ON i.id = a.item_id "
+            f"JOIN {ps} ps ON ps.participant_id = a.participant_id WHERE a.study_id = %s ORDER BY a.id",
+        ),
+        Table(
+            "responses",
+            "One row per answer: the response columns of the CSV and JSONL exports.",
+            [
+                replace(RESPONSE_ID, sqlite_type="INTEGER PRIMARY KEY"),
+                Column(
+                    "assignment_id",
+                    "integer",
+                    "r.assignment_id",
+                    "Its assignment.",
+                    sqlite_type="INTEGER REFERENCES assignments(assignment_id)",
+                ),
+                replace(ITEM, sqlite_type="TEXT REFERENCES items(item)"),
+                replace(participant, sqlite_type="TEXT REFERENCES participants(participant)"),
+                IS_ATTENTION_CHECK,
+                *[column for column in RESPONSE_TAIL if column.name != "position"],
+            ],
+            f"FROM {t['r']} r JOIN {t['i']} i ON i.id = r.item_id "
+            f"JOIN {ps} ps ON ps.participant_id = r.participant_id WHERE r.study_id = %s ORDER BY r.id",
+        ),
+        Table(
+            "reports",
+            "The statistics computed for the study when the export ran (see docs/statistics.md).",
+            [
+                Column("id", "integer", "rep.id", "Report row id.", sqlite_type="INTEGER PRIMARY KEY"),
+                Column("metric", "text", "rep.metric", "The figure's name."),
+                Column(
+                    "group", "json", 'rep."group"', 'The group it describes, e.g. {"system": "ROME"} (JSON).'
+                ),
+                Column(
+                    "population",
+                    "text",
+                    "rep.population",
+                    "all, or passed (attention-check failures left out).",
+                ),
+                Column("value", "real", "rep.value", "The figure."),
+                Column("n", "integer", "rep.n", "How many inputs it rests on."),
+                Column("ci_low", "real", "rep.ci_low", "Lower end of its confidence interval."),
+                Column("ci_high", "real", "rep.ci_high", "Upper end of its confidence interval."),
+                Column("details", "json", "rep.details", "Anything else the metric reports (JSON)."),
+                Column("computed_at", "time", "rep.computed_at", "UTC, ISO 8601."),
+            ],
+            f"FROM {t['rep']} rep WHERE rep.study_id = %s ORDER BY rep.id",
+        ),
+    ]
 
 
-def write_sqlite_archive(
-    study: Study, path: Path, *, include_platform_ids: bool, progress: Progress = no_progress
+def write_sqlite(
+    study: Study, path: Path, *, include_platform_ids: bool, progress: Progress = no_progress, archive: bool
 ) -> int:
-    """Build ``<slug>.sqlite`` and ``README.md`` and zip them to ``path``; returns response rows."""
+    """Write the study's database to ``path`` — zipped with ``README.md`` when ``archive`` —
+    and return the number of response rows."""
     chosen = tables(include_platform_ids)
-    names = _pseudonyms(study)
     with tempfile.TemporaryDirectory() as work:
-        database = Path(work) / f"{study.slug}.sqlite"
-        connection = sqlite3.connect(database)
-        try:
-            total = sum(table.rows(study).count() for table in chosen)
-            done = 0
+        database = Path(work) / f"{study.slug}.sqlite" if archive else path
+        database.unlink(missing_ok=True)
+        responses = _fill_database(study, database, chosen, progress)
+        if archive:
+            with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zipped:
+                zipped.write(database, database.name)
+                zipped.writestr("README.md", readme(study, chosen))
+    return responses
+
+
+def _fill_database(study: Study, database: Path, chosen: list[Table], progress: Progress) -> int:
+    """Copy each table in batches; returns the response rows written."""
+    target = sqlite3.connect(database)
+    try:
+        target.execute("PRAGMA journal_mode = OFF")  # a new file: nothing to roll back to
+        target.execute("PRAGMA synchronous = OFF")
+        with pseudonyms_joined(study):
+            total = _count_rows(study, chosen)
+            done = responses = 0
             for table in chosen:
-                done = _copy_table(connection, table, study, names, done, total, progress)
-            connection.commit()
-        finally:
-            connection.close()
-        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            archive.write(database, database.name)
-            archive.writestr("README.md", readme(study, chosen))
-    return Response.objects.filter(study=study).count()
+                written = _copy_table(target, table, study, done, total, progress)
+                done += written
+                responses = written if table.name == "responses" else responses
+        target.commit()
+    finally:
+        target.close()
+    return responses
 
 
-def _pseudonyms(study: Study):
-    """participant row id → pseudonym, for the participants of this study only."""
-    cache = PseudonymCache(study.pseudonym_salt)
-    known = Enrollment.objects.filter(study=study).values_list(
-        "participant_id", "participant__source", "participant__platform_worker_id", "participant__public_id"
-    )
-    lookup = {}
-    for participant_id, source, worker_id, public_id in known.iterator(chunk_size=BATCH):
-        lookup[participant_id] = cache.get(participant_id, source, worker_id, public_id)
-    return lookup
+def _count_rows(study: Study, chosen: list[Table]) -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        parts = " + ".join(f"(SELECT count(*) {table.source.split(' ORDER BY ')[0]})" for table in chosen)
+        cursor.execute(f"SELECT {parts}", [study.pk] * len(chosen))
+        return cursor.fetchone()[0]
 
 
-def _copy_table(connection, table: Table, study: Study, names: dict, done: int, total: int, progress) -> int:
-    columns = ", ".join(f'"{field.name}" {field.type}' for field in table.fields)
-    connection.execute(f'CREATE TABLE "{table.name}" ({columns})')
-    marks = ", ".join("?" for _ in table.fields)
-    insert = f'INSERT INTO "{table.name}" VALUES ({marks})'  # noqa: S608 - names are ours
-    sources = [field.source for field in table.fields]
-    pseudonymised = [i for i, field in enumerate(table.fields) if field.source == "participant_id"]
-    batch = []
-    for raw in table.rows(study).values_list(*sources).iterator(chunk_size=BATCH):
-        row = [_sqlite_value(value, field.is_json) for value, field in zip(raw, table.fields, strict=True)]
-        for index in pseudonymised:
-            row[index] = names.get(raw[index])
-        batch.append(row)
-        if len(batch) >= BATCH:
-            done = _flush(connection, insert, batch, done, total, progress)
-    return _flush(connection, insert, batch, done, total, progress)
+def _copy_table(target, table: Table, study: Study, done: int, total: int, progress: Progress) -> int:
+    from django.db import connection
 
-
-def _flush(connection, insert: str, batch: list, done: int, total: int, progress) -> int:
-    connection.executemany(insert, batch)
-    done += len(batch)
-    batch.clear()
-    rows_written(progress, done, total)
-    return done
-
-
-def _sqlite_value(value, is_json: bool):
-    if is_json:
-        return None if value is None else json.dumps(value, ensure_ascii=False)
-    if isinstance(value, datetime):
-        return value.isoformat().replace("+00:00", "Z")
-    if isinstance(value, bool):
-        return int(value)
-    return value
+    declarations = ", ".join(f"{quoted(column.name)} {column.sqlite_declaration}" for column in table.columns)
+    target.execute(f"CREATE TABLE {quoted(table.name)} ({declarations})")
+    insert = f"INSERT INTO {quoted(table.name)} VALUES ({', '.join('?' for _ in table.columns)})"  # noqa: S608
+    sql, params = fenced_select(table.columns, "sqlite", table.source, [study.pk])
+    written = 0
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(sql, params)
+        while batch := cursor.fetchmany(BATCH_ROWS):
+            target.executemany(insert, batch)
+            written += len(batch)
+            rows_written(progress, done + written, total)
+    return written
 
 
 def readme(study: Study, chosen: list[Table]) -> str:
@@ -259,12 +258,14 @@ def readme(study: Study, chosen: list[Table]) -> str:
         f"`pandas.read_sql('SELECT * FROM responses', sqlite3.connect('{study.slug}.sqlite'))`.",  # noqa: S608
         "JSON values are stored as JSON text (SQLite's `json_extract` reads them); times are UTC in",
         "ISO 8601; booleans are 1/0. Participants appear only under a pseudonym: a salted hash that",
-        "is the same in every export of this study and differs between studies.",
+        "is the same in every export of this study and differs between studies. `item` is always the",
+        "item's external_id from the study file. Columns that the CSV and JSONL exports also have",
+        "carry the same name and meaning there.",
         "",
     ]
     for table in chosen:
         lines += [f"## Table `{table.name}`", "", table.description, "", "| column | type | meaning |"]
         lines.append("| --- | --- | --- |")
-        lines += [f"| `{f.name}` | {f.type} | {f.description} |" for f in table.fields]
+        lines += [f"| `{c.name}` | {c.sqlite_declaration} | {c.description} |" for c in table.columns]
         lines.append("")
     return "\n".join(lines)

@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,12 +20,19 @@ from django.db import connection
 from rest_framework import serializers
 
 from annotation.errors import InputError
-from annotation.models import Job, Study
+from annotation.models import Job, Response, Study
 
-from .export_rows import ResponseRows, copy_csv_rows, response_rows, rows_written
+from .export_rows import (
+    Column,
+    copy_csv_rows,
+    copy_jsonl_rows,
+    response_columns,
+    rows_written,
+    stream_rows,
+)
 from .jobs import Progress, no_progress
 
-FORMATS = {"csv": "csv", "jsonl": "jsonl", "sqlite": "zip"}  # format → file extension
+FORMATS = {"csv": "csv", "jsonl": "jsonl", "sqlite": "zip"}  # format → the export job's file extension
 PROGRESS_EVERY = 20_000
 __all__ = ["FORMATS", "ExportParameters", "ExportResult", "export_path", "export_study"]
 
@@ -58,27 +66,33 @@ def export_study(
     path: Path,
     include_platform_ids: bool = False,
     progress: Progress = no_progress,
+    use_copy: bool | None = None,
 ) -> ExportResult:
-    """Write the study's export in ``fmt`` to ``path``; return what was written."""
+    """Write the study's export in ``fmt`` to ``path``; return what was written.
+
+    ``sqlite`` writes the database itself, or a zip of it with its README when ``path``
+    ends in ``.zip`` (the export job's file). ``use_copy`` (PostgreSQL only, the default
+    there) lets the database write CSV and JSONL itself; without it Python writes the same
+    rows (SQLite; the tests compare the two)."""
     if fmt not in FORMATS:
         raise InputError({"format": [f"Unknown format {fmt!r}; use one of {', '.join(FORMATS)}."]})
+    use_copy = connection.vendor == "postgresql" and use_copy is not False
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     try:
         if fmt == "sqlite":
-            from .export_sqlite import write_sqlite_archive
+            from .export_sqlite import write_sqlite
 
-            rows = write_sqlite_archive(
-                study, partial, include_platform_ids=include_platform_ids, progress=progress
+            rows = write_sqlite(
+                study,
+                partial,
+                include_platform_ids=include_platform_ids,
+                progress=progress,
+                archive=path.suffix.lower() == ".zip",
             )
         else:
-            source = response_rows(study, include_platform_ids=include_platform_ids, plain_text=fmt == "csv")
-            if fmt == "csv" and connection.vendor == "postgresql":
-                rows = _copy_csv(study, source, partial, include_platform_ids, progress)
-            else:
-                with open(partial, "w", encoding="utf-8", newline="") as out:
-                    rows = (_write_csv if fmt == "csv" else _write_jsonl)(source, out, progress)
+            rows = _write_rows(study, fmt, partial, include_platform_ids, progress, use_copy)
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
@@ -93,34 +107,53 @@ def export_path(job: Job) -> Path:
     return Path(settings.EXPORT_DIR) / job.study.slug / f"{job.study.slug}-export-{job.pk}.{extension}"
 
 
-def _copy_csv(study, source: ResponseRows, path: Path, include_platform_ids: bool, progress) -> int:
-    """The header from here, the rows straight from PostgreSQL's COPY (bytes, UTF-8)."""
-    header = io.StringIO()
-    csv.writer(header, lineterminator="\n").writerow([column.name for column in source.columns])
-    with open(path, "wb") as out:
-        out.write(header.getvalue().encode())
-        return copy_csv_rows(study, out, include_platform_ids=include_platform_ids, progress=progress)
+def _write_rows(study, fmt: str, path: Path, include_platform_ids: bool, progress, use_copy: bool) -> int:
+    columns = response_columns(study, include_platform_ids=include_platform_ids)
+    if use_copy:
+        with open(path, "wb") as out:
+            if fmt == "jsonl":
+                return copy_jsonl_rows(study, columns, out, progress=progress)
+            header = io.StringIO()
+            csv.writer(header, lineterminator="\n").writerow([column.name for column in columns])
+            out.write(header.getvalue().encode())
+            return copy_csv_rows(study, columns, out, progress=progress)
+    total = Response.objects.filter(study=study).count()
+    rows = stream_rows(study, columns, "csv" if fmt == "csv" else "json_text")
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        return (_write_csv if fmt == "csv" else _write_jsonl)(columns, rows, total, out, progress)
 
 
-def _write_csv(source: ResponseRows, out, progress: Progress) -> int:
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([column.name for column in source.columns])
+def _write_csv(columns: list[Column], rows: Iterable[tuple], total: int, out, progress: Progress) -> int:
+    """Rows as the database gave them for the ``csv`` target (text already neutralised
+    there), quoted by PostgreSQL's CSV rules so that both paths write the same file: a
+    NULL is an empty cell, an empty text is ``""``, and a cell with a comma, a quote or a
+    line break (``\\r`` too, which Python's csv module leaves bare) is quoted."""
+    out.write(",".join(_csv_cell(column.name) for column in columns) + "\n")
     count = 0
-    for row in source.rows():
-        writer.writerow(row)
+    for row in rows:
+        out.write(",".join(_csv_cell(value) for value in row) + "\n")
         count += 1
         if count % PROGRESS_EVERY == 0:
-            rows_written(progress, count, source.total)
-    rows_written(progress, count, source.total)
+            rows_written(progress, count, total)
+    rows_written(progress, count, total)
     return count
 
 
-def _write_jsonl(source: ResponseRows, out, progress: Progress) -> int:
+def _csv_cell(value) -> str:
+    if value is None:
+        return ""
+    text = str(value)
+    if text == "" or any(char in text for char in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _write_jsonl(columns: list[Column], rows: Iterable[tuple], total: int, out, progress: Progress) -> int:
     encode = json.JSONEncoder(ensure_ascii=False).encode
-    keys = [encode(column.name) + ": " for column in source.columns]
-    raw = [column.encoding != "value" for column in source.columns]
+    keys = [encode(column.name) + ": " for column in columns]
+    raw = [column.type in ("boolean", "json", "field") for column in columns]
     count = 0
-    for row in source.rows():
+    for row in rows:
         parts = []
         for key, is_json, value in zip(keys, raw, row, strict=True):
             if value is None:
@@ -130,6 +163,6 @@ def _write_jsonl(source: ResponseRows, out, progress: Progress) -> int:
         out.write("{" + ", ".join(parts) + "}\n")
         count += 1
         if count % PROGRESS_EVERY == 0:
-            rows_written(progress, count, source.total)
-    rows_written(progress, count, source.total)
+            rows_written(progress, count, total)
+    rows_written(progress, count, total)
     return count

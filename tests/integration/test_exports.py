@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from annotation.models import Enrollment, Job, Response
 from annotation.services.assignment import assign_next_item
-from annotation.services.exports import export_study
-from annotation.services.jobs import JobCancelled, cancel_job, claim_job, no_progress
+from annotation.services.exports import FORMATS, export_study
+from annotation.services.jobs import JobCancelled, cancel_job, claim_job
 from annotation.services.pseudonyms import pseudonym
 from annotation.services.submission import submit_response
 from scoring.models import Report
@@ -109,15 +109,15 @@ def test_sqlite_archive_opens_without_our_code_and_matches(study, tmp_path):
     for table in ("study", "items", "participants", "assignments", "responses", "reports"):
         assert f"## Table `{table}`" in readme
     database = sqlite3.connect(tmp_path / f"{study.slug}.sqlite")
-    responses = pandas.read_sql("SELECT * FROM responses ORDER BY id", database)
+    responses = pandas.read_sql("SELECT * FROM responses ORDER BY response_id", database)
     truth = expected(study)
-    assert list(responses["id"]) == sorted(truth)
+    assert list(responses["response_id"]) == sorted(truth)
     for _, row in responses.iterrows():
-        want = truth[row["id"]]
+        want = truth[row["response_id"]]
         assert json.loads(row["answer"]) == want["answer"] and row["participant"] == want["participant"]
     joined = database.execute(
         "SELECT count(*) FROM responses r JOIN participants p ON p.participant = r.participant "
-        "JOIN items i ON i.id = r.item_id JOIN assignments a ON a.id = r.assignment_id"
+        "JOIN items i ON i.item = r.item JOIN assignments a ON a.assignment_id = r.assignment_id"
     ).fetchone()[0]
     assert joined == 6
     assert database.execute("SELECT metric, value FROM reports").fetchall() == [("accuracy", 0.75)]
@@ -139,7 +139,7 @@ def test_a_cancelled_export_stops_with_the_one_cancellation_exception(study, tmp
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "sqlite"])
 def test_no_raw_crowd_id_in_any_export_by_default(study, tmp_path, fmt):
-    path = tmp_path / f"out.{fmt}"
+    path = tmp_path / f"out.{FORMATS[fmt]}"
     export_study(study, fmt=fmt, path=path)
     blobs = [path.read_bytes()]
     if fmt == "sqlite":
@@ -167,27 +167,30 @@ def test_exportstudy_command_uses_the_same_code(study, tmp_path):
     assert path.read_bytes() == (tmp_path / "service.csv").read_bytes()
 
 
-def test_postgres_copy_csv_equals_the_row_by_row_writer(study, tmp_path):
-    """The CSV that PostgreSQL writes (the fast path) holds the same values as the
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_postgres_copy_equals_the_row_by_row_writer(study, tmp_path, fmt):
+    """The file that PostgreSQL writes (the fast path) holds the same values as the
     row-by-row writer, also for text with commas, quotes and line breaks."""
-    from annotation.services.export_rows import response_rows
-    from annotation.services.exports import _write_csv
-
     study.items.filter(external_id="c1").update(
         payload={"claim": 'A "quoted", comma\nand a new line', "sentences": ["One.", "Two.", "Three."]}
     )
-    export_study(study, fmt="csv", path=tmp_path / "copy.csv", include_platform_ids=True)
-    with open(tmp_path / "rows.csv", "w", encoding="utf-8", newline="") as out:
-        _write_csv(response_rows(study, include_platform_ids=True, plain_text=True), out, no_progress)
+    export_study(study, fmt=fmt, path=tmp_path / "copy", include_platform_ids=True)
+    export_study(study, fmt=fmt, path=tmp_path / "rows", include_platform_ids=True, use_copy=False)
 
     def parsed(name):
+        if fmt == "jsonl":
+            return [json.loads(line) for line in (tmp_path / name).read_text(encoding="utf-8").splitlines()]
         with open(tmp_path / name, encoding="utf-8", newline="") as handle:
             rows = list(csv.reader(handle))
         return [[_normal(value) for value in row] for row in rows]
 
-    copy_rows, python_rows = parsed("copy.csv"), parsed("rows.csv")
-    assert copy_rows == python_rows and len(copy_rows) == 7
-    assert any('A "quoted", comma\nand a new line' in row for row in copy_rows)
+    copy_rows, python_rows = parsed("copy"), parsed("rows")
+    assert copy_rows == python_rows and len(copy_rows) == (7 if fmt == "csv" else 6)
+    if fmt == "csv":
+        claims = [row[copy_rows[0].index("payload.claim")] for row in copy_rows]
+    else:
+        claims = [row["payload.claim"] for row in copy_rows]
+    assert 'A "quoted", comma\nand a new line' in claims
 
 
 def _normal(value: str):
@@ -196,3 +199,94 @@ def _normal(value: str):
         return float(value)
     except ValueError:
         return value
+
+
+@pytest.fixture
+def users_client(django_user_model):
+    """An API client of an admin (who sees every study's responses)."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(
+        django_user_model.objects.create_superuser("root", "root@example.org", "pw-root-1")
+    )
+    return client
+
+
+def _csv_rows(path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_one_name_per_column_in_csv_jsonl_sqlite_and_the_api(study, tmp_path, users_client):
+    """The same concept has the same name everywhere: ``item`` (the external id) and
+    ``is_attention_check``; the JSONL keys are the CSV header; every column of the
+    SQLite responses table (but its assignment key) is a CSV column of the same name."""
+    header = _csv_rows(export_study(study, fmt="csv", path=tmp_path / "x.csv").path)[0].keys()
+    line = json.loads(
+        export_study(study, fmt="jsonl", path=tmp_path / "x.jsonl").path.read_text().splitlines()[0]
+    )
+    assert list(line) == list(header)
+    assert {"item", "is_attention_check"} <= set(header) and "attention_check" not in header
+    export_study(study, fmt="sqlite", path=tmp_path / "x.sqlite")
+    database = sqlite3.connect(tmp_path / "x.sqlite")
+    responses = [row[1] for row in database.execute("PRAGMA table_info(responses)")]
+    assert set(responses) - set(header) == {"assignment_id"}
+    items = [row[1] for row in database.execute("PRAGMA table_info(items)")]
+    assert {"item", "is_attention_check"} <= set(items)
+    api = users_client.get(f"/api/v1/responses/?study={study.slug}").json()["results"][0]
+    assert {"item", "is_attention_check"} <= set(api) and "attention_check" not in api
+
+
+def test_the_csv_has_every_participant_column_of_the_sqlite_dump(study, tmp_path):
+    export_study(study, fmt="sqlite", path=tmp_path / "x.sqlite")
+    database = sqlite3.connect(tmp_path / "x.sqlite")
+    database.row_factory = sqlite3.Row
+    participants = {row["participant"]: dict(row) for row in database.execute("SELECT * FROM participants")}
+    rows = _csv_rows(export_study(study, fmt="csv", path=tmp_path / "x.csv").path)
+    assert set(next(iter(participants.values()))) <= set(rows[0])
+    for row in rows:
+        dumped = participants[row["participant"]]
+        for name, value in dumped.items():
+            if isinstance(value, int) and row[name] in ("true", "false"):
+                assert value == (row[name] == "true"), name
+            elif isinstance(value, (int, float)):
+                assert float(row[name]) == value, name
+            else:
+                assert row[name] == (value or ""), name
+    assert {row["participant_status"] for row in rows} == {"active"}
+    assert {row["answered_count"] for row in rows} == {"2"}
+
+
+def test_ranking_choices_are_flattened_to_one_column_per_criterion_and_side(
+    example_study_file, enrolled, tmp_path
+):
+    from annotation.services.studies import load_study_file
+
+    data = example_study_file("ranking")
+    study = load_study_file(data).study
+    person = enrolled(study, source="lab", platform_worker_id="ranker")
+    assignment = assign_next_item(participant=person, study=study)
+    shown = assignment.state["shown"]
+    choices = {
+        "consistency": {"most": shown[0], "least": shown[1]},
+        "fluency": {"most": shown[2], "least": shown[0]},
+    }
+    submit_response(assignment=assignment, answer={"shown": shown, "choices": choices})
+    [row] = _csv_rows(export_study(study, fmt="csv", path=tmp_path / "r.csv").path)
+    for criterion, sides in choices.items():
+        for side, system in sides.items():
+            assert row[f"choice.{criterion}.{side}"] == system
+    [line] = export_study(study, fmt="jsonl", path=tmp_path / "r.jsonl").path.read_text().splitlines()
+    assert json.loads(line)["choice.fluency.least"] == shown[0]
+
+
+def test_exportstudy_writes_a_sqlite_file_or_a_zip_by_the_name(study, tmp_path):
+    call_command("exportstudy", study.slug, "--format", "sqlite", "--output", str(tmp_path / "x.sqlite"))
+    database = sqlite3.connect(tmp_path / "x.sqlite")
+    assert database.execute("SELECT count(*) FROM responses").fetchone()[0] == 6
+    assert database.execute("SELECT study FROM study").fetchone()[0] == study.slug
+    call_command("exportstudy", study.slug, "--format", "sqlite", "--output", str(tmp_path / "x.zip"))
+    with zipfile.ZipFile(tmp_path / "x.zip") as archive:
+        assert sorted(archive.namelist()) == ["README.md", f"{study.slug}.sqlite"]
+        assert "| `participant_status` |" in archive.read("README.md").decode()

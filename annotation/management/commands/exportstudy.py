@@ -13,14 +13,17 @@ from annotation.services.exports import FORMATS, export_study
 
 class Command(BaseCommand):
     help = (
-        "Export a study: CSV or JSONL (one row per response) or a zipped SQLite database with a README. "
+        "Export a study: CSV or JSONL (one row per response) or a SQLite database (zipped with its README "
+        "when --output ends in .zip). "
         "Participants are pseudonymised unless --include-platform-ids is given (operators only)."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("slug", help="the study's slug")
         parser.add_argument("--format", choices=list(FORMATS), required=True)
-        parser.add_argument("--output", required=True, help="file to write (replaced if it exists)")
+        parser.add_argument(
+            "--output", required=True, help="file to write (replaced if it exists); sqlite: x.sqlite or x.zip"
+        )
         parser.add_argument(
             "--include-platform-ids",
             action="store_true",
