@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
 from annotation.models import Job, Study
+from annotation.services.export_rows import neutralise
 from annotation.services.jobs import check_job_parameters
 from scoring.models import Report
 from scoring.services import POPULATIONS, REPORTS_JOB
@@ -110,7 +111,4 @@ def _cell(value) -> str:
         return ""
     if isinstance(value, list | dict):
         value = jsonlib.dumps(value, sort_keys=True)
-    text = str(value)
-    if isinstance(value, str) and text[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + text
-    return text
+    return neutralise(value) if isinstance(value, str) else str(value)

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0002_response_study_participant_index'),
+        ('annotation', '0006_response_incomplete'),
     ]
 
     operations = [
