@@ -257,8 +257,14 @@ RELEASE_EXPIRED_EVERY_SECONDS = env_int("RELEASE_EXPIRED_EVERY_SECONDS", 60, min
 REPORTS_REFRESH_SECONDS = env_int("REPORTS_REFRESH_SECONDS", 300, minimum=10)
 # Seconds a rendered dashboard plot stays in the cache (its key changes with the reports).
 REPORT_PLOT_CACHE_SECONDS = env_int("REPORT_PLOT_CACHE_SECONDS", 7 * 24 * 3600, minimum=1)
-# Seconds without a progress report after which a RUNNING job may be taken over.
-JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", 900, minimum=10)
+# Seconds without a heartbeat after which a RUNNING job counts as stalled: its worker died or
+# lost the database. A redelivered task then takes it over and the sweeper requeues it. A
+# running job beats every quarter of this, so it can be short (docs/deploy.md).
+JOB_HEARTBEAT_GRACE_S = env_int("JOB_HEARTBEAT_GRACE_S", 60, minimum=1)
+# Runs a job gets before a stalled one is failed rather than requeued (a job that kills its worker).
+JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3, minimum=1)
+# Seconds between sweeps for stalled jobs (celery beat; ``manage.py sweepjobs`` does one by hand).
+JOB_SWEEP_EVERY_S = env_int("JOB_SWEEP_EVERY_S", 60, minimum=1)
 # The boundary game: scored rounds a player needs before a leaderboard ranks them, and
 # how many rows a leaderboard shows.
 LEADERBOARD_MIN_ROUNDS = env_int("LEADERBOARD_MIN_ROUNDS", 10, minimum=1)
