@@ -40,7 +40,8 @@ class JobTask(Task):
     the job with a short message (the traceback goes to the log and to admins). While the
     job runs, a heartbeat thread marks it alive; a delivery that finds it running elsewhere
     looks again after ``JOB_HEARTBEAT_GRACE_S`` and takes it over if the heartbeat stopped.
-    GPU tasks get the ``GPU_TASK_*_TIME_LIMIT`` settings: past the soft limit the job fails cleanly, past the hard one the worker process is replaced.
+    GPU tasks get the ``GPU_TASK_*_TIME_LIMIT`` settings: past the soft limit the job fails
+    cleanly, past the hard one the worker process is replaced.
     """
 
     abstract = True
