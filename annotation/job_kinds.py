@@ -34,6 +34,7 @@ register_job_kind(
     queue="gpu",
     parameters=ContinuationsParameters,
     needs_study=True,
+    worker_paths={"corpus": "corpus", "model": "model"},
 )
 register_job_kind(
     "edit_and_generate",
@@ -41,4 +42,5 @@ register_job_kind(
     queue="gpu",
     parameters=EditAndGenerateParameters,
     needs_study=True,
+    worker_paths={"requests": "corpus", "model": "model", "hparams_dir": "model"},
 )

@@ -275,6 +275,11 @@ if not isinstance(MODEL_REGISTRY, dict):
     raise ImproperlyConfigured("MODEL_REGISTRY must be a JSON object of name -> {path, dtype}.")
 # Where hub ids are looked up offline (empty: the Hugging Face default cache).
 MODEL_CACHE_DIR = env_str("MODEL_CACHE_DIR", "") or None
+# Folders on the GPU workers that job parameters started through the API may name: model
+# directories (``model``, ``hparams_dir``) and corpora or request files (``corpus``,
+# ``requests``). Any other path is refused before the job is queued (docs/workers.md).
+ROFT_MODEL_ROOTS = env_list("ROFT_MODEL_ROOTS", ["/models"])
+ROFT_CORPUS_ROOTS = env_list("ROFT_CORPUS_ROOTS", [str(VAR_DIR / "corpora")])
 # Model editing: the local text corpus for ROME/MEMIT key statistics, where those statistics
 # are cached, and an optional directory of hyperparameter files searched before the bundled ones.
 EDITING_STATS_CORPUS = env_str("EDITING_STATS_CORPUS", "") or None

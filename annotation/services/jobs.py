@@ -8,7 +8,9 @@ cancelled job, is recognised and left alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import posixpath
+import re
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Protocol
 
@@ -48,6 +50,8 @@ class JobKind:
     queue: str  # the only declaration of the kind's queue: "gpu" for model work, else "default"
     parameters: type[serializers.Serializer] | None = None  # validates a job's parameters
     needs_study: bool = False  # the job works on one study (Job.study must be set)
+    # parameters that name files on the workers: field -> "model" or "corpus" (which roots)
+    worker_paths: dict[str, str] = field(default_factory=dict)
 
 
 JOB_KINDS: dict[str, JobKind] = {}
@@ -60,11 +64,22 @@ def register_job_kind(
     queue: str = DEFAULT_QUEUE,
     parameters: type[serializers.Serializer] | None = None,
     needs_study: bool = False,
+    worker_paths: dict[str, str] | None = None,
 ) -> None:
-    """Declare a job kind: its Celery task, its queue, and the serializer of its parameters."""
+    """Declare a job kind: its Celery task, its queue, the serializer of its parameters, and
+    which parameters are paths on the workers (``{"corpus": "corpus", "model": "model"}``)."""
     if queue not in QUEUES:
         raise ValueError(f"queue must be one of {', '.join(QUEUES)}, not {queue!r}")
-    JOB_KINDS[name] = JobKind(task=task, queue=queue, parameters=parameters, needs_study=needs_study)
+    unknown_roots = set((worker_paths or {}).values()) - set(PATH_ROOTS)
+    if unknown_roots:
+        raise ValueError(f"worker_paths roots must be among {', '.join(PATH_ROOTS)}, not {unknown_roots}")
+    JOB_KINDS[name] = JobKind(
+        task=task,
+        queue=queue,
+        parameters=parameters,
+        needs_study=needs_study,
+        worker_paths=dict(worker_paths or {}),
+    )
 
 
 def job_kind_of_task(task: str) -> JobKind:
@@ -87,6 +102,52 @@ def check_job_parameters(kind: str, parameters: dict | None) -> dict:
     if not serializer.is_valid():
         raise InputError(flatten_errors(serializer.errors, "parameters"))
     return dict(serializer.validated_data)
+
+
+# Which setting lists the folders a worker path parameter may point into.
+PATH_ROOTS = {"model": "ROFT_MODEL_ROOTS", "corpus": "ROFT_CORPUS_ROOTS"}
+# A model given by name (a MODEL_REGISTRY entry, a registered backend, a cached hub id
+# such as ``org/name``), not by path: looked up by the worker, never opened as given.
+MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?")
+
+
+def check_worker_paths(kind: str, parameters: dict | None) -> None:
+    """Refuse job parameters that point outside the configured worker folders.
+
+    Researchers name files on the GPU workers (a corpus, a model directory); a path
+    anywhere else would let them probe, or read, the workers' files. The check is on the
+    path's text (the web process cannot see the workers' disks): absolute, no ``..``, under
+    one of the roots. ``InputError`` naming ``parameters.<field>`` otherwise.
+    """
+    spec = JOB_KINDS.get(kind)
+    if spec is None:
+        return
+    errors: dict[str, list[str]] = {}
+    for name, root_kind in spec.worker_paths.items():
+        value = (parameters or {}).get(name)
+        if value is None or (root_kind == "model" and _is_model_name(value)):
+            continue
+        roots = [posixpath.normpath(root) for root in getattr(settings, PATH_ROOTS[root_kind])]
+        if not _path_under(value, roots):
+            where = ", ".join(roots) or "none are configured"
+            errors[f"parameters.{name}"] = [
+                f"Must be an absolute path inside the {root_kind} folders ({PATH_ROOTS[root_kind]}: {where})."
+            ]
+    if errors:
+        raise InputError(errors)
+
+
+def _is_model_name(value: object) -> bool:
+    return isinstance(value, str) and MODEL_NAME.fullmatch(value) is not None and ".." not in value
+
+
+def _path_under(value: object, roots: list[str]) -> bool:
+    if not isinstance(value, str) or "\x00" in value or not posixpath.isabs(value):
+        return False
+    if ".." in value.split("/"):
+        return False
+    path = posixpath.normpath(value)
+    return any(root != "/" and (path == root or path.startswith(root + "/")) for root in roots)
 
 
 def start_job(*, kind: str, parameters: dict | None = None, study: Study | None = None, user=None) -> Job:
