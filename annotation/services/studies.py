@@ -63,7 +63,8 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
     )
     exam = data.get("exam") is not None
     items = list(checked_items(kind, config, list_rows(enumerate(raw_items), "items"), exam=exam))
-    extras = check_study_extras(kind, config, data, fields, items)
+    owner_after = owner or (existing.owner if existing is not None else None)
+    extras = check_study_extras(kind, config, data, fields, items, owner=owner_after)
     with transaction.atomic():
         study, created = Study.objects.update_or_create(
             slug=fields["slug"],
