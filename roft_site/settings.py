@@ -116,6 +116,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "annotation.middleware.crowd_framing",
+    "annotation.middleware.rate_limits",
 ]
 
 ROOT_URLCONF = "roft_site.urls"
@@ -229,6 +230,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "annotation.api.pagination.PagePagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "annotation.api.errors.api_exception_handler",
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0, minimum=0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Human-evaluation platform API",
@@ -248,6 +250,14 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- the platform's own knobs -----------------------------------------------------------
+
+# Requests per client address and period (``N/s``, ``N/min``, ``N/hour``): login form posts,
+# API token requests, participant entries (annotation/services/ratelimit.py). Behind a proxy,
+# NUM_PROXIES says how many put the client's address in X-Forwarded-For (0: use the peer's).
+RATE_LIMIT_LOGIN = env_str("RATE_LIMIT_LOGIN", "10/min")
+RATE_LIMIT_TOKEN = env_str("RATE_LIMIT_TOKEN", "10/min")
+RATE_LIMIT_ENTRY = env_str("RATE_LIMIT_ENTRY", "60/min")
+NUM_PROXIES = env_int("NUM_PROXIES", 0, minimum=0)
 
 # Minutes an unanswered assignment is held for a participant before its slot is released.
 ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 30, minimum=1)
