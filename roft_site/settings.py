@@ -116,6 +116,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "annotation.middleware.crowd_framing",
+    "annotation.middleware.security_policy",
     "annotation.middleware.rate_limits",
 ]
 
@@ -164,6 +165,10 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL or "memory://"
 # Without a broker the tasks run in-process: the embedded runtime has no worker.
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", CELERY_BROKER_URL == "memory://")
 CELERY_TASK_EAGER_PROPAGATES = True
+# Seconds Redis waits for a delivered, unacknowledged message before giving it to another
+# worker (a worker killed outright). Jobs do not wait for it: the sweeper requeues a job whose
+# heartbeat stopped. Keep it above the longest job, so a healthy one is not delivered twice.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 7 * 3600, minimum=60)}
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 3600, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3900, minimum=1)
 
