@@ -168,7 +168,9 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # Seconds Redis waits for a delivered, unacknowledged message before giving it to another
 # worker (a worker killed outright). Jobs do not wait for it: the sweeper requeues a job whose
 # heartbeat stopped. Keep it above the longest job, so a healthy one is not delivered twice.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 7 * 3600, minimum=60)}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 7 * 3600, minimum=60)
+}
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 3600, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3900, minimum=1)
 

@@ -12,10 +12,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services.access import access_study_for_researcher, can_manage_study, researcher_studies
+from annotation.services.access import access_study_for_researcher, researcher_studies
 from annotation.services.assignment import item_progress
 from annotation.services.research import STATUS_TRANSITIONS, change_study_status
-from annotation.services.studies import load_study_file
+from annotation.services.studies import load_study_file_for
 
 from .research import researcher_required
 
@@ -53,11 +53,7 @@ def _load_upload(request: HttpRequest) -> Study:
         data = json.loads(upload.read().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError({"study_file": [f"Not a JSON file: {exc}."]}) from None
-    slug = data.get("slug") if isinstance(data, dict) else None
-    existing = Study.objects.filter(slug=slug).first() if slug else None
-    if existing is not None and not can_manage_study(request.user, existing):
-        raise InputError({"slug": ["Another researcher's study has this slug; choose another."]})
-    return load_study_file(data, owner=None if existing else request.user).study
+    return load_study_file_for(request.user, data, update_own=True).study
 
 
 @researcher_required
