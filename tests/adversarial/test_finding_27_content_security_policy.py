@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from annotation.services.studies import load_study_file
-from tests.browser.conftest import browser, page  # noqa: F401 - the browser fixtures
 from tests.conftest import claim_study_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,9 +49,22 @@ def test_finding_27_every_kind_of_page_sends_the_policy(client, django_user_mode
         assert "script-src 'self'" in client.get(url)["Content-Security-Policy"], url
 
 
+@pytest.fixture
+def page_under_csp(browser):
+    """A page that keeps the site's policy (the shared ``page`` fixture bypasses it)."""
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    yield page
+    context.close()
+
+
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_finding_27_the_main_pages_run_without_a_csp_violation(live_server, page, django_user_model):  # noqa: F811
+def test_finding_27_the_main_pages_run_without_a_csp_violation(
+    live_server, page_under_csp, django_user_model
+):
+    page = page_under_csp
     study = load_study_file(claim_study_file(slug="csp-claims", items=3)).study
     django_user_model.objects.create_user("res", password="a-long-test-password", is_staff=True)
     page.add_init_script(COLLECT_VIOLATIONS)
@@ -66,7 +78,15 @@ def test_finding_27_the_main_pages_run_without_a_csp_violation(live_server, page
         page.wait_for_load_state("networkidle")
         assert page.evaluate("window.__cspViolations") == [], url
 
-    for url in ["/", "/play/", "/accounts/login/"]:
+    visit("/")
+    # the watch works: an injected inline script is blocked and reported
+    page.evaluate(
+        "document.body.appendChild(Object.assign(document.createElement('script'), {textContent: '1'}))"
+    )
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.__cspViolations.length") == 1
+    console_errors.clear()
+    for url in ["/play/", "/accounts/login/"]:
         visit(url)
     page.fill("input[name=username]", "res")
     page.fill("input[name=password]", "a-long-test-password")
