@@ -20,6 +20,7 @@ from .models import (
     Response,
     Study,
 )
+from .services.exams import check_qualification
 from .services.jobs import JOB_KINDS, cancel_job, check_new_job, queue_job
 from .services.validation import check_exam_study, check_kind_and_config, is_exam, kind_named, validate_item
 
@@ -59,6 +60,13 @@ class StudyAdminForm(forms.ModelForm):
         if study is not None and data.get("public"):
             try:
                 check_exam_study(study, public=True)
+            except InputError as exc:
+                add_input_errors(self, exc)
+        if data.get("qualification") is not None and data.get("slug"):
+            try:
+                check_qualification(
+                    data["qualification"].study.slug, slug=data["slug"], owner=data.get("owner")
+                )
             except InputError as exc:
                 add_input_errors(self, exc)
         return data

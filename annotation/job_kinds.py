@@ -49,6 +49,7 @@ register_job_kind(
     queue="gpu",
     parameters=ContinuationsParameters,
     needs_study=True,
+    worker_paths={"corpus": "corpus", "model": "model"},
 )
 register_job_kind(
     "edit_and_generate",
@@ -56,4 +57,5 @@ register_job_kind(
     queue="gpu",
     parameters=EditAndGenerateParameters,
     needs_study=True,
+    worker_paths={"requests": "corpus", "model": "model", "hparams_dir": "model"},
 )

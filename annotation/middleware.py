@@ -1,25 +1,82 @@
-"""Participant pages may be shown in a crowd platform's frame (MTurk's ExternalQuestion)."""
+"""Participant pages may be shown in a crowd platform's frame (MTurk's ExternalQuestion);
+logins and participant entry are rate limited per client address."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.http import HttpResponse
+
+from annotation.services.ratelimit import over_limit
 
 PARTICIPANT_PREFIX = "/s/"
+
+
+def content_security_policy(*, frame_ancestors: str = "'none'") -> str:
+    """The site's Content-Security-Policy: scripts, styles, images, fonts and requests from
+    our own origin only; no inline or injected script (our pages keep theirs in static/js;
+    ``style-src`` allows inline styles, which htmx and the API docs set); no plugins; forms
+    post to us; only ``frame_ancestors`` may frame the page."""
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self'",
+            "style-src 'self' 'unsafe-inline'",
+            "img-src 'self' data:",
+            "font-src 'self'",
+            "connect-src 'self'",
+            "worker-src 'self' blob:",
+            "object-src 'none'",
+            "base-uri 'self'",
+            "form-action 'self'",
+            f"frame-ancestors {frame_ancestors}",
+        ]
+    )
+
+
+def security_policy(get_response):
+    """Every page gets the Content-Security-Policy (pages under /s/ get theirs, with the
+    crowd platforms' frames, from ``crowd_framing``). Listed after it, so it runs first on
+    the way out and ``crowd_framing`` replaces the policy where framing is allowed."""
+    policy = content_security_policy()
+
+    def middleware(request):
+        response = get_response(request)
+        response.setdefault("Content-Security-Policy", policy)
+        return response
+
+    return middleware
 
 
 def crowd_framing(get_response):
     """Pages under /s/ may be framed by CROWD_FRAME_ANCESTORS; every other page stays DENY.
 
-    Listed last in MIDDLEWARE, so it sees the response before XFrameOptionsMiddleware
-    and can exempt it; the CSP ``frame-ancestors`` rule names who may frame the page.
+    Listed after XFrameOptionsMiddleware, so it sees the response before it and can exempt
+    it; the CSP's ``frame-ancestors`` rule names who may frame the page.
     """
     ancestors = " ".join(["'self'", *settings.CROWD_FRAME_ANCESTORS])
 
     def middleware(request):
         response = get_response(request)
         if request.path.startswith(PARTICIPANT_PREFIX):
-            response["Content-Security-Policy"] = f"frame-ancestors {ancestors}"
+            response["Content-Security-Policy"] = content_security_policy(frame_ancestors=ancestors)
             response.xframe_options_exempt = True
         return response
+
+    return middleware
+
+
+TOO_MANY = "Too many attempts from your address. Please wait a minute and try again."
+
+
+def rate_limits(get_response):
+    """Answer 429 to a login or a participant entry beyond its rate (``services.ratelimit``)."""
+
+    def middleware(request):
+        wait = over_limit(request)
+        if wait is not None:
+            response = HttpResponse(TOO_MANY, status=429, content_type="text/plain; charset=utf-8")
+            response["Retry-After"] = str(wait)
+            return response
+        return get_response(request)
 
     return middleware

@@ -116,6 +116,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "annotation.middleware.crowd_framing",
+    "annotation.middleware.security_policy",
+    "annotation.middleware.rate_limits",
 ]
 
 ROOT_URLCONF = "roft_site.urls"
@@ -170,6 +172,12 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # In-process tasks run in a background thread, so that a page starting one (Recompute, an
 # export) answers at once; the embedded runtime's default. Off: they run inside the request.
 JOBS_IN_BACKGROUND_THREAD = env_bool("JOBS_IN_BACKGROUND_THREAD", CELERY_BROKER_URL == "memory://")
+# Seconds Redis waits for a delivered, unacknowledged message before giving it to another
+# worker (a worker killed outright). Jobs do not wait for it: the sweeper requeues a job whose
+# heartbeat stopped. Keep it above the longest job, so a healthy one is not delivered twice.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 7 * 3600, minimum=60)
+}
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 3600, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3900, minimum=1)
 
@@ -247,6 +255,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "annotation.api.pagination.PagePagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "annotation.api.errors.api_exception_handler",
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0, minimum=0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Human-evaluation platform API",
@@ -267,6 +276,14 @@ SPECTACULAR_SETTINGS = {
 
 # --- the platform's own knobs -----------------------------------------------------------
 
+# Requests per client address and period (``N/s``, ``N/min``, ``N/hour``): login form posts,
+# API token requests, participant entries (annotation/services/ratelimit.py). Behind a proxy,
+# NUM_PROXIES says how many put the client's address in X-Forwarded-For (0: use the peer's).
+RATE_LIMIT_LOGIN = env_str("RATE_LIMIT_LOGIN", "10/min")
+RATE_LIMIT_TOKEN = env_str("RATE_LIMIT_TOKEN", "10/min")
+RATE_LIMIT_ENTRY = env_str("RATE_LIMIT_ENTRY", "60/min")
+NUM_PROXIES = env_int("NUM_PROXIES", 0, minimum=0)
+
 # Minutes an unanswered assignment is held for a participant before its slot is released.
 ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 30, minimum=1)
 # Minutes an anonymous participant (no crowd id, not logged in) holds a page before they have
@@ -278,8 +295,14 @@ RELEASE_EXPIRED_EVERY_SECONDS = env_int("RELEASE_EXPIRED_EVERY_SECONDS", 60, min
 REPORTS_REFRESH_SECONDS = env_int("REPORTS_REFRESH_SECONDS", 300, minimum=10)
 # Seconds a rendered dashboard plot stays in the cache (its key changes with the reports).
 REPORT_PLOT_CACHE_SECONDS = env_int("REPORT_PLOT_CACHE_SECONDS", 7 * 24 * 3600, minimum=1)
-# Seconds without a progress report after which a RUNNING job may be taken over.
-JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", 900, minimum=10)
+# Seconds without a heartbeat after which a RUNNING job counts as stalled: its worker died or
+# lost the database. A redelivered task then takes it over and the sweeper requeues it. A
+# running job beats every quarter of this, so it can be short (docs/deploy.md).
+JOB_HEARTBEAT_GRACE_S = env_int("JOB_HEARTBEAT_GRACE_S", 60, minimum=1)
+# Runs a job gets before a stalled one is failed rather than requeued (a job that kills its worker).
+JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3, minimum=1)
+# Seconds between sweeps for stalled jobs (celery beat; ``manage.py sweepjobs`` does one by hand).
+JOB_SWEEP_EVERY_S = env_int("JOB_SWEEP_EVERY_S", 60, minimum=1)
 # The boundary game: scored rounds a player needs before a leaderboard ranks them, and
 # how many rows a leaderboard shows.
 LEADERBOARD_MIN_ROUNDS = env_int("LEADERBOARD_MIN_ROUNDS", 10, minimum=1)
@@ -290,6 +313,11 @@ if not isinstance(MODEL_REGISTRY, dict):
     raise ImproperlyConfigured("MODEL_REGISTRY must be a JSON object of name -> {path, dtype}.")
 # Where hub ids are looked up offline (empty: the Hugging Face default cache).
 MODEL_CACHE_DIR = env_str("MODEL_CACHE_DIR", "") or None
+# Folders on the GPU workers that job parameters started through the API may name: model
+# directories (``model``, ``hparams_dir``) and corpora or request files (``corpus``,
+# ``requests``). Any other path is refused before the job is queued (docs/workers.md).
+ROFT_MODEL_ROOTS = env_list("ROFT_MODEL_ROOTS", ["/models"])
+ROFT_CORPUS_ROOTS = env_list("ROFT_CORPUS_ROOTS", [str(VAR_DIR / "corpora")])
 # Model editing: the local text corpus for ROME/MEMIT key statistics, where those statistics
 # are cached, and an optional directory of hyperparameter files searched before the bundled ones.
 EDITING_STATS_CORPUS = env_str("EDITING_STATS_CORPUS", "") or None

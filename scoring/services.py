@@ -17,7 +17,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from annotation.models import Enrollment, Job, Response, Study
-from annotation.services.jobs import Progress, no_progress, start_job
+from annotation.services.jobs import Progress, no_progress, start_job, sweep_stalled_jobs
 from scoring.data import load_study_data, one_snapshot
 from scoring.models import Report
 from scoring.reports import report_for
@@ -136,6 +136,8 @@ def request_study_reports(study: Study, *, user=None, trigger: str = "dashboard"
     """
     with transaction.atomic():
         Study.objects.select_for_update().filter(pk=study.pk).values_list("pk", flat=True).first()
+        # a job whose worker died is requeued (or failed) first: it never blocks *Recompute*
+        sweep_stalled_jobs(Job.objects.filter(study=study, kind=REPORTS_JOB))
         active = Job.objects.filter(study=study, kind=REPORTS_JOB, status__in=ACTIVE_JOB_STATUSES).first()
         if active is not None:
             return active, False

@@ -82,6 +82,7 @@ def enrolled(db):
     return make
 
 
+from tests.browser_fixtures import browser, page, screenshot  # noqa: E402, F401 - one Playwright for all
 from tests.lm_fixtures import (  # noqa: E402, F401 - fixtures for the worker tests
     edit_requests,
     stats_corpus,

@@ -33,7 +33,8 @@ class Job(models.Model):
     progress_total = models.PositiveIntegerField(default=0)
     message = models.CharField(max_length=300, blank=True)
     result = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
+    error = models.TextField(blank=True, help_text="A short message for the researcher.")
+    traceback = models.TextField(blank=True, help_text="Where it failed: for admins and the logs only.")
     attempts = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs"

@@ -23,6 +23,7 @@ from annotation.errors import InputError, flatten_errors
 from annotation.kinds.base import StrictSerializer
 from annotation.models import Assignment, Enrollment, Exam, ExamAttempt, Item, Participant, Response, Study
 
+from .access import can_manage_study
 from .assignment import assignment_is_open, create_assignment, reopen_assignment
 from .participants import enroll, give_consent
 
@@ -80,18 +81,29 @@ def _exam_item_count(slug: str, items: list[dict]) -> int:
     return len(in_file) + kept.count()
 
 
-def check_qualification(raw, *, slug: str) -> Exam | None:
-    """``qualification``: the slug of an exam study loaded before this file."""
+def check_qualification(raw, *, slug: str, owner=None) -> Exam | None:
+    """``qualification``: the slug of an exam study loaded before this file, that the study's
+    owner may use (their own, one shared with them; any for an admin, or for a study without
+    an owner, loaded by an operator). The loader, the API and the admin all check here.
+
+    Another researcher's exam gets the same answer as no exam at all: the check neither lends
+    their questions nor tells whether the slug exists.
+    """
     if raw in (None, ""):
         return None
     if not isinstance(raw, str):
         raise InputError({"qualification": ["The slug of an exam study."]})
     if raw == slug:
         raise InputError({"qualification": ["A study cannot require itself."]})
-    exam = Exam.objects.filter(study__slug=raw).first()
-    if exam is None:
+    exam = Exam.objects.select_related("study").filter(study__slug=raw).first()
+    if exam is None or (owner is not None and not can_manage_study(owner, exam.study)):
         raise InputError(
-            {"qualification": [f"No exam study {raw!r}; load its file (with an 'exam' block) first."]}
+            {
+                "qualification": [
+                    f"No exam study {raw!r} that this study's owner can use; load its file"
+                    " (with an 'exam' block) first, or ask its owner to share it."
+                ]
+            }
         )
     return exam
 

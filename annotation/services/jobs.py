@@ -8,14 +8,16 @@ cancelled job, is recognised and left alone.
 
 from __future__ import annotations
 
+import posixpath
+import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Protocol
 
 from django.conf import settings
 from django.db import connections, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -49,6 +51,8 @@ class JobKind:
     queue: str  # the only declaration of the kind's queue: "gpu" for model work, else "default"
     parameters: type[serializers.Serializer] | None = None  # validates a job's parameters
     needs_study: bool = False  # the job works on one study (Job.study must be set)
+    # parameters that name files on the workers: field -> "model" or "corpus" (which roots)
+    worker_paths: dict[str, str] = field(default_factory=dict)
 
 
 JOB_KINDS: dict[str, JobKind] = {}
@@ -61,11 +65,22 @@ def register_job_kind(
     queue: str = DEFAULT_QUEUE,
     parameters: type[serializers.Serializer] | None = None,
     needs_study: bool = False,
+    worker_paths: dict[str, str] | None = None,
 ) -> None:
-    """Declare a job kind: its Celery task, its queue, and the serializer of its parameters."""
+    """Declare a job kind: its Celery task, its queue, the serializer of its parameters, and
+    which parameters are paths on the workers (``{"corpus": "corpus", "model": "model"}``)."""
     if queue not in QUEUES:
         raise ValueError(f"queue must be one of {', '.join(QUEUES)}, not {queue!r}")
-    JOB_KINDS[name] = JobKind(task=task, queue=queue, parameters=parameters, needs_study=needs_study)
+    unknown_roots = set((worker_paths or {}).values()) - set(PATH_ROOTS)
+    if unknown_roots:
+        raise ValueError(f"worker_paths roots must be among {', '.join(PATH_ROOTS)}, not {unknown_roots}")
+    JOB_KINDS[name] = JobKind(
+        task=task,
+        queue=queue,
+        parameters=parameters,
+        needs_study=needs_study,
+        worker_paths=dict(worker_paths or {}),
+    )
 
 
 def job_kind_of_task(task: str) -> JobKind:
@@ -88,6 +103,52 @@ def check_job_parameters(kind: str, parameters: dict | None) -> dict:
     if not serializer.is_valid():
         raise InputError(flatten_errors(serializer.errors, "parameters"))
     return dict(serializer.validated_data)
+
+
+# Which setting lists the folders a worker path parameter may point into.
+PATH_ROOTS = {"model": "ROFT_MODEL_ROOTS", "corpus": "ROFT_CORPUS_ROOTS"}
+# A model given by name (a MODEL_REGISTRY entry, a registered backend, a cached hub id
+# such as ``org/name``), not by path: looked up by the worker, never opened as given.
+MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?")
+
+
+def check_worker_paths(kind: str, parameters: dict | None) -> None:
+    """Refuse job parameters that point outside the configured worker folders.
+
+    Researchers name files on the GPU workers (a corpus, a model directory); a path
+    anywhere else would let them probe, or read, the workers' files. The check is on the
+    path's text (the web process cannot see the workers' disks): absolute, no ``..``, under
+    one of the roots. ``InputError`` naming ``parameters.<field>`` otherwise.
+    """
+    spec = JOB_KINDS.get(kind)
+    if spec is None:
+        return
+    errors: dict[str, list[str]] = {}
+    for name, root_kind in spec.worker_paths.items():
+        value = (parameters or {}).get(name)
+        if value is None or (root_kind == "model" and _is_model_name(value)):
+            continue
+        roots = [posixpath.normpath(root) for root in getattr(settings, PATH_ROOTS[root_kind])]
+        if not _path_under(value, roots):
+            where = ", ".join(roots) or "none are configured"
+            errors[f"parameters.{name}"] = [
+                f"Must be an absolute path inside the {root_kind} folders ({PATH_ROOTS[root_kind]}: {where})."
+            ]
+    if errors:
+        raise InputError(errors)
+
+
+def _is_model_name(value: object) -> bool:
+    return isinstance(value, str) and MODEL_NAME.fullmatch(value) is not None and ".." not in value
+
+
+def _path_under(value: object, roots: list[str]) -> bool:
+    if not isinstance(value, str) or "\x00" in value or not posixpath.isabs(value):
+        return False
+    if ".." in value.split("/"):
+        return False
+    path = posixpath.normpath(value)
+    return any(root != "/" and (path == root or path.startswith(root + "/")) for root in roots)
 
 
 def start_job(*, kind: str, parameters: dict | None = None, study: Study | None = None, user=None) -> Job:
@@ -146,41 +207,76 @@ def claim_job(job_id: int) -> Job | None:
     """QUEUED → RUNNING, or take over a RUNNING job whose worker went silent.
 
     Returns None when the job is done, cancelled, or alive in another worker: a message
-    delivered twice then does nothing the second time.
+    delivered twice then does nothing the second time. The returned job's ``attempts``
+    is this run's number: the later steps of the run go through only while it still is.
     """
     now = timezone.now()
-    stale = now - timedelta(seconds=settings.JOB_STALE_SECONDS)
-    claimable = Q(status=Job.Status.QUEUED) | Q(status=Job.Status.RUNNING, heartbeat_at__lt=stale)
+    claimable = Q(status=Job.Status.QUEUED) | _stalled(now)
     updated = Job.objects.filter(claimable, pk=job_id).update(
         status=Job.Status.RUNNING, started_at=now, heartbeat_at=now, attempts=F("attempts") + 1
     )
     return Job.objects.get(pk=job_id) if updated else None
 
 
-def report_progress(job_id: int, *, done: int, total: int | None = None, message: str = "") -> bool:
-    """Record progress; returns False when the job was cancelled meanwhile (stop working)."""
+def _stalled(now) -> Q:
+    """RUNNING with no heartbeat for ``JOB_HEARTBEAT_GRACE_S``: its worker died or lost the database."""
+    silent_since = now - timedelta(seconds=settings.JOB_HEARTBEAT_GRACE_S)
+    return Q(status=Job.Status.RUNNING) & (Q(heartbeat_at__lt=silent_since) | Q(heartbeat_at__isnull=True))
+
+
+def _this_run(job_id: int, attempt: int | None):
+    """The job while it is RUNNING in the run numbered ``attempt`` (any run when None).
+
+    A run that was taken over after it went silent (a worker that froze, then woke up) finds
+    nothing here, so it can neither report, finish nor fail the job the new run now owns.
+    """
+    jobs = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING)
+    return jobs if attempt is None else jobs.filter(attempts=attempt)
+
+
+def beat_job(job_id: int, attempt: int | None = None) -> bool:
+    """A running job's sign of life (``workers.progress.job_heartbeat`` sends one regularly)."""
+    return bool(_this_run(job_id, attempt).update(heartbeat_at=timezone.now()))
+
+
+def report_progress(
+    job_id: int, *, done: int, total: int | None = None, message: str = "", attempt: int | None = None
+) -> bool:
+    """Record progress; returns False when the job was cancelled or taken over meanwhile (stop)."""
     values = {"progress_done": done, "message": message[:300], "heartbeat_at": timezone.now()}
     if total is not None:
         values["progress_total"] = total
-    return bool(Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(**values))
+    return bool(_this_run(job_id, attempt).update(**values))
 
 
-def finish_job(job_id: int, *, result: dict | None = None) -> bool:
+def finish_job(job_id: int, *, result: dict | None = None, attempt: int | None = None) -> bool:
     """RUNNING → DONE with a result summary (the last progress message stays)."""
     return bool(
-        Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+        _this_run(job_id, attempt).update(
             status=Job.Status.DONE, result=result or {}, finished_at=timezone.now()
         )
     )
 
 
-def fail_job(job_id: int, *, error: str) -> bool:
-    """RUNNING or QUEUED → FAILED, keeping the error for the researcher."""
+def fail_job(job_id: int, *, error: str, traceback: str = "", attempt: int | None = None) -> bool:
+    """RUNNING or QUEUED → FAILED. ``error`` is the short message researchers see; the
+    ``traceback`` is kept for admins (and goes to the log where it happened)."""
+    jobs = Job.objects.filter(pk=job_id, status__in=[Job.Status.QUEUED, Job.Status.RUNNING])
+    if attempt is not None:
+        jobs = jobs.filter(attempts=attempt)
     return bool(
-        Job.objects.filter(pk=job_id, status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).update(
-            status=Job.Status.FAILED, error=error[:20000], finished_at=timezone.now()
+        jobs.update(
+            status=Job.Status.FAILED,
+            error=error[:1000],
+            traceback=traceback[:20000],
+            finished_at=timezone.now(),
         )
     )
+
+
+def release_job(job_id: int, *, attempt: int) -> bool:
+    """RUNNING → QUEUED after trouble that may pass: the task's retry claims it again."""
+    return bool(_this_run(job_id, attempt).update(status=Job.Status.QUEUED))
 
 
 def cancel_job(job_id: int) -> bool:
@@ -190,6 +286,41 @@ def cancel_job(job_id: int) -> bool:
             status=Job.Status.CANCELLED, finished_at=timezone.now()
         )
     )
+
+
+STALLED_ERROR = "The worker running this job stopped responding {attempts} times; it was not retried again."
+
+
+@dataclass(frozen=True)
+class Sweep:
+    requeued: list[int]
+    failed: list[int]
+
+
+def sweep_stalled_jobs(jobs: QuerySet[Job] | None = None) -> Sweep:
+    """Requeue every stalled job (or fail it after ``JOB_MAX_ATTEMPTS`` runs).
+
+    The beat task and ``manage.py sweepjobs`` call this, and *Recompute* does for its own
+    study, so a job whose worker died never stays ``running``. Each change is conditional
+    on the job still being stalled, so a sweep racing a redelivered task acts once.
+    """
+    now = timezone.now()
+    requeued: list[int] = []
+    failed: list[int] = []
+    candidates = (jobs if jobs is not None else Job.objects.all()).filter(_stalled(now))
+    for job_id, attempts in candidates.values_list("pk", "attempts"):
+        still_stalled = Job.objects.filter(_stalled(now), pk=job_id, attempts=attempts)
+        if attempts >= settings.JOB_MAX_ATTEMPTS:
+            if still_stalled.update(
+                status=Job.Status.FAILED,
+                error=STALLED_ERROR.format(attempts=attempts),
+                finished_at=timezone.now(),
+            ):
+                failed.append(job_id)
+        elif still_stalled.update(status=Job.Status.QUEUED):
+            queue_job(Job.objects.get(pk=job_id))
+            requeued.append(job_id)
+    return Sweep(requeued=requeued, failed=failed)
 
 
 RECENT_JOBS = 50

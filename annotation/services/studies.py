@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
+from django.core.validators import slug_re
 from django.db import transaction
 from django.db.models import QuerySet
 from rest_framework import serializers
@@ -12,7 +14,7 @@ from annotation.errors import InputError, flatten_errors
 from annotation.models import Item, Study
 
 from .rows import list_rows
-from .study_extras import EXTRA_FIELDS, check_study_extras, write_study_extras
+from .study_extras import EXTRA_FIELDS, StudyExtras, check_study_extras, write_study_extras
 from .validation import check_kind_and_config, checked_items, is_exam, kind_named
 
 # A study's own settings, listed once: a study file's fields, the API's study record and
@@ -51,6 +53,62 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
     and writes nothing.
     Items are matched by ``external_id``: known ones are updated, new ones added.
     """
+    checked = _check_study_file(data, owner=owner)
+    with transaction.atomic():
+        study, created = Study.objects.update_or_create(
+            slug=checked.fields["slug"],
+            defaults={
+                **checked.fields,
+                **checked.extras.study_fields,
+                "config": checked.config,
+                **({"owner": owner} if owner else {}),
+            },
+        )
+        made, updated = write_items(study, checked.items)
+        write_study_extras(study, checked.extras)
+    return LoadResult(study=study, created=created, items_created=made, items_updated=updated)
+
+
+SLUG_TAKEN = "This slug is taken; choose another."
+OWN_SLUG = "You have a study with this slug: change it with PATCH or the items upload, or choose another."
+
+
+def load_study_file_for(user, data: dict, *, update_own: bool) -> LoadResult:
+    """A researcher's study file (the API, the upload page): create a study they will own,
+    or (``update_own``) update one they manage.
+
+    The slug is checked last: a file whose slug is another researcher's is checked exactly
+    as if the slug were free, so its errors (or the one "slug is taken" for a valid file)
+    never tell whether that study exists beyond what its public link already does, nor
+    anything about it.
+    """
+    from .access import can_manage_study
+
+    slug = data.get("slug") if isinstance(data, dict) else None
+    # Only a well-formed slug is looked up (a NUL byte cannot even reach the database); the
+    # checks below refuse any other, naming the field.
+    well_formed = isinstance(slug, str) and slug_re.fullmatch(slug)
+    existing = Study.objects.filter(slug=slug).first() if well_formed else None
+    if existing is None:
+        return load_study_file(data, owner=user)
+    if can_manage_study(user, existing):
+        if not update_own:
+            raise InputError({"slug": [OWN_SLUG]})
+        return load_study_file(data, owner=None)
+    _check_study_file({**data, "slug": f"unused-{uuid.uuid4().hex}"}, owner=user)
+    raise InputError({"slug": [SLUG_TAKEN]})
+
+
+@dataclass(frozen=True)
+class _CheckedFile:
+    fields: dict
+    config: dict
+    items: list[dict]
+    extras: StudyExtras
+
+
+def _check_study_file(data: dict, *, owner) -> _CheckedFile:
+    """Every check of a study file, before anything is written."""
     if not isinstance(data, dict):
         raise InputError({"study": ["A study file is a JSON object."]})
     fields, kind = _check_study_fields(data)
@@ -63,20 +121,9 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
     )
     exam = data.get("exam") is not None
     items = list(checked_items(kind, config, list_rows(enumerate(raw_items), "items"), exam=exam))
-    extras = check_study_extras(kind, config, data, fields, items)
-    with transaction.atomic():
-        study, created = Study.objects.update_or_create(
-            slug=fields["slug"],
-            defaults={
-                **fields,
-                **extras.study_fields,
-                "config": config,
-                **({"owner": owner} if owner else {}),
-            },
-        )
-        made, updated = write_items(study, items)
-        write_study_extras(study, extras)
-    return LoadResult(study=study, created=created, items_created=made, items_updated=updated)
+    owner_after = owner or (existing.owner if existing is not None else None)
+    extras = check_study_extras(kind, config, data, fields, items, owner=owner_after)
+    return _CheckedFile(fields=fields, config=config, items=items, extras=extras)
 
 
 def _check_study_fields(data: dict):

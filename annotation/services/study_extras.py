@@ -21,15 +21,20 @@ class StudyExtras:
     exam: dict | None  # {pass_mark, attempts} when the study is an exam
 
 
-def check_study_extras(kind, config: dict, data: dict, fields: dict, items: list[dict]) -> StudyExtras:
-    """All errors of the extra parts at once, each naming its place."""
+def check_study_extras(
+    kind, config: dict, data: dict, fields: dict, items: list[dict], *, owner=None
+) -> StudyExtras:
+    """All errors of the extra parts at once, each naming its place (``owner``: who will own
+    the study, whose exams it may require)."""
     probe = Study(config=config, **fields)
     errors: dict[str, list[str]] = {}
     values: dict = {}
     checks = {
         "examples": lambda: check_examples(kind, config, data.get("examples"), probe),
         "faq": lambda: check_faq(data.get("faq")),
-        "qualification": lambda: check_qualification(data.get("qualification"), slug=fields["slug"]),
+        "qualification": lambda: check_qualification(
+            data.get("qualification"), slug=fields["slug"], owner=owner
+        ),
         "exam": lambda: check_exam_block(data.get("exam"), slug=fields["slug"], items=items, fields=fields),
     }
     for name, check in checks.items():

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import messages
-from django.core.validators import slug_re
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services.access import access_study_for_researcher, can_manage_study, researcher_studies
+from annotation.services.access import access_study_for_researcher, researcher_studies
 from annotation.services.assignment import item_progress
 from annotation.services.json_input import parse_json
 from annotation.services.research import STATUS_TRANSITIONS, change_study_status
-from annotation.services.studies import load_study_file
+from annotation.services.studies import load_study_file_for
 
 from .research import researcher_required
 
@@ -52,13 +51,7 @@ def _load_upload(request: HttpRequest) -> Study:
     if upload.size > settings.API_MAX_UPLOAD_BYTES:
         raise InputError({"study_file": [f"The file is larger than {settings.API_MAX_UPLOAD_BYTES} bytes."]})
     data = parse_json(upload.read(), field="study_file")
-    slug = data.get("slug") if isinstance(data, dict) else None
-    # Only a well-formed slug is looked up; the loader refuses any other, naming the field.
-    well_formed = isinstance(slug, str) and slug_re.fullmatch(slug)
-    existing = Study.objects.filter(slug=slug).first() if well_formed else None
-    if existing is not None and not can_manage_study(request.user, existing):
-        raise InputError({"slug": ["Another researcher's study has this slug; choose another."]})
-    return load_study_file(data, owner=None if existing else request.user).study
+    return load_study_file_for(request.user, data, update_own=True).study
 
 
 @researcher_required

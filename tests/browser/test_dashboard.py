@@ -59,7 +59,7 @@ def test_likert_dashboard_on_a_phone(live_server, browser, screenshot, django_us
     study.owner = owner
     study.save()
     compute_study_reports(study)
-    context = browser.new_context(viewport={"width": 390, "height": 860}, is_mobile=True)
+    context = browser.new_context(viewport={"width": 390, "height": 860}, is_mobile=True, bypass_csp=True)
     phone = context.new_page()
     log_in(phone, live_server, f"/research/s/{study.slug}/dashboard/")
     phone.wait_for_selector("text=Mean rating per question and system")

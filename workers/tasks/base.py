@@ -8,11 +8,19 @@ from collections.abc import Callable
 
 from celery import Task
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
 from annotation.models import Job
-from annotation.services.jobs import JobCancelled, claim_job, fail_job, finish_job, job_kind_of_task
+from annotation.services.jobs import (
+    JobCancelled,
+    claim_job,
+    fail_job,
+    finish_job,
+    job_kind_of_task,
+    release_job,
+)
 from roft_site.celery import GPU_QUEUE, app
+from workers.progress import job_heartbeat, running_attempt
 
 log = logging.getLogger(__name__)
 
@@ -28,9 +36,12 @@ class JobTask(Task):
     true when the job kind's queue is ``gpu`` (routed there). Messages are acknowledged
     after the work (``acks_late``) and requeued if the worker dies; ``claim_job`` makes
     the redelivered copy a no-op once the job is done. Database hiccups are retried with
-    backoff, as is ``TransientJobError``; any other error fails the job with its
-    traceback. GPU tasks get the ``GPU_TASK_*_TIME_LIMIT`` settings: past the soft limit
-    the job fails cleanly, past the hard one the worker process is replaced.
+    backoff on a fresh connection, as is ``TransientJobError``; any other error fails
+    the job with a short message (the traceback goes to the log and to admins). While the
+    job runs, a heartbeat thread marks it alive; a delivery that finds it running elsewhere
+    looks again after ``JOB_HEARTBEAT_GRACE_S`` and takes it over if the heartbeat stopped.
+    GPU tasks get the ``GPU_TASK_*_TIME_LIMIT`` settings: past the soft limit the job fails
+    cleanly, past the hard one the worker process is replaced.
     """
 
     abstract = True
@@ -45,24 +56,76 @@ class JobTask(Task):
     def run(self, job_id: int) -> dict | None:
         job = claim_job(job_id)
         if job is None:
-            log.info("job %s is not claimable (done, cancelled or running elsewhere)", job_id)
-            return None
+            return self._not_claimed(job_id)
+        attempt = job.attempts
+        every = max(settings.JOB_HEARTBEAT_GRACE_S / 4, 0.5)
         try:
-            result = self.run_job(job)
+            with job_heartbeat(job_id, attempt, every), running_attempt(attempt):
+                result = self.run_job(job)
         except JobCancelled:
             return None
-        except (OperationalError, InterfaceError, TransientJobError):
-            Job.objects.filter(pk=job_id).update(status=Job.Status.QUEUED)
-            raise
+        except (OperationalError, InterfaceError, TransientJobError) as exc:
+            return self._give_back(job_id, attempt, exc)
         except Exception as exc:
-            fail_job(job_id, error=f"{exc}\n\n{traceback.format_exc()}")
             log.exception("job %s failed", job_id)
+            fail_job(job_id, error=short_error(exc), traceback=traceback.format_exc(), attempt=attempt)
             return None
-        finish_job(job_id, result=result or {})
+        finish_job(job_id, result=result or {}, attempt=attempt)
         return result
+
+    def _give_back(self, job_id: int, attempt: int, exc: Exception) -> None:
+        """Trouble that may pass: requeue the job for the retry, or fail it after the last try.
+
+        The database error may have come from a dropped connection: it is closed first, so
+        these updates (and the retry) run on a fresh one. If even that fails, the job keeps
+        RUNNING with a heartbeat that stops, and the retry or the sweeper takes it over.
+        """
+        drop_broken_connection()
+        last_try = self.request.retries >= self.max_retries
+        try:
+            if last_try:
+                fail_job(job_id, error=f"Gave up after {attempt} tries: {short_error(exc)}", attempt=attempt)
+            else:
+                release_job(job_id, attempt=attempt)
+        except DatabaseError:
+            log.warning("job %s: could not record the retry; the sweeper will requeue it", job_id)
+            drop_broken_connection()
+        if last_try:
+            log.error("job %s failed for good: %s", job_id, exc)
+            return None
+        raise exc
+
+    def _not_claimed(self, job_id: int) -> None:
+        """A delivery of a job that another run holds: look again once that run may have died.
+
+        A worker process killed mid-job has its message redelivered at once, while the job's
+        heartbeat is still fresh; this copy retries after the grace and then takes it over (or
+        finds it done). Done, failed and cancelled jobs are left alone.
+        """
+        running = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).exists()
+        if running and self.request.retries < self.max_retries:
+            log.info("job %s is running elsewhere; looking again after the heartbeat grace", job_id)
+            raise self.retry(countdown=settings.JOB_HEARTBEAT_GRACE_S + 1)
+        log.info("job %s is not claimable (done, cancelled or running elsewhere)", job_id)
+        return None
 
     def run_job(self, job: Job) -> dict:  # pragma: no cover - every subclass defines it
         raise TypeError(f"{type(self).__name__} must define run_job(job)")
+
+
+def drop_broken_connection() -> None:
+    """Close this thread's database connection if it broke, so the next query opens a fresh one.
+
+    Inside a transaction (a command or test running the job in its own) the caller owns it.
+    """
+    if not connection.in_atomic_block:
+        connection.close_if_unusable_or_obsolete()
+
+
+def short_error(exc: BaseException) -> str:
+    """What a researcher sees of a failure: the first line of its message, never a traceback."""
+    lines = str(exc).strip().splitlines()
+    return (lines[0] if lines else type(exc).__name__)[:300]
 
 
 def job_task(name: str) -> Callable[[Callable[[Job], dict]], JobTask]:

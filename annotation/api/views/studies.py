@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.core.validators import slug_re
 from django.db.models import Count, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from rest_framework import status
@@ -11,13 +10,12 @@ from rest_framework.response import Response
 from annotation.api.idempotency import idempotent
 from annotation.api.schema import documented
 from annotation.api.serializers.studies import StatusChange, StudyDetail, StudyFile, StudySummary, StudyUpdate
-from annotation.errors import InputError
 from annotation.models import Item, Study
 from annotation.models import Response as Answer
 from annotation.services.access import researcher_studies
 from annotation.services.assignment import item_progress
 from annotation.services.research import change_study_status, update_study
-from annotation.services.studies import load_study_file
+from annotation.services.studies import load_study_file_for
 
 from .base import ResearcherView
 
@@ -58,15 +56,7 @@ class StudyListView(ResearcherView):
     )
     @idempotent
     def post(self, request):
-        data = request.data
-        slug = data.get("slug") if isinstance(data, dict) else None
-        # Only a well-formed slug is looked up (a NUL byte cannot even reach the database);
-        # anything else is refused by the loader, naming the field.
-        if isinstance(slug, str) and slug_re.fullmatch(slug) and Study.objects.filter(slug=slug).exists():
-            raise InputError(
-                {"slug": ["A study with this slug already exists; change it with PATCH or items upload."]}
-            )
-        result = load_study_file(data, owner=request.user)
+        result = load_study_file_for(request.user, request.data, update_own=False)
         return _detail(result.study, status.HTTP_201_CREATED)
 
 
