@@ -65,6 +65,7 @@ FIXED_TAIL = [
     Column("score_details", "json", "The kind's extra scoring figures (JSON)."),
     Column("flagged", "boolean", "true when the participant failed this study's attention checks."),
     Column("participant_flagged", "boolean", "true when a researcher or the checks flagged the participant."),
+    Column("flag_reason", "value", "Why the participant was flagged or blocked (a researcher's reason)."),
     Column("excluded", "boolean", "true when a researcher excluded the participant from reports."),
     Column("attention_passed", "value", "Attention checks the participant passed in this study."),
     Column("attention_failed", "value", "Attention checks the participant failed in this study."),
@@ -239,7 +240,7 @@ def _select(
         *(participant or _PARTICIPANT_RAW),
         "a.position", d.json("r.display_order"), d.timestamp("r.shown_at"), d.timestamp("r.answered_at"),
         "r.duration_seconds", "r.points", d.boolean("r.correct"), d.json("r.score_details"),
-        d.boolean("r.flagged"), d.boolean("p.flagged"), d.boolean("e.excluded"),
+        d.boolean("r.flagged"), d.boolean("p.flagged"), "p.flag_reason", d.boolean("e.excluded"),
         "e.attention_passed", "e.attention_failed", d.boolean("r.imported"), d.json("r.answer"),
     ]  # fmt: skip
     params: list = [study.slug, study.kind] if participant else []

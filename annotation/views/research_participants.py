@@ -7,8 +7,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from annotation.errors import InputError
 from annotation.models import Enrollment
-from annotation.services.access import access_enrollment_for_researcher, access_study_for_researcher
+from annotation.services.access import (
+    access_enrollment_for_researcher,
+    access_study_for_researcher,
+    can_share_study,
+)
+from annotation.services.pseudonyms import participant_pseudonym
 from annotation.services.quality import participant_pages, study_quality
 from annotation.services.research import mark_returned, set_participant_marks
 
@@ -16,12 +22,39 @@ from .research import researcher_required
 
 # What each button on the page changes.
 ACTIONS = {
-    "flag": {"flagged": True, "flag_reason": "flagged by a researcher"},
+    "flag": {"flagged": True},
     "unflag": {"flagged": False, "flag_reason": ""},
-    "block": {"blocked": True},
+    "block": {"blocked": True, "flagged": True},
     "unblock": {"blocked": False},
     "exclude": {"excluded": True},
     "include": {"excluded": False},
+}
+# Marks that need a reason (it becomes the exports' flag_reason) and a confirmation.
+NEEDS_REASON = {"flag", "block"}
+REASON_MAX = 200
+
+
+def _marks(action: str, post) -> dict:
+    """The changes an action makes; flag and block need a reason and a ticked confirmation."""
+    changes = dict(ACTIONS[action])
+    if action not in NEEDS_REASON:
+        return changes
+    reason = post.get("reason", "").strip()
+    errors = {}
+    if not reason:
+        errors["reason"] = [f"Say why you {action} this participant; the reason goes into the exports."]
+    elif len(reason) > REASON_MAX:
+        errors["reason"] = [f"Keep the reason under {REASON_MAX} characters."]
+    if post.get("confirm") != "yes":
+        errors["confirm"] = [f"Tick the box to confirm: {CONFIRMATIONS[action]}"]
+    if errors:
+        raise InputError(errors)
+    return {**changes, "flag_reason": reason}
+
+
+CONFIRMATIONS = {
+    "flag": "the participant is marked flagged in this study's participants page, API and exports.",
+    "block": "the participant cannot enter any study on this site any more.",
 }
 
 
@@ -31,7 +64,8 @@ def participant_list(request: HttpRequest, slug: str) -> HttpResponse:
     enrollments = list(Enrollment.objects.filter(study=study).select_related("participant").order_by("id"))
     quality = study_quality(study, enrollments)
     rows = [quality[e.participant_id] for e in enrollments]
-    return render(request, "research/participants.html", {"study": study, "rows": rows})
+    context = {"study": study, "rows": rows, "sees_platform_id": can_share_study(request.user, study)}
+    return render(request, "research/participants.html", context)
 
 
 @researcher_required
@@ -44,19 +78,45 @@ def participant_detail(request: HttpRequest, slug: str, public_id: str) -> HttpR
         if action == "return":
             mark_returned(study, participants=[public_id])
         elif action in ACTIONS:
-            set_participant_marks(enrollment, changes=ACTIONS[action])
+            try:
+                changes = _marks(action, request.POST)
+            except InputError as exc:
+                return _detail(request, study, enrollment, errors=exc.errors, action=action, status=400)
+            set_participant_marks(enrollment, changes=changes)
         else:
             messages.error(request, f"Unknown action {action!r}.")
             return redirect("research-participant", slug=slug, public_id=public_id)
-        messages.success(request, f"{public_id}: {action} done.")
+        messages.success(
+            request, f"Participant {participant_pseudonym(study, enrollment.participant)}: {DONE[action]}."
+        )
         if request.POST.get("back") == "detail":
             return redirect("research-participant", slug=slug, public_id=public_id)
         return redirect("research-participants", slug=slug)
+    return _detail(request, study, enrollment, action=request.GET.get("mark", ""))
+
+
+DONE = {
+    "return": "marked returned",
+    "flag": "flagged",
+    "unflag": "unflagged",
+    "block": "blocked from the whole site",
+    "unblock": "unblocked",
+    "exclude": "excluded from reports",
+    "include": "included in reports",
+}
+
+
+def _detail(request, study, enrollment, *, errors=None, action: str = "", status: int = 200) -> HttpResponse:
     quality = study_quality(study, [enrollment])[enrollment.participant_id]
     context = {
         "study": study,
         "q": quality,
         "pages": participant_pages(study, enrollment),
         "actions": ACTIONS,
+        "errors": errors or {},
+        "mark": action if action in NEEDS_REASON else "",
+        "confirmation": CONFIRMATIONS.get(action, ""),
+        "reason": request.POST.get("reason", ""),
+        "sees_platform_id": can_share_study(request.user, study),
     }
-    return render(request, "research/participant.html", context)
+    return render(request, "research/participant.html", context, status=status)

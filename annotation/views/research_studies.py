@@ -8,12 +8,14 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Study
 from annotation.services.access import access_study_for_researcher, can_manage_study, researcher_studies
 from annotation.services.assignment import item_progress
+from annotation.services.links import participant_links, studies_sharing_completion_code
 from annotation.services.research import STATUS_TRANSITIONS, change_study_status
 from annotation.services.studies import load_study_file
 
@@ -68,6 +70,8 @@ def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "progress": item_progress(study),
         "next_statuses": sorted(STATUS_TRANSITIONS[study.status]),
         "recent_jobs": study.jobs.order_by("-created_at")[:5],
+        "links": participant_links(request.build_absolute_uri(reverse("study-entry", kwargs={"slug": slug}))),
+        "shared_code": studies_sharing_completion_code(study, request.user),
     }
     return render(request, "research/study_overview.html", context)
 

@@ -174,11 +174,18 @@ def access_game_study(slug: str) -> Study:
 
 def participant_after_login(*, user, session_participant_id: int | None) -> Participant | None:
     """Who plays once ``user`` logs in: their own participant, else this browser's guest,
-    which the account then keeps (with its whole history)."""
+    which the account then keeps (with its whole history).
+
+    Only a guest of the open web is claimed: a crowd platform's participant (a Prolific
+    or MTurk id, which anyone can put in a link) never becomes an account's.
+    """
     own = Participant.objects.filter(user=user).first()
     if own is not None:
         return own
     if not session_participant_id:
         return None
-    claimed = Participant.objects.filter(pk=session_participant_id, user__isnull=True).update(user=user)
+    claimable = Participant.objects.filter(
+        pk=session_participant_id, user__isnull=True, source=Participant.Source.ORGANIC
+    )
+    claimed = claimable.update(user=user)
     return Participant.objects.get(pk=session_participant_id) if claimed else None
