@@ -18,7 +18,7 @@ def main() -> None:
         from django.core.management import execute_from_command_line
     except ModuleNotFoundError:
         if VENV_PYTHON.exists() and Path(sys.executable).resolve() != VENV_PYTHON.resolve():
-            os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])
+            os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])  # noqa: S606 - our own .venv
         raise
     execute_from_command_line(sys.argv)
 
