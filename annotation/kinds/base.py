@@ -172,6 +172,11 @@ class TaskKind(ABC):
         their responses while they carry on (False: the game's volunteers)."""
         return True
 
+    def finished_page(self, study: Study, enrollment) -> str | None:
+        """Where a participant goes when their session is over, instead of the completion
+        code page (None: the code page). The game sends its volunteers to a game page."""
+        return None
+
 
 def _validated(serializer_class: type[serializers.Serializer], data: object, context: dict) -> dict:
     if not isinstance(data, dict):

@@ -154,6 +154,9 @@ def study_done(request: HttpRequest, slug: str) -> HttpResponse:
     enrollment = _enrollment(request, study)
     if enrollment is None or not enrollment.finished:
         return redirect("study-entry", slug=slug)
+    elsewhere = study.task_kind.finished_page(study, enrollment)
+    if elsewhere is not None:
+        return redirect(elsewhere)
     exit = crowd_exit(study, enrollment)
     context = {"study": study, "enrollment": enrollment, "exit": exit}
     return render(

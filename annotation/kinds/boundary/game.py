@@ -13,7 +13,7 @@ from datetime import datetime
 from django.db.models import Count
 from django.http import Http404
 
-from annotation.models import Item, Participant, PlayerStats, Response, Study
+from annotation.models import Enrollment, Item, Participant, PlayerStats, Response, Study
 from annotation.models.game import OVERALL
 from scoring.boundary import seconds_per_sentence
 
@@ -155,6 +155,21 @@ def public_game_studies() -> list[GameStudy]:
 def public_categories() -> list[str]:
     """The categories of the public game, for the leaderboards' tabs."""
     return sorted({category for game_study in public_game_studies() for category in game_study.categories})
+
+
+def finished_study_ids(participant: Participant | None) -> set[int]:
+    """The game studies whose every passage this player has played (their session is over)."""
+    if participant is None:
+        return set()
+    done = (Enrollment.Status.COMPLETED, Enrollment.Status.SCREENED_OUT)
+    rows = Enrollment.objects.filter(participant=participant, study__kind=GAME_KIND, status__in=done)
+    return set(rows.values_list("study_id", flat=True))
+
+
+def category_totals(participant_id: int, category: str) -> PlayerStats:
+    """The player's row for one category (an unsaved empty one before their first round)."""
+    row = PlayerStats.objects.filter(participant_id=participant_id, category=category).first()
+    return row or PlayerStats(participant_id=participant_id, category=category)
 
 
 def player_name(participant: Participant) -> str:
