@@ -18,7 +18,7 @@ from rest_framework import serializers
 from scoring.agreement import check_level  # the levels of measurement, defined once
 
 if TYPE_CHECKING:  # no kind imports the models at run time; these names are for annotations
-    from annotation.models import Assignment, Item, Participant, Response, Study
+    from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
 
 @dataclass(frozen=True)
@@ -172,7 +172,7 @@ class TaskKind(ABC):
         their responses while they carry on (False: the game's volunteers)."""
         return True
 
-    def finished_page(self, study: Study, enrollment) -> str | None:
+    def finished_page(self, study: Study, enrollment: Enrollment) -> str | None:
         """Where a participant goes when their session is over, instead of the completion
         code page (None: the code page). The game sends its volunteers to a game page."""
         return None
