@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
-from annotation.models import Enrollment, Study
+from annotation.models import Assignment, Enrollment, Study
 from annotation.services.access import (
     LiveStep,
     StepRefused,
@@ -40,6 +40,10 @@ from .session import PARTICIPANT_KEY, remember_participant, session_participant
 from .steps import next_step_url, participant_step, refused_step
 
 CONSENT_DECLINED = "decline"
+ANSWERED_ELSEWHERE = (
+    "That page was already answered in another tab, so the answer from this one was not stored. "
+    "Here is your next page."
+)
 
 
 def study_entry(request: HttpRequest, slug: str) -> HttpResponse:
@@ -135,6 +139,10 @@ def study_task(request: HttpRequest, step: LiveStep) -> HttpResponse:
 @participant_step(assignment=True)
 def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
     study, assignment = step.study, step.assignment
+    if assignment.status == Assignment.Status.ANSWERED:
+        # A second tab (or a stale page) submits a page already answered: nothing is stored.
+        messages.info(request, ANSWERED_ELSEWHERE)
+        return redirect("study-task", slug=study.slug)
     answer = study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
     try:
         result = submit_response(assignment=assignment, answer=answer)
