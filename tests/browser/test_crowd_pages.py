@@ -126,3 +126,24 @@ def test_researcher_pages_and_the_game_preview(live_server, browser, page, shoot
     phone.wait_for_selector("#preview-notice")
     shoot("crowd-mturk-game-preview-phone", phone)
     context.close()
+
+
+def test_minimum_time_holds_the_submit_and_evidence_is_picked_by_keyboard(live_server, page, shoot):
+    study = load_study_file(
+        claim_study_file(items=1, items_per_session=1, annotations_per_item=1, min_seconds_per_page=4)
+    ).study
+    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=keys")
+    page.get_by_role("button", name="I agree").click()
+    page.wait_for_selector("text=Page 1 of 1")
+    submit = page.locator("[data-submit]")
+    assert submit.is_disabled()
+    page.keyboard.press("b")  # the second sentence is evidence
+    page.keyboard.press("1")  # supports
+    page.keyboard.press("Enter")  # too early: nothing happens
+    assert page.locator("text=Page 1 of 1").count() == 1
+    assert page.is_checked('input[name="evidence"][value="1"]')
+    shoot("crowd-min-time-desktop")
+    page.wait_for_function("!document.querySelector('[data-submit]').disabled", timeout=15000)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#completion-code")
+    assert Response.objects.get(study=study).answer["evidence"] == [1]
