@@ -109,6 +109,7 @@ def write_items(study: Study, items: list[dict]) -> tuple[int, int]:
             "is_attention_check": data["attention_check"],
             "gold": data["gold"],
             "provenance": data["provenance"],
+            "explanation": data.get("explanation", ""),
         }
         item = existing.get(data["external_id"])
         if item is None:
@@ -119,7 +120,7 @@ def write_items(study: Study, items: list[dict]) -> tuple[int, int]:
             changed.append(item)
     Item.objects.bulk_create(new, batch_size=1000)
     Item.objects.bulk_update(
-        changed, ["payload", "is_attention_check", "gold", "provenance"], batch_size=1000
+        changed, ["payload", "is_attention_check", "gold", "provenance", "explanation"], batch_size=1000
     )
     return len(new), len(changed)
 
@@ -162,6 +163,7 @@ def add_items(study: Study, items: list[dict]) -> AddResult:
                     is_attention_check=data["attention_check"],
                     gold=data["gold"],
                     provenance=data["provenance"],
+                    explanation=data.get("explanation", ""),
                 )
                 for data in checked
             ],

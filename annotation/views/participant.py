@@ -22,7 +22,7 @@ from annotation.services.access import (
 from annotation.services.assignment import assign_next_item
 from annotation.services.capacity import close_if_quota_reached, study_is_full
 from annotation.services.crowd import crowd_exit
-from annotation.services.exams import needs_exam
+from annotation.services.exams import failed_exam_attempt, needs_exam
 from annotation.services.participants import (
     CROWD_PARAMS,
     CrowdEntry,
@@ -166,7 +166,12 @@ def study_done(request: HttpRequest, slug: str) -> HttpResponse:
     if elsewhere is not None:
         return redirect(elsewhere)
     exit = crowd_exit(study, enrollment)
-    context = {"study": study, "enrollment": enrollment, "exit": exit}
+    context = {
+        "study": study,
+        "enrollment": enrollment,
+        "exit": exit,
+        "failed_exam": failed_exam_attempt(study, enrollment),
+    }
     return render(
         request, "annotation/done.html", {**context, "code": exit.code, "screened_out": exit.screened_out}
     )

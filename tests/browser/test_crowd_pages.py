@@ -4,6 +4,7 @@ preview pages, on desktop and phone."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -19,6 +20,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # Extra copies for the issue's closing note (CROWD_SHOTS=/some/dir).
 SHOTS = os.environ.get("CROWD_SHOTS", "")
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+EXAM_GOLD = ["yes", "not_helpful", "yes"]
+EXAM_ANSWERS = ["yes", "no", "yes"]  # 2 of 3: a pass, with one "Not quite" on the way
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
@@ -33,13 +37,39 @@ def shoot(screenshot):
     return take
 
 
+def training_exam() -> None:
+    """The sample exam (3 questions, 2 to pass) as a training quiz with explanations."""
+    exam = json.loads((EXAMPLES / "simulation-exam.json").read_text())
+    exam["exam"]["training"] = True
+    for number, item in enumerate(exam["items"], start=1):
+        item["explanation"] = f"Question {number}: go only by what the AI said before."
+    load_study_file(exam)
+
+
 def test_a_prolific_participant_finishes_and_the_next_finds_the_study_full(live_server, browser, page, shoot):
-    study = load_study_file(claim_study_file(items=2, items_per_session=2, annotations_per_item=1)).study
+    training_exam()
+    study = load_study_file(
+        claim_study_file(
+            items=2, items_per_session=2, annotations_per_item=1, qualification="demo-simulation-exam"
+        )
+    ).study
     link = f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=first&STUDY_ID=s&SESSION_ID=x"
     page.goto(link)
     shoot("crowd-consent-desktop")
     assert page.evaluate("document.activeElement.tagName") == "BODY"  # nothing consents on Enter
     page.get_by_role("button", name="I agree").click()
+    for number, choice in enumerate(EXAM_ANSWERS, start=1):
+        page.wait_for_selector(f"text=Question {number} of 3")
+        page.check(f'input[name="choice"][value="{choice}"]')
+        page.get_by_role("button", name="Submit and continue").click()
+        verdict = page.wait_for_selector("#exam-verdict")
+        assert verdict.inner_text() == ("Right" if choice == EXAM_GOLD[number - 1] else "Not quite")
+        assert f"Question {number}: go only by" in page.inner_text("#exam-explanation")
+        if number == 2:
+            shoot("crowd-exam-feedback-desktop")
+        page.click("#exam-next")
+    page.wait_for_selector("#exam-score")
+    page.get_by_role("link", name="Continue to the study").click()
     for number in (1, 2):
         page.wait_for_selector(f"text=Page {number} of 2")
         page.locator(".sentence").first.click()
