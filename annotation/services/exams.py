@@ -251,9 +251,10 @@ def question_feedback(assignment: Assignment) -> QuestionFeedback | None:
 def failed_exam_attempt(study: Study, enrollment: Enrollment) -> ExamAttempt | None:
     """The last attempt of the exam that screened this participant out of ``study`` (None when
     the screen-out had another cause, or there was none): the last page speaks of the exam."""
-    if study.qualification_id is None or enrollment.status != Enrollment.Status.SCREENED_OUT:
+    exam = study.qualification
+    if exam is None or enrollment.status != Enrollment.Status.SCREENED_OUT:
         return None
-    latest = _latest_attempt(enrollment.participant, study.qualification)
+    latest = _latest_attempt(enrollment.participant, exam)
     return latest if latest is not None and latest.status == ExamAttempt.Status.FAILED else None
 
 
