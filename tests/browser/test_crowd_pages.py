@@ -177,3 +177,30 @@ def test_minimum_time_holds_the_submit_and_evidence_is_picked_by_keyboard(live_s
     page.keyboard.press("Enter")
     page.wait_for_selector("#completion-code")
     assert Response.objects.get(study=study).answer["evidence"] == [1]
+
+
+def play_one_round(target) -> None:
+    """Reveal the second sentence, mark it machine-written, give a reason, see the answer."""
+    target.get_by_role("button", name="Next sentence — still human").click()
+    target.wait_for_selector("#passage li:nth-child(2)")
+    target.get_by_role("button", name="Sentence 2 is machine-written").click()
+    target.fill("#reason", "The names change.")
+    target.get_by_role("button", name="Show me the answer").click()
+    target.wait_for_selector("#verdict")
+
+
+def test_the_last_passage_of_a_category_ends_on_the_game_page(live_server, browser, page, shoot):
+    load_study_file(boundary_study_file(slug="news", items=1))
+    load_study_file(boundary_study_file(slug="stories", items=1, category="stories", title="Short stories"))
+    for target, name in ((page, "desktop"), (browser.new_context(**PHONE).new_page(), "phone")):
+        target.goto(f"{live_server.url}/play/")
+        target.locator(".category-card", has_text="Game news").get_by_role("button", name="Play").click()
+        play_one_round(target)
+        target.goto(f"{live_server.url}/s/news/task/")
+        target.wait_for_selector("#category-finished")
+        assert "pages" not in target.inner_text("main")
+        assert target.locator("#other-categories").get_by_role("button", name="Play").count() == 1
+        shoot(f"crowd-game-category-finished-{name}", target)
+        target.goto(f"{live_server.url}/play/")
+        assert "All played" in target.inner_text(".category-card >> nth=0")
+        shoot(f"crowd-game-landing-all-played-{name}", target)
