@@ -204,3 +204,6 @@ def test_the_last_passage_of_a_category_ends_on_the_game_page(live_server, brows
         target.goto(f"{live_server.url}/play/")
         assert "All played" in target.inner_text(".category-card >> nth=0")
         shoot(f"crowd-game-landing-all-played-{name}", target)
+        target.goto(f"{live_server.url}/play/profile/")
+        target.wait_for_selector("#chart-x-label")
+        shoot(f"crowd-game-profile-axes-{name}", target)

@@ -60,3 +60,13 @@ def test_no_machine_cues_after_saying_a_person_wrote_all_of_it():
     controls = guess(client, study.slug, assignment_id, 10).content.decode()
     assert "You say a person wrote the whole passage" in controls
     assert "reason_categories" not in controls
+
+
+def test_the_profile_chart_has_labelled_axes():
+    study = load_study_file(boundary_study_file(slug="news", items=2)).study
+    client = Client()
+    start_game(client, study.slug)
+    play_round(client, study.slug, mark=3)
+    html = client.get("/play/profile/").content.decode()
+    assert 'id="chart-y-label">Points<' in html and 'id="chart-x-label">Your rounds, oldest' in html
+    assert all(f'text-anchor="end">{value}</text>' in html for value in range(6))
