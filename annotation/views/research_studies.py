@@ -15,10 +15,12 @@ from annotation.errors import InputError
 from annotation.models import Study
 from annotation.services.access import access_study_for_researcher, can_manage_study, researcher_studies
 from annotation.services.assignment import item_progress
+from annotation.services.crowd import preview_page
 from annotation.services.links import participant_links, studies_sharing_completion_code
 from annotation.services.research import STATUS_TRANSITIONS, change_study_status
 from annotation.services.studies import load_study_file
 
+from .crowd import DEFAULT_PAGE_TEMPLATE
 from .research import researcher_required
 
 
@@ -74,6 +76,37 @@ def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "shared_code": studies_sharing_completion_code(study, request.user),
     }
     return render(request, "research/study_overview.html", context)
+
+
+@researcher_required
+def study_preview(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every page of the study as a participant sees it (drafts too), with a banner and the
+    gold / attention-check answer beside it; nothing is assigned or stored."""
+    study = access_study_for_researcher(request.user, slug)
+    try:
+        number = int(request.GET.get("page", "1"))
+    except ValueError:
+        number = 0
+    page = preview_page(study, number)
+    if page is None:
+        return render(request, "research/study_preview_empty.html", {"study": study}, status=404)
+    kind = study.task_kind
+    context = {
+        "study": study,
+        "preview": True,
+        "researcher_preview": page,
+        "gold_json": json.dumps(page.item.gold, indent=2, ensure_ascii=False) if page.item.gold else "",
+        "kind_template": kind.template,
+        "errors": {},
+        "submitted": {},
+        "page_number": page.number,
+        "page_total": page.total,
+        "assignment": page.assignment,
+        **kind.page_context(page.item, page.assignment),
+    }
+    if kind.page_template != DEFAULT_PAGE_TEMPLATE:
+        return render(request, kind.page_template, context)
+    return render(request, "research/study_preview.html", context)
 
 
 @researcher_required
