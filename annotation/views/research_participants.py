@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import csv
+
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from annotation.errors import InputError
-from annotation.models import Enrollment
+from annotation.models import Enrollment, Participant
 from annotation.services.access import (
     access_enrollment_for_researcher,
     access_study_for_researcher,
     can_share_study,
 )
+from annotation.services.platform_lists import platform_csv_lines
 from annotation.services.pseudonyms import participant_pseudonym
 from annotation.services.quality import participant_pages, study_quality
 from annotation.services.research import mark_returned, set_participant_marks
@@ -66,6 +69,21 @@ def participant_list(request: HttpRequest, slug: str) -> HttpResponse:
     rows = [quality[e.participant_id] for e in enrollments]
     context = {"study": study, "rows": rows, "sees_platform_id": can_share_study(request.user, study)}
     return render(request, "research/participants.html", context)
+
+
+PLATFORM_SOURCES = (Participant.Source.PROLIFIC, Participant.Source.MTURK)
+
+
+@researcher_required
+def platform_list(request: HttpRequest, slug: str, source: str) -> HttpResponse:
+    """The "for Prolific" / "for MTurk" CSV (platform ids: the study's owner and admins only)."""
+    study = access_study_for_researcher(request.user, slug)
+    if source not in PLATFORM_SOURCES or not can_share_study(request.user, study):
+        raise Http404("No such list.")
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{study.slug}-for-{source}.csv"'
+    csv.writer(response).writerows(platform_csv_lines(study, source))
+    return response
 
 
 @researcher_required
