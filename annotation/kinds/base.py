@@ -89,6 +89,8 @@ class TaskKind(ABC):
     # The page around the kind's template; a kind whose round has its own steps (the
     # boundary game) renders its own page instead of the generic one-form task page.
     page_template: ClassVar[str] = "annotation/task.html"
+    # What participants are told one step of a session is ("3 pages"; the game: "3 passages").
+    page_noun: ClassVar[tuple[str, str]] = ("page", "pages")
     Config: ClassVar[type[serializers.Serializer]] = EmptyConfig
     Payload: ClassVar[type[serializers.Serializer]]
     Answer: ClassVar[type[serializers.Serializer]]

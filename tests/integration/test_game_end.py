@@ -70,3 +70,9 @@ def test_the_profile_chart_has_labelled_axes():
     html = client.get("/play/profile/").content.decode()
     assert 'id="chart-y-label">Points<' in html and 'id="chart-x-label">Your rounds, oldest' in html
     assert all(f'text-anchor="end">{value}</text>' in html for value in range(6))
+
+
+def test_the_games_how_to_play_speaks_of_passages_not_pages():
+    load_study_file(boundary_study_file(slug="news", items=3))
+    html = Client().get("/s/news/instructions/").content.decode()
+    assert 'id="study-plan-length">3 passages' in html and "3 pages" not in html

@@ -143,6 +143,7 @@ class Boundary(TaskKind):
     label = "Real or fake: where did the machine take over?"
     template = "annotation/kinds/boundary.html"
     page_template = "annotation/kinds/boundary.html"
+    page_noun = ("passage", "passages")
     Config = BoundaryConfig
     Payload = BoundaryPayload
     Answer = BoundaryAnswer
