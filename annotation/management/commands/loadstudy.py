@@ -21,7 +21,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--update",
             action="store_true",
-            help="change the study of the same slug if there is one (without it, an existing slug is refused)",
+            help="change the study of that slug if there is one (without it, an existing slug is refused)",
         )
 
     def handle(self, *args, file: str, owner: str | None, update: bool = False, **options):
