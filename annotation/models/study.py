@@ -57,6 +57,10 @@ class Study(models.Model):
     min_seconds_per_page = models.PositiveIntegerField(
         null=True, blank=True, help_text="Answers given faster are flagged too_fast (not rejected)."
     )
+    hold_submit = models.BooleanField(
+        default=False,
+        help_text="Keep each page's submit button off until min_seconds_per_page have passed.",
+    )
     close_when_full = models.BooleanField(
         null=True,
         blank=True,

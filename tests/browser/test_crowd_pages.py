@@ -171,7 +171,9 @@ def test_researcher_pages_and_the_game_preview(live_server, browser, page, shoot
 
 def test_minimum_time_holds_the_submit_and_evidence_is_picked_by_keyboard(live_server, page, shoot):
     study = load_study_file(
-        claim_study_file(items=1, items_per_session=1, annotations_per_item=1, min_seconds_per_page=4)
+        claim_study_file(
+            items=1, items_per_session=1, annotations_per_item=1, min_seconds_per_page=4, hold_submit=True
+        )
     ).study
     page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=keys")
     page.get_by_role("button", name="I agree").click()

@@ -101,3 +101,12 @@ def test_a_returning_prolific_participant_resumes_in_a_new_browser(make_claim_st
     again = Client().get(f"/s/{study.slug}/?PROLIFIC_PID=p2&SESSION_ID=two")
     assert again.status_code == 302 and again.url == f"/s/{study.slug}/task/"
     assert Enrollment.objects.get().platform_session == {"SESSION_ID": "two"}
+
+
+@pytest.mark.parametrize(("hold", "held"), [(True, True), (False, False)])
+def test_the_minimum_time_holds_the_submit_only_where_the_study_says_so(make_claim_study, hold, held):
+    study = make_claim_study(min_seconds_per_page=20, hold_submit=hold)
+    client = Client()
+    client.post(f"/s/{study.slug}/consent/", {"decision": "agree"})
+    html = client.get(f"/s/{study.slug}/task/").content.decode()
+    assert ('data-min-seconds="20"' in html) is held and "js/min-time.js" in html
