@@ -18,9 +18,9 @@ $(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
 	$(PIP) install -q -r requirements-dev.txt
 	touch $@
 
-## run: create .venv, install, migrate, load the demo, serve on http://127.0.0.1:8000
+## run: create .venv, install, migrate, load the demo, serve on http://127.0.0.1:8000 (PORT=8001 for another port)
 run: $(VENV)/.installed
-	bin/run-demo
+	PORT=$(or $(PORT),8000) bin/run-demo
 
 ## test: dev requirements, PostgreSQL + Redis up, Chromium present, lint, migrations, types, the whole suite
 test: $(VENV)/.installed-dev

@@ -20,7 +20,13 @@ urlpatterns = [
     path("s/<slug:slug>/", research_studies.study_overview, name="research-study"),
     path("s/<slug:slug>/progress/", research_studies.study_progress, name="research-study-progress"),
     path("s/<slug:slug>/status/", research_studies.study_status, name="research-study-status"),
+    path("s/<slug:slug>/preview/", research_studies.study_preview, name="research-study-preview"),
     path("s/<slug:slug>/participants/", research_participants.participant_list, name="research-participants"),
+    path(
+        "s/<slug:slug>/participants/for-<str:source>.csv",
+        research_participants.platform_list,
+        name="research-platform-list",
+    ),
     path(
         "s/<slug:slug>/participants/<str:public_id>/",
         research_participants.participant_detail,

@@ -16,6 +16,9 @@ urlpatterns = [
     path("s/<slug:slug>/exam/", exam.exam_page, name="study-exam"),
     path("s/<slug:slug>/exam/a/<str:assignment_id>/", exam.exam_submit, name="study-exam-submit"),
     path("s/<slug:slug>/exam/retry/", exam.exam_retry, name="study-exam-retry"),
+    path(
+        "s/<slug:slug>/exam/a/<str:assignment_id>/feedback/", exam.exam_feedback, name="study-exam-feedback"
+    ),
 ]
 
 # Kinds with extra steps (the game's sentence reveal) add pages under their assignment.

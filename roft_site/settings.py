@@ -83,11 +83,25 @@ def env_json(name: str, default: object) -> object:
 
 # --- core -------------------------------------------------------------------------------
 
-SECRET_KEY = env_required("SECRET_KEY")
+VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+
+
+def embedded_secret_key(var_dir: Path) -> str:
+    """``SECRET_KEY``, or for the embedded runtime only (no ``DATABASE_URL``: the SQLite demo
+    of ``make run``) the key ``bin/run-demo`` generated into ``var/secret_key``, so that
+    ``python manage.py …`` works in a new shell. Anywhere else the variable is required."""
+    if os.environ.get("SECRET_KEY"):
+        return os.environ["SECRET_KEY"]
+    generated = var_dir / "secret_key"
+    if "DATABASE_URL" not in os.environ and generated.is_file():
+        return generated.read_text().strip()
+    return env_required("SECRET_KEY")
+
+
+SECRET_KEY = embedded_secret_key(VAR_DIR)
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
-VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -18,7 +18,7 @@ from rest_framework import serializers
 from scoring.agreement import check_level  # the levels of measurement, defined once
 
 if TYPE_CHECKING:  # no kind imports the models at run time; these names are for annotations
-    from annotation.models import Assignment, Item, Participant, Response, Study
+    from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,8 @@ class TaskKind(ABC):
     # The page around the kind's template; a kind whose round has its own steps (the
     # boundary game) renders its own page instead of the generic one-form task page.
     page_template: ClassVar[str] = "annotation/task.html"
+    # What participants are told one step of a session is ("3 pages"; the game: "3 passages").
+    page_noun: ClassVar[tuple[str, str]] = ("page", "pages")
     Config: ClassVar[type[serializers.Serializer]] = EmptyConfig
     Payload: ClassVar[type[serializers.Serializer]]
     Answer: ClassVar[type[serializers.Serializer]]
@@ -180,6 +182,11 @@ class TaskKind(ABC):
         participant's session with the screen-out code (True), or only flags them and
         their responses while they carry on (False: the game's volunteers)."""
         return True
+
+    def finished_page(self, study: Study, enrollment: Enrollment) -> str | None:
+        """Where a participant goes when their session is over, instead of the completion
+        code page (None: the code page). The game sends its volunteers to a game page."""
+        return None
 
 
 def _validated(serializer_class: type[serializers.Serializer], data: object, context: dict) -> dict:

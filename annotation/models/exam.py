@@ -20,6 +20,10 @@ class Exam(models.Model):
         validators=[MinValueValidator(1)], help_text="Correct answers needed in one attempt."
     )
     attempts_allowed = models.PositiveIntegerField(default=2, validators=[MinValueValidator(1)])
+    training = models.BooleanField(
+        default=False,
+        help_text="After each question, show the right answer and its explanation (a training quiz).",
+    )
 
     def __str__(self) -> str:
         return f"exam {self.study.slug}"

@@ -18,6 +18,10 @@ class Item(models.Model):
     payload = models.JSONField()
     is_attention_check = models.BooleanField(default=False)
     gold = models.JSONField(null=True, blank=True)
+    explanation = models.TextField(
+        blank=True,
+        help_text="Why the gold answer is right (Markdown): shown after a training exam's question.",
+    )
     provenance = models.JSONField(
         default=dict, blank=True, help_text="system, model, method, decoding, seed, source_id."
     )

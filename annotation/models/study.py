@@ -62,6 +62,16 @@ class Study(models.Model):
     min_seconds_per_page = models.PositiveIntegerField(
         null=True, blank=True, help_text="Answers given faster are flagged too_fast (not rejected)."
     )
+    hold_submit = models.BooleanField(
+        default=False,
+        help_text="Keep each page's submit button off until min_seconds_per_page have passed.",
+    )
+    close_when_full = models.BooleanField(
+        null=True,
+        blank=True,
+        help_text="Close the study once every item has its answers. Empty: on for crowd studies "
+        "(a completion code, not public), off otherwise.",
+    )
     qualification = models.ForeignKey(
         "annotation.Exam",
         null=True,
@@ -101,6 +111,14 @@ class Study(models.Model):
         from annotation.kinds import get_kind
 
         return get_kind(self.kind)
+
+    @property
+    def closes_when_full(self) -> bool:
+        """Whether reaching the quota closes the study: crowd studies (a completion code, not
+        listed publicly) do unless told not to; public volunteer studies and the game do not."""
+        if self.close_when_full is not None:
+            return self.close_when_full
+        return bool(self.completion_code) and not self.public
 
     @property
     def timeout_minutes(self) -> int:

@@ -70,6 +70,30 @@ def mturk_submission(session: dict) -> tuple[str, str]:
     return f"https://{parts.hostname}/mturk/externalSubmit", assignment_id
 
 
+@dataclass(frozen=True)
+class PreviewPage:
+    """One page of a researcher's preview: the item as a participant gets it (an unsaved
+    assignment), its number among ``total``, and what the researcher sees beside it."""
+
+    item: Item
+    assignment: Assignment
+    number: int
+    total: int
+
+
+def preview_page(study: Study, number: int) -> PreviewPage | None:
+    """Page ``number`` (1-based) of every item of the study, attention checks included, in
+    the file's order; nothing is assigned or stored. None past the last page."""
+    items = Item.objects.filter(study=study).order_by("id")
+    total = items.count()
+    if not 1 <= number <= total:
+        return None
+    item = items.select_related("study")[number - 1]
+    state = study.task_kind.prepare_assignment(item, random.Random(item.pk))
+    assignment = Assignment(study=study, item=item, position=number, state=state)
+    return PreviewPage(item=item, assignment=assignment, number=number, total=total)
+
+
 def preview_example(study: Study) -> tuple[Item, Assignment] | None:
     """An ordinary item and an unsaved assignment to render MTurk's read-only preview.
 

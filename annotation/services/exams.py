@@ -31,6 +31,7 @@ from .participants import enroll, give_consent
 class ExamFields(StrictSerializer):
     pass_mark = serializers.IntegerField(min_value=1)
     attempts = serializers.IntegerField(min_value=1, max_value=10, default=2)
+    training = serializers.BooleanField(default=False)
 
 
 # --- loading ---------------------------------------------------------------------------
@@ -113,7 +114,12 @@ def write_exam_settings(study: Study, block: dict | None) -> None:
         Exam.objects.filter(study=study).delete()
         return
     Exam.objects.update_or_create(
-        study=study, defaults={"pass_mark": block["pass_mark"], "attempts_allowed": block["attempts"]}
+        study=study,
+        defaults={
+            "pass_mark": block["pass_mark"],
+            "attempts_allowed": block["attempts"],
+            "training": block.get("training", False),
+        },
     )
 
 
@@ -218,6 +224,50 @@ def screen_out_after_exam(enrollment: Enrollment) -> None:
         status=Enrollment.Status.SCREENED_OUT, finished_at=timezone.now()
     )
     enrollment.refresh_from_db(fields=["status", "finished_at"])
+
+
+@dataclass(frozen=True)
+class QuestionFeedback:
+    """What a training quiz shows after a question: whether the answer was right, the right
+    answer (gold) and the study file's explanation of it."""
+
+    correct: bool
+    gold: dict
+    explanation: str
+    number: int
+    total: int
+
+
+def question_feedback(assignment: Assignment) -> QuestionFeedback | None:
+    """The feedback on an answered exam question (None while it is unanswered: the right
+    answer is never shown before the participant's own answer is stored)."""
+    response = Response.objects.filter(assignment=assignment).select_related("item").first()
+    if response is None:
+        return None
+    item = response.item
+    total = Item.objects.filter(study_id=item.study_id).count()
+    return QuestionFeedback(
+        correct=response.correct is True,
+        gold=item.gold or {},
+        explanation=item.explanation,
+        number=Assignment.objects.filter(
+            study_id=assignment.study_id,
+            participant_id=assignment.participant_id,
+            attempt=assignment.attempt,
+            position__lte=assignment.position,
+        ).count(),
+        total=total,
+    )
+
+
+def failed_exam_attempt(study: Study, enrollment: Enrollment) -> ExamAttempt | None:
+    """The last attempt of the exam that screened this participant out of ``study`` (None when
+    the screen-out had another cause, or there was none): the last page speaks of the exam."""
+    exam = study.qualification
+    if exam is None or enrollment.status != Enrollment.Status.SCREENED_OUT:
+        return None
+    latest = _latest_attempt(enrollment.participant, exam)
+    return latest if latest is not None and latest.status == ExamAttempt.Status.FAILED else None
 
 
 def _latest_attempt(participant: Participant, exam: Exam) -> ExamAttempt | None:

@@ -10,6 +10,8 @@ from django.utils import timezone
 from annotation.models import Enrollment, Participant, Study
 
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+# The query parameters of a study link that say who a crowd participant is.
+CROWD_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "workerId", "assignmentId", "hitId", "turkSubmitTo")
 
 
 @dataclass(frozen=True)
@@ -37,18 +39,33 @@ def parse_crowd_params(params) -> CrowdEntry:
     return CrowdEntry()
 
 
-def identify_participant(*, entry: CrowdEntry, session_participant_id: int | None, user=None) -> Participant:
-    """The participant for this browser: the crowd id wins, then the login, then the session."""
+def find_participant(
+    *, entry: CrowdEntry, session_participant_id: int | None, user=None
+) -> Participant | None:
+    """The participant this browser already is, if any; creates nothing (a study link that
+    is only looked at, by a person or a link preview, leaves no rows behind).
+
+    The crowd id wins, then the login, then the session.
+    """
     if entry.worker_id:
-        return _get_or_create(source=entry.source, platform_worker_id=entry.worker_id)
+        return Participant.objects.filter(source=entry.source, platform_worker_id=entry.worker_id).first()
     if user is not None and user.is_authenticated:
         participant = Participant.objects.filter(user=user).first()
         if participant is not None:
             return participant
     if session_participant_id:
-        participant = Participant.objects.filter(pk=session_participant_id).first()
-        if participant is not None:
-            return participant
+        return Participant.objects.filter(pk=session_participant_id).first()
+    return None
+
+
+def identify_participant(*, entry: CrowdEntry, session_participant_id: int | None, user=None) -> Participant:
+    """The participant for this browser, created when there is none (on consent, or when a
+    game round starts)."""
+    if entry.worker_id:
+        return _get_or_create(source=entry.source, platform_worker_id=entry.worker_id)
+    found = find_participant(entry=entry, session_participant_id=session_participant_id, user=user)
+    if found is not None:
+        return found
     owner = user if user is not None and user.is_authenticated else None
     return Participant.objects.create(source=entry.source, user=owner)
 

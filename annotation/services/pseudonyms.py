@@ -21,6 +21,17 @@ def pseudonym(salt: str, *, source: str, platform_worker_id: str, public_id: str
     return "p" + digest[:PSEUDONYM_LENGTH]
 
 
+def participant_pseudonym(study, participant) -> str:
+    """A participant's pseudonym in a study: their one id on the participants page, in the
+    API and in every export."""
+    return pseudonym(
+        study.pseudonym_salt,
+        source=participant.source,
+        platform_worker_id=participant.platform_worker_id,
+        public_id=participant.public_id,
+    )
+
+
 class PseudonymCache:
     """Pseudonyms by participant row id, remembered up to a bound (constant memory)."""
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from annotation.models import Assignment, Enrollment, ExamAttempt, Item, Participant, Response, Study
 
+from .pseudonyms import PseudonymCache
+
 
 @dataclass(frozen=True)
 class Qualification:
@@ -25,11 +27,19 @@ class Qualification:
 
 @dataclass
 class ParticipantQuality:
+    """A participant's figures in one study. ``pseudonym`` is their id in this study's
+    exports, shown on the participants page and in the API too; ``attention`` is what their
+    attention checks say, ``exam`` their qualification exam's outcome (None: no exam), and
+    ``qualification`` the one that decides (the exam where there is one)."""
+
     enrollment: Enrollment
     seconds: list[float] = field(default_factory=list)
     agreement_compared: int = 0
     agreement_agreed: int = 0
     qualification: Qualification | None = None
+    attention: Qualification | None = None
+    exam: Qualification | None = None
+    pseudonym: str = ""
 
     @property
     def median_seconds_per_page(self) -> float | None:
@@ -53,7 +63,7 @@ def qualification_outcomes(study: Study, enrollments: list[Enrollment]) -> dict[
     return {
         e.participant_id: _exam_outcome(attempts[e.participant_id])
         if study.qualification_id is not None
-        else _attention_outcome(e)
+        else attention_outcome(study, e)
         for e in enrollments
     }
 
@@ -77,15 +87,20 @@ def _exam_outcome(attempts: list[ExamAttempt]) -> Qualification:
     )
 
 
-def _attention_outcome(enrollment: Enrollment) -> Qualification:
+def attention_outcome(study: Study, enrollment: Enrollment) -> Qualification:
+    """What the attention checks say: failed (screened out), flagged but kept playing (more
+    failures than allowed where the study lets people go on, as the game does), passed."""
     checked = enrollment.attention_passed + enrollment.attention_failed
     if enrollment.status == Enrollment.Status.SCREENED_OUT:
         return Qualification("failed", f"screened out after {enrollment.attention_failed} failed checks")
     if not checked:
         return Qualification("none", "no attention check answered yet")
+    summary = f"{enrollment.attention_passed} of {checked} checks passed"
+    if enrollment.attention_failed > study.max_attention_failures:
+        return Qualification("flagged_kept_playing", f"{summary}; flagged, kept playing")
     if enrollment.finished:
-        return Qualification("passed", f"{enrollment.attention_passed} of {checked} checks passed")
-    return Qualification("pending", f"{enrollment.attention_passed} of {checked} checks passed so far")
+        return Qualification("passed", summary)
+    return Qualification("pending", f"{summary} so far")
 
 
 def study_quality(study: Study, enrollments: list[Enrollment]) -> dict[int, ParticipantQuality]:
@@ -97,8 +112,21 @@ def study_quality(study: Study, enrollments: list[Enrollment]) -> dict[int, Part
     costs the same on a study of a thousand responses or of a million.
     """
     outcomes = qualification_outcomes(study, enrollments)
+    names = PseudonymCache(study.pseudonym_salt)
     found = {
-        e.participant_id: ParticipantQuality(e, qualification=outcomes[e.participant_id]) for e in enrollments
+        e.participant_id: ParticipantQuality(
+            e,
+            qualification=outcomes[e.participant_id],
+            attention=attention_outcome(study, e),
+            exam=outcomes[e.participant_id] if study.qualification_id is not None else None,
+            pseudonym=names.get(
+                e.participant_id,
+                e.participant.source,
+                e.participant.platform_worker_id,
+                e.participant.public_id,
+            ),
+        )
+        for e in enrollments
     }
     if not found:
         return found

@@ -23,7 +23,7 @@ STUDY_SETTINGS = [
     "title", "description", "instructions", "consent", "public", "annotations_per_item",
     "items_per_session", "attention_check_rate", "max_attention_failures", "assignment_timeout_minutes",
     "completion_code", "screenout_code", "completion_url", "expected_seconds_per_page",
-    "min_seconds_per_page", "pay_partial_sessions",
+    "min_seconds_per_page", "pay_partial_sessions", "hold_submit", "close_when_full",
 ]  # fmt: skip
 
 
@@ -156,6 +156,7 @@ def write_items(study: Study, items: list[dict]) -> tuple[int, int]:
             "is_attention_check": data["attention_check"],
             "gold": data["gold"],
             "provenance": data["provenance"],
+            "explanation": data.get("explanation", ""),
         }
         item = existing.get(data["external_id"])
         if item is None:
@@ -166,7 +167,7 @@ def write_items(study: Study, items: list[dict]) -> tuple[int, int]:
             changed.append(item)
     Item.objects.bulk_create(new, batch_size=1000)
     Item.objects.bulk_update(
-        changed, ["payload", "is_attention_check", "gold", "provenance"], batch_size=1000
+        changed, ["payload", "is_attention_check", "gold", "provenance", "explanation"], batch_size=1000
     )
     return len(new), len(changed)
 
@@ -209,6 +210,7 @@ def add_items(study: Study, items: list[dict]) -> AddResult:
                     is_attention_check=data["attention_check"],
                     gold=data["gold"],
                     provenance=data["provenance"],
+                    explanation=data.get("explanation", ""),
                 )
                 for data in checked
             ],

@@ -36,6 +36,7 @@ class ItemFields(serializers.Serializer):
     attention_check = serializers.BooleanField(default=False)
     gold = serializers.DictField(required=False, allow_null=True, default=None)
     provenance = serializers.DictField(required=False, default=dict)
+    explanation = serializers.CharField(required=False, allow_blank=True, default="", max_length=4000)
 
 
 def kind_named(name: str) -> TaskKind:

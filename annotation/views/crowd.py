@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
+from annotation.kinds.base import TaskKind
 from annotation.models import Study
 from annotation.services.access import LiveStep
 from annotation.services.crowd import preview_example
@@ -13,22 +14,31 @@ from annotation.services.research import leave_study
 
 from .steps import participant_step
 
+DEFAULT_PAGE_TEMPLATE = TaskKind.page_template
+
 
 def mturk_preview(request: HttpRequest, study: Study) -> HttpResponse:
     """ASSIGNMENT_ID_NOT_AVAILABLE: a real page of the task, read-only, nothing assigned."""
     example = preview_example(study)
-    context = {"study": study}
-    if example is not None:
-        item, assignment = example
-        kind = study.task_kind
-        context.update(
-            {
-                "kind_template": kind.template,
-                "errors": {},
-                "submitted": {},
-                **kind.page_context(item, assignment),
-            }
-        )
+    context: dict = {"study": study}
+    kind = study.task_kind
+    if example is None:
+        return render(request, "annotation/preview.html", context)
+    item, assignment = example
+    context.update(
+        {
+            "kind_template": kind.template,
+            "errors": {},
+            "submitted": {},
+            "preview": True,
+            "page_number": 1,
+            "page_total": study.items_per_session,
+            **kind.page_context(item, assignment),
+        }
+    )
+    if kind.page_template != DEFAULT_PAGE_TEMPLATE:
+        # A kind with its own page (the game's round) renders it, its buttons switched off.
+        return render(request, kind.page_template, context)
     return render(request, "annotation/preview.html", context)
 
 

@@ -5,12 +5,20 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Study
 from annotation.services.access import LiveStep
-from annotation.services.exams import ExamStep, exam_step, retry_exam, screen_out_after_exam
+from annotation.services.exams import (
+    ExamStep,
+    exam_step,
+    question_feedback,
+    retry_exam,
+    screen_out_after_exam,
+)
+from annotation.services.guides import example_context
 from annotation.services.submission import SubmissionClosed, mark_shown, submit_response
 
 from .steps import participant_step
@@ -40,6 +48,8 @@ def exam_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
     answer = exam.study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
     try:
         submit_response(assignment=assignment, answer=answer)
+        if exam.training:
+            return redirect("study-exam-feedback", slug=study.slug, assignment_id=assignment.pk)
     except InputError as exc:
         exam_now = exam_step(participant=step.participant, exam=exam)
         if exam_now.assignment is None or exam_now.assignment.pk != assignment.pk:
@@ -48,6 +58,26 @@ def exam_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
     except SubmissionClosed as exc:
         messages.warning(request, str(exc))
     return redirect("study-exam", slug=study.slug)
+
+
+@require_GET
+@participant_step(assignment=True, exam=True)
+def exam_feedback(request: HttpRequest, step: LiveStep) -> HttpResponse:
+    """A training quiz, after each answer: right or not, the right answer and why."""
+    study, assignment, exam = step.study, step.owned_assignment, step.study.qualification
+    feedback = question_feedback(assignment) if exam is not None and exam.training else None
+    if feedback is None:
+        return redirect("study-exam", slug=study.slug)
+    exam_study = exam.study
+    right_answer = example_context(
+        exam_study, {"payload": assignment.item.payload, "answer": feedback.gold}, prefix="right"
+    )
+    context = {
+        "study": study,
+        "feedback": feedback,
+        "right_answer": render_to_string(exam_study.task_kind.template, right_answer),
+    }
+    return render(request, "annotation/exam_feedback.html", context)
 
 
 @require_POST

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
-from annotation.models import Enrollment, Study
+from annotation.models import Assignment, Enrollment, Study
 from annotation.services.access import (
     LiveStep,
     StepRefused,
@@ -17,11 +20,15 @@ from annotation.services.access import (
     require_study_open,
 )
 from annotation.services.assignment import assign_next_item, pages_held_by_others
+from annotation.services.capacity import close_if_quota_reached, study_is_full
 from annotation.services.crowd import crowd_exit
-from annotation.services.exams import needs_exam
+from annotation.services.exams import failed_exam_attempt, needs_exam
 from annotation.services.participants import (
+    CROWD_PARAMS,
+    CrowdEntry,
     complete_enrollment,
     enroll,
+    find_participant,
     give_consent,
     identify_participant,
     parse_crowd_params,
@@ -32,33 +39,81 @@ from .crowd import mturk_preview
 from .session import PARTICIPANT_KEY, remember_participant, session_participant
 from .steps import next_step_url, participant_step, refused_step
 
+CONSENT_DECLINED = "decline"
+ANSWERED_ELSEWHERE = (
+    "That page was already answered in another tab, so the answer from this one was not stored. "
+    "Here is your next page."
+)
+
 
 def study_entry(request: HttpRequest, slug: str) -> HttpResponse:
-    """The study link: crowd parameters identify the participant; resume where they were."""
+    """The study link: a returning participant resumes where they were; a new one is asked
+    to consent (with the crowd parameters carried along), or told at once that the study is
+    full. Nothing is stored here: the participant is created when they consent."""
     study = access_study_for_participant(slug, request.user)
     entry = parse_crowd_params(request.GET)
     if entry.preview:
         return mturk_preview(request, study)
-    try:
-        require_study_open(study, request.user)
-        participant = identify_participant(
-            entry=entry, session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
-        )
-        require_not_blocked(participant, study)
-    except StepRefused as refusal:
-        return refused_step(request, refusal)
-    remember_participant(request, participant)
-    enrollment = enroll(participant=participant, study=study, session=entry.session)
-    return redirect(next_step_url(study, enrollment))
+    return _arrival(request, study, entry) or redirect(_consent_url(study, request.GET))
 
 
 @require_http_methods(["GET", "POST"])
-@participant_step(before_consent=True)
-def study_consent(request: HttpRequest, step: LiveStep) -> HttpResponse:
-    if request.method == "POST":
-        give_consent(step.enrollment)
-        return redirect("study-task", slug=step.study.slug)
-    return render(request, "annotation/consent.html", {"study": step.study, "enrollment": step.enrollment})
+def study_consent(request: HttpRequest, slug: str) -> HttpResponse:
+    """Consent, with an explicit choice either way; agreeing creates the participant and
+    their enrollment (the first write of a participant's path)."""
+    study = access_study_for_participant(slug, request.user)
+    entry = parse_crowd_params(request.GET)
+    arrived = _arrival(request, study, entry, consenting=True)
+    if arrived is not None:
+        return arrived
+    if request.method == "GET":
+        context = {"study": study, "action": _consent_url(study, request.GET)}
+        return render(request, "annotation/consent.html", context)
+    if request.POST.get("decision") == CONSENT_DECLINED:
+        context = {"study": study, "source": entry.source, "action": _consent_url(study, request.GET)}
+        return render(request, "annotation/declined.html", context)
+    participant = identify_participant(
+        entry=entry, session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
+    )
+    remember_participant(request, participant)
+    give_consent(enroll(participant=participant, study=study, session=entry.session))
+    return redirect("study-task", slug=study.slug)
+
+
+def _arrival(request: HttpRequest, study: Study, entry: CrowdEntry, *, consenting: bool = False):
+    """The page for someone arriving who should not (or need not) be asked to consent: the
+    closed or blocked page, where an enrolled participant is, or the study-full page.
+    None when consent is the next step."""
+    try:
+        require_study_open(study, request.user)
+        participant = find_participant(
+            entry=entry, session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
+        )
+        if participant is not None:
+            require_not_blocked(participant, study)
+    except StepRefused as refusal:
+        return refused_step(request, refusal)
+    enrollment = None
+    if participant is not None:
+        enrollment = Enrollment.objects.filter(participant=participant, study=study).first()
+    if enrollment is not None:
+        remember_participant(request, participant)
+        enroll(participant=participant, study=study, session=entry.session)  # newest platform ids
+        if not (consenting and enrollment.status == Enrollment.Status.STARTED):
+            return redirect(next_step_url(study, enrollment))
+        return None
+    if study_is_full(study):
+        close_if_quota_reached(study)
+        source = participant.source if participant is not None else entry.source
+        return render(request, "annotation/full.html", {"study": study, "source": source})
+    return None
+
+
+def _consent_url(study: Study, params) -> str:
+    """The consent page's address, carrying the crowd platform's parameters (and only those)."""
+    url = reverse("study-consent", kwargs={"slug": study.slug})
+    kept = {key: params[key] for key in CROWD_PARAMS if params.get(key)}
+    return f"{url}?{urlencode(kept)}" if kept else url
 
 
 @require_http_methods(["GET"])
@@ -70,6 +125,7 @@ def study_task(request: HttpRequest, step: LiveStep) -> HttpResponse:
         return redirect("study-exam", slug=study.slug)
     assignment = assign_next_item(participant=enrollment.participant, study=study)
     if assignment is None:
+        close_if_quota_reached(study)
         return _no_page(request, study, enrollment)
     return _render_task(request, study, enrollment, assignment)
 
@@ -78,6 +134,10 @@ def study_task(request: HttpRequest, step: LiveStep) -> HttpResponse:
 @participant_step(assignment=True)
 def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
     study, assignment = step.study, step.assignment
+    if assignment.status == Assignment.Status.ANSWERED:
+        # A second tab (or a stale page) submits a page already answered: nothing is stored.
+        messages.info(request, ANSWERED_ELSEWHERE)
+        return redirect("study-task", slug=study.slug)
     answer = study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
     try:
         result = submit_response(assignment=assignment, answer=answer)
@@ -100,7 +160,7 @@ def _no_page(request: HttpRequest, study: Study, enrollment: Enrollment) -> Http
     if enrollment.answered_count:
         complete_enrollment(enrollment)
         return redirect("study-done", slug=study.slug)
-    return render(request, "annotation/unavailable.html", {"study": study})
+    return render(request, "annotation/full.html", {"study": study, "source": enrollment.participant.source})
 
 
 def study_done(request: HttpRequest, slug: str) -> HttpResponse:
@@ -109,8 +169,16 @@ def study_done(request: HttpRequest, slug: str) -> HttpResponse:
     enrollment = _enrollment(request, study)
     if enrollment is None or not enrollment.finished:
         return redirect("study-entry", slug=slug)
+    elsewhere = study.task_kind.finished_page(study, enrollment)
+    if elsewhere is not None:
+        return redirect(elsewhere)
     exit = crowd_exit(study, enrollment)
-    context = {"study": study, "enrollment": enrollment, "exit": exit}
+    context = {
+        "study": study,
+        "enrollment": enrollment,
+        "exit": exit,
+        "failed_exam": failed_exam_attempt(study, enrollment),
+    }
     return render(
         request,
         "annotation/done.html",

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import csv
+
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from annotation.models import Enrollment
-from annotation.services.access import access_enrollment_for_researcher, access_study_for_researcher
+from annotation.errors import InputError
+from annotation.models import Enrollment, Participant
+from annotation.services.access import (
+    access_enrollment_for_researcher,
+    access_study_for_researcher,
+    can_share_study,
+)
+from annotation.services.platform_lists import platform_csv_lines
+from annotation.services.pseudonyms import participant_pseudonym
 from annotation.services.quality import participant_assignments, participant_pages, study_quality
 from annotation.services.research import mark_returned, set_participant_marks
 
@@ -21,14 +30,40 @@ ACTIONS = {
     "unaccept": {"accepted": False},
     "flag": {"flagged": True},
     "unflag": {"flagged": False, "flag_reason": ""},
-    "block": {"blocked": True},
+    "block": {"blocked": True, "flagged": True},
     "unblock": {"blocked": False},
     "exclude": {"excluded": True},
     "include": {"excluded": False},
 }
 PARTICIPANTS_PER_PAGE = 50
 ANSWERS_PER_PAGE = 100
-FLAG_REASON_LENGTH = 200  # Participant.flag_reason
+# Marks that need a reason (it becomes the exports' flag_reason) and a confirmation.
+NEEDS_REASON = {"flag", "block"}
+REASON_MAX = 200
+
+
+def _marks(action: str, post) -> dict:
+    """The changes an action makes; flag and block need a reason and a ticked confirmation."""
+    changes = dict(ACTIONS[action])
+    if action not in NEEDS_REASON:
+        return changes
+    reason = post.get("reason", "").strip()
+    errors = {}
+    if not reason:
+        errors["reason"] = [f"Say why you {action} this participant; the reason goes into the exports."]
+    elif len(reason) > REASON_MAX:
+        errors["reason"] = [f"Keep the reason under {REASON_MAX} characters."]
+    if post.get("confirm") != "yes":
+        errors["confirm"] = [f"Tick the box to confirm: {CONFIRMATIONS[action]}"]
+    if errors:
+        raise InputError(errors)
+    return {**changes, "flag_reason": reason}
+
+
+CONFIRMATIONS = {
+    "flag": "the participant is marked flagged in this study's participants page, API and exports.",
+    "block": "the participant cannot enter any study on this site any more.",
+}
 
 
 @researcher_required
@@ -38,7 +73,28 @@ def participant_list(request: HttpRequest, slug: str) -> HttpResponse:
     page = Paginator(enrollments, PARTICIPANTS_PER_PAGE).get_page(request.GET.get("page"))
     quality = study_quality(study, list(page))
     rows = [quality[e.participant_id] for e in page]
-    return render(request, "research/participants.html", {"study": study, "rows": rows, "page": page})
+    context = {
+        "study": study,
+        "rows": rows,
+        "page": page,
+        "sees_platform_id": can_share_study(request.user, study),
+    }
+    return render(request, "research/participants.html", context)
+
+
+PLATFORM_SOURCES = (Participant.Source.PROLIFIC, Participant.Source.MTURK)
+
+
+@researcher_required
+def platform_list(request: HttpRequest, slug: str, source: str) -> HttpResponse:
+    """The "for Prolific" / "for MTurk" CSV (platform ids: the study's owner and admins only)."""
+    study = access_study_for_researcher(request.user, slug)
+    if source not in PLATFORM_SOURCES or not can_share_study(request.user, study):
+        raise Http404("No such list.")
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{study.slug}-for-{source}.csv"'
+    csv.writer(response).writerows(platform_csv_lines(study, source))
+    return response
 
 
 @researcher_required
@@ -47,7 +103,41 @@ def participant_detail(request: HttpRequest, slug: str, public_id: str) -> HttpR
     study = access_study_for_researcher(request.user, slug)
     enrollment = access_enrollment_for_researcher(request.user, study, public_id)
     if request.method == "POST":
-        return _act(request, study, enrollment, public_id)
+        action = request.POST.get("action", "")
+        if action == "return":
+            mark_returned(study, participants=[public_id])
+        elif action in ACTIONS:
+            try:
+                changes = _marks(action, request.POST)
+            except InputError as exc:
+                return _detail(request, study, enrollment, errors=exc.errors, action=action, status=400)
+            set_participant_marks(enrollment, changes=changes)
+        else:
+            messages.error(request, f"Unknown action {action!r}.")
+            return redirect("research-participant", slug=slug, public_id=public_id)
+        messages.success(
+            request, f"Participant {participant_pseudonym(study, enrollment.participant)}: {DONE[action]}."
+        )
+        if request.POST.get("back") == "detail":
+            return redirect("research-participant", slug=slug, public_id=public_id)
+        return redirect("research-participants", slug=slug)
+    return _detail(request, study, enrollment, action=request.GET.get("mark", ""))
+
+
+DONE = {
+    "return": "marked returned",
+    "flag": "flagged",
+    "unflag": "unflagged",
+    "accept": "accepted",
+    "unaccept": "no longer accepted",
+    "block": "blocked from the whole site",
+    "unblock": "unblocked",
+    "exclude": "excluded from reports",
+    "include": "included in reports",
+}
+
+
+def _detail(request, study, enrollment, *, errors=None, action: str = "", status: int = 200) -> HttpResponse:
     quality = study_quality(study, [enrollment])[enrollment.participant_id]
     answers = Paginator(participant_assignments(study, enrollment), ANSWERS_PER_PAGE)
     page = answers.get_page(request.GET.get("page"))
@@ -57,30 +147,10 @@ def participant_detail(request: HttpRequest, slug: str, public_id: str) -> HttpR
         "pages": participant_pages(study, enrollment, page),
         "page": page,
         "actions": ACTIONS,
+        "errors": errors or {},
+        "mark": action if action in NEEDS_REASON else "",
+        "confirmation": CONFIRMATIONS.get(action, ""),
+        "reason": request.POST.get("reason", ""),
+        "sees_platform_id": can_share_study(request.user, study),
     }
-    return render(request, "research/participant.html", context)
-
-
-def _act(request: HttpRequest, study, enrollment: Enrollment, public_id: str) -> HttpResponse:
-    slug = study.slug
-    action = request.POST.get("action", "")
-    back = redirect("research-participant", slug=slug, public_id=public_id)
-    if action == "return":
-        mark_returned(study, participants=[public_id])
-    elif action == "flag":
-        reason = request.POST.get("reason", "").strip()
-        if not reason or len(reason) > FLAG_REASON_LENGTH:
-            messages.error(
-                request, f"reason: say why you flag {public_id} (1 to {FLAG_REASON_LENGTH} characters)."
-            )
-            return back
-        set_participant_marks(enrollment, changes={**ACTIONS[action], "flag_reason": reason})
-    elif action in ACTIONS:
-        set_participant_marks(enrollment, changes=ACTIONS[action])
-    else:
-        messages.error(request, f"Unknown action {action!r}.")
-        return back
-    messages.success(request, f"{public_id}: {action} done.")
-    if request.POST.get("back") == "detail":
-        return back
-    return redirect("research-participants", slug=slug)
+    return render(request, "research/participant.html", context, status=status)

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Study
 from annotation.services.access import access_study_for_researcher, researcher_studies
 from annotation.services.assignment import item_progress
+from annotation.services.crowd import preview_page
 from annotation.services.json_input import parse_json
+from annotation.services.links import participant_links, studies_sharing_completion_code
 from annotation.services.research import STATUS_TRANSITIONS, change_study_status
 from annotation.services.studies import load_study_file_for
 
+from .crowd import DEFAULT_PAGE_TEMPLATE
 from .research import researcher_required
 
 
@@ -62,8 +68,41 @@ def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "progress": item_progress(study),
         "next_statuses": sorted(STATUS_TRANSITIONS[study.status]),
         "recent_jobs": study.jobs.order_by("-created_at")[:5],
+        "links": participant_links(request.build_absolute_uri(reverse("study-entry", kwargs={"slug": slug}))),
+        "shared_code": studies_sharing_completion_code(study, request.user),
     }
     return render(request, "research/study_overview.html", context)
+
+
+@researcher_required
+def study_preview(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every page of the study as a participant sees it (drafts too), with a banner and the
+    gold / attention-check answer beside it; nothing is assigned or stored."""
+    study = access_study_for_researcher(request.user, slug)
+    try:
+        number = int(request.GET.get("page", "1"))
+    except ValueError:
+        number = 0
+    page = preview_page(study, number)
+    if page is None:
+        return render(request, "research/study_preview_empty.html", {"study": study}, status=404)
+    kind = study.task_kind
+    context = {
+        "study": study,
+        "preview": True,
+        "researcher_preview": page,
+        "gold_json": json.dumps(page.item.gold, indent=2, ensure_ascii=False) if page.item.gold else "",
+        "kind_template": kind.template,
+        "errors": {},
+        "submitted": {},
+        "page_number": page.number,
+        "page_total": page.total,
+        "assignment": page.assignment,
+        **kind.page_context(page.item, page.assignment),
+    }
+    if kind.page_template != DEFAULT_PAGE_TEMPLATE:
+        return render(request, kind.page_template, context)
+    return render(request, "research/study_preview.html", context)
 
 
 @researcher_required

@@ -13,8 +13,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotation.models import Enrollment, Study
+from annotation.models import Enrollment, Participant, Study
 from annotation.services.access import StepRefused, require_live_step
+from annotation.services.participants import parse_crowd_params
 from annotation.services.submission import PAGE_EXPIRED
 
 from .session import session_participant
@@ -73,7 +74,7 @@ def refused_step(request: HttpRequest, refusal: StepRefused, *, exam: bool = Fal
     study = refusal.study
     if refusal.reason in (StepRefused.CLOSED, StepRefused.BLOCKED):
         template, status = REFUSAL_PAGES[refusal.reason]
-        page = render(request, template, {"study": study}, status=status)
+        page = render(request, template, {"study": study, "source": _arrived_from(request)}, status=status)
         if _is_htmx(request):
             page["HX-Redirect"] = reverse("study-entry", kwargs={"slug": study.slug})
         return page
@@ -100,6 +101,16 @@ def next_step_url(study: Study, enrollment: Enrollment | None) -> str:
     else:
         name = "study-task"
     return reverse(name, kwargs={"slug": study.slug})
+
+
+def _arrived_from(request: HttpRequest) -> str:
+    """The crowd platform this visitor came from (for how to return a study there)."""
+    source = parse_crowd_params(request.GET).source
+    if source == Participant.Source.ORGANIC:
+        participant = session_participant(request)
+        if participant is not None:
+            return participant.source
+    return source
 
 
 def _is_htmx(request: HttpRequest) -> bool:

@@ -24,6 +24,7 @@
   // A submit button disables itself after the first click (the server is idempotent anyway).
   document.addEventListener("submit", function (event) {
     var button = event.target.querySelector("[data-submit]");
-    if (button) window.setTimeout(function () { button.disabled = true; }, 0);
+    // (not when another handler held the submit back, e.g. the minimum time per page)
+    if (button) window.setTimeout(function () { if (!event.defaultPrevented) button.disabled = true; }, 0);
   });
 })();

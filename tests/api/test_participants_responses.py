@@ -27,8 +27,8 @@ def three_raters(users, enrolled):
     return study, people
 
 
-def test_participant_list_reports_quality_figures(client_for, three_raters):
-    _, people = three_raters
+def test_participant_list_reports_quality_figures(client_for, three_raters, users):
+    study, people = three_raters
     rows = {
         row["participant"]: row
         for row in client_for("owner").get("/api/v1/studies/owned/participants/").json()["results"]
@@ -41,9 +41,14 @@ def test_participant_list_reports_quality_figures(client_for, three_raters):
     # the odd one out faces a clear majority everywhere and matches it on sentences 1 and 2 only
     assert odd["agreement"] == {"compared": 8, "agreed": 4, "rate": 0.5}
     assert first["qualification"]["outcome"] == "none"
-    assert first["platform_worker_id"] is None  # researchers never see raw crowd ids here
+    # The owner (and admins) see the crowd id beside the export pseudonym (issue 12) …
+    assert first["platform_worker_id"] == "PID-0" and first["pseudonym"].startswith("p")
     admin_rows = client_for("admin").get("/api/v1/studies/owned/participants/").json()["results"]
     assert {row["platform_worker_id"] for row in admin_rows} == {"PID-0", "PID-1", "PID-2"}
+    # … a researcher it is only shared with does not.
+    study.shared_with.add(users["other"])
+    shared_rows = client_for("other").get("/api/v1/studies/owned/participants/").json()["results"]
+    assert {row["platform_worker_id"] for row in shared_rows} == {None}
 
 
 def test_participant_detail_lists_every_page(client_for, three_raters):

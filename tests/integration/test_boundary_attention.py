@@ -89,7 +89,7 @@ def test_a_paid_participant_who_fails_is_screened_out_with_the_code():
     study = checked_study(public=False)
     client = Client()
     client.get(f"/s/{study.slug}/?PROLIFIC_PID=paid-9")
-    client.post(f"/s/{study.slug}/consent/")
+    client.post(f"/s/{study.slug}/consent/?PROLIFIC_PID=paid-9")
     for _ in range(4):
         assignment, result = play_page(client, study.slug, fail_checks=True)
         if assignment.item.is_attention_check:

@@ -211,8 +211,9 @@ def test_paid_participants_play_the_studys_items_by_its_link():
         boundary_study_file(slug="paid", items=2, public=False, items_per_session=2)
     ).study
     client = Client()
-    client.get(f"/s/{study.slug}/?PROLIFIC_PID=worker-7&STUDY_ID=s&SESSION_ID=x")
-    html = client.post(f"/s/{study.slug}/consent/", follow=True).content.decode()
+    query = "?PROLIFIC_PID=worker-7&STUDY_ID=s&SESSION_ID=x"
+    client.get(f"/s/{study.slug}/{query}")
+    html = client.post(f"/s/{study.slug}/consent/{query}", follow=True).content.decode()
     assert "Passage 1 of 2" in html
     assert client.post(f"/play/s/{study.slug}/").status_code == 404  # not a public category
     play_round(client, study.slug, mark=5)

@@ -11,9 +11,10 @@ from annotation.models import Assignment, Enrollment, Participant
 pytestmark = pytest.mark.django_db
 
 
-def finish(client, study) -> str:
-    """Consent, answer every page, and return the done page's HTML."""
-    client.post(f"/s/{study.slug}/consent/")
+def finish(client, study, query: str = "") -> str:
+    """Consent (with the study link's crowd parameters), answer every page, and return the
+    done page's HTML."""
+    client.post(f"/s/{study.slug}/consent/{query}")
     while True:
         page = client.get(f"/s/{study.slug}/task/", follow=True)
         if b"Submit and continue" not in page.content:
@@ -26,7 +27,7 @@ def test_prolific_participant_gets_the_code_and_is_sent_back_to_prolific(client,
     study = make_claim_study(items=2, items_per_session=2, annotations_per_item=1)
     entry = client.get(f"/s/{study.slug}/?PROLIFIC_PID=pp-1&STUDY_ID=st&SESSION_ID=se")
     assert entry.status_code == 302
-    html = finish(client, study)
+    html = finish(client, study, "?" + entry.url.split("?")[1])
     assert 'id="completion-code">DONE-123<' in html
     url = "https://app.prolific.com/submissions/complete?cc=DONE-123"
     assert f'content="5;url={url}"' in html and f'href="{url}"' in html
@@ -37,15 +38,13 @@ def test_prolific_participant_gets_the_code_and_is_sent_back_to_prolific(client,
 
 def test_prolific_screen_out_sends_the_screen_out_code(client, make_claim_study):
     study = make_claim_study(items=2, attention=2, items_per_session=3, attention_check_rate=0.67)
-    client.get(f"/s/{study.slug}/?PROLIFIC_PID=pp-2")
-    html = finish(client, study)  # answers "supports" to the neutral attention check
+    html = finish(client, study, "?PROLIFIC_PID=pp-2")  # answers "supports" to the neutral attention check
     assert "OUT-999" in html and "cc=OUT-999" in html
 
 
 def test_a_participant_who_leaves_releases_their_page(client, make_claim_study):
     study = make_claim_study(items=2, items_per_session=2)
-    client.get(f"/s/{study.slug}/?PROLIFIC_PID=pp-3")
-    client.post(f"/s/{study.slug}/consent/")
+    client.post(f"/s/{study.slug}/consent/?PROLIFIC_PID=pp-3")
     client.get(f"/s/{study.slug}/task/")
     held = Assignment.objects.get(participant__platform_worker_id="pp-3")
     assert b"Leave the study" in client.get(f"/s/{study.slug}/leave/").content
@@ -74,7 +73,7 @@ def test_mturk_worker_submits_back_to_mturk_with_the_assignment_id(client, make_
     study = make_claim_study(items=1, items_per_session=1, annotations_per_item=1)
     query = "assignmentId=ASG1&hitId=HIT1&workerId=W1&turkSubmitTo=https%3A%2F%2Fworkersandbox.mturk.com"
     client.get(f"/s/{study.slug}/?{query}")
-    html = finish(client, study)
+    html = finish(client, study, f"?{query}")
     assert 'action="https://workersandbox.mturk.com/mturk/externalSubmit"' in html
     assert 'name="assignmentId" value="ASG1"' in html and 'name="completion_code" value="DONE-123"' in html
     assert Participant.objects.get().source == "mturk"

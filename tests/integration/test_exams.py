@@ -82,6 +82,9 @@ def test_failing_every_attempt_ends_with_the_screenout_code(client, studies):
     html = client.post(f"/s/{studies.slug}/exam/retry/", follow=True).content.decode()
     html = take_exam(client, studies.slug, html, ["no", "no", "yes"])
     assert "PLAUS-OUT" in html and "DEMO-PLAUS-3W7" not in html
+    # The last page speaks of the quiz and its score, not of attention checks (issue 12).
+    assert 'id="exam-failed-final"' in html and 'id="exam-final-score">1 of 3<' in html
+    assert "checks built into this study" not in html
     enrollment = Enrollment.objects.get(study=studies)
     assert enrollment.status == "screened_out"
     assert not Participant.objects.get(

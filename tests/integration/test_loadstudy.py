@@ -17,11 +17,11 @@ def write(tmp_path, data) -> str:
     return str(path)
 
 
-def load(tmp_path, data) -> str:
+def load(tmp_path, data, *options: str) -> str:
     from io import StringIO
 
     out = StringIO()
-    call_command("loadstudy", write(tmp_path, data), stdout=out)
+    call_command("loadstudy", write(tmp_path, data), *options, stdout=out)
     return out.getvalue()
 
 
@@ -38,11 +38,21 @@ def test_reloading_updates_and_adds_without_duplicating(tmp_path):
     data["title"] = "Renamed"
     data["items"][0]["payload"]["claim"] = "Changed claim."
     data["items"].append({**data["items"][1], "external_id": "c-new"})
-    output = load(tmp_path, data)
+    output = load(tmp_path, data, "--update")
     assert "1 items added, 1 updated" in output
     assert Study.objects.get().title == "Renamed"
     assert Item.objects.count() == 3
     assert Item.objects.get(external_id="c0").payload["claim"] == "Changed claim."
+
+
+def test_an_example_file_never_overwrites_the_demo_study_of_its_slug(tmp_path, example_study_file):
+    """Usability defect 9: `loadstudy docs/examples/claim.json` after `make run` changed the demo."""
+    demo = example_study_file("claim")
+    load(tmp_path, demo)
+    copy = {**example_study_file("claim"), "title": "My own claims"}
+    with pytest.raises(CommandError, match="already exists; nothing was written"):
+        load(tmp_path, copy)
+    assert Study.objects.get(slug=demo["slug"]).title == demo["title"]
 
 
 def broken(mutate):
@@ -87,7 +97,7 @@ def test_invalid_update_leaves_existing_study_untouched(tmp_path):
     data["title"] = "Should not stick"
     data["items"][1]["payload"]["sentences"] = []
     with pytest.raises(CommandError, match=r"items\[1\]\.payload\.sentences"):
-        load(tmp_path, data)
+        load(tmp_path, data, "--update")
     assert Study.objects.get().title == "Claims under test"
 
 

@@ -54,7 +54,7 @@ def test_ranking_pages_never_name_a_system(example_study_file):
     visitor = Recorder()
     html = visitor.request("get", f"/s/{study.slug}/?PROLIFIC_PID=leak-test").content.decode()
     assert "Worked example" in html
-    html = visitor.request("post", f"/s/{study.slug}/consent/").content.decode()
+    html = visitor.request("post", f"/s/{study.slug}/consent/?PROLIFIC_PID=leak-test").content.decode()
     visitor.request("get", f"/s/{study.slug}/instructions/")
     form = {"consistency-most": "A", "consistency-least": "B", "fluency-most": "C", "fluency-least": "A"}
     for _ in range(3):

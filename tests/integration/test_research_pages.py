@@ -9,6 +9,7 @@ from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Enrollment, Job, Participant, Study
+from annotation.services.pseudonyms import participant_pseudonym
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
 
@@ -84,19 +85,19 @@ def test_participant_actions_flag_exclude_and_block(client, researcher, enrolled
     study = load_study_file(claim_study_file(slug="mine"), owner=researcher).study
     person = enrolled(study, source="prolific", platform_worker_id="SECRET-PID")
     page = client.get("/research/s/mine/participants/").content.decode()
-    assert person.public_id in page and "SECRET-PID" not in page
+    # The owner sees the export pseudonym and, beside it, the Prolific id (issue 12).
+    assert participant_pseudonym(study, person) in page and "SECRET-PID" in page
     url = f"/research/s/mine/participants/{person.public_id}/"
-    client.post(url, {"action": "flag"})  # a flag needs its reason
+    client.post(url, {"action": "flag", "confirm": "yes"})  # a flag needs its reason
     person.refresh_from_db()
     assert not person.flagged
-    client.post(url, {"action": "flag", "reason": "same answer on every page"})
-    for action in ("exclude", "block"):
-        client.post(url, {"action": action})
+    for action in ("flag", "exclude", "block"):
+        client.post(url, {"action": action, "reason": "too fast", "confirm": "yes"})
     person.refresh_from_db()
-    assert person.flagged and person.blocked and person.flag_reason == "same answer on every page"
+    assert person.flagged and person.blocked and person.flag_reason == "too fast"
     assert Enrollment.objects.get(participant=person).excluded
     detail = client.get(f"/research/s/mine/participants/{person.public_id}/").content.decode()
-    assert 'id="qualification">none<' in detail
+    assert 'id="attention-outcome">—<' in detail
 
 
 def test_exports_page_starts_a_job_and_offers_the_download(

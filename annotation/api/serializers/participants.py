@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from annotation.services.access import can_share_study
+
 
 class QualificationOut(serializers.Serializer):
-    outcome = serializers.ChoiceField(choices=["passed", "failed", "pending", "none"])
+    outcome = serializers.ChoiceField(choices=["passed", "failed", "flagged_kept_playing", "pending", "none"])
     detail = serializers.CharField()
 
 
@@ -17,9 +19,11 @@ class AgreementOut(serializers.Serializer):
 
 
 class ParticipantOut(serializers.Serializer):
-    """Built from a ``ParticipantQuality``; ``platform_worker_id`` only for admins."""
+    """Built from a ``ParticipantQuality``; ``platform_worker_id`` only for the study's
+    owner and admins. ``pseudonym`` is the participant's id in the exports."""
 
     participant = serializers.CharField(source="enrollment.participant.public_id")
+    pseudonym = serializers.CharField(help_text="The participant's id in this study's exports")
     source = serializers.CharField(source="enrollment.participant.source")
     platform_worker_id = serializers.SerializerMethodField()
     status = serializers.CharField(source="enrollment.status")
@@ -30,6 +34,8 @@ class ParticipantOut(serializers.Serializer):
     median_seconds_per_page = serializers.FloatField(allow_null=True)
     agreement = serializers.SerializerMethodField()
     qualification = QualificationOut()
+    attention = QualificationOut(help_text="What the attention checks say")
+    exam = QualificationOut(allow_null=True, help_text="The qualification exam's outcome; null: no exam")
     flagged = serializers.BooleanField(source="enrollment.participant.flagged")
     flag_reason = serializers.CharField(source="enrollment.participant.flag_reason")
     blocked = serializers.BooleanField(source="enrollment.participant.blocked")
@@ -37,7 +43,8 @@ class ParticipantOut(serializers.Serializer):
 
     def get_platform_worker_id(self, quality) -> str | None:
         user = self.context["request"].user
-        return quality.enrollment.participant.platform_worker_id if user.is_superuser else None
+        enrollment = quality.enrollment
+        return enrollment.participant.platform_worker_id if can_share_study(user, enrollment.study) else None
 
     def get_agreement(self, quality) -> AgreementOut:
         return AgreementOut(

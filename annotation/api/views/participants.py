@@ -30,7 +30,9 @@ class ParticipantListView(ResearcherView):
     )
     def get(self, request, slug):
         study = self.study()
-        enrollments = Enrollment.objects.filter(study=study).select_related("participant").order_by("id")
+        enrollments = (
+            Enrollment.objects.filter(study=study).select_related("participant", "study").order_by("id")
+        )
         page = self.paginate_queryset(enrollments)
         quality = study_quality(study, page)
         rows = [quality[enrollment.participant_id] for enrollment in page]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 
 from django.http import QueryDict
+from django.urls import reverse
 from rest_framework import serializers
 
 from scoring.boundary import boundary_points
@@ -133,6 +134,7 @@ class Boundary(TaskKind):
     label = "Real or fake: where did the machine take over?"
     template = "annotation/kinds/boundary.html"
     page_template = "annotation/kinds/boundary.html"
+    page_noun = ("passage", "passages")
     Config = BoundaryConfig
     Payload = BoundaryPayload
     Answer = BoundaryAnswer
@@ -173,6 +175,13 @@ class Boundary(TaskKind):
 
     def after_response(self, response) -> None:
         game.record_round(response)
+
+    def finished_page(self, study, enrollment) -> str | None:
+        """A volunteer who played every passage of a public category ends on the game's
+        page for it (score, rank, other categories); paid players get their code."""
+        if study.public and enrollment.participant.source == enrollment.participant.Source.ORGANIC:
+            return reverse("game-finished", kwargs={"slug": study.slug})
+        return None
 
     def ends_session_on_attention_failure(self, study, participant) -> bool:
         if participant.source != participant.Source.ORGANIC:

@@ -13,7 +13,7 @@ from datetime import datetime
 from django.db.models import Count
 from django.http import Http404
 
-from annotation.models import Item, Participant, PlayerStats, Response, Study
+from annotation.models import Enrollment, Item, Participant, PlayerStats, Response, Study
 from annotation.models.game import OVERALL
 from scoring.boundary import seconds_per_sentence
 
@@ -157,6 +157,21 @@ def public_categories() -> list[str]:
     return sorted({category for game_study in public_game_studies() for category in game_study.categories})
 
 
+def finished_study_ids(participant: Participant | None) -> set[int]:
+    """The game studies whose every passage this player has played (their session is over)."""
+    if participant is None:
+        return set()
+    done = (Enrollment.Status.COMPLETED, Enrollment.Status.SCREENED_OUT)
+    rows = Enrollment.objects.filter(participant=participant, study__kind=GAME_KIND, status__in=done)
+    return set(rows.values_list("study_id", flat=True))
+
+
+def category_totals(participant_id: int, category: str) -> PlayerStats:
+    """The player's row for one category (an unsaved empty one before their first round)."""
+    row = PlayerStats.objects.filter(participant_id=participant_id, category=category).first()
+    return row or PlayerStats(participant_id=participant_id, category=category)
+
+
 def player_name(participant: Participant) -> str:
     """What a leaderboard shows: the username, or a short guest name (escaped by templates)."""
     if participant.user is not None:
@@ -174,11 +189,18 @@ def access_game_study(slug: str) -> Study:
 
 def participant_after_login(*, user, session_participant_id: int | None) -> Participant | None:
     """Who plays once ``user`` logs in: their own participant, else this browser's guest,
-    which the account then keeps (with its whole history)."""
+    which the account then keeps (with its whole history).
+
+    Only a guest of the open web is claimed: a crowd platform's participant (a Prolific
+    or MTurk id, which anyone can put in a link) never becomes an account's.
+    """
     own = Participant.objects.filter(user=user).first()
     if own is not None:
         return own
     if not session_participant_id:
         return None
-    claimed = Participant.objects.filter(pk=session_participant_id, user__isnull=True).update(user=user)
+    claimable = Participant.objects.filter(
+        pk=session_participant_id, user__isnull=True, source=Participant.Source.ORGANIC
+    )
+    claimed = claimable.update(user=user)
     return Participant.objects.get(pk=session_participant_id) if claimed else None

@@ -21,3 +21,5 @@ def remember_participant_after_login(sender, request, user, **kwargs) -> None:
     )
     if participant is not None:
         request.session[PARTICIPANT_KEY] = participant.pk
+    else:  # a crowd participant's browser: the account plays as itself, not as them
+        request.session.pop(PARTICIPANT_KEY, None)

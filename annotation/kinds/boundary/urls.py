@@ -18,6 +18,7 @@ round_steps: list[URLPattern | URLResolver] = [
 urlpatterns = [
     path("", game.landing, name="game-landing"),
     path("s/<slug:slug>/", game.start, name="game-start"),
+    path("s/<slug:slug>/done/", game.finished, name="game-finished"),
     path("profile/", game.profile, name="game-profile"),
     path("leaderboard/", game.leaderboard_page, name="game-leaderboard"),
     path("leaderboard/<slug:category>/", game.leaderboard_page, name="game-leaderboard-category"),

@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
+from annotation.models import Study
 from annotation.services.json_input import BadJSON, read_json
 from annotation.services.studies import load_study_file
 
@@ -16,9 +17,21 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("file", help="path to the study file (JSON)")
         parser.add_argument("--owner", help="username of the researcher who owns the study")
+        parser.add_argument(
+            "--update",
+            action="store_true",
+            help="change the study of that slug if there is one (without it, an existing slug is refused)",
+        )
 
-    def handle(self, *args, file: str, owner: str | None, **options):
+    def handle(self, *args, file: str, owner: str | None, update: bool = False, **options):
         data = read_json_file(file)
+        slug = data.get("slug") if isinstance(data, dict) else None
+        if not update and isinstance(slug, str) and Study.objects.filter(slug=slug).exists():
+            # A copied example file keeps the demo's slug: never change a study by surprise.
+            raise CommandError(
+                f"{file}: a study with slug {slug!r} already exists; nothing was written. "
+                "Give your file its own slug, or pass --update to change that study."
+            )
         user = None
         if owner:
             user = get_user_model().objects.filter(username=owner).first()

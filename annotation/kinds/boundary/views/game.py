@@ -28,6 +28,7 @@ def landing(request: HttpRequest) -> HttpResponse:
     board = leaderboard(participant=participant)
     context = {
         "game_studies": game.public_game_studies(),
+        "finished_ids": game.finished_study_ids(participant),
         "totals": game.player_totals(participant.pk) if participant else None,
         "participant": participant,
         "top": board.rows[:PREVIEW_ROWS],
@@ -48,8 +49,32 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
     except StepRefused as refusal:
         return refused_step(request, refusal)
     remember_participant(request, participant)
-    give_consent(enroll(participant=participant, study=study))
+    enrollment = enroll(participant=participant, study=study)
+    if enrollment.finished:
+        return redirect("game-finished", slug=study.slug)
+    give_consent(enrollment)
     return redirect("study-task", slug=study.slug)
+
+
+def finished(request: HttpRequest, slug: str) -> HttpResponse:
+    """The end of a category: the player's score in it, their rank, the other categories."""
+    study = game.access_game_study(slug)
+    participant = session_participant(request)
+    if participant is None or study.pk not in game.finished_study_ids(participant):
+        return redirect("game-landing")
+    categories = next((g.categories for g in game.public_game_studies() if g.study.pk == study.pk), ())
+    category = categories[0] if len(categories) == 1 else OVERALL
+    done = game.finished_study_ids(participant)
+    context = {
+        "study": study,
+        "category": category,
+        "totals": game.category_totals(participant.pk, category),
+        "overall": game.player_totals(participant.pk),
+        "board": leaderboard(category=category, participant=participant),
+        "others": [g for g in game.public_game_studies() if g.study.pk not in done],
+        "participant": participant,
+    }
+    return render(request, "game/finished.html", context)
 
 
 def profile(request: HttpRequest) -> HttpResponse:

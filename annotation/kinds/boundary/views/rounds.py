@@ -147,7 +147,14 @@ def _reason_errors(request, study, assignment, errors: dict) -> HttpResponse:
 
 
 def _step_error(request, study, exc: RoundError) -> HttpResponse:
-    context = {"study": study, "message": exc.message, "field": exc.field}
+    """A refused step; on a round that is over (answered in another tab, or out of time) the
+    round's buttons give way to *Next passage*."""
+    context = {
+        "study": study,
+        "message": exc.message,
+        "field": exc.field,
+        "closed": isinstance(exc, RoundClosed),
+    }
     if _is_htmx(request):
         response = render(request, f"{FRAGMENTS}_message.html", context, status=exc.status)
         return _retarget(response, "#round-message", "innerHTML")
