@@ -71,11 +71,14 @@ def test_accept_and_flag_with_a_reason_from_the_review_page(client, study):
     url = f"/research/s/mine/participants/{cat.public_id}/"
     client.post(url, {"action": "accept", "back": "detail"})
     assert Enrollment.objects.get(participant=cat).accepted
-    refused = client.post(url, {"action": "flag", "reason": "  ", "back": "detail"}, follow=True)
-    assert b"say why you flag" in refused.content
+    refused = client.post(url, {"action": "flag", "reason": "  ", "confirm": "yes", "back": "detail"})
+    assert refused.status_code == 400 and b"Say why you flag" in refused.content
     cat.refresh_from_db()
     assert not cat.flagged
-    client.post(url, {"action": "flag", "reason": "evidence never matches the label", "back": "detail"})
+    client.post(
+        url,
+        {"action": "flag", "reason": "evidence never matches the label", "confirm": "yes", "back": "detail"},
+    )
     cat.refresh_from_db()
     assert cat.flagged and cat.flag_reason == "evidence never matches the label"
     listing = client.get("/research/s/mine/participants/").content.decode()

@@ -95,7 +95,7 @@ def test_block_asks_for_a_reason_and_a_confirmation_and_the_reason_reaches_the_e
     path = tmp_path / "out.csv"
     call_command("exportstudy", study.slug, "--format", "csv", "--output", str(path))
     with path.open() as handle:
-        assert [row["flag_reason"] for row in csv.DictReader(handle)] == ["copy-pasted answers"]
+        assert [row["participant_flag_reason"] for row in csv.DictReader(handle)] == ["copy-pasted answers"]
 
 
 def test_failed_checks_in_a_study_that_lets_people_go_on_read_flagged_kept_playing(make_claim_study, owner):
