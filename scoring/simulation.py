@@ -53,7 +53,7 @@ def generality(similarity_means: Sequence[float]) -> Estimate:
     return Estimate(float((1.0 - x).mean()), n=int(x.size))
 
 
-def majority_simulatable(items: Sequence, choices: Sequence[str]) -> dict:
+def majority_simulatable(items: Sequence | np.ndarray, choices: Sequence[str]) -> dict:
     """Per item (counterfactual): whether at least half of its judgements are simulatable."""
     item = np.asarray(items)
     ids, index = np.unique(item, return_inverse=True)

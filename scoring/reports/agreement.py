@@ -43,7 +43,7 @@ from scoring.raters import (
 )
 from scoring.reliability import cronbach_alpha, icc_2k, within_points_from_value_counts
 
-from .base import Columns, ReportRow, StudyData, row
+from .base import ReportRow, StudyData, row
 
 # Group keys the scopes use themselves: a provenance key may not take one of these names.
 RESERVED_KEYS = frozenset(
@@ -112,7 +112,7 @@ class Ratings:
             value=value,
             response=response,
             rater=rater,
-            model=data.participants["model"][rater],
+            model=data.machine_responses()[response],
             provenance=provenance,
             questions=questions,
             levels=levels,
@@ -443,12 +443,3 @@ def _labeller(data: StudyData) -> Labels:
         return found
 
     return labels
-
-
-def human_observations(data: StudyData) -> Columns:
-    """The observations of humans only (machine raters are compared with them apart)."""
-    observations = data.observations
-    if not len(observations):
-        return observations
-    model = data.participants["model"]
-    return observations.take(~model[data.responses["participant"][observations["response"]]])

@@ -136,6 +136,18 @@ class StudyData:
             keep = (keep & ~self.items["adjudicated"][self.responses["item"]]) | adjudicator
         return self.where(keep)
 
+    def machine_responses(self) -> np.ndarray:
+        """Per response, whether a machine rater gave it (a participant with source ``model``:
+        an LLM simulator or automatic rater). The one test of "not a human answer": every
+        figure is computed on the others (``humans``); only the rows that compare machines
+        with humans, grouped by rater, look at these."""
+        return self.participants["model"][self.responses["participant"]]
+
+    def humans(self) -> StudyData:
+        """The same population with the human answers only (adjudicators are humans)."""
+        machine = self.machine_responses()
+        return self.where(~machine) if machine.any() else self
+
     def _column(self, name: str) -> np.ndarray:
         """A boolean response column, all False when the loader did not provide it."""
         if name in self.responses:
@@ -199,7 +211,8 @@ class KindReport:
     """The report builder of one task kind; subclasses live one per module in this package.
 
     ``response_fields`` / ``item_fields`` name what the loader must read. ``rows`` turns
-    one population into report rows. Agreement values are not a builder's business: the
+    the human answers of one population into report rows; ``machine_rows`` adds figures of
+    machine raters, explicitly per rater. Agreement values are not a builder's business: the
     loader asks the kind (``agreement_fields`` / ``agreement_values``), their only source.
     """
 
@@ -210,6 +223,14 @@ class KindReport:
     plots: ClassVar[tuple[PlotSpec, ...]] = ()
 
     def rows(self, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
+        """The kind's figures; ``data`` holds human answers only."""
+        return []
+
+    def machine_rows(self, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
+        """Figures of machine raters beside the humans, each row grouped by ``rater``;
+        ``data`` holds every answer of the population (``data.machine_responses()`` tells
+        them apart). Most kinds have none: the common ``agreement.machine_*`` rows compare
+        every kind's machine raters with the humans."""
         return []
 
     def question_groups(self, config: dict) -> dict[str, str]:

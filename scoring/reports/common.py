@@ -82,7 +82,13 @@ ALPHA_PLOT = PlotSpec(
 
 
 def progress_rows(data: StudyData) -> list[ReportRow]:
-    """Collection progress of one population (attention checks counted apart)."""
+    """Collection progress of one population: the humans' answers (attention checks
+    counted apart); machine raters' answers are only counted, in the details, since
+    ``annotations_per_item`` asks for human annotators."""
+    machine = data.machine_responses()
+    machine_raters = count_distinct(data.responses["participant"][machine])
+    machine_answers = int((machine & ~data.responses["attention"]).sum())
+    data = data.humans()
     responses = data.responses
     attention = responses["attention"]
     analysed_items = responses["item"][~attention]
@@ -97,11 +103,13 @@ def progress_rows(data: StudyData) -> list[ReportRow]:
             {},
             Estimate(float((~attention).sum()), n=int((~attention).sum())),
             attention_checks=int(attention.sum()),
+            machine_responses=machine_answers,
         ),
         row(
             "progress.participants",
             {},
             Estimate(float(count_distinct(responses["participant"])), n=len(responses)),
+            machine_raters=machine_raters,
         ),
         row(
             "progress.items_complete",
@@ -129,10 +137,15 @@ def progress_rows(data: StudyData) -> list[ReportRow]:
 def study_rows(builder: KindReport, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
     """All figures of one population: progress, agreement (among human annotators, grouped
     by question, pooled, by question group and by provenance; machine raters beside the
-    humans), and the kind's own."""
+    humans), and the kind's own.
+
+    Human answers are selected here, once (``StudyData.humans``): the kind's figures see
+    nothing else; the rows that compare machine raters with humans (``agreement.machine_*``,
+    a builder's ``machine_rows``) get the whole population and say which rater each is."""
     rows = progress_rows(data)
     analysed = data.analysed()
     del data  # one copy of the population at a time
     rows += agreement_scope_rows(analysed, builder.question_groups(analysed.config))
-    rows += builder.rows(analysed, embed=embed)
+    rows += builder.machine_rows(analysed, embed=embed)
+    rows += builder.rows(analysed.humans(), embed=embed)
     return rows

@@ -1,4 +1,5 @@
-"""Counterfactual simulation: precision and generality per explanation system.
+"""Counterfactual simulation: precision and generality per explanation system; the
+precision of each model simulator beside the humans'.
 
 The agreement of humans with each other and with model simulators is the common
 human-machine comparison every kind gets (``agreement.machine_*``, question ``choice``)."""
@@ -64,12 +65,22 @@ class SimulationReport(KindReport):
     )
 
     def rows(self, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
+        """The humans' figures (``data`` holds human answers only)."""
         view = _View(data)
-        rows = []
-        for rater in ("human", "model"):
-            rows += _precision_rows(view, view.is_model == (rater == "model"), rater)
+        rows = _precision_rows(view, np.ones(len(view.item), dtype=bool), "human")
         rows += _simulatable_rows(view)
         rows += _generality_rows(view, embed)
+        return rows
+
+    def machine_rows(self, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
+        """The precision of each model simulator, measured like the humans' (``rater``:
+        its name)."""
+        view = _View(data)
+        machine = data.machine_responses()
+        rows = []
+        for participant in np.unique(view.participant[machine]).tolist():
+            mine = view.participant == participant
+            rows += _precision_rows(view, mine, str(data.participants["name"][participant]))
         return rows
 
 
@@ -84,8 +95,6 @@ class _View:
         self.explanation = data.items["explanation"][item]
         self.model_answer = data.items["model_answer"][item]
         self.participant = data.responses["participant"]
-        self.is_model = data.participants["model"][self.participant]
-        self.names = data.participants["name"]
         texts = np.where(
             data.items["question_text"] != "", data.items["question_text"], data.items["context_text"]
         )
@@ -115,9 +124,8 @@ def _precision_rows(view: _View, mask: np.ndarray, rater: str) -> list[ReportRow
 
 
 def _simulatable_rows(view: _View) -> list[ReportRow]:
-    human = ~view.is_model
-    committed = simulation.simulatable(list(view.choice[human])).astype(np.float64)
-    systems = view.system[human]
+    committed = simulation.simulatable(list(view.choice)).astype(np.float64)
+    systems = view.system
     rows = []
     for system in sorted(set(systems)):
         values = committed[systems == system]
@@ -167,14 +175,11 @@ def _generality_rows(view: _View, embed: Embed | None) -> list[ReportRow]:
 
 def _simulatable_texts(view: _View) -> dict:
     """Per explanation: the counterfactual texts most human judgements found simulatable."""
-    human = ~view.is_model
-    if not human.any():
+    if not len(view.item):
         return {}
-    majority = simulation.majority_simulatable(view.item[human], list(view.choice[human]))
+    majority = simulation.majority_simulatable(view.item, list(view.choice))
     texts: defaultdict[str, dict[int, str]] = defaultdict(dict)  # explanation → item → text
-    for item, explanation, text in zip(
-        view.item[human], view.explanation[human], view.text[human], strict=True
-    ):
+    for item, explanation, text in zip(view.item, view.explanation, view.text, strict=True):
         if majority[int(item)] and text:
             texts[explanation][int(item)] = text
     return {explanation: list(by_item.values()) for explanation, by_item in texts.items()}

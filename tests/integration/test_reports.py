@@ -238,8 +238,8 @@ def test_simulation_precision_generality_and_kappa():
     # e2 (GPT-3): h1 yes✓ no✗(model yes) no✓, h2 yes✓ yes✓ yes✗ → 4/6
     assert get(found, "simulation.precision", system="GPT-3", rater="human").value == pytest.approx(4 / 6)
     # the simulator matches the model on all of e1 and on two of e2's three
-    assert get(found, "simulation.precision", system="GPT-4", rater="model").value == pytest.approx(1.0)
-    assert get(found, "simulation.precision", system="GPT-3", rater="model").value == pytest.approx(2 / 3)
+    assert get(found, "simulation.precision", system="GPT-4", rater="gpt").value == pytest.approx(1.0)
+    assert get(found, "simulation.precision", system="GPT-3", rater="gpt").value == pytest.approx(2 / 3)
     # e1-2 is unsimulatable for both humans, so e1's counterfactuals are e1-0 and e1-1
     jaccard = get(found, "simulation.generality", system="GPT-4", measure="jaccard")
     assert jaccard.value == pytest.approx(1 - 0.2)  # {pigs,use,chopsticks} vs {cows,use,forks}

@@ -1,0 +1,104 @@
+"""Machine raters (participants with source ``model``) never count among the humans: the
+kinds' means, shares, tests and progress are the humans' alone, while the rows that compare
+machines with humans (``agreement.machine_*``) still see them. On PostgreSQL, through
+``computereports --json``, with the answers stored through the services."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
+
+pytestmark = pytest.mark.django_db
+
+HUMANS = ("h1", "h2")
+ITEMS = [f"{system}-{case}" for system in ("ROME", "FT") for case in range(3)]
+
+
+def _json(study) -> list[dict]:
+    out = StringIO()
+    call_command("computereports", study.slug, "--json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+def _find(rows: list[dict], metric: str, **group) -> dict:
+    found = [r for r in rows if r["metric"] == metric and r["group"] == group]
+    assert len(found) == 1, (metric, group, len(found))
+    return found[0]
+
+
+def _answers(study, answer_of) -> None:
+    """Every item answered by both humans and by the judge (a machine rater)."""
+    rows = [
+        {
+            "participant": rater,
+            "item": item,
+            "answer": answer_of(rater, item),
+            "source": "model" if rater == "judge" else "lab",
+        }
+        for rater in (*HUMANS, "judge")
+        for item in ITEMS
+    ]
+    AnsweredResponseFactory.from_specs(study, rows)
+
+
+def _items(study, payload: dict | None = None) -> None:
+    specs = [{"external_id": item, "provenance": {"system": item.split("-")[0]}} for item in ITEMS]
+    if payload is not None:
+        specs = [{**spec, "payload": payload} for spec in specs]
+    ItemFactory.from_specs(study, specs)
+
+
+def test_likert_means_and_progress_are_the_humans_and_the_judge_is_compared_apart():
+    questions = [{"id": "edit", "text": "…", "passage": "main"}]
+    study = StudyFactory(
+        kind="likert", slug="humans-6", annotations_per_item=3, config={"questions": questions}
+    )
+    _items(study, {"new_fact": "f", "old_facts": [], "main_passage": "p"})
+    _answers(study, lambda rater, item: {"ratings": {"edit": 1 if rater == "judge" else 6}})
+    rows = _json(study)
+
+    overall = _find(rows, "likert.mean", question="edit")
+    assert (overall["value"], overall["n"]) == (6.0, 2 * len(ITEMS))
+    for system in ("ROME", "FT"):
+        assert _find(rows, "likert.mean", question="edit", system=system)["value"] == 6.0
+    responses = _find(rows, "progress.responses")
+    assert (responses["value"], responses["details"]["machine_responses"]) == (2 * len(ITEMS), len(ITEMS))
+    participants = _find(rows, "progress.participants")
+    assert (participants["value"], participants["details"]["machine_raters"]) == (2, 1)
+    # three answers per item were asked for: two humans do not complete an item, the judge never does
+    assert _find(rows, "progress.items_complete")["value"] == 0
+    # the judge is still compared with the humans, by name
+    scope = {"question": "edit", "level": "ordinal"}
+    judge = _find(rows, "agreement.machine_alpha", **scope, rater="judge", against="humans")
+    assert judge["details"]["pairs"] == 2 * len(ITEMS)
+    ceiling = _find(rows, "agreement.machine_alpha", **scope, rater="humans", against="humans")
+    assert ceiling["details"]["pairs"] == len(ITEMS)
+    assert _find(rows, "agreement.percent", **scope)["n"] == len(ITEMS)  # one human pair per item
+
+
+def test_claim_label_shares_evidence_and_test_are_the_humans():
+    study = StudyFactory(kind="claim", slug="humans-support", annotations_per_item=2)
+    _items(study)
+
+    def answer(rater, item):
+        if rater == "judge":
+            return {"label": "contradicts", "evidence": [2]}
+        return {"label": "supports", "evidence": [0]}
+
+    _answers(study, answer)
+    rows = _json(study)
+
+    assert _find(rows, "claim.label_share", label="supports")["value"] == 1.0
+    contradicts = _find(rows, "claim.label_share", label="contradicts")
+    assert (contradicts["value"], contradicts["n"]) == (0.0, 2 * len(ITEMS))
+    assert _find(rows, "claim.label_share", system="FT", label="supports")["value"] == 1.0
+    assert _find(rows, "claim.evidence_f1")["value"] == 1.0  # the humans marked the same sentence
+    assert _find(rows, "claim.chi_square")["n"] == 2 * len(ITEMS)
+    assert _find(rows, "progress.items_complete")["value"] == len(ITEMS)
+    scope = {"question": "label", "level": "nominal"}
+    judge = _find(rows, "agreement.machine_alpha", **scope, rater="judge", against="humans")
+    assert judge["details"]["pairs"] == 2 * len(ITEMS)
+    assert _find(rows, "agreement.percent", **scope)["value"] == 1.0
