@@ -61,6 +61,7 @@ class DashboardView:
     # Plots with nothing to draw, with the reason, shown as text instead of an image.
     empty_plots: list[tuple[PlotSpec, str]] = field(default_factory=list)
     attention_checks: int = 0  # attention-check pages among the responses counted
+    machine_responses: int = 0  # answers of machine raters among them (in no human figure)
 
     @property
     def empty(self) -> bool:
@@ -106,7 +107,9 @@ def dashboard_view(study: Study, population: str) -> DashboardView:
         elif any(r.metric == plot.metric for r in reports):
             view.empty_plots.append((plot, _undefined_reason(plot, reports)))
     responses = next((r for r in reports if r.metric == "progress.responses" and not r.group), None)
-    view.attention_checks = int(((responses.details or {}) if responses else {}).get("attention_checks", 0))
+    details = (responses.details or {}) if responses else {}
+    view.attention_checks = int(details.get("attention_checks", 0))
+    view.machine_responses = int(details.get("machine_responses", 0))
     return view
 
 
@@ -136,6 +139,10 @@ def progress_cards(progress: dict[str, Report]) -> list[Card]:
         count = format_number(responses.value) if responses else "—"
         checks = int((responses.details or {}).get("attention_checks", 0)) if responses else 0
         detail = f"{count} answers to items" + (f", plus {checks} attention-check pages" if checks else "")
+        if machines := int((people.details or {}).get("machine_raters", 0)):
+            answers = int((responses.details or {}).get("machine_responses", 0)) if responses else 0
+            raters = "machine rater" if machines == 1 else "machine raters"
+            detail += f"; {machines} {raters} ({answers} answers) counted apart"
         cards.append(Card("Participants", format_number(people.value), detail))
     if seconds := progress.get("progress.median_seconds_per_page"):
         value = "—" if seconds.value is None else f"{seconds.value:.0f} s"

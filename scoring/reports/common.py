@@ -87,7 +87,7 @@ def progress_rows(data: StudyData) -> list[ReportRow]:
     ``annotations_per_item`` asks for human annotators."""
     machine = data.machine_responses()
     machine_raters = count_distinct(data.responses["participant"][machine])
-    machine_answers = int((machine & ~data.responses["attention"]).sum())
+    machine_answers = int(machine.sum())
     data = data.humans()
     responses = data.responses
     attention = responses["attention"]

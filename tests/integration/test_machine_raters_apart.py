@@ -17,6 +17,13 @@ HUMANS = ("h1", "h2")
 ITEMS = [f"{system}-{case}" for system in ("ROME", "FT") for case in range(3)]
 
 
+@pytest.fixture
+def owner(django_user_model, client):
+    user = django_user_model.objects.create_user("owner", password="pw", is_staff=True)
+    client.force_login(user)
+    return user
+
+
 def _json(study) -> list[dict]:
     out = StringIO()
     call_command("computereports", study.slug, "--json", stdout=out)
@@ -51,10 +58,10 @@ def _items(study, payload: dict | None = None) -> None:
     ItemFactory.from_specs(study, specs)
 
 
-def test_likert_means_and_progress_are_the_humans_and_the_judge_is_compared_apart():
+def test_likert_means_and_progress_are_the_humans_and_the_judge_is_compared_apart(owner, client):
     questions = [{"id": "edit", "text": "…", "passage": "main"}]
     study = StudyFactory(
-        kind="likert", slug="humans-6", annotations_per_item=3, config={"questions": questions}
+        kind="likert", slug="humans-6", owner=owner, annotations_per_item=3, config={"questions": questions}
     )
     _items(study, {"new_fact": "f", "old_facts": [], "main_passage": "p"})
     _answers(study, lambda rater, item: {"ratings": {"edit": 1 if rater == "judge" else 6}})
@@ -77,6 +84,10 @@ def test_likert_means_and_progress_are_the_humans_and_the_judge_is_compared_apar
     ceiling = _find(rows, "agreement.machine_alpha", **scope, rater="humans", against="humans")
     assert ceiling["details"]["pairs"] == len(ITEMS)
     assert _find(rows, "agreement.percent", **scope)["n"] == len(ITEMS)  # one human pair per item
+    # the dashboard's counts add up: the judge's answers are named apart
+    html = client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
+    assert f"from {3 * len(ITEMS)} responses ({len(ITEMS)} of machine raters, counted apart)" in html
+    assert f"{2 * len(ITEMS)} answers to items; 1 machine rater ({len(ITEMS)} answers) counted apart" in html
 
 
 def test_claim_label_shares_evidence_and_test_are_the_humans():
