@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
+from tests.helpers.reports import simulation_study
 
 pytestmark = pytest.mark.django_db
 
@@ -113,3 +114,26 @@ def test_claim_label_shares_evidence_and_test_are_the_humans():
     judge = _find(rows, "agreement.machine_alpha", **scope, rater="judge", against="humans")
     assert judge["details"]["pairs"] == 2 * len(ITEMS)
     assert _find(rows, "agreement.percent", **scope)["value"] == 1.0
+
+
+def test_each_simulator_has_its_own_precision_beside_the_humans():
+    study = simulation_study()  # humans h1, h2 and the simulator gpt
+    rows = [
+        {"participant": "llama", "item": item, "answer": {"choice": "no"}, "source": "model"}
+        for item in ("e1-0", "e1-1", "e1-2", "e2-0", "e2-1", "e2-2")
+    ]
+    AnsweredResponseFactory.from_specs(study, rows)
+    found = _json(study)
+
+    def precision(system: str, rater: str) -> float:
+        return _find(found, "simulation.precision", system=system, rater=rater)["value"]
+
+    for system in ("GPT-4", "GPT-3"):  # the model answered yes, yes, no for each explanation
+        assert precision(system, "llama") == pytest.approx(1 / 3)
+    assert precision("GPT-4", "gpt") == pytest.approx(1.0)
+    assert precision("GPT-4", "human") == pytest.approx(3 / 4)
+    raters = {r["group"]["rater"] for r in found if r["metric"] == "simulation.precision"}
+    assert raters == {"human", "gpt", "llama"}
+    # h1 and h2 committed on four of their six GPT-4 judgements; the simulators always commit
+    assert _find(found, "simulation.simulatable_rate", system="GPT-4")["value"] == pytest.approx(4 / 6)
+    assert _find(found, "progress.participants")["details"]["machine_raters"] == 2
