@@ -20,7 +20,7 @@ def test_reports_job_runs_on_a_real_worker(redis_worker):  # noqa: F811
     assert wait_until(lambda: Job.objects.get(pk=job.pk).status == Job.Status.DONE, seconds=60)
     done = Job.objects.get(pk=job.pk)
     assert done.result["rows"] == Report.objects.filter(study=study).count() > 0
-    assert done.progress_done == done.progress_total == 9
+    assert done.progress_done == done.progress_total > 0  # the bar ends full
     # the periodic check finds nothing to do now, then a live study with new answers
     assert refresh_live_study_reports_task() == 0
     study.responses.filter(participant__platform_worker_id="dan").delete()
