@@ -22,7 +22,7 @@ def hold_the_reports(study, locked: threading.Event, release: threading.Event) -
     them, the request that starts the job never touches them."""
     try:
         with transaction.atomic():
-            list(Report.objects.select_for_update().filter(study=study))
+            list(Report.objects.select_for_update(of=("self",)).filter(study=study))
             locked.set()
             release.wait(60)
     finally:

@@ -12,11 +12,11 @@ from annotation.models import Exam, Item, Study
 pytestmark = pytest.mark.django_db
 
 
-def load(tmp_path, data) -> str:
+def load(tmp_path, data, *options: str) -> str:
     path = tmp_path / f"{data.get('slug', 'study')}.json"
     path.write_text(json.dumps(data))
     out = StringIO()
-    call_command("loadstudy", str(path), stdout=out)
+    call_command("loadstudy", str(path), *options, stdout=out)
     return out.getvalue()
 
 
@@ -109,7 +109,7 @@ def test_an_exam_cannot_require_an_exam_or_lose_its_block_while_required(tmp_pat
         load(tmp_path, {**exam, "qualification": "demo-simulation-exam", "slug": "second-exam"})
     without = {k: v for k, v in exam.items() if k != "exam"}
     with pytest.raises(CommandError, match="Studies require this exam"):
-        load(tmp_path, without)
+        load(tmp_path, without, "--update")
     assert Exam.objects.get().study.slug == "demo-simulation-exam"
 
 
@@ -118,7 +118,7 @@ def test_reloading_a_study_replaces_its_examples_and_faq(tmp_path, example_study
     load(tmp_path, data)
     data["faq"] = data["faq"][:1]
     data.pop("examples")
-    load(tmp_path, data)
+    load(tmp_path, data, "--update")
     study = Study.objects.get()
     assert len(study.faq) == 1 and study.examples == []
 

@@ -19,6 +19,9 @@ from .base import ResearcherView
 
 
 def _credentials_given(data) -> bool:
+    """Both fields sent as text (a body that is not an object sends neither)."""
+    if not hasattr(data, "get"):
+        return False
     return all(isinstance(data.get(name), str) and data.get(name) for name in ("username", "password"))
 
 
