@@ -30,6 +30,20 @@ def is_researcher(user) -> bool:
     return user.is_staff or user.is_superuser or user.groups.filter(name=RESEARCHERS_GROUP).exists()
 
 
+def researcher_accounts():
+    """Every account ``is_researcher`` says yes to, as a query: the accounts a study may be
+    owned by or shared with (never the game's players)."""
+    from django.contrib.auth import get_user_model
+
+    return (
+        get_user_model()
+        .objects.filter(is_active=True)
+        .filter(Q(is_staff=True) | Q(is_superuser=True) | Q(groups__name=RESEARCHERS_GROUP))
+        .distinct()
+        .order_by("username")
+    )
+
+
 def can_manage_study(user, study: Study) -> bool:
     """Owners, researchers it is shared with, and admins manage a study (preview drafts, data)."""
     if not (user and user.is_authenticated):
