@@ -10,8 +10,13 @@ from annotation.services.studies import load_study_file
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-STICKY = """() => { for (let e = document.querySelector('#consent-agree'); e; e = e.parentElement) {
-  const p = getComputedStyle(e).position; if (p === 'sticky' || p === 'fixed') return true; } return false; }"""
+STICKY = """() => {
+  for (let e = document.querySelector('#consent-agree'); e; e = e.parentElement) {
+    const p = getComputedStyle(e).position;
+    if (p === 'sticky' || p === 'fixed') return true;
+  }
+  return false;
+}"""
 
 
 @pytest.mark.parametrize("device", ["desktop", "phone"])
