@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.http import Http404
 from django.utils import timezone
@@ -33,8 +34,6 @@ def is_researcher(user) -> bool:
 def researcher_accounts():
     """Every account ``is_researcher`` says yes to, as a query: the accounts a study may be
     owned by or shared with (never the game's players)."""
-    from django.contrib.auth import get_user_model
-
     return (
         get_user_model()
         .objects.filter(is_active=True)
