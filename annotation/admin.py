@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
-from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
 from .errors import InputError
@@ -20,6 +20,7 @@ from .models import (
     Response,
     Study,
 )
+from .services.access import researcher_accounts
 from .services.exams import check_qualification
 from .services.jobs import JOB_KINDS, cancel_job, check_new_job, queue_job
 from .services.validation import check_exam_study, check_kind_and_config, is_exam, kind_named, validate_item
@@ -138,8 +139,29 @@ class StudyAdmin(admin.ModelAdmin):
             .annotate(
                 n_items=_count(Item, is_attention_check=False),
                 n_answered=_count(Response, is_attention_check=False),
+                exam_study=Exists(Exam.objects.filter(study=OuterRef("pk"))),
+                n_attempts=Coalesce(
+                    Subquery(
+                        ExamAttempt.objects.filter(exam__study=OuterRef("pk"))
+                        .values("exam")
+                        .annotate(n=Count("id"))
+                        .values("n"),
+                        output_field=IntegerField(),
+                    ),
+                    0,
+                ),
             )
         )
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "owner":
+            kwargs["queryset"] = researcher_accounts()
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        if db_field.name == "shared_with":
+            kwargs["queryset"] = researcher_accounts()
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     @admin.display(description="items", ordering="n_items")
     def item_count(self, study: Study) -> int:
@@ -147,6 +169,9 @@ class StudyAdmin(admin.ModelAdmin):
 
     @admin.display(description="responses / wanted")
     def progress(self, study: Study) -> str:
+        """An exam has no quota: each attempt answers every question, so it counts attempts."""
+        if study.exam_study:
+            return f"exam: {study.n_attempts} attempt{'s' if study.n_attempts != 1 else ''}"
         wanted = study.n_items * study.annotations_per_item
         share = f" ({100 * study.n_answered / wanted:.0f}%)" if wanted else ""
         return f"{study.n_answered} / {wanted}{share}"

@@ -2,15 +2,29 @@
 
 from django.conf import settings
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from annotation.views.health import healthz
 from annotation.views.home import home
 
+
+class FaviconView(RedirectView):
+    """``/favicon.ico`` for pages without our ``<link rel="icon">`` (the admin, the API docs):
+    the static icon, resolved per request so the hashed name of a collected build is used."""
+
+    permanent = False
+
+    def get_redirect_url(self, *args, **kwargs) -> str:
+        return static("img/favicon.svg")
+
+
 urlpatterns = [
     path("", home, name="home"),
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", FaviconView.as_view(), name="favicon"),
     path("", include("annotation.urls")),
     path("research/", include("scoring.urls")),
     path("accounts/", include("django.contrib.auth.urls")),

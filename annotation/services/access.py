@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.http import Http404
 from django.utils import timezone
@@ -28,6 +29,18 @@ def is_researcher(user) -> bool:
     if not (user and user.is_authenticated and user.is_active):
         return False
     return user.is_staff or user.is_superuser or user.groups.filter(name=RESEARCHERS_GROUP).exists()
+
+
+def researcher_accounts():
+    """Every account ``is_researcher`` says yes to, as a query: the accounts a study may be
+    owned by or shared with (never the game's players)."""
+    return (
+        get_user_model()
+        .objects.filter(is_active=True)
+        .filter(Q(is_staff=True) | Q(is_superuser=True) | Q(groups__name=RESEARCHERS_GROUP))
+        .distinct()
+        .order_by("username")
+    )
 
 
 def can_manage_study(user, study: Study) -> bool:

@@ -11,7 +11,9 @@ text, times as ISO 8601 text), so rows go from a server-side cursor to SQLite's
 from __future__ import annotations
 
 import sqlite3
+import stat
 import tempfile
+import time
 import zipfile
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,6 +37,8 @@ from .export_rows import (
     table_names,
 )
 from .jobs import Progress, no_progress
+
+READABLE = 0o644  # the archive's files unpack readable by everyone, as any download
 
 
 @dataclass(frozen=True)
@@ -198,10 +202,19 @@ def write_sqlite(
         database.unlink(missing_ok=True)
         responses = _fill_database(study, database, chosen, progress)
         if archive:
+            database.chmod(READABLE)  # the zip keeps the file's mode
             with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zipped:
                 zipped.write(database, database.name)
-                zipped.writestr("README.md", readme(study, chosen))
+                zipped.writestr(_readable_entry("README.md"), readme(study, chosen))
     return responses
+
+
+def _readable_entry(name: str) -> zipfile.ZipInfo:
+    """A zip entry that unpacks readable by everyone (``writestr`` by name gives 0600)."""
+    entry = zipfile.ZipInfo(name, date_time=time.localtime()[:6])
+    entry.compress_type = zipfile.ZIP_DEFLATED
+    entry.external_attr = (stat.S_IFREG | READABLE) << 16
+    return entry
 
 
 def _fill_database(study: Study, database: Path, chosen: list[Table], progress: Progress) -> int:

@@ -92,11 +92,26 @@ def load_study_file_for(user, data: dict, *, update_own: bool) -> LoadResult:
     if existing is None:
         return load_study_file(data, owner=user)
     if can_manage_study(user, existing):
-        if not update_own:
-            raise InputError({"slug": [OWN_SLUG]})
+        if not update_own:  # said beside every other error of the file, checked as if new
+            _raise_with({"slug": [OWN_SLUG]}, lambda: _check_study_file(_unused_slug(data), owner=user))
         return load_study_file(data, owner=None)
-    _check_study_file({**data, "slug": f"unused-{uuid.uuid4().hex}"}, owner=user)
+    _check_study_file(_unused_slug(data), owner=user)
     raise InputError({"slug": [SLUG_TAKEN]})
+
+
+def _unused_slug(data: dict) -> dict:
+    return {**data, "slug": f"unused-{uuid.uuid4().hex}"}
+
+
+def _raise_with(errors: dict[str, list[str]], check) -> None:
+    """Run ``check`` and raise ``errors`` together with any it raises (every error in one
+    pass), or ``errors`` alone when it passes; nothing is raised when both are empty."""
+    try:
+        check()
+    except InputError as exc:
+        raise InputError({**errors, **exc.errors}) from None
+    if errors:
+        raise InputError(errors)
 
 
 @dataclass(frozen=True)
@@ -111,6 +126,17 @@ def _check_study_file(data: dict, *, owner) -> _CheckedFile:
     """Every check of a study file, before anything is written."""
     if not isinstance(data, dict):
         raise InputError({"study": ["A study file is a JSON object."]})
+    unknown = sorted(set(data) - set(StudyFields.Meta.fields) - {"config", "items"} - EXTRA_FIELDS)
+    checked: list[_CheckedFile] = []
+    # A misspelled key is reported with every other error, not in a pass of its own.
+    _raise_with(
+        {name: ["Unknown field in a study file."] for name in unknown},
+        lambda: checked.append(_check_known_fields(data, owner=owner)),
+    )
+    return checked[0]
+
+
+def _check_known_fields(data: dict, *, owner) -> _CheckedFile:
     fields, kind = _check_study_fields(data)
     raw_items = data.get("items")
     if not isinstance(raw_items, list) or not raw_items:
@@ -127,10 +153,8 @@ def _check_study_file(data: dict, *, owner) -> _CheckedFile:
 
 
 def _check_study_fields(data: dict):
-    unknown = sorted(set(data) - set(StudyFields.Meta.fields) - {"config", "items"} - EXTRA_FIELDS)
-    if unknown:
-        raise InputError({name: ["Unknown field in a study file."] for name in unknown})
-    serializer = StudyFields(data={k: v for k, v in data.items() if k not in ("config", "items")})
+    known = set(StudyFields.Meta.fields)
+    serializer = StudyFields(data={k: v for k, v in data.items() if k in known})
     if not serializer.is_valid():
         raise InputError(flatten_errors(serializer.errors))
     fields = dict(serializer.validated_data)
