@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import copy
 import csv
+import http.client
 import http.cookiejar
 import io
 import json
@@ -82,6 +83,9 @@ class Browser:
         self.base, self.token = base, token
         self.jar = http.cookiejar.CookieJar()
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), NoRedirect)
+
+    def headers_token(self) -> str:
+        return f"Token {self.token}"
 
     def csrf(self) -> str:
         for cookie in self.jar:
@@ -558,6 +562,31 @@ def f09(ctx):
     )
 
 
+def post_until_refused(ctx, path: str, body: bytes) -> Reply:
+    """POST a large body in chunks and read the answer even when the server refuses it and
+    closes the connection before the body is all sent (urllib would only see the broken pipe)."""
+    parts = urllib.parse.urlsplit(ctx.base)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=TIMEOUT)
+    connection.putrequest("POST", path)
+    for name, value in (
+        ("Authorization", ctx.alice.headers_token()),
+        ("Content-Type", "application/json"),
+        ("Content-Length", str(len(body))),
+    ):
+        connection.putheader(name, value)
+    connection.endheaders()
+    try:
+        for start in range(0, len(body), 1 << 20):
+            connection.send(body[start : start + (1 << 20)])
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # refused early: the answer is already waiting
+    answer = connection.getresponse()
+    try:
+        return Reply(answer.status, answer.headers, answer.read())
+    finally:
+        connection.close()
+
+
 @finding("10", "a 2.7 MB study file is accepted (201), beyond API_MAX_UPLOAD_BYTES a JSON 413")
 def f10(ctx):
     data = example("claim.json", ctx.slug("big"), attention_check_rate=0)
@@ -569,7 +598,15 @@ def f10(ctx):
         data["items"].append(copy_)
     body = json.dumps(data).encode()
     reply = ctx.alice.send_json("POST", "/api/v1/studies/", body)
-    return f"{len(body)} bytes -> {reply.status} {reply.headers.get('Content-Type')}", reply.status == 201
+    huge = b'{"pad": "' + b"x" * (50 * 1024 * 1024) + b'"}'
+    over = post_until_refused(ctx, "/api/v1/studies/", huge)
+    over_seen = f"{over.status} {over.headers.get('Content-Type')} {over.text[:80]}"
+    over_ok = over.status == 413 and over.headers.get("Content-Type", "").startswith("application/json")
+    return (
+        f"{len(body)} bytes -> {reply.status} {reply.headers.get('Content-Type')}; "
+        f"{len(huge)} bytes -> {over_seen}",
+        reply.status == 201 and over_ok,
+    )
 
 
 @finding("11", "a job path outside the configured roots is refused before queueing (400)")
@@ -707,12 +744,23 @@ def f17(ctx):
 
 @finding("18", "cookieless GETs/HEADs of a study link create no participant")
 def f18(ctx):
-    before = len(participants(ctx.admin, "demo-likert"))
+    def rows() -> str:
+        if not ctx.psql_db:
+            return str(len(participants(ctx.admin, "demo-likert")))
+        return psql(
+            ctx.psql_db,
+            "SELECT (SELECT count(*) FROM annotation_participant) || '/' || "
+            "(SELECT count(*) FROM annotation_enrollment)",
+        )
+
+    before = rows()
+    codes = set()
     for _ in range(10):
-        Browser(ctx.base).get("/s/demo-likert/")
-        Browser(ctx.base).request("HEAD", "/s/demo-likert/")
-    after = len(participants(ctx.admin, "demo-likert"))
-    return f"participants {before}->{after}", before == after
+        codes.add(Browser(ctx.base).get("/s/demo-likert/").status)
+        codes.add(Browser(ctx.base).request("HEAD", "/s/demo-likert/").status)
+    after = rows()
+    what = "participant/enrollment rows" if ctx.psql_db else "demo-likert participants (API)"
+    return f"codes {sorted(codes)}; {what} {before}->{after}", before == after
 
 
 @finding("19", "bob gets the same answer for alice's slug as for an unused one")
@@ -775,9 +823,16 @@ def f22(ctx):
     )
     board = victim.get("/play/leaderboard/")
     bound = "count for research" in board.text
-    planted = [p for p in participants(ctx.admin, "demo-likert") if p.get("platform_worker_id") == pid]
-    return f"signup {signup.status}; leaderboard says bound: {bound}; planted rows: {len(planted)}", (
-        signup.status == 302 and not bound
+    linked = "n/a"
+    if ctx.psql_db:
+        linked = psql(
+            ctx.psql_db,
+            "SELECT count(*) FROM annotation_participant p JOIN auth_user u ON u.id = p.user_id "  # noqa: S608
+            f"WHERE u.username = 'rt_victim_{ctx.run}' AND p.source = 'prolific'",
+        )
+    return (
+        f"signup {signup.status}; leaderboard says bound: {bound}; prolific rows of the account: {linked}",
+        (signup.status == 302 and not bound and linked in ("0", "n/a")),
     )
 
 
@@ -802,7 +857,7 @@ def f23(ctx):
     )
 
 
-@finding("27", "every page has a CSP without inline scripts")
+@finding("27", "every page has a CSP without inline scripts; compose does not publish gunicorn")
 def f27(ctx):
     seen = {}
     for path in ("/", "/s/demo-likert/", "/play/", "/accounts/login/"):
@@ -812,7 +867,11 @@ def f27(ctx):
             and "script-src" in csp
             and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
         )
-    return f"{seen}", all(seen.values())
+    compose = (ROOT / "docker-compose.yml").read_text()
+    local_only = '"127.0.0.1:8000:8000"' in compose and '"8000:8000"' not in compose
+    return f"CSP per page {seen}; compose publishes gunicorn on 127.0.0.1 only: {local_only}", (
+        all(seen.values()) and local_only
+    )
 
 
 class Context:
@@ -910,8 +969,8 @@ def main() -> int:
         elif only is None or replay.number in only:
             replay(ctx)
     for number, note in (
-        ("25", "info: documented in docs/crowd.md"),
-        ("26", "info: documented"),
+        ("25", "info: documented in docs/crowd.md (what URL-parameter identities allow)"),
+        ("26", "info: documented in docs/api.md (public_id is one id across studies)"),
         ("28", "needs a 40k-answer study: tests/adversarial/test_finding_28_participants_page.py"),
     ):
         print(f"{number:>3} SKIP  {note}")
