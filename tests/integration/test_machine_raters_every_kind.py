@@ -226,8 +226,8 @@ class Reference:
                 pairs.append((value, majority))
         return pairs
 
-    def expected(self) -> dict[tuple[str, str], tuple[float, float, int]]:
-        """(rater, against) → (alpha, mean kappa, pairs compared)."""
+    def expected(self) -> dict[tuple[str, str], tuple[float, float, int, int]]:
+        """(rater, against) → (alpha, mean kappa, pairs of values compared, kappas averaged)."""
         human_pairs = [self.shared(a, b) for a, b in itertools.combinations(HUMANS, 2)]
         loo = [self.to_majority(h, tuple(o for o in HUMANS if o != h)) for h in HUMANS]
         judge_pairs = [self.shared(h, JUDGE) for h in HUMANS]
@@ -242,7 +242,7 @@ class Reference:
             pooled = [pair for group in groups for pair in group]
             kappas = [self.kappa(group) for group in groups if len(group) >= 2]
             kappas = [k for k in kappas if not np.isnan(k)]
-            found[key] = (self.alpha(pooled), float(np.mean(kappas)), len(pooled))
+            found[key] = (self.alpha(pooled), float(np.mean(kappas)), len(pooled), len(kappas))
         return found
 
 
@@ -289,13 +289,14 @@ def test_the_judge_against_humans_and_their_majority_equals_a_computation_by_han
     scopes = _scopes(case)
     assert scopes, kind
     for group, reference in scopes:
-        for (rater, against), (alpha, kappa, pairs) in reference.expected().items():
+        for (rater, against), (alpha, kappa, pairs, kappas) in reference.expected().items():
             keys = {**group, "rater": rater, "against": against}
             found_alpha = _find(rows, "agreement.machine_alpha", **keys)
             assert found_alpha["value"] == pytest.approx(alpha, abs=1e-9), keys
             assert found_alpha["details"]["pairs"] == pairs, keys
             found_kappa = _find(rows, "agreement.machine_kappa", **keys)
             assert found_kappa["value"] == pytest.approx(kappa, abs=1e-9), keys
+            assert found_kappa["n"] == kappas, keys
             assert found_kappa["details"]["weights"] == (reference.weights or "none")
         raters = {r["group"]["rater"] for r in rows if r["metric"] == "agreement.machine_alpha"}
         assert raters == {"humans", JUDGE}
