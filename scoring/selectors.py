@@ -32,6 +32,7 @@ PROGRESS_METRICS = (
 class Cell:
     text: str
     hint: str = ""
+    undefined: bool = False  # the text is a reason, not a figure: the page sets it small, wrapped
 
 
 @dataclass
@@ -234,7 +235,7 @@ def _value_cell(report: Report | None) -> Cell:
         return Cell("—")
     reason = (report.details or {}).get("reason")
     if report.value is None and reason:
-        return Cell(f"undefined: {reason}", f"n = {report.n}")
+        return Cell(f"undefined: {reason}", f"n = {report.n}", undefined=True)
     percent = report.metric.endswith(".percent")
     name = "p_value" if report.metric.endswith(("sign_test", "wilcoxon", "chi_square")) else ""
     text = _as_percent(report.value) if percent else format_number(report.value, name)
