@@ -225,8 +225,10 @@ def format_number(value, name: str = "") -> str:
         return str(value)
     if name.startswith("p_") and value < 0.001:
         return "< 0.001"
-    if float(value).is_integer() and abs(value) < 1e12 and not name.startswith("p_"):
-        return str(int(value))
+    # A float a rounding error away from a whole number (1.9999999996, 1e-17) reads as that number.
+    whole = round(float(value), 9)
+    if whole.is_integer() and abs(whole) < 1e12 and not name.startswith("p_"):
+        return str(int(whole))
     return f"{value:.1f}" if abs(value) >= 100 else f"{value:.3f}"
 
 
