@@ -32,6 +32,7 @@ PROGRESS_METRICS = (
 class Cell:
     text: str
     hint: str = ""
+    undefined: bool = False  # the text is a reason, not a figure: the page sets it small, wrapped
 
 
 @dataclass
@@ -224,8 +225,10 @@ def format_number(value, name: str = "") -> str:
         return str(value)
     if name.startswith("p_") and value < 0.001:
         return "< 0.001"
-    if float(value).is_integer() and abs(value) < 1e12 and not name.startswith("p_"):
-        return str(int(value))
+    # A float a rounding error away from a whole number (1.9999999996, 1e-17) reads as that number.
+    whole = round(float(value), 9)
+    if whole.is_integer() and abs(whole) < 1e12 and not name.startswith("p_"):
+        return str(int(whole))
     return f"{value:.1f}" if abs(value) >= 100 else f"{value:.3f}"
 
 
@@ -234,7 +237,7 @@ def _value_cell(report: Report | None) -> Cell:
         return Cell("—")
     reason = (report.details or {}).get("reason")
     if report.value is None and reason:
-        return Cell(f"undefined: {reason}", f"n = {report.n}")
+        return Cell(f"undefined: {reason}", f"n = {report.n}", undefined=True)
     percent = report.metric.endswith(".percent")
     name = "p_value" if report.metric.endswith(("sign_test", "wilcoxon", "chi_square")) else ""
     text = _as_percent(report.value) if percent else format_number(report.value, name)

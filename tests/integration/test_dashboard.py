@@ -8,7 +8,7 @@ from annotation.models import Job
 from scoring import plots
 from scoring.models import Report
 from scoring.services import compute_study_reports
-from tests.factories import AnsweredResponseFactory
+from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
 from tests.helpers.reports import game_study
 
 pytestmark = pytest.mark.django_db
@@ -92,6 +92,21 @@ def test_a_study_without_reports_says_so(client_for, owner):
     page = client_for(owner).get(url(fresh)).content.decode()
     assert "No reports yet" in page
     assert client_for(owner).get(url(fresh, "plots/distance.svg")).status_code == 404
+
+
+def test_reports_from_no_answers_say_the_tables_come_later(client_for, owner, study):
+    """A likert study computed before any answer has no table at all: the page says why."""
+    quiet = StudyFactory(
+        kind="likert",
+        slug="quiet",
+        owner=owner,
+        config={"questions": [{"id": "q", "text": "…", "passage": "main"}]},
+    )
+    ItemFactory(study=quiet, external_id="a", payload={"new_fact": "f", "old_facts": [], "main_passage": "p"})
+    compute_study_reports(quiet)
+    page = client_for(owner).get(url(quiet)).content.decode()
+    assert "Items complete" in page and 'id="no-figures"' in page
+    assert 'id="no-figures"' not in client_for(owner).get(url(study)).content.decode()
 
 
 def test_plots_are_svg_rendered_once_per_version_of_the_reports(client_for, owner, study, monkeypatch):

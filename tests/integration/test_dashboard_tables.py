@@ -98,3 +98,15 @@ def test_an_undefined_plot_shows_its_reason_not_an_image(client, owner):
     html = client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
     assert "alpha.svg" not in html
     assert "Nothing to plot: no unit has two answers." in html
+
+
+def test_an_undefined_figure_is_marked_apart_from_figures_so_it_wraps_small(client, owner):
+    """A figure with its interval stays on one line (CSS on td.num); a reason wraps (td.undefined)."""
+    study = StudyFactory(kind="claim", owner=owner)
+    reason = "needs two or more systems and two or more labels"
+    stored(study, [("progress.responses", {}, 16, 16, {}),
+                   ("claim.chi_square", {}, None, 16, {"reason": reason}),
+                   ("claim.chi_square", {"claim_type": "x"}, 0.0123, 16, {"dof": 2})])  # fmt: skip
+    chi = table(client.get(f"/research/s/{study.slug}/dashboard/").content.decode(), "Does the label depend")
+    assert re.search(rf'<td class="num undefined"[^>]*>undefined: {reason}</td>', chi)
+    assert '<td class="num">—</td>' in chi  # an empty figure is not a reason
