@@ -25,6 +25,10 @@ from workers.editing.passages import hparams_for
 from workers.editing.requests import parse_edit_request
 from workers.editing.templates import context_templates
 
+# Building this model costs about six CPU minutes on a fresh machine, more than `make test`
+# can spend; its tests check the model itself (no fix rests on them), so they run on request.
+pytestmark = pytest.mark.subject_model
+
 
 @pytest.fixture
 def subject_requests():
