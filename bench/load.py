@@ -43,6 +43,9 @@ from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench._database import ensure_database  # noqa: E402 - after the path
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only")
 
@@ -56,20 +59,6 @@ SENTENCES = 10
 
 
 # --- the server ----------------------------------------------------------------------------
-
-
-def ensure_database(url: str) -> None:
-    import psycopg2
-    from psycopg2 import sql
-
-    name = url.rsplit("/", 1)[1]
-    admin = psycopg2.connect(url.rsplit("/", 1)[0] + "/postgres")
-    admin.autocommit = True
-    with admin.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
-        if cursor.fetchone() is None:
-            cursor.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    admin.close()
 
 
 def free_port() -> int:
