@@ -320,4 +320,5 @@ def _next_question(attempt: ExamAttempt, now: datetime) -> Assignment | None:
             now=now,
             attempt=attempt.number,
             expires_at=expires_at,
+            shown_at=now,
         )

@@ -137,12 +137,3 @@ def answered_too_fast(duration_seconds: float | None, minimum: int | None) -> bo
     if not minimum or duration_seconds is None:
         return False
     return duration_seconds < minimum
-
-
-def mark_shown(assignment: Assignment, now: datetime | None = None) -> None:
-    """Record when the page was first shown (the start of the answer's duration)."""
-    if assignment.shown_at is None:
-        assignment.shown_at = now or timezone.now()
-        Assignment.objects.filter(pk=assignment.pk, shown_at__isnull=True).update(
-            shown_at=assignment.shown_at
-        )

@@ -19,7 +19,7 @@ from annotation.services.exams import (
     screen_out_after_exam,
 )
 from annotation.services.guides import example_context
-from annotation.services.submission import SubmissionClosed, mark_shown, submit_response
+from annotation.services.submission import SubmissionClosed, submit_response
 
 from .steps import participant_step
 
@@ -33,7 +33,6 @@ def exam_page(request: HttpRequest, step: LiveStep) -> HttpResponse:
         return redirect("study-task", slug=study.slug)
     exam_now = exam_step(participant=enrollment.participant, exam=study.qualification)
     if not exam_now.finished:
-        mark_shown(exam_now.assignment)
         return _render_question(request, study, exam_now)
     if exam_now.failed_out:
         screen_out_after_exam(enrollment)
