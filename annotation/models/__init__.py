@@ -8,6 +8,7 @@ from .game import PlayerStats
 from .idempotency import IdempotencyKey
 from .item import AttentionCheck, Item
 from .job import Job
+from .model_output import ModelOutput
 from .participant import Participant
 from .response import Response
 from .study import Study
@@ -22,6 +23,7 @@ __all__ = [
     "IdempotencyKey",
     "Item",
     "Job",
+    "ModelOutput",
     "Participant",
     "PlayerStats",
     "Response",

@@ -33,6 +33,11 @@ class Participant(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="participant"
     )
+    definition = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="A model participant's recorded definition: kind, model, version, prompt or training run.",
+    )
     flagged = models.BooleanField(default=False)
     flag_reason = models.CharField(max_length=200, blank=True)
     blocked = models.BooleanField(default=False)

@@ -19,12 +19,11 @@ from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError
-from annotation.models import Adjudication, Assignment, Enrollment, Item, Participant, Response, Study
+from annotation.models import Adjudication, Enrollment, Item, Participant, Response, Study
 
-from .assignment import create_assignment
 from .participants import count_answers, enroll
 from .pseudonyms import PseudonymCache
-from .submission import store_response
+from .submission import store_answer_given_elsewhere
 
 DEFAULT_POINTS_APART = 1
 # Sources whose answers are not an annotator's: machine raters and adjudicators.
@@ -178,19 +177,9 @@ def adjudicate(*, study: Study, item: Item, answer: dict, note: str, user) -> Re
             # Enrolled like an imported annotator, so that exports list the adjudicator
             # beside the participants whose answers it settles.
             enroll(participant=judge, study=study, status=Enrollment.Status.COMPLETED)
-            assignment = create_assignment(
-                study=study,
-                item=item,
-                participant=judge,
-                now=now,
-                state=state,
-                status=Assignment.Status.ANSWERED,
-                expires_at=now,
-                shown_at=now,
-                answered_at=now,
-                takes_slot=False,
+            response = store_answer_given_elsewhere(
+                study=study, participant=judge, item=item, answer=validated, state=state, answered_at=now
             )
-            response = store_response(assignment=assignment, answer=validated, shown_at=None, answered_at=now)
             count_answers(participant_id=judge.pk, study_id=study.pk, answers=1, points=response.points or 0)
             Adjudication.objects.create(study=study, item=item, response=response, note=note, decided_by=user)
     except IntegrityError as exc:

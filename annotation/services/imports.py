@@ -16,10 +16,10 @@ from rest_framework.exceptions import ValidationError
 from annotation.errors import InputError, flatten_errors
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
-from .assignment import create_assignment, take_slots
+from .assignment import take_slots
 from .participants import count_answers, enroll
 from .rows import Unique, collect_rows, json_lines
-from .submission import store_response
+from .submission import store_answer_given_elsewhere
 
 
 class ImportLine(serializers.Serializer):
@@ -181,24 +181,15 @@ def _participants(source: str, names: set[str]) -> dict[str, Participant]:
 
 def _store(study: Study, participant: Participant, row: _Row, position: int) -> Response:
     """An answered assignment and its response, through the same writers as the site's."""
-    assignment = create_assignment(
+    return store_answer_given_elsewhere(
         study=study,
-        item=row.item,
         participant=participant,
-        now=row.shown_at or row.answered_at,
-        state=row.state,
-        position=position,
-        status=Assignment.Status.ANSWERED,
-        expires_at=row.answered_at,
-        shown_at=row.shown_at,
-        answered_at=row.answered_at,
-        takes_slot=False,
-    )
-    return store_response(
-        assignment=assignment,
+        item=row.item,
         answer=row.answer,
-        shown_at=row.shown_at,
+        state=row.state,
         answered_at=row.answered_at,
+        shown_at=row.shown_at,
+        position=position,
         imported=True,
         missing=row.missing,
     )

@@ -16,9 +16,9 @@ from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError
-from annotation.models import Assignment, Enrollment, Response
+from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
-from .assignment import assignment_is_open
+from .assignment import assignment_is_open, create_assignment
 from .attention import record_attention_outcome
 from .participants import count_answers
 
@@ -113,6 +113,50 @@ def store_response(
         assignment.status, assignment.answered_at = Assignment.Status.ANSWERED, answered_at
     kind.after_response(response)
     return response
+
+
+def store_answer_given_elsewhere(
+    *,
+    study: Study,
+    participant: Participant,
+    item: Item,
+    answer: dict,
+    state: dict,
+    answered_at: datetime,
+    shown_at: datetime | None = None,
+    position: int | None = None,
+    imported: bool = False,
+    missing: tuple[str, ...] = (),
+) -> Response:
+    """An answered assignment and its response for an answer not given on a page: an
+    import, an adjudication, a model's answer. ``answer`` is already validated by the kind.
+
+    The assignment is written answered and takes no slot here: an adjudicator's or a
+    model's answer takes none at all, and an import takes its batch's slots beforehand
+    (in item order, with ``take_slots``). The caller holds the transaction and counts
+    the answers on the enrollment.
+    """
+    assignment = create_assignment(
+        study=study,
+        item=item,
+        participant=participant,
+        now=shown_at or answered_at,
+        state=state,
+        position=position,
+        status=Assignment.Status.ANSWERED,
+        expires_at=answered_at,
+        shown_at=shown_at,
+        answered_at=answered_at,
+        takes_slot=False,
+    )
+    return store_response(
+        assignment=assignment,
+        answer=answer,
+        shown_at=shown_at,
+        answered_at=answered_at,
+        imported=imported,
+        missing=missing,
+    )
 
 
 def _update_enrollment(assignment: Assignment, response: Response) -> bool:
