@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from annotation.job_parameters import ContinuationsParameters, EditAndGenerateParameters
+from annotation.job_parameters import (
+    AnswerFollowupsParameters,
+    BuildPlausibilityStudyParameters,
+    BuildSimulationStudyParameters,
+    ContinuationsParameters,
+    CounterfactualsParameters,
+    EditAndGenerateParameters,
+    ExplainParameters,
+)
 from annotation.services.exports import ExportParameters
 from annotation.services.jobs import register_job_kind
 from scoring.reports.agreement import RESERVED_KEYS
@@ -58,4 +66,44 @@ register_job_kind(
     parameters=EditAndGenerateParameters,
     needs_study=True,
     worker_paths={"requests": "corpus", "model": "model", "hparams_dir": "model"},
+)
+
+# Counterfactual simulatability (seed 001): the three model steps, and the two study builders.
+SIMULATABILITY_PATHS = {"questions": "corpus", "explainer": "model"}
+register_job_kind(
+    "explain",
+    task="workers.tasks.simulatability.explain_task",
+    queue="gpu",
+    parameters=ExplainParameters,
+    worker_paths=SIMULATABILITY_PATHS,
+)
+register_job_kind(
+    "counterfactuals",
+    task="workers.tasks.simulatability.counterfactuals_task",
+    queue="gpu",
+    parameters=CounterfactualsParameters,
+    worker_paths={**SIMULATABILITY_PATHS, "generators": "model"},
+)
+register_job_kind(
+    "answer_followups",
+    task="workers.tasks.simulatability.answer_followups_task",
+    queue="gpu",
+    parameters=AnswerFollowupsParameters,
+    worker_paths=SIMULATABILITY_PATHS,
+)
+register_job_kind(
+    "build_simulation_study",
+    task="workers.tasks.simulatability.build_simulation_study_task",
+    queue="gpu",
+    parameters=BuildSimulationStudyParameters,
+    needs_study=True,
+    worker_paths={**SIMULATABILITY_PATHS, "generators": "model"},
+)
+register_job_kind(
+    "build_plausibility_study",
+    task="workers.tasks.simulatability.build_plausibility_study_task",
+    queue="gpu",
+    parameters=BuildPlausibilityStudyParameters,
+    needs_study=True,
+    worker_paths=SIMULATABILITY_PATHS,
 )

@@ -57,3 +57,66 @@ class EditAndGenerateParameters(StrictSerializer):
         if len(set(value)) != len(value):
             raise serializers.ValidationError("A method is listed twice.")
         return value
+
+
+SIMULATABILITY_MODES = ["cot", "posthoc"]
+
+
+class ExplainParameters(StrictSerializer):
+    """Step 1 of counterfactual simulatability (``explain``): a model answers and explains each question."""
+
+    questions = serializers.CharField(help_text="JSONL of questions on the worker (docs/formats.md).")
+    explainer = serializers.CharField(
+        help_text="The explaining model: a MODEL_REGISTRY name, a directory, or a cached hub id."
+    )
+    modes = serializers.ListField(
+        child=serializers.ChoiceField(choices=SIMULATABILITY_MODES),
+        min_length=1,
+        default=lambda: list(SIMULATABILITY_MODES),
+        help_text="cot: reasoning, then the answer; posthoc: the answer, then why.",
+    )
+    seed = serializers.IntegerField(min_value=0, default=0)
+    batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
+    max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=160)
+
+    def validate_modes(self, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise serializers.ValidationError("A mode is listed twice.")
+        return value
+
+
+class CounterfactualsParameters(ExplainParameters):
+    """Step 2 (``counterfactuals``): generators write ``n`` follow-ups per explanation; repeats removed."""
+
+    generators = serializers.ListField(
+        child=serializers.CharField(), min_length=1, max_length=8, help_text="Models that write follow-ups."
+    )
+    n = serializers.IntegerField(
+        min_value=1, max_value=50, default=10, help_text="Follow-ups per explanation and generator."
+    )
+    similarity_threshold = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        default=0.9,
+        help_text="Cosine at or above which a follow-up is a near-duplicate.",
+    )
+    top_p = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.95)
+    temperature = serializers.FloatField(min_value=0.0, max_value=5.0, default=1.0)
+    followup_max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=120)
+
+    def validate_generators(self, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise serializers.ValidationError("A generator is listed twice.")
+        return value
+
+
+class AnswerFollowupsParameters(ExplainParameters):
+    """Step 3 (``answer_followups``): the explaining model answers its explanations' kept follow-ups."""
+
+
+class BuildSimulationStudyParameters(CounterfactualsParameters):
+    """The chain (``build_simulation_study``): steps 1–3, then one simulation item per follow-up."""
+
+
+class BuildPlausibilityStudyParameters(ExplainParameters):
+    """``build_plausibility_study``: step 1, then one plausibility item per question with gold."""

@@ -90,5 +90,6 @@ from tests.lm_fixtures import (  # noqa: E402, F401 - fixtures for the worker te
     tiny_lm,
     tiny_lm_dir,
     tiny_registry,
+    tiny_sim_registry,
     worker_settings,
 )

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests import tiny_model, tiny_subject_model
+from tests import tiny_model, tiny_simulatability_model, tiny_subject_model
 
 TINY = "tiny-gpt2"
+SIM = "tiny-sim-gpt2"  # tests/tiny_simulatability_model.py: answers in the simulatability prompts' layout
+SIM_SECOND = "tiny-sim-gpt2-b"  # the same weights under a second name: a second follow-up generator
 SUBJECT = "tiny-subject-gpt2"  # tests/tiny_subject_model.py: two-word subjects, filler text
 HPARAMS_DIR = Path(__file__).resolve().parent / "editing_hparams"
 
@@ -76,6 +78,23 @@ def subject_lm():
     key = _cache_key(tiny_model, tiny_subject_model)
     directory = _built(SUBJECT, key, tiny_subject_model.build_subject_lm)
     return load_lm(SUBJECT, registry={SUBJECT: {"path": str(directory), "dtype": "float32"}})
+
+
+def _sim_cache_key() -> str:
+    """The module's key plus the prompt files it trains on: a changed prompt retrains the model."""
+    from workers.simulatability.prompts import PROMPT_DIR
+
+    prompts = b"".join(path.read_bytes() for path in sorted(PROMPT_DIR.glob("*.json")))
+    key = _cache_key(tiny_model, tiny_simulatability_model).encode()
+    return hashlib.sha256(key + prompts).hexdigest()[:16]
+
+
+@pytest.fixture(scope="session")
+def tiny_sim_registry() -> dict:
+    """Registry entries for the simulatability tiny model, under two names (two generators)."""
+    directory = _built(SIM, _sim_cache_key(), tiny_simulatability_model.build_tiny_simulatability_lm)
+    entry = {"path": str(directory), "dtype": "float32"}
+    return {SIM: entry, SIM_SECOND: dict(entry)}
 
 
 @pytest.fixture(scope="session")

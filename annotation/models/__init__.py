@@ -11,6 +11,7 @@ from .job import Job
 from .model_output import ModelOutput
 from .participant import Participant
 from .response import Response
+from .simulatability import FollowUp, ModelExplanation
 from .study import Study
 
 __all__ = [
@@ -20,9 +21,11 @@ __all__ = [
     "Enrollment",
     "Exam",
     "ExamAttempt",
+    "FollowUp",
     "IdempotencyKey",
     "Item",
     "Job",
+    "ModelExplanation",
     "ModelOutput",
     "Participant",
     "PlayerStats",

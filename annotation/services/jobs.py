@@ -125,17 +125,22 @@ def check_worker_paths(kind: str, parameters: dict | None) -> None:
         return
     errors: dict[str, list[str]] = {}
     for name, root_kind in spec.worker_paths.items():
-        value = (parameters or {}).get(name)
-        if value is None or (root_kind == "model" and _is_model_name(value)):
-            continue
+        given = (parameters or {}).get(name)
+        values = given if isinstance(given, list) else [given]  # a list: every entry is a path or a name
         roots = [posixpath.normpath(root) for root in getattr(settings, PATH_ROOTS[root_kind])]
-        if not _path_under(value, roots):
+        if not all(_allowed_path(value, root_kind, roots) for value in values):
             where = ", ".join(roots) or "none are configured"
             errors[f"parameters.{name}"] = [
                 f"Must be an absolute path inside the {root_kind} folders ({PATH_ROOTS[root_kind]}: {where})."
             ]
     if errors:
         raise InputError(errors)
+
+
+def _allowed_path(value: object, root_kind: str, roots: list[str]) -> bool:
+    if value is None or (root_kind == "model" and _is_model_name(value)):
+        return True
+    return _path_under(value, roots)
 
 
 def _is_model_name(value: object) -> bool:

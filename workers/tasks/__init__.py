@@ -3,6 +3,6 @@
 No module here imports torch at import time: the web process imports these to queue jobs.
 """
 
-from . import assignments, continuations, editing, exports, jobs, reports
+from . import assignments, continuations, editing, exports, jobs, reports, simulatability
 
-__all__ = ["assignments", "continuations", "editing", "exports", "jobs", "reports"]
+__all__ = ["assignments", "continuations", "editing", "exports", "jobs", "reports", "simulatability"]

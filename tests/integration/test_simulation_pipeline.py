@@ -1,0 +1,168 @@
+"""The counterfactual-simulatability chain on a tiny model trained in the prompts' layout:
+explanations, follow-ups from two generators, the explaining model's answers, and the
+simulation items built from them, through a real Celery worker on the gpu queue; the
+plausibility study from the same explanations, by command."""
+
+from __future__ import annotations
+
+import json
+import time
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from annotation.models import FollowUp, Item, Job, ModelExplanation, Study
+from annotation.services.jobs import start_job
+from annotation.services.studies import ensure_study
+from tests.celery_worker import redis_worker_on
+from tests.helpers.flow import start, task_action
+from tests.lm_fixtures import SIM, SIM_SECOND
+from workers.simulatability.parsing import block_of
+
+QUESTIONS = [
+    {"id": "crow-fly", "question": "Can a crow fly?", "answer": "yes"},
+    {"id": "trout-climb", "question": "Can a trout climb trees?", "answer": "no"},
+    {"id": "zorp-swim", "question": "Can a zorp swim?"},  # the tiny model states no answer about a zorp
+    {"id": "koala-swim", "question": "Can a koala swim?"},
+]
+CHAIN = {
+    "explainer": SIM,
+    "modes": ["cot", "posthoc"],
+    "generators": [SIM, SIM_SECOND],
+    "n": 3,
+    "seed": 7,
+    "batch_size": 16,
+    "max_new_tokens": 36,
+    "followup_max_new_tokens": 20,
+}
+
+
+@pytest.fixture
+def sim_settings(settings, tiny_sim_registry):
+    settings.MODEL_REGISTRY = tiny_sim_registry
+    return settings
+
+
+@pytest.fixture
+def questions_file(tmp_path):
+    path = tmp_path / "questions.jsonl"
+    path.write_text("\n".join(json.dumps(q) for q in QUESTIONS))
+    return str(path)
+
+
+def _run(kind: str, study, parameters: dict) -> Job:
+    job = start_job(kind=kind, parameters=parameters, study=study)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        job.refresh_from_db()
+        if job.status in Job.FINISHED:
+            break
+        time.sleep(0.2)
+    assert job.status == "done", job.error
+    return job
+
+
+def _pages(study: Study) -> list[str]:
+    """Every page of the study as one participant sees it (answering 'not helpful' to go on)."""
+    Study.objects.filter(pk=study.pk).update(
+        status="live", items_per_session=study.items.count(), annotations_per_item=1
+    )
+    client = Client()
+    html = start(client, study.slug)
+    pages = []
+    while 'name="choice"' in html:
+        pages.append(html)
+        html = client.post(task_action(html), {"choice": "not_helpful"}, follow=True).content.decode()
+    return pages
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_the_chain_builds_simulation_items_on_the_gpu_queue_and_a_rerun_adds_nothing(
+    sim_settings, questions_file
+):
+    study = ensure_study(slug="sim-chain", kind="simulation")
+    parameters = {"questions": questions_file, **CHAIN}
+    with redis_worker_on(["gpu"]):
+        job = _run("build_simulation_study", study, parameters)
+        records = (ModelExplanation.objects.count(), FollowUp.objects.count())
+        again = _run("build_simulation_study", study, parameters)
+
+    explained = job.result["explain"]
+    assert explained["explanations"] == ModelExplanation.objects.count() == 8
+    unparseable = ModelExplanation.objects.filter(answer="")
+    assert explained["unparseable"] == unparseable.count() >= 2  # the zorp, in both modes
+    assert all(e.raw_text and e.problem for e in unparseable)  # kept raw, with the reason
+    assert {e.question_id for e in unparseable} >= {"zorp-swim"}
+
+    followups = FollowUp.objects.all()
+    counts = job.result["counterfactuals"]
+    assert counts["written"] == followups.count() == 3 * 2 * (8 - unparseable.count())
+    assert sum(counts[s] for s in ("kept", "duplicate", "near_duplicate", "unparseable")) == counts["written"]
+    assert set(followups.values_list("generator", flat=True)) == {SIM, SIM_SECOND}
+    assert counts["duplicate"] + counts["near_duplicate"] > 0  # sampled from a tiny world: repeats happen
+    assert job.result["answer_followups"]["followups"] == counts["kept"]
+
+    items = list(Item.objects.filter(study=study))
+    usable = followups.filter(status="kept", answer_status="parsed")
+    assert job.result["added"] == len(items) == usable.count() > 0
+    for item in items:
+        provenance = item.provenance
+        assert provenance["explainer"] == SIM and provenance["mode"] in ("cot", "posthoc")
+        assert provenance["generator"] in (SIM, SIM_SECOND)
+        assert provenance["system"] == f"{SIM}/{provenance['mode']}"
+        assert provenance["prompts"] == {
+            "explain": "explain-yes_no@1",
+            "followups": "followups-yes_no@1",
+            "answer": "explain-yes_no@1",
+        }
+        assert provenance["decoding"]["followups"]["top_p"] == 0.95
+        assert provenance["decoding"]["explain"]["do_sample"] is False
+        assert isinstance(provenance["seed"], int)
+        assert item.payload["model_followup_answer"] in ("yes", "no")
+
+    assert again.result["added"] == 0 and again.result["already_present"] == len(items)
+    assert again.result["explain"]["written"] == again.result["counterfactuals"]["written"] == 0
+    assert again.result["answer_followups"]["answered"] == 0
+    assert (ModelExplanation.objects.count(), FollowUp.objects.count()) == records
+    assert Item.objects.filter(study=study).count() == len(items)
+
+    pages = _pages(study)
+    assert len(pages) == len(items)
+    answers = {block_of(f.answer_raw) for f in usable}
+    for html in pages:
+        assert "model_followup_answer" not in html and SIM not in html
+        shown = [a for a in answers if a in html]
+        # the model's own reply to a follow-up never shows, unless it reads word for word like the
+        # starter's explanation (which is shown, and which the tiny model often repeats)
+        assert all(any(a in e.explanation for e in ModelExplanation.objects.all()) for a in shown)
+
+
+@pytest.mark.django_db
+def test_the_plausibility_study_gets_one_item_per_question_with_gold(sim_settings, questions_file):
+    def run() -> str:
+        out = StringIO()
+        call_command(
+            "build_plausibility_study",
+            questions=questions_file,
+            explainer=SIM,
+            study="sim-plausibility",
+            max_new_tokens=36,
+            stdout=out,
+            stderr=StringIO(),
+        )
+        return out.getvalue()
+
+    run()
+    study = Study.objects.get(slug="sim-plausibility")
+    parsed = ModelExplanation.objects.exclude(answer="")
+    with_gold = {e.question_id for e in parsed if e.question.get("answer")}
+    items = {item.provenance["question_id"]: item for item in study.items.all()}
+    assert set(items) == with_gold and with_gold <= {"crow-fly", "trout-climb"} and with_gold
+    item = items[sorted(with_gold)[0]]
+    assert item.payload["answer"] in ("Yes", "No")
+    assert {e["id"] for e in item.payload["explanations"]} == set(item.provenance["modes"])
+    out = run()
+    assert '"added": 0' in out and study.items.count() == len(items)
