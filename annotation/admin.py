@@ -14,8 +14,10 @@ from .models import (
     Enrollment,
     Exam,
     ExamAttempt,
+    FollowUp,
     Item,
     Job,
+    ModelExplanation,
     Participant,
     Response,
     Study,
@@ -359,3 +361,21 @@ class ExamAttemptAdmin(_ReadOnly):
     list_display = ["participant", "exam", "number", "status", "correct_count", "question_count"]
     list_filter = ["exam", "status"]
     list_select_related = ["participant", "exam__study"]
+
+
+@admin.register(ModelExplanation)
+class ModelExplanationAdmin(_ReadOnly):
+    """The simulatability jobs' explanations, raw text and all (written by the jobs only)."""
+
+    list_display = ["question_id", "model", "mode", "answer", "problem", "prompt_version", "created_at"]
+    list_filter = ["mode", "variant", "model", "prompt_version"]
+    search_fields = ["question_id"]
+
+
+@admin.register(FollowUp)
+class FollowUpAdmin(_ReadOnly):
+    """Follow-ups with their generator, duplicate status and the explaining model's answer."""
+
+    list_display = ["explanation", "generator", "index", "status", "similarity", "model_answer"]
+    list_filter = ["status", "answer_status", "generator"]
+    list_select_related = ["explanation"]
