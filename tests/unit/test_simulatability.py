@@ -197,3 +197,12 @@ def test_the_jobs_check_their_parameters_and_every_generator_path(settings):
     with pytest.raises(InputError) as caught:
         check_worker_paths("counterfactuals", {"questions": "/srv/q.jsonl", "generators": ["gpt2", "/etc/x"]})
     assert list(caught.value.errors) == ["parameters.generators"]
+
+
+def test_the_documented_example_question_file_reads():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "docs" / "examples" / "simulation-questions.jsonl"
+    questions = read_questions(path)
+    assert {q.variant for q in questions} == {"yes_no", "pairwise"}
+    assert any(not q.gold for q in questions)  # a question without gold (no plausibility item)
