@@ -166,3 +166,45 @@ def test_the_plausibility_study_gets_one_item_per_question_with_gold(sim_setting
     assert {e["id"] for e in item.payload["explanations"]} == set(item.provenance["modes"])
     out = run()
     assert '"added": 0' in out and study.items.count() == len(items)
+
+
+@pytest.mark.django_db
+def test_the_steps_run_as_jobs_of_their_own_and_the_command_then_only_builds_items(
+    sim_settings, tmp_path, django_capture_on_commit_callbacks
+):
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(QUESTIONS[0]))
+    steps = {"questions": str(path), "explainer": SIM, "modes": ["cot"], "max_new_tokens": 36}
+    chain = {**steps, "generators": [SIM], "n": 2, "followup_max_new_tokens": 20}
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs = [
+            start_job(kind="explain", parameters=steps),
+            start_job(kind="counterfactuals", parameters=chain),
+            start_job(kind="answer_followups", parameters=steps),
+        ]
+    for job in jobs:
+        job.refresh_from_db()
+        assert job.status == "done", job.error
+    explained, written, answered = (job.result for job in jobs)
+    assert explained["written"] == 1 and written["written"] == 2
+    assert answered["answered"] == written["kept"]
+
+    out, err = StringIO(), StringIO()
+    call_command(
+        "build_simulation_study",
+        questions=str(path),
+        explainer=SIM,
+        modes="cot",
+        generators=SIM,
+        n=2,
+        study="sim-steps",
+        max_new_tokens=36,
+        followup_max_new_tokens=20,
+        stdout=out,
+        stderr=err,
+    )
+    result = Job.objects.get(kind="build_simulation_study").result
+    assert result["explain"]["written"] == result["counterfactuals"]["written"] == 0
+    assert result["answer_followups"]["answered"] == 0
+    assert result["added"] == Item.objects.filter(study__slug="sim-steps").count()
+    assert "build_simulation_study for sim-steps" in err.getvalue()  # the progress bar
