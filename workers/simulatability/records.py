@@ -11,8 +11,9 @@ generates nothing twice; records are written batch by batch, so a stopped job ke
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.db import transaction
 
@@ -23,6 +24,8 @@ from . import dedup
 from .parsing import followup_text, parse_answer, parse_followup
 from .prompts import explain_prompt, followups_prompt, prompt_file
 from .questions import Question, read_questions
+
+T = TypeVar("T")
 
 
 def derived_seed(seed: int, *parts: object) -> int:
@@ -53,22 +56,25 @@ class Decoding:
         return {**self.sampling().as_dict(), "max_new_tokens": self.max_new_tokens}
 
 
-def generate(
-    name: str, prompts: Sequence[tuple[str, int]], decoding: Decoding, batch_size: int
-) -> Iterator[list[str]]:
-    """The texts of ``(prompt, seed)`` pairs, one batch at a time (the model is loaded once)."""
+def generate_batches(
+    name: str, work: Sequence[T], render: Callable[[T], tuple[str, int]], decoding: Decoding, batch_size: int
+) -> Iterator[list[tuple[T, str, int]]]:
+    """``(entry, generated text, seed)`` per entry of ``work``, one batch at a time; ``render``
+    gives an entry's prompt and seed. The model is loaded once (and kept by the worker process)."""
     from workers.lm.generation import GenerationRequest, generate_texts
     from workers.lm.loading import shared_lm
 
     lm = shared_lm(name)
     sampling = decoding.sampling()
-    for start in range(0, len(prompts), batch_size):
-        chunk = prompts[start : start + batch_size]
+    for start in range(0, len(work), batch_size):
+        chunk = work[start : start + batch_size]
+        prompts = [render(entry) for entry in chunk]
         requests = [
             GenerationRequest(prompt, seed=seed, sampling=sampling, max_new_tokens=decoding.max_new_tokens)
-            for prompt, seed in chunk
+            for prompt, seed in prompts
         ]
-        yield [output.text for output in generate_texts(lm, requests, batch_size=batch_size)]
+        outputs = generate_texts(lm, requests, batch_size=batch_size)
+        yield [(entry, out.text, seed) for entry, out, (_, seed) in zip(chunk, outputs, prompts, strict=True)]
 
 
 def explanations_of(questions: list[Question], model: str, modes: Sequence[str]) -> list[ModelExplanation]:
@@ -95,19 +101,16 @@ def explain(parameters: dict, progress: Progress) -> dict:
     decoding = Decoding(max_new_tokens=parameters["max_new_tokens"])
     total = len(questions) * len(modes)
     progress(total - len(todo), total=total, message=f"{len(held)} explanations already stored")
-    prompts = [
-        (explain_prompt(q, mode), derived_seed(parameters["seed"], "explain", q.digest, mode))
-        for q, mode in todo
-    ]
-    done, batch_size = total - len(todo), parameters["batch_size"]
+    done, seed = total - len(todo), parameters["seed"]
+
+    def render(entry: tuple[Question, str]) -> tuple[str, int]:
+        q, mode = entry
+        return explain_prompt(q, mode), derived_seed(seed, "explain", q.digest, mode)
+
     if todo:
-        for offset, texts in enumerate(generate(parameters["explainer"], prompts, decoding, batch_size)):
-            chunk = todo[offset * batch_size : offset * batch_size + len(texts)]
-            seeds = prompts[offset * batch_size : offset * batch_size + len(texts)]
-            rows = [
-                _explanation_row(q, mode, model, text, decoding, seed)
-                for (q, mode), text, (_, seed) in zip(chunk, texts, seeds, strict=True)
-            ]
+        batches = generate_batches(parameters["explainer"], todo, render, decoding, parameters["batch_size"])
+        for batch in batches:
+            rows = [_explanation_row(q, mode, model, text, decoding, s) for (q, mode), text, s in batch]
             ModelExplanation.objects.bulk_create(rows, ignore_conflicts=True)
             done += len(rows)
             progress(done, message=f"{done} of {total} explanations")
@@ -166,7 +169,7 @@ def write_followups(parameters: dict, progress: Progress) -> dict:
     """Step 2: ``n`` follow-ups per parsed explanation from each generator, then duplicates marked."""
     explanations = parsed_explanations(parameters)
     generators = [model_name(g) for g in parameters["generators"]]
-    n, batch_size = parameters["n"], parameters["batch_size"]
+    n, batch_size, seed = parameters["n"], parameters["batch_size"], parameters["seed"]
     decoding = Decoding(parameters["top_p"], parameters["temperature"], parameters["followup_max_new_tokens"])
     held = set(
         FollowUp.objects.filter(explanation__in=explanations).values_list(
@@ -181,23 +184,14 @@ def write_followups(parameters: dict, progress: Progress) -> dict:
         todo = [(e, i) for e in explanations for i in range(n) if (e.pk, generator, i) not in held]
         if not todo:
             continue
-        prompts = [
-            (
-                followups_prompt(question_of(e), e.answer, e.explanation),
-                derived_seed(
-                    parameters["seed"], "followup", e.question_digest, e.model, e.mode, generator, i
-                ),
-            )
-            for e, i in todo
-        ]
-        for offset, texts in enumerate(generate(given, prompts, decoding, batch_size)):
-            start = offset * batch_size
-            rows = [
-                _followup_row(e, i, generator, text, decoding, seed)
-                for (e, i), text, (_, seed) in zip(
-                    todo[start : start + len(texts)], texts, prompts[start : start + len(texts)], strict=True
-                )
-            ]
+
+        def render(entry: tuple[ModelExplanation, int], generator: str = generator) -> tuple[str, int]:
+            e, i = entry
+            prompt = followups_prompt(question_of(e), e.answer, e.explanation)
+            return prompt, derived_seed(seed, "followup", e.question_digest, e.model, e.mode, generator, i)
+
+        for batch in generate_batches(given, todo, render, decoding, batch_size):
+            rows = [_followup_row(e, i, generator, text, decoding, s) for (e, i), text, s in batch]
             FollowUp.objects.bulk_create(rows, ignore_conflicts=True)
             done, written = done + len(rows), written + len(rows)
             progress(done, message=f"{done} of {total} follow-ups ({generator})")
@@ -293,44 +287,19 @@ def answer_followups(parameters: dict, progress: Progress) -> dict:
     done, batch_size = total - len(todo), parameters["batch_size"]
     decoding = Decoding(max_new_tokens=parameters["max_new_tokens"])
     progress(done, total=total, message=f"{done} follow-ups already answered")
-    prompts = [
-        (
-            explain_prompt(followup_question(f), f.explanation.mode),
-            derived_seed(
-                parameters["seed"],
-                "answer",
-                f.explanation.question_digest,
-                f.explanation.mode,
-                f.generator,
-                f.index,
-            ),
-        )
-        for f in todo
-    ]
+    seed = parameters["seed"]
+
+    def render(f: FollowUp) -> tuple[str, int]:
+        e = f.explanation
+        prompt = explain_prompt(followup_question(f), e.mode)
+        return prompt, derived_seed(seed, "answer", e.question_digest, e.model, e.mode, f.generator, f.index)
+
     if todo:
-        for offset, texts in enumerate(generate(parameters["explainer"], prompts, decoding, batch_size)):
-            start = offset * batch_size
-            chunk = todo[start : start + len(texts)]
-            for followup, text, (_, seed) in zip(
-                chunk, texts, prompts[start : start + len(texts)], strict=True
-            ):
-                parsed = parse_answer(text, followup.explanation.variant, followup.explanation.mode)
-                followup.answer_raw, followup.answer_seed = text, seed
-                followup.answer_decoding = decoding.as_dict()
-                followup.model_answer, followup.answer_problem = parsed.answer or "", parsed.problem
-                followup.answer_status = (
-                    FollowUp.AnswerStatus.PARSED if parsed.answer else FollowUp.AnswerStatus.UNPARSEABLE
-                )
-            fields = [
-                "answer_raw",
-                "answer_seed",
-                "answer_decoding",
-                "model_answer",
-                "answer_problem",
-                "answer_status",
-            ]
-            FollowUp.objects.bulk_update(chunk, fields)
-            done += len(chunk)
+        for batch in generate_batches(parameters["explainer"], todo, render, decoding, batch_size):
+            for followup, text, answer_seed in batch:
+                record_answer(followup, text, answer_seed, decoding)
+            FollowUp.objects.bulk_update([followup for followup, _, _ in batch], ANSWER_FIELDS)
+            done += len(batch)
             progress(done, message=f"{done} of {total} follow-ups answered")
     statuses = list(kept.values_list("answer_status", flat=True))
     return {
@@ -339,3 +308,22 @@ def answer_followups(parameters: dict, progress: Progress) -> dict:
         "already_answered": total - len(todo),
         "unparseable": statuses.count(FollowUp.AnswerStatus.UNPARSEABLE),
     }
+
+
+ANSWER_FIELDS = [
+    "answer_raw",
+    "answer_seed",
+    "answer_decoding",
+    "model_answer",
+    "answer_problem",
+    "answer_status",
+]
+
+
+def record_answer(followup: FollowUp, text: str, seed: int, decoding: Decoding) -> None:
+    """The explaining model's reply on the follow-up row: raw text, parsed answer or the problem."""
+    parsed = parse_answer(text, followup.explanation.variant, followup.explanation.mode)
+    followup.answer_raw, followup.answer_seed, followup.answer_decoding = text, seed, decoding.as_dict()
+    followup.model_answer, followup.answer_problem = parsed.answer or "", parsed.problem
+    parsed_status, unparseable = FollowUp.AnswerStatus.PARSED, FollowUp.AnswerStatus.UNPARSEABLE
+    followup.answer_status = parsed_status if parsed.answer else unparseable
