@@ -92,3 +92,8 @@ class Command(BaseCommand):
             parameters=parameters,
             options=options,
         )
+        # Step 3 for machines: the model simulators answer these items as `model` participants.
+        self.stdout.write(
+            f"Next: set {options['study']} live for people; "
+            f"model simulators: python manage.py simulate --study {options['study']} --simulator MODEL"
+        )
