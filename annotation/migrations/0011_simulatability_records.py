@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0009_crowd_quota_and_training'),
+        ('annotation', '0010_model_participants'),
     ]
 
     operations = [
