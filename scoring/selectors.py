@@ -162,7 +162,13 @@ def progress_cards(progress: dict[str, Report]) -> list[Card]:
 
 
 # Column headers of details that are read better under another name.
-DETAIL_LABELS = {"p_value": "p", "p_holm": "p (Holm-adjusted)", "dof": "dof"}
+DETAIL_LABELS = {
+    "p_value": "p",
+    "p_holm": "p (Holm-adjusted)",
+    "dof": "dof",
+    "mae": "MAE",
+    "mae_ceiling": "MAE ceiling",
+}
 
 
 def table_view(spec: TableSpec, reports: list[Report]) -> TableView:
