@@ -380,7 +380,7 @@ def machine_rows(
     errors = _RatingErrors.of(scope, values, unit_codes, len(unit_ids))
     ceiling = _figures(pairs, majority_rows, errors.of_humans(), errors.human_units())
     rows = [*pairs, *majority_rows]
-    calibration_rows = [_calibration_row(scope.group, "humans", ceiling, ceiling, calibration)]
+    calibration_rows = [_calibration_row(scope.group, "humans", ceiling, None, calibration)]
     majority = majority_codes(unit_codes[human], codes[human], len(unit_ids), len(domain))[unit_codes]
     machines = np.unique(ratings.rater[model])
     names = labels(machines)
@@ -466,18 +466,20 @@ def _figures(pairs: list[ReportRow], majority: list[ReportRow], mae: Estimate | 
 
 
 def _calibration_row(
-    group: dict, rater: str, figures: dict, ceiling: dict, calibration: Calibration
+    group: dict, rater: str, figures: dict, ceiling: dict | None, calibration: Calibration
 ) -> ReportRow:
     """Value: the rater's alpha against the humans; details: its kappas and MAE beside the
     humans' (``*_ceiling``) and the verdict (``calibrated``: ``yes`` / ``not calibrated`` /
-    ``unknown``; ``ceiling`` for the humans themselves)."""
-    alpha = figures["alpha"]
-    estimate = Estimate(np.nan if alpha is None else alpha, n=figures["items"])
+    ``unknown``). ``ceiling`` None: this is the humans' own row (``calibrated: ceiling``)."""
+    alpha, items = figures["alpha"], figures["items"]
     if alpha is None:
-        estimate = Estimate.undefined("no alpha against the humans", n=figures["items"])
-    verdict = (
-        CEILING if rater == "humans" else calibration_verdict(alpha, ceiling["alpha"], calibration.margin)
-    )
+        estimate = Estimate.undefined("no alpha against the humans", n=items)
+    else:
+        estimate = Estimate(alpha, n=items)
+    if ceiling is None:
+        ceiling, verdict = figures, CEILING
+    else:
+        verdict = calibration_verdict(alpha, ceiling["alpha"], calibration.margin)
     details = {
         **{name: figures[name] for name in ("items", "kappa_vs_humans", "kappa_vs_majority", "mae")},
         "ceiling": ceiling["alpha"],

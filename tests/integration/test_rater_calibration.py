@@ -85,7 +85,7 @@ def _ceiling_by_hand(ratings: dict, question: str) -> dict:
     return {"alpha": _alpha_of_pairs(pairs), "mae": float(np.mean(errors))}
 
 
-def test_each_rater_per_question_equals_a_hand_computation_and_the_random_one_is_not_calibrated():
+def test_each_rater_per_question_equals_a_hand_computation_and_the_random_one_is_not_calibrated(settings):
     study, ratings, raters = rater_study()
     rows = _json(study)
     names = {short: participant.platform_worker_id for short, participant in raters.items()}
@@ -138,10 +138,7 @@ def test_each_rater_per_question_equals_a_hand_computation_and_the_random_one_is
     )
     assert pooled["details"]["calibrated"] == "not calibrated"
 
-
-def test_the_margin_is_a_setting(settings):
-    """With a margin wider than alpha's range every rater is calibrated."""
-    study, _, _ = rater_study(slug="calibration-wide")
+    # The margin is a setting: wider than alpha's range, every rater is calibrated.
     settings.RATER_CALIBRATION_MARGIN = 5.0
     rows = [r for r in _json(study) if r["metric"] == "agreement.rater_calibration"]
     assert {r["details"]["calibrated"] for r in rows if r["group"]["rater"] != "humans"} == {"yes"}
