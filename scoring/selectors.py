@@ -106,7 +106,9 @@ def dashboard_view(study: Study, population: str) -> DashboardView:
     for plot in plot_specs(study).values():
         if points_for(plot, reports):
             view.plots.append(plot)
-        elif any(r.metric == plot.metric for r in reports):
+        elif any(r.metric == plot.metric and plot.x in r.group for r in reports):
+            # only a plot whose figures exist but are undefined says so: precision grouped by
+            # mode alone is no empty plot of precision by system
             view.empty_plots.append((plot, _undefined_reason(plot, reports)))
     responses = next((r for r in reports if r.metric == "progress.responses" and not r.group), None)
     details = (responses.details or {}) if responses else {}

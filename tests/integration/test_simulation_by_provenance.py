@@ -106,8 +106,11 @@ def _generality_by_hand(specs, humans: list[dict[str, str]], key: str, value: st
     return float(np.mean([1 - s for s in similarities]))
 
 
-def test_precision_and_generality_by_explainer_mode_and_generator_and_the_simulator_kappa():
-    study = StudyFactory(kind="simulation", slug="sim-provenance", annotations_per_item=2)
+def test_precision_and_generality_by_explainer_mode_and_generator_and_the_simulator_kappa(
+    django_user_model, client
+):
+    owner = django_user_model.objects.create_user("owner", password="pw", is_staff=True)
+    study = StudyFactory(kind="simulation", slug="sim-provenance", annotations_per_item=2, owner=owner)
     specs = _items()
     ItemFactory.from_specs(study, specs)
     humans = {"h1": _choices(1), "h2": _choices(2)}
@@ -157,3 +160,12 @@ def test_precision_and_generality_by_explainer_mode_and_generator_and_the_simula
     calibration = _find(rows, "agreement.rater_calibration", **choice, rater=name)
     assert calibration["details"]["kappa_vs_humans"] == pytest.approx(expected)
     assert calibration["details"]["definition"] == SIMULATOR
+
+    # the dashboard shows a table per grouping the items have, none for the one they lack
+    client.force_login(owner)
+    html = client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
+    for title in ("explaining model", "mode (cot", "counterfactual generator"):
+        assert f"Simulation precision per {title}" in html
+        assert f"Simulation generality per {title}" in html
+    assert "Simulation precision per explanation system" not in html
+    assert "Raters against the humans, per question" in html
