@@ -62,6 +62,22 @@ def env_int(name: str, default: int, minimum: int | None = None) -> int:
     return value
 
 
+def env_float(name: str, default: float, minimum: float | None = None) -> float:
+    """A number variable, optionally bounded below."""
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number.") from exc
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a finite number.")
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}.")
+    return value
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     """A comma-separated list variable."""
     raw = os.environ.get(name)
@@ -307,6 +323,9 @@ ANONYMOUS_FIRST_PAGE_MINUTES = env_int("ANONYMOUS_FIRST_PAGE_MINUTES", 5, minimu
 RELEASE_EXPIRED_EVERY_SECONDS = env_int("RELEASE_EXPIRED_EVERY_SECONDS", 60, minimum=1)
 # Seconds between checks for live studies whose reports are out of date (celery beat).
 REPORTS_REFRESH_SECONDS = env_int("REPORTS_REFRESH_SECONDS", 300, minimum=10)
+# How far (in alpha) a machine rater's agreement with the humans may stay below the humans'
+# agreement among themselves and still count as calibrated on the dashboard (docs/statistics.md).
+RATER_CALIBRATION_MARGIN = env_float("RATER_CALIBRATION_MARGIN", 0.1, minimum=0.0)
 # Seconds a rendered dashboard plot stays in the cache (its key changes with the reports).
 REPORT_PLOT_CACHE_SECONDS = env_int("REPORT_PLOT_CACHE_SECONDS", 7 * 24 * 3600, minimum=1)
 # Seconds without a heartbeat after which a RUNNING job counts as stalled: its worker died or

@@ -156,8 +156,8 @@ def _declared_observations(responses: Columns, declared) -> Columns:
 
 def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, Columns, np.ndarray]:
     """The study's participants (ids sorted): whether each is a model (an LLM simulator or
-    automatic rater, then with its name), and whether a researcher excluded them. Anyone
-    who answered without an enrollment row is looked up directly."""
+    automatic rater, then with its name and recorded definition), and whether a researcher
+    excluded them. Anyone who answered without an enrollment row is looked up directly."""
     is_model = Case(When(participant__source=Participant.Source.MODEL, then=1), default=0)
     judges = Case(When(participant__source=Participant.Source.ADJUDICATOR, then=1), default=0)
     fields = {"participant_id": Field("participant_id", "column"), "excluded": Field("excluded", "truth")}
@@ -178,12 +178,15 @@ def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, 
     ids, excluded, model = ids[order].astype(np.int64), excluded[order], model[order]
     adjudicator = adjudicator[order]
     names = np.full(len(ids), "", dtype=object)
+    definitions = np.full(len(ids), None, dtype=object)
     models = Participant.objects.filter(pk__in=ids[model].tolist()).values_list(
-        "id", "platform_worker_id", "public_id"
+        "id", "platform_worker_id", "public_id", "definition"
     )
-    for pk, worker, public in models:
+    for pk, worker, public, definition in models:
         names[np.searchsorted(ids, pk)] = worker or public
-    return ids, Columns({"model": model, "name": names, "adjudicator": adjudicator}), excluded
+        definitions[np.searchsorted(ids, pk)] = definition
+    columns = Columns({"model": model, "name": names, "definition": definitions, "adjudicator": adjudicator})
+    return ids, columns, excluded
 
 
 def _read_with_agreement(study: Study, fields: dict[str, Field], kind: TaskKind) -> tuple[Columns, Columns]:

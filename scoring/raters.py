@@ -199,3 +199,49 @@ def _mode(counts: np.ndarray) -> np.ndarray:
     top = counts[np.arange(len(counts)), best]
     ties = (counts == top[:, None]).sum(axis=1) > 1
     return np.where((top > 0) & ~ties, best, -1).astype(np.int64)
+
+
+# --- calibrating a machine rater on the humans --------------------------------------------
+
+# How far below the humans' own agreement a rater may stay and still count as calibrated
+# (the site's setting ``RATER_CALIBRATION_MARGIN`` overrides it).
+DEFAULT_CALIBRATION_MARGIN = 0.1
+CALIBRATED, NOT_CALIBRATED, UNKNOWN, CEILING = "yes", "not calibrated", "unknown", "ceiling"
+
+
+def unit_means(unit_codes: np.ndarray, values: np.ndarray, units: int) -> np.ndarray:
+    """Per unit, the mean of its values (NaN for a unit without any)."""
+    totals = np.bincount(unit_codes, weights=np.asarray(values, dtype=np.float64), minlength=units)
+    counts = np.bincount(unit_codes, minlength=units)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(counts > 0, totals / np.maximum(counts, 1), np.nan)
+
+
+def means_of_others(unit_codes: np.ndarray, values: np.ndarray, units: int) -> np.ndarray:
+    """Per value, the mean of the *other* values of its unit (NaN when it is alone): the
+    leave-one-out reference a human's rating is compared with."""
+    values = np.asarray(values, dtype=np.float64)
+    totals = np.bincount(unit_codes, weights=values, minlength=units)[unit_codes] - values
+    others = np.bincount(unit_codes, minlength=units)[unit_codes] - 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(others > 0, totals / np.maximum(others, 1), np.nan)
+
+
+def mean_absolute_error(values: np.ndarray, reference: np.ndarray) -> Estimate:
+    """Mean of ``|value - reference|`` over the values that have a reference (not NaN);
+    ``n`` = those values."""
+    values = np.asarray(values, dtype=np.float64)
+    reference = np.asarray(reference, dtype=np.float64)
+    keep = ~np.isnan(reference) & ~np.isnan(values)
+    if not keep.any():
+        return Estimate.undefined("no rating with a human rating of the same unit to compare it with")
+    return Estimate(float(np.abs(values[keep] - reference[keep]).mean()), n=int(keep.sum()))
+
+
+def calibration_verdict(agreement: float | None, ceiling: float | None, margin: float) -> str:
+    """``not calibrated`` when a rater's agreement with the humans is below the humans'
+    agreement among themselves (the ceiling) by more than ``margin``; ``yes`` otherwise;
+    ``unknown`` when either figure is undefined (nothing to judge on)."""
+    if agreement is None or ceiling is None or np.isnan(agreement) or np.isnan(ceiling):
+        return UNKNOWN
+    return NOT_CALIBRATED if ceiling - agreement > margin else CALIBRATED

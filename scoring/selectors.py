@@ -17,7 +17,7 @@ from scoring.models import Report
 from scoring.plots import points_for
 from scoring.reports import report_for
 from scoring.reports.base import PlotSpec, TableSpec
-from scoring.reports.common import AGREEMENT_TABLE, ALPHA_PLOT, MORE_AGREEMENT_TABLES
+from scoring.reports.common import AGREEMENT_TABLE, ALPHA_PLOT, MORE_AGREEMENT_TABLES, RATER_PLOT
 
 PROGRESS_METRICS = (
     "progress.items_complete",
@@ -33,6 +33,7 @@ class Cell:
     text: str
     hint: str = ""
     undefined: bool = False  # the text is a reason, not a figure: the page sets it small, wrapped
+    mark: bool = False  # a value the table marks as a warning (``TableSpec.marks``)
 
 
 @dataclass
@@ -75,7 +76,7 @@ def study_reports(study: Study, population: str) -> list[Report]:
 
 def plot_specs(study: Study) -> dict[str, PlotSpec]:
     """The plots a study's dashboard may show, by name."""
-    return {spec.name: spec for spec in (*report_for(study.kind).plots, ALPHA_PLOT)}
+    return {spec.name: spec for spec in (*report_for(study.kind).plots, ALPHA_PLOT, RATER_PLOT)}
 
 
 def reports_version(reports: list[Report]) -> str:
@@ -105,7 +106,9 @@ def dashboard_view(study: Study, population: str) -> DashboardView:
     for plot in plot_specs(study).values():
         if points_for(plot, reports):
             view.plots.append(plot)
-        elif any(r.metric == plot.metric for r in reports):
+        elif any(r.metric == plot.metric and plot.x in r.group for r in reports):
+            # only a plot whose figures exist but are undefined says so: precision grouped by
+            # mode alone is no empty plot of precision by system
             view.empty_plots.append((plot, _undefined_reason(plot, reports)))
     responses = next((r for r in reports if r.metric == "progress.responses" and not r.group), None)
     details = (responses.details or {}) if responses else {}
@@ -161,7 +164,13 @@ def progress_cards(progress: dict[str, Report]) -> list[Card]:
 
 
 # Column headers of details that are read better under another name.
-DETAIL_LABELS = {"p_value": "p", "p_holm": "p (Holm-adjusted)", "dof": "dof"}
+DETAIL_LABELS = {
+    "p_value": "p",
+    "p_holm": "p (Holm-adjusted)",
+    "dof": "dof",
+    "mae": "MAE",
+    "mae_ceiling": "MAE ceiling",
+}
 
 
 def table_view(spec: TableSpec, reports: list[Report]) -> TableView:
@@ -188,9 +197,14 @@ def table_view(spec: TableSpec, reports: list[Report]) -> TableView:
         line = [Cell(str(value)) for value in key]
         line += [_value_cell(by_metric.get(metric)) for metric in spec.metrics]
         first = next(by_metric[m] for m in spec.metrics if m in by_metric)  # a key has one at least
-        line += [Cell(format_number((first.details or {}).get(d), d)) for d in spec.details]
+        line += [_detail_cell(spec, (first.details or {}).get(d), d) for d in spec.details]
         rows.append(line)
     return TableView(spec.title, spec.note, header, rows, numeric_from=len(spec.keys))
+
+
+def _detail_cell(spec: TableSpec, value, name: str) -> Cell:
+    text = format_number(value, name)
+    return Cell(text, mark=isinstance(value, str) and value in spec.marks)
 
 
 def _one_direction(spec: TableSpec, cells: dict[tuple, dict[str, Report]]) -> dict[tuple, dict[str, Report]]:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
@@ -87,7 +88,12 @@ def compute_study_reports(
     populations = populations_of(data)
     for step, population in enumerate(populations, start=1):
         progress(step, steps, f"Computing the figures ({population}; {fingerprint['responses']} responses)")
-        rows[population] = study_rows(builder, data.population(population), embed=embed)
+        rows[population] = study_rows(
+            builder,
+            data.population(population),
+            embed=embed,
+            calibration_margin=settings.RATER_CALIBRATION_MARGIN,
+        )
     progress(steps - 1, steps, "Storing the figures")
     count = replace_reports(study, rows, fingerprint)
     progress(steps, steps, f"Stored {count} figures")

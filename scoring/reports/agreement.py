@@ -13,14 +13,17 @@ is written once for all of them:
   ones, Cronbach's alpha over the statements of a pooled scope, the pairwise Cohen's kappa
   matrix (unweighted, and linear and quadratic for ordinal scales) and its mean;
 - humans and machine raters (participants with source ``model``): each model's alpha and
-  kappa against the humans and against the human majority, beside the same figures of the
-  humans among themselves (against the majority of the *other* humans), the ceiling.
+  kappa against the humans, against each human and against the human majority, and its mean
+  absolute error against the humans' mean rating, beside the same figures of the humans
+  among themselves (against the majority and the mean of the *other* humans), the ceiling;
+  one ``agreement.rater_calibration`` row per rater and scope gathers them with the verdict
+  (calibrated, or below the ceiling by more than the margin).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -35,11 +38,17 @@ from scoring.estimate import Estimate
 from scoring.groups import factorize
 from scoring.kappa import fleiss_kappa
 from scoring.raters import (
+    CEILING,
+    DEFAULT_CALIBRATION_MARGIN,
     MAX_MAJORITY_VALUES,
     SharedUnits,
+    calibration_verdict,
     majority_codes,
     majority_of_others,
+    mean_absolute_error,
+    means_of_others,
     rating_pairs,
+    unit_means,
 )
 from scoring.reliability import cronbach_alpha, icc_2k, within_points_from_value_counts
 
@@ -151,16 +160,38 @@ class Scope:
 Labels = Callable[[np.ndarray], list[str]]
 
 
-def agreement_scope_rows(data: StudyData, question_groups: dict[str, str]) -> list[ReportRow]:
+@dataclass(frozen=True)
+class Calibration:
+    """How machine raters are judged against the humans: the ``margin`` below the humans'
+    own agreement a rater may stay (the setting ``RATER_CALIBRATION_MARGIN``), and each
+    rater's recorded definition by name (shown beside its figures)."""
+
+    margin: float = DEFAULT_CALIBRATION_MARGIN
+    definitions: dict[str, dict] = field(default_factory=dict)
+
+
+def agreement_scope_rows(
+    data: StudyData, question_groups: dict[str, str], *, margin: float = DEFAULT_CALIBRATION_MARGIN
+) -> list[ReportRow]:
     """Every grouped agreement figure of one (analysed) population."""
     if not len(data.observations):
         return []
     ratings = Ratings.of(data)
     labels = _labeller(data)
+    calibration = Calibration(margin, _definitions(data))
     rows: list[ReportRow] = []
     for scope in scopes(ratings, question_groups):
-        rows += scope_rows(scope, labels)
+        rows += scope_rows(scope, labels, calibration)
     return rows
+
+
+def _definitions(data: StudyData) -> dict[str, dict]:
+    """Machine raters' definitions by name (when the loader read them)."""
+    if "definition" not in data.participants:
+        return {}
+    model, names = data.participants["model"], data.participants["name"]
+    definitions = data.participants["definition"]
+    return {str(names[r]): definitions[r] or {} for r in np.flatnonzero(model).tolist()}
 
 
 def scopes(ratings: Ratings, question_groups: dict[str, str]) -> Iterator[Scope]:
@@ -208,7 +239,7 @@ class _Scoper:
         return Scope(group, self.level, ratings, units[mask], values, questions, pairs)
 
 
-def scope_rows(scope: Scope, labels: Labels) -> list[ReportRow]:
+def scope_rows(scope: Scope, labels: Labels, calibration: Calibration | None = None) -> list[ReportRow]:
     humans = ~scope.ratings.model
     values = scope.values
     if values is None:
@@ -219,7 +250,7 @@ def scope_rows(scope: Scope, labels: Labels) -> list[ReportRow]:
     if scope.pairs:
         rows += kappa_matrix_rows(scope, values[humans], human_ratings, labels)
         if scope.ratings.model.any():
-            rows += machine_rows(scope, values, labels)
+            rows += machine_rows(scope, values, labels, calibration or Calibration())
     return rows
 
 
@@ -319,9 +350,13 @@ def _weightings(level: str) -> tuple[str | None, ...]:
     return {"nominal": (None,), "ordinal": (None, "linear", "quadratic")}.get(level, ("quadratic",))
 
 
-def machine_rows(scope: Scope, values: np.ndarray, labels: Labels) -> list[ReportRow]:
-    """Each machine rater's alpha and kappa against the humans and the human majority, and
-    the humans' own figures (``rater: humans``) as the ceiling."""
+def machine_rows(
+    scope: Scope, values: np.ndarray, labels: Labels, calibration: Calibration
+) -> list[ReportRow]:
+    """Each machine rater's alpha and kappa against the humans, each human and the human
+    majority, its MAE against the humans' mean (numeric scales), and the humans' own
+    figures (``rater: humans``) as the ceiling; then one ``agreement.rater_calibration``
+    row per rater gathering them with the verdict."""
     domain, codes = factorize(values)
     if len(domain) > min(MAX_KAPPA_CATEGORIES, MAX_MAJORITY_VALUES):
         return []
@@ -333,25 +368,129 @@ def machine_rows(scope: Scope, values: np.ndarray, labels: Labels) -> list[Repor
     # the human first in every human-machine pair
     swap = model[first] & ~model[second]
     first, second = np.where(swap, second, first), np.where(swap, first, second)
-    rows: list[ReportRow] = []
     both_human = ~model[first] & ~model[second]
-    rows += compare.rows(
+    pairs = compare.rows(
         scope.group, "humans", "humans", ratings.rater, codes, first[both_human], second[both_human]
     )
     human = ~model
     unit_ids, unit_codes = factorize(units)
     others = np.full(len(codes), -1, dtype=np.int64)
     others[human] = majority_of_others(unit_codes[human], codes[human], len(unit_ids), len(domain))
-    rows += compare.against_majority(scope.group, "humans", ratings.rater, codes, others, human)
+    majority_rows = compare.against_majority(scope.group, "humans", ratings.rater, codes, others, human)
+    errors = _RatingErrors.of(scope, values, unit_codes, len(unit_ids))
+    ceiling = _figures(pairs, majority_rows, errors.of_humans(), errors.human_units())
+    rows = [*pairs, *majority_rows]
+    calibration_rows = [_calibration_row(scope.group, "humans", ceiling, None, calibration)]
     majority = majority_codes(unit_codes[human], codes[human], len(unit_ids), len(domain))[unit_codes]
     machines = np.unique(ratings.rater[model])
-    for machine, name in zip(machines.tolist(), labels(machines), strict=True):
+    names = labels(machines)
+    humans_by_name = _human_names(ratings.rater[human], labels)
+    for machine, name in zip(machines.tolist(), names, strict=True):
         mine = (ratings.rater[second] == machine) & ~model[first]
-        rows += compare.rows(scope.group, name, "humans", ratings.rater, codes, first[mine], second[mine])
-        rows += compare.against_majority(
-            scope.group, name, ratings.rater, codes, majority, ratings.rater == machine
+        pairs = compare.rows(scope.group, name, "humans", ratings.rater, codes, first[mine], second[mine])
+        pairs += compare.each_human(
+            scope.group, name, ratings.rater, codes, first[mine], second[mine], humans_by_name
         )
-    return rows
+        own = ratings.rater == machine
+        majority_rows = compare.against_majority(scope.group, name, ratings.rater, codes, majority, own)
+        figures = _figures(pairs, majority_rows, errors.of_rater(own), errors.rater_units(own))
+        rows += [*pairs, *majority_rows]
+        calibration_rows.append(_calibration_row(scope.group, name, figures, ceiling, calibration))
+    return rows + calibration_rows
+
+
+def _human_names(humans: np.ndarray, labels: Labels) -> dict[int, str] | None:
+    """The humans' labels by participant row, when they are few enough to compare one by one."""
+    ids = np.unique(humans)
+    if len(ids) > MAX_MATRIX_RATERS:
+        return None
+    return dict(zip(ids.tolist(), labels(ids), strict=True))
+
+
+@dataclass(frozen=True)
+class _RatingErrors:
+    """Absolute errors of ratings against the humans' mean rating of the unit (numeric
+    scales only: ``values`` None at the nominal level)."""
+
+    scope: Scope
+    values: np.ndarray | None
+    unit_codes: np.ndarray
+    units: int
+
+    @classmethod
+    def of(cls, scope: Scope, values: np.ndarray, unit_codes: np.ndarray, units: int) -> _RatingErrors:
+        numeric = scope.level != "nominal" and values.dtype.kind in "biuf"
+        return cls(scope, values.astype(np.float64) if numeric else None, unit_codes, units)
+
+    @property
+    def _human(self) -> np.ndarray:
+        return ~self.scope.ratings.model
+
+    def of_humans(self) -> Estimate | None:
+        """Each human rating against the mean of the *other* humans of its unit."""
+        if self.values is None:
+            return None
+        human = self._human
+        return mean_absolute_error(
+            self.values[human], means_of_others(self.unit_codes[human], self.values[human], self.units)
+        )
+
+    def of_rater(self, own: np.ndarray) -> Estimate | None:
+        """The rater's ratings against the mean of the humans' ratings of the unit."""
+        if self.values is None:
+            return None
+        human = self._human
+        means = unit_means(self.unit_codes[human], self.values[human], self.units)
+        return mean_absolute_error(self.values[own], means[self.unit_codes[own]])
+
+    def human_units(self) -> int:
+        """Units two humans or more rated (where the humans can be compared)."""
+        return int((np.bincount(self.unit_codes[self._human], minlength=self.units) >= 2).sum())
+
+    def rater_units(self, own: np.ndarray) -> int:
+        """Units the rater and at least one human rated."""
+        rated = np.bincount(self.unit_codes[self._human], minlength=self.units) > 0
+        return int(rated[np.unique(self.unit_codes[own])].sum())
+
+
+def _figures(pairs: list[ReportRow], majority: list[ReportRow], mae: Estimate | None, items: int) -> dict:
+    """The figures of one rater the calibration row gathers (None: undefined)."""
+    value = {(r.metric, r.group["against"]): r.value for r in (*pairs, *majority)}
+    return {
+        "alpha": value[("agreement.machine_alpha", "humans")],
+        "kappa_vs_humans": value[("agreement.machine_kappa", "humans")],
+        "kappa_vs_majority": value[("agreement.machine_kappa", "majority")],
+        "mae": None if mae is None else (None if np.isnan(mae.value) else mae.value),
+        "items": items,
+    }
+
+
+def _calibration_row(
+    group: dict, rater: str, figures: dict, ceiling: dict | None, calibration: Calibration
+) -> ReportRow:
+    """Value: the rater's alpha against the humans; details: its kappas and MAE beside the
+    humans' (``*_ceiling``) and the verdict (``calibrated``: ``yes`` / ``not calibrated`` /
+    ``unknown``). ``ceiling`` None: this is the humans' own row (``calibrated: ceiling``)."""
+    alpha, items = figures["alpha"], figures["items"]
+    if alpha is None:
+        estimate = Estimate.undefined("no alpha against the humans", n=items)
+    else:
+        estimate = Estimate(alpha, n=items)
+    if ceiling is None:
+        ceiling, verdict = figures, CEILING
+    else:
+        verdict = calibration_verdict(alpha, ceiling["alpha"], calibration.margin)
+    details = {
+        **{name: figures[name] for name in ("items", "kappa_vs_humans", "kappa_vs_majority", "mae")},
+        "ceiling": ceiling["alpha"],
+        "kappa_ceiling": ceiling["kappa_vs_majority"],
+        "mae_ceiling": ceiling["mae"],
+        "margin": calibration.margin,
+        "calibrated": verdict,
+    }
+    if rater in calibration.definitions:
+        details["definition"] = calibration.definitions[rater]
+    return row("agreement.rater_calibration", {**group, "rater": rater}, estimate, **details)
 
 
 @dataclass(frozen=True)
@@ -369,6 +508,26 @@ class _Comparison:
         return self._rows(
             group, rater, against, codes[first], codes[second], kappa, kappas.averaged(MIN_SHARED)
         )
+
+    def each_human(
+        self, group, rater: str, raters, codes, first, second, humans: dict[int, str] | None
+    ) -> list[ReportRow]:
+        """Cohen's kappa between ``rater`` (``second`` of each pair) and each human
+        (``first``): ``against: annotator``, the human's label in ``annotator``; only when
+        the humans are few enough to list."""
+        if humans is None:
+            return []
+        kappas = self._kappas(raters[first], raters[second], codes[first], codes[second])
+        weights = self.weights or "none"
+        return [
+            row(
+                "agreement.machine_kappa",
+                {**group, "rater": rater, "against": "annotator", "annotator": humans[human]},
+                kappas.estimate(index),
+                weights=weights,
+            )
+            for index, human in enumerate(kappas.first.tolist())
+        ]
 
     def against_majority(self, group, rater: str, raters, codes, reference, mine) -> list[ReportRow]:
         """Each rating of ``mine`` with the majority ``reference`` of its unit (when there is one)."""

@@ -97,8 +97,9 @@ class StudyData:
     ``participants``), ``points``, ``correct`` (NaN when unscored), ``attention``,
     ``flagged``, ``excluded``, ``seconds``; plus what the builder asked for.
     ``items`` always has ``attention``; ``participants`` has ``model`` (an LLM simulator or
-    automatic rater) and, for models, ``name``. ``observations`` (agreement values) has
-    ``response`` (row number), ``unit``, ``question``, ``value`` and ``level``.
+    automatic rater) and, for models, ``name`` (and ``definition`` when the loader read
+    it). ``observations`` (agreement values) has ``response`` (row number), ``unit``,
+    ``question``, ``value`` and ``level``.
     """
 
     kind: str
@@ -189,6 +190,8 @@ class TableSpec:
     # shown once, in the direction where the detail ``pair_prefer`` is larger.
     pair: tuple[str, ...] = ()
     pair_prefer: str = ""
+    # Detail values the page marks as a warning (a rater ``not calibrated``).
+    marks: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

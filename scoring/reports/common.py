@@ -6,6 +6,7 @@ import numpy as np
 
 from scoring.counting import count_distinct
 from scoring.estimate import Estimate
+from scoring.raters import DEFAULT_CALIBRATION_MARGIN, NOT_CALIBRATED
 
 from .agreement import agreement_scope_rows
 from .base import Embed, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, row
@@ -62,12 +63,33 @@ MACHINE_TABLE = TableSpec(
     note="against majority: for humans, the majority of the other humans of the unit; "
     "kappa is quadratic-weighted for ordinal scales.",
 )
+RATER_TABLE = TableSpec(
+    title="Raters against the humans, per question: calibrated or not",
+    metrics=("agreement.rater_calibration",),
+    keys=("rater", "question", "level"),
+    details=("items", "kappa_vs_humans", "kappa_vs_majority", "mae", "ceiling", "calibrated"),
+    value_label="alpha vs humans",
+    note="rater humans: the humans among themselves (each against the others), the ceiling. "
+    "A rater whose alpha is below the ceiling by more than the margin (RATER_CALIBRATION_MARGIN) "
+    "is not calibrated. kappa is quadratic-weighted for ordinal scales; MAE against the humans' "
+    "mean rating of the item (ratings only); items = items the rater and a human both rated.",
+    marks=frozenset({NOT_CALIBRATED}),
+)
+RATER_EACH_HUMAN_TABLE = TableSpec(
+    title="Cohen's kappa of each rater with each human annotator",
+    metrics=("agreement.machine_kappa",),
+    keys=("question", "level", "rater", "against", "annotator"),
+    details=("weights",),
+    note="Annotators by their pseudonym in the study's exports; n = items both rated.",
+)
 # Shown after the kind's own tables (the per-question table comes before them).
 MORE_AGREEMENT_TABLES = (
     POOLED_TABLE,
     QUESTION_GROUP_TABLE,
     SYSTEM_TABLE,
+    RATER_TABLE,
     MACHINE_TABLE,
+    RATER_EACH_HUMAN_TABLE,
     PAIRWISE_TABLE,
     KAPPA_MATRIX_TABLE,
 )
@@ -78,6 +100,17 @@ ALPHA_PLOT = PlotSpec(
     x="question",
     hue="level",
     ylabel="alpha",
+)
+
+
+RATER_PLOT = PlotSpec(
+    name="raters",
+    title="Alpha with the humans per question: humans (the ceiling) and each rater",
+    metric="agreement.rater_calibration",
+    x="question",
+    hue="rater",
+    ylabel="alpha",
+    fixed=("level",),
 )
 
 
@@ -134,18 +167,27 @@ def progress_rows(data: StudyData) -> list[ReportRow]:
     ]
 
 
-def study_rows(builder: KindReport, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
+def study_rows(
+    builder: KindReport,
+    data: StudyData,
+    *,
+    embed: Embed | None = None,
+    calibration_margin: float = DEFAULT_CALIBRATION_MARGIN,
+) -> list[ReportRow]:
     """All figures of one population: progress, agreement (among human annotators, grouped
     by question, pooled, by question group and by provenance; machine raters beside the
     humans), and the kind's own.
 
     Human answers are selected here, once (``StudyData.humans``): the kind's figures see
     nothing else; the rows that compare machine raters with humans (``agreement.machine_*``,
-    a builder's ``machine_rows``) get the whole population and say which rater each is."""
+    a builder's ``machine_rows``) get the whole population and say which rater each is;
+    ``calibration_margin``: how far below the humans' agreement a rater is still calibrated."""
     rows = progress_rows(data)
     analysed = data.analysed()
     del data  # one copy of the population at a time
-    rows += agreement_scope_rows(analysed, builder.question_groups(analysed.config))
+    rows += agreement_scope_rows(
+        analysed, builder.question_groups(analysed.config), margin=calibration_margin
+    )
     rows += builder.machine_rows(analysed, embed=embed)
     rows += builder.rows(analysed.humans(), embed=embed)
     return rows

@@ -1,8 +1,10 @@
-"""Counterfactual simulation: precision and generality per explanation system; the
-precision of each model simulator beside the humans'.
+"""Counterfactual simulation: precision and generality per explanation system, explaining
+model, mode (``cot`` / ``posthoc``) and counterfactual generator (the items' provenance keys
+in ``GROUPINGS``); the precision of each model simulator beside the humans'.
 
 The agreement of humans with each other and with model simulators is the common
-human-machine comparison every kind gets (``agreement.machine_*``, question ``choice``)."""
+human-machine comparison every kind gets (``agreement.machine_*`` and
+``agreement.rater_calibration``, question ``choice``)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import numpy as np
 from scoring import similarity, simulation
 from scoring.bootstrap import mean_ci, seed_for
 from scoring.estimate import Estimate
+from scoring.groups import factorize
 
 from .base import (
     Embed,
@@ -26,50 +29,89 @@ from .base import (
 )
 
 MEASURES = ("bleu", "cosine", "jaccard")
+# Provenance keys of the items the figures are grouped by (an item without one is left out
+# of that grouping): ``system`` (whoever wrote the explanation, for hand-made studies), and
+# what the simulation pipeline records: ``explainer`` (the explaining model), ``mode`` (``cot``
+# or ``posthoc``) and ``generator`` (the model that wrote the counterfactual).
+GROUPINGS = ("system", "explainer", "mode", "generator")
+GROUPING_TITLES = {
+    "system": "explanation system",
+    "explainer": "explaining model",
+    "mode": "mode (cot: reasoning first; posthoc: answer first)",
+    "generator": "counterfactual generator",
+}
+
+
+def _tables() -> tuple[TableSpec, ...]:
+    precision = tuple(
+        TableSpec(
+            f"Simulation precision per {GROUPING_TITLES[key]} (95% CI over explanations)",
+            ("simulation.precision",),
+            (key, "rater"),
+            note="rater human: the humans together; any other rater is a model simulator, "
+            "measured the same way.",
+        )
+        for key in GROUPINGS
+    )
+    rate = tuple(
+        TableSpec(
+            f"Share of judgements that commit to an answer, per {GROUPING_TITLES[key]}",
+            ("simulation.simulatable_rate",),
+            (key,),
+        )
+        for key in GROUPINGS
+    )
+    generality = tuple(
+        TableSpec(
+            f"Simulation generality per {GROUPING_TITLES[key]} (1 − mean pairwise similarity)",
+            ("simulation.generality",),
+            (key, "measure"),
+        )
+        for key in GROUPINGS
+    )
+    return precision + rate + generality
+
+
+def _plots() -> tuple[PlotSpec, ...]:
+    return tuple(
+        PlotSpec(
+            "precision" if key == "system" else f"precision-{key}",
+            f"Simulation precision per {GROUPING_TITLES[key].split(' (')[0]}",
+            "simulation.precision",
+            key,
+            hue="rater",
+            ylabel="precision",
+        )
+        for key in GROUPINGS
+    )
 
 
 class SimulationReport(KindReport):
     kind = "simulation"
     response_fields = {"choice": Field("answer__choice", "text")}
     item_fields = {
-        "system": Field("provenance__system", "text"),
+        **{key: Field(f"provenance__{key}", "text") for key in GROUPINGS},
         "explanation": Field("payload__explanation_id", "text"),
         "model_answer": Field("payload__model_followup_answer", "text"),
         "question_text": Field("payload__followup_question", "text"),
         "context_text": Field("payload__followup_context", "text"),
     }
-    tables = (
-        TableSpec(
-            "Simulation precision per explanation system (95% CI over explanations)",
-            ("simulation.precision",),
-            ("system", "rater"),
-        ),
-        TableSpec(
-            "Share of judgements that commit to an answer", ("simulation.simulatable_rate",), ("system",)
-        ),
-        TableSpec(
-            "Simulation generality (1 − mean pairwise similarity)",
-            ("simulation.generality",),
-            ("system", "measure"),
-        ),
-    )
-    plots = (
-        PlotSpec(
-            "precision",
-            "Simulation precision per explanation system",
-            "simulation.precision",
-            "system",
-            hue="rater",
-            ylabel="precision",
-        ),
-    )
+    tables = _tables()
+    plots = _plots()
 
     def rows(self, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
         """The humans' figures (``data`` holds human answers only)."""
         view = _View(data)
-        rows = _precision_rows(view, np.ones(len(view.item), dtype=bool), "human")
-        rows += _simulatable_rows(view)
-        rows += _generality_rows(view, embed)
+        everyone = np.ones(len(view.item), dtype=bool)
+        rows = []
+        for key in GROUPINGS:
+            rows += _precision_rows(view, everyone, "human", key)
+        for key in GROUPINGS:
+            rows += _simulatable_rows(view, key)
+        texts = _simulatable_texts(view)
+        vectors = _embeddings(texts, embed) if embed is not None else None
+        for key in GROUPINGS:
+            rows += _generality_rows(view, key, texts, vectors)
         return rows
 
     def machine_rows(self, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
@@ -80,7 +122,9 @@ class SimulationReport(KindReport):
         rows = []
         for participant in np.unique(view.participant[machine]).tolist():
             mine = view.participant == participant
-            rows += _precision_rows(view, mine, str(data.participants["name"][participant]))
+            name = str(data.participants["name"][participant])
+            for key in GROUPINGS:
+                rows += _precision_rows(view, mine, name, key)
         return rows
 
 
@@ -91,7 +135,8 @@ class _View:
         item = data.responses["item"]
         self.item = item
         self.choice = data.responses["choice"]
-        self.system = data.items["system"][item]
+        self.item_groups = {key: data.items[key] for key in GROUPINGS}
+        self.groups = {key: values[item] for key, values in self.item_groups.items()}
         self.explanation = data.items["explanation"][item]
         self.model_answer = data.items["model_answer"][item]
         self.participant = data.responses["participant"]
@@ -100,40 +145,50 @@ class _View:
         )
         self.text = texts[item]
 
-    def system_of_explanation(self) -> dict:
-        return {e: s for e, s in zip(self.explanation, self.system, strict=True)}
+
+def _seed_keys(key: str, value: str) -> tuple[str, ...]:
+    """``system`` keeps the seeds it always had; other groupings name their key."""
+    return (value,) if key == "system" else (key, value)
 
 
-def _precision_rows(view: _View, mask: np.ndarray, rater: str) -> list[ReportRow]:
+def _precision_rows(view: _View, mask: np.ndarray, rater: str, key: str) -> list[ReportRow]:
+    """Precision per value of ``key``: per (explanation, value) the share of simulatable
+    judgements equal to the model's answer, averaged over the value's explanations."""
+    groups = view.groups[key]
+    keep = mask & (groups != "")
+    names, group_codes = factorize(groups[keep])
+    if not len(names):
+        return []
+    _, explanation_codes = factorize(view.explanation[keep])
+    pairs = explanation_codes.astype(np.int64) * len(names) + group_codes
     ids, precision = simulation.precision_per_explanation(
-        view.explanation[mask], list(view.choice[mask]), list(view.model_answer[mask])
+        pairs, list(view.choice[keep]), list(view.model_answer[keep])
     )
-    owner = view.system_of_explanation()
-    by_system = defaultdict(list)
-    for explanation, value in zip(ids, precision, strict=True):
-        by_system[owner[explanation]].append(value)
+    owner = np.asarray(ids, dtype=np.int64) % len(names)
     rows = []
-    for system in sorted(by_system):
-        values = np.asarray(by_system[system])
-        ci = mean_ci(values, seed=seed_for("simulation.precision", system, rater))
+    for code, value in enumerate(str(name) for name in names):
+        values = precision[owner == code]
+        if not values.size:
+            continue
+        ci = mean_ci(values, seed=seed_for("simulation.precision", *_seed_keys(key, value), rater))
         estimate = Estimate(float(values.mean()), n=int(values.size))
         rows.append(
-            row("simulation.precision", {"system": system, "rater": rater}, estimate, ci, unit="explanations")
+            row("simulation.precision", {key: value, "rater": rater}, estimate, ci, unit="explanations")
         )
     return rows
 
 
-def _simulatable_rows(view: _View) -> list[ReportRow]:
+def _simulatable_rows(view: _View, key: str) -> list[ReportRow]:
     committed = simulation.simulatable(list(view.choice)).astype(np.float64)
-    systems = view.system
+    groups = view.groups[key]
     rows = []
-    for system in sorted(set(systems)):
-        values = committed[systems == system]
-        ci = mean_ci(values, seed=seed_for("simulation.simulatable_rate", system))
+    for value in sorted(set(groups) - {""}):
+        values = committed[groups == value]
+        ci = mean_ci(values, seed=seed_for("simulation.simulatable_rate", *_seed_keys(key, value)))
         rows.append(
             row(
                 "simulation.simulatable_rate",
-                {"system": system},
+                {key: value},
                 Estimate(float(values.mean()), n=int(values.size)),
                 ci,
             )
@@ -141,52 +196,56 @@ def _simulatable_rows(view: _View) -> list[ReportRow]:
     return rows
 
 
-def _generality_rows(view: _View, embed: Embed | None) -> list[ReportRow]:
-    texts_by_explanation = _simulatable_texts(view)
-    owner = view.system_of_explanation()
+def _generality_rows(
+    view: _View, key: str, texts: dict[tuple, str], vectors: dict[str, np.ndarray] | None
+) -> list[ReportRow]:
+    """Generality per value of ``key``: per (explanation, value) the mean pairwise
+    similarity of its simulatable counterfactuals, one minus it averaged over the value's
+    explanations (for a generator: the diversity of what it wrote for each explanation)."""
+    by_group: defaultdict[str, defaultdict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for (explanation, item), text in texts.items():
+        value = str(view.item_groups[key][item])
+        if value:
+            by_group[value][explanation].append(text)
     similarities = {
         "bleu": lambda texts: similarity.mean_pairwise_similarity(texts, similarity.bleu_similarity),
         "jaccard": lambda texts: similarity.mean_pairwise_similarity(texts, similarity.jaccard_similarity),
     }
-    if embed is not None:
-        vectors = _embeddings(texts_by_explanation, embed)
+    if vectors is not None:
         similarities["cosine"] = lambda texts: similarity.mean_pairwise_cosine([vectors[t] for t in texts])
     rows = []
-    for system in sorted({owner[e] for e in texts_by_explanation}):
-        explanations = [e for e in texts_by_explanation if owner[e] == system]
+    for value in sorted(by_group):
+        explanations = by_group[value]
         for measure in MEASURES:
-            group = {"system": system, "measure": measure}
+            group = {key: value, "measure": measure}
             if measure not in similarities:
-                rows.append(
-                    row(
-                        "simulation.generality",
-                        group,
-                        Estimate.undefined("no sentence encoder in this process"),
-                    )
-                )
+                reason = "no sentence encoder in this process"
+                rows.append(row("simulation.generality", group, Estimate.undefined(reason)))
                 continue
-            means = [similarities[measure](texts_by_explanation[e]) for e in explanations]
+            means = [similarities[measure](texts) for texts in explanations.values()]
             estimate = simulation.generality(means)
             diversity = 1.0 - np.asarray(means, dtype=np.float64)
-            ci = mean_ci(diversity, seed=seed_for("simulation.generality", system, measure))
+            seed = seed_for("simulation.generality", *_seed_keys(key, value), measure)
+            ci = mean_ci(diversity, seed=seed)
             rows.append(row("simulation.generality", group, estimate, ci, unit="explanations"))
     return rows
 
 
-def _simulatable_texts(view: _View) -> dict:
-    """Per explanation: the counterfactual texts most human judgements found simulatable."""
+def _simulatable_texts(view: _View) -> dict[tuple, str]:
+    """(explanation, item) → the counterfactual's text, for the counterfactuals most human
+    judgements found simulatable."""
     if not len(view.item):
         return {}
     majority = simulation.majority_simulatable(view.item, list(view.choice))
-    texts: defaultdict[str, dict[int, str]] = defaultdict(dict)  # explanation → item → text
-    for item, explanation, text in zip(view.item, view.explanation, view.text, strict=True):
+    texts: dict[tuple, str] = {}
+    for item, explanation, text in zip(view.item.tolist(), view.explanation, view.text, strict=True):
         if majority[int(item)] and text:
-            texts[explanation][int(item)] = text
-    return {explanation: list(by_item.values()) for explanation, by_item in texts.items()}
+            texts[(explanation, item)] = text
+    return texts
 
 
-def _embeddings(texts_by_explanation: dict, embed: Embed) -> dict[str, np.ndarray]:
-    distinct = sorted({text for texts in texts_by_explanation.values() for text in texts})
+def _embeddings(texts: dict[tuple, str], embed: Embed) -> dict[str, np.ndarray]:
+    distinct = sorted(set(texts.values()))
     if not distinct:
         return {}
     matrix = np.asarray(embed(distinct))

@@ -29,6 +29,22 @@ def test_env_int_checks_type_and_bound(monkeypatch):
     assert s.env_int("X_NUM", 5, minimum=1) == 7
 
 
+@pytest.mark.parametrize(
+    ("raw", "error"), [("abc", "not a number"), ("nan", "not a finite"), ("-0.5", "at least 0")]
+)
+def test_env_float_checks_type_and_bound(monkeypatch, raw, error):
+    monkeypatch.setenv("X_MARGIN", raw)
+    with pytest.raises(ImproperlyConfigured, match=error):
+        s.env_float("X_MARGIN", 0.1, minimum=0.0)
+
+
+def test_env_float_reads_a_number_or_the_default(monkeypatch):
+    monkeypatch.delenv("X_MARGIN", raising=False)
+    assert s.env_float("X_MARGIN", 0.1) == 0.1
+    monkeypatch.setenv("X_MARGIN", "0.25")
+    assert s.env_float("X_MARGIN", 0.1, minimum=0.0) == 0.25
+
+
 def test_env_list_and_json(monkeypatch):
     monkeypatch.setenv("X_LIST", "a, b,,c")
     assert s.env_list("X_LIST", []) == ["a", "b", "c"]
