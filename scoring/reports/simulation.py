@@ -141,6 +141,9 @@ def _simulatable_rows(view: _View) -> list[ReportRow]:
     return rows
 
 
+NO_ENCODER = "needs the sentence encoder, which this install lacks (requirements.txt)"
+
+
 def _generality_rows(view: _View, embed: Embed | None) -> list[ReportRow]:
     texts_by_explanation = _simulatable_texts(view)
     owner = view.system_of_explanation()
@@ -161,7 +164,7 @@ def _generality_rows(view: _View, embed: Embed | None) -> list[ReportRow]:
                     row(
                         "simulation.generality",
                         group,
-                        Estimate.undefined("no sentence encoder in this process"),
+                        Estimate.undefined(NO_ENCODER),
                     )
                 )
                 continue
