@@ -145,7 +145,8 @@ def study_rows(builder: KindReport, data: StudyData, *, embed: Embed | None = No
     rows = progress_rows(data)
     analysed = data.analysed()
     del data  # one copy of the population at a time
-    rows += agreement_scope_rows(analysed, builder.question_groups(analysed.config))
+    config = analysed.config
+    rows += agreement_scope_rows(analysed, builder.question_groups(config), builder.question_order(config))
     rows += builder.machine_rows(analysed, embed=embed)
     rows += builder.rows(analysed.humans(), embed=embed)
     return rows

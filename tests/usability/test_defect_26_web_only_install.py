@@ -44,7 +44,17 @@ import workers.management.commands.loaddemogame  # the game's demo: its generato
 from workers.generation.backend import ContinuationRequest, load_backend
 
 continuation = load_backend("demo").continue_texts([ContinuationRequest("The town council met.", 0.5, 1, 20)])
+from annotation.models import Job, Study
+from django.contrib.auth import get_user_model
+from scoring.services import request_study_reports
+from workers.similarity import available_embed
+
+# Recompute, run in-process: without the sentence encoder the reports job still ends done.
+job = request_study_reports(Study.objects.get(slug="demo-claims"), trigger="dashboard")[0]
 client = Client()
+client.force_login(get_user_model().objects.get(username="admin"))
+dashboard = client.get("/research/s/demo-likert/dashboard/")
+client.logout()
 home = client.get("/")
 entry = client.get("/s/demo-claims/", follow=True)
 consent_url = entry.redirect_chain[-1][0]
@@ -53,6 +63,9 @@ print(json.dumps({
     "home": [home.status_code, home.content.decode()],
     "task": [task.status_code, task.content.decode()],
     "continuation": continuation[0].text,
+    "dashboard": [dashboard.status_code, dashboard.content.decode()],
+    "job": Job.objects.get(pk=job.pk).status,
+    "encoder": available_embed() is not None,
     "leaked": sorted(m for m in sys.modules if m.partition(".")[0] in REFUSED),
 }))
 """
@@ -95,4 +108,7 @@ def test_defect_26_the_web_process_and_the_demo_run_with_the_model_stack_refused
     status, task = seen["task"]
     assert status == 200 and re.search(r'action="/s/demo-claims/a/\d+/"', task)
     assert seen["continuation"].strip()
+    status, dashboard = seen["dashboard"]  # the seeded demo answers' reports, computed by loaddemo
+    assert status == 200 and "Agreement between annotators, per question" in dashboard
+    assert seen["job"] == "done" and seen["encoder"] is False
     assert (tmp_path / "db.sqlite3").is_file()
