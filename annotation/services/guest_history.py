@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Q, Sum
 
 from annotation.models import Assignment, Enrollment, ExamAttempt, Participant, Response
+from annotation.services.assignment import release_participant_assignments
 from annotation.services.participants import is_anonymous
 
 if TYPE_CHECKING:
@@ -100,9 +101,7 @@ def _move_new_answers(guest_enrollment: Enrollment, account_enrollment: Enrollme
     both = guest_answered.filter(item__assignments__participant_id=account_id).distinct()
     if hasattr(guest_enrollment.study, "exam"):
         return 0, guest_answered.count()
-    Assignment.objects.filter(
-        participant_id=guest_id, study_id=study_id, status=Assignment.Status.ASSIGNED
-    ).update(status=Assignment.Status.RELEASED)
+    release_participant_assignments(participant=guest_enrollment.participant, study=guest_enrollment.study)
     position = (
         Assignment.objects.filter(participant_id=account_id, study_id=study_id).aggregate(
             last=Max("position")
