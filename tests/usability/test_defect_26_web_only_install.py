@@ -33,22 +33,22 @@ sys.meta_path.insert(0, RefuseTheModelStack())
 import django
 
 django.setup()
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
+
+import workers.management.commands.loaddemogame  # noqa: F401 - the game's demo command imports
+from annotation.models import Job, Study
+from scoring.services import request_study_reports
+from workers.generation.backend import ContinuationRequest, load_backend
+from workers.similarity import available_embed
 
 call_command("check")
 call_command("migrate", verbosity=0)
 call_command("demoadmin", verbosity=0)
-call_command("loaddemo", verbosity=0)
-import workers.management.commands.loaddemogame  # the game's demo: its generator, below
-from workers.generation.backend import ContinuationRequest, load_backend
-
+call_command("loaddemo", verbosity=0)  # the studies, their seeded answers and reports
+# The game's demo generator (loaddemogame builds its passages with it; too slow to run whole here).
 continuation = load_backend("demo").continue_texts([ContinuationRequest("The town council met.", 0.5, 1, 20)])
-from annotation.models import Job, Study
-from django.contrib.auth import get_user_model
-from scoring.services import request_study_reports
-from workers.similarity import available_embed
-
 # Recompute, run in-process: without the sentence encoder the reports job still ends done.
 job = request_study_reports(Study.objects.get(slug="demo-claims"), trigger="dashboard")[0]
 client = Client()
