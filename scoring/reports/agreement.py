@@ -22,7 +22,7 @@ is written once for all of them:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -92,7 +92,7 @@ class Ratings:
     domains: tuple[np.ndarray | None, ...]
 
     @classmethod
-    def of(cls, data: StudyData) -> Ratings:
+    def of(cls, data: StudyData, question_order: Sequence[str] = ()) -> Ratings:
         observations = data.observations
         response = observations["response"]
         rater = data.responses["participant"][response]
@@ -102,7 +102,7 @@ class Ratings:
             if name.startswith("provenance:"):
                 names, codes = factorize(data.items[name])
                 provenance[name.split(":", 1)[1]] = (codes[item], names)
-        questions, question = factorize(observations["question"])
+        questions, question = _in_order(*factorize(observations["question"]), question_order)
         levels, level = factorize(observations["level"])
         value = np.full(len(response), -1, dtype=np.int64)
         domains: list[np.ndarray | None] = []
@@ -139,6 +139,18 @@ class Ratings:
         return len(self.unit)
 
 
+def _in_order(names: np.ndarray, codes: np.ndarray, order: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``factorize``'s sorted names and codes renumbered so that the names in ``order`` come
+    first, in that order (the rest keep their sorted order after them)."""
+    if not len(order):
+        return names, codes
+    rank = {name: position for position, name in enumerate(order)}
+    new_order = sorted(range(len(names)), key=lambda i: (rank.get(str(names[i]), len(rank)), i))
+    renumber = np.empty(len(names), dtype=np.int64)
+    renumber[new_order] = np.arange(len(names))
+    return names[new_order], renumber[codes]
+
+
 _RATING_FIELDS = ("unit", "question", "level", "value", "response", "rater", "model")
 
 
@@ -171,12 +183,17 @@ class Calibration:
 
 
 def agreement_scope_rows(
-    data: StudyData, question_groups: dict[str, str], *, margin: float = DEFAULT_CALIBRATION_MARGIN
+    data: StudyData,
+    question_groups: dict[str, str],
+    question_order: Sequence[str] = (),
+    *,
+    margin: float = DEFAULT_CALIBRATION_MARGIN,
 ) -> list[ReportRow]:
-    """Every grouped agreement figure of one (analysed) population."""
+    """Every grouped agreement figure of one (analysed) population, questions in
+    ``question_order`` (the kind's, as its own tables list them), any others after, sorted."""
     if not len(data.observations):
         return []
-    ratings = Ratings.of(data)
+    ratings = Ratings.of(data, question_order)
     labels = _labeller(data)
     calibration = Calibration(margin, _definitions(data))
     rows: list[ReportRow] = []

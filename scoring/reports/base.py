@@ -240,6 +240,11 @@ class KindReport:
         """Question → the group the study's config puts it in (agreement per group)."""
         return {}
 
+    def question_order(self, config: dict) -> list[str]:
+        """The questions in the order the study asks them, which the agreement tables follow
+        so that they list questions as the kind's own tables do (others after, sorted)."""
+        return []
+
 
 def observation_columns(response, unit, question, value, level) -> Columns:
     """Agreement observations as columns (every argument a sequence or a scalar to repeat)."""

@@ -185,8 +185,9 @@ def study_rows(
     rows = progress_rows(data)
     analysed = data.analysed()
     del data  # one copy of the population at a time
+    config = analysed.config
     rows += agreement_scope_rows(
-        analysed, builder.question_groups(analysed.config), margin=calibration_margin
+        analysed, builder.question_groups(config), builder.question_order(config), margin=calibration_margin
     )
     rows += builder.machine_rows(analysed, embed=embed)
     rows += builder.rows(analysed.humans(), embed=embed)

@@ -76,6 +76,9 @@ class LikertReport(KindReport):
     def question_groups(self, config: dict) -> dict[str, str]:
         return {q["id"]: q["group"] for q in config.get("questions", []) if "id" in q and q.get("group")}
 
+    def question_order(self, config: dict) -> list[str]:
+        return [q["id"] for q in config.get("questions", []) if "id" in q]
+
 
 def questions(data: StudyData) -> list[str]:
     configured = [q["id"] for q in data.config.get("questions", []) if "id" in q]

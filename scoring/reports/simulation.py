@@ -196,6 +196,9 @@ def _simulatable_rows(view: _View, key: str) -> list[ReportRow]:
     return rows
 
 
+NO_ENCODER = "needs the sentence encoder, which this install lacks (requirements.txt)"
+
+
 def _generality_rows(
     view: _View, key: str, texts: dict[tuple, str], vectors: dict[str, np.ndarray] | None
 ) -> list[ReportRow]:
@@ -219,8 +222,7 @@ def _generality_rows(
         for measure in MEASURES:
             group = {key: value, "measure": measure}
             if measure not in similarities:
-                reason = "no sentence encoder in this process"
-                rows.append(row("simulation.generality", group, Estimate.undefined(reason)))
+                rows.append(row("simulation.generality", group, Estimate.undefined(NO_ENCODER)))
                 continue
             means = [similarities[measure](texts) for texts in explanations.values()]
             estimate = simulation.generality(means)

@@ -76,7 +76,8 @@ def test_equals_the_krippendorff_package_on_random_data_with_missing_values():
                 assert np.isnan(result.value) and result.reason
                 continue
             result = krippendorff_alpha(table, level)
-            if np.isnan(expected):
+            one_unit = int(((~np.isnan(table)).sum(axis=0) >= 2).sum()) == 1  # the package: 0 by construction
+            if np.isnan(expected) or one_unit:
                 assert np.isnan(result.value) and result.reason
             else:
                 assert result.value == pytest.approx(expected, abs=1e-9)
@@ -327,3 +328,15 @@ def test_units_with_many_distinct_values_take_the_spectral_form_too():
     table = _ratings(rng, 400, 6, None, missing=0.1)
     for level in LEVELS:
         assert krippendorff_alpha(table, level).value == pytest.approx(_direct_alpha(table, level), abs=1e-9)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_one_pairable_unit_is_undefined_with_its_reason_not_zero(level):
+    # The package gives 0 here: with one unit the expected disagreement is the observed one.
+    one_item = [[2, nan, 1], [5, 3, nan], [4, nan, nan]]  # only the first unit has two values or more
+    result = krippendorff_alpha(one_item, level)
+    assert np.isnan(result.value)
+    assert result.reason.startswith("only one item has two or more answers")
+    assert result.details["units"] == 1
+    units, values = [0, 0, 0, 1], [1, 2, 2, 3]
+    assert np.isnan(alpha_from_pairs(units, values, "nominal").value)

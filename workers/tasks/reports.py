@@ -6,7 +6,7 @@ from celery import shared_task
 
 from annotation.models import Job
 from scoring.services import DEFAULT_BY, compute_study_reports, request_study_reports, stale_live_studies
-from workers.similarity import embed_sentences
+from workers.similarity import available_embed
 
 from .base import job_task
 
@@ -19,7 +19,7 @@ def compute_study_reports_task(job: Job) -> dict:
     from workers.progress import JobProgress
 
     by = job.parameters.get("by", DEFAULT_BY)
-    result = compute_study_reports(job.study, embed=embed_sentences, progress=JobProgress(job.pk), by=by)
+    result = compute_study_reports(job.study, embed=available_embed(), progress=JobProgress(job.pk), by=by)
     return {
         "rows": result.rows,
         "responses": result.fingerprint["responses"],

@@ -176,6 +176,10 @@ class Boundary(TaskKind):
     def after_response(self, response) -> None:
         game.record_round(response)
 
+    def after_responses_moved(self, participant_ids) -> None:
+        for participant_id in sorted(participant_ids):
+            game.rebuild_player_stats(participant_id)
+
     def finished_page(self, study, enrollment) -> str | None:
         """A volunteer who played every passage of a public category ends on the game's
         page for it (score, rank, other categories); paid players get their code."""

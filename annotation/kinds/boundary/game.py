@@ -15,6 +15,7 @@ from django.http import Http404
 
 from annotation.models import Enrollment, Item, Participant, PlayerStats, Response, Study
 from annotation.models.game import OVERALL
+from annotation.services.guest_history import GuestMerge, merge_guest_into_account
 from scoring.boundary import seconds_per_sentence
 
 GAME_KIND = "boundary"  # the name of annotation.kinds.boundary.Boundary
@@ -56,6 +57,11 @@ def record_round(response: Response) -> None:
 
 
 def _add_round(row: PlayerStats, response: Response) -> None:
+    _count_round(row, response)
+    row.save(update_fields=["played", "rounds", "points_total", "exact", "average", "last_played_at"])
+
+
+def _count_round(row: PlayerStats, response: Response) -> None:
     row.played += 1
     row.last_played_at = response.answered_at
     if response.points is not None:
@@ -63,7 +69,30 @@ def _add_round(row: PlayerStats, response: Response) -> None:
         row.points_total += response.points
         row.exact += int(response.correct is True)
         row.average = row.points_total / row.rounds
-    row.save(update_fields=["played", "rounds", "points_total", "exact", "average", "last_played_at"])
+
+
+def rebuild_player_stats(participant_id: int) -> None:
+    """Count a player's totals again from their stored rounds and renumber the rounds in
+    answer-time order: after rounds moved between players (a guest's carried to their
+    account), the running totals of both no longer add up. Call inside a transaction."""
+    locked = PlayerStats.objects.select_for_update().filter(participant_id=participant_id)
+    list(locked.order_by("category").values_list("pk", flat=True))  # the lock order of record_round
+    locked.delete()
+    rounds = (
+        Response.objects.filter(participant_id=participant_id, study__kind=GAME_KIND)
+        .select_related("item")
+        .order_by("answered_at", "id")
+    )
+    rows: dict[str, PlayerStats] = {}
+    for order, response in enumerate(rounds, start=1):
+        for key in {OVERALL, response.item.payload["category"]}:
+            _count_round(
+                rows.setdefault(key, PlayerStats(participant_id=participant_id, category=key)), response
+            )
+        if response.score_details.get("order") != order:
+            details = {**response.score_details, "order": order}
+            Response.objects.filter(pk=response.pk).update(score_details=details)
+    PlayerStats.objects.bulk_create(rows.values())
 
 
 def _timings(state: dict) -> dict:
@@ -187,20 +216,23 @@ def access_game_study(slug: str) -> Study:
     return study
 
 
-def participant_after_login(*, user, session_participant_id: int | None) -> Participant | None:
-    """Who plays once ``user`` logs in: their own participant, else this browser's guest,
-    which the account then keeps (with its whole history).
+def participant_after_login(
+    *, user, session_participant_id: int | None
+) -> tuple[Participant | None, GuestMerge]:
+    """Who plays once ``user`` logs in, and what became of this browser's guest history:
+    the account's own participant, which takes the guest's rounds over
+    (``merge_guest_into_account``); else the guest itself, which the account then keeps.
 
-    Only a guest of the open web is claimed: a crowd platform's participant (a Prolific
-    or MTurk id, which anyone can put in a link) never becomes an account's.
+    Only a guest of the open web is claimed or merged: a crowd platform's participant (a
+    Prolific or MTurk id, which anyone can put in a link) never becomes an account's.
     """
+    guests = Participant.objects.filter(user__isnull=True, source=Participant.Source.ORGANIC)
+    guest = guests.filter(pk=session_participant_id).first() if session_participant_id else None
     own = Participant.objects.filter(user=user).first()
     if own is not None:
-        return own
-    if not session_participant_id:
-        return None
-    claimable = Participant.objects.filter(
-        pk=session_participant_id, user__isnull=True, source=Participant.Source.ORGANIC
-    )
-    claimed = claimable.update(user=user)
-    return Participant.objects.get(pk=session_participant_id) if claimed else None
+        merged = merge_guest_into_account(guest=guest, account=own) if guest is not None else GuestMerge()
+        return own, merged
+    if guest is None:
+        return None, GuestMerge()
+    claimed = Participant.objects.filter(pk=guest.pk, user__isnull=True).update(user=user)
+    return (Participant.objects.get(pk=guest.pk) if claimed else None), GuestMerge()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 
@@ -13,12 +14,15 @@ from .game import participant_after_login
 @receiver(user_logged_in, dispatch_uid="annotation.participant_after_login")
 def remember_participant_after_login(sender, request, user, **kwargs) -> None:
     """After a login this browser plays as the account's participant; a guest who signs
-    up or logs in for the first time keeps their history."""
+    up or logs in for the first time keeps their history; one who logs in to an account
+    that has played before has the guest rounds added to it, and is told so."""
     if request is None:
         return
-    participant = participant_after_login(
+    participant, merged = participant_after_login(
         user=user, session_participant_id=request.session.get(PARTICIPANT_KEY)
     )
+    if merged.message():
+        messages.info(request, merged.message(), fail_silently=True)
     if participant is not None:
         request.session[PARTICIPANT_KEY] = participant.pk
     else:  # a crowd participant's browser: the account plays as itself, not as them

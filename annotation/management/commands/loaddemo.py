@@ -1,37 +1,27 @@
-"""python manage.py loaddemo — the demo studies that `make run` shows (texts of our own).
-
-The demo is the documented example study files in ``docs/examples/``: one copy of each.
-The boundary game's demo is built by ``loaddemogame`` instead, so its example is left out.
-"""
+"""python manage.py loaddemo — the demo studies that `make run` shows (texts of our own),
+with seeded lab answers and their reports (``annotation.services.demo``)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
-from annotation.services.studies import load_study_file
-
-EXAMPLES_DIR = Path(settings.BASE_DIR) / "docs" / "examples"
-NOT_DEMO = {"boundary.json"}  # the game's demo comes from loaddemogame
+from annotation.services.demo import demo_study_files, load_demo_study
 
 
 class Command(BaseCommand):
-    help = "Load (or refresh) the bundled demo studies."
+    help = "Load (or refresh) the bundled demo studies, their seeded answers and reports."
 
     def handle(self, *args, **options):
-        files = [
-            (path, json.loads(path.read_text(encoding="utf-8")))
-            for path in sorted(EXAMPLES_DIR.glob("*.json"))
-            if path.name not in NOT_DEMO
-        ]
-        # Qualification exams first: the studies that require one name it by its slug.
-        for path, data in sorted(files, key=lambda file: "exam" not in file[1]):
+        for path, data in demo_study_files():
             try:
-                result = load_study_file(data)
+                demo = load_demo_study(data)
             except InputError as exc:
                 raise CommandError(f"{path.name}: {exc.summary()}") from None
-            self.stdout.write(f"demo study {result.study.slug}: {result.study.items.count()} items")
+            line = f"demo study {demo.study.slug}: {demo.study.items.count()} items"
+            if demo.answers is not None:
+                imported, skipped = demo.answers.created, demo.answers.skipped
+                line += f", {imported} seeded answers imported ({skipped} already there)"
+            if demo.reports is not None:
+                line += f", {demo.reports} report rows computed"
+            self.stdout.write(line)
