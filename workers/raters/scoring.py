@@ -2,9 +2,12 @@
 
 For a prompt and its allowed answers, each answer is scored as the sum of the
 log-probabilities of its tokens after the prompt (the answer follows the cue after a
-space). Every (prompt, answer) pair is one row; rows are left-padded so every answer
-ends at the right edge and only the last few positions' logits are computed. A prompt
-longer than the model's positions loses its beginning (the question stays).
+space). When the answers of a prompt differ only in their last token (scale points,
+letters, yes / no: one token each, or one after a shared leading space) the prompt is one
+row and one next-token distribution scores them all; otherwise every
+(prompt, answer) pair is one row. Rows are left-padded so every answer ends at the right
+edge and only the last few positions' logits are computed. A prompt longer than the
+model's positions loses its beginning (the question stays).
 """
 
 from __future__ import annotations
@@ -31,17 +34,29 @@ def score_options(
 ) -> list[Scored]:
     """For each (prompt, answers), the log-probability of each answer, in order."""
     tokenizer = lm.tokenizer
-    rows: list[tuple[int, list[int], int]] = []  # (request index, token ids, answer length)
+    # (request, prompt + shared answer prefix, prefix length, the last token of each answer)
+    single: list[tuple[int, list[int], int, list[int]]] = []
+    rows: list[tuple[int, list[int], int]] = []  # (request, prompt + answer ids, answer length)
     truncated = [0] * len(requests)
     for index, (prompt, answers) in enumerate(requests):
         prompt_ids = tokenizer(prompt)["input_ids"]
-        for answer in answers:
-            answer_ids = tokenizer(f" {answer}", add_special_tokens=False)["input_ids"]
-            room = lm.max_positions - len(answer_ids)
+        answer_ids = [tokenizer(f" {answer}", add_special_tokens=False)["input_ids"] for answer in answers]
+        prefix = answer_ids[0][:-1]
+        if len({len(ids) for ids in answer_ids}) == 1 and all(ids[:-1] == prefix for ids in answer_ids):
+            kept = prompt_ids[-(lm.max_positions - len(prefix)) :]
+            truncated[index] = len(prompt_ids) - len(kept)
+            single.append((index, kept + prefix, len(prefix), [ids[-1] for ids in answer_ids]))
+            continue
+        for ids in answer_ids:
+            room = lm.max_positions - len(ids)
             kept = prompt_ids[-room:] if len(prompt_ids) > room else prompt_ids
             truncated[index] = max(truncated[index], len(prompt_ids) - len(kept))
-            rows.append((index, kept + answer_ids, len(answer_ids)))
+            rows.append((index, kept + ids, len(ids)))
     scores: list[list[float]] = [[] for _ in requests]
+    for start in range(0, len(single), batch_size):
+        batch = single[start : start + batch_size]
+        for (index, *_), values in zip(batch, _score_next_tokens(lm, batch), strict=True):
+            scores[index] = values
     for start in range(0, len(rows), batch_size):
         batch = rows[start : start + batch_size]
         for (index, _, _), value in zip(batch, _score_rows(lm, batch), strict=True):
@@ -49,27 +64,50 @@ def score_options(
     return [Scored(tuple(values), cut) for values, cut in zip(scores, truncated, strict=True)]
 
 
-def _score_rows(lm: LoadedLM, batch: Sequence[tuple[int, list[int], int]]) -> list[float]:
-    pad = lm.tokenizer.pad_token_id
-    width = max(len(ids) for _, ids, _ in batch)
-    keep = max(length for _, _, length in batch) + 1
-    input_ids = torch.full((len(batch), width), pad, dtype=torch.long)
-    mask = torch.zeros((len(batch), width), dtype=torch.long)
-    for row, (_, ids, _) in enumerate(batch):
+def _padded(lm: LoadedLM, sequences: Sequence[list[int]]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Left-padded ids, their attention mask and position ids (counting from each row's start)."""
+    width = max(len(ids) for ids in sequences)
+    input_ids = torch.full((len(sequences), width), lm.tokenizer.pad_token_id, dtype=torch.long)
+    mask = torch.zeros((len(sequences), width), dtype=torch.long)
+    for row, ids in enumerate(sequences):
         input_ids[row, width - len(ids) :] = torch.tensor(ids)
         mask[row, width - len(ids) :] = 1
-    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    return input_ids, mask, (mask.cumsum(-1) - 1).clamp(min=0)
+
+
+def _forward(lm: LoadedLM, input_ids, mask, positions, keep: int) -> torch.Tensor:
     output = lm.model(
         input_ids=input_ids.to(lm.device),
         attention_mask=mask.to(lm.device),
         position_ids=positions.to(lm.device),
         logits_to_keep=keep,
     )
-    # logits[:, j] predicts token width - keep + j + 1: the last ``keep - 1`` of them are answer slots.
-    logprobs = torch.log_softmax(output.logits[:, :-1].float(), dim=-1)
+    return torch.log_softmax(output.logits.float(), dim=-1)
+
+
+def _score_next_tokens(
+    lm: LoadedLM, batch: Sequence[tuple[int, list[int], int, list[int]]]
+) -> list[list[float]]:
+    """Per row: the shared prefix's log-probability plus each answer's last token's."""
+    input_ids, _, _ = padded = _padded(lm, [ids for _, ids, _, _ in batch])
+    keep = max(prefix for _, _, prefix, _ in batch) + 1
+    logprobs = _forward(lm, *padded, keep=keep)
+    width, values = input_ids.shape[1], []
+    for row, (_, _, prefix, answers) in enumerate(batch):
+        shared = sum(
+            float(logprobs[row, keep - prefix + j - 1, input_ids[row, width - prefix + j]])
+            for j in range(prefix)
+        )
+        values.append([shared + float(logprobs[row, -1, token]) for token in answers])
+    return values
+
+
+def _score_rows(lm: LoadedLM, batch: Sequence[tuple[int, list[int], int]]) -> list[float]:
+    input_ids, mask, positions = _padded(lm, [ids for _, ids, _ in batch])
+    width = input_ids.shape[1]
+    keep = max(length for _, _, length in batch) + 1
+    # position width - keep + j predicts token width - keep + j + 1; the last logit predicts nothing
+    logprobs = _forward(lm, input_ids, mask, positions, keep)[:, :-1]
     targets = input_ids[:, width - keep + 1 :].to(lm.device)
     picked = logprobs.gather(-1, targets[..., None])[..., 0]
-    values = []
-    for row, (_, _, length) in enumerate(batch):
-        values.append(float(picked[row, keep - 1 - length :].sum()))
-    return values
+    return [float(picked[row, keep - 1 - length :].sum()) for row, (_, _, length) in enumerate(batch)]
