@@ -133,4 +133,7 @@ def test_simulate_gives_one_participant_per_simulator_and_counts_what_it_cannot_
 
     with pytest.raises(CommandError, match="simulation studies"):
         call_command("simulate", study=claim.slug, simulator=TINY, stdout=out)
-    assert Item.objects.filter(study=claim).count() == 4
+    game = StudyFactory(kind="boundary", slug="llm-game")
+    with pytest.raises(CommandError, match="cannot answer boundary items"):
+        call_command("rate_llm", study=game.slug, model=TINY, stdout=out)
+    assert Item.objects.filter(study=claim).count() == 4 and Job.objects.filter(study=game).count() == 0

@@ -14,7 +14,7 @@ from annotation.kinds.base import ModelOption, ModelQuestion, ModelTask
 from annotation.services.model_answers import HumanExample
 from tests.kinds import kind_item
 from tests.rater_cases import CASES
-from workers.raters.prompts import build_prompt, choose_examples, parse_option, shots_for
+from workers.raters.prompts import build_prompt, choose_examples, parse_option, prepare_examples, shots_for
 
 
 def _items(kind: str):
@@ -141,7 +141,9 @@ def test_examples_never_come_from_the_item_itself_and_are_seeded():
         examples, 2, 3, random.Random(4)
     )
     task = kind.model_task(items[0], {})
-    shots = shots_for(kind, task.questions[1], [examples[2]], random.Random(0))  # evidence.0 of item 3
+    shots = shots_for(
+        task.questions[1], prepare_examples(kind, [examples[2]]), random.Random(0)
+    )  # evidence.0 of item 3
     assert [(s.question.id, s.answer.value, s.item_id) for s in shots] == [("evidence.0", "yes", "claim-2")]
 
 

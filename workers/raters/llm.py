@@ -32,7 +32,7 @@ from annotation.services.model_answers import (
     store_model_answers,
 )
 
-from .prompts import PROMPT_VERSION, build_prompt, choose_examples, parse_option, shots_for
+from .prompts import PROMPT_VERSION, build_prompt, choose_examples, parse_option, prepare_examples, shots_for
 
 ITEMS_PER_STEP = 16  # items scored and stored per step: the unit of progress and of a rerun's resume
 
@@ -73,9 +73,10 @@ def prompt_item(
     task = kind.model_task(item, state)
     rng = random.Random(f"{seed}:shots:{item.external_id}")
     chosen = choose_examples(examples, item.pk, parameters["shots"], rng) if parameters["shots"] else []
+    prepared = prepare_examples(kind, chosen)
     prompts, used = [], set()
     for question in task.questions:
-        shots = shots_for(kind, question, chosen, rng)
+        shots = shots_for(question, prepared, rng)
         used |= {shot.item_id for shot in shots}
         prompts.append(build_prompt(study.instructions, task, question, shots))
     return Prompted(item, state, task, tuple(prompts), tuple(sorted(used)))

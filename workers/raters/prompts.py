@@ -77,23 +77,40 @@ def choose_examples(
     return (first + rest)[:shots]
 
 
-def shots_for(
-    kind: TaskKind, question: ModelQuestion, examples: Sequence[HumanExample], rng: random.Random
-) -> list[Shot]:
+@dataclass(frozen=True)
+class PreparedExample:
+    """A person's answer as a model would have been asked it: the item's task and, per
+    question id, the option value the person chose."""
+
+    item_id: str
+    task: ModelTask
+    choices: dict
+
+
+def prepare_examples(kind: TaskKind, examples: Sequence[HumanExample]) -> list[PreparedExample]:
+    return [
+        PreparedExample(
+            example.item.external_id,
+            kind.model_task(example.item, example.state),
+            kind.model_choices(example.item, example.state, example.answer),
+        )
+        for example in examples
+    ]
+
+
+def shots_for(question: ModelQuestion, examples: Sequence[PreparedExample], rng: random.Random) -> list[Shot]:
     """Each example turned into a shot of ``question``: the example's own question with the
     same key (the same id when it has one), answered as the person did. Examples whose
     person left that question open are skipped."""
     shots = []
     for example in examples:
-        task = kind.model_task(example.item, example.state)
-        choices = kind.model_choices(example.item, example.state, example.answer)
-        same_key = [q for q in task.questions if q.key == question.key and q.id in choices]
+        same_key = [q for q in example.task.questions if q.key == question.key and q.id in example.choices]
         if not same_key:
             continue
         matched = next((q for q in same_key if q.id == question.id), None) or rng.choice(same_key)
-        option = next((o for o in matched.options if o.value == choices[matched.id]), None)
+        option = next((o for o in matched.options if o.value == example.choices[matched.id]), None)
         if option is not None:
-            shots.append(Shot(task.material, matched, option, example.item.external_id))
+            shots.append(Shot(example.task.material, matched, option, example.item_id))
     return shots
 
 
