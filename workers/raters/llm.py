@@ -178,17 +178,18 @@ def _by_generation(lm, kind: TaskKind, prompted: Sequence[Prompted], parameters:
                 " …" if len(missing) > 5 else ""
             )
             answers.append(
-                ModelAnswer(entry.item, raw, None, entry.state, error=error, details=_details(entry, 0))
+                ModelAnswer(entry.item, raw, None, entry.state, error=error, details=_details(entry, None))
             )
             continue
         answer = kind.answer_from_model(entry.item, entry.state, chosen)
-        answers.append(ModelAnswer(entry.item, raw, answer, entry.state, details=_details(entry, 0)))
+        answers.append(ModelAnswer(entry.item, raw, answer, entry.state, details=_details(entry, None)))
     return answers
 
 
-def _details(entry: Prompted, truncated: int) -> dict:
+def _details(entry: Prompted, truncated: int | None) -> dict:
     """What the output row keeps of the prompts: the example items, a digest of each
-    prompt (rebuilt from the same seed to read it), and how much of the longest was cut."""
+    prompt (rebuilt from the same seed to read it), and how many tokens the most cut one
+    lost (None: generation, which cuts as ``generate_texts`` does)."""
     return {
         "examples": list(entry.examples),
         "prompt_sha256": [hashlib.sha256(p.encode()).hexdigest()[:16] for p in entry.prompts],
