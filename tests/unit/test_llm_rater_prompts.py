@@ -191,3 +191,23 @@ def test_answer_logprobs_equal_a_computation_by_hand_at_any_batch_size(tiny_lm):
         for got, expected in zip(scored, by_hand, strict=True):
             assert got.logprobs == pytest.approx(expected, abs=1e-3)
     assert max(range(3), key=lambda i: scored[0].logprobs[i]) == 0  # the tiny model knows Paris
+
+
+def test_rate_llm_parameters_get_their_defaults_and_a_bad_one_is_named():
+    from annotation.errors import InputError
+    from annotation.services.jobs import check_job_parameters
+
+    assert check_job_parameters("rate_llm", {"model": "tiny-gpt2"}) == {
+        "model": "tiny-gpt2",
+        "shots": 0,
+        "seed": 0,
+        "scoring": "logprob",
+        "batch_size": 8,
+        "max_new_tokens": 8,
+    }
+    with pytest.raises(InputError) as caught:
+        check_job_parameters("rate_llm", {"model": "m", "shots": 99, "scoring": "vibes"})
+    assert set(caught.value.errors) == {"parameters.shots", "parameters.scoring"}
+    with pytest.raises(InputError) as caught:
+        check_job_parameters("rate_llm", {"model": "m", "temperature": 1})
+    assert set(caught.value.errors) == {"parameters.temperature"}
