@@ -119,3 +119,14 @@ SIMULATION = RaterCase(
     [({"choice": "yes"}, {}), ({"choice": "not_helpful"}, {}), ({"choice": "no"}, {})],
 )
 CASES = {case.kind: case for case in (LIKERT, CLAIM, RANKING, PLAUSIBILITY, SIMULATION)}
+PAIRWISE_PAYLOAD = {
+    "variant": "pairwise",
+    "starter_context": "Which bus reaches Port Brask first?",
+    "starter_responses": ["The early bus, it leaves at six.", "Buses are slow."],
+    "model_choice": "response_1",
+    "model_explanation": "Response 1 answers with a time; response 2 says nothing useful.",
+    "followup_context": "Which road goes to Lake Wend?",
+    "followup_responses": ["Roads are long.", "The north road, past the market."],
+    "model_followup_answer": "response_2",
+    "explanation_id": "bus-1",
+}

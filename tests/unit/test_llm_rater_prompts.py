@@ -14,6 +14,7 @@ from annotation.kinds.base import ModelOption, ModelQuestion, ModelTask
 from annotation.services.model_answers import HumanExample
 from tests.kinds import kind_item
 from tests.rater_cases import CASES
+from tests.rater_cases import PAIRWISE_PAYLOAD as PAIRWISE
 from workers.raters.prompts import build_prompt, choose_examples, parse_option, prepare_examples, shots_for
 
 
@@ -77,6 +78,22 @@ def test_the_simulation_prompt_is_the_same_whatever_the_models_follow_up_answer(
         prompts.append(build_prompt("Guess what the AI says.", task, task.questions[0]))
     assert prompts[0] == prompts[1]
     assert payload["followup_question"] in prompts[0] and payload["model_explanation"] in prompts[0]
+
+
+def test_a_pairwise_simulation_asks_for_a_response_and_hides_the_models_choice_on_the_follow_up():
+    kind = get_kind("simulation")
+    tasks = [
+        kind.model_task(kind_item("simulation", {**PAIRWISE, "model_followup_answer": answer}), {})
+        for answer in ("response_1", "response_2")
+    ]
+    assert tasks[0] == tasks[1]
+    (question,) = tasks[0].questions
+    assert [o.text for o in question.options] == ["response 1", "response 2", "either"]
+    assert [o.value for o in question.options] == ["response_1", "response_2", "either"]
+    assert "The AI chose: Response 1" in tasks[0].material  # the starter's choice is shown
+    assert all(text in tasks[0].material for text in PAIRWISE["followup_responses"])
+    answer = kind.answer_from_model(kind_item("simulation", PAIRWISE), {}, {"choice": "either"})
+    assert kind.validate_answer(kind_item("simulation", PAIRWISE), answer) == {"choice": "either"}
 
 
 def test_ranking_letters_follow_the_drawn_order_and_a_tie_is_settled_by_the_scores():
