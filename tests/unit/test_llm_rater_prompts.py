@@ -228,3 +228,20 @@ def test_rate_llm_parameters_get_their_defaults_and_a_bad_one_is_named():
     with pytest.raises(InputError) as caught:
         check_job_parameters("rate_llm", {"model": "m", "temperature": 1})
     assert set(caught.value.errors) == {"parameters.temperature"}
+
+
+class SpaceMarkTokenizer:
+    """Characters as tokens, with a SentencePiece-style space mark added in front of every text."""
+
+    def __call__(self, text: str, add_special_tokens: bool = True) -> dict:
+        marked = "▁" + text.replace(" ", "▁")
+        return {"input_ids": ([1] if add_special_tokens else []) + [ord(c) for c in marked]}
+
+
+def test_answer_tokens_are_those_that_follow_the_prompt_in_the_whole_text():
+    from workers.raters.scoring import split_tokens
+
+    prompt_ids, answers = split_tokens(SpaceMarkTokenizer(), "Q:", ["yes", "no"])
+    assert prompt_ids == [1, ord("▁"), ord("Q"), ord(":")]
+    # one space mark before each answer, not the two that tokenizing " yes" alone gives
+    assert answers == [[ord(c) for c in "▁yes"], [ord(c) for c in "▁no"]]

@@ -39,8 +39,7 @@ def score_options(
     rows: list[tuple[int, list[int], int]] = []  # (request, prompt + answer ids, answer length)
     truncated = [0] * len(requests)
     for index, (prompt, answers) in enumerate(requests):
-        prompt_ids = tokenizer(prompt)["input_ids"]
-        answer_ids = [tokenizer(f" {answer}", add_special_tokens=False)["input_ids"] for answer in answers]
+        prompt_ids, answer_ids = split_tokens(tokenizer, prompt, answers)
         prefix = answer_ids[0][:-1]
         if len({len(ids) for ids in answer_ids}) == 1 and all(ids[:-1] == prefix for ids in answer_ids):
             kept = prompt_ids[-(lm.max_positions - len(prefix)) :]
@@ -64,6 +63,28 @@ def score_options(
     return [Scored(tuple(values), cut) for values, cut in zip(scores, truncated, strict=True)]
 
 
+def split_tokens(tokenizer, prompt: str, answers: Sequence[str]) -> tuple[list[int], list[list[int]]]:
+    """The prompt's tokens and each answer's, as the text ``prompt + " " + answer`` is tokenized
+    whole: the answer's tokens are what follows the part every such text shares with the
+    prompt. (Tokenizing the answer alone can differ: a SentencePiece tokenizer adds a space
+    mark of its own, and a merge may cross the boundary.)"""
+    prompt_ids = list(tokenizer(prompt)["input_ids"])
+    whole = [list(tokenizer(f"{prompt} {answer}")["input_ids"]) for answer in answers]
+    shared = len(prompt_ids)
+    for ids in whole:  # every answer keeps at least one token of its own
+        shared = min(shared, _common_prefix(prompt_ids, ids), len(ids) - 1)
+    return prompt_ids[:shared], [ids[shared:] for ids in whole]
+
+
+def _common_prefix(first: list[int], second: list[int]) -> int:
+    length = 0
+    for a, b in zip(first, second, strict=False):
+        if a != b:
+            break
+        length += 1
+    return length
+
+
 def _padded(lm: LoadedLM, sequences: Sequence[list[int]]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Left-padded ids, their attention mask and position ids (counting from each row's start)."""
     width = max(len(ids) for ids in sequences)
@@ -76,13 +97,18 @@ def _padded(lm: LoadedLM, sequences: Sequence[list[int]]) -> tuple[torch.Tensor,
 
 
 def _forward(lm: LoadedLM, input_ids, mask, positions, keep: int) -> torch.Tensor:
-    output = lm.model(
-        input_ids=input_ids.to(lm.device),
-        attention_mask=mask.to(lm.device),
-        position_ids=positions.to(lm.device),
-        logits_to_keep=keep,
-    )
-    return torch.log_softmax(output.logits.float(), dim=-1)
+    """Log-probabilities at the last ``keep`` positions (a model whose forward cannot be
+    asked for fewer logits computes them all, and they are sliced)."""
+    inputs = {
+        "input_ids": input_ids.to(lm.device),
+        "attention_mask": mask.to(lm.device),
+        "position_ids": positions.to(lm.device),
+    }
+    try:
+        logits = lm.model(**inputs, logits_to_keep=keep).logits
+    except TypeError:
+        logits = lm.model(**inputs).logits
+    return torch.log_softmax(logits[:, -keep:].float(), dim=-1)
 
 
 def _score_next_tokens(
