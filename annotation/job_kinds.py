@@ -17,6 +17,7 @@ from annotation.job_parameters import (
     CounterfactualsParameters,
     EditAndGenerateParameters,
     ExplainParameters,
+    RateLLMParameters,
 )
 from annotation.services.exports import ExportParameters
 from annotation.services.jobs import register_job_kind
@@ -106,4 +107,12 @@ register_job_kind(
     parameters=BuildPlausibilityStudyParameters,
     needs_study=True,
     worker_paths=SIMULATABILITY_PATHS,
+)
+register_job_kind(
+    "rate_llm",
+    task="workers.tasks.llm_raters.rate_llm_task",
+    queue="gpu",
+    parameters=RateLLMParameters,
+    needs_study=True,
+    worker_paths={"model": "model"},
 )

@@ -120,3 +120,20 @@ class BuildSimulationStudyParameters(CounterfactualsParameters):
 
 class BuildPlausibilityStudyParameters(ExplainParameters):
     """``build_plausibility_study``: step 1, then one plausibility item per question with gold."""
+
+
+class RateLLMParameters(StrictSerializer):
+    """An LLM rater (a simulator on a simulation study) answering a study (``rate_llm``, ``simulate``)."""
+
+    model = serializers.CharField(help_text="A MODEL_REGISTRY name, a directory, or a cached hub id.")
+    shots = serializers.IntegerField(
+        min_value=0, max_value=16, default=0, help_text="Examples from people's answers to other items."
+    )
+    seed = serializers.IntegerField(min_value=0, default=0)
+    scoring = serializers.ChoiceField(
+        choices=["logprob", "generate"],
+        default="logprob",
+        help_text="logprob: the likeliest allowed answer; generate: a short answer, parsed.",
+    )
+    batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
+    max_new_tokens = serializers.IntegerField(min_value=1, max_value=64, default=8)

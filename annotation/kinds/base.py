@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from django.http import QueryDict
 from django.urls import URLPattern, URLResolver
@@ -59,6 +59,44 @@ class AgreementField:
 
     def __post_init__(self) -> None:
         check_level(self.level)
+
+
+@dataclass(frozen=True)
+class ModelOption:
+    """One allowed answer to a model question: ``value`` goes into the kind's answer,
+    ``text`` is what the model says (short, distinct), ``label`` what it means."""
+
+    value: Any
+    text: str
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class ModelQuestion:
+    """One closed question put to a model. ``id`` is unique within the item; ``key`` is
+    the same for the same question on every item of the study (``"ratings.edit_main"``,
+    ``"evidence"``), so few-shot examples from other items can be matched to it."""
+
+    id: str
+    key: str
+    text: str
+    options: tuple[ModelOption, ...]
+
+
+@dataclass(frozen=True)
+class ModelTask:
+    """What a model is asked about an item: the page's own text (only what
+    ``page_context`` shows a person) and the closed questions, one prompt each."""
+
+    material: str
+    questions: tuple[ModelQuestion, ...]
+
+
+class _PageState:
+    """Stands in for an assignment where a page reads only its ``state`` (a model's page)."""
+
+    def __init__(self, state: dict):
+        self.state = state
 
 
 class StrictSerializer(serializers.Serializer):
@@ -140,6 +178,37 @@ class TaskKind(ABC):
     def review_context(self, item: Item, answer: dict) -> dict:
         """A worked example: the item with its answer shown (instructions page)."""
         return {**self.page_context(item, None), "answer": answer}
+
+    # --- model participants (LLM raters and simulators) ------------------------------
+
+    # Whether ``model_task`` is implemented: a kind whose page has steps (the game) is not.
+    answerable_by_model: ClassVar[bool] = False
+
+    def model_page(self, item: Item, state: dict) -> dict:
+        """The page a person would see with this assignment state: what a model reads."""
+        return self.page_context(item, cast("Assignment", _PageState(state)))
+
+    def model_task(self, item: Item, state: dict) -> ModelTask:
+        """The item as closed questions for a model, built from ``model_page`` only, so a
+        model sees nothing a person does not (never gold, truth or hidden fields)."""
+        raise NotImplementedError(f"{self.name} items cannot be answered by a language model.")
+
+    def answer_from_model(
+        self,
+        item: Item,
+        state: dict,
+        chosen: Mapping[str, Any],
+        scores: Mapping[str, Mapping[Any, float]] | None = None,
+    ) -> dict:
+        """The kind's answer from the option value chosen per question id. ``scores``
+        (question id → option value → log-probability), when the model's probabilities
+        were read, settle what the choices alone leave open (a tie the kind refuses)."""
+        raise NotImplementedError(f"{self.name} items cannot be answered by a language model.")
+
+    def model_choices(self, item: Item, state: dict, answer: dict) -> dict[str, Any]:
+        """A stored answer as the option value per question id (few-shot examples from a
+        person's answer); questions the answer leaves open are left out."""
+        raise NotImplementedError(f"{self.name} items cannot be answered by a language model.")
 
     # --- scoring and statistics -------------------------------------------------------
 

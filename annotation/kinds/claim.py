@@ -10,7 +10,7 @@ from rest_framework import serializers
 from annotation.text import split_sentences
 from scoring.overlap import set_f1
 
-from .base import Observation, Score, StrictSerializer, TaskKind
+from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
 
 LABELS = [
     ("supports", "The passage supports the claim"),
@@ -19,6 +19,8 @@ LABELS = [
 ]
 LABEL_VALUES = [value for value, _ in LABELS]
 MAX_SENTENCES = 200
+MODEL_LABELS = tuple(ModelOption(value, value, text) for value, text in LABELS)
+YES_NO = (ModelOption("yes", "yes", "this sentence is evidence"), ModelOption("no", "no", "it is not"))
 
 
 class ClaimPayload(StrictSerializer):
@@ -99,6 +101,61 @@ class Claim(TaskKind):
         context["answer"] = answer
         context["evidence"] = set(answer.get("evidence", []))
         return context
+
+    answerable_by_model = True
+
+    def model_task(self, item, state: dict) -> ModelTask:
+        """The claim and the numbered sentences; the label, then per sentence whether it
+        is evidence (yes / no)."""
+        page = self.model_page(item, state)
+        lines = [f"Claim: {page['claim']}", ""]
+        if page["title"]:
+            lines.append(f"Passage: {page['title']}")
+        lines += [f"Sentence {index + 1}: {sentence}" for index, sentence in page["sentences"]]
+        label = ModelQuestion(
+            "label", "label", "Does the passage support the claim, contradict it, or neither?", MODEL_LABELS
+        )
+        evidence = tuple(
+            ModelQuestion(
+                f"evidence.{index}",
+                "evidence",
+                f"Is sentence {index + 1} (“{sentence}”) one of the sentences that support or "
+                "contradict the claim?",
+                YES_NO,
+            )
+            for index, sentence in page["sentences"]
+        )
+        return ModelTask("\n".join(lines), (label, *evidence))
+
+    def answer_from_model(self, item, state: dict, chosen, scores=None) -> dict:
+        """A neutral label takes no evidence. Another label takes the sentences answered
+        yes; when none was, the one most likely to be evidence (from the scores)."""
+        label = chosen.get("label")
+        if label == "neutral":
+            return {"label": label, "evidence": []}
+        evidence = [
+            int(qid.split(".")[1])
+            for qid, value in chosen.items()
+            if qid.startswith("evidence.") and value == "yes"
+        ]
+        if not evidence and scores:
+            margins = {
+                int(qid.split(".")[1]): by_value["yes"] - by_value["no"]
+                for qid, by_value in scores.items()
+                if qid.startswith("evidence.")
+            }
+            if margins:
+                evidence = [max(margins, key=lambda index: margins[index])]
+        return {"label": label, "evidence": sorted(evidence)}
+
+    def model_choices(self, item, state: dict, answer: dict) -> dict:
+        choices: dict = {"label": answer["label"]}
+        if evidence_missing(answer):
+            return choices
+        chosen = set(answer.get("evidence", []))
+        for index in range(len(item.payload["sentences"])):
+            choices[f"evidence.{index}"] = "yes" if index in chosen else "no"
+        return choices
 
     def score(self, item, answer: dict) -> Score | None:
         gold = item.gold

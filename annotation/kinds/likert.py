@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.http import QueryDict
 from rest_framework import serializers
 
-from .base import Observation, Score, StrictSerializer, TaskKind
+from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
 from .checks import check_ratings, check_unique, integer_in_range, score_ratings
 
 PASSAGES = ["main", "related", "both"]
@@ -224,6 +224,46 @@ class Likert(TaskKind):
                 question["selected"] = str(ratings[question["id"]])
         context["groups"] = [g for g in context["groups"] if g["text"] or g["questions"]]
         return {**context, "answer": answer, "readonly": True}
+
+    answerable_by_model = True
+
+    def model_task(self, item, state: dict) -> ModelTask:
+        """The facts and passages as the page shows them; one question per statement,
+        answered with a point of the scale (``1`` … ``7``)."""
+        page = self.model_page(item, state)
+        lines = [f"New fact: {page['new_fact']}"]
+        if page["old_facts"]:
+            lines += ["Old facts:", *(f"- {fact}" for fact in page["old_facts"])]
+        for group in page["groups"]:
+            if group["text"]:
+                about = f" (about {group['about']})" if group["about"] else ""
+                lines += ["", f"{group['title']}{about}:", group["text"]]
+        options = tuple(
+            ModelOption(int(point["value"]), point["value"], point["label"]) for point in page["scale"]
+        )
+        questions = tuple(
+            ModelQuestion(
+                id=f"ratings.{question['id']}",
+                key=f"ratings.{question['id']}",
+                text=f"{group['title']}. How much do you agree with this statement? {question['text']}",
+                options=options,
+            )
+            for group in page["groups"]
+            for question in group["questions"]
+        )
+        return ModelTask("\n".join(lines), questions)
+
+    def answer_from_model(self, item, state: dict, chosen, scores=None) -> dict:
+        return {
+            "ratings": {
+                qid.removeprefix("ratings."): value
+                for qid, value in chosen.items()
+                if qid.startswith("ratings.")
+            }
+        }
+
+    def model_choices(self, item, state: dict, answer: dict) -> dict:
+        return {f"ratings.{qid}": value for qid, value in answer.get("ratings", {}).items()}
 
     def score(self, item, answer: dict) -> Score | None:
         return score_ratings(item, answer)

@@ -13,7 +13,7 @@ import random
 from django.http import QueryDict
 from rest_framework import serializers
 
-from .base import Observation, Score, StrictSerializer, TaskKind
+from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
 from .checks import check_ratings, check_unique, one_of, score_ratings
 
 RATINGS = [
@@ -101,6 +101,43 @@ class Plausibility(TaskKind):
     def review_context(self, item, answer: dict) -> dict:
         order = explanation_order(item, None)
         return {**self._context(item, order, answer.get("ratings", {})), "answer": answer, "readonly": True}
+
+    answerable_by_model = True
+
+    def model_task(self, item, state: dict) -> ModelTask:
+        """The question, its correct answer and the numbered explanations in the order of
+        ``state``; per explanation yes / moderate / no."""
+        page = self.model_page(item, state)
+        lines = [f"Question: {page['question']}", f"Correct answer: {page['correct_answer']}"]
+        lines += [f"Explanation {e['number']}: {e['text']}" for e in page["explanations"]]
+        options = tuple(ModelOption(o["value"], o["value"], o["text"]) for o in page["options"])
+        questions = tuple(
+            ModelQuestion(
+                f"rating.{e['number']}",
+                "rating",
+                f"Does explanation {e['number']} justify the correct answer?",
+                options,
+            )
+            for e in page["explanations"]
+        )
+        return ModelTask("\n".join(lines), questions)
+
+    def answer_from_model(self, item, state: dict, chosen, scores=None) -> dict:
+        order = explanation_order(item, state)
+        return {
+            "ratings": {
+                key: chosen[f"rating.{number}"]
+                for number, key in enumerate(order, start=1)
+                if f"rating.{number}" in chosen
+            }
+        }
+
+    def model_choices(self, item, state: dict, answer: dict) -> dict:
+        ratings = answer.get("ratings", {})
+        order = explanation_order(item, state)
+        return {
+            f"rating.{number}": ratings[key] for number, key in enumerate(order, start=1) if key in ratings
+        }
 
     def score(self, item, answer: dict) -> Score | None:
         return score_ratings(item, answer)

@@ -15,7 +15,7 @@ from typing import Any
 from django.http import QueryDict
 from rest_framework import serializers
 
-from .base import Observation, Score, StrictSerializer, TaskKind
+from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
 from .checks import check_unique
 
 ID_PATTERN = r"^[A-Za-z0-9_-]+$"
@@ -268,6 +268,51 @@ class Ranking(TaskKind):
             for row in criterion["rows"]:
                 row["selected"] = letters.get(chosen.get(row["end"]), "")
         return {**context, "answer": answer, "readonly": True}
+
+    answerable_by_model = True
+
+    def model_task(self, item, state: dict) -> ModelTask:
+        """The fact and the passages under their letters, in the order of ``state``; per
+        criterion a MOST and a LEAST question answered with a letter."""
+        page = self.model_page(item, state)
+        lines = [f"New fact: {page['fact']}"]
+        for passage in page["passages"]:
+            lines += ["", f"Passage {passage['letter']}:", passage["text"]]
+        options = tuple(ModelOption(letter_, letter_, f"passage {letter_}") for letter_ in page["letters"])
+        questions = tuple(
+            ModelQuestion(
+                f"{criterion['id']}.{row['end']}", f"{criterion['id']}.{row['end']}", row["question"], options
+            )
+            for criterion in page["criteria"]
+            for row in criterion["rows"]
+        )
+        return ModelTask("\n".join(lines), questions)
+
+    def answer_from_model(self, item, state: dict, chosen, scores=None) -> dict:
+        """Letters back to systems. A MOST and LEAST on the same passage is settled by the
+        scores (LEAST goes to the likeliest other passage); without scores the kind refuses it."""
+        shown = list(state["shown"])
+        by_letter = {letter(i): system for i, system in enumerate(shown)}
+        choices = {}
+        for criterion in settings_of(item.study.config)["criteria"]:
+            most, least = chosen.get(f"{criterion['id']}.most"), chosen.get(f"{criterion['id']}.least")
+            least_scores = (scores or {}).get(f"{criterion['id']}.least")
+            if most == least and least_scores:
+                others = {value: score for value, score in least_scores.items() if value != most}
+                least = max(others, key=lambda value: others[value]) if others else least
+            choices[criterion["id"]] = {"most": by_letter.get(most, ""), "least": by_letter.get(least, "")}
+        return {"shown": shown, "choices": choices}
+
+    def model_choices(self, item, state: dict, answer: dict) -> dict:
+        letters = {
+            system: letter(i) for i, system in enumerate(answer.get("shown") or state.get("shown", []))
+        }
+        return {
+            f"{criterion}.{end}": letters[system]
+            for criterion, choice in answer.get("choices", {}).items()
+            for end, system in choice.items()
+            if system in letters
+        }
 
     def score(self, item, answer: dict) -> Score | None:
         if not item.gold:

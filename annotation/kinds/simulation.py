@@ -13,7 +13,7 @@ from __future__ import annotations
 from django.http import QueryDict
 from rest_framework import serializers
 
-from .base import Observation, Score, StrictSerializer, TaskKind
+from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
 
 YES_NO_OPTIONS = [
     ("not_helpful", "Not helpful: the answer and explanation do not tell me what the AI would say"),
@@ -28,6 +28,15 @@ PAIRWISE_OPTIONS = [
 NOT_SIMULATABLE = {"not_helpful", "either"}
 CHOICE_NAMES = {"yes": "Yes", "no": "No", "response_1": "Response 1", "response_2": "Response 2"}
 TEXT = 5000
+# What a model says for each option: short and distinct, so their probabilities compare.
+MODEL_TEXTS = {
+    "not_helpful": "not helpful",
+    "yes": "yes",
+    "no": "no",
+    "response_1": "response 1",
+    "response_2": "response 2",
+    "either": "either",
+}
 
 
 class YesNoPayload(StrictSerializer):
@@ -125,6 +134,41 @@ class Simulation(TaskKind):
         context = self.page_context(item, None)
         context["choice"]["selected"] = answer.get("choice", "")
         return {**context, "answer": answer, "readonly": True}
+
+    answerable_by_model = True
+
+    def model_task(self, item, state: dict) -> ModelTask:
+        """The starter example with the model's output and explanation, and the follow-up,
+        from the page's context: the model's follow-up answer is not there to be read."""
+        page = self.model_page(item, state)
+        if page["variant"] == "yes_no":
+            lines = [
+                f"Starter question: {page['starter_question']}",
+                f"The AI answered: {page['model_answer']}",
+                f"The AI's explanation: {page['model_explanation']}",
+                "",
+                f"Follow-up question: {page['followup_question']}",
+            ]
+            question = "From its explanation alone, what would the AI answer to the follow-up question?"
+        else:
+            lines = [
+                f"Starter context: {page['starter_context']}",
+                *(f"Response {n}: {text}" for n, text in enumerate(page["starter_responses"], start=1)),
+                f"The AI chose: {page['model_choice']}",
+                f"The AI's explanation: {page['model_explanation']}",
+                "",
+                f"Follow-up context: {page['followup_context']}",
+                *(f"Response {n}: {text}" for n, text in enumerate(page["followup_responses"], start=1)),
+            ]
+            question = "From its explanation alone, which response would the AI choose in the follow-up?"
+        options = tuple(ModelOption(o["value"], MODEL_TEXTS[o["value"]], o["text"]) for o in page["options"])
+        return ModelTask("\n".join(lines), (ModelQuestion("choice", "choice", question, options),))
+
+    def answer_from_model(self, item, state: dict, chosen, scores=None) -> dict:
+        return {"choice": chosen.get("choice", "")}
+
+    def model_choices(self, item, state: dict, answer: dict) -> dict:
+        return {"choice": answer["choice"]}
 
     def score(self, item, answer: dict) -> Score:
         """``correct`` against gold (qualification items); the details say whether the guess

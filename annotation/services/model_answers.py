@@ -29,7 +29,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError, flatten_errors
-from annotation.models import Enrollment, Item, ModelOutput, Participant, Study
+from annotation.models import Enrollment, Item, ModelOutput, Participant, Response, Study
 
 from .participants import count_answers, enroll
 from .submission import store_answer_given_elsewhere
@@ -91,6 +91,32 @@ def items_for_model(study: Study, participant: Participant) -> QuerySet[Item]:
         .exclude(assignments__participant=participant)
         .order_by("pk")
     )
+
+
+@dataclass(frozen=True)
+class HumanExample:
+    """A person's answer to an item, with the page state they answered on: the material
+    of a few-shot example for a model rater."""
+
+    item: Item
+    state: dict
+    answer: dict
+
+
+def human_examples(study: Study) -> list[HumanExample]:
+    """The study's answers given by people (not models, not flagged, not incomplete), in a
+    stable order. A rater's prompt for an item draws from the ones on other items."""
+    responses = (
+        Response.objects.filter(study=study, flagged=False, incomplete=False)
+        .exclude(participant__source=Participant.Source.MODEL)
+        .select_related("item", "assignment")
+        .order_by("pk")
+    )
+    examples = []
+    for response in responses:
+        response.item.study = study
+        examples.append(HumanExample(response.item, dict(response.assignment.state or {}), response.answer))
+    return examples
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ def test_a_job_is_started_from_the_admin(
     client.force_login(root)
     study = make_claim_study()
     form = client.get("/admin/annotation/job/add/").content.decode()
-    assert "edit_and_generate" in form and "continuations" in form
+    assert "edit_and_generate" in form and "continuations" in form and "rate_llm" in form
     parameters = {"requests": "/data/requests.jsonl", "model": "gpt2-xl", "methods": ["none", "rome"]}
     with django_capture_on_commit_callbacks() as queued:
         response = client.post(

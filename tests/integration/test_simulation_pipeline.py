@@ -13,12 +13,13 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from annotation.models import FollowUp, Item, Job, ModelExplanation, Study
+from annotation.models import FollowUp, Item, Job, ModelExplanation, Participant, Response, Study
 from annotation.services.jobs import start_job
 from annotation.services.studies import ensure_study
 from tests.celery_worker import redis_worker_on
 from tests.helpers.flow import start, task_action
 from tests.lm_fixtures import SIM, SIM_SECOND
+from workers.raters.llm import prompt_item
 from workers.simulatability.parsing import block_of
 
 QUESTIONS = [
@@ -89,6 +90,7 @@ def test_the_chain_builds_simulation_items_on_the_gpu_queue_and_a_rerun_adds_not
         job = _run("build_simulation_study", study, parameters)
         records = (ModelExplanation.objects.count(), FollowUp.objects.count())
         again = _run("build_simulation_study", study, parameters)
+        simulated = _run("rate_llm", study, {"model": SIM_SECOND, "seed": 7})  # the simulate step
 
     explained = job.result["explain"]
     assert explained["explanations"] == ModelExplanation.objects.count() == 8
@@ -128,6 +130,21 @@ def test_the_chain_builds_simulation_items_on_the_gpu_queue_and_a_rerun_adds_not
     assert again.result["answer_followups"]["answered"] == 0
     assert (ModelExplanation.objects.count(), FollowUp.objects.count()) == records
     assert Item.objects.filter(study=study).count() == len(items)
+
+    # The simulator answered every item from the page's text, as a model participant.
+    assert simulated.result["created"] == len(items) and simulated.result["unparseable"] == 0
+    simulator = Participant.objects.get(source="model", definition__kind="simulator")
+    assert simulator.definition["model"] == SIM_SECOND
+    assert Response.objects.filter(study=study, participant=simulator).count() == len(items)
+    for item in items:
+        prompt = prompt_item(study.task_kind, study, item, [], {"seed": 7, "shots": 0}).prompts[0]
+        assert item.payload["followup_question"] in prompt and item.payload["model_explanation"] in prompt
+        hidden = {
+            **item.payload,
+            "model_followup_answer": "no" if item.payload["model_followup_answer"] == "yes" else "yes",
+        }
+        item.payload = hidden
+        assert prompt_item(study.task_kind, study, item, [], {"seed": 7, "shots": 0}).prompts[0] == prompt
 
     pages = _pages(study)
     assert len(pages) == len(items)

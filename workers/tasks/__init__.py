@@ -3,6 +3,15 @@
 No module here imports torch at import time: the web process imports these to queue jobs.
 """
 
-from . import assignments, continuations, editing, exports, jobs, reports, simulatability
+from . import assignments, continuations, editing, exports, jobs, llm_raters, reports, simulatability
 
-__all__ = ["assignments", "continuations", "editing", "exports", "jobs", "reports", "simulatability"]
+__all__ = [
+    "assignments",
+    "continuations",
+    "editing",
+    "exports",
+    "jobs",
+    "llm_raters",
+    "reports",
+    "simulatability",
+]

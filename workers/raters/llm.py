@@ -1,0 +1,210 @@
+"""An LLM rater (or simulator) answering a study's items: prompts, scores, stored answers.
+
+For every item the model has not answered yet, the kind's ``prepare_assignment`` draws the
+page state (display order…) with a generator seeded by the rater's seed and the item, the
+kind turns the page into closed questions (``model_task``), and each question gets one
+prompt (``prompts.build_prompt``). The model then either scores every allowed answer by
+its log-probability and takes the likeliest (``logprob``, the default: tiny and small
+models give usable answers), or writes a short answer that is parsed (``generate``): an
+output that names no allowed answer leaves the item unanswered, recorded and counted.
+The kind assembles the chosen options into its answer and ``store_model_answers``
+validates and stores it as the model participant's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from annotation.errors import InputError
+from annotation.kinds.base import ModelOption, ModelQuestion, ModelTask, TaskKind
+from annotation.models import Item, Study
+from annotation.services.jobs import Progress
+from annotation.services.model_answers import (
+    HumanExample,
+    ModelAnswer,
+    ModelAnswersResult,
+    human_examples,
+    items_for_model,
+    model_participant,
+    store_model_answers,
+)
+
+from .prompts import PROMPT_VERSION, build_prompt, choose_examples, parse_option, prepare_examples, shots_for
+
+ITEMS_PER_STEP = 16  # items scored and stored per step: the unit of progress and of a rerun's resume
+
+
+def rater_definition(study: Study, parameters: dict) -> dict:
+    """What this rater is: on a simulation study a ``simulator``, elsewhere an ``llm`` rater."""
+    definition = {
+        "kind": "simulator" if study.kind == "simulation" else "llm",
+        "model": parameters["model"],
+        "version": PROMPT_VERSION,
+        "shots": parameters["shots"],
+        "seed": parameters["seed"],
+        "scoring": parameters["scoring"],
+    }
+    if parameters["scoring"] == "generate":
+        definition["max_new_tokens"] = parameters["max_new_tokens"]
+    return definition
+
+
+@dataclass(frozen=True)
+class Prompted:
+    """One item's page state, its closed questions and the prompt of each."""
+
+    item: Item
+    state: dict
+    task: ModelTask
+    prompts: tuple[str, ...]
+    examples: tuple[str, ...]  # external ids of the items the few-shot examples came from
+
+
+def prompt_item(
+    kind: TaskKind, study: Study, item: Item, examples: Sequence[HumanExample], parameters: dict
+) -> Prompted:
+    """The prompts of one item, the same on every run with the same seed."""
+    seed = parameters["seed"]
+    item.study = study
+    state = kind.prepare_assignment(item, random.Random(f"{seed}:state:{item.external_id}"))
+    task = kind.model_task(item, state)
+    rng = random.Random(f"{seed}:shots:{item.external_id}")
+    chosen = choose_examples(examples, item.pk, parameters["shots"], rng) if parameters["shots"] else []
+    prepared = prepare_examples(kind, chosen)
+    prompts, used = [], set()
+    for question in task.questions:
+        shots = shots_for(question, prepared, rng)
+        used |= {shot.item_id for shot in shots}
+        prompts.append(build_prompt(study.instructions, task, question, shots))
+    return Prompted(item, state, task, tuple(prompts), tuple(sorted(used)))
+
+
+def rate_study_with_llm(study: Study, parameters: dict, progress: Progress) -> dict:
+    """Answer every item of ``study`` this rater has not answered; the job's summary."""
+    kind = study.task_kind
+    if not kind.answerable_by_model:
+        raise InputError({"study": [f"A language model cannot answer {kind.name} items."]})
+    participant = model_participant(rater_definition(study, parameters))
+    todo = list(items_for_model(study, participant))
+    examples = human_examples(study) if parameters["shots"] else []
+    result = ModelAnswersResult()
+    progress(0, len(todo), "loading the model")
+    if todo:
+        from workers.lm.loading import shared_lm
+
+        lm = shared_lm(parameters["model"])
+        for start in range(0, len(todo), ITEMS_PER_STEP):
+            prompted = [
+                prompt_item(kind, study, item, examples, parameters)
+                for item in todo[start : start + ITEMS_PER_STEP]
+            ]
+            result += store_model_answers(study, participant, answer_items(lm, kind, prompted, parameters))
+            done = min(start + ITEMS_PER_STEP, len(todo))
+            progress(done, len(todo), f"{done} of {len(todo)} items answered")
+    return {
+        "participant": participant.platform_worker_id,
+        "items": len(todo),
+        "created": result.created,
+        "skipped": result.skipped,
+        "unparseable": result.unparseable,
+        "invalid": result.invalid,
+    }
+
+
+def answer_items(lm, kind: TaskKind, prompted: Sequence[Prompted], parameters: dict) -> list[ModelAnswer]:
+    if parameters["scoring"] == "generate":
+        return _by_generation(lm, kind, prompted, parameters)
+    return _by_logprob(lm, kind, prompted, parameters)
+
+
+def _by_logprob(lm, kind: TaskKind, prompted: Sequence[Prompted], parameters: dict) -> list[ModelAnswer]:
+    from .scoring import score_options
+
+    requests = [
+        (prompt, [option.text for option in question.options])
+        for entry in prompted
+        for prompt, question in zip(entry.prompts, entry.task.questions, strict=True)
+    ]
+    scored = iter(score_options(lm, requests, batch_size=parameters["batch_size"]))
+    answers = []
+    for entry in prompted:
+        chosen, scores, truncated = {}, {}, 0
+        for question in entry.task.questions:
+            result = next(scored)
+            by_value = {o.value: lp for o, lp in zip(question.options, result.logprobs, strict=True)}
+            chosen[question.id] = max(question.options, key=lambda o: by_value[o.value]).value
+            scores[question.id] = by_value
+            truncated = max(truncated, result.truncated)
+        answer = kind.answer_from_model(entry.item, entry.state, chosen, scores)
+        details = _details(entry, truncated) | {"logprobs": _rounded(entry.task.questions, scores)}
+        answers.append(
+            ModelAnswer(entry.item, _raw(entry.task.questions, chosen), answer, entry.state, details=details)
+        )
+    return answers
+
+
+def _by_generation(lm, kind: TaskKind, prompted: Sequence[Prompted], parameters: dict) -> list[ModelAnswer]:
+    from workers.lm.generation import GenerationRequest, Sampling, generate_texts
+
+    requests = [
+        GenerationRequest(
+            prompt,
+            seed=parameters["seed"],
+            sampling=Sampling(top_p=0.0),
+            max_new_tokens=parameters["max_new_tokens"],
+        )
+        for entry in prompted
+        for prompt in entry.prompts
+    ]
+    outputs = iter(generate_texts(lm, requests, batch_size=parameters["batch_size"]))
+    answers = []
+    for entry in prompted:
+        chosen: dict = {}
+        lines, missing = [], []
+        for question in entry.task.questions:
+            text = next(outputs).text
+            lines.append(f"{question.id}: {text.strip()}")
+            option = parse_option(text, question.options)
+            if option is None:
+                missing.append(question.id)
+            else:
+                chosen[question.id] = option.value
+        raw = "\n".join(lines)
+        if missing:
+            error = f"no allowed answer in the output for {', '.join(missing[:5])}" + (
+                " …" if len(missing) > 5 else ""
+            )
+            answers.append(
+                ModelAnswer(entry.item, raw, None, entry.state, error=error, details=_details(entry, None))
+            )
+            continue
+        answer = kind.answer_from_model(entry.item, entry.state, chosen)
+        answers.append(ModelAnswer(entry.item, raw, answer, entry.state, details=_details(entry, None)))
+    return answers
+
+
+def _details(entry: Prompted, truncated: int | None) -> dict:
+    """What the output row keeps of the prompts: the example items, a digest of each
+    prompt (rebuilt from the same seed to read it), and how many tokens the most cut one
+    lost (None: generation, which cuts as ``generate_texts`` does)."""
+    return {
+        "examples": list(entry.examples),
+        "prompt_sha256": [hashlib.sha256(p.encode()).hexdigest()[:16] for p in entry.prompts],
+        "truncated_tokens": truncated,
+    }
+
+
+def _raw(questions: Sequence[ModelQuestion], chosen: dict) -> str:
+    texts = {q.id: _text_of(q.options, chosen.get(q.id)) for q in questions}
+    return "\n".join(f"{qid}: {text}" for qid, text in texts.items())
+
+
+def _text_of(options: Sequence[ModelOption], value) -> str:
+    return next((o.text for o in options if o.value == value), "")
+
+
+def _rounded(questions: Sequence[ModelQuestion], scores: dict) -> dict:
+    return {q.id: {o.text: round(scores[q.id][o.value], 4) for o in q.options} for q in questions}
