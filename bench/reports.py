@@ -178,11 +178,13 @@ def _copy_items(cursor, study: int, ids: np.ndarray, boundary: np.ndarray, rng, 
                 json.dumps(provenance),
                 PER_ITEM,
                 "now()",
+                "",
             ]
             yield "\t".join(map(str, fields)) + "\n"
 
     columns = (
-        "id, study_id, external_id, payload, is_attention_check, gold, provenance, slots_taken, created_at"
+        "id, study_id, external_id, payload, is_attention_check, gold, provenance, slots_taken, created_at, "
+        "explanation"
     )
     _copy(cursor, "annotation_item", columns, lines())
 
