@@ -495,6 +495,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     successes: dict[str, int] = defaultdict(int)
     rates: dict[str, list[float]] = defaultdict(list)
+    rounds: list[float] = []
 
     def survey_args(slug, think):
         return lambda user, stats, budget: (port, slug, stats, budget, think, random.Random(rng.random()))
@@ -524,6 +525,9 @@ def main() -> None:
         for name, target, make_args, slug in phases:
             stats, seconds = run_phase(target, args.users, args.duration, args.max_requests, make_args)
             rates[name].append(report(name, stats, seconds))
+            if name == "game":  # the figure: rounds finished (answers confirmed) per second
+                rounds.append(stats.successes / seconds)
+                print(f"  rounds        {stats.successes:>6}  = {rounds[-1]:.1f} rounds/s")
             if slug:
                 successes[slug] += stats.successes
         if args.paced:
@@ -553,6 +557,7 @@ def main() -> None:
         print(
             f"  {name:<7} {rate:7.1f} req/s = {rate / hello:6.1%} of hello ({hello:.0f}), "
             f"{rate / locked:6.1%} of the locked write ({locked:.0f})"
+            + (f"; {rounds[0]:.1f} rounds/s" if name == "game" and rounds else "")
         )
     if size_rates:
         few, many = size_rates[args.small_items], size_rates[args.big_items]

@@ -1,13 +1,14 @@
 """Reading a study for its reports: a handful of queries, straight into column arrays.
 
 Never an ORM object per response. The database pulls the fields a kind's report needs
-out of the JSON columns (``answer ->> 'guess'``). On PostgreSQL every number and every
-text field of a table comes back in one ``COPY (SELECT array_agg(…) …) TO STDOUT
-(FORMAT binary)``: one float8 array per column, decoded by NumPy without a Python step per
-row; a text field travels as its rank among the field's distinct values (``DENSE_RANK``)
-and one small query returns the values themselves. JSON fields, and everything on SQLite,
-come through a server-side cursor in chunks. All reads share one snapshot (repeatable
-read), so the parts line up and match the fingerprint taken with them.
+out of the JSON columns (``answer ->> 'guess'``), each once however many fields name it.
+On PostgreSQL every number and every text field of a table comes back in one ``COPY
+(SELECT …) TO STDOUT (FORMAT binary)`` of fixed-width rows of float8, which NumPy reads
+as one structured array without a Python step per row; a text field travels as its
+position among the field's distinct values, which one small query returns first. JSON
+fields, and everything on SQLite, come through a server-side cursor in chunks. All reads
+share one snapshot (repeatable read), so the parts line up and match the fingerprint
+taken with them.
 
 Agreement values: a kind that declares them as plain answer fields (``agreement_fields``)
 has them read as columns with everything else; a kind that computes them
@@ -17,6 +18,7 @@ alongside in the same order; for anything else the report builder derives them.
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager
@@ -41,8 +43,6 @@ from scoring.reports.base import (
 )
 
 CHUNK = 20_000
-# Rows per message of the binary COPY (each message is decoded as it arrives).
-COPY_CHUNK_ROWS = 131_072
 
 _RESPONSE_FIELDS = {
     "item_id": Field("item_id", "column"),
@@ -266,8 +266,13 @@ def _read_table(
     if connection.vendor != "postgresql":
         stream = _stream(query.order_by("id"), list(expressions.values()), _json_positions(types, names))
         return _collect(stream, names, types)
-    flat = [n for n in names if types[n] != "json"]
+    # A value two fields name (the boundary's guess: a figure and the agreement value) is read once.
+    first: dict[Field, str] = {}
+    again = {n: first.setdefault(f, n) for n, f in fields.items() if types[n] != "json"}
+    again = {n: original for n, original in again.items() if original != n}
+    flat = [n for n in names if types[n] != "json" and n not in again]
     columns = _copy_columns(query, {n: expressions[n] for n in flat}, {n for n in flat if types[n] == "text"})
+    columns.data.update({n: columns[original] for n, original in again.items()})
     streamed = [n for n in names if types[n] == "json"]
     if streamed or by_id:
         columns = columns.take(np.argsort(columns["id"], kind="stable"))
@@ -286,130 +291,79 @@ def _read_table(
 
 
 def _copy_columns(query: QuerySet, expressions: dict[str, Combinable], text: set[str]) -> Columns:
-    """Numbers and texts through one binary COPY of rows of arrays, one row per chunk.
+    """Numbers and texts through one binary COPY of fixed-width rows, decoded by NumPy at once.
 
-    The innermost SELECT (built by the ORM) extracts the narrow columns (``OFFSET 0`` keeps
-    the planner from carrying whole JSON documents through the sorts); the middle one
-    ranks each text column among its distinct values (in byte order) and numbers the rows
-    into chunks; the outer one aggregates, per chunk, every column into a float8 array and
-    each text column's distinct values into a text array (the ranks index them once
-    sorted the same way). Each chunk is decoded as it arrives.
+    Every value travels as a float8 that is never NULL (NaN instead), so each row of the
+    binary COPY has the same length and the whole output is one structured NumPy array:
+    no Python step per row or per value, and no aggregate, window or sort over the rows in
+    the database (the scan stays as plain as the anchor's; PostgreSQL may run it in
+    parallel). The innermost SELECT (built by the ORM) extracts the narrow columns. A text
+    column travels as its position among the column's distinct values: one query first
+    collects those (one hashed pass, ``GROUPING SETS``), and the COPY joins each text to its
+    position by a hash join on that short list; NULL becomes "".
     """
     names = list(expressions)
     selected = [expressions[n] if n in text else Cast(expressions[n], FloatField()) for n in names]
     sql, params = query.order_by().values_list(*selected).query.sql_with_params()
     aliases = [f"c{i}" for i in range(len(names))]
-    middle, numbers, texts = [f"(ROW_NUMBER() OVER () - 1) / {COPY_CHUNK_ROWS} AS chunk"], [], []
-    for index, (alias, name) in enumerate(zip(aliases, names, strict=True)):
-        if name in text:
-            rank = f'DENSE_RANK() OVER (ORDER BY {alias} COLLATE "C" NULLS FIRST)'
-            middle.append(f"({rank})::float8 AS r{index}")
-            numbers.append(f"r{index}")
-            texts.append(alias)
-        else:
-            numbers.append(alias)
-        middle.append(alias)
-    aggregates = [f"array_agg(COALESCE({n}, 'NaN'::float8))" for n in numbers]
-    aggregates += [f"array_agg(DISTINCT {a})" for a in texts]
-    sink = _Chunks(len(numbers), len(texts))
+    texts = [alias for alias, name in zip(aliases, names, strict=True) if name in text]
+    source = f"({sql}) AS t({', '.join(aliases)})"
+    output = io.BytesIO()  # written from C by the driver, one row at a time
     with transaction.atomic(), connection.cursor() as cursor:
-        # Compiling these one-off scans costs more than it saves; the rank sorts fit in memory.
-        cursor.execute("SET LOCAL jit = off")
-        cursor.execute("SET LOCAL work_mem = '64MB'")
-        inner = cursor.cursor.mogrify(sql, params).decode()
-        outer = (
-            f"SELECT {', '.join(aggregates)} FROM (SELECT {', '.join(middle)} "  # noqa: S608 - ORM-built SQL
-            f"FROM ({inner} OFFSET 0) AS t({', '.join(aliases)})) AS u GROUP BY chunk"
-        )
-        cursor.cursor.copy_expert(f"COPY ({outer}) TO STDOUT WITH (FORMAT binary)", sink)
-    floats, distinct_texts = sink.fields()
-    columns = Columns(dict(zip(names, floats, strict=True)))
-    for name, distinct in zip([n for n in names if n in text], distinct_texts, strict=True):
-        columns.data[name] = _ranked_texts(distinct)[columns[name].astype(np.int64)]
+        cursor.execute("SET LOCAL jit = off")  # compiling these one-off scans costs more than it saves
+        labels = _distinct_texts(cursor, source, params, texts)
+        numbers, joins = [], []
+        for alias in aliases:
+            if alias in labels:
+                joins.append(
+                    f"LEFT JOIN unnest(%s::text[]) WITH ORDINALITY AS d{alias}(v, n) ON d{alias}.v = {alias}"
+                )
+                numbers.append(f"COALESCE(d{alias}.n, 0)::float8")
+            else:
+                numbers.append(f"COALESCE({alias}, 'NaN'::float8)")
+        select = f"SELECT {', '.join(numbers)} FROM {source} {' '.join(joins)}"  # noqa: S608 - ORM-built SQL
+        arrays = [list(labels[alias][1:]) for alias in texts]
+        statement = cursor.cursor.mogrify(select, [*params, *arrays]).decode()
+        cursor.cursor.copy_expert(f"COPY ({statement}) TO STDOUT WITH (FORMAT binary)", output)
+    columns = Columns(dict(zip(names, _decode_rows(output.getbuffer(), len(names)), strict=True)))
+    for alias, name in zip(aliases, names, strict=True):
+        if alias in labels:
+            columns.data[name] = labels[alias][columns[name].astype(np.int64)]
     return columns
 
 
-class _Chunks:
-    """Decodes a binary COPY of rows of arrays as its messages arrive (one row each; the
-    first also carries the 19-byte header, the last is the two-byte trailer): the first
-    ``numbers`` fields are float8 arrays, concatenated; the others text arrays of distinct
-    values, merged."""
-
-    def __init__(self, numbers: int, texts: int):
-        self.numbers = numbers
-        self.floats: list[list[np.ndarray]] = [[] for _ in range(numbers)]
-        self.texts: list[set] = [set() for _ in range(texts)]
-        self.started = False
-
-    def write(self, data: bytes) -> int:
-        view = memoryview(data)
-        if not self.started:
-            view, self.started = view[19:], True
-        if len(view) > 2:
-            fields = _decode_arrays(view, self.numbers + len(self.texts))
-            for parts, values in zip(self.floats, fields, strict=False):
-                parts.append(np.asarray(values, dtype=np.float64))
-            for distinct, values in zip(self.texts, fields[self.numbers :], strict=True):
-                distinct.update(values)
-        return len(data)
-
-    def fields(self) -> tuple[list[np.ndarray], list[list]]:
-        floats = [np.concatenate(parts) if parts else np.zeros(0) for parts in self.floats]
-        return floats, [list(distinct) for distinct in self.texts]
+def _distinct_texts(cursor, source: str, params: Sequence, texts: list[str]) -> dict[str, np.ndarray]:
+    """Per text column: "" (for NULL and position 0), then its distinct values in code-point
+    order (Python's order of str), in one pass over the rows."""
+    if not texts:
+        return {}
+    grouped = ", ".join(f"GROUPING({alias})" for alias in texts)
+    sets = ", ".join(f"({alias})" for alias in texts)
+    cursor.execute(
+        f"SELECT {', '.join(texts)}, {grouped} FROM {source} GROUP BY GROUPING SETS ({sets})",  # noqa: S608
+        params,
+    )
+    found: dict[str, set] = {alias: set() for alias in texts}
+    for row in cursor.fetchall():
+        for index, alias in enumerate(texts):
+            if row[len(texts) + index] == 0 and row[index] is not None:
+                found[alias].add(row[index])
+    return {alias: np.array(["", *sorted(values)], dtype=object) for alias, values in found.items()}
 
 
-def _ranked_texts(distinct: list) -> np.ndarray:
-    """Index = the dense rank the query gave (1-based; 0 unused), value = the text ("" for
-    NULL). Python's order of str (code points) is the "C" collation's order of UTF-8."""
-    ordered = ([None] if None in distinct else []) + sorted(v for v in distinct if v is not None)
-    return np.array(["", *("" if v is None else v for v in ordered)], dtype=object)
-
-
-def _decode_arrays(buffer: memoryview, count: int) -> list:
-    """One tuple of a binary COPY whose fields are arrays: float8[] → NumPy array, text[]
-    → list of str (None for NULL); a NULL field → empty."""
-    if len(buffer) < 2 or _int(buffer, 0, 2) != count:
-        return [[] for _ in range(count)]
-    offset = 2
-    fields: list[np.ndarray | list] = []
-    for _ in range(count):
-        length = _int(buffer, offset, 4)
-        offset += 4
-        if length < 0:
-            fields.append([])
-            continue
-        dimensions, element_type = _int(buffer, offset, 4), _int(buffer, offset + 8, 4)
-        size = _int(buffer, offset + 12, 4) if dimensions else 0
-        start = offset + 12 + 8 * dimensions
-        if element_type == _FLOAT8_OID:
-            elements = np.frombuffer(
-                buffer, dtype=[("length", ">i4"), ("value", ">f8")], count=size, offset=start
-            )
-            fields.append(elements["value"].astype(np.float64))
-        else:
-            fields.append(_texts(buffer, start, size))
-        offset += length
-    return fields
-
-
-_FLOAT8_OID = 701
-
-
-def _texts(buffer: memoryview, offset: int, size: int) -> list:
-    values: list[str | None] = []
-    for _ in range(size):
-        length = _int(buffer, offset, 4)
-        offset += 4
-        if length < 0:
-            values.append(None)
-            continue
-        values.append(bytes(buffer[offset : offset + length]).decode())
-        offset += length
-    return values
-
-
-def _int(buffer: memoryview, offset: int, size: int) -> int:
-    return int.from_bytes(buffer[offset : offset + size], "big", signed=True)
+def _decode_rows(buffer: memoryview, count: int) -> list[np.ndarray]:
+    """The columns of a binary COPY whose rows are ``count`` non-NULL float8 fields: a
+    19-byte signature and flags, a header extension, then rows of a 2-byte field count and
+    per field a 4-byte length (8) and the big-endian value, then a 2-byte trailer."""
+    extension = int.from_bytes(buffer[15:19], "big")
+    body = buffer[19 + extension : len(buffer) - 2]
+    layout = [("fields", ">i2")]
+    for index in range(count):
+        layout += [(f"length{index}", ">i4"), (f"value{index}", ">f8")]
+    rows = np.frombuffer(body, dtype=np.dtype(layout))
+    if not (rows["fields"] == count).all():  # a NULL (no value bytes) would shift every later row
+        raise RuntimeError("the binary COPY does not have the fixed-width rows asked for")
+    return [rows[f"value{index}"].astype(np.float64) for index in range(count)]
 
 
 def _stream(query: QuerySet, expressions: list, json_positions: Sequence[int] = ()) -> Iterator[tuple]:

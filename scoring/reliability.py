@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse, stats
+from scipy import sparse
 
 from .estimate import Estimate
 
@@ -102,7 +102,7 @@ def icc_2k(table) -> Estimate:
     details |= {
         "icc2_1": single,
         "statistic": statistic,
-        "p_value": float(stats.f.sf(statistic, *anova.dof)),
+        "p_value": float(_f_distribution().sf(statistic, *anova.dof)),
     }
     return Estimate((anova.ms_rows - anova.ms_error) / denominator, n=n, details=details)
 
@@ -122,8 +122,9 @@ def cronbach_alpha(table, confidence: float = 0.95) -> tuple[Estimate, tuple[flo
         return Estimate.undefined("no variation between respondents", n=anova.rows, **details), None
     alpha = 1.0 - anova.ms_error / anova.ms_rows
     tail = (1.0 - confidence) / 2.0
-    low = 1.0 - (1.0 - alpha) * float(stats.f.ppf(1.0 - tail, *anova.dof))
-    high = 1.0 - (1.0 - alpha) * float(stats.f.ppf(tail, *anova.dof))
+    f = _f_distribution()
+    low = 1.0 - (1.0 - alpha) * float(f.ppf(1.0 - tail, *anova.dof))
+    high = 1.0 - (1.0 - alpha) * float(f.ppf(tail, *anova.dof))
     return Estimate(alpha, n=anova.rows, details=details), (low, high)
 
 
@@ -150,3 +151,12 @@ def within_points_from_value_counts(value_counts, domain, points: float) -> Esti
         return Estimate.undefined("no unit has two or more values")
     agreeing = float((close - per_unit).sum()) / 2.0
     return Estimate(agreeing / pairs, n=int(pairs), details={"points": points})
+
+
+def _f_distribution():
+    """SciPy's F distribution, imported on first use: ``scipy.stats`` takes about a second
+    to import, which every process that loads the job kinds (the web, each command) would
+    otherwise pay at start-up."""
+    from scipy import stats
+
+    return stats.f

@@ -86,14 +86,20 @@ def compute_study_reports(
         data = load_study_data(study, builder, by=by)
     rows: dict[str, list[ReportRow]] = {}
     populations = populations_of(data)
+    # ``passed`` is derived from ``all`` (less the flagged answers), not filtered again
+    everyone: StudyData | None = data.population("all")
     for step, population in enumerate(populations, start=1):
         progress(step, steps, f"Computing the figures ({population}; {fingerprint['responses']} responses)")
+        if population in ("all", "passed") and everyone is not None:
+            subset = everyone.population(population) if population == "passed" else everyone
+            if population == "passed":
+                everyone = None  # one population at a time beside the study
+        else:
+            subset = data.population(population)
         rows[population] = study_rows(
-            builder,
-            data.population(population),
-            embed=embed,
-            calibration_margin=settings.RATER_CALIBRATION_MARGIN,
+            builder, subset, embed=embed, calibration_margin=settings.RATER_CALIBRATION_MARGIN
         )
+        del subset
     progress(steps - 1, steps, "Storing the figures")
     count = replace_reports(study, rows, fingerprint)
     progress(steps, steps, f"Stored {count} figures")

@@ -159,7 +159,7 @@ def require_live_step(
     *,
     slug: str,
     user,
-    participant: Participant | None,
+    participant_id: int | None,
     assignment_id=None,
     exam: bool = False,
     before_consent: bool = False,
@@ -167,18 +167,32 @@ def require_live_step(
 ) -> LiveStep:
     """The one gate of every participant step (DESIGN.md, invariant 7).
 
-    Raises ``Http404`` for a study or page that is not the participant's to see, and
-    ``StepRefused`` when the study takes no answers, the participant is blocked, their
-    enrollment is not under way (``before_consent`` lets the consent page through), or
-    the page (``assignment_id``; in the study's qualification exam when ``exam``) is no
-    longer open. An answered page passes: a retried submit gets the stored result.
+    ``participant_id``: the participant this browser's session remembers (else the
+    logged-in user's participant is the one). Raises ``Http404`` for a study or page that
+    is not the participant's to see, and ``StepRefused`` when the study takes no answers,
+    the participant is blocked, their enrollment is not under way (``before_consent`` lets
+    the consent page through), or the page (``assignment_id``; in the study's qualification
+    exam when ``exam``) is no longer open. An answered page passes: a retried submit gets
+    the stored result.
+
+    A step under way costs one query for the participant, the study and the enrollment
+    together (two with the page); the refusals read them one by one, in the order below.
     """
-    study = access_study_for_participant(slug, user)
+    enrollment = _step_enrollment(slug, participant_id, user)
+    if enrollment is None:
+        study = access_study_for_participant(slug, user)
+        participant = _step_participant(participant_id, user)
+        if participant is not None and participant.pk != participant_id:
+            enrollment = Enrollment.objects.filter(participant=participant, study=study).first()
+    else:
+        study, participant = enrollment.study, enrollment.participant
+        if study.status == Study.Status.DRAFT and not can_manage_study(user, study):
+            raise Http404("No such study.")
     require_study_open(study, user)
     if participant is None:
         raise StepRefused(StepRefused.NOT_STARTED, study)
     require_not_blocked(participant, study)
-    enrollment = _enrollment_under_way(participant, study, before_consent=before_consent)
+    enrollment = _under_way(enrollment, study, before_consent=before_consent)
     if assignment_id is None:
         return LiveStep(study=study, enrollment=enrollment)
     if exam and study.qualification_id is None:
@@ -194,13 +208,32 @@ def require_live_step(
     return LiveStep(study=study, enrollment=enrollment, assignment=assignment)
 
 
-def _enrollment_under_way(participant: Participant, study: Study, *, before_consent: bool) -> Enrollment:
+def _step_enrollment(slug: str, participant_id: int | None, user) -> Enrollment | None:
+    """The enrollment of this step's participant in the study ``slug`` (not an exam), with
+    its participant and study, in one query; None when there is none to find that way."""
+    if participant_id:
+        who = Q(participant_id=participant_id)
+    elif user is not None and user.is_authenticated:
+        who = Q(participant__user=user)
+    else:
+        return None
+    query = Enrollment.objects.select_related("participant", "study")
+    return query.filter(who, study__slug=slug, study__exam__isnull=True).first()
+
+
+def _step_participant(participant_id: int | None, user) -> Participant | None:
+    """The session's participant, else the logged-in user's (None: not met yet)."""
+    if participant_id:
+        participant = Participant.objects.filter(pk=participant_id).first()
+        if participant is not None:
+            return participant
+    if user is not None and user.is_authenticated:
+        return Participant.objects.filter(user=user).first()
+    return None
+
+
+def _under_way(enrollment: Enrollment | None, study: Study, *, before_consent: bool) -> Enrollment:
     """The participant's consented, unfinished enrollment (or a new one, ``before_consent``)."""
-    enrollment = (
-        Enrollment.objects.select_related("participant", "study")
-        .filter(participant=participant, study=study)
-        .first()
-    )
     allowed = {Enrollment.Status.ACTIVE, *([Enrollment.Status.STARTED] if before_consent else [])}
     if enrollment is not None and enrollment.status in allowed:
         return enrollment

@@ -31,6 +31,8 @@ from annotation.services.jobs import Progress, no_progress
 from .pseudonyms import PseudonymCache
 
 BATCH_ROWS = 5000
+# What COPY's output gathers in before Python sees it (written and reported a block at a time).
+COPY_BUFFER_BYTES = 1 << 20
 SCALARS = (str, int, float, bool, type(None))
 # OWASP's list of characters a spreadsheet reads as the start of a formula.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -258,11 +260,21 @@ def stream(sql: str, params: list) -> Iterator[tuple]:
 
 
 def copy_out(sql: str, params: list, out, options: str, progress: Progress, total: int) -> int:
-    """PostgreSQL writes ``sql``'s rows to ``out`` (binary) with COPY; returns the rows written."""
+    """PostgreSQL writes ``sql``'s rows to ``out`` (binary) with COPY; returns the rows written.
+
+    The driver hands over one row per call: a C buffer takes them (as a file would), and
+    only each full megabyte reaches Python, which writes it and reports progress."""
     with connection.cursor() as cursor:
         raw = cursor.cursor  # psycopg2's own cursor: COPY and mogrify
         query = raw.mogrify(sql, params).decode()
-        raw.copy_expert(f"COPY ({query}) TO STDOUT WITH ({options})", _ProgressWriter(out, progress, total))
+        writer = _ProgressWriter(out, progress, total)
+        sink = io.BufferedWriter(writer, buffer_size=COPY_BUFFER_BYTES)
+        try:
+            raw.copy_expert(f"COPY ({query}) TO STDOUT WITH ({options})", sink)
+            sink.flush()
+        except BaseException:
+            writer.discard = True  # what the buffer still holds goes nowhere (a cancelled export)
+            raise
         written = raw.rowcount
     rows_written(progress, written, max(total, written))
     return written
@@ -297,22 +309,28 @@ def stream_rows(study: Study, columns: list[Column], target: str) -> Iterator[tu
         yield from stream(sql, params)
 
 
-class _ProgressWriter:
-    """Hands COPY's output (bytes) to a binary file, reporting progress (and stopping when
-    cancelled) about every megabyte; rows are estimated from line ends until the exact count."""
+class _ProgressWriter(io.RawIOBase):
+    """Hands COPY's output (bytes, a megabyte at a time) to a binary file, reporting
+    progress (and stopping when cancelled) with each; rows are estimated from line ends
+    until the exact count."""
 
     def __init__(self, out, progress: Progress, total: int):
+        super().__init__()
         self.out, self.progress, self.total = out, progress, total
-        self.lines = self.pending = 0
+        self.lines = 0
+        self.discard = False
+
+    def writable(self) -> bool:
+        return True
 
     def write(self, data) -> int:
-        self.out.write(data)
-        self.lines += data.count(b"\n")
-        self.pending += len(data)
-        if self.pending > 1_000_000:
-            self.pending = 0
-            rows_written(self.progress, min(self.lines, self.total), self.total)
-        return len(data)
+        if self.discard:
+            return len(data)
+        block = bytes(data)
+        self.out.write(block)
+        self.lines += block.count(b"\n")
+        rows_written(self.progress, min(self.lines, self.total), self.total)
+        return len(block)
 
 
 def _fill_pseudonyms(cursor, study: Study) -> None:

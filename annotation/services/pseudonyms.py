@@ -8,7 +8,6 @@ study, and nobody holding an export can recover the platform id from it.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 
 PSEUDONYM_LENGTH = 16
@@ -17,7 +16,7 @@ PSEUDONYM_LENGTH = 16
 def pseudonym(salt: str, *, source: str, platform_worker_id: str, public_id: str) -> str:
     """``p`` followed by 16 hex characters of HMAC-SHA256(salt, identity)."""
     identity = f"{source}:{platform_worker_id}" if platform_worker_id else f"id:{public_id}"
-    digest = hmac.new(salt.encode(), identity.encode(), hashlib.sha256).hexdigest()
+    digest = hmac.digest(salt.encode(), identity.encode(), "sha256").hex()  # one C call (exports: thousands)
     return "p" + digest[:PSEUDONYM_LENGTH]
 
 

@@ -18,7 +18,7 @@ from annotation.services.access import StepRefused, require_live_step
 from annotation.services.participants import parse_crowd_params
 from annotation.services.submission import PAGE_EXPIRED
 
-from .session import session_participant
+from .session import PARTICIPANT_KEY, session_participant
 
 # The pages a participant sees when the study is closed or they are blocked, on entry
 # (``study_entry``) and at every later step alike.
@@ -50,7 +50,7 @@ def participant_step(
                 step = require_live_step(
                     slug=slug,
                     user=request.user,
-                    participant=session_participant(request),
+                    participant_id=request.session.get(PARTICIPANT_KEY),
                     assignment_id=assignment_id if assignment else None,
                     exam=exam,
                     before_consent=before_consent,

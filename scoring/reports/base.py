@@ -111,9 +111,13 @@ class StudyData:
     observations: Columns
     # Participant row numbers → the pseudonyms the study's exports show (None: not known).
     rater_labels: Callable[[np.ndarray], list[str]] | None = None
+    # The population these responses are ("": the study as read, every response).
+    population_name: str = ""
 
     def where(self, keep: np.ndarray) -> StudyData:
         """The same study with only the responses in ``keep`` (and their observations)."""
+        if keep.all():
+            return self  # nothing left out: no copy of a million-row column
         renumber = np.cumsum(keep) - 1
         observations = self.observations
         if len(observations):
@@ -126,7 +130,16 @@ class StudyData:
         """``all``: the annotators' answers, without participants a researcher excluded;
         ``passed``: also without the responses of participants who failed attention checks;
         ``adjudicated``: ``passed``, except that on an item with an adjudicated answer that
-        answer alone stands for the item (adjudicated answers are in no other population)."""
+        answer alone stands for the item (adjudicated answers are in no other population).
+
+        ``passed`` of the ``all`` population is derived from it (its responses less the
+        flagged ones: the same rows, without filtering the whole study again)."""
+        if name == self.population_name:
+            return self
+        if name == "passed" and self.population_name == "all":
+            return replace(self.where(~self.responses["flagged"]), population_name="passed")
+        if self.population_name:
+            raise ValueError(f"the {self.population_name!r} population has no population {name!r}")
         adjudicator = self._column("adjudicator")
         keep = ~self.responses["excluded"] & ~adjudicator
         if name in ("passed", "adjudicated"):
@@ -135,7 +148,7 @@ class StudyData:
             raise ValueError(f"unknown population {name!r}")
         if name == "adjudicated" and "adjudicated" in self.items:
             keep = (keep & ~self.items["adjudicated"][self.responses["item"]]) | adjudicator
-        return self.where(keep)
+        return replace(self.where(keep), population_name=name)
 
     def machine_responses(self) -> np.ndarray:
         """Per response, whether a machine rater gave it (a participant with source ``model``:

@@ -137,7 +137,7 @@ def _grouped(
     Responses without a group value (NaN, empty label) are left out."""
     keep = ~np.isnan(values)
     if labels is not None:
-        keep &= labels[groups] != "" if len(groups) else keep
+        keep &= (labels != "")[groups]  # per label, then looked up: no string compared per response
     elif groups.dtype.kind == "f":
         keep &= ~np.isnan(groups)
     means = grouped_means(values[keep], groups[keep], label=f"{metric}|{key}")

@@ -369,15 +369,41 @@ def test_ranking_agreement_includes_the_nominal_most_and_least_choices():
         assert (("level", "nominal"), ("question", f"{criterion}.least")) in found
 
 
-def test_rows_arrive_in_chunks_and_give_the_same_reports(monkeypatch):
+def test_the_copy_read_gives_the_same_reports_as_a_row_by_row_read(monkeypatch):
+    """The columns come from one binary COPY of fixed-width rows (texts as ranks, NULL as
+    NaN, a value two fields name read once): every stored row of every population is the
+    one a plain row-by-row read of the same columns gives."""
     import scoring.data
 
-    study = game_study()
+    study = game_study(slug="roft-copy")
+    Response.objects.filter(study=study, participant__platform_worker_id="bob").update(flagged=True)
+    Enrollment.objects.filter(study=study, participant__platform_worker_id="cat").update(excluded=True)
+
+    def stored() -> dict:
+        found = Report.objects.filter(study=study)
+        return {
+            (r.population, r.metric, tuple(sorted(r.group.items()))): (
+                r.value,
+                r.n,
+                r.ci_low,
+                r.ci_high,
+                r.details,
+            )
+            for r in found
+        }
+
     compute_study_reports(study)
-    whole = {key: (r.value, r.n, r.ci_low) for key, r in reports(study).items()}
-    monkeypatch.setattr(scoring.data, "COPY_CHUNK_ROWS", 2)  # several messages per table
+    copied = stored()
+
+    def row_by_row(query, expressions, text):
+        names = list(expressions)
+        rows = scoring.data._stream(query.order_by(), list(expressions.values()))
+        return scoring.data._collect(rows, names, {n: "text" if n in text else "number" for n in names})
+
+    monkeypatch.setattr(scoring.data, "_copy_columns", row_by_row)
     compute_study_reports(study)
-    assert {key: (r.value, r.n, r.ci_low) for key, r in reports(study).items()} == whole
+    assert stored() == copied
+    assert {population for population, _, _ in copied} == {"all", "passed"}
 
 
 def test_a_study_without_answers_gets_its_progress():
