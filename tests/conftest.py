@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from django.test import override_settings
 
 from annotation.models import Participant, Study
 from annotation.services.studies import load_study_file
@@ -14,6 +15,20 @@ from tests.factories import ParticipantFactory
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def fast_password_hasher():
+    """Passwords hashed with MD5 in the tests: PBKDF2's million rounds cost a third of a
+    second per user created or logged in with a password (seconds under load), and the
+    permission matrix alone creates several hundred. The tests check who may do what, not
+    the hash; PBKDF2 stays listed so a hash made outside the test process still verifies."""
+    hashers = [
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    ]
+    with override_settings(PASSWORD_HASHERS=hashers):
+        yield
 
 
 def claim_study_file(*, slug: str = "claims", items: int = 6, attention: int = 0, **fields) -> dict:
