@@ -507,9 +507,10 @@ def relative_difference(ours: dict, theirs: dict) -> float:
 
 
 def model_cases(work: Path, names: list[str]):
-    """(label, model directory, records, hyperparameters by method) for the two tiny models.
+    """(label, model directory, records, hyperparameters by method, statistics corpus) per tiny model.
 
-    The models are the tests' own, built (or reused) in the tests' model cache.
+    The models are the tests' own, built (or reused) in the tests' model cache; each gets key
+    statistics from its own kind of text, as in the tests.
     """
     from tests import lm_fixtures, tiny_model, tiny_subject_model
     from workers.editing.hparams import read_hparams_file
@@ -528,16 +529,20 @@ def model_cases(work: Path, names: list[str]):
             without_bos(work, "tiny", tiny),
             landmark_records(),
             files("tiny-gpt2", 4),
+            work / "corpus.txt",
         )
     if "subject" not in names:
         return
     key = lm_fixtures._cache_key(tiny_model, tiny_subject_model)
     subject = lm_fixtures._built(lm_fixtures.SUBJECT, key, tiny_subject_model.build_subject_lm)
+    corpus = work / "subject-corpus.txt"
+    corpus.write_text(tiny_subject_model.statistics_text())
     yield (
-        "subject (6 layers, subject_last)",
+        "subject (4 layers, subject_last)",
         without_bos(work, "subject", subject),
         subject_records(),
-        files("tiny-subject-gpt2", 6),
+        files("tiny-subject-gpt2", 4),
+        corpus,
     )
 
 
@@ -552,6 +557,7 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     setup(args.work)
     import torch
+    from django.conf import settings
 
     from workers.editing.requests import parse_edit_request
     from workers.lm.loading import load_lm
@@ -560,7 +566,8 @@ def main() -> None:
     ref = import_reference(args.rome_repo.resolve(), args.memit_repo.resolve())
     print(f"{'model':34} {'method':6} {'side':9} {'efficacy':>8} {'paraphr.':>8} {'locality':>8}", end="")
     print(f" {'‖δ‖':>8} {'ΔW rel. diff':>12}")
-    for label, directory, records, hparams_for in model_cases(args.work, args.models.split(",")):
+    for label, directory, records, hparams_for, corpus in model_cases(args.work, args.models.split(",")):
+        settings.EDITING_STATS_CORPUS = str(corpus)
         lm = load_lm(
             directory.name,
             device="cpu",

@@ -346,6 +346,10 @@ if not isinstance(MODEL_REGISTRY, dict):
     raise ImproperlyConfigured("MODEL_REGISTRY must be a JSON object of name -> {path, dtype}.")
 # Where hub ids are looked up offline (empty: the Hugging Face default cache).
 MODEL_CACHE_DIR = env_str("MODEL_CACHE_DIR", "") or None
+# Intra-op threads for models run on the CPU; 0 keeps PyTorch's default (one per core). On
+# cores shared with other work each parallel operation waits for descheduled threads
+# (docs/workers.md, "Tests and speed"): set it to the cores the worker really has.
+MODEL_CPU_THREADS = env_int("MODEL_CPU_THREADS", 0, minimum=0)
 # Folders on the GPU workers that job parameters started through the API may name: model
 # directories (``model``, ``hparams_dir``) and corpora or request files (``corpus``,
 # ``requests``). Any other path is refused before the job is queued (docs/workers.md).

@@ -124,6 +124,21 @@ def stats_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("editing-stats")
 
 
+@pytest.fixture(scope="session")
+def subject_stats_corpus(tmp_path_factory) -> Path:
+    """The second tiny model's own kind of text, for its key statistics."""
+    path = tmp_path_factory.mktemp("subject-corpus") / "stats.txt"
+    path.write_text(tiny_subject_model.statistics_text())
+    return path
+
+
+@pytest.fixture
+def subject_settings(worker_settings, subject_stats_corpus):
+    """``worker_settings`` with key statistics from the second tiny model's kind of text."""
+    worker_settings.EDITING_STATS_CORPUS = str(subject_stats_corpus)
+    return worker_settings
+
+
 @pytest.fixture
 def worker_settings(settings, tiny_registry, stats_corpus, stats_dir):
     """The settings a GPU worker would have, pointing at the tiny model and its files."""

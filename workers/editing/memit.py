@@ -67,5 +67,6 @@ def apply(lm: LoadedLM, requests: list[EditRequest], hp: MemitHparams) -> Applie
             "delta_norm": [round(float(d.delta.norm()), 4) for d in deltas],
             "base_norm": [round(d.base_norm, 4) for d in deltas],
             "relative_delta": [round(float(d.delta.norm()) / max(d.base_norm, 1e-9), 4) for d in deltas],
+            "steps": [d.steps for d in deltas],
         },
     )

@@ -79,11 +79,27 @@ def load_lm(name_or_path: str, *, device: str | None = None, registry: dict | No
     except (OSError, ValueError) as exc:
         raise ModelNotFound(f"{spec.name}: cannot load it offline from {spec.source!r} ({exc}).") from exc
     model.to(target).eval()
+    if target.type == "cpu":
+        use_cpu_threads()
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "left"  # decoder-only generation continues from the right edge
     log.info("loaded %s from %s on %s as %s", spec.name, spec.source, target, dtype)
     return LoadedLM(spec=spec, model=model, tokenizer=tokenizer, device=target, dtype=dtype)
+
+
+def use_cpu_threads() -> None:
+    """PyTorch's intra-op threads set to ``MODEL_CPU_THREADS`` when it is set (0: left as they are).
+
+    With a thread per core on cores that are busy with other work, every parallelised
+    operation waits at its barrier for a descheduled thread: on 2 shared cores that made a
+    ROME edit 4–10× and batch-1 generation 11× slower (``bench/workers.py --threads 1,2``).
+    """
+    from django.conf import settings
+
+    threads = getattr(settings, "MODEL_CPU_THREADS", 0) if settings.configured else 0
+    if threads:
+        torch.set_num_threads(threads)
 
 
 _HELD: dict[tuple, LoadedLM] = {}
