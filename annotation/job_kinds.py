@@ -18,6 +18,8 @@ from annotation.job_parameters import (
     EditAndGenerateParameters,
     ExplainParameters,
     RateLLMParameters,
+    RateParameters,
+    TrainRaterParameters,
 )
 from annotation.services.exports import ExportParameters
 from annotation.services.jobs import register_job_kind
@@ -115,4 +117,20 @@ register_job_kind(
     parameters=RateLLMParameters,
     needs_study=True,
     worker_paths={"model": "model"},
+)
+register_job_kind(
+    "train_rater",
+    task="workers.tasks.train_rater.train_rater_task",
+    queue="gpu",
+    parameters=TrainRaterParameters,
+    needs_study=True,
+    worker_paths={"output": "model", "encoder": "model"},
+)
+register_job_kind(
+    "rate",
+    task="workers.tasks.rate.rate_task",
+    queue="gpu",
+    parameters=RateParameters,
+    needs_study=True,
+    worker_paths={"rater": "model"},
 )

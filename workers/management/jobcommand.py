@@ -38,8 +38,9 @@ def owner_named(username: str | None):
     return user
 
 
-def run_or_queue(command, job: Job, *, queue: bool, description: str) -> None:
-    """Queue the job for a worker, or run it in this process and print how it ended."""
+def run_or_queue(command, job: Job, *, queue: bool, description: str, as_json: bool = False) -> None:
+    """Queue the job for a worker, or run it in this process and print how it ended
+    (``as_json``: its result alone, as one JSON line, the last thing printed)."""
     if queue:
         queue_job(job)
         command.stdout.write(f"Queued {job.kind} job {job.pk}; follow it on /research/jobs/.")
@@ -51,4 +52,7 @@ def run_or_queue(command, job: Job, *, queue: bool, description: str) -> None:
         raise CommandError(f"{job.kind} job {job.pk} failed: {job.error.split(chr(10) * 2)[0]}")
     if job.status == Job.Status.CANCELLED:
         raise CommandError(f"{job.kind} job {job.pk} was cancelled.")
+    if as_json:
+        command.stdout.write(json.dumps(job.result, sort_keys=True))
+        return
     command.stdout.write(f"{job.kind} job {job.pk} done: {json.dumps(job.result, sort_keys=True)}")

@@ -3,7 +3,18 @@
 No module here imports torch at import time: the web process imports these to queue jobs.
 """
 
-from . import assignments, continuations, editing, exports, jobs, llm_raters, reports, simulatability
+from . import (
+    assignments,
+    continuations,
+    editing,
+    exports,
+    jobs,
+    llm_raters,
+    rate,
+    reports,
+    simulatability,
+    train_rater,
+)
 
 __all__ = [
     "assignments",
@@ -12,6 +23,8 @@ __all__ = [
     "exports",
     "jobs",
     "llm_raters",
+    "rate",
     "reports",
     "simulatability",
+    "train_rater",
 ]
