@@ -231,27 +231,48 @@ def likert_study(slug: str, items: int, seed: int = 0):
 
 
 @pytest.mark.django_db
-def test_a_rating_rater_beats_the_mean_and_its_mae_is_the_hand_computed_one(tiny_encoder_dir, tmp_path):
+def test_rating_raters_one_per_question_beat_the_mean_and_rate_every_question_of_a_page(
+    tiny_encoder_dir, tmp_path
+):
     study = likert_study("trained-likert", items=45)
 
-    summary = train(study, tiny_encoder_dir, tmp_path, question="tone", epochs=8)
+    summary = train(study, tiny_encoder_dir, tmp_path, epochs=8)
 
-    assert summary["question"] == "tone" and (summary["n_train"], summary["n_test"]) == (36, 9)
-    assert summary["mae"] <= summary["mae_baseline"] - 0.5, summary
     rater = Path(summary["rater"])
-    predictions = json.loads((rater / "predictions.json").read_text())
+    tone = summary["questions"]["tone"]
+    assert set(summary["questions"]) == {"tone", "other"} and (summary["n_train"], summary["n_test"]) == (
+        36,
+        9,
+    )
+    assert tone["mae"] <= tone["mae_baseline"] - 0.5, tone
+    assert summary["mae"] == pytest.approx((tone["mae"] + summary["questions"]["other"]["mae"]) / 2)
+    predictions = json.loads((rater / "tone" / "predictions.json").read_text())
     means = [sum(p["humans"]) / len(p["humans"]) for p in predictions]
-    assert summary["mae"] == pytest.approx(mean_absolute_error(means, [p["prediction"] for p in predictions]))
+    assert tone["mae"] == pytest.approx(mean_absolute_error(means, [p["prediction"] for p in predictions]))
     assert all(isinstance(p["prediction"], int) and 1 <= p["prediction"] <= 7 for p in predictions)
     scored = [p for p in predictions if majority(p["humans"]) is not None]
     truth, said = [majority(p["humans"]) for p in scored], [p["prediction"] for p in scored]
     weighted = cohen_kappa_score(said, truth, weights="quadratic", labels=list(range(1, 8)))
-    assert summary["kappa_majority"] == pytest.approx(weighted)
+    assert tone["kappa_majority"] == pytest.approx(weighted)
+    shared = json.loads((rater / "split.json").read_text())
+    assert shared == json.loads((rater / "other" / "split.json").read_text())
+    assert sorted(p["item"] for p in predictions) == shared["test"]
 
     # One question's rater cannot answer a page that asks two: refused before anything is stored.
     with pytest.raises(CommandError, match="no model for other"):
-        call_command("rate", study=study.slug, rater=str(rater), stdout=StringIO(), stderr=StringIO())
+        call_command(
+            "rate", study=study.slug, rater=str(rater / "tone"), stdout=StringIO(), stderr=StringIO()
+        )
     assert not Response.objects.filter(participant__source="model").exists()
+
+    out = StringIO()
+    call_command("rate", study=study.slug, rater=str(rater), json=True, stdout=out, stderr=StringIO())
+    result = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert result["created"] == 45 and result["invalid"] == 0
+    stored = Response.objects.filter(participant__source="model")
+    assert all(set(r.answer["ratings"]) == {"tone", "other"} for r in stored)
+    call_command("rate", study=study.slug, rater=str(rater), stdout=StringIO(), stderr=StringIO())
+    assert stored.count() == 45
 
 
 @pytest.mark.django_db

@@ -14,6 +14,7 @@ import json
 import random
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -95,6 +96,7 @@ def train_rater(
         where = directory / definition["questions"][q.id]
         per_question[q.id] = _train_one(q, responses, split, encoder, settings, where, step)
         _write_json(where / "definition.json", {**definition, "questions": {q.id: "."}})
+        _write_json(where / "split.json", {"seed": settings.seed, "test_share": test_share, **asdict(split)})
     summary = _summary(per_question, split) | {"seconds": round(time.monotonic() - started, 2)}
     _write_json(directory / "split.json", {"seed": settings.seed, "test_share": test_share, **asdict(split)})
     _write_json(directory / "metrics.json", summary)
@@ -118,7 +120,7 @@ def _train_one(
     encoder: str,
     settings: TrainingSettings,
     directory: Path,
-    step,
+    step: Callable[[int, int], None],
 ) -> dict:
     train, test = set(split.train), set(split.test)
     examples = [e for r in responses if r.item.external_id in train for e in question.examples(r)]
