@@ -11,7 +11,8 @@ passes over ``--examples`` examples; rating is a claim item answered as ``rate``
 it (the whole passage, then each sentence alone for a supports or contradicts label: the
 slower case, reported apart) and a Likert question's rating (one pass per item). On the
 GPU when there is one. On a CPU shared with other work keep one thread (``--threads``;
-``docs/workers.md``, "Tests and speed", says why).
+``docs/workers.md``, "Tests and speed", says why); the CPU time printed beside the training
+time shows how much of the wall time the process really ran.
 """
 
 from __future__ import annotations
@@ -89,13 +90,13 @@ def main() -> None:
         f"{args.sentences}-sentence passages, at most {args.max_length} tokens"
     )
     tokenizer, model = new_rater_model(args.encoder, claim, 0)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     train_rater_model(tokenizer, model, examples, settings)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     per_thousand = seconds / (args.examples * args.epochs) * 1000
     print(
-        f"training: {seconds:.1f} s for {args.examples} examples × {args.epochs} epoch(s) "
-        f"= {per_thousand:.1f} s per 1,000 examples and epoch"
+        f"training: {seconds:.1f} s ({cpu:.1f} s of CPU) for {args.examples} examples × {args.epochs} "
+        f"epoch(s) = {per_thousand:.1f} s per 1,000 examples and epoch"
     )
 
     def claim_items(label: str) -> list:
