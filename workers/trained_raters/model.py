@@ -43,15 +43,19 @@ def encoder_path(encoder: str) -> str:
 
 @contextlib.contextmanager
 def _quiet_transformers() -> Iterator[None]:
-    """A head put on a plain encoder is new by design: no warning about its fresh weights."""
+    """A head put on a plain encoder is new by design: no warning about its fresh weights,
+    and no loading bars in the job's log or the command's output."""
     from transformers.utils import logging
 
-    level = logging.get_verbosity()
+    level, bars = logging.get_verbosity(), logging.is_progress_bar_enabled()
     logging.set_verbosity_error()
+    logging.disable_progress_bar()
     try:
         yield
     finally:
         logging.set_verbosity(level)
+        if bars:
+            logging.enable_progress_bar()
 
 
 def new_rater_model(encoder: str, question: Question, seed: int):
@@ -78,9 +82,11 @@ def load_rater_model(directory: Path):
     """(tokenizer, model) of a saved rater, ready to predict."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    model = AutoModelForSequenceClassification.from_pretrained(directory, local_files_only=True)
+    with _quiet_transformers():
+        model = AutoModelForSequenceClassification.from_pretrained(directory, local_files_only=True)
+        tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
     model.eval()
-    return AutoTokenizer.from_pretrained(directory, local_files_only=True), model
+    return tokenizer, model
 
 
 def _device():
@@ -169,5 +175,6 @@ def rater_outputs(
 
 def save_rater_model(tokenizer, model, directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(directory)
-    tokenizer.save_pretrained(directory)
+    with _quiet_transformers():
+        model.save_pretrained(directory)
+        tokenizer.save_pretrained(directory)
