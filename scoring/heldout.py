@@ -3,7 +3,8 @@
 Per held-out item the rater gave one answer and the humans several. The reference of an
 item is the humans' majority answer (items whose humans tie have none and are left out
 of the figures that need one, counted in ``n_tied``). For a rating question the rater's
-answer is also compared with the humans' mean rating (``mae``).
+answer is also compared with the humans' mean rating (``mae``), beside ``mae_baseline``:
+the same for always giving the training split's median rating.
 
 - ``accuracy`` and ``macro_f1`` (F1 per answer, averaged over the answers that occur in
   the references or the predictions, as scikit-learn's ``f1_score(average="macro")``);
@@ -96,8 +97,8 @@ def heldout_metrics(
         means = np.array([np.mean(np.asarray(item.humans, dtype=float)) for item in items])
         answers = np.array([item.prediction for item in items], dtype=float)
         metrics["mae"] = float(np.mean(np.abs(answers - means))) if len(items) else float("nan")
-        baseline = np.asarray(baseline_answer, dtype=float)
-        metrics["mae_baseline"] = float(np.mean(np.abs(baseline - means))) if len(items) else float("nan")
+        median = _median_point(training_answers)
+        metrics["mae_baseline"] = float(np.mean(np.abs(median - means))) if len(items) else float("nan")
     weights = "quadratic" if level == "ordinal" else None
     kappa = cohen_kappa(predicted, truth, weights=weights, labels=scale) if scored else _nothing()
     alpha = krippendorff_alpha([predicted, truth], level, value_domain=scale) if scored else _nothing()
@@ -106,6 +107,13 @@ def heldout_metrics(
     metrics["alpha_majority"] = _figure(alpha)
     metrics["alpha_humans"] = _figure(_human_alpha(items, level))
     return {key: _json_number(value) for key, value in metrics.items()}
+
+
+def _median_point(training_answers: Sequence) -> float:
+    """The training split's median rating, a whole point (the lower of two middle ones):
+    the one answer that, given to every item, errs least in absolute terms."""
+    ordered = sorted(float(answer) for answer in training_answers)  # type: ignore[arg-type]
+    return ordered[(len(ordered) - 1) // 2] if ordered else float("nan")
 
 
 def _human_alpha(items: Sequence[HeldOutItem], level: str) -> Estimate:

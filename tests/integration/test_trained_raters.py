@@ -236,7 +236,7 @@ def test_rating_raters_one_per_question_beat_the_mean_and_rate_every_question_of
 ):
     study = likert_study("trained-likert", items=45)
 
-    summary = train(study, tiny_encoder_dir, tmp_path, epochs=8)
+    summary = train(study, tiny_encoder_dir, tmp_path, batch_size=8, epochs=12)
 
     rater = Path(summary["rater"])
     tone = summary["questions"]["tone"]
@@ -244,7 +244,8 @@ def test_rating_raters_one_per_question_beat_the_mean_and_rate_every_question_of
         36,
         9,
     )
-    assert tone["mae"] <= tone["mae_baseline"] - 0.5, tone
+    assert tone["mae"] <= tone["mae_baseline"] - 1.0 and tone["mae"] <= 1.0, tone
+    assert tone["accuracy"] >= tone["majority_baseline"] + 0.2, tone
     assert summary["mae"] == pytest.approx((tone["mae"] + summary["questions"]["other"]["mae"]) / 2)
     predictions = json.loads((rater / "tone" / "predictions.json").read_text())
     means = [sum(p["humans"]) / len(p["humans"]) for p in predictions]

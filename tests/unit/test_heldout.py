@@ -52,7 +52,7 @@ def test_rating_figures_equal_scikit_learns_and_undefined_ones_are_null():
     items = [
         HeldOutItem(f"i{n}", int(rng.integers(1, 8)), list(rng.integers(1, 8, size=3))) for n in range(30)
     ]
-    metrics = heldout_metrics(items, [4, 4, 5], level="ordinal", scale=list(range(1, 8)))
+    metrics = heldout_metrics(items, [6, 4, 4, 5], level="ordinal", scale=list(range(1, 8)))
     means = [float(np.mean(i.humans)) for i in items]
     assert metrics["mae"] == pytest.approx(mean_absolute_error(means, [i.prediction for i in items]))
     assert metrics["mae_baseline"] == pytest.approx(mean_absolute_error(means, [4] * 30))
