@@ -178,17 +178,20 @@ def test_a_trained_claim_rater_learns_is_measured_by_hand_and_answers_new_items_
     assert job.status == "done", job.error
     participant = Participant.objects.get(platform_worker_id=job.result["rater"])
     assert participant.source == "model" and participant.definition == definition
-    assert job.result["created"] == 60 + 18 and job.result["invalid"] == job.result["unparseable"] == 0
-    assert job.progress_done == job.progress_total == 78
+    # Held-out and new items only: nothing it learnt from is answered (or calibrated) here.
+    assert job.result["created"] == 12 + 18 and job.result["training_items_left_out"] == 48
+    assert job.result["invalid"] == job.result["unparseable"] == 0
+    assert job.progress_done == job.progress_total == 30
     stored = {r.item.external_id: r.answer for r in Response.objects.filter(participant=participant)}
-    assert "attn" not in stored and ModelOutput.objects.filter(participant=participant).count() == 78
+    assert set(stored) == set(split["test"]) | {row["external_id"] for row in new}
+    assert ModelOutput.objects.filter(participant=participant).count() == 30
     right = sum(stored[row["external_id"]]["label"] == row["provenance"]["label"] for row in new)
     assert right >= 18 * 0.6, stored
     for row in new:
         answer = stored[row["external_id"]]
         assert (answer["label"] == "neutral") == (answer["evidence"] == [])
     assert again.status == "done" and again.result["items"] == again.result["created"] == 0
-    assert Response.objects.filter(participant=participant).count() == 78
+    assert Response.objects.filter(participant=participant).count() == 30
 
 
 @pytest.mark.django_db
@@ -269,11 +272,12 @@ def test_rating_raters_one_per_question_beat_the_mean_and_rate_every_question_of
     out = StringIO()
     call_command("rate", study=study.slug, rater=str(rater), json=True, stdout=out, stderr=StringIO())
     result = json.loads(out.getvalue().strip().splitlines()[-1])
-    assert result["created"] == 45 and result["invalid"] == 0
+    assert result["created"] == 9 and result["training_items_left_out"] == 36 and result["invalid"] == 0
     stored = Response.objects.filter(participant__source="model")
     assert all(set(r.answer["ratings"]) == {"tone", "other"} for r in stored)
+    assert sorted(r.item.external_id for r in stored) == shared["test"]
     call_command("rate", study=study.slug, rater=str(rater), stdout=StringIO(), stderr=StringIO())
-    assert stored.count() == 45
+    assert stored.count() == 9
 
 
 @pytest.mark.django_db

@@ -2,9 +2,12 @@
 
 The rater is a model participant (``annotation.services.model_answers``) whose definition
 is the saved ``definition.json``: kind ``trained``, the encoder it started from, its
-training run as the version. Its answers go through ``store_model_answers``: validated by
-the kind, stored by the one writer, raw outputs kept, no slot taken; a rerun finds nothing
-left to do. New items (``edit_and_generate`` adding passages) are answered on the next run.
+training run as the version. On the study it was trained on it leaves out its training
+items: its answers there are on held-out and new items only, so the reports' calibration
+of the rater against the humans is never measured on what it learnt. Its answers go
+through ``store_model_answers``: validated by the kind, stored by the one writer, raw
+outputs kept, no slot taken; a rerun finds nothing left to do. New items
+(``edit_and_generate`` adding passages) are answered on the next run.
 """
 
 from __future__ import annotations
@@ -67,12 +70,26 @@ def rater_questions(study: Study, definition: dict) -> list[Question]:
     return questions
 
 
+def training_items(study: Study, rater: Path, definition: dict) -> set[str]:
+    """The items the rater learnt from, when ``study`` is the study it was trained on: it
+    does not answer them, so that every answer it stores (and every figure the reports
+    compute from them) is on an item it never saw."""
+    if definition.get("study") != study.slug:
+        return set()
+    try:
+        return set(json.loads((rater / "split.json").read_text())["train"])
+    except (OSError, ValueError, KeyError) as exc:
+        raise InputError({"rater": [f"{rater} has no readable split.json ({exc})."]}) from None
+
+
 def rate_study(study: Study, rater: Path, *, progress: Progress = no_progress, batch: int = BATCH) -> dict:
     """Answer every item the rater has not answered; the job's summary."""
     definition = read_rater(rater)
     questions = rater_questions(study, definition)
     participant = model_participant(definition)
-    items = list(items_for_model(study, participant))
+    learnt = training_items(study, Path(rater), definition)
+    todo = list(items_for_model(study, participant))
+    items = [item for item in todo if item.external_id not in learnt]
     models = {q.id: load_rater_model(Path(rater) / definition["questions"][q.id]) for q in questions}
     max_length = int(definition.get("max_length", 256))
     result = ModelAnswersResult()
@@ -85,6 +102,7 @@ def rate_study(study: Study, rater: Path, *, progress: Progress = no_progress, b
     return {
         "rater": participant.platform_worker_id,
         "items": len(items),
+        "training_items_left_out": len(todo) - len(items),
         "created": result.created,
         "skipped": result.skipped,
         "unparseable": result.unparseable,
