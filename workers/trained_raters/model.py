@@ -90,9 +90,15 @@ def load_rater_model(directory: Path):
 
 
 def _device():
+    """CUDA when there is one; on the CPU, ``MODEL_CPU_THREADS`` threads (as every model load)."""
     import torch
 
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    from workers.lm.loading import use_cpu_threads
+
+    use_cpu_threads()
+    return torch.device("cpu")
 
 
 def _encode(tokenizer, model, pairs: Sequence[tuple[str, str]], max_length: int):
