@@ -1,4 +1,5 @@
-"""The human answers a study's reports count, as rows: what automatic raters learn from.
+"""The human answers a study's reports count, as rows: what automatic raters learn from
+(a trained rater's training data, an LLM rater's few-shot examples).
 
 The reports' human population (``StudyData.population("passed").humans().analysed()``)
 is: people's answers (no model, no adjudicator), no attention-check pages, no participant

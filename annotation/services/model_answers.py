@@ -29,8 +29,9 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError, flatten_errors
-from annotation.models import Enrollment, Item, ModelOutput, Participant, Response, Study
+from annotation.models import Enrollment, Item, ModelOutput, Participant, Study
 
+from .human_answers import human_answers
 from .participants import count_answers, enroll
 from .submission import store_answer_given_elsewhere
 
@@ -104,14 +105,11 @@ class HumanExample:
 
 
 def human_examples(study: Study) -> list[HumanExample]:
-    """The study's answers given by people (not models, not flagged, not incomplete), in a
-    stable order. A rater's prompt for an item draws from the ones on other items."""
-    responses = (
-        Response.objects.filter(study=study, flagged=False, incomplete=False)
-        .exclude(participant__source=Participant.Source.MODEL)
-        .select_related("item", "assignment")
-        .order_by("pk")
-    )
+    """The study's answers given by people, as the reports count them (``human_answers``:
+    not models or adjudicators, not flagged, no excluded participant, no attention check),
+    complete ones only, in a stable order. A rater's prompt for an item draws from the ones
+    on other items; a trained rater learns from the same answers."""
+    responses = human_answers(study).filter(incomplete=False).select_related("assignment").order_by("pk")
     examples = []
     for response in responses:
         response.item.study = study
