@@ -6,6 +6,7 @@ plausibility study from the same explanations, by command."""
 from __future__ import annotations
 
 import json
+import random
 import time
 from io import StringIO
 
@@ -16,7 +17,10 @@ from django.test import Client
 from annotation.models import FollowUp, Item, Job, ModelExplanation, Participant, Response, Study
 from annotation.services.jobs import start_job
 from annotation.services.studies import ensure_study
+from scoring.models import Report
+from scoring.services import compute_study_reports
 from tests.celery_worker import redis_worker_on
+from tests.factories import AnsweredResponseFactory
 from tests.helpers.flow import start, task_action
 from tests.lm_fixtures import SIM, SIM_SECOND
 from workers.raters.llm import prompt_item
@@ -155,6 +159,56 @@ def test_the_chain_builds_simulation_items_on_the_gpu_queue_and_a_rerun_adds_not
         # the model's own reply to a follow-up never shows, unless it reads word for word like the
         # starter's explanation (which is shown, and which the tiny model often repeats)
         assert all(any(a in e.explanation for e in ModelExplanation.objects.all()) for a in shown)
+
+    # Once people answer too, the reports give the simulator's precision beside theirs.
+    _reports_equal_a_computation_by_hand(study, simulator)
+
+
+def _reports_equal_a_computation_by_hand(study: Study, simulator: Participant) -> None:
+    """Two people answer the built items (seeded); the reports' precision per mode, for the
+    people and for the simulator, equals the computation by hand on the stored answers."""
+    items = list(Item.objects.filter(study=study).order_by("pk"))  # as stored, not as the test changed them
+    rng = random.Random(11)
+    people = {
+        who: {item.pk: rng.choice(["yes", "no", "yes", "not_helpful"]) for item in items}
+        for who in ("p1", "p2")
+    }
+    AnsweredResponseFactory.from_specs(
+        study,
+        [
+            {"participant": who, "item": item.external_id, "answer": {"choice": choices[item.pk]}}
+            for who, choices in people.items()
+            for item in items
+        ],
+    )
+    compute_study_reports(study)
+    rows = Report.objects.filter(study=study, population="all", metric="simulation.precision")
+    simulated = dict(Response.objects.filter(participant=simulator).values_list("item_id", "answer__choice"))
+    for mode in sorted({item.provenance["mode"] for item in items}):
+        for rater, judgements in (
+            ("human", list(people.values())),
+            (simulator.platform_worker_id, [simulated]),
+        ):
+            found = rows.get(group={"mode": mode, "rater": rater})
+            expected = _pooled_precision(items, judgements, mode)
+            assert (found.value, found.n) == pytest.approx(expected)
+
+
+def _pooled_precision(items: list[Item], judgements: list[dict[int, str]], mode: str) -> tuple[float, int]:
+    """Per explanation of ``mode``, the share of the committed judgements (not "not
+    helpful") equal to the explaining model's own follow-up answer, every rater's pooled;
+    the mean over the explanations that have one, and their number."""
+    hits: dict[str, list[bool]] = {}
+    for item in items:
+        if item.provenance["mode"] != mode:
+            continue
+        for choices in judgements:
+            choice = choices.get(item.pk)
+            if choice not in (None, "not_helpful"):
+                hits.setdefault(item.payload["explanation_id"], []).append(
+                    choice == item.payload["model_followup_answer"]
+                )
+    return sum(sum(h) / len(h) for h in hits.values()) / len(hits), len(hits)
 
 
 @pytest.mark.django_db
