@@ -33,6 +33,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only-secret")
 
+from bench._database import ensure_database  # noqa: E402 - after the path
+
 # The RoFT game is where a million answers come from; ``--kind claim`` measures instead a
 # kind whose module is installed, whose agreement values the kind gives answer by answer.
 SLUGS = {"boundary": "bench-reports", "claim": "bench-reports-claim"}
@@ -54,9 +56,16 @@ GENERATORS = ["gpt2-xl", "gpt2", "ctrl", "grover"]
 
 
 def setup_django() -> None:
+    """Django on the scratch database named by DATABASE_URL, created and migrated if need be."""
     import django
+    from django.core.management import call_command
 
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        sys.exit("Set DATABASE_URL to a scratch PostgreSQL database (the bench needs COPY).")
+    ensure_database(url)
     django.setup()
+    call_command("migrate", verbosity=0)
 
 
 def build(responses: int, kind: str) -> None:
@@ -311,7 +320,9 @@ def warm_up() -> None:
 
 def measure(slug: str) -> dict:
     """Run in a fresh process: compute every report of the bench study."""
-    setup_django()
+    import django
+
+    django.setup()  # the parent created and migrated the database
     from annotation.models import Study
     from scoring.services import compute_study_reports
 
