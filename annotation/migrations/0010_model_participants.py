@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='participant',
             name='definition',
-            field=models.JSONField(blank=True, default=dict, help_text="A model participant's recorded definition: kind, model, version, prompt or training run."),
+            field=models.JSONField(blank=True, db_default={}, default=dict, help_text="A model participant's recorded definition: kind, model, version, prompt or training run."),
         ),
         migrations.CreateModel(
             name='ModelOutput',

@@ -35,6 +35,7 @@ class Participant(models.Model):
     )
     definition = models.JSONField(
         default=dict,
+        db_default={},  # rows written with COPY (bench, bulk tools) need no value for it
         blank=True,
         help_text="A model participant's recorded definition: kind, model, version, prompt or training run.",
     )
