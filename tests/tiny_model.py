@@ -173,17 +173,17 @@ def train_tokenizer(lines: list[str]):
     )
 
 
-def train_until_facts_hold(tokenizer, steps: int, batch: int, lr: float, seed: int):
-    """(model, fact margins, steps trained, last loss): ``steps``, then rounds until the margin holds."""
-    import torch
-    from transformers import GPT2Config, GPT2LMHeadModel
+def tiny_gpt2_config(tokenizer, *, layers: int):
+    """The tiny models' shape: 64 wide, 4 heads, context 128, no dropout (training is
+    deterministic), the tokenizer's end-of-text as both ends."""
+    from transformers import GPT2Config
 
     eos = tokenizer.eos_token_id
-    config = GPT2Config(
+    return GPT2Config(
         vocab_size=len(tokenizer),
         n_positions=128,
         n_embd=64,
-        n_layer=4,
+        n_layer=layers,
         n_head=4,
         bos_token_id=eos,
         eos_token_id=eos,
@@ -191,7 +191,14 @@ def train_until_facts_hold(tokenizer, steps: int, batch: int, lr: float, seed: i
         embd_pdrop=0.0,
         attn_pdrop=0.0,
     )
-    model = GPT2LMHeadModel(config)
+
+
+def train_until_facts_hold(tokenizer, steps: int, batch: int, lr: float, seed: int):
+    """(model, fact margins, steps trained, last loss): ``steps``, then rounds until the margin holds."""
+    import torch
+    from transformers import GPT2LMHeadModel
+
+    model = GPT2LMHeadModel(tiny_gpt2_config(tokenizer, layers=4))
     lines = corpus_sentences(seed)
     stream = []
     for start in range(0, len(lines), 4):  # short documents: the first sentence has no leading space

@@ -89,9 +89,9 @@ def build_tiny_simulatability_lm(directory: Path, *, steps: int = 300, seed: int
     is left-truncated the same way when it generates (``workers.lm.generation``).
     """
     import torch
-    from transformers import GPT2Config, GPT2LMHeadModel
+    from transformers import GPT2LMHeadModel
 
-    from tests.tiny_model import deterministic_torch, train_tokenizer
+    from tests.tiny_model import deterministic_torch, tiny_gpt2_config, train_tokenizer
 
     pairs = training_texts(seed)
     with deterministic_torch(seed):
@@ -108,20 +108,7 @@ def build_tiny_simulatability_lm(directory: Path, *, steps: int = 300, seed: int
             # the loss is on the reply and the line before it
             labels.append([-100] * (len(context) - 12) + context[-12:] + reply_ids + [-100] * padding)
         data, targets = torch.tensor(samples), torch.tensor(labels)
-        eos = tokenizer.eos_token_id
-        config = GPT2Config(
-            vocab_size=len(tokenizer),
-            n_positions=128,
-            n_embd=64,
-            n_layer=2,
-            n_head=4,
-            bos_token_id=eos,
-            eos_token_id=eos,
-            resid_pdrop=0.0,
-            embd_pdrop=0.0,
-            attn_pdrop=0.0,
-        )
-        model = GPT2LMHeadModel(config)
+        model = GPT2LMHeadModel(tiny_gpt2_config(tokenizer, layers=2))
         optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3)
         generator = torch.Generator().manual_seed(seed)
         loss = torch.tensor(float("nan"))

@@ -35,6 +35,7 @@ from tests.tiny_model import (
     VERBS,
     deterministic_torch,
     next_token_margins,
+    tiny_gpt2_config,
     train_tokenizer,
 )
 
@@ -226,22 +227,9 @@ def city_margins(model, tokenizer, prompts: list[str], cities: list[str]):
 def _train(tokenizer, steps: int, batch: int, lr: float, seed: int, layers: int):
     """(model, fact margins, steps trained, last loss): the two phases of the module docstring."""
     import torch
-    from transformers import GPT2Config, GPT2LMHeadModel
+    from transformers import GPT2LMHeadModel
 
-    eos = tokenizer.eos_token_id
-    config = GPT2Config(
-        vocab_size=len(tokenizer),
-        n_positions=128,
-        n_embd=64,
-        n_layer=layers,
-        n_head=4,
-        bos_token_id=eos,
-        eos_token_id=eos,
-        resid_pdrop=0.0,
-        embd_pdrop=0.0,
-        attn_pdrop=0.0,
-    )
-    model = GPT2LMHeadModel(config)
+    model = GPT2LMHeadModel(tiny_gpt2_config(tokenizer, layers=layers))
     generator = torch.Generator().manual_seed(seed)
     relations = relation_sentences(seed)
     subjects = subject_sentences(seed)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from annotation.errors import InputError
@@ -105,6 +106,32 @@ def collect_rows(
             yield checked
     if errors:
         raise InputError(errors)
+
+
+def read_jsonl_file(
+    path: str | Path,
+    check: Callable[[Any], T],
+    *,
+    parameter: str,
+    what: str,
+    id_field: str,
+    unique_by: Callable[[T], Hashable],
+) -> list[T]:
+    """Every record of a JSON Lines file on the workers (a corpus, edit requests, questions),
+    each checked by ``check``, ids unique; any bad line rejects the file with every error.
+    Errors about the file itself name the job's ``parameter`` that gave its path; ``what``
+    names the records ("documents") for an empty file."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (FileNotFoundError, IsADirectoryError):
+        raise InputError({parameter: [f"{path}: no such file."]}) from None
+    except UnicodeDecodeError:
+        raise InputError({parameter: [f"{path}: not UTF-8 text."]}) from None
+    once = Unique(id_field, key=unique_by)
+    records = list(collect_rows(json_lines(lines), check, id_field=id_field, unique=once))
+    if not records:
+        raise InputError({parameter: [f"{path}: no {what} in the file."]})
+    return records
 
 
 def _label(value: object, id_field: str | None) -> str:

@@ -1,7 +1,11 @@
 """Studies with known answers for the reports tests (and the dashboard and worker tests
 that show those reports): the RoFT game, a likert survey, a simulation study."""
 
+import json
+from io import StringIO
+
 import numpy as np
+from django.core.management import call_command
 
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
 
@@ -182,3 +186,17 @@ def simulation_study():
     ]
     AnsweredResponseFactory.from_specs(study, rows)
     return study
+
+
+def computereports_json(study, *options: str) -> list[dict]:
+    """The study's report rows as ``computereports --json`` prints them."""
+    out = StringIO()
+    call_command("computereports", study.slug, "--json", *options, stdout=out)
+    return json.loads(out.getvalue())
+
+
+def report_row(rows: list[dict], metric: str, **group) -> dict:
+    """The one row of ``metric`` whose group is exactly ``group``."""
+    found = [r for r in rows if r["metric"] == metric and r["group"] == group]
+    assert len(found) == 1, (metric, group, len(found))
+    return found[0]

@@ -20,6 +20,7 @@ from annotation.services.pseudonyms import pseudonym
 from scoring.bootstrap import mean_ci, seed_for
 from scoring.models import Report
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
+from tests.helpers.reports import computereports_json, report_row
 
 pytestmark = pytest.mark.django_db
 
@@ -83,18 +84,6 @@ def study(owner):
     return study
 
 
-def _json(study, *options) -> list[dict]:
-    out = StringIO()
-    call_command("computereports", study.slug, "--json", *options, stdout=out)
-    return json.loads(out.getvalue())
-
-
-def _find(rows: list[dict], metric: str, **group) -> dict:
-    found = [r for r in rows if r["metric"] == metric and r["group"] == group]
-    assert len(found) == 1, (metric, group, len(found))
-    return found[0]
-
-
 def _series(rater: str, question: str, items=ITEMS) -> list[int]:
     return [RATINGS[rater][item][question] for item in items]
 
@@ -112,17 +101,17 @@ def _names(study) -> dict[str, str]:
 
 
 def test_pooled_grouped_and_per_system_alpha_equal_the_krippendorff_package(study):
-    rows = _json(study)
-    pooled = _find(rows, "agreement.krippendorff_alpha", questions="all", level="ordinal")
+    rows = computereports_json(study)
+    pooled = report_row(rows, "agreement.krippendorff_alpha", questions="all", level="ordinal")
     data = [[RATINGS[h][i][q] for i in ITEMS for q in QUESTIONS] for h in HUMANS]
     assert pooled["value"] == pytest.approx(
         krippendorff.alpha(data, level_of_measurement="ordinal"), abs=1e-9
     )
     assert pooled["details"]["units"] == len(ITEMS) * len(QUESTIONS)
-    group = _find(rows, "agreement.krippendorff_alpha", question_group="consistency", level="ordinal")
+    group = report_row(rows, "agreement.krippendorff_alpha", question_group="consistency", level="ordinal")
     data = [[RATINGS[h][i][q] for i in ITEMS for q in ("edit", "fact")] for h in HUMANS]
     assert group["value"] == pytest.approx(krippendorff.alpha(data, level_of_measurement="ordinal"), abs=1e-9)
-    rome = _find(rows, "agreement.krippendorff_alpha", system="ROME", question="edit", level="ordinal")
+    rome = report_row(rows, "agreement.krippendorff_alpha", system="ROME", question="edit", level="ordinal")
     mine = [i for i in ITEMS if i.startswith("ROME")]
     data = [_series(h, "edit", mine) for h in HUMANS]
     assert rome["value"] == pytest.approx(krippendorff.alpha(data, level_of_measurement="ordinal"), abs=1e-9)
@@ -130,34 +119,34 @@ def test_pooled_grouped_and_per_system_alpha_equal_the_krippendorff_package(stud
 
 
 def test_reliability_figures_equal_the_textbook_formulas(study):
-    rows = _json(study)
+    rows = computereports_json(study)
     table = np.array([_series(h, "edit") for h in HUMANS], dtype=float).T  # items × raters
     n, k = table.shape
     grand = table.mean()
     msr = k * ((table.mean(axis=1) - grand) ** 2).sum() / (n - 1)
     msc = n * ((table.mean(axis=0) - grand) ** 2).sum() / (k - 1)
     mse = (((table - grand) ** 2).sum() - msr * (n - 1) - msc * (k - 1)) / ((n - 1) * (k - 1))
-    icc = _find(rows, "agreement.icc2k", question="edit", level="ordinal")
+    icc = report_row(rows, "agreement.icc2k", question="edit", level="ordinal")
     assert icc["value"] == pytest.approx((msr - mse) / (msr + (msc - mse) / n), abs=1e-9)
     assert icc["details"]["dof"] == [n - 1, (n - 1) * (k - 1)] and 0 <= icc["details"]["p_value"] <= 1
 
     pairs = [(a[i], b[i]) for a, b in itertools.combinations(table.T, 2) for i in range(n)]
     for points in (1, 2):
-        within = _find(rows, f"agreement.within_{points}", question="edit", level="ordinal")
+        within = report_row(rows, f"agreement.within_{points}", question="edit", level="ordinal")
         expected = np.mean([abs(a - b) <= points for a, b in pairs])
         assert (within["value"], within["n"]) == (pytest.approx(expected), len(pairs))
         assert within["ci_low"] <= within["value"] <= within["ci_high"]
 
     answers = np.array([[RATINGS[h][i]["edit"], RATINGS[h][i]["fact"]] for h in HUMANS for i in ITEMS], float)
     textbook = 2 * (1 - answers.var(axis=0, ddof=1).sum() / answers.sum(axis=1).var(ddof=1))
-    cronbach = _find(rows, "agreement.cronbach_alpha", question_group="consistency", level="ordinal")
+    cronbach = report_row(rows, "agreement.cronbach_alpha", question_group="consistency", level="ordinal")
     assert cronbach["value"] == pytest.approx(textbook, abs=1e-9)
     assert cronbach["ci_low"] < cronbach["value"] < cronbach["ci_high"]
     assert cronbach["details"]["ci_method"] == "feldt"
 
 
 def test_pairwise_kappa_matrix_equals_sklearn_for_each_weighting(study):
-    rows = _json(study)
+    rows = computereports_json(study)
     names = _names(study)
     for weights in (None, "linear", "quadratic"):
         label = weights or "none"
@@ -177,7 +166,9 @@ def test_pairwise_kappa_matrix_equals_sklearn_for_each_weighting(study):
             ]
             assert len(found) == 1 and found[0]["value"] == pytest.approx(expected, abs=1e-9)
             assert found[0]["n"] == len(ITEMS)
-        mean = _find(rows, "agreement.pairwise_kappa", question="natural", level="ordinal", weights=label)
+        mean = report_row(
+            rows, "agreement.pairwise_kappa", question="natural", level="ordinal", weights=label
+        )
         assert mean["value"] == pytest.approx(np.mean(kappas), abs=1e-9)
         assert mean["details"]["annotators"] == 3
         # bootstrap over the pairs of annotators
@@ -196,26 +187,26 @@ def _majority(values: list[int]) -> int | None:
 
 
 def test_the_machine_rater_against_humans_and_their_majority_beside_the_human_ceiling(study):
-    rows = _json(study)
+    rows = computereports_json(study)
     base = {"question": "fact", "level": "ordinal"}
 
     def kappa(a, b):
         return cohen_kappa_score(a, b, labels=SCALE, weights="quadratic")
 
     judge = _series("judge", "fact")
-    versus = _find(rows, "agreement.machine_kappa", **base, rater="judge", against="humans")
+    versus = report_row(rows, "agreement.machine_kappa", **base, rater="judge", against="humans")
     assert versus["value"] == pytest.approx(np.mean([kappa(_series(h, "fact"), judge) for h in HUMANS]))
     assert versus["n"] == 3 and versus["details"]["weights"] == "quadratic"
     assert versus["ci_low"] <= versus["value"] <= versus["ci_high"]
     majority = [_majority([RATINGS[h][i]["fact"] for h in HUMANS]) for i in ITEMS]
     kept = [(j, m) for j, m in zip(judge, majority, strict=True) if m is not None]
-    to_majority = _find(rows, "agreement.machine_kappa", **base, rater="judge", against="majority")
+    to_majority = report_row(rows, "agreement.machine_kappa", **base, rater="judge", against="majority")
     assert to_majority["value"] == pytest.approx(kappa(*zip(*kept, strict=True)))
-    alpha = _find(rows, "agreement.machine_alpha", **base, rater="judge", against="majority")
+    alpha = report_row(rows, "agreement.machine_alpha", **base, rater="judge", against="majority")
     reference = krippendorff.alpha(np.array(kept, dtype=float).T, level_of_measurement="ordinal")
     assert alpha["value"] == pytest.approx(reference, abs=1e-9) and alpha["details"]["pairs"] == len(kept)
 
-    ceiling = _find(rows, "agreement.machine_kappa", **base, rater="humans", against="humans")
+    ceiling = report_row(rows, "agreement.machine_kappa", **base, rater="humans", against="humans")
     pairs = [kappa(_series(a, "fact"), _series(b, "fact")) for a, b in itertools.combinations(HUMANS, 2)]
     assert ceiling["value"] == pytest.approx(np.mean(pairs))
     loo = []
@@ -223,16 +214,16 @@ def test_the_machine_rater_against_humans_and_their_majority_beside_the_human_ce
         others = [_majority([RATINGS[o][i]["fact"] for o in HUMANS if o != h]) for i in ITEMS]
         kept = [(x, m) for x, m in zip(_series(h, "fact"), others, strict=True) if m is not None]
         loo.append(kappa(*zip(*kept, strict=True)))
-    ceiling = _find(rows, "agreement.machine_kappa", **base, rater="humans", against="majority")
+    ceiling = report_row(rows, "agreement.machine_kappa", **base, rater="humans", against="majority")
     assert ceiling["value"] == pytest.approx(np.mean(loo))
     # the judge never counts among the humans
-    human_alpha = _find(rows, "agreement.krippendorff_alpha", **base)
+    human_alpha = report_row(rows, "agreement.krippendorff_alpha", **base)
     assert human_alpha["n"] == 3 * len(ITEMS)
 
 
 def test_by_any_provenance_key_and_bad_keys_are_refused(study):
-    rows = _json(study, "--by", "batch")
-    batch = _find(rows, "agreement.krippendorff_alpha", batch="b1", question="edit", level="ordinal")
+    rows = computereports_json(study, "--by", "batch")
+    batch = report_row(rows, "agreement.krippendorff_alpha", batch="b1", question="edit", level="ordinal")
     mine = [i for i in ITEMS if int(i.split("-")[1]) % 2]
     data = [_series(h, "edit", mine) for h in HUMANS]
     assert batch["value"] == pytest.approx(krippendorff.alpha(data, level_of_measurement="ordinal"), abs=1e-9)
@@ -244,7 +235,7 @@ def test_by_any_provenance_key_and_bad_keys_are_refused(study):
 
 
 def test_csv_has_a_line_per_figure_with_group_and_details_columns(study):
-    rows = _json(study)
+    rows = computereports_json(study)
     out = StringIO()
     call_command("computereports", study.slug, "--csv", stdout=out)
     lines = list(csv.DictReader(StringIO(out.getvalue())))
@@ -254,14 +245,14 @@ def test_csv_has_a_line_per_figure_with_group_and_details_columns(study):
         for line in lines
         if line["metric"] == "agreement.krippendorff_alpha" and line["group.questions"] == "all"
     ]
-    expected = _find(rows, "agreement.krippendorff_alpha", questions="all", level="ordinal")
+    expected = report_row(rows, "agreement.krippendorff_alpha", questions="all", level="ordinal")
     assert float(pooled[0]["value"]) == pytest.approx(expected["value"])
     assert pooled[0]["details.units"] == str(len(ITEMS) * len(QUESTIONS))
     assert {"group.annotator", "details.p_value", "ci_low"} <= set(lines[0])
 
 
 def test_the_api_serves_the_new_figures_with_their_details(study, owner):
-    rows = _json(study)
+    rows = computereports_json(study)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=owner).key}")
     response = client.get(
@@ -277,7 +268,7 @@ def test_the_api_serves_the_new_figures_with_their_details(study, owner):
 
 
 def test_the_dashboard_shows_the_new_tables(study, owner, client):
-    _json(study)
+    computereports_json(study)
     client.force_login(owner)
     page = client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
     for title in (

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
-from annotation.models import Item, Job
+from annotation.models import Item
 from annotation.services.jobs import start_job
 from annotation.services.studies import ensure_study
 from tests.celery_worker import redis_worker_on
+from tests.helpers.jobs import wait_for_done
 from tests.lm_fixtures import RECORDS
 from workers.tasks.editing import edit_and_generate_task
 
@@ -35,16 +35,8 @@ def test_an_edit_job_reports_progress_and_finishes_on_the_gpu_queue(worker_setti
         "methods": ["none", "rome"],
         "max_new_tokens": 16,
     }
-    job = start_job(kind="edit_and_generate", parameters=parameters, study=study)
+    job = wait_for_done(start_job(kind="edit_and_generate", parameters=parameters, study=study))
 
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        job.refresh_from_db()
-        if job.status in Job.FINISHED:
-            break
-        time.sleep(0.2)
-
-    assert job.status == "done", job.error
     assert (job.progress_done, job.progress_total) == (2, 2) and job.heartbeat_at is not None
     assert job.message.startswith("case tolvik done")
     assert job.attempts == 1 and job.started_at <= job.heartbeat_at <= job.finished_at

@@ -7,7 +7,6 @@ participant per simulator; free generation that names no allowed answer is count
 from __future__ import annotations
 
 import hashlib
-import time
 from io import StringIO
 
 import pytest
@@ -18,6 +17,7 @@ from annotation.services.jobs import start_job
 from annotation.services.model_answers import human_examples
 from tests.celery_worker import redis_worker_on
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
+from tests.helpers.jobs import wait_for_done
 from tests.lm_fixtures import TINY
 from tests.rater_cases import CASES
 from workers.raters.llm import prompt_item
@@ -39,15 +39,7 @@ def make_study(kind: str) -> Study:
 
 
 def wait_for(jobs: list[Job]) -> list[Job]:
-    deadline = time.monotonic() + 90
-    for job in jobs:
-        while time.monotonic() < deadline:
-            job.refresh_from_db()
-            if job.status in Job.FINISHED:
-                break
-            time.sleep(0.1)
-        assert job.status == "done", (job.kind, job.status, job.error)
-    return jobs
+    return [wait_for_done(job) for job in jobs]
 
 
 @pytest.mark.worker

@@ -3,14 +3,10 @@ kinds' means, shares, tests and progress are the humans' alone, while the rows t
 machines with humans (``agreement.machine_*``) still see them. On PostgreSQL, through
 ``computereports --json``, with the answers stored through the services."""
 
-import json
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
 
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
-from tests.helpers.reports import simulation_study
+from tests.helpers.reports import computereports_json, report_row, simulation_study
 
 pytestmark = pytest.mark.django_db
 
@@ -23,18 +19,6 @@ def owner(django_user_model, client):
     user = django_user_model.objects.create_user("owner", password="pw", is_staff=True)
     client.force_login(user)
     return user
-
-
-def _json(study) -> list[dict]:
-    out = StringIO()
-    call_command("computereports", study.slug, "--json", stdout=out)
-    return json.loads(out.getvalue())
-
-
-def _find(rows: list[dict], metric: str, **group) -> dict:
-    found = [r for r in rows if r["metric"] == metric and r["group"] == group]
-    assert len(found) == 1, (metric, group, len(found))
-    return found[0]
 
 
 def _answers(study, answer_of) -> None:
@@ -66,25 +50,25 @@ def test_likert_means_and_progress_are_the_humans_and_the_judge_is_compared_apar
     )
     _items(study, {"new_fact": "f", "old_facts": [], "main_passage": "p"})
     _answers(study, lambda rater, item: {"ratings": {"edit": 1 if rater == "judge" else 6}})
-    rows = _json(study)
+    rows = computereports_json(study)
 
-    overall = _find(rows, "likert.mean", question="edit")
+    overall = report_row(rows, "likert.mean", question="edit")
     assert (overall["value"], overall["n"]) == (6.0, 2 * len(ITEMS))
     for system in ("ROME", "FT"):
-        assert _find(rows, "likert.mean", question="edit", system=system)["value"] == 6.0
-    responses = _find(rows, "progress.responses")
+        assert report_row(rows, "likert.mean", question="edit", system=system)["value"] == 6.0
+    responses = report_row(rows, "progress.responses")
     assert (responses["value"], responses["details"]["machine_responses"]) == (2 * len(ITEMS), len(ITEMS))
-    participants = _find(rows, "progress.participants")
+    participants = report_row(rows, "progress.participants")
     assert (participants["value"], participants["details"]["machine_raters"]) == (2, 1)
     # three answers per item were asked for: two humans do not complete an item, the judge never does
-    assert _find(rows, "progress.items_complete")["value"] == 0
+    assert report_row(rows, "progress.items_complete")["value"] == 0
     # the judge is still compared with the humans, by name
     scope = {"question": "edit", "level": "ordinal"}
-    judge = _find(rows, "agreement.machine_alpha", **scope, rater="judge", against="humans")
+    judge = report_row(rows, "agreement.machine_alpha", **scope, rater="judge", against="humans")
     assert judge["details"]["pairs"] == 2 * len(ITEMS)
-    ceiling = _find(rows, "agreement.machine_alpha", **scope, rater="humans", against="humans")
+    ceiling = report_row(rows, "agreement.machine_alpha", **scope, rater="humans", against="humans")
     assert ceiling["details"]["pairs"] == len(ITEMS)
-    assert _find(rows, "agreement.percent", **scope)["n"] == len(ITEMS)  # one human pair per item
+    assert report_row(rows, "agreement.percent", **scope)["n"] == len(ITEMS)  # one human pair per item
     # the dashboard's counts add up: the judge's answers are named apart
     html = client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
     assert f"from {3 * len(ITEMS)} responses ({len(ITEMS)} of machine raters, counted apart)" in html
@@ -101,19 +85,19 @@ def test_claim_label_shares_evidence_and_test_are_the_humans():
         return {"label": "supports", "evidence": [0]}
 
     _answers(study, answer)
-    rows = _json(study)
+    rows = computereports_json(study)
 
-    assert _find(rows, "claim.label_share", label="supports")["value"] == 1.0
-    contradicts = _find(rows, "claim.label_share", label="contradicts")
+    assert report_row(rows, "claim.label_share", label="supports")["value"] == 1.0
+    contradicts = report_row(rows, "claim.label_share", label="contradicts")
     assert (contradicts["value"], contradicts["n"]) == (0.0, 2 * len(ITEMS))
-    assert _find(rows, "claim.label_share", system="FT", label="supports")["value"] == 1.0
-    assert _find(rows, "claim.evidence_f1")["value"] == 1.0  # the humans marked the same sentence
-    assert _find(rows, "claim.chi_square")["n"] == 2 * len(ITEMS)
-    assert _find(rows, "progress.items_complete")["value"] == len(ITEMS)
+    assert report_row(rows, "claim.label_share", system="FT", label="supports")["value"] == 1.0
+    assert report_row(rows, "claim.evidence_f1")["value"] == 1.0  # the humans marked the same sentence
+    assert report_row(rows, "claim.chi_square")["n"] == 2 * len(ITEMS)
+    assert report_row(rows, "progress.items_complete")["value"] == len(ITEMS)
     scope = {"question": "label", "level": "nominal"}
-    judge = _find(rows, "agreement.machine_alpha", **scope, rater="judge", against="humans")
+    judge = report_row(rows, "agreement.machine_alpha", **scope, rater="judge", against="humans")
     assert judge["details"]["pairs"] == 2 * len(ITEMS)
-    assert _find(rows, "agreement.percent", **scope)["value"] == 1.0
+    assert report_row(rows, "agreement.percent", **scope)["value"] == 1.0
 
 
 def test_each_simulator_has_its_own_precision_beside_the_humans():
@@ -123,10 +107,10 @@ def test_each_simulator_has_its_own_precision_beside_the_humans():
         for item in ("e1-0", "e1-1", "e1-2", "e2-0", "e2-1", "e2-2")
     ]
     AnsweredResponseFactory.from_specs(study, rows)
-    found = _json(study)
+    found = computereports_json(study)
 
     def precision(system: str, rater: str) -> float:
-        return _find(found, "simulation.precision", system=system, rater=rater)["value"]
+        return report_row(found, "simulation.precision", system=system, rater=rater)["value"]
 
     for system in ("GPT-4", "GPT-3"):  # the model answered yes, yes, no for each explanation
         assert precision(system, "llama") == pytest.approx(1 / 3)
@@ -135,5 +119,5 @@ def test_each_simulator_has_its_own_precision_beside_the_humans():
     raters = {r["group"]["rater"] for r in found if r["metric"] == "simulation.precision"}
     assert raters == {"human", "gpt", "llama"}
     # h1 and h2 committed on four of their six GPT-4 judgements; the simulators always commit
-    assert _find(found, "simulation.simulatable_rate", system="GPT-4")["value"] == pytest.approx(4 / 6)
-    assert _find(found, "progress.participants")["details"]["machine_raters"] == 2
+    assert report_row(found, "simulation.simulatable_rate", system="GPT-4")["value"] == pytest.approx(4 / 6)
+    assert report_row(found, "progress.participants")["details"]["machine_raters"] == 2

@@ -14,16 +14,15 @@ import itertools
 import json
 from collections import Counter
 from dataclasses import dataclass
-from io import StringIO
 
 import krippendorff
 import numpy as np
 import pytest
-from django.core.management import call_command
 from sklearn.metrics import cohen_kappa_score
 
 from scoring.reports.common import HUMAN_METRICS
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
+from tests.helpers.reports import computereports_json, report_row
 
 pytestmark = pytest.mark.django_db
 
@@ -161,18 +160,6 @@ def _study(case: Case, slug: str, raters=RATERS):
     return study
 
 
-def _json(study) -> list[dict]:
-    out = StringIO()
-    call_command("computereports", study.slug, "--json", stdout=out)
-    return json.loads(out.getvalue())
-
-
-def _find(rows: list[dict], metric: str, **group) -> dict:
-    found = [r for r in rows if r["metric"] == metric and r["group"] == group]
-    assert len(found) == 1, (metric, group, len(found))
-    return found[0]
-
-
 # --- the reference, by hand ---------------------------------------------------------------
 
 
@@ -285,16 +272,16 @@ def _rounded(value):
 @pytest.mark.parametrize("kind", sorted(CASES))
 def test_the_judge_against_humans_and_their_majority_equals_a_computation_by_hand(kind):
     case = CASES[kind]()
-    rows = _json(_study(case, f"judged-{kind}"))
+    rows = computereports_json(_study(case, f"judged-{kind}"))
     scopes = _scopes(case)
     assert scopes, kind
     for group, reference in scopes:
         for (rater, against), (alpha, kappa, pairs, kappas) in reference.expected().items():
             keys = {**group, "rater": rater, "against": against}
-            found_alpha = _find(rows, "agreement.machine_alpha", **keys)
+            found_alpha = report_row(rows, "agreement.machine_alpha", **keys)
             assert found_alpha["value"] == pytest.approx(alpha, abs=1e-9), keys
             assert found_alpha["details"]["pairs"] == pairs, keys
-            found_kappa = _find(rows, "agreement.machine_kappa", **keys)
+            found_kappa = report_row(rows, "agreement.machine_kappa", **keys)
             assert found_kappa["value"] == pytest.approx(kappa, abs=1e-9), keys
             assert found_kappa["n"] == kappas, keys
             assert found_kappa["details"]["weights"] == (reference.weights or "none")
@@ -305,8 +292,8 @@ def test_the_judge_against_humans_and_their_majority_equals_a_computation_by_han
 @pytest.mark.parametrize("kind", sorted(CASES))
 def test_the_kinds_own_figures_and_human_agreement_do_not_move_with_the_judge(kind):
     case = CASES[kind]()
-    judged = _json(_study(case, f"judged-{kind}"))
-    humans_only = _json(_study(case, f"humans-{kind}", raters=HUMANS))
+    judged = computereports_json(_study(case, f"judged-{kind}"))
+    humans_only = computereports_json(_study(case, f"humans-{kind}", raters=HUMANS))
 
     def figures(rows: list[dict]) -> dict[str, dict]:
         kept = [r for r in rows if r["metric"].startswith(f"{kind}.") or r["metric"] in HUMAN_METRICS]

@@ -6,35 +6,21 @@ figure equals a computation with the krippendorff package and scikit-learn."""
 from __future__ import annotations
 
 import itertools
-import json
 from collections import Counter
-from io import StringIO
 
 import krippendorff
 import numpy as np
 import pytest
-from django.core.management import call_command
 from sklearn.metrics import cohen_kappa_score
 
 from annotation.models import Participant
 from annotation.services.pseudonyms import pseudonym
 from tests.helpers.raters import FAITHFUL, HUMANS, ITEMS, QUESTIONS, rater_study
+from tests.helpers.reports import computereports_json, report_row
 
 pytestmark = pytest.mark.django_db
 
 SCALE = list(range(1, 8))
-
-
-def _json(study) -> list[dict]:
-    out = StringIO()
-    call_command("computereports", study.slug, "--json", stdout=out)
-    return json.loads(out.getvalue())
-
-
-def _find(rows: list[dict], metric: str, **group) -> dict:
-    found = [r for r in rows if r["metric"] == metric and r["group"] == group]
-    assert len(found) == 1, (metric, group, len(found))
-    return found[0]
 
 
 def _series(ratings: dict, who: str, question: str) -> list[int]:
@@ -87,7 +73,7 @@ def _ceiling_by_hand(ratings: dict, question: str) -> dict:
 
 def test_each_rater_per_question_equals_a_hand_computation_and_the_random_one_is_not_calibrated(settings):
     study, ratings, raters = rater_study()
-    rows = _json(study)
+    rows = computereports_json(study)
     names = {short: participant.platform_worker_id for short, participant in raters.items()}
     labels = {
         p.platform_worker_id: pseudonym(
@@ -101,13 +87,13 @@ def test_each_rater_per_question_equals_a_hand_computation_and_the_random_one_is
     for question in QUESTIONS:
         scope = {"question": question, "level": "ordinal"}
         ceiling = _ceiling_by_hand(ratings, question)
-        humans = _find(rows, "agreement.rater_calibration", **scope, rater="humans")
+        humans = report_row(rows, "agreement.rater_calibration", **scope, rater="humans")
         assert humans["value"] == pytest.approx(ceiling["alpha"])
         assert humans["details"]["mae"] == pytest.approx(ceiling["mae"])
         assert humans["details"]["calibrated"] == "ceiling"
         for short in ("faithful", "random"):
             hand = _by_hand(ratings, short, question)
-            found = _find(rows, "agreement.rater_calibration", **scope, rater=names[short])
+            found = report_row(rows, "agreement.rater_calibration", **scope, rater=names[short])
             assert found["value"] == pytest.approx(hand["alpha"])
             assert found["n"] == found["details"]["items"] == len(ITEMS)
             details = found["details"]
@@ -117,7 +103,7 @@ def test_each_rater_per_question_equals_a_hand_computation_and_the_random_one_is
             assert details["ceiling"] == pytest.approx(ceiling["alpha"])
             assert (details["margin"], details["mae_ceiling"]) == (0.1, pytest.approx(ceiling["mae"]))
             for human in HUMANS:
-                each = _find(
+                each = report_row(
                     rows,
                     "agreement.machine_kappa",
                     **scope,
@@ -127,19 +113,19 @@ def test_each_rater_per_question_equals_a_hand_computation_and_the_random_one_is
                 )
                 assert each["value"] == pytest.approx(hand["each"][human])
                 assert each["n"] == len(ITEMS)
-        faithful = _find(rows, "agreement.rater_calibration", **scope, rater=names["faithful"])
-        random = _find(rows, "agreement.rater_calibration", **scope, rater=names["random"])
+        faithful = report_row(rows, "agreement.rater_calibration", **scope, rater=names["faithful"])
+        random = report_row(rows, "agreement.rater_calibration", **scope, rater=names["random"])
         assert faithful["details"]["calibrated"] == "yes"
         assert faithful["details"]["definition"] == FAITHFUL
         assert random["details"]["calibrated"] == "not calibrated"
         assert random["value"] < ceiling["alpha"] - 0.1 < faithful["value"] + 0.1
-    pooled = _find(
+    pooled = report_row(
         rows, "agreement.rater_calibration", questions="all", level="ordinal", rater=names["random"]
     )
     assert pooled["details"]["calibrated"] == "not calibrated"
 
     # The margin is a setting: wider than alpha's range, every rater is calibrated.
     settings.RATER_CALIBRATION_MARGIN = 5.0
-    rows = [r for r in _json(study) if r["metric"] == "agreement.rater_calibration"]
+    rows = [r for r in computereports_json(study) if r["metric"] == "agreement.rater_calibration"]
     assert {r["details"]["calibrated"] for r in rows if r["group"]["rater"] != "humans"} == {"yes"}
     assert {r["details"]["margin"] for r in rows} == {5.0}

@@ -21,6 +21,7 @@ from scoring.models import Report
 from scoring.services import compute_study_reports
 from scoring.similarity import jaccard_similarity, mean_pairwise_similarity
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
+from tests.helpers.reports import report_row
 
 pytestmark = pytest.mark.django_db
 
@@ -69,12 +70,6 @@ def _rows(study) -> list[dict]:
             "metric", "group", "value", "n", "details"
         )
     )
-
-
-def _find(rows: list[dict], metric: str, **group) -> dict:
-    found = [r for r in rows if r["metric"] == metric and r["group"] == group]
-    assert len(found) == 1, (metric, group, len(found))
-    return found[0]
 
 
 def _precision_by_hand(specs, judgements: list[dict[str, str]], key: str, value: str) -> tuple[float, int]:
@@ -132,15 +127,15 @@ def test_precision_and_generality_by_explainer_mode_and_generator_and_the_simula
     name = simulator.platform_worker_id
     for key, values in (("explainer", EXPLAINERS), ("mode", MODES), ("generator", GENERATORS)):
         for value in values:
-            human = _find(rows, "simulation.precision", **{key: value}, rater="human")
+            human = report_row(rows, "simulation.precision", **{key: value}, rater="human")
             assert (human["value"], human["n"]) == pytest.approx(
                 _precision_by_hand(specs, list(humans.values()), key, value)
             )
-            machine = _find(rows, "simulation.precision", **{key: value}, rater=name)
+            machine = report_row(rows, "simulation.precision", **{key: value}, rater=name)
             assert (machine["value"], machine["n"]) == pytest.approx(
                 _precision_by_hand(specs, [simulated], key, value)
             )
-            generality = _find(rows, "simulation.generality", **{key: value}, measure="jaccard")
+            generality = report_row(rows, "simulation.generality", **{key: value}, measure="jaccard")
             assert generality["value"] == pytest.approx(
                 _generality_by_hand(specs, list(humans.values()), key, value)
             )
@@ -150,14 +145,14 @@ def test_precision_and_generality_by_explainer_mode_and_generator_and_the_simula
     order = [spec["external_id"] for spec in specs]
     h1, h2, sim = ([answers_of[i] for i in order] for answers_of in (*humans.values(), simulated))
     choice = {"question": "choice", "level": "nominal"}
-    between_humans = _find(rows, "agreement.machine_kappa", **choice, rater="humans", against="humans")
+    between_humans = report_row(rows, "agreement.machine_kappa", **choice, rater="humans", against="humans")
     assert between_humans["value"] == pytest.approx(cohen_kappa_score(h1, h2))
-    pairwise = _find(rows, "agreement.pairwise_kappa", **choice, weights="none")
+    pairwise = report_row(rows, "agreement.pairwise_kappa", **choice, weights="none")
     assert pairwise["value"] == pytest.approx(cohen_kappa_score(h1, h2))
-    with_simulator = _find(rows, "agreement.machine_kappa", **choice, rater=name, against="humans")
+    with_simulator = report_row(rows, "agreement.machine_kappa", **choice, rater=name, against="humans")
     expected = (cohen_kappa_score(h1, sim) + cohen_kappa_score(h2, sim)) / 2
     assert with_simulator["value"] == pytest.approx(expected)
-    calibration = _find(rows, "agreement.rater_calibration", **choice, rater=name)
+    calibration = report_row(rows, "agreement.rater_calibration", **choice, rater=name)
     assert calibration["details"]["kappa_vs_humans"] == pytest.approx(expected)
     assert calibration["details"]["definition"] == SIMULATOR
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from io import StringIO
 
 import pytest
@@ -22,6 +21,7 @@ from scoring.services import compute_study_reports
 from tests.celery_worker import redis_worker_on
 from tests.factories import AnsweredResponseFactory
 from tests.helpers.flow import start, task_action
+from tests.helpers.jobs import wait_for_done
 from tests.lm_fixtures import SIM, SIM_SECOND
 from workers.raters.llm import prompt_item
 from workers.simulatability.parsing import block_of
@@ -58,15 +58,7 @@ def questions_file(tmp_path):
 
 
 def _run(kind: str, study, parameters: dict) -> Job:
-    job = start_job(kind=kind, parameters=parameters, study=study)
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        job.refresh_from_db()
-        if job.status in Job.FINISHED:
-            break
-        time.sleep(0.2)
-    assert job.status == "done", job.error
-    return job
+    return wait_for_done(start_job(kind=kind, parameters=parameters, study=study))
 
 
 def _pages(study: Study) -> list[str]:

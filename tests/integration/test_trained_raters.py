@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from collections import Counter
 from io import StringIO
 from pathlib import Path
@@ -27,6 +26,7 @@ from scoring.reports import report_for
 from tests import tiny_encoder
 from tests.celery_worker import redis_worker_on
 from tests.conftest import claim_study_file
+from tests.helpers.jobs import wait_for_job
 from tests.lm_fixtures import _built, _cache_key
 
 LABELS = ["supports", "contradicts", "neutral"]
@@ -120,16 +120,6 @@ def majority(values: list):
     return None if len(counts) > 1 and counts[0][1] == counts[1][1] else counts[0][0]
 
 
-def wait_for(job: Job, seconds: float = 120) -> Job:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        job.refresh_from_db()
-        if job.status in Job.FINISHED:
-            return job
-        time.sleep(0.2)
-    raise AssertionError(f"job {job.pk} still {job.status}")
-
-
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_a_trained_claim_rater_learns_is_measured_by_hand_and_answers_new_items_on_a_worker(
@@ -172,8 +162,8 @@ def test_a_trained_claim_rater_learns_is_measured_by_hand_and_answers_new_items_
     new = [claim_item(rng, f"new{i}", LABELS[i % 3]) for i in range(18)]
     assert add_items(study, new).added == 18
     with redis_worker_on(["gpu"]):
-        job = wait_for(start_job(kind="rate", parameters={"rater": str(rater)}, study=study))
-        again = wait_for(start_job(kind="rate", parameters={"rater": str(rater)}, study=study))
+        job = wait_for_job(start_job(kind="rate", parameters={"rater": str(rater)}, study=study))
+        again = wait_for_job(start_job(kind="rate", parameters={"rater": str(rater)}, study=study))
 
     assert job.status == "done", job.error
     participant = Participant.objects.get(platform_worker_id=job.result["rater"])

@@ -23,7 +23,7 @@ from pathlib import Path
 from rest_framework import serializers
 
 from annotation.errors import InputError, flatten_errors
-from annotation.services.rows import Unique, collect_rows, json_lines
+from annotation.services.rows import read_jsonl_file
 
 SUBJECT_SLOT = "{}"
 
@@ -188,15 +188,14 @@ def read_edit_request(path: str | Path) -> EditRequest:
 
 def read_edit_requests(path: str | Path) -> list[EditRequest]:
     """Every line of a JSONL file; any bad line rejects the file, naming line and field."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError({"requests": [f"{path}: no such file."]}) from None
-    once = Unique("case_id", key=lambda request: request.case_id)
-    requests = list(collect_rows(json_lines(lines), parse_edit_request, id_field="case_id", unique=once))
-    if not requests:
-        raise InputError({"requests": [f"{path}: no edit requests in the file."]})
-    return requests
+    return read_jsonl_file(
+        path,
+        parse_edit_request,
+        parameter="requests",
+        what="edit requests",
+        id_field="case_id",
+        unique_by=lambda request: request.case_id,
+    )
 
 
 def _sentence(text: str) -> str:

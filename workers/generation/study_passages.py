@@ -13,7 +13,7 @@ from pathlib import Path
 from annotation.errors import InputError
 from annotation.models import Item, Study
 from annotation.services.jobs import Progress
-from annotation.services.rows import Unique, collect_rows, json_lines
+from annotation.services.rows import read_jsonl_file
 from annotation.services.studies import add_items
 
 from .backend import load_backend
@@ -22,15 +22,9 @@ from .continuations import CorpusDocument, build_passages, passage_id, plan_pass
 
 def read_corpus(path: str | Path) -> list[CorpusDocument]:
     """``{"id", "text", "category"}`` per line; any bad line rejects the file (line and field named)."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError({"corpus": [f"{path}: no such file."]}) from None
-    once = Unique("id", key=lambda document: document.id)
-    documents = list(collect_rows(json_lines(lines), _check_document, id_field="id", unique=once))
-    if not documents:
-        raise InputError({"corpus": [f"{path}: no documents in the file."]})
-    return documents
+    return read_jsonl_file(
+        path, _check_document, parameter="corpus", what="documents", id_field="id", unique_by=lambda d: d.id
+    )
 
 
 def _check_document(record) -> CorpusDocument:

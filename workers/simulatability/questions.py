@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.errors import InputError
-from annotation.services.rows import Unique, collect_rows, json_lines
+from annotation.services.rows import read_jsonl_file
 
 YES_NO, PAIRWISE = "yes_no", "pairwise"
 ANSWERS = {YES_NO: ("yes", "no"), PAIRWISE: ("response_1", "response_2")}
@@ -50,17 +50,9 @@ class Question:
 
 def read_questions(path: str | Path) -> list[Question]:
     """Every question of the file; any bad line rejects the file (``InputError`` naming line and field)."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (FileNotFoundError, IsADirectoryError):
-        raise InputError({"questions": [f"{path}: no such file."]}) from None
-    except UnicodeDecodeError:
-        raise InputError({"questions": [f"{path}: not UTF-8 text."]}) from None
-    once = Unique("id", key=lambda question: question.id)
-    questions = list(collect_rows(json_lines(lines), check_question, id_field="id", unique=once))
-    if not questions:
-        raise InputError({"questions": [f"{path}: no questions in the file."]})
-    return questions
+    return read_jsonl_file(
+        path, check_question, parameter="questions", what="questions", id_field="id", unique_by=lambda q: q.id
+    )
 
 
 def check_question(record) -> Question:
