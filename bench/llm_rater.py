@@ -14,7 +14,6 @@ than the absolute figures. One intra-op thread on CPU unless ``--threads`` says 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -22,17 +21,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench._django import setup_django  # noqa: E402 - after the path
+
 BATCHES = (1, 8, 32)
 KINDS = ("likert", "claim", "simulation")
 
 
 def setup(args) -> str:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
-    os.environ.setdefault("SECRET_KEY", "bench-only-not-a-secret")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    import django
-
-    django.setup()
+    setup_django()
     if args.model:
         return args.model
     from tests import tiny_model

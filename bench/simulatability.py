@@ -22,6 +22,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench._django import setup_django  # noqa: E402 - after the path
+
 STARTERS = [
     ("Can a crow fly?", "yes", "It is a bird, and every bird can fly. So the answer is yes."),
     ("Can a trout climb trees?", "no", "It is a fish, and a fish cannot climb trees. So the answer is no."),
@@ -30,12 +33,7 @@ STARTERS = [
 
 
 def setup(args) -> str:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
-    os.environ.setdefault("SECRET_KEY", "bench-only-not-a-secret")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    import django
-
-    django.setup()
+    setup_django()
     if args.model:
         return args.model
     from tests.lm_fixtures import SIM, _built, _sim_cache_key
