@@ -121,6 +121,16 @@ def test_blocks_of_units_give_the_same_result(monkeypatch, values):
         assert whole[level] == pytest.approx(_package(table, level), abs=1e-9)
 
 
+def test_a_tile_of_more_than_65535_coders_is_counted_exactly():
+    """Tiles of few units hold many coders; their per-column hit counts pass 16 bits."""
+    rng = np.random.default_rng(5)
+    table = np.full((70_000, 2), 3.0)  # unit 0: all 70,000 agree, over 2**16 hits in one tile
+    table[: 70_000 // 3, 1] = 1.0
+    table[rng.random(70_000) < 0.1, 1] = nan
+    for level in ("nominal", "ordinal"):
+        assert krippendorff_alpha(table, level).value == pytest.approx(_package(table, level), abs=1e-9)
+
+
 def test_a_rare_value_missed_by_the_sample_is_still_counted():
     rng = np.random.default_rng(5)
     table = rng.integers(1, 4, size=(300, 1000)).astype(float)
