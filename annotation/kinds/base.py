@@ -114,6 +114,11 @@ class EmptyConfig(StrictSerializer):
     """A kind without study-level options."""
 
 
+class NotAnswerableByModel(Exception):
+    """A kind whose page has steps (the game) has no closed questions for a model; callers
+    check ``answerable_by_model`` first and refuse such a study with a clear error."""
+
+
 class TaskKind(ABC):
     """Base class: a subclass per kind, found by the registry in ``annotation.kinds``.
 
@@ -191,7 +196,7 @@ class TaskKind(ABC):
     def model_task(self, item: Item, state: dict) -> ModelTask:
         """The item as closed questions for a model, built from ``model_page`` only, so a
         model sees nothing a person does not (never gold, truth or hidden fields)."""
-        raise NotImplementedError(f"{self.name} items cannot be answered by a language model.")
+        raise NotAnswerableByModel(f"{self.name} items cannot be answered by a language model.")
 
     def answer_from_model(
         self,
@@ -203,12 +208,12 @@ class TaskKind(ABC):
         """The kind's answer from the option value chosen per question id. ``scores``
         (question id → option value → log-probability), when the model's probabilities
         were read, settle what the choices alone leave open (a tie the kind refuses)."""
-        raise NotImplementedError(f"{self.name} items cannot be answered by a language model.")
+        raise NotAnswerableByModel(f"{self.name} items cannot be answered by a language model.")
 
     def model_choices(self, item: Item, state: dict, answer: dict) -> dict[str, Any]:
         """A stored answer as the option value per question id (few-shot examples from a
         person's answer); questions the answer leaves open are left out."""
-        raise NotImplementedError(f"{self.name} items cannot be answered by a language model.")
+        raise NotAnswerableByModel(f"{self.name} items cannot be answered by a language model.")
 
     # --- scoring and statistics -------------------------------------------------------
 
