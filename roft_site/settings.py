@@ -10,6 +10,7 @@ services. There is no default secret key: ``make run`` generates one for the dem
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -50,29 +51,26 @@ def env_bool(name: str, default: bool) -> bool:
 
 def env_int(name: str, default: int, minimum: int | None = None) -> int:
     """A whole-number variable, optionally bounded below."""
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer.") from exc
-    if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}.")
-    return value
+    return _env_number(name, default, minimum, int, "an integer")
 
 
 def env_float(name: str, default: float, minimum: float | None = None) -> float:
-    """A number variable, optionally bounded below."""
+    """A finite number variable, optionally bounded below."""
+    value = _env_number(name, default, minimum, float, "a number")
+    if not math.isfinite(value):
+        raise ImproperlyConfigured(f"{name}={value!r} is not a finite number.")
+    return value
+
+
+def _env_number(name: str, default, minimum, convert, what: str):
+    """The variable through ``convert`` (its ValueError: "is not ``what``"), bounded below."""
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
     try:
-        value = float(raw)
+        value = convert(raw)
     except ValueError as exc:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not a number.") from exc
-    if value != value or value in (float("inf"), float("-inf")):
-        raise ImproperlyConfigured(f"{name}={raw!r} is not a finite number.")
+        raise ImproperlyConfigured(f"{name}={raw!r} is not {what}.") from exc
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}.")
     return value
