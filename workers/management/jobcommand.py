@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
 from annotation.errors import InputError
-from annotation.models import Job
+from annotation.models import Job, Study
 from annotation.services.jobs import queue_job
 
 
@@ -27,6 +27,14 @@ def input_error(exc: InputError, what: str = "nothing was written") -> CommandEr
     lines = [f"{what}; fix these errors:"]
     lines += [f"  {field}: {' '.join(messages)}" for field, messages in exc.errors.items()]
     return CommandError("\n".join(lines))
+
+
+def study_named(slug: str) -> Study:
+    """The study a command's ``--study`` names; a clear error naming the option otherwise."""
+    study = Study.objects.filter(slug=slug).first()
+    if study is None:
+        raise CommandError(f"--study: there is no study {slug!r}.")
+    return study
 
 
 def owner_named(username: str | None):

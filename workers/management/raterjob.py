@@ -25,13 +25,6 @@ def add_rater_arguments(parser) -> None:
     parser.add_argument("--queue", action="store_true", help="queue the jobs for a gpu worker instead")
 
 
-def study_named(slug: str) -> Study:
-    study = Study.objects.filter(slug=slug).first()
-    if study is None:
-        raise CommandError(f"--study: no study {slug!r}.")
-    return study
-
-
 def rate_with_models(command: BaseCommand, study: Study, models: list[str], options: dict) -> None:
     """One ``rate_llm`` job per model (one participant each), checked before any is run."""
     if not study.task_kind.answerable_by_model:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from annotation.errors import InputError
-from annotation.models import Study
 from annotation.services.jobs import create_job
-from workers.management.jobcommand import input_error, owner_named, run_or_queue
+from workers.management.jobcommand import input_error, owner_named, run_or_queue, study_named
 
 
 class Command(BaseCommand):
@@ -26,9 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the summary as one JSON line, last")
 
     def handle(self, *args, **options):
-        study = Study.objects.filter(slug=options["study"]).first()
-        if study is None:
-            raise CommandError(f"--study: there is no study {options['study']!r}.")
+        study = study_named(options["study"])
         owner = owner_named(options["owner"])
         try:
             job = create_job(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from workers.management.raterjob import add_rater_arguments, rate_with_models, study_named
+from workers.management.jobcommand import study_named
+from workers.management.raterjob import add_rater_arguments, rate_with_models
 
 
 class Command(BaseCommand):
