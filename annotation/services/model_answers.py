@@ -23,13 +23,13 @@ from datetime import datetime
 from pathlib import PurePath
 
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError, flatten_errors
-from annotation.models import Enrollment, Item, ModelOutput, Participant, Study
+from annotation.models import Assignment, Enrollment, Item, ModelOutput, Participant, Study
 
 from .human_answers import human_answers
 from .participants import count_answers, enroll
@@ -171,13 +171,17 @@ def store_model_answers(
                 participant=participant, item__in=[a.item for a in answers]
             ).values_list("item_id", flat=True)
         )
+        # The model's place in its sequence, read once for the batch (not per answer).
+        mine = Assignment.objects.filter(participant=participant, study=study)
+        position = mine.aggregate(last=Max("position"))["last"] or 0
         result, points = ModelAnswersResult(), 0.0
         for answer in answers:
             if answer.item.pk in done:
                 result += ModelAnswersResult(skipped=1)
                 continue
             done.add(answer.item.pk)
-            outcome, response_points = _store_one(study, participant, answer, now)
+            position += 1
+            outcome, response_points = _store_one(study, participant, answer, now, position)
             result += outcome
             points += response_points
         if result.created:
@@ -189,7 +193,7 @@ def store_model_answers(
 
 
 def _store_one(
-    study: Study, participant: Participant, answer: ModelAnswer, now: datetime
+    study: Study, participant: Participant, answer: ModelAnswer, now: datetime, position: int
 ) -> tuple[ModelAnswersResult, float]:
     output = ModelOutput(
         study=study, item=answer.item, participant=participant, raw=answer.raw, details=answer.details
@@ -210,7 +214,13 @@ def _store_one(
         output.save()
         return ModelAnswersResult(invalid=1, errors={"invalid": 1}), 0.0
     response = store_answer_given_elsewhere(
-        study=study, participant=participant, item=item, answer=validated, state=answer.state, answered_at=now
+        study=study,
+        participant=participant,
+        item=item,
+        answer=validated,
+        state=answer.state,
+        answered_at=now,
+        position=position,
     )
     output.response = response
     output.save()

@@ -65,6 +65,7 @@ def test_answers_are_validated_stored_and_counted_and_a_rerun_adds_nothing():
     assert enrollment.status == Enrollment.Status.COMPLETED and enrollment.answered_count == 1
     # A model's answer takes no slot: people still have every item to do.
     assert Assignment.objects.get(participant=rater).status == Assignment.Status.ANSWERED
+    assert Assignment.objects.get(participant=rater).position == 1
     assert all(item.slots_taken == 0 for item in type(good).objects.filter(study=study))
 
     assert list(items_for_model(study, rater)) == []
