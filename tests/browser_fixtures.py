@@ -39,8 +39,23 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1100, "height": 900}, bypass_csp=True)
     page = context.new_page()
     page.set_default_timeout(15000)
+    _press_keys_once_loaded(page)
     yield page
     context.close()
+
+
+def _press_keys_once_loaded(page) -> None:
+    """Key presses wait for the page's load event. The keyboard shortcuts are deferred
+    scripts: a test that waits for the new page's text can press a key before they have run
+    on a busy machine, and the key is lost. (Playwright keeps one Keyboard per page.)"""
+    keyboard = page.keyboard
+    press = keyboard.press
+
+    def press_when_loaded(key: str, **options) -> None:
+        page.wait_for_load_state("load")
+        press(key, **options)
+
+    keyboard.press = press_when_loaded
 
 
 @pytest.fixture
