@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -53,7 +55,7 @@ def _built(name: str, key: str, build) -> Path:
         root.mkdir(parents=True, exist_ok=True)
         building = Path(tempfile.mkdtemp(dir=root, prefix="building-"))
         try:
-            build(building)
+            _build_with_pinned_kernels(build, building)
         except BaseException:
             shutil.rmtree(building, ignore_errors=True)
             raise
@@ -62,6 +64,37 @@ def _built(name: str, key: str, build) -> Path:
         except OSError:  # another session finished first: keep theirs
             shutil.rmtree(building, ignore_errors=True)
     return target
+
+
+# The CPU kernels a model is trained with, whatever the machine. torch picks AVX-512 code
+# where the CPU has it and AVX2 elsewhere, MKL likewise, and they round differently: trained
+# for a few hundred steps, the same seed then gives a different model on each (the subject
+# model knew its facts on one and missed by nats on the other). Every x86-64 machine of ours
+# has AVX2; MKL_CBWR makes MKL's results the same on each.
+PINNED_KERNELS = {
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "MKL_CBWR": "AVX2",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+
+
+def _build_with_pinned_kernels(build, directory: Path) -> None:
+    """Run ``build(directory)`` in a fresh interpreter with ``PINNED_KERNELS`` (they are read
+    when torch starts, so they cannot be set in this process); its error, if any, is ours."""
+    code = (
+        "import sys; from pathlib import Path; "
+        f"from {build.__module__} import {build.__name__} as build; build(Path(sys.argv[1]))"
+    )
+    finished = subprocess.run(
+        [sys.executable, "-c", code, str(directory)],
+        cwd=Path(__file__).resolve().parent.parent,
+        env={**os.environ, **PINNED_KERNELS},
+        capture_output=True,
+        text=True,
+    )
+    if finished.returncode:
+        raise RuntimeError(f"Building {build.__name__} failed:\n{finished.stderr[-3000:]}")
 
 
 @pytest.fixture(scope="session")

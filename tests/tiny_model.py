@@ -99,14 +99,27 @@ def next_token_margins(model, tokenizer, prompts: list[str], targets: list[str])
         if len(pieces) != 1:
             raise ValueError(f"{target!r} is {len(pieces)} tokens; margins need a single-token target.")
         ids.append(pieces[0])
-    tokenizer.padding_side = "left"
-    inputs = tokenizer(list(prompts), return_tensors="pt", padding=True)
-    with torch.no_grad():
-        logits = model(**inputs).logits[:, -1].float()
+    logits = last_position_logits(model, tokenizer, prompts)
     rows = torch.arange(len(ids))
     chosen = logits[rows, torch.tensor(ids)]
     logits[rows, torch.tensor(ids)] = float("-inf")
     return chosen - logits.max(-1).values
+
+
+def last_position_logits(model, tokenizer, prompts: list[str]):
+    """The logits after each prompt's last token, the prompts in one left-padded batch.
+
+    Positions count from each prompt's first real token, as ``generate`` counts them: GPT-2's
+    forward numbers positions from the batch's left edge, so a padded prompt would be read
+    at shifted positions, which a model trained on right-padded lines has never seen.
+    """
+    import torch
+
+    tokenizer.padding_side = "left"
+    inputs = tokenizer(list(prompts), return_tensors="pt", padding=True)
+    positions = (inputs["attention_mask"].cumsum(-1) - 1).clamp(min=0)
+    with torch.no_grad():
+        return model(**inputs, position_ids=positions).logits[:, -1].float()
 
 
 @contextmanager
