@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tests.tiny_subject_model import FACT_MARGIN, SUBJECTS, city_margins, edit_records, fact_prompts
+from tests.tiny_subject_model import FACT_MARGIN, FILLERS, SUBJECTS, city_margins, edit_records, fact_prompts
 from tests.unit.test_editing import margins
 from workers.editing.base import edit_applied
 from workers.editing.encoding import encode
@@ -133,3 +133,14 @@ def test_memit_at_the_subject_moves_the_prompt_and_every_paraphrase(
             moved, kept = edit_margins(subject_lm, record)
         assert min(moved) > EDIT_MARGIN, (request.subject, moved)
         assert min(kept) > 0, (request.subject, kept)
+
+
+def test_a_left_padded_prompt_is_read_as_if_it_were_alone(subject_lm):
+    """The margins the build and these tests assert read each prompt at its own positions."""
+    from tests.tiny_model import last_position_logits
+
+    model, tokenizer = subject_lm.model, subject_lm.tokenizer
+    short, long = "Ostra Dumarel is located in", f"Ostra Dumarel, {FILLERS[0]}, is located in"
+    batched = last_position_logits(model, tokenizer, [short, long])
+    alone = torch.cat([last_position_logits(model, tokenizer, [prompt]) for prompt in (short, long)])
+    assert torch.allclose(batched, alone, atol=1e-4)
