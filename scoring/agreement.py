@@ -46,8 +46,10 @@ LEVELS = ("nominal", "ordinal", "interval", "ratio")
 # Cells of reliability data handled at once: bounds the temporary arrays (~32 MiB each).
 BLOCK_CELLS = 1 << 22
 # Cells compared at once when counting a small domain: small enough to stay in the CPU
-# cache while each value is compared, so the table is read from memory once.
-TILE_CELLS = 1 << 17
+# cache while each value is compared, so the table is read from memory once. Blocks of
+# units are this wide, so a tile is one coder's row of a block (512 KiB of float64) unless
+# the table has fewer units, and then as many rows as fit.
+TILE_CELLS = 1 << 16
 _SMALL_INTEGER_RANGE = 1 << 20
 # Domains up to this size are counted by comparing with each value (fast for ratings);
 # they are guessed from this many sampled cells and verified block by block.
@@ -559,7 +561,7 @@ class _ReliabilityTable:
         coders, units = self.data.shape
         compared = self.compared
         # Comparing goes tile by tile, so its blocks can be wide whatever the coders.
-        width = max(1, BLOCK_CELLS >> 8 if compared else BLOCK_CELLS // max(coders, 1))
+        width = max(1, TILE_CELLS if compared else BLOCK_CELLS // max(coders, 1))
         for start in range(0, units, width):
             block = self.data[:, start : start + width]
             if compared:
@@ -568,27 +570,45 @@ class _ReliabilityTable:
                 yield self._binned(self._codes(block) if self.numeric else block)
 
     def _compared(self, block: np.ndarray) -> np.ndarray:
-        """Counts by comparing with each value, a cache-sized tile of coders at a time."""
+        """Counts by comparing with each value, a cache-sized tile of coders at a time.
+
+        A tile is compared with all values at once, and each value's hits are added as bytes
+        into narrow running totals per unit (``uint8``, or ``uint16`` for the tall tiles of a
+        table with few units), flushed into ``int64`` counts before they could overflow:
+        adding bytes to bytes is plain SIMD with no widening, several times faster than
+        reducing hits into wider integers. Missing cells (``NaN``) are counted the same way,
+        as one more value, to check a guessed domain. Memory, for ``V`` values: hits, running
+        totals and counts, about ``11 (V + 1)`` bytes per unit of the block (4.1 MiB at 5).
+        """
         coders, width = block.shape
         rows = max(1, TILE_CELLS // width)
-        counts = np.zeros((self.size, width), dtype=np.int64)
-        hits = np.empty((min(rows, coders), width), dtype=bool)
-        check_missing = self.guessed and block.dtype.kind == "f"
-        # A column of a tile counts at most ``rows`` hits: below 2**16 they are summed as bytes
-        # into 16-bit totals, several times faster than the default bool-to-int64 reduction.
-        total = np.uint16 if rows < 1 << 16 else np.int64
-        missing = 0
+        total = np.uint8 if rows <= np.iinfo(np.uint8).max else np.uint16
+        limit = int(np.iinfo(total).max)
+        rows = max(1, min(rows, limit, coders))
+        size = self.size
+        tested = size + int(self.guessed and block.dtype.kind == "f")  # the last: NaN
+        values = self.domain.reshape(size, 1, 1)
+        counts = np.zeros((tested, width), dtype=np.int64)
+        running = np.zeros((tested, width), dtype=total)
+        summed = np.empty((tested, width), dtype=total)
+        hits = np.empty((tested, rows, width), dtype=bool)
+        pending = 0
         for top in range(0, coders, rows):
             tile = block[top : top + rows]
-            tile_hits = hits[: tile.shape[0]]
-            for index, value in enumerate(self.domain):
-                np.equal(tile, value, out=tile_hits)
-                counts[index] += tile_hits.view(np.uint8).sum(axis=0, dtype=total)
-            if check_missing:
-                missing += int(np.count_nonzero(np.isnan(tile)))
-        if self.guessed and counts.sum() != block.size - missing:
+            if pending + tile.shape[0] > limit:
+                counts += running
+                running[:] = 0
+                pending = 0
+            pending += tile.shape[0]
+            tile_hits = hits[:, : tile.shape[0]]
+            np.equal(tile, values, out=tile_hits[:size])
+            if tested > size:
+                np.isnan(tile, out=tile_hits[size])
+            _add_hits(running, tile_hits.view(np.uint8), summed)
+        counts += running
+        if self.guessed and counts.sum() != block.size:
             raise _IncompleteDomain
-        return counts.T
+        return counts[:size].T
 
     def _binned(self, codes: np.ndarray) -> np.ndarray | sparse.csr_matrix:
         """Counts of codes (missing = ``size``): dense with bincount while units × values is
@@ -606,6 +626,16 @@ class _ReliabilityTable:
     def _codes(self, block: np.ndarray) -> np.ndarray:
         # NaN sorts after every number, so searchsorted maps it to len(domain): "missing".
         return np.searchsorted(self.domain, block).astype(np.intp, copy=False)
+
+
+def _add_hits(running: np.ndarray, hits: np.ndarray, summed: np.ndarray) -> None:
+    """Adds a tile's hits (values × rows × units, as bytes) to the running totals per value
+    and unit."""
+    if hits.shape[1] == 1:
+        np.add(running, hits[:, 0], out=running)
+    else:
+        np.add.reduce(hits, axis=1, dtype=summed.dtype, out=summed)
+        np.add(running, summed, out=running)
 
 
 def _given_numeric_domain(data: np.ndarray, value_domain) -> np.ndarray:
