@@ -135,8 +135,9 @@ def test_a_tile_of_more_than_65535_coders_is_counted_exactly():
 def test_small_domains_counted_in_any_tile_shape_equal_the_coded_path(monkeypatch, tile_cells):
     """Small domains are counted by comparing tiles with every value, into byte totals flushed
     past 255 coders (64: one coder's row per tile, then two-row tiles for the last narrow
-    block; 2**16: tall tiles with 16-bit totals). The same table coded and counted with
-    bincount gives the same alpha at every level, and so does the package."""
+    block; 2**16: tall tiles with 16-bit totals), and alpha is read off the coincidences.
+    The same table coded and read through its pairable values gives the same alpha at every
+    level, and so does the package."""
     rng = np.random.default_rng(64)
     table = rng.integers(0, 6, size=(600, 150)) * 0.5 + 1.0
     table[rng.random(table.shape) < 0.4] = nan
