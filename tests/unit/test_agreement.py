@@ -131,6 +131,29 @@ def test_a_tile_of_more_than_65535_coders_is_counted_exactly():
         assert krippendorff_alpha(table, level).value == pytest.approx(_package(table, level), abs=1e-9)
 
 
+@pytest.mark.parametrize("tile_cells", [64, 1 << 16])
+def test_small_domains_counted_in_any_tile_shape_equal_the_coded_path(monkeypatch, tile_cells):
+    """Small domains are counted by comparing tiles with every value, into byte totals flushed
+    past 255 coders (64: one coder's row per tile, then two-row tiles for the last narrow
+    block; 2**16: tall tiles with 16-bit totals), and alpha is read off the coincidences.
+    The same table coded and read through its pairable values gives the same alpha at every
+    level, and so does the package."""
+    rng = np.random.default_rng(64)
+    table = rng.integers(0, 6, size=(600, 150)) * 0.5 + 1.0
+    table[rng.random(table.shape) < 0.4] = nan
+    table[:, 3] = nan
+    table[1:, 7] = nan  # a unit with one value, and one with none
+    table[:, 5] = 2.0  # 600 hits of one value in one unit: past a byte
+    monkeypatch.setattr(agreement, "TILE_CELLS", tile_cells)
+    compared = {level: krippendorff_alpha(table, level) for level in LEVELS}
+    monkeypatch.setattr(agreement, "EQUALITY_VALUES", 0)
+    for level in LEVELS:
+        coded = krippendorff_alpha(table, level)
+        assert compared[level].value == pytest.approx(coded.value, abs=1e-12)
+        assert (compared[level].n, compared[level].details) == (coded.n, coded.details)
+        assert compared[level].value == pytest.approx(_package(table, level), abs=1e-9)
+
+
 def test_a_rare_value_missed_by_the_sample_is_still_counted():
     rng = np.random.default_rng(5)
     table = rng.integers(1, 4, size=(300, 1000)).astype(float)
@@ -161,6 +184,7 @@ def test_pairs_give_the_same_alpha_as_the_coder_table():
         ([[1, 2, 3]], "no unit"),
         ([[1, nan, nan], [nan, 2, nan]], "no unit"),
         ([[nan, nan], [nan, nan]], "fewer than two"),
+        (np.zeros((0, 3)), "fewer than two"),  # no coders
     ],
 )
 @pytest.mark.parametrize("compared_values", [16, 0])
