@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._database import ensure_database  # noqa: E402 - after the path
+from bench._django import production_like_env  # noqa: E402 - after the path
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only")
@@ -69,24 +70,7 @@ def free_port() -> int:
 
 def start_server(port: int, workers: int, root: Path) -> subprocess.Popen:
     """gunicorn with the compose file's command, plain HTTP on loopback."""
-    env = {
-        **os.environ,
-        "DEBUG": "0",
-        "BENCH_ANCHORS": "1",
-        "ALLOWED_HOSTS": HOST,
-        "LOG_LEVEL": "WARNING",
-        "STATIC_MANIFEST": "0",
-        "STATIC_ROOT": str(ROOT / "static"),
-        "SECURE_SSL_REDIRECT": "0",
-        "SESSION_COOKIE_SECURE": "0",
-        "CSRF_COOKIE_SECURE": "0",
-        "SECURE_HSTS_SECONDS": "0",
-        # Every simulated participant comes from 127.0.0.1, where a real study sees one address
-        # per person: the per-address limits would turn the load into 429s.
-        "RATE_LIMIT_ENTRY": "100000000/min",
-        "RATE_LIMIT_LOGIN": "100000000/min",
-        "RATE_LIMIT_TOKEN": "100000000/min",
-    }
+    env = {**os.environ, **production_like_env(HOST), "STATIC_ROOT": str(ROOT / "static")}
     gunicorn = Path(sys.executable).with_name("gunicorn")
     command = [str(gunicorn), "roft_site.wsgi", "--bind", f"{HOST}:{port}", "--workers", str(workers)]
     command += ["--log-level", "warning"]

@@ -38,21 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._database import ensure_database  # noqa: E402 - after the path
+from bench._django import production_like_env  # noqa: E402 - after the path
 
-SERVER_ENV = {
-    "DEBUG": "0",
-    "BENCH_ANCHORS": "1",
-    "ALLOWED_HOSTS": "testserver",
-    "LOG_LEVEL": "WARNING",
-    "STATIC_MANIFEST": "0",
-    "SECURE_SSL_REDIRECT": "0",
-    "SESSION_COOKIE_SECURE": "0",
-    "CSRF_COOKIE_SECURE": "0",
-    "SECURE_HSTS_SECONDS": "0",
-    "RATE_LIMIT_ENTRY": "100000000/min",
-    "RATE_LIMIT_LOGIN": "100000000/min",
-    "RATE_LIMIT_TOKEN": "100000000/min",
-}
 PAGES = 20  # pages per participant (the survey's items_per_session)
 ROUNDS = 10  # rounds per player
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -74,7 +61,7 @@ CATEGORIES = [
 
 
 def setup() -> None:
-    os.environ.update(SERVER_ENV)
+    os.environ.update(production_like_env("testserver"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
     os.environ.setdefault("SECRET_KEY", "bench-only-not-a-secret")
     ensure_database(os.environ["DATABASE_URL"])
