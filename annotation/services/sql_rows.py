@@ -1,0 +1,152 @@
+"""Hand-written SQL for the participant's hot path, run as prepared statements.
+
+The survey's and the game's steps run a handful of statements per request; built by the
+ORM, each costs more in Python (compiling the query, building model instances through
+the queryset machinery) than PostgreSQL takes to run it. The hot reads and writes are
+written here once as SQL, and their rows become model instances with ``Model.from_db``
+and the fields' own converters, as the ORM would build them.
+
+On PostgreSQL each statement is prepared once per database connection (``PREPARE`` sent
+with its first ``EXECUTE``, in one round trip, so a step's query count does not depend on
+whether its connection prepared it before), then only executed: the server parses and
+plans it once per connection, not once per request. Prepared statements live in the
+server's session, so they need a direct connection or a pooler in session mode (never
+PgBouncer in transaction mode; docs/deploy.md). SQLite runs the same statements plainly.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from django.db import DatabaseError, connection
+from django.db.models import Model
+
+M = TypeVar("M", bound=Model)
+PLACEHOLDER = re.compile(r"%s")
+
+_prepared: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+_prepared_lock = threading.Lock()
+_converters: dict[tuple[str, type[Model], tuple[str, ...]], list[tuple[Any, list[Callable]]]] = {}
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One SQL statement with ``%s`` placeholders, and the name it is prepared under.
+
+    ``postgresql_only`` parts are written ``/*pg:...*/`` (row-lock clauses such as
+    ``FOR UPDATE SKIP LOCKED``): kept on PostgreSQL, dropped on SQLite, whose write
+    transactions are serialised already (settings: IMMEDIATE)."""
+
+    name: str
+    sql: str
+
+    def for_vendor(self, vendor: str) -> str:
+        if vendor == "postgresql":
+            return re.sub(r"/\*pg:(.*?)\*/", r"\1", self.sql, flags=re.S)
+        return re.sub(r"/\*pg:(.*?)\*/", "", self.sql, flags=re.S)
+
+    def prepared_sql(self) -> str:
+        """The PostgreSQL text for ``PREPARE``: placeholders numbered ``$1``, ``$2``, …"""
+        numbers = iter(range(1, 1000))
+        return PLACEHOLDER.sub(lambda _: f"${next(numbers)}", self.for_vendor("postgresql"))
+
+
+def execute(statement: Statement, params: Sequence[Any]) -> list[tuple]:
+    """Run ``statement`` with ``params`` on the default connection; its rows (none for a
+    statement that returns none)."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            _execute_prepared(cursor, statement, params)
+        else:
+            cursor.execute(statement.for_vendor(connection.vendor), params)
+        return cursor.fetchall() if cursor.description else []
+
+
+def _execute_prepared(cursor, statement: Statement, params: Sequence[Any]) -> None:
+    connection.ensure_connection()
+    with _prepared_lock:
+        names = _prepared.setdefault(connection.connection, set())
+        first = statement.name not in names
+        names.add(statement.name)
+    arguments = f" ({', '.join(['%s'] * len(params))})" if params else ""
+    run = f"EXECUTE {statement.name}{arguments}"
+    if first:
+        run = f"PREPARE {statement.name} AS {statement.prepared_sql()}; {run}"
+    try:
+        cursor.execute(run, params)
+    except DatabaseError as exc:
+        if first and getattr(getattr(exc, "__cause__", None), "pgcode", "") != "23505":
+            names.discard(statement.name)  # the PREPARE may not have run: send it again next time
+        raise
+
+
+def models_from_rows(model: type[M], fields: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[M]:
+    """Instances of ``model`` from raw rows of the columns ``fields`` (attribute names, in
+    order), converted by the fields' own database converters as a queryset would."""
+    converters = _field_converters(model, tuple(fields))
+    built = []
+    for row in rows:
+        values = [
+            _convert(value, column, functions)
+            for value, (column, functions) in zip(row, converters, strict=True)
+        ]
+        built.append(model.from_db(connection.alias, list(fields), values))
+    return built
+
+
+def _convert(value: Any, column: Any, functions: list[Callable]) -> Any:
+    for function in functions:
+        value = function(value, column, connection)
+    return value
+
+
+def _field_converters(model: type[Model], fields: tuple[str, ...]) -> list[tuple[Any, list[Callable]]]:
+    key = (connection.vendor, model, fields)
+    if key not in _converters:
+        table = model._meta.db_table
+        found = []
+        for name in fields:
+            field = next(f for f in model._meta.concrete_fields if f.attname == name)
+            column = field.get_col(table)
+            functions = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+            found.append((column, functions))
+        _converters[key] = found
+    return _converters[key]
+
+
+def columns(model: type[Model], alias: str = "") -> tuple[list[str], str]:
+    """The attribute names of ``model``'s concrete fields, and the SQL list of their columns
+    (under the table alias ``alias``, when given), for a statement that builds instances."""
+    fields = list(model._meta.concrete_fields)
+    prefix = f"{alias}." if alias else ""
+    return [f.attname for f in fields], ", ".join(f'{prefix}"{f.column}"' for f in fields)
+
+
+def insert(instance: Model, name: str) -> None:
+    """Insert ``instance`` (an unsaved model with an automatic primary key) as ``save()``
+    would, its values prepared by its fields, and set its primary key; as a prepared
+    statement named ``name``, without the ORM's query compiler."""
+    model = type(instance)
+    fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
+    statement = _insert_statement(model, name)
+    values = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
+    rows = execute(statement, values)
+    instance.pk = rows[0][0]
+    instance._state.adding, instance._state.db = False, connection.alias
+
+
+@functools.cache
+def _insert_statement(model: type[Model], name: str) -> Statement:
+    fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
+    names = ", ".join(f'"{f.column}"' for f in fields)
+    return Statement(
+        name,
+        f"INSERT INTO {model._meta.db_table} ({names}) VALUES ({', '.join(['%s'] * len(fields))}) "  # noqa: S608 - the model's own columns
+        f'RETURNING "{model._meta.pk.column}"',
+    )
