@@ -150,3 +150,30 @@ def _insert_statement(model: type[Model], name: str) -> Statement:
         f"INSERT INTO {model._meta.db_table} ({names}) VALUES ({', '.join(['%s'] * len(fields))}) "  # noqa: S608 - the model's own columns
         f'RETURNING "{model._meta.pk.column}"',
     )
+
+
+def update(instance: Model, fields: Sequence[str], name: str) -> None:
+    """Write ``fields`` (attribute names) of a saved ``instance`` to its row, as
+    ``save(update_fields=…)`` would, as the prepared statement ``name``."""
+    model = type(instance)
+    chosen = [next(f for f in model._meta.concrete_fields if f.attname == attname) for attname in fields]
+    values = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in chosen]
+    execute(_update_statement(model, tuple(fields), name), [*values, instance.pk])
+
+
+@functools.cache
+def _update_statement(model: type[Model], fields: tuple[str, ...], name: str) -> Statement:
+    chosen = [next(f for f in model._meta.concrete_fields if f.attname == attname) for attname in fields]
+    assignments = ", ".join(f'"{f.column}" = %s' for f in chosen)
+    return Statement(
+        name,
+        f'UPDATE {model._meta.db_table} SET {assignments} WHERE "{model._meta.pk.column}" = %s',  # noqa: S608 - the model's own columns
+    )
+
+
+def fetch(model: type[M], name: str, where: str, params: Sequence[Any]) -> list[M]:
+    """The rows of ``model`` that match ``where`` (SQL over its columns, with ``%s``
+    placeholders; it may end with ``ORDER BY`` or a lock clause), as instances."""
+    names, columns_sql = columns(model)
+    statement = Statement(name, f"SELECT {columns_sql} FROM {model._meta.db_table} WHERE {where}")  # noqa: S608 - the model's own columns
+    return models_from_rows(model, names, execute(statement, params))

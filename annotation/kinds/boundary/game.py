@@ -47,10 +47,10 @@ def record_round(response: Response) -> PlayerStats:
     order = rows[0].played + 1
     for row in rows:
         _count_round(row, response)
-    PlayerStats.objects.bulk_update(rows, TOTALS)
-    details = {**response.score_details, "order": order, **_timings(response.display_order)}
-    Response.objects.filter(pk=response.pk).update(score_details=details)
-    response.score_details = details
+    for row in rows:
+        sql_rows.update(row, TOTALS, "roft_update_player_stats")
+    response.score_details = {**response.score_details, "order": order, **_timings(response.display_order)}
+    sql_rows.update(response, ["score_details"], "roft_update_round_details")
     return rows[0]
 
 
@@ -120,8 +120,7 @@ def _timings(state: dict) -> dict:
 
 def player_totals(participant_id: int) -> PlayerStats:
     """The player's overall row (an unsaved empty one before their first round)."""
-    row = PlayerStats.objects.filter(participant_id=participant_id, category=OVERALL).first()
-    return row or PlayerStats(participant_id=participant_id, category=OVERALL)
+    return category_totals(participant_id, OVERALL)
 
 
 def round_truth(item: Item, answer: dict) -> dict:
@@ -207,8 +206,10 @@ def finished_study_ids(participant: Participant | None) -> set[int]:
 
 def category_totals(participant_id: int, category: str) -> PlayerStats:
     """The player's row for one category (an unsaved empty one before their first round)."""
-    row = PlayerStats.objects.filter(participant_id=participant_id, category=category).first()
-    return row or PlayerStats(participant_id=participant_id, category=category)
+    rows = sql_rows.fetch(
+        PlayerStats, "roft_player_stats", "participant_id = %s AND category = %s", [participant_id, category]
+    )
+    return rows[0] if rows else PlayerStats(participant_id=participant_id, category=category)
 
 
 def player_name(participant: Participant) -> str:
