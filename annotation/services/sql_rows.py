@@ -24,13 +24,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from django.db import DatabaseError, connection
+from django.db import connection
 from django.db.models import Model
 
 M = TypeVar("M", bound=Model)
 PLACEHOLDER = re.compile(r"%s")
 
-_prepared: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+# Per database connection: the statements it prepared (True), or may have (UNSURE: the
+# first run failed, before or after its PREPARE); absent: not prepared.
+UNSURE = None
+_prepared: weakref.WeakKeyDictionary[Any, dict[str, bool | None]] = weakref.WeakKeyDictionary()
 _prepared_lock = threading.Lock()
 _converters: dict[tuple[str, type[Model], tuple[str, ...]], list[tuple[Any, list[Callable]]]] = {}
 
@@ -71,19 +74,24 @@ def execute(statement: Statement, params: Sequence[Any]) -> list[tuple]:
 def _execute_prepared(cursor, statement: Statement, params: Sequence[Any]) -> None:
     connection.ensure_connection()
     with _prepared_lock:
-        names = _prepared.setdefault(connection.connection, set())
-        first = statement.name not in names
-        names.add(statement.name)
+        known = _prepared.setdefault(connection.connection, {})
+        state = known.get(statement.name, False)
+        if state is not True:
+            known[statement.name] = UNSURE  # until this call tells
+    if state is UNSURE:
+        state = _is_prepared(cursor, statement.name)
     arguments = f" ({', '.join(['%s'] * len(params))})" if params else ""
     run = f"EXECUTE {statement.name}{arguments}"
-    if first:
+    if not state:
         run = f"PREPARE {statement.name} AS {statement.prepared_sql()}; {run}"
-    try:
-        cursor.execute(run, params)
-    except DatabaseError as exc:
-        if first and getattr(getattr(exc, "__cause__", None), "pgcode", "") != "23505":
-            names.discard(statement.name)  # the PREPARE may not have run: send it again next time
-        raise
+    cursor.execute(run, params)  # on an error the name stays UNSURE: the PREPARE may have run
+    known[statement.name] = True
+
+
+def _is_prepared(cursor, name: str) -> bool:
+    """Whether this session has prepared ``name`` (asked only after a failed first run)."""
+    cursor.execute("SELECT 1 FROM pg_prepared_statements WHERE name = %s", [name])
+    return cursor.fetchone() is not None
 
 
 def models_from_rows(model: type[M], fields: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[M]:
