@@ -55,8 +55,7 @@ def assign_next_item(
     """
     now = now or timezone.now()
     with transaction.atomic():
-        enrollment = _lock_enrollment(participant, study)
-        current, last_position = _current_assignment(participant, study, now)
+        enrollment, current, last_position = _lock_and_resume(participant, study, now)
         if current is not None:
             if current.shown_at is None:
                 current.shown_at = now
@@ -85,22 +84,6 @@ def assign_next_item(
         )
 
 
-def _lock_enrollment(participant: Participant, study: Study) -> Enrollment:
-    """The participant's enrollment row, locked: it serialises their requests (two tabs)."""
-    names, columns = sql_rows.columns(Enrollment, "e")
-    statement = sql_rows.Statement(
-        "roft_lock_enrollment",
-        f"SELECT {columns} FROM {Enrollment._meta.db_table} e "  # noqa: S608 - the model's own columns
-        "WHERE e.participant_id = %s AND e.study_id = %s /*pg:FOR UPDATE*/",
-    )
-    rows = sql_rows.execute(statement, [participant.pk, study.pk])
-    if not rows:
-        raise Enrollment.DoesNotExist(f"No enrollment of participant {participant.pk} in study {study.pk}.")
-    enrollment = sql_rows.models_from_rows(Enrollment, names, rows)[0]
-    enrollment.participant, enrollment.study = participant, study
-    return enrollment
-
-
 def page_expires_at(study: Study, participant: Participant, *, answered: int, now: datetime) -> datetime:
     """When a page handed out now goes back to the pool if it is not answered.
 
@@ -123,53 +106,74 @@ def pick_draw(study: Study, participant: Participant, position: int) -> float:
     return random.Random(f"pick:{study.pk}:{participant.pk}:{position}").random()
 
 
-def _current_assignment(
+def _lock_and_resume(
     participant: Participant, study: Study, now: datetime
-) -> tuple[Assignment | None, int]:
-    """A live assignment to resume (an out-of-date one is expired on the way), and the
-    participant's last position in the study (0 before the first page), in one query."""
-    rows = sql_rows.execute(_newest_statement(), [participant.pk, study.pk, participant.pk, study.pk])
+) -> tuple[Enrollment, Assignment | None, int]:
+    """The participant's enrollment, locked (it serialises their requests: two tabs), a
+    live assignment to resume (an out-of-date one is expired on the way), and their last
+    position in the study (0 before the first page).
+
+    One round trip: the lock, then a read that sees whatever another request of theirs
+    committed while the lock waited (its own statement, so its own snapshot)."""
+    key = [participant.pk, study.pk]
+    rows = sql_rows.execute_in_one_trip([(LOCK_ENROLLMENT, key), (_resume_statement(), key)])
     if not rows:
-        return None, 0
-    newest = _assignment_with_item(rows[0], study, participant)
-    last_position = rows[0][-1]
-    if newest.status != Assignment.Status.ASSIGNED:
-        return None, last_position
+        raise Enrollment.DoesNotExist(f"No enrollment of participant {participant.pk} in study {study.pk}.")
+    enrollment, newest, last_position = _resume_row(rows[0], study, participant)
+    if newest is None or newest.status != Assignment.Status.ASSIGNED:
+        return enrollment, None, last_position
     if assignment_is_open(newest, now):
-        return newest, last_position
+        return enrollment, newest, last_position
     live = Assignment.objects.filter(participant=participant, study=study, status=Assignment.Status.ASSIGNED)
     _end_assignments(live.filter(expires_at__lte=now), Assignment.Status.EXPIRED)
-    return None, last_position
+    return enrollment, None, last_position
+
+
+LOCK_ENROLLMENT = sql_rows.Statement(
+    "roft_lock_enrollment",
+    f"SELECT 1 FROM {Enrollment._meta.db_table} "  # noqa: S608 - the model's own table
+    "WHERE participant_id = %s AND study_id = %s /*pg:FOR UPDATE*/",
+)
+RESUME_TABLES = ((Enrollment, "e"), (Assignment, "a"), (Item, "i"))
 
 
 @functools.cache
-def _newest_statement() -> sql_rows.Statement:
-    """The participant's newest page in the study, a live one first, with its item and the
-    last position (``ASSIGNED`` sorts first)."""
-    _, assignment_columns = sql_rows.columns(Assignment, "a")
-    _, item_columns = sql_rows.columns(Item, "i")
+def _resume_statement() -> sql_rows.Statement:
+    """The enrollment; the participant's newest page in the study, a live one first
+    (``ASSIGNED`` sorts first), with its item; and their last position."""
     table = Assignment._meta.db_table
+    columns = ", ".join(sql_rows.columns(model, alias)[1] for model, alias in RESUME_TABLES)
+    mine = "participant_id = e.participant_id AND {0}.study_id = e.study_id"
+    newest = (
+        f"SELECT n.id FROM {table} n WHERE n.{mine.format('n')} "  # noqa: S608 - the model's own table
+        f"ORDER BY CASE WHEN n.status = '{Assignment.Status.ASSIGNED}' THEN 0 ELSE 1 END, "
+        "n.position DESC LIMIT 1"
+    )
     return sql_rows.Statement(
-        "roft_newest_assignment",
-        f"SELECT {assignment_columns}, {item_columns}, "  # noqa: S608 - the models' own columns
-        f"(SELECT max(m.position) FROM {table} m WHERE m.participant_id = %s AND m.study_id = %s) "
-        f"FROM {table} a JOIN {Item._meta.db_table} i ON i.id = a.item_id "
-        "WHERE a.participant_id = %s AND a.study_id = %s "
-        f"ORDER BY CASE WHEN a.status = '{Assignment.Status.ASSIGNED}' THEN 0 ELSE 1 END, a.position DESC "
-        "LIMIT 1",
+        "roft_resume",
+        f"SELECT {columns}, (SELECT max(m.position) FROM {table} m WHERE m.{mine.format('m')}) "  # noqa: S608 - the models' own columns
+        f"FROM {Enrollment._meta.db_table} e LEFT JOIN {table} a ON a.id = ({newest}) "
+        f"LEFT JOIN {Item._meta.db_table} i ON i.id = a.item_id "
+        "WHERE e.participant_id = %s AND e.study_id = %s",
     )
 
 
-def _assignment_with_item(row, study: Study, participant: Participant) -> Assignment:
-    """An assignment and its item from a row of ``_newest_statement``."""
-    assignment_names, _ = sql_rows.columns(Assignment, "a")
-    item_names, _ = sql_rows.columns(Item, "i")
-    split = len(assignment_names)
-    assignment = sql_rows.models_from_rows(Assignment, assignment_names, [row[:split]])[0]
-    item = sql_rows.models_from_rows(Item, item_names, [row[split : split + len(item_names)]])[0]
-    item.study = study
-    assignment.study, assignment.item, assignment.participant = study, item, participant
-    return assignment
+def _resume_row(row, study: Study, participant: Participant) -> tuple[Enrollment, Assignment | None, int]:
+    """The enrollment, the newest assignment (with its item) and the last position from a
+    row of ``_resume_statement``."""
+    built: list = []
+    start = 0
+    for model, _ in RESUME_TABLES:
+        names, _ = sql_rows.columns(model)
+        values = row[start : start + len(names)]
+        start += len(names)
+        built.append(sql_rows.models_from_rows(model, names, [values])[0] if values[0] is not None else None)
+    enrollment, assignment, item = built
+    enrollment.participant, enrollment.study = participant, study
+    if assignment is not None:
+        item.study = study
+        assignment.study, assignment.item, assignment.participant = study, item, participant
+    return enrollment, assignment, row[-1] or 0
 
 
 def _pick_item(study: Study, participant: Participant, draw: float, *, attention: bool) -> Item | None:

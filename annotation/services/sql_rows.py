@@ -63,29 +63,46 @@ class Statement:
 def execute(statement: Statement, params: Sequence[Any]) -> list[tuple]:
     """Run ``statement`` with ``params`` on the default connection; its rows (none for a
     statement that returns none)."""
+    return execute_in_one_trip([(statement, params)])
+
+
+def execute_in_one_trip(steps: Sequence[tuple[Statement, Sequence[Any]]]) -> list[tuple]:
+    """Run statements one after the other, sent to PostgreSQL in one round trip; the rows
+    of the last one. Each statement still runs on its own, with its own snapshot (READ
+    COMMITTED): a later one sees what was committed while an earlier one waited for a lock.
+    """
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            _execute_prepared(cursor, statement, params)
+        if connection.vendor != "postgresql":
+            for statement, params in steps:
+                cursor.execute(statement.for_vendor(connection.vendor), params)
         else:
-            cursor.execute(statement.for_vendor(connection.vendor), params)
+            _execute_prepared(cursor, steps)
         return cursor.fetchall() if cursor.description else []
 
 
-def _execute_prepared(cursor, statement: Statement, params: Sequence[Any]) -> None:
+def _execute_prepared(cursor, steps: Sequence[tuple[Statement, Sequence[Any]]]) -> None:
     connection.ensure_connection()
     with _prepared_lock:
         known = _prepared.setdefault(connection.connection, {})
-        state = known.get(statement.name, False)
-        if state is not True:
-            known[statement.name] = UNSURE  # until this call tells
-    if state is UNSURE:
-        state = _is_prepared(cursor, statement.name)
-    arguments = f" ({', '.join(['%s'] * len(params))})" if params else ""
-    run = f"EXECUTE {statement.name}{arguments}"
-    if not state:
-        run = f"PREPARE {statement.name} AS {statement.prepared_sql()}; {run}"
-    cursor.execute(run, params)  # on an error the name stays UNSURE: the PREPARE may have run
-    known[statement.name] = True
+        states = {statement.name: known.get(statement.name, False) for statement, _ in steps}
+        for name, state in states.items():
+            if state is not True:
+                known[name] = UNSURE  # until this call tells
+    parts: list[str] = []
+    arguments: list[Any] = []
+    for statement, params in steps:
+        state = states[statement.name]
+        if state is UNSURE:
+            state = _is_prepared(cursor, statement.name)
+        if not state:
+            parts.append(f"PREPARE {statement.name} AS {statement.prepared_sql()}")
+        parts.append(
+            f"EXECUTE {statement.name}" + (f" ({', '.join(['%s'] * len(params))})" if params else "")
+        )
+        arguments.extend(params)
+    cursor.execute("; ".join(parts), arguments)  # on an error the names stay UNSURE: PREPAREs may have run
+    for name in states:
+        known[name] = True
 
 
 def _is_prepared(cursor, name: str) -> bool:

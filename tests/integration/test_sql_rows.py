@@ -40,3 +40,12 @@ def test_rows_become_models_as_the_orm_builds_them(enrolled, make_claim_study):
     stored = Participant.objects.get(pk=participant.pk)
     assert [getattr(built, name) for name in names] == [getattr(stored, name) for name in names]
     assert not built._state.adding
+
+
+def test_statements_sent_in_one_trip_answer_with_the_last_ones_rows():
+    first = sql_rows.Statement("roft_test_first", "SELECT %s + 10")
+    second = sql_rows.Statement("roft_test_second", "SELECT %s * 2, %s")
+    sent = []
+    with connection.execute_wrapper(lambda run, sql, *rest: sent.append(sql) or run(sql, *rest)):
+        assert sql_rows.execute_in_one_trip([(first, [1]), (second, [3, "x"])]) == [(6, "x")]
+    assert len(sent) == 1
