@@ -96,6 +96,7 @@ def _execute_prepared(cursor, steps: Sequence[tuple[Statement, Sequence[Any]]]) 
             state = _is_prepared(cursor, statement.name)
         if not state:
             parts.append(f"PREPARE {statement.name} AS {statement.prepared_sql()}")
+        states[statement.name] = True  # a statement sent twice is prepared once
         parts.append(
             f"EXECUTE {statement.name}" + (f" ({', '.join(['%s'] * len(params))})" if params else "")
         )
@@ -180,10 +181,15 @@ def _insert_statement(model: type[Model], name: str) -> Statement:
 def update(instance: Model, fields: Sequence[str], name: str) -> None:
     """Write ``fields`` (attribute names) of a saved ``instance`` to its row, as
     ``save(update_fields=…)`` would, as the prepared statement ``name``."""
+    execute(*update_step(instance, fields, name))
+
+
+def update_step(instance: Model, fields: Sequence[str], name: str) -> tuple[Statement, list[Any]]:
+    """``update``'s statement and parameters, to send with others (``execute_in_one_trip``)."""
     model = type(instance)
     chosen = [next(f for f in model._meta.concrete_fields if f.attname == attname) for attname in fields]
     values = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in chosen]
-    execute(_update_statement(model, tuple(fields), name), [*values, instance.pk])
+    return _update_statement(model, tuple(fields), name), [*values, instance.pk]
 
 
 @functools.cache

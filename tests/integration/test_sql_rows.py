@@ -45,7 +45,10 @@ def test_rows_become_models_as_the_orm_builds_them(enrolled, make_claim_study):
 def test_statements_sent_in_one_trip_answer_with_the_last_ones_rows():
     first = sql_rows.Statement("roft_test_first", "SELECT %s + 10")
     second = sql_rows.Statement("roft_test_second", "SELECT %s * 2, %s")
+    third = sql_rows.Statement("roft_test_third", "SELECT %s::int")
     sent = []
     with connection.execute_wrapper(lambda run, sql, *rest: sent.append(sql) or run(sql, *rest)):
         assert sql_rows.execute_in_one_trip([(first, [1]), (second, [3, "x"])]) == [(6, "x")]
-    assert len(sent) == 1
+        assert sql_rows.execute_in_one_trip([(third, [1]), (third, [4])]) == [(4,)]
+    assert len(sent) == 2
+    assert sent[1].count("PREPARE") == 1  # a statement sent twice in one trip is prepared once

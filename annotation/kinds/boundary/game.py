@@ -39,7 +39,7 @@ def record_round(response: Response) -> PlayerStats:
     Called by the kind inside the storing transaction. The player's rows are created and
     locked by one upsert (overall first, then the category: the same order everywhere),
     so two rounds stored at once, even in two studies, get consecutive ``order`` numbers;
-    the new totals are written back in one statement.
+    the new totals and the round's order are written back in one round trip.
     """
     category = response.item.payload["category"]
     keys = sorted({OVERALL, category})
@@ -47,10 +47,10 @@ def record_round(response: Response) -> PlayerStats:
     order = rows[0].played + 1
     for row in rows:
         _count_round(row, response)
-    for row in rows:
-        sql_rows.update(row, TOTALS, "roft_update_player_stats")
     response.score_details = {**response.score_details, "order": order, **_timings(response.display_order)}
-    sql_rows.update(response, ["score_details"], "roft_update_round_details")
+    writes = [sql_rows.update_step(row, TOTALS, "roft_update_player_stats") for row in rows]
+    writes.append(sql_rows.update_step(response, ["score_details"], "roft_update_round_details"))
+    sql_rows.execute_in_one_trip(writes)
     return rows[0]
 
 
