@@ -5,8 +5,9 @@ participant's page, an exam question, an imported answer's) is created by
 ``create_assignment``, and leaves or re-enters the live states only here.
 
 Each item keeps ``slots_taken``, its number of live (assigned or answered) assignments,
-changed only by ``take_slots`` and ``free_slots``, in the same transaction as the
-assignments it counts. Because the counter is a column of the locked row, PostgreSQL
+changed only by ``take_slots`` and ``free_slots`` and by the page's item pick
+(``_take_first_item``, which takes the slot in the statement that locks the item), in the
+same transaction as the assignments it counts. Because the counter is a column of the locked row, PostgreSQL
 re-checks ``slots_taken < wanted`` against the newest row version when a lock is acquired,
 so a count is never stale.
 """
