@@ -9,19 +9,24 @@ participant blocked mid-session stops at their next request.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Q
+from django.db.models import Model, Q
 from django.http import Http404
 from django.utils import timezone
 
-from annotation.models import Assignment, Enrollment, Job, Participant, Response, Study
+from annotation.models import Assignment, Enrollment, Exam, Item, Job, Participant, Response, Study
 
+from . import sql_rows
 from .assignment import assignment_is_open
 
 RESEARCHERS_GROUP = "researchers"
+# The gate's one query: the enrollment, its study and participant, the page and its item.
+STEP_TABLES = ((Enrollment, "e"), (Study, "s"), (Participant, "p"), (Assignment, "a"), (Item, "i"))
 
 
 def is_researcher(user) -> bool:
@@ -175,10 +180,12 @@ def require_live_step(
     exam when ``exam``) is no longer open. An answered page passes: a retried submit gets
     the stored result.
 
-    A step under way costs one query for the participant, the study and the enrollment
-    together (two with the page); the refusals read them one by one, in the order below.
+    A step under way costs one query for the participant, the study, the enrollment and
+    the page together (an exam's page: one more); the refusals read them one by one, in
+    the order below.
     """
-    enrollment = _step_enrollment(slug, participant_id, user)
+    page_id = _row_id(assignment_id) if assignment_id is not None and not exam else None
+    enrollment, page = _step_enrollment(slug, participant_id, user, page_id)
     if enrollment is None:
         study = access_study_for_participant(slug, user)
         participant = _step_participant(participant_id, user)
@@ -197,28 +204,74 @@ def require_live_step(
         return LiveStep(study=study, enrollment=enrollment)
     if exam and study.qualification_id is None:
         raise Http404("This study has no exam.")
-    qualification = study.qualification
-    page_study = qualification.study if exam and qualification is not None else study
-    assignment = access_assignment_for_participant(
-        participant=participant, study=page_study, assignment_id=assignment_id
-    )
+    if page is not None:
+        assignment = page
+    else:
+        qualification = study.qualification
+        page_study = qualification.study if exam and qualification is not None else study
+        assignment = access_assignment_for_participant(
+            participant=participant, study=page_study, assignment_id=assignment_id
+        )
     answered = assignment.status == Assignment.Status.ANSWERED
     if not (answered or assignment_is_open(assignment, now or timezone.now())):
         raise StepRefused(StepRefused.EXPIRED, study, enrollment)
     return LiveStep(study=study, enrollment=enrollment, assignment=assignment)
 
 
-def _step_enrollment(slug: str, participant_id: int | None, user) -> Enrollment | None:
+def _step_enrollment(
+    slug: str, participant_id: int | None, user, page_id: int | None = None
+) -> tuple[Enrollment | None, Assignment | None]:
     """The enrollment of this step's participant in the study ``slug`` (not an exam), with
-    its participant and study, in one query; None when there is none to find that way."""
+    its participant and study, and the page ``page_id`` when it is that participant's in
+    that study (with its item), in one query; (None, None) when there is none to find that
+    way. The session's participant (every participant's usual case) is read by a prepared
+    statement; a logged-in user without one by the ORM."""
     if participant_id:
-        who = Q(participant_id=participant_id)
-    elif user is not None and user.is_authenticated:
-        who = Q(participant__user=user)
-    else:
-        return None
+        return _session_step(slug, participant_id, page_id)
+    if user is None or not user.is_authenticated:
+        return None, None
     query = Enrollment.objects.select_related("participant", "study")
-    return query.filter(who, study__slug=slug, study__exam__isnull=True).first()
+    enrollment = query.filter(participant__user=user, study__slug=slug, study__exam__isnull=True).first()
+    return enrollment, None
+
+
+@functools.cache
+def _step_statement() -> tuple[sql_rows.Statement, list[tuple[type[Model], list[str]]]]:
+    parts = [(model, *sql_rows.columns(model, alias)) for model, alias in STEP_TABLES]
+    statement = sql_rows.Statement(
+        "roft_step_gate",
+        f"SELECT {', '.join(sql for _, _, sql in parts)} "  # noqa: S608 - the models' own columns
+        f"FROM {Enrollment._meta.db_table} e "
+        f"JOIN {Study._meta.db_table} s ON s.id = e.study_id "
+        f"JOIN {Participant._meta.db_table} p ON p.id = e.participant_id "
+        f"LEFT JOIN {Assignment._meta.db_table} a "
+        "ON a.id = %s AND a.study_id = e.study_id AND a.participant_id = e.participant_id "
+        f"LEFT JOIN {Item._meta.db_table} i ON i.id = a.item_id "
+        f"WHERE e.participant_id = %s AND s.slug = %s AND NOT EXISTS "
+        f"(SELECT 1 FROM {Exam._meta.db_table} x WHERE x.study_id = s.id)",
+    )
+    return statement, [(model, names) for model, names, _ in parts]
+
+
+def _session_step(
+    slug: str, participant_id: int, page_id: int | None
+) -> tuple[Enrollment | None, Assignment | None]:
+    statement, layout = _step_statement()
+    rows = sql_rows.execute(statement, [page_id, int(participant_id), slug])
+    if not rows:
+        return None, None
+    built: list[Any] = []
+    start = 0
+    for model, names in layout:
+        values = rows[0][start : start + len(names)]
+        start += len(names)
+        built.append(sql_rows.models_from_rows(model, names, [values])[0] if values[0] is not None else None)
+    enrollment, study, participant, assignment, item = built
+    enrollment.study, enrollment.participant = study, participant
+    if assignment is not None:
+        item.study = study
+        assignment.study, assignment.item, assignment.participant = study, item, participant
+    return enrollment, assignment
 
 
 def _step_participant(participant_id: int | None, user) -> Participant | None:
@@ -287,6 +340,12 @@ def access_export_for_researcher(user, study: Study, export_id) -> Job:
     if job is None:
         raise Http404("No such export.")
     return job
+
+
+def _row_id(value) -> int | None:
+    """``value`` as a row id (a positive 64-bit integer), else None."""
+    number = _int_or_none(value)
+    return number if number is not None and 0 < number < 2**63 else None
 
 
 def _int_or_none(value) -> int | None:

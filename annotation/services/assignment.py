@@ -5,14 +5,16 @@ participant's page, an exam question, an imported answer's) is created by
 ``create_assignment``, and leaves or re-enters the live states only here.
 
 Each item keeps ``slots_taken``, its number of live (assigned or answered) assignments,
-changed only by ``take_slots`` and ``free_slots``, in the same transaction as the
-assignments it counts. Because the counter is a column of the locked row, PostgreSQL
+changed only by ``take_slots`` and ``free_slots`` and by the page's item pick
+(``_take_first_item``, which takes the slot in the statement that locks the item), in the
+same transaction as the assignments it counts. Because the counter is a column of the locked row, PostgreSQL
 re-checks ``slots_taken < wanted`` against the newest row version when a lock is acquired,
 so a count is never stale.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections import Counter
@@ -21,11 +23,12 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Case, Count, F, Max, Q, Subquery, Value, When, Window
+from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
 from annotation.models import Assignment, Enrollment, Item, Participant, Study
 
+from . import sql_rows
 from .attention import attention_pages
 from .participants import is_anonymous
 
@@ -53,8 +56,7 @@ def assign_next_item(
     """
     now = now or timezone.now()
     with transaction.atomic():
-        enrollment = Enrollment.objects.select_for_update().get(participant=participant, study=study)
-        current, last_position = _current_assignment(participant, study, now)
+        enrollment, current, last_position = _lock_and_resume(participant, study, now)
         if current is not None:
             if current.shown_at is None:
                 current.shown_at = now
@@ -79,6 +81,7 @@ def assign_next_item(
             position=position,
             shown_at=now,
             expires_at=expires_at,
+            takes_slot=False,  # the pick took it, in the statement that locked the item
         )
 
 
@@ -104,31 +107,74 @@ def pick_draw(study: Study, participant: Participant, position: int) -> float:
     return random.Random(f"pick:{study.pk}:{participant.pk}:{position}").random()
 
 
-def _current_assignment(
+def _lock_and_resume(
     participant: Participant, study: Study, now: datetime
-) -> tuple[Assignment | None, int]:
-    """A live assignment to resume (an out-of-date one is expired on the way), and the
-    participant's last position in the study (0 before the first page), in one query."""
-    mine = Assignment.objects.filter(participant=participant, study=study)
-    newest = (
-        mine.select_related("item")
-        .annotate(
-            last_position=Window(Max("position")),
-            waiting=Case(When(status=Assignment.Status.ASSIGNED, then=Value(0)), default=Value(1)),
-        )
-        .order_by("waiting", "-position")
-        .first()
-    )
-    if newest is None:
-        return None, 0
-    last_position = newest.last_position
-    if newest.status != Assignment.Status.ASSIGNED:
-        return None, last_position
+) -> tuple[Enrollment, Assignment | None, int]:
+    """The participant's enrollment, locked (it serialises their requests: two tabs), a
+    live assignment to resume (an out-of-date one is expired on the way), and their last
+    position in the study (0 before the first page).
+
+    One round trip: the lock, then a read that sees whatever another request of theirs
+    committed while the lock waited (its own statement, so its own snapshot)."""
+    key = [participant.pk, study.pk]
+    rows = sql_rows.execute_in_one_trip([(LOCK_ENROLLMENT, key), (_resume_statement(), key)])
+    if not rows:
+        raise Enrollment.DoesNotExist(f"No enrollment of participant {participant.pk} in study {study.pk}.")
+    enrollment, newest, last_position = _resume_row(rows[0], study, participant)
+    if newest is None or newest.status != Assignment.Status.ASSIGNED:
+        return enrollment, None, last_position
     if assignment_is_open(newest, now):
-        return newest, last_position
-    live = mine.filter(status=Assignment.Status.ASSIGNED)
+        return enrollment, newest, last_position
+    live = Assignment.objects.filter(participant=participant, study=study, status=Assignment.Status.ASSIGNED)
     _end_assignments(live.filter(expires_at__lte=now), Assignment.Status.EXPIRED)
-    return None, last_position
+    return enrollment, None, last_position
+
+
+LOCK_ENROLLMENT = sql_rows.Statement(
+    "roft_lock_enrollment",
+    f"SELECT 1 FROM {Enrollment._meta.db_table} "  # noqa: S608 - the model's own table
+    "WHERE participant_id = %s AND study_id = %s /*pg:FOR UPDATE*/",
+)
+RESUME_TABLES = ((Enrollment, "e"), (Assignment, "a"), (Item, "i"))
+
+
+@functools.cache
+def _resume_statement() -> sql_rows.Statement:
+    """The enrollment; the participant's newest page in the study, a live one first
+    (``ASSIGNED`` sorts first), with its item; and their last position."""
+    table = Assignment._meta.db_table
+    columns = ", ".join(sql_rows.columns(model, alias)[1] for model, alias in RESUME_TABLES)
+    mine = "participant_id = e.participant_id AND {0}.study_id = e.study_id"
+    newest = (
+        f"SELECT n.id FROM {table} n WHERE n.{mine.format('n')} "  # noqa: S608 - the model's own table
+        f"ORDER BY CASE WHEN n.status = '{Assignment.Status.ASSIGNED}' THEN 0 ELSE 1 END, "
+        "n.position DESC LIMIT 1"
+    )
+    return sql_rows.Statement(
+        "roft_resume",
+        f"SELECT {columns}, (SELECT max(m.position) FROM {table} m WHERE m.{mine.format('m')}) "  # noqa: S608 - the models' own columns
+        f"FROM {Enrollment._meta.db_table} e LEFT JOIN {table} a ON a.id = ({newest}) "
+        f"LEFT JOIN {Item._meta.db_table} i ON i.id = a.item_id "
+        "WHERE e.participant_id = %s AND e.study_id = %s",
+    )
+
+
+def _resume_row(row, study: Study, participant: Participant) -> tuple[Enrollment, Assignment | None, int]:
+    """The enrollment, the newest assignment (with its item) and the last position from a
+    row of ``_resume_statement``."""
+    built: list = []
+    start = 0
+    for model, _ in RESUME_TABLES:
+        names, _ = sql_rows.columns(model)
+        values = row[start : start + len(names)]
+        start += len(names)
+        built.append(sql_rows.models_from_rows(model, names, [values])[0] if values[0] is not None else None)
+    enrollment, assignment, item = built
+    enrollment.participant, enrollment.study = participant, study
+    if assignment is not None:
+        item.study = study
+        assignment.study, assignment.item, assignment.participant = study, item, participant
+    return enrollment, assignment, row[-1] or 0
 
 
 def _pick_item(study: Study, participant: Participant, draw: float, *, attention: bool) -> Item | None:
@@ -143,16 +189,15 @@ def _pick_item(study: Study, participant: Participant, draw: float, *, attention
 def _lock_available_item(
     study: Study, participant: Participant, draw: float, *, attention: bool
 ) -> Item | None:
-    had = Assignment.objects.filter(participant=participant, study=study).values("item_id")
-    candidates = Item.objects.filter(study=study, is_attention_check=attention).exclude(pk__in=had)
-    if attention:
-        # Attention checks are shown to everyone; they have no annotation budget.
-        return _first_from(candidates, draw)
-    open_items = candidates.filter(slots_taken__lt=study.annotations_per_item)
-    least_filled = open_items.order_by("slots_taken").values("slots_taken")[:1]
-    group = open_items.filter(slots_taken=Subquery(least_filled))
+    """Lock an item for the participant and take its slot (``take_slots``'s counter, in
+    the statement that locks the row), or None when every candidate is taken or locked."""
     deadline = time.monotonic() + LOCKED_WAIT_SECONDS
-    while (item := _first_from(group, draw)) is None and open_items.exists() and time.monotonic() < deadline:
+    while (item := _take_first_item(study, participant, draw, attention=attention)) is None:
+        open_items = Item.objects.filter(
+            study=study, is_attention_check=False, slots_taken__lt=study.annotations_per_item
+        ).exclude(pk__in=Assignment.objects.filter(participant=participant, study=study).values("item_id"))
+        if attention or time.monotonic() >= deadline or not open_items.exists():
+            return None
         # Every item of the least-filled group is locked by someone mid-assignment (or
         # was filled meanwhile). Waiting on those locks could deadlock (a waiting statement
         # keeps the rows it rejected locked), so look again shortly: each new statement
@@ -161,11 +206,53 @@ def _lock_available_item(
     return item
 
 
-def _first_from(items, draw: float) -> Item | None:
-    """The first unlocked item at or after ``draw`` in the random order, wrapping around:
-    an index range scan (``item_pick_order``), whatever the number of items."""
-    ordered = items.order_by("shuffle_key").select_for_update(skip_locked=True, of=("self",))
-    return ordered.filter(shuffle_key__gte=draw).first() or ordered.filter(shuffle_key__lt=draw).first()
+def _take_first_item(study: Study, participant: Participant, draw: float, *, attention: bool) -> Item | None:
+    """The first unlocked candidate at or after ``draw`` in the items' random order,
+    wrapping around, locked (SKIP LOCKED) and its slot taken, in one statement: two index
+    range scans (``item_pick_order``) whatever the number of items, the second run only
+    when the first finds nothing. Candidates: items of the kind asked for (attention
+    checks or not) the participant never had; ordinary items only among the least-filled
+    open ones (attention checks are shown to everyone and have no annotation budget)."""
+    names, _ = sql_rows.columns(Item, "i")
+    if attention:
+        params = [study.pk, True, participant.pk, draw] * 2
+    else:
+        least = [study.pk, study.annotations_per_item, participant.pk]
+        params = [*least, study.pk, False, participant.pk, draw, study.pk, False, participant.pk, draw]
+    rows = sql_rows.execute(_pick_statement(attention), params)
+    if not rows:
+        return None
+    item = sql_rows.models_from_rows(Item, names, rows)[0]
+    item.study = study
+    return item
+
+
+@functools.cache
+def _pick_statement(attention: bool) -> sql_rows.Statement:
+    table, had_table = Item._meta.db_table, Assignment._meta.db_table
+    _, returning = sql_rows.columns(Item)
+    had = f"NOT EXISTS (SELECT 1 FROM {had_table} h WHERE h.item_id = i.id AND h.participant_id = %s)"  # noqa: S608
+    group = "" if attention else "AND i.slots_taken = (SELECT slots_taken FROM least) "
+
+    def scan(name: str, comparison: str) -> str:
+        return (
+            f"{name} AS (SELECT i.id FROM {table} i "  # noqa: S608 - the models' own tables
+            f"WHERE i.study_id = %s AND i.is_attention_check = %s {group}AND {had} "
+            f"AND i.shuffle_key {comparison} %s ORDER BY i.shuffle_key LIMIT 1 "
+            "/*pg:FOR UPDATE OF i SKIP LOCKED*/)"
+        )
+
+    least = (
+        f"least AS (SELECT i.slots_taken FROM {table} i WHERE i.study_id = %s "  # noqa: S608
+        f"AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} ORDER BY i.slots_taken LIMIT 1), "
+    )
+    return sql_rows.Statement(
+        f"roft_pick_{'check' if attention else 'item'}",
+        f"UPDATE {table} SET slots_taken = slots_taken + 1 WHERE id = ("  # noqa: S608
+        f"WITH {'' if attention else least}{scan('onward', '>=')}, {scan('wrapped', '<')} "
+        "SELECT id FROM onward UNION ALL SELECT id FROM wrapped LIMIT 1"
+        f") RETURNING {returning}",
+    )
 
 
 def create_assignment(
@@ -197,7 +284,7 @@ def create_assignment(
         state = study.task_kind.prepare_assignment(item, random.Random())
     if takes_slot:
         take_slots({item.pk: 1})
-    return Assignment.objects.create(
+    assignment = Assignment(
         study=study,
         item=item,
         participant=participant,
@@ -210,6 +297,8 @@ def create_assignment(
         shown_at=shown_at,
         answered_at=answered_at,
     )
+    sql_rows.insert(assignment, "roft_insert_assignment")
+    return assignment
 
 
 def reopen_assignment(assignment: Assignment, *, expires_at: datetime) -> None:

@@ -18,7 +18,8 @@ from rest_framework.exceptions import ValidationError
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
-from .assignment import assignment_is_open, create_assignment
+from . import sql_rows
+from .assignment import create_assignment
 from .attention import record_attention_outcome
 from .participants import count_answers
 
@@ -46,12 +47,13 @@ def submit_response(*, assignment: Assignment, answer: dict, now: datetime | Non
     item = assignment.item
     kind = assignment.study.task_kind
     with transaction.atomic():
-        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
-        if locked.status == Assignment.Status.ANSWERED:
-            return SubmitResult(response=Response.objects.get(assignment=locked), created=False)
-        if not assignment_is_open(locked, now):
+        locked = _claim(assignment, now)
+        if locked is None:
+            locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+            if locked.status == Assignment.Status.ANSWERED:
+                return SubmitResult(response=Response.objects.get(assignment=locked), created=False)
             raise SubmissionClosed(PAGE_EXPIRED)
-        try:
+        try:  # a bad answer raises here, and the transaction undoes the claim
             validated = kind.validate_answer(item, answer, state=locked.state)
         except ValidationError as exc:
             raise InputError.from_validation(exc) from exc
@@ -60,6 +62,23 @@ def submit_response(*, assignment: Assignment, answer: dict, now: datetime | Non
         response = store_response(assignment=locked, answer=validated, shown_at=shown_at, answered_at=now)
         screened_out = _update_enrollment(locked, response)
     return SubmitResult(response=response, created=True, screened_out=screened_out)
+
+
+def _claim(assignment: Assignment, now: datetime) -> Assignment | None:
+    """Lock the assignment and mark it answered at ``now`` in one statement, when it is
+    open (``assignment_is_open``: handed out, unanswered, in time); its row as it is then.
+    None: it was answered already, or closed; nothing changed."""
+    names, columns = sql_rows.columns(Assignment)
+    statement = sql_rows.Statement(
+        "roft_claim_assignment",
+        f"UPDATE {Assignment._meta.db_table} SET status = %s, answered_at = %s "  # noqa: S608 - the model's own table
+        f"WHERE id = %s AND status = %s AND expires_at > %s RETURNING {columns}",
+    )
+    answered, assigned = Assignment.Status.ANSWERED, Assignment.Status.ASSIGNED
+    rows = sql_rows.execute(statement, [answered, now, assignment.pk, assigned, now])
+    if not rows:
+        return None
+    return sql_rows.models_from_rows(Assignment, names, rows)[0]
 
 
 def store_response(
@@ -88,7 +107,7 @@ def store_response(
         details = {k: v for k, v in details.items() if not k.startswith(missing)}
         details["missing"] = list(missing)
     duration = max((answered_at - shown_at).total_seconds(), 0.0) if shown_at else None
-    response = Response.objects.create(
+    response = Response(
         assignment=assignment,
         study=study,
         item=item,
@@ -106,6 +125,7 @@ def store_response(
         imported=imported,
         incomplete=bool(missing),
     )
+    sql_rows.insert(response, "roft_insert_response")
     if assignment.status != Assignment.Status.ANSWERED:
         Assignment.objects.filter(pk=assignment.pk).update(
             status=Assignment.Status.ANSWERED, answered_at=answered_at

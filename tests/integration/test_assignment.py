@@ -135,14 +135,13 @@ def test_the_item_pick_reads_an_index_in_order_and_sorts_nothing(make_claim_stud
         cursor.execute("ANALYZE annotation_assignment")
     with CaptureQueriesContext(connection) as captured:
         assert assign_next_item(participant=participant, study=study) is not None
-    picks = [q["sql"] for q in captured.captured_queries if q["sql"].startswith('SELECT "annotation_item"')]
-    assert picks and all("FOR UPDATE" in sql and "shuffle_key" in sql for sql in picks)
-    for sql in picks:
-        with connection.cursor() as cursor:
-            cursor.execute(f"EXPLAIN {sql}")
-            plan = "\n".join(row[0] for row in cursor.fetchall())
-        assert "Sort" not in plan, plan
-        assert "item_pick_order" in plan, plan
+    picks = [q["sql"] for q in captured.captured_queries if "EXECUTE roft_pick_item" in q["sql"]]
+    assert len(picks) == 1  # the prepared pick: lock, wrap-around and slot in one statement
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN {picks[0][picks[0].index('EXECUTE roft_pick_item') :]}")
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Sort" not in plan, plan
+    assert "LockRows" in plan and "item_pick_order" in plan, plan
 
 
 def test_a_page_request_does_not_sweep_other_participants_expired_pages(make_claim_study, enrolled):

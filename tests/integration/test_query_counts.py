@@ -69,14 +69,15 @@ def task_and_submit_queries(size: int, enrolled) -> tuple[int, int]:
 
 def test_task_page_and_submit_do_not_query_per_row(enrolled):
     measured = {size: task_and_submit_queries(size, enrolled) for size in SIZES}
-    # task: the gate (one query: the enrollment with its participant and study); the
-    # enrollment locked, the newest assignment with the last position, the item pick, its
-    # slot, the new assignment; one more pick when the participant's draw falls after the
-    # last open item's key (wrap).
-    assert_flat({size: task for size, (task, _) in measured.items()}, at_most=9, spread=1)
-    # submit: the gate (2: the enrollment, the page), the assignment locked, the response,
-    # the assignment, the enrollment.
-    assert_flat({size: submit for size, (_, submit) in measured.items()}, at_most=8)
+    # task: the gate (one query: the enrollment with its participant and study), then in
+    # one transaction (BEGIN and COMMIT: two savepoints here) the enrollment locked and
+    # then read with the newest assignment and the last position (two statements sent in
+    # one round trip), the item pick with its slot (the wrap-around inside that
+    # statement), the new assignment.
+    assert_flat({size: task for size, (task, _) in measured.items()}, at_most=6)
+    # submit: the gate (one: the enrollment, the page and its item), then the page claimed
+    # (locked and marked answered), the response, the enrollment's count.
+    assert_flat({size: submit for size, (_, submit) in measured.items()}, at_most=6)
 
 
 def round_step_queries(size: int, enrolled) -> dict[str, int]:
@@ -105,13 +106,16 @@ def round_step_queries(size: int, enrolled) -> dict[str, int]:
 
 def test_every_round_step_reads_a_fixed_number_of_queries(enrolled):
     measured = {size: round_step_queries(size, enrolled) for size in SIZES}
-    # reveal: the gate (2) and one conditional UPDATE … RETURNING of the round's row; guess:
+    # reveal: the gate (1) and one conditional UPDATE … RETURNING of the round's row; guess:
     # the gate and the row locked and updated. Each fragment is built from that row and the
-    # gate's enrollment, without reading anything again.
-    bounds = {"task": 10, "reveal": 3, "guess": 6, "answer": 14}
+    # gate's enrollment, without reading anything again. task: the survey's task page and
+    # the player's totals; answer: the survey's submit, the player's two rows
+    # created-or-locked (one upsert), their new totals and the round's order on the
+    # response (three statements in one round trip), and the totals for the result.
+    bounds = {"task": 7, "reveal": 2, "guess": 5, "answer": 9}
     for step, bound in bounds.items():
         per_size = {size: counts[step] for size, counts in measured.items()}
-        assert_flat(per_size, at_most=bound, spread=int(step == "task"))  # the pick's wrap-around
+        assert_flat(per_size, at_most=bound)
 
 
 def test_researchers_participants_page_does_not_query_per_participant(enrolled, django_user_model):

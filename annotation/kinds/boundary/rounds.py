@@ -15,9 +15,19 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.models import Assignment
+from annotation.services import sql_rows
 from annotation.services.assignment import assignment_is_open
 
 RAN_OUT = "This round ran out of time; go on with the next passage."
+REVEAL = sql_rows.Statement(
+    "roft_reveal",
+    f"UPDATE {Assignment._meta.db_table} SET state = jsonb_set(jsonb_set(state, '{{revealed}}', %s::jsonb), "  # noqa: S608 - the model's own table
+    "'{reveals}', CASE WHEN coalesce(jsonb_array_length(state->'reveals'), 0) = 0 "
+    "THEN %s::jsonb ELSE state->'reveals' || %s::jsonb END) "
+    "WHERE id = %s AND status = %s AND expires_at > %s "
+    "AND coalesce(state->'guess', 'null'::jsonb) = 'null'::jsonb AND state->'revealed' = %s::jsonb "
+    "RETURNING state",
+)
 
 
 class RoundError(Exception):
@@ -77,29 +87,21 @@ def _reveal_in_one_update(assignment: Assignment, seen: int, now: datetime) -> b
     if connection.vendor != "postgresql" or not 1 <= seen < count:
         return False
     started = (assignment.shown_at or now).isoformat()
-    table = Assignment._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table} SET state = jsonb_set(jsonb_set(state, '{{revealed}}', %s::jsonb), "  # noqa: S608 - the model's own table
-            "'{reveals}', CASE WHEN coalesce(jsonb_array_length(state->'reveals'), 0) = 0 "
-            "THEN %s::jsonb ELSE state->'reveals' || %s::jsonb END) "
-            "WHERE id = %s AND status = %s AND expires_at > %s "
-            "AND coalesce(state->'guess', 'null'::jsonb) = 'null'::jsonb AND state->'revealed' = %s::jsonb "
-            "RETURNING state",
-            [
-                json.dumps(seen + 1),
-                json.dumps([started, now.isoformat()]),
-                json.dumps([now.isoformat()]),
-                assignment.pk,
-                Assignment.Status.ASSIGNED,
-                now,
-                json.dumps(seen),
-            ],
-        )
-        row = cursor.fetchone()
-    if row is None:
+    rows = sql_rows.execute(
+        REVEAL,
+        [
+            json.dumps(seen + 1),
+            json.dumps([started, now.isoformat()]),
+            json.dumps([now.isoformat()]),
+            assignment.pk,
+            Assignment.Status.ASSIGNED,
+            now,
+            json.dumps(seen),
+        ],
+    )
+    if not rows:
         return False
-    assignment.state = json.loads(row[0]) if isinstance(row[0], str) else row[0]
+    assignment.state = json.loads(rows[0][0]) if isinstance(rows[0][0], str) else rows[0][0]
     return True
 
 
@@ -131,7 +133,7 @@ def record_guess(*, assignment: Assignment, guess: int, now: datetime | None = N
 def _open_round(assignment: Assignment, now: datetime) -> tuple[Assignment, dict, int]:
     """The round's row, locked, with a copy of its state and its number of sentences (from
     the item the caller's assignment carries: a passage does not change during a round)."""
-    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    locked = sql_rows.fetch(Assignment, "roft_lock_round", "id = %s /*pg:FOR UPDATE*/", [assignment.pk])[0]
     if locked.status == Assignment.Status.ANSWERED:
         raise RoundClosed("This round is over and its answer is stored; it earns nothing more.")
     if not assignment_is_open(locked, now):
@@ -148,5 +150,5 @@ def _started(state: dict, assignment: Assignment, now: datetime) -> list[str]:
 
 def _save_state(assignment: Assignment, state: dict) -> None:
     """Store the new state; the caller's copy of the assignment sees it too."""
-    Assignment.objects.filter(pk=assignment.pk).update(state=state)
     assignment.state = state
+    sql_rows.update(assignment, ["state"], "roft_save_round_state")

@@ -1,0 +1,210 @@
+"""Hand-written SQL for the participant's hot path, run as prepared statements.
+
+The survey's and the game's steps run a handful of statements per request; built by the
+ORM, each costs more in Python (compiling the query, building model instances through
+the queryset machinery) than PostgreSQL takes to run it. The hot reads and writes are
+written here once as SQL, and their rows become model instances with ``Model.from_db``
+and the fields' own converters, as the ORM would build them.
+
+On PostgreSQL each statement is prepared once per database connection (``PREPARE`` sent
+with its first ``EXECUTE``, in one round trip, so a step's query count does not depend on
+whether its connection prepared it before), then only executed: the server parses and
+plans it once per connection, not once per request. Prepared statements live in the
+server's session, so they need a direct connection or a pooler in session mode (never
+PgBouncer in transaction mode; docs/deploy.md). SQLite runs the same statements plainly.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from django.db import connection
+from django.db.models import Model
+
+M = TypeVar("M", bound=Model)
+PLACEHOLDER = re.compile(r"%s")
+
+# Per database connection: the statements it prepared (True), or may have (UNSURE: the
+# first run failed, before or after its PREPARE); absent: not prepared.
+UNSURE = None
+_prepared: weakref.WeakKeyDictionary[Any, dict[str, bool | None]] = weakref.WeakKeyDictionary()
+_prepared_lock = threading.Lock()
+_converters: dict[tuple[str, type[Model], tuple[str, ...]], list[tuple[Any, list[Callable]]]] = {}
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One SQL statement with ``%s`` placeholders, and the name it is prepared under.
+
+    ``postgresql_only`` parts are written ``/*pg:...*/`` (row-lock clauses such as
+    ``FOR UPDATE SKIP LOCKED``): kept on PostgreSQL, dropped on SQLite, whose write
+    transactions are serialised already (settings: IMMEDIATE)."""
+
+    name: str
+    sql: str
+
+    def for_vendor(self, vendor: str) -> str:
+        if vendor == "postgresql":
+            return re.sub(r"/\*pg:(.*?)\*/", r"\1", self.sql, flags=re.S)
+        return re.sub(r"/\*pg:(.*?)\*/", "", self.sql, flags=re.S)
+
+    def prepared_sql(self) -> str:
+        """The PostgreSQL text for ``PREPARE``: placeholders numbered ``$1``, ``$2``, …"""
+        numbers = iter(range(1, 1000))
+        return PLACEHOLDER.sub(lambda _: f"${next(numbers)}", self.for_vendor("postgresql"))
+
+
+def execute(statement: Statement, params: Sequence[Any]) -> list[tuple]:
+    """Run ``statement`` with ``params`` on the default connection; its rows (none for a
+    statement that returns none)."""
+    return execute_in_one_trip([(statement, params)])
+
+
+def execute_in_one_trip(steps: Sequence[tuple[Statement, Sequence[Any]]]) -> list[tuple]:
+    """Run statements one after the other, sent to PostgreSQL in one round trip; the rows
+    of the last one. Each statement still runs on its own, with its own snapshot (READ
+    COMMITTED): a later one sees what was committed while an earlier one waited for a lock.
+    """
+    with connection.cursor() as cursor:
+        if connection.vendor != "postgresql":
+            for statement, params in steps:
+                cursor.execute(statement.for_vendor(connection.vendor), params)
+        else:
+            _execute_prepared(cursor, steps)
+        return cursor.fetchall() if cursor.description else []
+
+
+def _execute_prepared(cursor, steps: Sequence[tuple[Statement, Sequence[Any]]]) -> None:
+    connection.ensure_connection()
+    with _prepared_lock:
+        known = _prepared.setdefault(connection.connection, {})
+        states = {statement.name: known.get(statement.name, False) for statement, _ in steps}
+        for name, state in states.items():
+            if state is not True:
+                known[name] = UNSURE  # until this call tells
+    parts: list[str] = []
+    arguments: list[Any] = []
+    for statement, params in steps:
+        state = states[statement.name]
+        if state is UNSURE:
+            state = _is_prepared(cursor, statement.name)
+        if not state:
+            parts.append(f"PREPARE {statement.name} AS {statement.prepared_sql()}")
+        states[statement.name] = True  # a statement sent twice is prepared once
+        parts.append(
+            f"EXECUTE {statement.name}" + (f" ({', '.join(['%s'] * len(params))})" if params else "")
+        )
+        arguments.extend(params)
+    cursor.execute("; ".join(parts), arguments)  # on an error the names stay UNSURE: PREPAREs may have run
+    for name in states:
+        known[name] = True
+
+
+def _is_prepared(cursor, name: str) -> bool:
+    """Whether this session has prepared ``name`` (asked only after a failed first run)."""
+    cursor.execute("SELECT 1 FROM pg_prepared_statements WHERE name = %s", [name])
+    return cursor.fetchone() is not None
+
+
+def models_from_rows(model: type[M], fields: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[M]:
+    """Instances of ``model`` from raw rows of the columns ``fields`` (attribute names, in
+    order), converted by the fields' own database converters as a queryset would."""
+    converters = _field_converters(model, tuple(fields))
+    built = []
+    for row in rows:
+        values = [
+            _convert(value, column, functions)
+            for value, (column, functions) in zip(row, converters, strict=True)
+        ]
+        built.append(model.from_db(connection.alias, list(fields), values))
+    return built
+
+
+def _convert(value: Any, column: Any, functions: list[Callable]) -> Any:
+    for function in functions:
+        value = function(value, column, connection)
+    return value
+
+
+def _field_converters(model: type[Model], fields: tuple[str, ...]) -> list[tuple[Any, list[Callable]]]:
+    key = (connection.vendor, model, fields)
+    if key not in _converters:
+        table = model._meta.db_table
+        found = []
+        for name in fields:
+            field = next(f for f in model._meta.concrete_fields if f.attname == name)
+            column = field.get_col(table)
+            functions = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+            found.append((column, functions))
+        _converters[key] = found
+    return _converters[key]
+
+
+def columns(model: type[Model], alias: str = "") -> tuple[list[str], str]:
+    """The attribute names of ``model``'s concrete fields, and the SQL list of their columns
+    (under the table alias ``alias``, when given), for a statement that builds instances."""
+    fields = list(model._meta.concrete_fields)
+    prefix = f"{alias}." if alias else ""
+    return [f.attname for f in fields], ", ".join(f'{prefix}"{f.column}"' for f in fields)
+
+
+def insert(instance: Model, name: str) -> None:
+    """Insert ``instance`` (an unsaved model with an automatic primary key) as ``save()``
+    would, its values prepared by its fields, and set its primary key; as a prepared
+    statement named ``name``, without the ORM's query compiler."""
+    model = type(instance)
+    fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
+    statement = _insert_statement(model, name)
+    values = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
+    rows = execute(statement, values)
+    instance.pk = rows[0][0]
+    instance._state.adding, instance._state.db = False, connection.alias
+
+
+@functools.cache
+def _insert_statement(model: type[Model], name: str) -> Statement:
+    fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
+    names = ", ".join(f'"{f.column}"' for f in fields)
+    return Statement(
+        name,
+        f"INSERT INTO {model._meta.db_table} ({names}) VALUES ({', '.join(['%s'] * len(fields))}) "  # noqa: S608 - the model's own columns
+        f'RETURNING "{model._meta.pk.column}"',
+    )
+
+
+def update(instance: Model, fields: Sequence[str], name: str) -> None:
+    """Write ``fields`` (attribute names) of a saved ``instance`` to its row, as
+    ``save(update_fields=…)`` would, as the prepared statement ``name``."""
+    execute(*update_step(instance, fields, name))
+
+
+def update_step(instance: Model, fields: Sequence[str], name: str) -> tuple[Statement, list[Any]]:
+    """``update``'s statement and parameters, to send with others (``execute_in_one_trip``)."""
+    model = type(instance)
+    chosen = [next(f for f in model._meta.concrete_fields if f.attname == attname) for attname in fields]
+    values = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in chosen]
+    return _update_statement(model, tuple(fields), name), [*values, instance.pk]
+
+
+@functools.cache
+def _update_statement(model: type[Model], fields: tuple[str, ...], name: str) -> Statement:
+    chosen = [next(f for f in model._meta.concrete_fields if f.attname == attname) for attname in fields]
+    assignments = ", ".join(f'"{f.column}" = %s' for f in chosen)
+    return Statement(
+        name,
+        f'UPDATE {model._meta.db_table} SET {assignments} WHERE "{model._meta.pk.column}" = %s',  # noqa: S608 - the model's own columns
+    )
+
+
+def fetch(model: type[M], name: str, where: str, params: Sequence[Any]) -> list[M]:
+    """The rows of ``model`` that match ``where`` (SQL over its columns, with ``%s``
+    placeholders; it may end with ``ORDER BY`` or a lock clause), as instances."""
+    names, columns_sql = columns(model)
+    statement = Statement(name, f"SELECT {columns_sql} FROM {model._meta.db_table} WHERE {where}")  # noqa: S608 - the model's own columns
+    return models_from_rows(model, names, execute(statement, params))
