@@ -33,6 +33,7 @@ from django.db.models.functions import Cast
 from annotation.kinds import TaskKind, get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
 from annotation.services.pseudonyms import pseudonym
+from scoring.item_cache import cached_item_columns
 from scoring.reports.base import (
     Columns,
     Field,
@@ -63,7 +64,9 @@ def load_study_data(study: Study, builder: KindReport, *, by: Sequence[str] = ()
     declared = () if asks_each_answer else kind.agreement_fields
     item_fields = {"attention": Field("is_attention_check", "truth")} | builder.item_fields
     item_fields |= {f"provenance:{key}": Field(f"provenance__{key}", "text") for key in by}
-    items = _read_table(Item.objects.filter(study=study), item_fields, by_id=True)
+    items = cached_item_columns(
+        study, item_fields, lambda: _read_table(Item.objects.filter(study=study), item_fields, by_id=True)
+    )
     fields = _RESPONSE_FIELDS | builder.response_fields | _declared_fields(declared)
     observations: Columns | None
     if kind is not None and asks_each_answer:
