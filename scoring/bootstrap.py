@@ -42,7 +42,9 @@ def mean_ci(
 ) -> Interval | None:
     """Percentile-bootstrap interval of the mean; None with fewer than two observations."""
     x = np.asarray(values, dtype=np.float64)
-    x = x[~np.isnan(x)]
+    missing = np.isnan(x)
+    if missing.any():  # a copy only when there is something to leave out
+        x = x[~missing]
     if x.size < 2:
         return None
     rng = np.random.default_rng(seed)

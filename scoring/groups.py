@@ -41,7 +41,8 @@ def group_index(*keys: Sequence | np.ndarray) -> tuple[list[tuple], np.ndarray]:
 
 
 def factorize(values: Sequence | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct values and each value's index among them.
+    """Sorted distinct values and each value's index among them (the codes may be the
+    array given, when it already holds codes from 0: read them, never write into them).
 
     Text (object arrays) is factorised through a dictionary, which is much faster than
     sorting a million Python strings; numbers through ``np.unique``.
@@ -49,7 +50,7 @@ def factorize(values: Sequence | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     array = np.asarray(values)
     if array.dtype.kind != "O":
         fast = integer_codes(array)
-        if fast is not None:
+        if fast is not None and fast[2] is not None:
             return fast[0], fast[2]
         distinct, codes = np.unique(array, return_inverse=True)
         return distinct, codes.ravel()
@@ -86,8 +87,9 @@ def grouped_means(values, *keys: Sequence | np.ndarray, label: str = "", ci: boo
     """
     x = np.asarray(values, dtype=np.float64)
     keep = ~np.isnan(x)
-    x = x[keep]
-    tuples, index = group_index(*[np.asarray(key)[keep] for key in keys])
+    every = keep.all()  # then no copies
+    x = x if every else x[keep]
+    tuples, index = group_index(*[np.asarray(key) if every else np.asarray(key)[keep] for key in keys])
     if not tuples:
         return []
     # a stable sort of small integers is a radix sort in NumPy: linear time
@@ -103,12 +105,17 @@ def grouped_means(values, *keys: Sequence | np.ndarray, label: str = "", ci: boo
 
 
 def overall_mean(values, *, label: str = "", ci: bool = True) -> GroupMean | None:
+    """``grouped_means`` with one group (the same figures, its seed included), without
+    grouping a million values to find that every one is in it."""
     x = np.asarray(values, dtype=np.float64)
-    groups = grouped_means(x, np.zeros(len(x), dtype=np.int8), label=label, ci=ci)
-    if not groups:
+    missing = np.isnan(x)
+    if missing.any():
+        x = x[~missing]
+    if x.size == 0:
         return None
-    only = groups[0]
-    return GroupMean((), only.mean, only.sd, only.n, only.ci)
+    interval = mean_ci(x, seed=seed_for(label, (0,))) if ci else None  # (0,): the one group's key
+    sd = float(x.std(ddof=1)) if x.size > 1 else float("nan")
+    return GroupMean((), float(x.mean()), sd, int(x.size), interval)
 
 
 def _plain(value):
