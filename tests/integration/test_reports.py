@@ -441,3 +441,15 @@ def test_declared_agreement_fields_read_as_columns_equal_the_kinds_own_values():
         for i, q, v, level in zip(rows, obs["question"], obs["value"], obs["level"], strict=True)
     )
     assert got == expected and len(got) == len(GAME)
+
+
+def test_a_run_takes_its_fingerprint_counts_from_the_responses_it_read():
+    """No second pass over every response to count them (only the latest time, by index)."""
+    study = game_study()
+    Response.objects.filter(study=study, participant__platform_worker_id="dan").update(flagged=True)
+    with CaptureQueriesContext(connection) as queries:
+        result = compute_study_reports(study)
+    assert result.fingerprint == study_fingerprint(study)
+    assert (result.fingerprint["responses"], result.fingerprint["flagged"]) == (9, 1)
+    counts = [q["sql"] for q in queries if 'COUNT("annotation_response"' in q["sql"]]
+    assert counts == []
