@@ -453,3 +453,17 @@ def test_a_run_takes_its_fingerprint_counts_from_the_responses_it_read():
     assert (result.fingerprint["responses"], result.fingerprint["flagged"]) == (9, 1)
     counts = [q["sql"] for q in queries if 'COUNT("annotation_response"' in q["sql"]]
     assert counts == []
+
+
+def test_the_responses_are_read_without_their_ids():
+    """The reports never use a response's id: it is neither read nor copied per population
+    (the items keep theirs, which the responses are matched to)."""
+    from scoring.data import load_study_data, one_snapshot
+    from scoring.reports import report_for
+
+    study = game_study()
+    with one_snapshot():
+        data = load_study_data(study, report_for(study.kind))
+    assert "id" not in data.responses and len(data.responses) == len(GAME)
+    assert "id" not in data.items  # matched, then dropped
+    assert sorted(data.responses["item"].tolist()) == sorted("ABCD".index(item) for _, item, _ in GAME)
