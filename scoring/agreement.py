@@ -101,6 +101,22 @@ def alpha_from_value_counts(
     must be in order.
     """
     level = check_level(level_of_measurement)
+    counts, domain = _counts_and_domain(value_counts, value_domain, level)
+    return _alpha(_Pairable.gather([counts]), domain, level)
+
+
+def alpha_and_percent_from_value_counts(
+    value_counts, level_of_measurement: str = "interval", *, value_domain=None
+) -> tuple[Estimate, Estimate]:
+    """``alpha_from_value_counts`` and ``percent_agreement_from_value_counts`` of the same
+    counts, which gather the pairable values once for both (a report asks for both)."""
+    level = check_level(level_of_measurement)
+    counts, domain = _counts_and_domain(value_counts, value_domain, level)
+    pairable = _Pairable.gather([counts])
+    return _alpha(pairable, domain, level), _percent(pairable)
+
+
+def _counts_and_domain(value_counts, value_domain, level: str):
     counts = value_counts if sparse.issparse(value_counts) else np.asarray(value_counts)
     if counts.ndim != 2:
         raise ValueError("value counts are a units × values table (2-D)")
@@ -109,7 +125,7 @@ def alpha_from_value_counts(
         raise ValueError("value_domain must name every column of the value counts")
     if level in ("interval", "ratio"):
         domain = _as_numbers(domain)
-    return _alpha(_Pairable.gather([counts]), domain, level)
+    return counts, domain
 
 
 def alpha_from_pairs(

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from scoring.agreement import (
+    alpha_and_percent_from_value_counts,
     alpha_from_pairs,
     alpha_from_value_counts,
-    percent_agreement_from_value_counts,
     value_counts_from_pairs,
 )
 from scoring.bootstrap import Interval, mean_ci, seed_for
@@ -131,8 +131,9 @@ class Ratings:
     def take(self, mask: np.ndarray) -> Ratings:
         if mask.all():
             return self
-        provenance = {key: (codes[mask], names) for key, (codes, names) in self.provenance.items()}
-        fields = {name: getattr(self, name)[mask] for name in _RATING_FIELDS}
+        rows = np.flatnonzero(mask)  # once, not once per field; a scope is often a small part
+        provenance = {key: (codes[rows], names) for key, (codes, names) in self.provenance.items()}
+        fields = {name: getattr(self, name)[rows] for name in _RATING_FIELDS}
         return replace(self, provenance=provenance, **fields)
 
     def __len__(self) -> int:
@@ -275,15 +276,12 @@ def human_rows(scope: Scope, values: np.ndarray, units: np.ndarray, ratings: Rat
     """Agreement among human annotators in one scope."""
     group, level = scope.group, scope.level
     counts, domain = value_counts_from_pairs(units, values)
-    rows = [
-        row(
-            "agreement.krippendorff_alpha", group, alpha_from_value_counts(counts, level, value_domain=domain)
-        )
-    ]
+    alpha, percent = alpha_and_percent_from_value_counts(counts, level, value_domain=domain)
+    rows = [row("agreement.krippendorff_alpha", group, alpha)]
     if level == "ordinal":
         interval = alpha_from_value_counts(counts, "interval", value_domain=domain)
         rows.append(row("agreement.krippendorff_alpha", {**group, "level": "interval"}, interval))
-    rows.append(row("agreement.percent", group, percent_agreement_from_value_counts(counts)))
+    rows.append(row("agreement.percent", group, percent))
     if level == "nominal":
         dense = counts if isinstance(counts, np.ndarray) else counts.toarray()
         rows.append(row("agreement.fleiss_kappa", group, fleiss_kappa(dense)))
