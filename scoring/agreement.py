@@ -173,8 +173,9 @@ def value_counts_from_pairs(
     if unit_array.shape != value_array.shape or unit_array.ndim != 1:
         raise ValueError("units and values must be two sequences of the same length")
     if value_array.dtype.kind == "f":
-        keep = ~np.isnan(value_array)
-        unit_array, value_array = unit_array[keep], value_array[keep]
+        missing = np.isnan(value_array)
+        if missing.any():  # copies only when there is something to leave out
+            unit_array, value_array = unit_array[~missing], value_array[~missing]
     unit_codes = factorize(unit_array)[1]
     domain, value_codes = factorize(value_array)
     n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0

@@ -72,6 +72,12 @@ def _few_labels(array: np.ndarray, probe: int = 1000, most: int = 8):
     labels = sorted(set(array[:probe].tolist()), key=str)
     if len(labels) > most or not all(isinstance(label, str) for label in labels):
         return None
+    if len(labels) == 1:  # one question, one level: a single comparison pass
+        return (
+            (np.array(labels, dtype=object), np.zeros(len(array), dtype=np.intp))
+            if (array == labels[0]).all()
+            else None
+        )
     codes = np.full(len(array), -1, dtype=np.intp)
     for index, label in enumerate(labels):
         codes[array == label] = index

@@ -61,3 +61,13 @@ def test_observations_repeat_one_question_object():
     question, level = columns["question"], columns["level"]
     assert question.dtype == object and question.tolist() == ["guess"] * 1000
     assert question[0] is question[-1] and level[0] is level[-1] == "interval"
+
+
+def test_one_repeated_label_is_factorised_in_one_pass():
+    one = np.empty(5000, dtype=object)
+    one.fill("guess")
+    labels, codes = factorize(one)
+    assert labels.tolist() == ["guess"] and not codes.any() and len(codes) == 5000
+    one[-1] = "other"  # a label the probe did not see
+    labels, codes = factorize(one)
+    assert labels.tolist() == ["guess", "other"] and codes[-1] == 1 and not codes[:-1].any()
