@@ -34,6 +34,7 @@ from scoring.agreement import (
     value_counts_from_pairs,
 )
 from scoring.bootstrap import Interval, mean_ci, seed_for
+from scoring.counting import distinct_counts
 from scoring.estimate import Estimate
 from scoring.groups import factorize
 from scoring.kappa import fleiss_kappa
@@ -218,7 +219,7 @@ def scopes(ratings: Ratings, question_groups: dict[str, str]) -> Iterator[Scope]
     pooled_units = ratings.unit * max(len(questions), 1) + ratings.question
     for lv, level in enumerate(str(name) for name in ratings.levels):
         at_level = ratings.level == lv
-        asked = np.unique(ratings.question[at_level]).tolist()
+        asked = distinct_counts(ratings.question[at_level])[0].tolist()
         scope = _Scoper(ratings, lv, level)
         for q in asked:
             mask = at_level & (ratings.question == q)
@@ -232,7 +233,7 @@ def scopes(ratings: Ratings, question_groups: dict[str, str]) -> Iterator[Scope]
                 group = {"question_group": name, "level": level}
                 yield scope(group, mask, pooled_units, len(members), False)
         for key, (codes, names) in sorted(ratings.provenance.items()):
-            for code in np.unique(codes[at_level]).tolist():
+            for code in distinct_counts(codes[at_level])[0].tolist():
                 if names[code] == "":
                     continue
                 for q in asked:

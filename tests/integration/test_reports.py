@@ -467,3 +467,16 @@ def test_the_responses_are_read_without_their_ids():
     assert "id" not in data.responses and len(data.responses) == len(GAME)
     assert "id" not in data.items  # matched, then dropped
     assert sorted(data.responses["item"].tolist()) == sorted("ABCD".index(item) for _, item, _ in GAME)
+
+
+def test_declared_agreement_values_have_the_items_row_numbers_as_units():
+    """Whole numbers grouped by counting, with the same codes as the item ids would give."""
+    from scoring.data import load_study_data, one_snapshot
+    from scoring.reports import report_for
+
+    study = game_study()
+    with one_snapshot():
+        data = load_study_data(study, report_for(study.kind))
+    units = data.observations["unit"]
+    assert units.dtype.kind == "i"
+    assert units.tolist() == data.responses["item"][data.observations["response"]].tolist()
