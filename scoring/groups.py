@@ -86,10 +86,19 @@ def _few_labels(array: np.ndarray, probe: int = 1000, most: int = 8):
     return np.array(labels, dtype=object), codes
 
 
-def grouped_means(values, *keys: Sequence | np.ndarray, label: str = "", ci: bool = True) -> list[GroupMean]:
+def grouped_means(
+    values,
+    *keys: Sequence | np.ndarray,
+    label: str = "",
+    ci: bool = True,
+    key_labels: np.ndarray | None = None,
+) -> list[GroupMean]:
     """Mean, sd, n and a seeded bootstrap CI of ``values`` for every combination of keys.
 
     NaN values are left out; ``label`` (the metric name) seeds the bootstrap per group.
+    ``key_labels``: with one key of codes, the sorted values the codes stand for; the groups
+    (their keys, order and seeds) are then those the values themselves would give, without
+    grouping a million values that only take a few.
     """
     x = np.asarray(values, dtype=np.float64)
     keep = ~np.isnan(x)
@@ -98,6 +107,8 @@ def grouped_means(values, *keys: Sequence | np.ndarray, label: str = "", ci: boo
     tuples, index = group_index(*[np.asarray(key) if every else np.asarray(key)[keep] for key in keys])
     if not tuples:
         return []
+    if key_labels is not None:
+        tuples = [(_plain(key_labels[code]),) for (code,) in tuples]
     # a stable sort of small integers is a radix sort in NumPy: linear time
     order = np.argsort(index.astype(np.int16) if len(tuples) < 1 << 15 else index, kind="stable")
     bounds = np.searchsorted(index[order], np.arange(len(tuples) + 1))

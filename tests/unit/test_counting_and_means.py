@@ -71,3 +71,14 @@ def test_one_repeated_label_is_factorised_in_one_pass():
     one[-1] = "other"  # a label the probe did not see
     labels, codes = factorize(one)
     assert labels.tolist() == ["guess", "other"] and codes[-1] == 1 and not codes[:-1].any()
+
+
+def test_groups_given_as_codes_of_numbers_are_the_groups_of_the_numbers():
+    rng = np.random.default_rng(5)
+    labels = np.array([0.1, 0.4, 0.9])
+    codes = rng.integers(0, 3, 2000)
+    values = rng.integers(0, 6, 2000).astype(float)
+    by_value = grouped_means(values, labels[codes], label="p")
+    by_code = grouped_means(values, codes, label="p", key_labels=labels)
+    assert by_code == by_value
+    assert [g.key for g in by_code] == [(0.1,), (0.4,), (0.9,)]
