@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import Interval, mean_ci, seed_for
+from .bootstrap import MAX_DISTINCT, Interval, mean_ci, mean_ci_from_counts, seed_for
 from .counting import integer_codes
+
+# Largest groups × values table of counts built at once (else the values are grouped one group at a time).
+MAX_COUNTED_CELLS = 1 << 22
+# Sums of whole numbers below this are exact in float64, in any order.
+EXACT_SUMS = float(2**53)
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,9 @@ def grouped_means(
         return []
     if key_labels is not None:
         tuples = [(_plain(key_labels[code]),) for (code,) in tuples]
+    counted = _counted_means(x, index, tuples, label, ci)
+    if counted is not None:
+        return counted
     # a stable sort of small integers is a radix sort in NumPy: linear time
     order = np.argsort(index.astype(np.int16) if len(tuples) < 1 << 15 else index, kind="stable")
     bounds = np.searchsorted(index[order], np.arange(len(tuples) + 1))
@@ -118,6 +127,35 @@ def grouped_means(
         interval = mean_ci(part, seed=seed_for(label, key)) if ci else None
         sd = float(part.std(ddof=1)) if part.size > 1 else float("nan")
         out.append(GroupMean(key, float(part.mean()), sd, int(part.size), interval))
+    return out
+
+
+def _counted_means(
+    x: np.ndarray, index: np.ndarray, tuples: list[tuple], label: str, ci: bool
+) -> list[GroupMean] | None:
+    """The groups' figures from one count per group and value, when the values are a few
+    whole numbers (points, ratings, 0/1 shares): one counting pass, not a pass per group.
+    The means and intervals are exactly those of the values (sums of whole numbers are exact
+    in any order); the sd comes from the same counts, so it no longer depends on the order
+    the rows were read in. None when the values are anything else."""
+    fast = integer_codes(x)
+    if fast is None or len(fast[0]) > MAX_DISTINCT or len(tuples) * len(fast[0]) > MAX_COUNTED_CELLS:
+        return None
+    distinct, _, codes = fast
+    distinct = distinct.astype(np.float64)
+    if not np.array_equal(distinct, np.round(distinct)) or np.abs(distinct).max() * x.size >= EXACT_SUMS:
+        return None
+    counts = np.bincount(index * len(distinct) + codes, minlength=len(tuples) * len(distinct))
+    out = []
+    for key, count in zip(tuples, counts.reshape(len(tuples), len(distinct)), strict=True):
+        n = int(count.sum())
+        mean = float(count @ distinct) / n
+        sd = math.sqrt(float(count @ (distinct - mean) ** 2) / (n - 1)) if n > 1 else float("nan")
+        present = count > 0
+        interval = (
+            mean_ci_from_counts(distinct[present], count[present], seed=seed_for(label, key)) if ci else None
+        )
+        out.append(GroupMean(key, mean, sd, n, interval))
     return out
 
 

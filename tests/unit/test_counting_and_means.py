@@ -82,3 +82,31 @@ def test_groups_given_as_codes_of_numbers_are_the_groups_of_the_numbers():
     by_code = grouped_means(values, codes, label="p", key_labels=labels)
     assert by_code == by_value
     assert [g.key for g in by_code] == [(0.1,), (0.4,), (0.9,)]
+
+
+def test_means_of_few_whole_numbers_come_from_counts_in_any_order():
+    """Points and 0/1 shares per group: the means and intervals are those of the values, the
+    sd equal to the last bits, and the figures no longer depend on the rows' order."""
+    from scoring import bootstrap
+
+    rng = np.random.default_rng(8)
+    values = rng.integers(0, 6, 30000).astype(float)
+    groups = rng.integers(0, 7, 30000)
+    counted = grouped_means(values, groups, label="points")
+    for group in counted:
+        part = values[groups == group.key[0]]
+        assert group.mean == part.mean() and group.n == part.size
+        assert group.sd == pytest.approx(part.std(ddof=1), rel=1e-12)
+        assert group.ci == bootstrap.mean_ci(part, seed=bootstrap.seed_for("points", group.key))
+    shuffled = rng.permutation(len(values))
+    assert grouped_means(values[shuffled], groups[shuffled], label="points") == counted
+    assert bootstrap.mean_ci_from_counts(np.array([3.0]), np.array([1])) is None
+    assert bootstrap.mean_ci_from_counts(np.array([3.0]), np.array([4])).low == 3.0
+
+
+def test_other_values_are_still_grouped_one_group_at_a_time():
+    values = np.array([0.25, 0.5, 0.75, 1.5, 2.0, 0.1])
+    groups = np.array([0, 0, 0, 1, 1, 1])
+    means = grouped_means(values, groups, label="x")
+    assert [m.mean for m in means] == [values[:3].mean(), values[3:].mean()]
+    assert [m.sd for m in means] == [values[:3].std(ddof=1), values[3:].std(ddof=1)]
