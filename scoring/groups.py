@@ -138,25 +138,38 @@ def _counted_means(
     The means and intervals are exactly those of the values (sums of whole numbers are exact
     in any order); the sd comes from the same counts, so it no longer depends on the order
     the rows were read in. None when the values are anything else."""
-    fast = integer_codes(x)
-    if fast is None or len(fast[0]) > MAX_DISTINCT or len(tuples) * len(fast[0]) > MAX_COUNTED_CELLS:
+    found = _few_whole_numbers(x, codes=True)
+    if found is None or len(tuples) * len(found[0]) > MAX_COUNTED_CELLS:
         return None
-    distinct, _, codes = fast
-    distinct = distinct.astype(np.float64)
+    distinct, _, codes = found
+    counts = np.bincount(index * len(distinct) + codes, minlength=len(tuples) * len(distinct))
+    return [
+        _from_counts(key, distinct, count, label, ci)
+        for key, count in zip(tuples, counts.reshape(len(tuples), len(distinct)), strict=True)
+    ]
+
+
+def _few_whole_numbers(x: np.ndarray, *, codes: bool):
+    """``integer_codes`` of ``x`` (distinct values as floats) when they are at most
+    ``MAX_DISTINCT`` whole numbers whose sums stay exact; else None."""
+    fast = integer_codes(x, codes=codes)
+    if fast is None or len(fast[0]) > MAX_DISTINCT:
+        return None
+    distinct = fast[0].astype(np.float64)
     if not np.array_equal(distinct, np.round(distinct)) or np.abs(distinct).max() * x.size >= EXACT_SUMS:
         return None
-    counts = np.bincount(index * len(distinct) + codes, minlength=len(tuples) * len(distinct))
-    out = []
-    for key, count in zip(tuples, counts.reshape(len(tuples), len(distinct)), strict=True):
-        n = int(count.sum())
-        mean = float(count @ distinct) / n
-        sd = math.sqrt(float(count @ (distinct - mean) ** 2) / (n - 1)) if n > 1 else float("nan")
-        present = count > 0
-        interval = (
-            mean_ci_from_counts(distinct[present], count[present], seed=seed_for(label, key)) if ci else None
-        )
-        out.append(GroupMean(key, mean, sd, n, interval))
-    return out
+    return distinct, fast[1], fast[2]
+
+
+def _from_counts(key: tuple, distinct: np.ndarray, count: np.ndarray, label: str, ci: bool) -> GroupMean:
+    n = int(count.sum())
+    mean = float(count @ distinct) / n
+    sd = math.sqrt(float(count @ (distinct - mean) ** 2) / (n - 1)) if n > 1 else float("nan")
+    present = count > 0
+    interval = (
+        mean_ci_from_counts(distinct[present], count[present], seed=seed_for(label, key)) if ci else None
+    )
+    return GroupMean(key, mean, sd, n, interval)
 
 
 def overall_mean(values, *, label: str = "", ci: bool = True) -> GroupMean | None:
@@ -168,7 +181,11 @@ def overall_mean(values, *, label: str = "", ci: bool = True) -> GroupMean | Non
         x = x[~missing]
     if x.size == 0:
         return None
-    interval = mean_ci(x, seed=seed_for(label, (0,))) if ci else None  # (0,): the one group's key
+    found = _few_whole_numbers(x, codes=False)
+    if found is not None:  # (0,): the one group's key, as grouped_means names it
+        only = _from_counts((0,), found[0], found[1], label, ci)
+        return GroupMean((), only.mean, only.sd, only.n, only.ci)
+    interval = mean_ci(x, seed=seed_for(label, (0,))) if ci else None
     sd = float(x.std(ddof=1)) if x.size > 1 else float("nan")
     return GroupMean((), float(x.mean()), sd, int(x.size), interval)
 
