@@ -265,9 +265,11 @@ def scope_rows(scope: Scope, labels: Labels, calibration: Calibration | None = N
         reason = f"{scope.level} values must be numbers"
         return [row("agreement.krippendorff_alpha", scope.group, Estimate.undefined(reason))]
     human_ratings = scope.ratings.take(humans)
-    rows = human_rows(scope, values[humans], scope.units[humans], human_ratings)
+    every = human_ratings is scope.ratings  # no machine rater here: no copies
+    human_values = values if every else values[humans]
+    rows = human_rows(scope, human_values, scope.units if every else scope.units[humans], human_ratings)
     if scope.pairs:
-        rows += kappa_matrix_rows(scope, values[humans], human_ratings, labels)
+        rows += kappa_matrix_rows(scope, human_values, human_ratings, labels)
         if scope.ratings.model.any():
             rows += machine_rows(scope, values, labels, calibration or Calibration())
     return rows

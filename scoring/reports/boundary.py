@@ -142,7 +142,9 @@ def _grouped(
         keep &= (labels != "")[groups]  # per label, then looked up: no string compared per response
     elif groups.dtype.kind == "f":
         keep &= ~np.isnan(groups)
-    means = grouped_means(values[keep], groups[keep], label=f"{metric}|{key}")
+    if not keep.all():  # else no copy of a million values and groups
+        values, groups = values[keep], groups[keep]
+    means = grouped_means(values, groups, label=f"{metric}|{key}")
     name = (lambda code: labels[code]) if labels is not None else (lambda value: value)
     return [mean_row(metric, {key: name(mean.key[0])}, mean) for mean in means]
 
@@ -154,7 +156,9 @@ def _grouped_by_value(
     group keyed (and its interval seeded) by its number, as if the numbers had been given;
     NaN is no group."""
     keep = ~np.isnan(values) & ~np.isnan(labels)[codes]
-    means = grouped_means(values[keep], codes[keep], label=f"{metric}|{key}", key_labels=labels)
+    if not keep.all():
+        values, codes = values[keep], codes[keep]
+    means = grouped_means(values, codes, label=f"{metric}|{key}", key_labels=labels)
     return [mean_row(metric, {key: mean.key[0]}, mean) for mean in means]
 
 
