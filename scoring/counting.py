@@ -25,7 +25,7 @@ def integer_codes(
     if not (np.isfinite(low) and np.isfinite(high)) or high - low >= SMALL_RANGE:
         return None
     if x.dtype.kind == "f":
-        offset = x - low
+        offset = x - low if low != 0 else x  # points, shares and counts start at 0: no shifted copy
         as_int = offset.astype(np.intp)
         if not np.array_equal(as_int, offset):
             return None
