@@ -238,7 +238,7 @@ def _block_entries(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         unit, code = kept.row[present].astype(np.intp), kept.col[present].astype(np.intp)
         return unit, code, kept.data[present].astype(np.float64), int(keep.sum())
     keep = counts.sum(axis=1) >= 2
-    kept = counts[keep]
+    kept = counts if keep.all() else counts[keep]  # every unit pairable (a crowd study): no copy
     unit, code = np.nonzero(kept)
     return unit, code, kept[unit, code].astype(np.float64), int(keep.sum())
 
