@@ -34,7 +34,7 @@ from scoring.agreement import (
     value_counts_from_pairs,
 )
 from scoring.bootstrap import Interval, mean_ci, seed_for
-from scoring.counting import distinct_counts
+from scoring.counting import count_distinct, distinct_counts
 from scoring.estimate import Estimate
 from scoring.groups import factorize
 from scoring.kappa import fleiss_kappa
@@ -107,13 +107,19 @@ class Ratings:
         levels, level = factorize(observations["level"])
         value = np.full(len(response), -1, dtype=np.int64)
         domains: list[np.ndarray | None] = []
+        one_level = len(levels) == 1  # then every rating is at it: no masks, no copies
         for code, name in enumerate(levels):
             at_level = level == code
-            values = numbers_or_text(observations["value"][at_level], str(name))
+            raw = observations["value"] if one_level else observations["value"][at_level]
+            values = numbers_or_text(raw, str(name))
             if values is None:
                 domains.append(None)
                 continue
-            domain, value[at_level] = factorize(values)
+            domain, codes = factorize(values)
+            if one_level:
+                value = codes.astype(np.int64, copy=False)
+            else:
+                value[at_level] = codes
             domains.append(domain)
         return cls(
             unit=factorize(observations["unit"])[1].astype(np.int64),
@@ -336,7 +342,7 @@ def kappa_matrix_rows(scope: Scope, values: np.ndarray, ratings: Ratings, labels
         return [
             row("agreement.pairwise_kappa", {**scope.group, "weights": "none"}, Estimate.undefined(reason))
         ]
-    rater, annotators = ratings.rater, len(np.unique(ratings.rater))
+    rater, annotators = ratings.rater, count_distinct(ratings.rater)
     if annotators > MAX_PAIRWISE_ANNOTATORS:
         reason = (
             f"more than {MAX_PAIRWISE_ANNOTATORS} annotators: pairwise kappa is for small teams; see alpha"
@@ -591,7 +597,7 @@ def _positions(domain: np.ndarray) -> np.ndarray | None:
 def numbers_or_text(raw: np.ndarray, level: str) -> np.ndarray | None:
     """Numbers as floats; at the nominal level anything else compares as text."""
     try:
-        numeric = raw.astype(np.float64)
+        numeric = np.asarray(raw, dtype=np.float64)  # no copy of numbers already floats
     except (TypeError, ValueError):
         numeric = None
     if numeric is not None:
