@@ -125,6 +125,7 @@ def _drop(connection, slug: str) -> None:
             "annotation_assignment",
             "annotation_enrollment",
             "annotation_item",
+            "scoring_itemcolumns",  # after the items (their delete trigger bumps its version)
         ):
             cursor.execute(f"DELETE FROM {table} WHERE study_id = %s", [study])  # noqa: S608 - fixed names
         cursor.execute(
