@@ -122,7 +122,7 @@ class Ratings:
                 value[at_level] = codes
             domains.append(domain)
         return cls(
-            unit=factorize(observations["unit"])[1].astype(np.int64),
+            unit=factorize(observations["unit"])[1].astype(np.int64, copy=False),
             question=question,
             level=level,
             value=value,
