@@ -119,6 +119,22 @@ def alpha_from_value_counts(
     must be in order.
     """
     level = check_level(level_of_measurement)
+    counts, domain = _counts_and_domain(value_counts, value_domain, level)
+    return _alpha(_Pairable.gather([counts]), domain, level)
+
+
+def alpha_and_percent_from_value_counts(
+    value_counts, level_of_measurement: str = "interval", *, value_domain=None
+) -> tuple[Estimate, Estimate]:
+    """``alpha_from_value_counts`` and ``percent_agreement_from_value_counts`` of the same
+    counts, which gather the pairable values once for both (a report asks for both)."""
+    level = check_level(level_of_measurement)
+    counts, domain = _counts_and_domain(value_counts, value_domain, level)
+    pairable = _Pairable.gather([counts])
+    return _alpha(pairable, domain, level), _percent(pairable)
+
+
+def _counts_and_domain(value_counts, value_domain, level: str):
     counts = value_counts if sparse.issparse(value_counts) else np.asarray(value_counts)
     if counts.ndim != 2:
         raise ValueError("value counts are a units × values table (2-D)")
@@ -127,7 +143,7 @@ def alpha_from_value_counts(
         raise ValueError("value_domain must name every column of the value counts")
     if level in ("interval", "ratio"):
         domain = _as_numbers(domain)
-    return _alpha(_Pairable.gather([counts]), domain, level)
+    return counts, domain
 
 
 def alpha_from_pairs(
@@ -175,8 +191,9 @@ def value_counts_from_pairs(
     if unit_array.shape != value_array.shape or unit_array.ndim != 1:
         raise ValueError("units and values must be two sequences of the same length")
     if value_array.dtype.kind == "f":
-        keep = ~np.isnan(value_array)
-        unit_array, value_array = unit_array[keep], value_array[keep]
+        missing = np.isnan(value_array)
+        if missing.any():  # copies only when there is something to leave out
+            unit_array, value_array = unit_array[~missing], value_array[~missing]
     unit_codes = factorize(unit_array)[1]
     domain, value_codes = factorize(value_array)
     n_units = int(unit_codes.max()) + 1 if unit_codes.size else 0
@@ -239,7 +256,7 @@ def _block_entries(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         unit, code = kept.row[present].astype(np.intp), kept.col[present].astype(np.intp)
         return unit, code, kept.data[present].astype(np.float64), int(keep.sum())
     keep = counts.sum(axis=1) >= 2
-    kept = counts[keep]
+    kept = counts if keep.all() else counts[keep]  # every unit pairable (a crowd study): no copy
     unit, code = np.nonzero(kept)
     return unit, code, kept[unit, code].astype(np.float64), int(keep.sum())
 

@@ -42,21 +42,40 @@ def mean_ci(
 ) -> Interval | None:
     """Percentile-bootstrap interval of the mean; None with fewer than two observations."""
     x = np.asarray(values, dtype=np.float64)
-    x = x[~np.isnan(x)]
+    missing = np.isnan(x)
+    if missing.any():  # a copy only when there is something to leave out
+        x = x[~missing]
     if x.size < 2:
         return None
-    rng = np.random.default_rng(seed)
     distinct, counts = distinct_counts(x)
-    if distinct.size == 1:
-        return Interval(float(distinct[0]), float(distinct[0]), "bootstrap")
     if distinct.size <= MAX_DISTINCT:
-        draws = rng.multinomial(x.size, counts / x.size, size=resamples)
-        means = draws @ distinct / x.size
-        return _percentile(means, confidence, "bootstrap")
+        return mean_ci_from_counts(distinct, counts, seed=seed, resamples=resamples, confidence=confidence)
+    rng = np.random.default_rng(seed)
     if x.size * resamples > MAX_DRAWS:
         half = _normal_quantile(confidence) * x.std(ddof=1) / np.sqrt(x.size)
         return Interval(float(x.mean() - half), float(x.mean() + half), "normal")
     means = _resampled(x.size, resamples, rng, lambda index: x[index].mean(axis=1))
+    return _percentile(means, confidence, "bootstrap")
+
+
+def mean_ci_from_counts(
+    distinct: np.ndarray,
+    counts: np.ndarray,
+    *,
+    seed: int = 0,
+    resamples: int = RESAMPLES,
+    confidence: float = CONFIDENCE,
+) -> Interval | None:
+    """``mean_ci`` of values given as their sorted distinct values (at most ``MAX_DISTINCT``,
+    each with a count above 0) and how often each occurs: the same interval, without the values."""
+    size = int(counts.sum())
+    if size < 2:
+        return None
+    if distinct.size == 1:
+        return Interval(float(distinct[0]), float(distinct[0]), "bootstrap")
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(size, counts / size, size=resamples)
+    means = draws @ distinct / size
     return _percentile(means, confidence, "bootstrap")
 
 

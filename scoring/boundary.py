@@ -90,7 +90,9 @@ def pairwise_agreement(items, guesses) -> tuple[Estimate, Estimate]:
     item = np.asarray(items, dtype=np.int64)
     guess = np.asarray(guesses, dtype=np.float64)
     keep = ~np.isnan(guess)
-    item, guess = item[keep], guess[keep].astype(np.int64)
+    if not keep.all():
+        item, guess = item[keep], guess[keep]
+    guess = guess.astype(np.int64)
     if item.size == 0:
         undefined = Estimate.undefined("no item has two or more players")
         return undefined, undefined
@@ -122,7 +124,8 @@ def player_skill(players, points, *, tail: float = 0.05) -> dict[str, Estimate]:
     player = np.asarray(players)
     x = np.asarray(points, dtype=np.float64)
     keep = ~np.isnan(x)
-    player, x = player[keep], x[keep]
+    if not keep.all():
+        player, x = player[keep], x[keep]
     if x.size == 0:
         undefined = Estimate.undefined("no scored guesses")
         return {"median": undefined, "top": undefined, "bottom": undefined}

@@ -39,3 +39,30 @@ class Report(models.Model):
 
     def __str__(self) -> str:
         return f"{self.study_id} {self.metric} {self.group} = {self.value}"
+
+
+class ItemColumns(models.Model):
+    """A study's item columns as the reports read them, cached as one compressed NumPy blob.
+
+    Reading and decoding the items' JSON fields (boundaries, labels, provenance) is most
+    of a report run's read beside the responses, and items rarely change. ``version`` is
+    bumped by PostgreSQL triggers (migration 0003) whenever the study's items are inserted,
+    deleted or updated in any column but the hot counter ``slots_taken`` (so the participant
+    path never invalidates it); ``bumped_by`` (the transaction that last bumped it) lets a
+    transaction bump it once, not once per row, until a blob is stored. The blob holds the
+    columns of the items at ``blob_version`` for the fields named by ``fields``; it is valid
+    while ``blob_version == version`` (see ``scoring.item_cache``). The row exists once the
+    study has items (the insert trigger creates it); without PostgreSQL there is none.
+    """
+
+    study = models.OneToOneField(
+        "annotation.Study", on_delete=models.CASCADE, primary_key=True, related_name="item_columns"
+    )
+    version = models.BigIntegerField(default=0)
+    bumped_by = models.BigIntegerField(default=0)
+    blob_version = models.BigIntegerField(null=True, blank=True)
+    fields = models.TextField(blank=True, default="")
+    blob = models.BinaryField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.study_id} items v{self.version} (blob v{self.blob_version})"

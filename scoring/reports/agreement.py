@@ -28,12 +28,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from scoring.agreement import (
+    alpha_and_percent_from_value_counts,
     alpha_from_pairs,
     alpha_from_value_counts,
-    percent_agreement_from_value_counts,
     value_counts_from_pairs,
 )
 from scoring.bootstrap import Interval, mean_ci, seed_for
+from scoring.counting import count_distinct, distinct_counts
 from scoring.estimate import Estimate
 from scoring.groups import factorize
 from scoring.kappa import fleiss_kappa
@@ -106,16 +107,22 @@ class Ratings:
         levels, level = factorize(observations["level"])
         value = np.full(len(response), -1, dtype=np.int64)
         domains: list[np.ndarray | None] = []
+        one_level = len(levels) == 1  # then every rating is at it: no masks, no copies
         for code, name in enumerate(levels):
             at_level = level == code
-            values = numbers_or_text(observations["value"][at_level], str(name))
+            raw = observations["value"] if one_level else observations["value"][at_level]
+            values = numbers_or_text(raw, str(name))
             if values is None:
                 domains.append(None)
                 continue
-            domain, value[at_level] = factorize(values)
+            domain, codes = factorize(values)
+            if one_level:
+                value = codes.astype(np.int64, copy=False)
+            else:
+                value[at_level] = codes
             domains.append(domain)
         return cls(
-            unit=factorize(observations["unit"])[1].astype(np.int64),
+            unit=factorize(observations["unit"])[1].astype(np.int64, copy=False),
             question=question,
             level=level,
             value=value,
@@ -131,8 +138,9 @@ class Ratings:
     def take(self, mask: np.ndarray) -> Ratings:
         if mask.all():
             return self
-        provenance = {key: (codes[mask], names) for key, (codes, names) in self.provenance.items()}
-        fields = {name: getattr(self, name)[mask] for name in _RATING_FIELDS}
+        rows = np.flatnonzero(mask)  # once, not once per field; a scope is often a small part
+        provenance = {key: (codes[rows], names) for key, (codes, names) in self.provenance.items()}
+        fields = {name: getattr(self, name)[rows] for name in _RATING_FIELDS}
         return replace(self, provenance=provenance, **fields)
 
     def __len__(self) -> int:
@@ -217,7 +225,7 @@ def scopes(ratings: Ratings, question_groups: dict[str, str]) -> Iterator[Scope]
     pooled_units = ratings.unit * max(len(questions), 1) + ratings.question
     for lv, level in enumerate(str(name) for name in ratings.levels):
         at_level = ratings.level == lv
-        asked = np.unique(ratings.question[at_level]).tolist()
+        asked = distinct_counts(ratings.question[at_level])[0].tolist()
         scope = _Scoper(ratings, lv, level)
         for q in asked:
             mask = at_level & (ratings.question == q)
@@ -231,7 +239,7 @@ def scopes(ratings: Ratings, question_groups: dict[str, str]) -> Iterator[Scope]
                 group = {"question_group": name, "level": level}
                 yield scope(group, mask, pooled_units, len(members), False)
         for key, (codes, names) in sorted(ratings.provenance.items()):
-            for code in np.unique(codes[at_level]).tolist():
+            for code in distinct_counts(codes[at_level])[0].tolist():
                 if names[code] == "":
                     continue
                 for q in asked:
@@ -263,9 +271,11 @@ def scope_rows(scope: Scope, labels: Labels, calibration: Calibration | None = N
         reason = f"{scope.level} values must be numbers"
         return [row("agreement.krippendorff_alpha", scope.group, Estimate.undefined(reason))]
     human_ratings = scope.ratings.take(humans)
-    rows = human_rows(scope, values[humans], scope.units[humans], human_ratings)
+    every = human_ratings is scope.ratings  # no machine rater here: no copies
+    human_values = values if every else values[humans]
+    rows = human_rows(scope, human_values, scope.units if every else scope.units[humans], human_ratings)
     if scope.pairs:
-        rows += kappa_matrix_rows(scope, values[humans], human_ratings, labels)
+        rows += kappa_matrix_rows(scope, human_values, human_ratings, labels)
         if scope.ratings.model.any():
             rows += machine_rows(scope, values, labels, calibration or Calibration())
     return rows
@@ -275,15 +285,12 @@ def human_rows(scope: Scope, values: np.ndarray, units: np.ndarray, ratings: Rat
     """Agreement among human annotators in one scope."""
     group, level = scope.group, scope.level
     counts, domain = value_counts_from_pairs(units, values)
-    rows = [
-        row(
-            "agreement.krippendorff_alpha", group, alpha_from_value_counts(counts, level, value_domain=domain)
-        )
-    ]
+    alpha, percent = alpha_and_percent_from_value_counts(counts, level, value_domain=domain)
+    rows = [row("agreement.krippendorff_alpha", group, alpha)]
     if level == "ordinal":
         interval = alpha_from_value_counts(counts, "interval", value_domain=domain)
         rows.append(row("agreement.krippendorff_alpha", {**group, "level": "interval"}, interval))
-    rows.append(row("agreement.percent", group, percent_agreement_from_value_counts(counts)))
+    rows.append(row("agreement.percent", group, percent))
     if level == "nominal":
         dense = counts if isinstance(counts, np.ndarray) else counts.toarray()
         rows.append(row("agreement.fleiss_kappa", group, fleiss_kappa(dense)))
@@ -335,7 +342,7 @@ def kappa_matrix_rows(scope: Scope, values: np.ndarray, ratings: Ratings, labels
         return [
             row("agreement.pairwise_kappa", {**scope.group, "weights": "none"}, Estimate.undefined(reason))
         ]
-    rater, annotators = ratings.rater, len(np.unique(ratings.rater))
+    rater, annotators = ratings.rater, count_distinct(ratings.rater)
     if annotators > MAX_PAIRWISE_ANNOTATORS:
         reason = (
             f"more than {MAX_PAIRWISE_ANNOTATORS} annotators: pairwise kappa is for small teams; see alpha"
@@ -590,7 +597,7 @@ def _positions(domain: np.ndarray) -> np.ndarray | None:
 def numbers_or_text(raw: np.ndarray, level: str) -> np.ndarray | None:
     """Numbers as floats; at the nominal level anything else compares as text."""
     try:
-        numeric = raw.astype(np.float64)
+        numeric = np.asarray(raw, dtype=np.float64)  # no copy of numbers already floats
     except (TypeError, ValueError):
         numeric = None
     if numeric is not None:

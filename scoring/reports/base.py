@@ -265,8 +265,10 @@ def observation_columns(response, unit, question, value, level) -> Columns:
     size = len(response)
 
     def column(values) -> np.ndarray:
-        if isinstance(values, str):
-            return np.full(size, values, dtype=object)
+        if isinstance(values, str):  # one str object repeated (np.full makes one per row)
+            repeated = np.empty(size, dtype=object)
+            repeated.fill(values)
+            return repeated
         return np.asarray(values)
 
     return Columns(

@@ -103,7 +103,9 @@ class BoundaryReport(KindReport):
             groups = codes[item]
             rows += _grouped("boundary.mean_points", key, points, groups, labels)
             rows += _grouped("boundary.exact_rate", key, (distance == 0).astype(float), groups, labels)
-        rows += _grouped("boundary.mean_points", "p", points, _p_groups(items["p"][item]))
+        # p per item (a few values), then looked up per response
+        p_labels, p_codes = factorize(_p_groups(items["p"], np.bincount(item, minlength=len(items)) > 0))
+        rows += _grouped_by_value("boundary.mean_points", "p", points, p_codes[item], p_labels)
         order = responses["order"]
         known = ~np.isnan(order) & (order <= MAX_ORDER)
         rows += _grouped("boundary.mean_points", "order", points[known], order[known].astype(np.int64))
@@ -140,9 +142,24 @@ def _grouped(
         keep &= (labels != "")[groups]  # per label, then looked up: no string compared per response
     elif groups.dtype.kind == "f":
         keep &= ~np.isnan(groups)
-    means = grouped_means(values[keep], groups[keep], label=f"{metric}|{key}")
+    if not keep.all():  # else no copy of a million values and groups
+        values, groups = values[keep], groups[keep]
+    means = grouped_means(values, groups, label=f"{metric}|{key}")
     name = (lambda code: labels[code]) if labels is not None else (lambda value: value)
     return [mean_row(metric, {key: name(mean.key[0])}, mean) for mean in means]
+
+
+def _grouped_by_value(
+    metric: str, key: str, values: np.ndarray, codes: np.ndarray, labels: np.ndarray
+) -> list[ReportRow]:
+    """``_grouped`` by numbers given as ``codes`` into their sorted distinct ``labels``: each
+    group keyed (and its interval seeded) by its number, as if the numbers had been given;
+    NaN is no group."""
+    keep = ~np.isnan(values) & ~np.isnan(labels)[codes]
+    if not keep.all():
+        values, codes = values[keep], codes[keep]
+    means = grouped_means(values, codes, label=f"{metric}|{key}", key_labels=labels)
+    return [mean_row(metric, {key: mean.key[0]}, mean) for mean in means]
 
 
 def _histogram_rows(distance: np.ndarray) -> list[ReportRow]:
@@ -178,8 +195,10 @@ def _generator(items: Columns) -> np.ndarray:
     return np.where(items["model"] != "", items["model"], items["system"])
 
 
-def _p_groups(p: np.ndarray) -> np.ndarray:
+def _p_groups(p: np.ndarray, answered: np.ndarray) -> np.ndarray:
+    """Each item's p to two decimals, or to one when the items with answers (``answered``)
+    would otherwise fall into more than ``MAX_P_GROUPS`` groups."""
     rounded = np.round(p, 2)
-    if np.unique(rounded[~np.isnan(rounded)]).size > MAX_P_GROUPS:
+    if np.unique(rounded[answered & ~np.isnan(rounded)]).size > MAX_P_GROUPS:
         rounded = np.round(p, 1)
     return rounded

@@ -441,3 +441,42 @@ def test_declared_agreement_fields_read_as_columns_equal_the_kinds_own_values():
         for i, q, v, level in zip(rows, obs["question"], obs["value"], obs["level"], strict=True)
     )
     assert got == expected and len(got) == len(GAME)
+
+
+def test_a_run_takes_its_fingerprint_counts_from_the_responses_it_read():
+    """No second pass over every response to count them (only the latest time, by index)."""
+    study = game_study()
+    Response.objects.filter(study=study, participant__platform_worker_id="dan").update(flagged=True)
+    with CaptureQueriesContext(connection) as queries:
+        result = compute_study_reports(study)
+    assert result.fingerprint == study_fingerprint(study)
+    assert (result.fingerprint["responses"], result.fingerprint["flagged"]) == (9, 1)
+    counts = [q["sql"] for q in queries if 'COUNT("annotation_response"' in q["sql"]]
+    assert counts == []
+
+
+def test_the_responses_are_read_without_their_ids():
+    """The reports never use a response's id: it is neither read nor copied per population
+    (the items keep theirs, which the responses are matched to)."""
+    from scoring.data import load_study_data, one_snapshot
+    from scoring.reports import report_for
+
+    study = game_study()
+    with one_snapshot():
+        data = load_study_data(study, report_for(study.kind))
+    assert "id" not in data.responses and len(data.responses) == len(GAME)
+    assert "id" not in data.items  # matched, then dropped
+    assert sorted(data.responses["item"].tolist()) == sorted("ABCD".index(item) for _, item, _ in GAME)
+
+
+def test_declared_agreement_values_have_the_items_row_numbers_as_units():
+    """Whole numbers grouped by counting, with the same codes as the item ids would give."""
+    from scoring.data import load_study_data, one_snapshot
+    from scoring.reports import report_for
+
+    study = game_study()
+    with one_snapshot():
+        data = load_study_data(study, report_for(study.kind))
+    units = data.observations["unit"]
+    assert units.dtype.kind == "i"
+    assert units.tolist() == data.responses["item"][data.observations["response"]].tolist()

@@ -374,3 +374,14 @@ def test_one_pairable_unit_is_undefined_with_its_reason_not_zero(level):
     assert result.details["units"] == 1
     units, values = [0, 0, 0, 1], [1, 2, 2, 3]
     assert np.isnan(alpha_from_pairs(units, values, "nominal").value)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
+def test_alpha_and_percent_together_are_the_two_apart(level):
+    rng = np.random.default_rng(11)
+    counts = rng.integers(0, 3, (40, 5))
+    domain = np.array([1.0, 2.0, 3.0, 5.0, 8.0])
+    for table in (counts, sparse.csr_matrix(counts)):
+        alpha, percent = agreement.alpha_and_percent_from_value_counts(table, level, value_domain=domain)
+        assert alpha == agreement.alpha_from_value_counts(table, level, value_domain=domain)
+        assert percent == agreement.percent_agreement_from_value_counts(table)
