@@ -181,8 +181,8 @@ def test_minimum_time_holds_the_submit_and_evidence_is_picked_by_keyboard(live_s
     page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=keys")
     page.get_by_role("button", name="I agree").click()
     page.wait_for_selector("text=Page 1 of 1")
-    submit = page.locator("[data-submit]")
-    assert submit.is_disabled()
+    page.wait_for_load_state("load")  # the hold is set by a deferred script
+    assert page.locator("[data-submit]").is_disabled()
     page.keyboard.press("b")  # the second sentence is evidence
     page.keyboard.press("1")  # supports
     page.keyboard.press("Enter")  # too early: nothing happens
