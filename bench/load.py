@@ -214,6 +214,8 @@ def survey_user(port: int, slug: str, stats: Stats, budget: Budget, think: float
                 browser.call("enter", "GET", f"/s/{slug}/")
                 _, page, _, _ = browser.call("consent_get", "GET", f"/s/{slug}/consent/")
                 token = CSRF_FIELD.search(page)
+                if token is None:  # no consent form: the study is full or closed
+                    return
                 browser.call(
                     "consent_post", "POST", f"/s/{slug}/consent/", {"csrfmiddlewaretoken": token.group(1)}
                 )
@@ -313,8 +315,10 @@ def claim_items(count: int) -> list[dict]:
     ]
 
 
-def make_survey(slug: str, items: int, per_session: int) -> None:
-    """A live claim study; past the first thousand, items are added in bulk (same rows)."""
+def make_survey(slug: str, items: int, per_session: int, per_item: int) -> None:
+    """A live claim study with ``per_item`` answers wanted per item (room for every page a
+    phase can ask for: a study that fills up mid-phase turns participants away); past the
+    first thousand, items are added in bulk (same rows)."""
     from annotation.models import Item
     from annotation.services.studies import load_study_file
 
@@ -324,7 +328,7 @@ def make_survey(slug: str, items: int, per_session: int) -> None:
         "kind": "claim",
         "status": "live",
         "instructions": "Label the claim.",
-        "annotations_per_item": 3,
+        "annotations_per_item": per_item,
         "items_per_session": per_session,
         "completion_code": "LOAD-DONE",
         "screenout_code": "LOAD-OUT",
@@ -469,12 +473,12 @@ def main() -> None:
     run = f"{int(time.time()) % 100000}"
     survey, game, small, big = (f"load-{name}-{run}" for name in ("survey", "game", "small", "big"))
     print(f"Building the studies (run {run}) ...", flush=True)
-    make_survey(survey, 5000, 20)
+    make_survey(survey, 5000, 20, 10)
     make_game(game, 2000)
     sizes = {}
-    if args.big_items:
-        make_survey(small, args.small_items, 20)
-        make_survey(big, args.big_items, 20)
+    if args.big_items:  # the same answers wanted per item: the studies differ in size alone
+        make_survey(small, args.small_items, 20, 30)
+        make_survey(big, args.big_items, 20, 30)
         sizes = {small: args.small_items, big: args.big_items}
     make_anchor_table()
     connection.close()

@@ -166,7 +166,7 @@ def make_studies(seed: int) -> tuple[str, str]:
 
     stamp = f"{int(time.time())}-{seed}"
     survey, game = f"profile-survey-{stamp}", f"profile-game-{stamp}"
-    make_survey(survey, 5000, PAGES)
+    make_survey(survey, 5000, PAGES, 10)
     make_game(game, 2000)
     make_anchor_table()
     return survey, game
