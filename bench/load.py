@@ -256,12 +256,15 @@ def game_player(port: int, slug: str, stats: Stats, budget: Budget, rng: random.
                     break
                 base = f"/s/{slug}/a/{match.group(1)}/boundary"
                 shown = SEEN.search(page)  # a resumed round may have sentences shown already
-                if shown is not None or "reason-form" not in page:
-                    first = int(shown.group(1)) if shown else 1
+                if shown is not None:
+                    first = int(shown.group(1))
                     stop = rng.randint(first, SENTENCES - 1)  # reveal up to here, then mark the newest
                     for seen in range(first, stop + 1):
                         browser.call("reveal", "POST", f"{base}/reveal/", {"seen": seen}, htmx, expect=(200,))
                     browser.call("guess", "POST", f"{base}/guess/", {"guess": stop}, htmx, expect=(200,))
+                elif "reason-form" not in page:  # resumed with every sentence shown: mark the last
+                    guess = {"guess": SENTENCES - 1}
+                    browser.call("guess", "POST", f"{base}/guess/", guess, htmx, expect=(200,))
                 status, _, _, _ = browser.call(
                     "answer", "POST", f"{base}/answer/", {"reason": "It drifts."}, htmx, expect=(200,)
                 )
