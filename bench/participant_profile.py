@@ -207,13 +207,16 @@ def shares_by_category(stats: pstats.Stats) -> dict[str, float]:
     return shares
 
 
+STEPS = ["hello", "locked", "fetch", "submit", "round_get", "reveal", "guess", "answer"]
+
+
 def print_timings(timer: Timer) -> None:
     survey = timer.ms(["fetch", "submit"])
     game = timer.ms(["round_get", "reveal", "guess", "answer"])
     hello, locked = timer.ms(["hello"]), timer.ms(["locked"])
     print("ms per request, in-process, one thread (no HTTP, no client):")
-    for step in ["hello", "locked", "fetch", "submit", "round_get", "reveal", "guess", "answer"]:
-        print(f"  {step:10} {timer.ms([step]):7.2f} ms  ({len(timer.seconds[step])} requests)")
+    for step in [*STEPS, *(step for step in timer.seconds if step not in STEPS)]:  # entry steps last
+        print(f"  {step:12} {timer.ms([step]):7.2f} ms  ({len(timer.seconds[step])} requests)")
     for name, cost in (("survey page (fetch, submit)", survey), ("game round step", game)):
         print(
             f"  {name:28} {cost:6.2f} ms = {hello / cost:5.1%} of hello-world's rate, "
