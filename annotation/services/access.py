@@ -12,10 +12,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Model, Q
+from django.db.models import Q
 from django.http import Http404
 from django.utils import timezone
 
@@ -236,11 +235,10 @@ def _step_enrollment(
 
 
 @functools.cache
-def _step_statement() -> tuple[sql_rows.Statement, list[tuple[type[Model], list[str]]]]:
-    parts = [(model, *sql_rows.columns(model, alias)) for model, alias in STEP_TABLES]
-    statement = sql_rows.Statement(
+def _step_statement() -> sql_rows.Statement:
+    return sql_rows.Statement(
         "roft_step_gate",
-        f"SELECT {', '.join(sql for _, _, sql in parts)} "  # noqa: S608 - the models' own columns
+        f"SELECT {sql_rows.joined_columns(STEP_TABLES)} "  # noqa: S608 - the models' own columns
         f"FROM {Enrollment._meta.db_table} e "
         f"JOIN {Study._meta.db_table} s ON s.id = e.study_id "
         f"JOIN {Participant._meta.db_table} p ON p.id = e.participant_id "
@@ -250,22 +248,15 @@ def _step_statement() -> tuple[sql_rows.Statement, list[tuple[type[Model], list[
         f"WHERE e.participant_id = %s AND s.slug = %s AND NOT EXISTS "
         f"(SELECT 1 FROM {Exam._meta.db_table} x WHERE x.study_id = s.id)",
     )
-    return statement, [(model, names) for model, names, _ in parts]
 
 
 def _session_step(
     slug: str, participant_id: int, page_id: int | None
 ) -> tuple[Enrollment | None, Assignment | None]:
-    statement, layout = _step_statement()
-    rows = sql_rows.execute(statement, [page_id, int(participant_id), slug])
+    rows = sql_rows.execute(_step_statement(), [page_id, int(participant_id), slug])
     if not rows:
         return None, None
-    built: list[Any] = []
-    start = 0
-    for model, names in layout:
-        values = rows[0][start : start + len(names)]
-        start += len(names)
-        built.append(sql_rows.models_from_rows(model, names, [values])[0] if values[0] is not None else None)
+    built = sql_rows.models_from_joined_row(STEP_TABLES, rows[0])
     enrollment, study, participant, assignment, item = built
     enrollment.study, enrollment.participant = study, participant
     if assignment is not None:

@@ -143,7 +143,7 @@ def _resume_statement() -> sql_rows.Statement:
     """The enrollment; the participant's newest page in the study, a live one first
     (``ASSIGNED`` sorts first), with its item; and their last position."""
     table = Assignment._meta.db_table
-    columns = ", ".join(sql_rows.columns(model, alias)[1] for model, alias in RESUME_TABLES)
+    columns = sql_rows.joined_columns(RESUME_TABLES)
     mine = "participant_id = e.participant_id AND {0}.study_id = e.study_id"
     newest = (
         f"SELECT n.id FROM {table} n WHERE n.{mine.format('n')} "  # noqa: S608 - the model's own table
@@ -162,13 +162,7 @@ def _resume_statement() -> sql_rows.Statement:
 def _resume_row(row, study: Study, participant: Participant) -> tuple[Enrollment, Assignment | None, int]:
     """The enrollment, the newest assignment (with its item) and the last position from a
     row of ``_resume_statement``."""
-    built: list = []
-    start = 0
-    for model, _ in RESUME_TABLES:
-        names, _ = sql_rows.columns(model)
-        values = row[start : start + len(names)]
-        start += len(names)
-        built.append(sql_rows.models_from_rows(model, names, [values])[0] if values[0] is not None else None)
+    built = sql_rows.models_from_joined_row(RESUME_TABLES, row)
     enrollment, assignment, item = built
     enrollment.participant, enrollment.study = participant, study
     if assignment is not None:
@@ -321,6 +315,7 @@ def reopen_assignment(assignment: Assignment, *, expires_at: datetime) -> None:
 def assignment_is_open(assignment: Assignment, now: datetime) -> bool:
     """Whether the assignment can still be worked on: handed out, unanswered, in time."""
     return assignment.status == Assignment.Status.ASSIGNED and assignment.expires_at > now
+
 
 
 def take_slots(counts: Mapping[int, int]) -> None:

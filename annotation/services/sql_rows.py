@@ -126,6 +126,25 @@ def models_from_rows(model: type[M], fields: Sequence[str], rows: Sequence[Seque
     return built
 
 
+def joined_columns(tables: Sequence[tuple[type[Model], str]]) -> str:
+    """The SQL select list of every concrete column of each ``(model, alias)``, in order:
+    a join whose row ``models_from_joined_row`` splits back into instances."""
+    return ", ".join(columns(model, alias)[1] for model, alias in tables)
+
+
+def models_from_joined_row(tables: Sequence[tuple[type[Model], str]], row: Sequence[Any]) -> list[Any]:
+    """One instance per ``(model, alias)`` from a row that starts with ``joined_columns(tables)``
+    (None for a model whose primary key is NULL: the outer join found none)."""
+    built: list[Any] = []
+    start = 0
+    for model, _ in tables:
+        names, _ = columns(model)
+        values = row[start : start + len(names)]
+        start += len(names)
+        built.append(models_from_rows(model, names, [values])[0] if values[0] is not None else None)
+    return built
+
+
 def _convert(value: Any, column: Any, functions: list[Callable]) -> Any:
     for function in functions:
         value = function(value, column, connection)
