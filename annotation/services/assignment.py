@@ -317,6 +317,14 @@ def assignment_is_open(assignment: Assignment, now: datetime) -> bool:
     return assignment.status == Assignment.Status.ASSIGNED and assignment.expires_at > now
 
 
+# ``assignment_is_open`` as the condition of a statement that changes an assignment only
+# while it is open (a submit's claim, a reveal); its parameters: ``open_params(now)``.
+OPEN_SQL = "status = %s AND expires_at > %s"
+
+
+def open_params(now: datetime) -> list:
+    return [Assignment.Status.ASSIGNED, now]
+
 
 def take_slots(counts: Mapping[int, int]) -> None:
     """Count new live assignments on items (``{item_id: how many}``).

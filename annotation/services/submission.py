@@ -19,7 +19,7 @@ from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
 from . import sql_rows
-from .assignment import create_assignment
+from .assignment import OPEN_SQL, create_assignment, open_params
 from .attention import record_attention_outcome
 from .participants import count_answers
 
@@ -72,10 +72,9 @@ def _claim(assignment: Assignment, now: datetime) -> Assignment | None:
     statement = sql_rows.Statement(
         "roft_claim_assignment",
         f"UPDATE {Assignment._meta.db_table} SET status = %s, answered_at = %s "  # noqa: S608 - the model's own table
-        f"WHERE id = %s AND status = %s AND expires_at > %s RETURNING {columns}",
+        f"WHERE id = %s AND {OPEN_SQL} RETURNING {columns}",
     )
-    answered, assigned = Assignment.Status.ANSWERED, Assignment.Status.ASSIGNED
-    rows = sql_rows.execute(statement, [answered, now, assignment.pk, assigned, now])
+    rows = sql_rows.execute(statement, [Assignment.Status.ANSWERED, now, assignment.pk, *open_params(now)])
     if not rows:
         return None
     return sql_rows.models_from_rows(Assignment, names, rows)[0]

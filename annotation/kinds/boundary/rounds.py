@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment
 from annotation.services import sql_rows
-from annotation.services.assignment import assignment_is_open
+from annotation.services.assignment import OPEN_SQL, assignment_is_open, open_params
 
 RAN_OUT = "This round ran out of time; go on with the next passage."
 REVEAL = sql_rows.Statement(
@@ -24,7 +24,7 @@ REVEAL = sql_rows.Statement(
     f"UPDATE {Assignment._meta.db_table} SET state = jsonb_set(jsonb_set(state, '{{revealed}}', %s::jsonb), "  # noqa: S608 - the model's own table
     "'{reveals}', CASE WHEN coalesce(jsonb_array_length(state->'reveals'), 0) = 0 "
     "THEN %s::jsonb ELSE state->'reveals' || %s::jsonb END) "
-    "WHERE id = %s AND status = %s AND expires_at > %s "
+    f"WHERE id = %s AND {OPEN_SQL} "
     "AND coalesce(state->'guess', 'null'::jsonb) = 'null'::jsonb AND state->'revealed' = %s::jsonb "
     "RETURNING state",
 )
@@ -94,8 +94,7 @@ def _reveal_in_one_update(assignment: Assignment, seen: int, now: datetime) -> b
             json.dumps([started, now.isoformat()]),
             json.dumps([now.isoformat()]),
             assignment.pk,
-            Assignment.Status.ASSIGNED,
-            now,
+            *open_params(now),
             json.dumps(seen),
         ],
     )
