@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import math
 import os
 import random
 import re
@@ -304,6 +305,52 @@ def run_phase(
     return stats, time.perf_counter() - started
 
 
+# --- where the CPU goes ----------------------------------------------------------------------
+
+TICKS = os.sysconf("SC_CLK_TCK")
+PROCESS_CLASSES = ("client", "gunicorn", "PostgreSQL", "Redis")
+
+
+def _process_cpu(stat: str) -> tuple[str, int, float]:
+    """(command name, process group, CPU seconds so far) from a /proc/<pid>/stat line."""
+    name = stat[stat.index("(") + 1 : stat.rindex(")")]
+    fields = stat[stat.rindex(")") + 2 :].split()  # from field 3 (state) on
+    return name, int(fields[2]), (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def cpu_by_process_class(server_group: int) -> dict[str, float]:
+    """CPU seconds used so far by this client, the server's process group (gunicorn's master
+    and workers), every PostgreSQL process and Redis: read before and after a phase, the
+    difference says which side a request's cost falls on. Linux only; on a quiet machine
+    (other PostgreSQL users count too)."""
+    used = dict.fromkeys(PROCESS_CLASSES, 0.0)
+    times = os.times()
+    used["client"] = times.user + times.system
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            name, group, seconds = _process_cpu((entry / "stat").read_text())
+        except (OSError, ValueError):  # gone meanwhile
+            continue
+        if group == server_group:
+            used["gunicorn"] += seconds
+        elif name == "postgres":
+            used["PostgreSQL"] += seconds
+        elif name.startswith("redis-server"):
+            used["Redis"] += seconds
+    return used
+
+
+def report_cpu(before: dict[str, float], after: dict[str, float], requests: int) -> dict[str, float]:
+    """Print and return the CPU milliseconds per request of each process class in a phase."""
+    per_request = {key: 1000 * (after[key] - before[key]) / max(1, requests) for key in PROCESS_CLASSES}
+    total = sum(per_request.values())
+    parts = ", ".join(f"{key} {value:.2f}" for key, value in per_request.items())
+    print(f"  CPU per request: {total:.2f} ms ({parts})")
+    return per_request
+
+
 # --- the data -------------------------------------------------------------------------------
 
 
@@ -441,6 +488,24 @@ def report(name: str, stats: Stats, seconds: float) -> float:
     return rate
 
 
+def print_cpu_table(cpu: dict[str, list[dict[str, float]]]) -> None:
+    """CPU milliseconds per request by process class, each phase kind's first run, and how
+    many times the hello-world's (the anchors' best phase)."""
+    if not cpu.get("hello"):
+        return
+    hello = min(cpu["hello"], key=lambda parts: sum(parts.values()))
+    print("\nCPU ms per request (all cores), by process class; x: times the hello-world's:")
+    print("  " + f"{'':<8}" + "".join(f"{key:>18}" for key in (*PROCESS_CLASSES, "total")))
+    for name in ("hello", "locked", "survey", "game"):
+        if not cpu.get(name):
+            continue
+        parts = min(cpu[name], key=lambda p: sum(p.values())) if name in ("hello", "locked") else cpu[name][0]
+        cells = [(parts[key], hello[key]) for key in PROCESS_CLASSES]
+        cells.append((sum(parts.values()), sum(hello.values())))
+        row = "".join(f"{value:9.2f} ({value / base if base else math.nan:4.1f}x)" for value, base in cells)
+        print(f"  {name:<8}{row}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -492,6 +557,7 @@ def main() -> None:
     successes: dict[str, int] = defaultdict(int)
     rates: dict[str, list[float]] = defaultdict(list)
     rounds: list[float] = []
+    cpu: dict[str, list[dict[str, float]]] = defaultdict(list)
 
     def survey_args(slug, think):
         return lambda user, stats, budget: (port, slug, stats, budget, think, random.Random(rng.random()))
@@ -519,8 +585,10 @@ def main() -> None:
                 if slug:
                     successes[slug] += stats.successes
         for name, target, make_args, slug in phases:
+            before = cpu_by_process_class(server.pid)
             stats, seconds = run_phase(target, args.users, args.duration, args.max_requests, make_args)
             rates[name].append(report(name, stats, seconds))
+            cpu[name].append(report_cpu(before, cpu_by_process_class(server.pid), stats.requests))
             if name == "game":  # the issue's figure: rounds finished (answers confirmed) per second
                 rounds.append(stats.successes / seconds)
                 print(f"  rounds        {stats.successes:>6}  = {rounds[-1]:.1f} rounds/s")
@@ -555,6 +623,7 @@ def main() -> None:
             f"{rate / locked:6.1%} of the locked write ({locked:.0f})"
             + (f"; {rounds[0]:.1f} rounds/s" if name == "game" and rounds else "")
         )
+    print_cpu_table(cpu)
     if size_rates:
         few, many = size_rates[args.small_items], size_rates[args.big_items]
         print(
