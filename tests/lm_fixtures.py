@@ -33,7 +33,8 @@ def _cache_key(*modules) -> str:
 
     source = b"".join(Path(module.__file__).read_bytes() for module in modules)
     versions = f"{torch.__version__}|{transformers.__version__}|{tokenizers.__version__}".encode()
-    return hashlib.sha256(source + versions).hexdigest()[:16]
+    kernels = repr(sorted(PINNED_KERNELS.items())).encode()  # other kernels train another model
+    return hashlib.sha256(source + versions + kernels).hexdigest()[:16]
 
 
 def model_cache_root() -> Path:
@@ -70,10 +71,12 @@ def _built(name: str, key: str, build) -> Path:
 # where the CPU has it and AVX2 elsewhere, MKL likewise, and they round differently: trained
 # for a few hundred steps, the same seed then gives a different model on each (the subject
 # model knew its facts on one and missed by nats on the other). Every x86-64 machine of ours
-# has AVX2; MKL_CBWR makes MKL's results the same on each.
+# has AVX2, so torch's own kernels are pinned to it. MKL is pinned to its COMPATIBLE branch:
+# it honours MKL_CBWR=AVX2 only on Intel processors and falls back to its automatic choice
+# on AMD ones (MKL_VERBOSE says "CNR:AUTO"), so an AMD machine trained other models.
 PINNED_KERNELS = {
     "ATEN_CPU_CAPABILITY": "avx2",
-    "MKL_CBWR": "AVX2",
+    "MKL_CBWR": "COMPATIBLE",
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
 }

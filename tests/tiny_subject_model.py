@@ -141,15 +141,20 @@ def fact_prompts() -> list[tuple[str, str]]:
 
 
 def build_subject_lm(
-    directory: Path, *, steps: int = 300, batch: int = 32, lr: float = 8e-3, seed: int = 1, layers: int = 4
+    directory: Path, *, steps: int = 300, batch: int = 32, lr: float = 8e-3, seed: int = 6, layers: int = 4
 ) -> Path:
     """Train the tokenizer and the model, save both to ``directory``; an error if a fact never holds.
 
-    Seed 1: built with the pinned kernels of ``tests/lm_fixtures.py``, the models of seeds
-    0–4 all know every fact by 2 nats or more, but with 40 δ steps none takes every edit of
-    ``EDITS``, and with 100 only seed 1's of seeds 0–2 does, by ROME and by MEMIT (smallest
-    lead 0.78 nats, neighbours keeping theirs by 1.6). Small models differ in how far a
-    rank-one edit at layer 0 carries to the paraphrases and how much it spills onto others.
+    Seed 6: built with the pinned kernels of ``tests/lm_fixtures.py`` (MKL's COMPATIBLE
+    branch), the models of seeds 0–7 all know every fact by 4.4 nats or more, but with 100 δ
+    steps only seeds 6 and 7 take every edit of ``EDITS`` by ROME and by MEMIT one at a time.
+    Seed 6 with room: the new city leads the prompt and every paraphrase by 1.95 nats or more
+    (ROME; MEMIT 2.13) and the neighbours keep theirs by 2.22 (ROME; MEMIT 1.29); seed 7 only
+    by 0.81 and 0.34. Seed 1, chosen on the earlier AVX2 branch, leaves one paraphrase of
+    Karnish Orrunvale at -1.3 (ROME) and -1.0 (MEMIT), and no weight decay, clamp or step
+    count up to 200 moves it; seed 0 moves every prompt by 4 nats but takes Velmar Salbeck's
+    city. Small models differ in how far a rank-one edit at layer 0 carries to the
+    paraphrases and how much it spills onto others.
     """
     with deterministic_torch(seed):
         tokenizer = train_tokenizer(corpus_sentences(seed))

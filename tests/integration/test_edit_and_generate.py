@@ -64,7 +64,7 @@ def test_claim_items_for_every_method_passage_and_fact(worker_settings, requests
         "max_new_tokens": 24,
     }
     assert provenance["edit"]["metrics"]["efficacy"] is True
-    assert provenance["edit"]["hparams"] == {"file": "tiny-gpt2.json", "version": 3}
+    assert provenance["edit"]["hparams"] == {"file": "tiny-gpt2.json", "version": 4}
     unedited = tolvik["tolvik:tiny-gpt2:none:main:new_fact"].provenance
     assert unedited["system"] == "tiny-gpt2" and unedited["seed"] == provenance["seed"]  # paired streams
     assert unedited["edit"]["metrics"]["efficacy"] is False
