@@ -20,8 +20,8 @@ Prints req/s and p50/p99 per step, the ratios to the anchors, then checks the da
 no item over its target, no participant given an item twice, every success reply has its
 row. Each phase also prints its CPU milliseconds per request by process class (this client,
 gunicorn, PostgreSQL, Redis, from /proc), and a table compares them with the hello-world's:
-which side a page's extra cost falls on. The client is plain threads on the same machine: its own CPU use caps the anchors
-first, so the ratios flatter the project a little.
+which side a page's extra cost falls on. The client is plain threads on the same machine:
+its own CPU use caps the anchors first, so the ratios flatter the project a little.
 """
 
 from __future__ import annotations
