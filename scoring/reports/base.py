@@ -16,7 +16,7 @@ import numpy as np
 
 from scoring.bootstrap import Interval
 from scoring.estimate import Estimate
-from scoring.groups import GroupMean
+from scoring.groups import GroupMean, is_repeated, repeated
 
 # Embeds a list of texts as rows of a matrix (the workers' sentence encoder); optional.
 Embed = Callable[[list[str]], np.ndarray]
@@ -86,7 +86,18 @@ class Columns:
         return name in self.data
 
     def take(self, selector: np.ndarray) -> Columns:
-        return Columns({name: values[selector] for name, values in self.data.items()})
+        """The rows ``selector`` (a mask or row numbers) picks, in every column; a column of
+        one repeated value stays one (a view: nothing copied per row)."""
+        count = None
+        taken = {}
+        for name, values in self.data.items():
+            if is_repeated(values):
+                if count is None:
+                    count = int(np.count_nonzero(selector)) if selector.dtype == bool else len(selector)
+                taken[name] = np.broadcast_to(values[:1], (count,))
+            else:
+                taken[name] = values[selector]
+        return Columns(taken)
 
 
 @dataclass
@@ -265,10 +276,8 @@ def observation_columns(response, unit, question, value, level) -> Columns:
     size = len(response)
 
     def column(values) -> np.ndarray:
-        if isinstance(values, str):  # one str object repeated (np.full makes one per row)
-            repeated = np.empty(size, dtype=object)
-            repeated.fill(values)
-            return repeated
+        if isinstance(values, str):  # one str object on every row, held once
+            return repeated(values, size)
         return np.asarray(values)
 
     return Columns(
@@ -290,6 +299,8 @@ def stacked(parts: list[Columns]) -> Columns:
     """Observations of several questions, one after the other."""
     if not parts:
         return empty_observations()
+    if len(parts) == 1:  # one question: its columns as they are, not copied
+        return parts[0]
     return Columns({name: np.concatenate([part[name] for part in parts]) for name in parts[0].data})
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from scoring.counting import count_distinct, distinct_counts, integer_codes
 from scoring.groups import factorize, grouped_means, overall_mean
-from scoring.reports.base import observation_columns
+from scoring.reports.base import Columns, observation_columns, stacked
 
 
 @pytest.mark.parametrize(
@@ -61,6 +61,23 @@ def test_observations_repeat_one_question_object():
     question, level = columns["question"], columns["level"]
     assert question.dtype == object and question.tolist() == ["guess"] * 1000
     assert question[0] is question[-1] and level[0] is level[-1] == "interval"
+
+
+def test_a_repeated_label_is_held_once_through_factorize_take_and_stacking():
+    columns = observation_columns(np.arange(6), np.arange(6), "guess", np.arange(6.0), "interval")
+    assert columns["question"].strides == (0,)  # one element, not one per row
+    labels, codes = factorize(columns["question"])
+    assert labels.tolist() == ["guess"] and codes.tolist() == [0] * 6
+    for selector in (np.array([True, False, True, True, False, False]), np.array([5, 0])):
+        taken = columns.take(selector)
+        assert taken["question"].strides == (0,) and taken["level"].strides == (0,)
+        assert taken["question"].tolist() == ["guess"] * len(taken["response"])
+        assert taken["value"].tolist() == np.arange(6.0)[selector].tolist()
+    assert stacked([columns]) is columns  # one question: nothing copied
+    two = stacked([columns, observation_columns([1], [1], "reason", [7.0], "nominal")])
+    assert two["question"].tolist() == ["guess"] * 6 + ["reason"] and two["value"].tolist()[-1] == 7.0
+    plain = Columns({"a": np.array(["x", "x"], dtype=object)}).take(np.array([1]))
+    assert plain["a"].tolist() == ["x"]
 
 
 def test_one_repeated_label_is_factorised_in_one_pass():
