@@ -74,6 +74,22 @@ def factorize(values: Sequence | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.array([labels[i] for i in order], dtype=object), rank[codes]
 
 
+def first_given(
+    first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``factorize(np.where(a != "", a, b))`` from ``factorize(a)`` and ``factorize(b)``
+    (texts of one length): each row's first non-empty text, without comparing a text per
+    row, only one per pair of codes that occurs."""
+    (first_labels, first_codes), (second_labels, second_codes) = first, second
+    width = max(len(second_labels), 1)
+    pairs, index = factorize(first_codes.astype(np.intp) * width + second_codes)
+    a, b = np.divmod(pairs, width)
+    a_texts = first_labels[a]
+    chosen = np.where(a_texts != "", a_texts, second_labels[b] if len(second_labels) else "")
+    labels, codes = factorize(np.asarray(chosen, dtype=object))
+    return labels, codes[index]
+
+
 def repeated(value, size: int) -> np.ndarray:
     """``value`` on each of ``size`` rows, as a read-only view of one element (a question
     or level label on every observation): no memory and no work per row, and

@@ -101,7 +101,7 @@ class Ratings:
         provenance = {}
         for name in data.items.data:
             if name.startswith("provenance:"):
-                names, codes = factorize(data.items[name])
+                names, codes = data.items.factorized(name)
                 provenance[name.split(":", 1)[1]] = (codes[item], names)
         questions, question = _in_order(*factorize(observations["question"]), question_order)
         levels, level = factorize(observations["level"])

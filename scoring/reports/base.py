@@ -16,7 +16,7 @@ import numpy as np
 
 from scoring.bootstrap import Interval
 from scoring.estimate import Estimate
-from scoring.groups import GroupMean, is_repeated, repeated
+from scoring.groups import GroupMean, factorize, is_repeated, repeated
 
 # Embeds a list of texts as rows of a matrix (the workers' sentence encoder); optional.
 Embed = Callable[[list[str]], np.ndarray]
@@ -72,9 +72,17 @@ def mean_row(metric: str, group: dict, mean: GroupMean, **details) -> ReportRow:
 
 @dataclass
 class Columns:
-    """Equal-length named arrays, filtered together."""
+    """Equal-length named arrays, filtered together.
+
+    ``codes``: ``factorize`` of some columns, by name, with the array it was computed from
+    (a column replaced since is factorised again): the loader gives those it has (the item
+    cache stores text as codes into its sorted labels), ``factorized`` adds the others once,
+    so the items' texts are not factorised again for every population and figure."""
 
     data: dict[str, np.ndarray]
+    codes: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def __len__(self) -> int:
         return len(next(iter(self.data.values()))) if self.data else 0
@@ -84,6 +92,15 @@ class Columns:
 
     def __contains__(self, name: str) -> bool:
         return name in self.data
+
+    def factorized(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """``factorize(self[name])`` (sorted distinct values, each row's index), computed once."""
+        values = self.data[name]
+        known = self.codes.get(name)
+        if known is None or known[0] is not values:
+            known = (values, *factorize(values))
+            self.codes[name] = known
+        return known[1], known[2]
 
     def take(self, selector: np.ndarray) -> Columns:
         """The rows ``selector`` (a mask or row numbers) picks, in every column; a column of

@@ -6,7 +6,7 @@ import numpy as np
 
 from scoring import boundary as roft
 from scoring.estimate import Estimate
-from scoring.groups import factorize, grouped_means, overall_mean
+from scoring.groups import factorize, first_given, grouped_means, overall_mean
 
 from .base import (
     Columns,
@@ -98,8 +98,11 @@ class BoundaryReport(KindReport):
             np.isnan(responses["points"]), roft.points_for_guesses(guess, boundary), responses["points"]
         )
         rows = _summary_rows(points, distance)
-        for key, column in (("generator", _generator(items)), ("category", items["category"])):
-            labels, codes = factorize(column)  # per item: cheaper than per response
+        # per item (cheaper than per response), from the items' codes
+        for key, (labels, codes) in (
+            ("generator", _generator(items)),
+            ("category", items.factorized("category")),
+        ):
             groups = codes[item]
             rows += _grouped("boundary.mean_points", key, points, groups, labels)
             rows += _grouped("boundary.exact_rate", key, (distance == 0).astype(float), groups, labels)
@@ -190,9 +193,10 @@ def _skill_rows(participant: np.ndarray, points: np.ndarray) -> list[ReportRow]:
     ]
 
 
-def _generator(items: Columns) -> np.ndarray:
-    """The passage's generator: ``payload.model``, else the provenance's system."""
-    return np.where(items["model"] != "", items["model"], items["system"])
+def _generator(items: Columns) -> tuple[np.ndarray, np.ndarray]:
+    """The passage's generator: ``payload.model``, else the provenance's system; factorised
+    (as ``factorize`` gives it)."""
+    return first_given(items.factorized("model"), items.factorized("system"))
 
 
 def _p_groups(p: np.ndarray, answered: np.ndarray) -> np.ndarray:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from scoring.counting import count_distinct, distinct_counts, integer_codes
-from scoring.groups import factorize, grouped_means, overall_mean
+from scoring.groups import factorize, first_given, grouped_means, overall_mean
 from scoring.reports.base import Columns, observation_columns, stacked
 
 
@@ -78,6 +78,28 @@ def test_a_repeated_label_is_held_once_through_factorize_take_and_stacking():
     assert two["question"].tolist() == ["guess"] * 6 + ["reason"] and two["value"].tolist()[-1] == 7.0
     plain = Columns({"a": np.array(["x", "x"], dtype=object)}).take(np.array([1]))
     assert plain["a"].tolist() == ["x"]
+
+
+def test_first_given_is_the_factorisation_of_the_first_non_empty_text():
+    first = np.array(["", "gpt2", "", "ctrl", "gpt2", ""], dtype=object)
+    second = np.array(["grover", "x", "human", "y", "", ""], dtype=object)
+    labels, codes = first_given(factorize(first), factorize(second))
+    expected_labels, expected_codes = factorize(np.where(first != "", first, second))
+    assert labels.tolist() == expected_labels.tolist() == ["", "ctrl", "gpt2", "grover", "human"]
+    assert codes.tolist() == expected_codes.tolist()
+    none = np.zeros(0, dtype=object)
+    labels, codes = first_given(factorize(none), factorize(none))
+    assert len(labels) == 0 and len(codes) == 0
+
+
+def test_columns_factorise_a_column_once_and_again_once_it_is_replaced():
+    columns = Columns({"system": np.array(["b", "a", "b"], dtype=object)})
+    labels, codes = columns.factorized("system")
+    assert labels.tolist() == ["a", "b"] and codes.tolist() == [1, 0, 1]
+    assert columns.factorized("system")[1] is codes  # remembered
+    columns.data["system"] = np.array(["c", "c", "a"], dtype=object)
+    labels, codes = columns.factorized("system")
+    assert labels.tolist() == ["a", "c"] and codes.tolist() == [1, 1, 0]
 
 
 def test_one_repeated_label_is_factorised_in_one_pass():
