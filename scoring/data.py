@@ -33,6 +33,7 @@ from django.db.models.functions import Cast
 from annotation.kinds import TaskKind, get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
 from annotation.services.pseudonyms import pseudonym
+from scoring.counting import row_numbers
 from scoring.item_cache import cached_item_columns
 from scoring.reports.base import (
     Columns,
@@ -75,8 +76,8 @@ def load_study_data(study: Study, builder: KindReport, *, by: Sequence[str] = ()
         responses = _read_table(Response.objects.filter(study=study), fields)
         observations = None  # once the responses' items are row numbers (below)
     participant_ids, participants, excluded = _read_participants(study, responses["participant_id"])
-    responses.data["item"] = np.searchsorted(items.data.pop("id"), responses.data.pop("item_id"))
-    responses.data["participant"] = np.searchsorted(participant_ids, responses.data.pop("participant_id"))
+    responses.data["item"] = row_numbers(items.data.pop("id"), responses.data.pop("item_id"))
+    responses.data["participant"] = row_numbers(participant_ids, responses.data.pop("participant_id"))
     responses.data["excluded"] = excluded[responses["participant"]]
     # Adjudicated answers (participants of source ``adjudicator``, never enrolled) and the
     # items that have one: the ``adjudicated`` population puts the one in place of the others.

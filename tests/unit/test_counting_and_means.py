@@ -5,7 +5,7 @@ observations that repeat one question object instead of a million copies."""
 import numpy as np
 import pytest
 
-from scoring.counting import count_distinct, distinct_counts, integer_codes
+from scoring.counting import count_distinct, distinct_counts, integer_codes, row_numbers
 from scoring.groups import factorize, first_given, grouped_means, overall_mean
 from scoring.reports.base import Columns, observation_columns, stacked
 
@@ -149,3 +149,23 @@ def test_other_values_are_still_grouped_one_group_at_a_time():
     means = grouped_means(values, groups, label="x")
     assert [m.mean for m in means] == [values[:3].mean(), values[3:].mean()]
     assert [m.sd for m in means] == [values[:3].std(ddof=1), values[3:].std(ddof=1)]
+
+
+@pytest.mark.parametrize(
+    ("ids", "values"),
+    [
+        (np.array([10, 11, 13, 14]), np.array([14.0, 10.0, 13.0, 13.0, 11.0])),  # floats for ints
+        (np.array([10.0, 11.0, 13.0]), np.array([13.0, 10.0])),  # float ids (the item cache's)
+        (np.array([10, 11, 13]), np.array([12.0, 13.0])),  # 12 is no id: the search's insertion point
+        (np.array([10, 11, 13]), np.array([9.0, 20.0])),  # outside the ids
+        (np.array([10, 11, 13]), np.array([10.5, np.nan])),  # not whole numbers
+        (np.array([10, 10, 11]), np.array([10.0, 11.0])),  # a repeated id: the first, as searched
+        (np.array([1, 10**9]), np.array([10.0**9, 1.0])),  # a wide span: searched
+        (np.array([], dtype=np.int64), np.array([1.0])),
+        (np.array([3, 4]), np.array([], dtype=np.float64)),
+    ],
+)
+def test_row_numbers_are_the_sorted_search(ids, values):
+    rows = row_numbers(ids, values)
+    assert rows.dtype == np.intp
+    assert rows.tolist() == np.searchsorted(ids, values).tolist()
