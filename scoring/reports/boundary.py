@@ -94,10 +94,11 @@ class BoundaryReport(KindReport):
         boundary = items["boundary"][item]
         guess = responses["guess"]
         distance = guess - boundary
-        points = np.where(
-            np.isnan(responses["points"]), roft.points_for_guesses(guess, boundary), responses["points"]
-        )
-        rows = _summary_rows(points, distance)
+        points, unscored = responses["points"], np.isnan(responses["points"])
+        if unscored.any():  # scored by the rule where the stored points are missing
+            points = np.where(unscored, roft.points_for_guesses(guess, boundary), points)
+        exact = (distance == 0).astype(float)
+        rows = _summary_rows(points, distance, exact)
         # per item (cheaper than per response), from the items' codes
         for key, (labels, codes) in (
             ("generator", _generator(items)),
@@ -105,7 +106,7 @@ class BoundaryReport(KindReport):
         ):
             groups = codes[item]
             rows += _grouped("boundary.mean_points", key, points, groups, labels)
-            rows += _grouped("boundary.exact_rate", key, (distance == 0).astype(float), groups, labels)
+            rows += _grouped("boundary.exact_rate", key, exact, groups, labels)
         # p per item (a few values), then looked up per response
         p_labels, p_codes = factorize(_p_groups(items["p"], np.bincount(item, minlength=len(items)) > 0))
         rows += _grouped_by_value("boundary.mean_points", "p", points, p_codes[item], p_labels)
@@ -118,11 +119,11 @@ class BoundaryReport(KindReport):
         return rows
 
 
-def _summary_rows(points: np.ndarray, distance: np.ndarray) -> list[ReportRow]:
+def _summary_rows(points: np.ndarray, distance: np.ndarray, exact: np.ndarray) -> list[ReportRow]:
     rows = []
     figures = {
         "boundary.mean_points": points,
-        "boundary.exact_rate": (distance == 0).astype(float),
+        "boundary.exact_rate": exact,
         "boundary.mean_distance": distance,
         "boundary.mean_distance_after": np.where(distance >= 0, distance, np.nan),
     }
