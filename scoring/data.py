@@ -33,7 +33,7 @@ from django.db.models.functions import Cast
 from annotation.kinds import TaskKind, get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
 from annotation.services.pseudonyms import pseudonym
-from scoring.counting import row_numbers
+from scoring.counting import distinct_counts, row_numbers
 from scoring.item_cache import cached_item_columns
 from scoring.reports.base import (
     Columns,
@@ -172,7 +172,7 @@ def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, 
     table = _read_table(Enrollment.objects.filter(study=study), fields, extra=extra)
     ids, excluded, model = table["participant_id"], table["excluded"] == 1, table["model"] == 1
     adjudicator = table["adjudicator"] == 1
-    missing = np.setdiff1d(np.unique(answered), ids)
+    missing = np.setdiff1d(distinct_counts(answered)[0], ids)  # counted, not sorted, when ids are near
     if missing.size:
         lost = Participant.objects.filter(pk__in=missing.astype(np.int64).tolist())
         sources = dict(lost.values_list("id", "source"))
