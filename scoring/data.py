@@ -153,7 +153,7 @@ def _declared_observations(responses: Columns, declared) -> Columns:
     parts = []
     for field in declared:
         values = responses.data.pop(f"agreement:{field.key}")
-        given = values != "" if field.level == "nominal" else ~np.isnan(values.astype(float))
+        given = values != "" if field.level == "nominal" else ~np.isnan(values.astype(float, copy=False))
         rows = np.flatnonzero(given)
         parts.append(
             observation_columns(rows, responses["item"][rows], field.question, values[rows], field.level)
