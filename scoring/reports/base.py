@@ -146,9 +146,10 @@ class StudyData:
         """The same study with only the responses in ``keep`` (and their observations)."""
         if keep.all():
             return self  # nothing left out: no copy of a million-row column
-        renumber = np.cumsum(keep) - 1
         observations = self.observations
         if len(observations):
+            renumber = np.cumsum(keep)
+            renumber -= 1  # in place: one array of a million, not two
             mask = keep[observations["response"]]
             observations = observations.take(mask)
             observations.data["response"] = renumber[observations["response"]]
