@@ -257,8 +257,11 @@ def _block_entries(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         return unit, code, kept.data[present].astype(np.float64), int(keep.sum())
     keep = counts.sum(axis=1) >= 2
     kept = counts if keep.all() else counts[keep]  # every unit pairable (a crowd study): no copy
-    unit, code = np.nonzero(kept)
-    return unit, code, kept[unit, code].astype(np.float64), int(keep.sum())
+    kept = np.ascontiguousarray(kept)
+    # np.nonzero's entries in its order (by unit, then value), from one pass over the flat table
+    flat = np.flatnonzero(kept)
+    unit, code = np.divmod(flat, kept.shape[1]) if kept.shape[1] else (flat, flat)
+    return unit, code, kept.ravel()[flat].astype(np.float64), int(keep.sum())
 
 
 def _alpha(pairable: _Pairable, domain: np.ndarray, level: str) -> Estimate:

@@ -17,7 +17,7 @@ from datetime import datetime
 
 import numpy as np
 
-from .counting import distinct_counts
+from .counting import SMALL_RANGE, distinct_counts
 from .estimate import Estimate
 from .groups import factorize
 
@@ -97,15 +97,24 @@ def pairwise_agreement(items, guesses) -> tuple[Estimate, Estimate]:
         undefined = Estimate.undefined("no item has two or more players")
         return undefined, undefined
     low = int(guess.min())
-    span = int(guess.max()) - low + 2
-    keys, counts = distinct_counts(item * span + (guess - low))
+    span = int(guess.max()) - low + 2  # one empty key after each item's guesses
+    keys = item * span + (guess - low)
+    if int(item.min()) >= 0 and (int(item.max()) + 1) * span <= SMALL_RANGE:
+        # one count per key, in order: a key's neighbour is the next count (never the next
+        # item's: the empty key between them counts 0)
+        counts = np.bincount(keys)
+        adjacent = float((counts[:-1] * counts[1:]).sum())
+        per_item = np.bincount(item)
+    else:
+        keys, counts = distinct_counts(keys)
+        neighbour = np.searchsorted(keys, keys + 1)
+        found = neighbour < keys.size
+        adjacent_counts = np.zeros_like(counts)
+        following = neighbour[found]
+        adjacent_counts[found] = np.where(keys[following] == keys[found] + 1, counts[following], 0)
+        adjacent = float((counts * adjacent_counts).sum())
+        per_item = distinct_counts(item)[1]
     same = float((counts * (counts - 1) // 2).sum())
-    neighbour = np.searchsorted(keys, keys + 1)
-    found = neighbour < keys.size
-    adjacent_counts = np.zeros_like(counts)
-    adjacent_counts[found] = np.where(keys[neighbour[found]] == keys[found] + 1, counts[neighbour[found]], 0)
-    adjacent = float((counts * adjacent_counts).sum())
-    per_item = distinct_counts(item)[1]
     pairs = float((per_item * (per_item - 1) // 2).sum())
     details = {"items": int((per_item >= 2).sum())}
     if pairs == 0:

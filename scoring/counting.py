@@ -57,3 +57,32 @@ def count_distinct(values: np.ndarray) -> int:
     """How many different values (whole numbers counted with bincount)."""
     fast = integer_codes(values, codes=False)
     return len(fast[0]) if fast is not None else int(np.unique(values).size)
+
+
+def row_numbers(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(ids, values)`` for sorted distinct whole-number ``ids``: each value's
+    row among them. Ids that span a small range (a study's items and participants, inserted
+    together) go through a table indexed by id, one lookup per value instead of a binary
+    search; any value that is not one of the ids falls back to the search, so the answer is
+    always the search's."""
+    if ids.size == 0 or values.size == 0 or ids.dtype.kind not in "iuf" or values.dtype.kind not in "iuf":
+        return np.searchsorted(ids, values)
+    first, last = ids[0], ids[-1]
+    if not (np.isfinite(first) and np.isfinite(last)) or last - first >= max(4 * ids.size, SMALL_RANGE // 4):
+        return np.searchsorted(ids, values)
+    first, span = int(first), int(last) - int(first) + 1
+    offsets = ids.astype(np.int64) - first
+    if not np.array_equal(offsets + first, ids) or (np.diff(offsets) <= 0).any():  # not whole, or repeated
+        return np.searchsorted(ids, values)
+    table = np.full(span, -1, dtype=np.intp)
+    table[offsets] = np.arange(ids.size)
+    with np.errstate(invalid="ignore"):  # NaN or huge: caught by the checks below
+        wanted = values.astype(np.int64)
+    wanted -= first
+    if wanted.min() < 0 or wanted.max() >= span:
+        return np.searchsorted(ids, values)
+    rows = table[wanted]
+    wanted += first
+    if rows.min() < 0 or not np.array_equal(wanted, values):  # not an id, or not a whole number
+        return np.searchsorted(ids, values)
+    return rows

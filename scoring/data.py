@@ -33,6 +33,7 @@ from django.db.models.functions import Cast
 from annotation.kinds import TaskKind, get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
 from annotation.services.pseudonyms import pseudonym
+from scoring.counting import distinct_counts, row_numbers
 from scoring.item_cache import cached_item_columns
 from scoring.reports.base import (
     Columns,
@@ -75,8 +76,8 @@ def load_study_data(study: Study, builder: KindReport, *, by: Sequence[str] = ()
         responses = _read_table(Response.objects.filter(study=study), fields)
         observations = None  # once the responses' items are row numbers (below)
     participant_ids, participants, excluded = _read_participants(study, responses["participant_id"])
-    responses.data["item"] = np.searchsorted(items.data.pop("id"), responses.data.pop("item_id"))
-    responses.data["participant"] = np.searchsorted(participant_ids, responses.data.pop("participant_id"))
+    responses.data["item"] = row_numbers(items.data.pop("id"), responses.data.pop("item_id"))
+    responses.data["participant"] = row_numbers(participant_ids, responses.data.pop("participant_id"))
     responses.data["excluded"] = excluded[responses["participant"]]
     # Adjudicated answers (participants of source ``adjudicator``, never enrolled) and the
     # items that have one: the ``adjudicated`` population puts the one in place of the others.
@@ -152,7 +153,7 @@ def _declared_observations(responses: Columns, declared) -> Columns:
     parts = []
     for field in declared:
         values = responses.data.pop(f"agreement:{field.key}")
-        given = values != "" if field.level == "nominal" else ~np.isnan(values.astype(float))
+        given = values != "" if field.level == "nominal" else ~np.isnan(values.astype(float, copy=False))
         rows = np.flatnonzero(given)
         parts.append(
             observation_columns(rows, responses["item"][rows], field.question, values[rows], field.level)
@@ -171,7 +172,7 @@ def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, 
     table = _read_table(Enrollment.objects.filter(study=study), fields, extra=extra)
     ids, excluded, model = table["participant_id"], table["excluded"] == 1, table["model"] == 1
     adjudicator = table["adjudicator"] == 1
-    missing = np.setdiff1d(np.unique(answered), ids)
+    missing = np.setdiff1d(distinct_counts(answered)[0], ids)  # counted, not sorted, when ids are near
     if missing.size:
         lost = Participant.objects.filter(pk__in=missing.astype(np.int64).tolist())
         sources = dict(lost.values_list("id", "source"))

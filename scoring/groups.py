@@ -54,6 +54,8 @@ def factorize(values: Sequence | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     sorting a million Python strings; numbers through ``np.unique``.
     """
     array = np.asarray(values)
+    if is_repeated(array):  # one value on every row: nothing to compare
+        return array[:1].copy(), np.zeros(len(array), dtype=np.intp)
     if array.dtype.kind != "O":
         fast = integer_codes(array)
         if fast is not None and fast[2] is not None:
@@ -70,6 +72,36 @@ def factorize(values: Sequence | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rank = np.empty(len(labels), dtype=np.intp)
     rank[order] = np.arange(len(labels))
     return np.array([labels[i] for i in order], dtype=object), rank[codes]
+
+
+def first_given(
+    first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``factorize(np.where(a != "", a, b))`` from ``factorize(a)`` and ``factorize(b)``
+    (texts of one length): each row's first non-empty text, without comparing a text per
+    row, only one per pair of codes that occurs."""
+    (first_labels, first_codes), (second_labels, second_codes) = first, second
+    width = max(len(second_labels), 1)
+    pairs, index = factorize(first_codes.astype(np.intp) * width + second_codes)
+    a, b = np.divmod(pairs, width)
+    a_texts = first_labels[a]
+    chosen = np.where(a_texts != "", a_texts, second_labels[b] if len(second_labels) else "")
+    labels, codes = factorize(np.asarray(chosen, dtype=object))
+    return labels, codes[index]
+
+
+def repeated(value, size: int) -> np.ndarray:
+    """``value`` on each of ``size`` rows, as a read-only view of one element (a question
+    or level label on every observation): no memory and no work per row, and
+    ``factorize`` and ``Columns.take`` see at once that every row holds it."""
+    one = np.empty(1, dtype=object)
+    one[0] = value
+    return np.broadcast_to(one, (size,))
+
+
+def is_repeated(array: np.ndarray) -> bool:
+    """Whether every element of a 1-D array is one and the same (a zero-stride view)."""
+    return array.ndim == 1 and array.size > 1 and array.strides[0] == 0
 
 
 def _few_labels(array: np.ndarray, probe: int = 1000, most: int = 8):

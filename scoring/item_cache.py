@@ -92,14 +92,17 @@ def encode(columns: Columns) -> bytes:
 
 
 def decode(blob: bytes) -> Columns:
-    """The columns ``encode`` stored, in their order, text again as object arrays."""
+    """The columns ``encode`` stored, in their order, text again as object arrays (with
+    their codes, which ``Columns.factorized`` then returns without factorising them)."""
     stored = np.load(io.BytesIO(blob), allow_pickle=False)
-    data: dict[str, np.ndarray] = {}
+    columns = Columns({})
     for name in stored.files:
         if name.startswith(LABELS):
             continue
         values = stored[name]
-        if LABELS + name in stored.files:
-            values = stored[LABELS + name].astype(object)[values]
-        data[name] = values
-    return Columns(data)
+        if LABELS + name in stored.files:  # the labels are sorted and distinct: factorize's own
+            labels, codes = stored[LABELS + name].astype(object), values.astype(np.intp)
+            values = labels[codes]
+            columns.codes[name] = (values, labels, codes)
+        columns.data[name] = values
+    return columns

@@ -101,7 +101,7 @@ class Ratings:
         provenance = {}
         for name in data.items.data:
             if name.startswith("provenance:"):
-                names, codes = factorize(data.items[name])
+                names, codes = data.items.factorized(name)
                 provenance[name.split(":", 1)[1]] = (codes[item], names)
         questions, question = _in_order(*factorize(observations["question"]), question_order)
         levels, level = factorize(observations["level"])
@@ -138,7 +138,10 @@ class Ratings:
     def take(self, mask: np.ndarray) -> Ratings:
         if mask.all():
             return self
-        rows = np.flatnonzero(mask)  # once, not once per field; a scope is often a small part
+        return self.rows(np.flatnonzero(mask))  # once, not once per field
+
+    def rows(self, rows: np.ndarray) -> Ratings:
+        """The ratings at these row numbers (a scope is often a small part)."""
         provenance = {key: (codes[rows], names) for key, (codes, names) in self.provenance.items()}
         fields = {name: getattr(self, name)[rows] for name in _RATING_FIELDS}
         return replace(self, provenance=provenance, **fields)
@@ -258,10 +261,14 @@ class _Scoper:
     def __call__(
         self, group: dict, mask: np.ndarray, units: np.ndarray, questions: int, pairs: bool
     ) -> Scope:
-        ratings = self.ratings.take(mask)
+        if mask.all():
+            ratings = self.ratings
+        else:  # the rows found once, for the ratings and the units alike
+            rows = np.flatnonzero(mask)
+            ratings, units = self.ratings.rows(rows), units[rows]
         domain = self.ratings.domains[self.level_code]
         values = None if domain is None else domain[ratings.value]
-        return Scope(group, self.level, ratings, units[mask], values, questions, pairs)
+        return Scope(group, self.level, ratings, units, values, questions, pairs)
 
 
 def scope_rows(scope: Scope, labels: Labels, calibration: Calibration | None = None) -> list[ReportRow]:

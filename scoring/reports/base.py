@@ -16,7 +16,7 @@ import numpy as np
 
 from scoring.bootstrap import Interval
 from scoring.estimate import Estimate
-from scoring.groups import GroupMean
+from scoring.groups import GroupMean, factorize, is_repeated, repeated
 
 # Embeds a list of texts as rows of a matrix (the workers' sentence encoder); optional.
 Embed = Callable[[list[str]], np.ndarray]
@@ -72,9 +72,17 @@ def mean_row(metric: str, group: dict, mean: GroupMean, **details) -> ReportRow:
 
 @dataclass
 class Columns:
-    """Equal-length named arrays, filtered together."""
+    """Equal-length named arrays, filtered together.
+
+    ``codes``: ``factorize`` of some columns, by name, with the array it was computed from
+    (a column replaced since is factorised again): the loader gives those it has (the item
+    cache stores text as codes into its sorted labels), ``factorized`` adds the others once,
+    so the items' texts are not factorised again for every population and figure."""
 
     data: dict[str, np.ndarray]
+    codes: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def __len__(self) -> int:
         return len(next(iter(self.data.values()))) if self.data else 0
@@ -85,8 +93,28 @@ class Columns:
     def __contains__(self, name: str) -> bool:
         return name in self.data
 
+    def factorized(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """``factorize(self[name])`` (sorted distinct values, each row's index), computed once."""
+        values = self.data[name]
+        known = self.codes.get(name)
+        if known is None or known[0] is not values:
+            known = (values, *factorize(values))
+            self.codes[name] = known
+        return known[1], known[2]
+
     def take(self, selector: np.ndarray) -> Columns:
-        return Columns({name: values[selector] for name, values in self.data.items()})
+        """The rows ``selector`` (a mask or row numbers) picks, in every column; a column of
+        one repeated value stays one (a view: nothing copied per row)."""
+        count = None
+        taken = {}
+        for name, values in self.data.items():
+            if is_repeated(values):
+                if count is None:
+                    count = int(np.count_nonzero(selector)) if selector.dtype == bool else len(selector)
+                taken[name] = np.broadcast_to(values[:1], (count,))
+            else:
+                taken[name] = values[selector]
+        return Columns(taken)
 
 
 @dataclass
@@ -118,9 +146,10 @@ class StudyData:
         """The same study with only the responses in ``keep`` (and their observations)."""
         if keep.all():
             return self  # nothing left out: no copy of a million-row column
-        renumber = np.cumsum(keep) - 1
         observations = self.observations
         if len(observations):
+            renumber = np.cumsum(keep)
+            renumber -= 1  # in place: one array of a million, not two
             mask = keep[observations["response"]]
             observations = observations.take(mask)
             observations.data["response"] = renumber[observations["response"]]
@@ -265,10 +294,8 @@ def observation_columns(response, unit, question, value, level) -> Columns:
     size = len(response)
 
     def column(values) -> np.ndarray:
-        if isinstance(values, str):  # one str object repeated (np.full makes one per row)
-            repeated = np.empty(size, dtype=object)
-            repeated.fill(values)
-            return repeated
+        if isinstance(values, str):  # one str object on every row, held once
+            return repeated(values, size)
         return np.asarray(values)
 
     return Columns(
@@ -290,6 +317,8 @@ def stacked(parts: list[Columns]) -> Columns:
     """Observations of several questions, one after the other."""
     if not parts:
         return empty_observations()
+    if len(parts) == 1:  # one question: its columns as they are, not copied
+        return parts[0]
     return Columns({name: np.concatenate([part[name] for part in parts]) for name in parts[0].data})
 
 

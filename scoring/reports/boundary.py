@@ -6,7 +6,7 @@ import numpy as np
 
 from scoring import boundary as roft
 from scoring.estimate import Estimate
-from scoring.groups import factorize, grouped_means, overall_mean
+from scoring.groups import factorize, first_given, grouped_means, overall_mean
 
 from .base import (
     Columns,
@@ -94,15 +94,19 @@ class BoundaryReport(KindReport):
         boundary = items["boundary"][item]
         guess = responses["guess"]
         distance = guess - boundary
-        points = np.where(
-            np.isnan(responses["points"]), roft.points_for_guesses(guess, boundary), responses["points"]
-        )
-        rows = _summary_rows(points, distance)
-        for key, column in (("generator", _generator(items)), ("category", items["category"])):
-            labels, codes = factorize(column)  # per item: cheaper than per response
+        points, unscored = responses["points"], np.isnan(responses["points"])
+        if unscored.any():  # scored by the rule where the stored points are missing
+            points = np.where(unscored, roft.points_for_guesses(guess, boundary), points)
+        exact = (distance == 0).astype(float)
+        rows = _summary_rows(points, distance, exact)
+        # per item (cheaper than per response), from the items' codes
+        for key, (labels, codes) in (
+            ("generator", _generator(items)),
+            ("category", items.factorized("category")),
+        ):
             groups = codes[item]
             rows += _grouped("boundary.mean_points", key, points, groups, labels)
-            rows += _grouped("boundary.exact_rate", key, (distance == 0).astype(float), groups, labels)
+            rows += _grouped("boundary.exact_rate", key, exact, groups, labels)
         # p per item (a few values), then looked up per response
         p_labels, p_codes = factorize(_p_groups(items["p"], np.bincount(item, minlength=len(items)) > 0))
         rows += _grouped_by_value("boundary.mean_points", "p", points, p_codes[item], p_labels)
@@ -115,11 +119,11 @@ class BoundaryReport(KindReport):
         return rows
 
 
-def _summary_rows(points: np.ndarray, distance: np.ndarray) -> list[ReportRow]:
+def _summary_rows(points: np.ndarray, distance: np.ndarray, exact: np.ndarray) -> list[ReportRow]:
     rows = []
     figures = {
         "boundary.mean_points": points,
-        "boundary.exact_rate": (distance == 0).astype(float),
+        "boundary.exact_rate": exact,
         "boundary.mean_distance": distance,
         "boundary.mean_distance_after": np.where(distance >= 0, distance, np.nan),
     }
@@ -190,9 +194,10 @@ def _skill_rows(participant: np.ndarray, points: np.ndarray) -> list[ReportRow]:
     ]
 
 
-def _generator(items: Columns) -> np.ndarray:
-    """The passage's generator: ``payload.model``, else the provenance's system."""
-    return np.where(items["model"] != "", items["model"], items["system"])
+def _generator(items: Columns) -> tuple[np.ndarray, np.ndarray]:
+    """The passage's generator: ``payload.model``, else the provenance's system; factorised
+    (as ``factorize`` gives it)."""
+    return first_given(items.factorized("model"), items.factorized("system"))
 
 
 def _p_groups(p: np.ndarray, answered: np.ndarray) -> np.ndarray:

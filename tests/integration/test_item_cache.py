@@ -13,6 +13,7 @@ from django.db.models import F
 import scoring.data
 from annotation.models import Item, Response
 from scoring.data import load_study_data, one_snapshot
+from scoring.groups import factorize
 from scoring.item_cache import decode, encode
 from scoring.models import ItemColumns, Report
 from scoring.reports import report_for
@@ -82,6 +83,19 @@ def test_the_blob_gives_back_the_columns_as_read(item_reads):
         else:
             np.testing.assert_array_equal(cached[name], values)
     assert decode(encode(read)).data.keys() == read.data.keys()
+
+
+def test_the_blob_gives_each_text_column_its_factorisation(item_reads):
+    study = game_study()
+    item_columns(study)
+    cached = item_columns(study)
+    texts = [name for name, values in cached.data.items() if values.dtype.kind == "O"]
+    assert texts and set(cached.codes) == set(texts)  # known without factorising
+    for name in texts:
+        labels, codes = cached.factorized(name)
+        expected_labels, expected_codes = factorize(cached[name])
+        assert labels.tolist() == expected_labels.tolist()
+        assert codes.tolist() == expected_codes.tolist()
 
 
 def test_an_item_insert_update_or_delete_gives_a_new_version(item_reads):

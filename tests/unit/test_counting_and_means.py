@@ -5,9 +5,9 @@ observations that repeat one question object instead of a million copies."""
 import numpy as np
 import pytest
 
-from scoring.counting import count_distinct, distinct_counts, integer_codes
-from scoring.groups import factorize, grouped_means, overall_mean
-from scoring.reports.base import observation_columns
+from scoring.counting import count_distinct, distinct_counts, integer_codes, row_numbers
+from scoring.groups import factorize, first_given, grouped_means, overall_mean
+from scoring.reports.base import Columns, observation_columns, stacked
 
 
 @pytest.mark.parametrize(
@@ -63,6 +63,45 @@ def test_observations_repeat_one_question_object():
     assert question[0] is question[-1] and level[0] is level[-1] == "interval"
 
 
+def test_a_repeated_label_is_held_once_through_factorize_take_and_stacking():
+    columns = observation_columns(np.arange(6), np.arange(6), "guess", np.arange(6.0), "interval")
+    assert columns["question"].strides == (0,)  # one element, not one per row
+    labels, codes = factorize(columns["question"])
+    assert labels.tolist() == ["guess"] and codes.tolist() == [0] * 6
+    for selector in (np.array([True, False, True, True, False, False]), np.array([5, 0])):
+        taken = columns.take(selector)
+        assert taken["question"].strides == (0,) and taken["level"].strides == (0,)
+        assert taken["question"].tolist() == ["guess"] * len(taken["response"])
+        assert taken["value"].tolist() == np.arange(6.0)[selector].tolist()
+    assert stacked([columns]) is columns  # one question: nothing copied
+    two = stacked([columns, observation_columns([1], [1], "reason", [7.0], "nominal")])
+    assert two["question"].tolist() == ["guess"] * 6 + ["reason"] and two["value"].tolist()[-1] == 7.0
+    plain = Columns({"a": np.array(["x", "x"], dtype=object)}).take(np.array([1]))
+    assert plain["a"].tolist() == ["x"]
+
+
+def test_first_given_is_the_factorisation_of_the_first_non_empty_text():
+    first = np.array(["", "gpt2", "", "ctrl", "gpt2", ""], dtype=object)
+    second = np.array(["grover", "x", "human", "y", "", ""], dtype=object)
+    labels, codes = first_given(factorize(first), factorize(second))
+    expected_labels, expected_codes = factorize(np.where(first != "", first, second))
+    assert labels.tolist() == expected_labels.tolist() == ["", "ctrl", "gpt2", "grover", "human"]
+    assert codes.tolist() == expected_codes.tolist()
+    none = np.zeros(0, dtype=object)
+    labels, codes = first_given(factorize(none), factorize(none))
+    assert len(labels) == 0 and len(codes) == 0
+
+
+def test_columns_factorise_a_column_once_and_again_once_it_is_replaced():
+    columns = Columns({"system": np.array(["b", "a", "b"], dtype=object)})
+    labels, codes = columns.factorized("system")
+    assert labels.tolist() == ["a", "b"] and codes.tolist() == [1, 0, 1]
+    assert columns.factorized("system")[1] is codes  # remembered
+    columns.data["system"] = np.array(["c", "c", "a"], dtype=object)
+    labels, codes = columns.factorized("system")
+    assert labels.tolist() == ["a", "c"] and codes.tolist() == [1, 1, 0]
+
+
 def test_one_repeated_label_is_factorised_in_one_pass():
     one = np.empty(5000, dtype=object)
     one.fill("guess")
@@ -110,3 +149,23 @@ def test_other_values_are_still_grouped_one_group_at_a_time():
     means = grouped_means(values, groups, label="x")
     assert [m.mean for m in means] == [values[:3].mean(), values[3:].mean()]
     assert [m.sd for m in means] == [values[:3].std(ddof=1), values[3:].std(ddof=1)]
+
+
+@pytest.mark.parametrize(
+    ("ids", "values"),
+    [
+        (np.array([10, 11, 13, 14]), np.array([14.0, 10.0, 13.0, 13.0, 11.0])),  # floats for ints
+        (np.array([10.0, 11.0, 13.0]), np.array([13.0, 10.0])),  # float ids (the item cache's)
+        (np.array([10, 11, 13]), np.array([12.0, 13.0])),  # 12 is no id: the search's insertion point
+        (np.array([10, 11, 13]), np.array([9.0, 20.0])),  # outside the ids
+        (np.array([10, 11, 13]), np.array([10.5, np.nan])),  # not whole numbers
+        (np.array([10, 10, 11]), np.array([10.0, 11.0])),  # a repeated id: the first, as searched
+        (np.array([1, 10**9]), np.array([10.0**9, 1.0])),  # a wide span: searched
+        (np.array([], dtype=np.int64), np.array([1.0])),
+        (np.array([3, 4]), np.array([], dtype=np.float64)),
+    ],
+)
+def test_row_numbers_are_the_sorted_search(ids, values):
+    rows = row_numbers(ids, values)
+    assert rows.dtype == np.intp
+    assert rows.tolist() == np.searchsorted(ids, values).tolist()

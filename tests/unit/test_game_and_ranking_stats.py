@@ -46,6 +46,25 @@ def test_pairwise_agreement_between_players_on_the_same_item():
     assert same.details["items"] == 3
 
 
+@pytest.mark.parametrize("offset", [0, -(10**9), 10**7])  # counted per key; sorted keys (ids, a wide range)
+def test_pairwise_agreement_is_the_same_counted_or_sorted(offset):
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        n = int(rng.integers(1, 40))
+        items = rng.integers(0, int(rng.integers(1, 8)), n)
+        guess = rng.integers(-2, 11, n).astype(float)
+        guess[rng.random(n) < 0.1] = np.nan
+        pairs = [(i, g) for i, g in zip(items.tolist(), guess.tolist(), strict=True) if not np.isnan(g)]
+        together = [(a, b) for k, a in enumerate(pairs) for b in pairs[k + 1 :] if a[0] == b[0]]
+        same, within_one = roft.pairwise_agreement(items + offset, guess)
+        if not together:
+            assert np.isnan(same.value) and np.isnan(within_one.value)
+            continue
+        assert same.n == within_one.n == len(together)
+        assert same.value == sum(a[1] == b[1] for a, b in together) / len(together)
+        assert within_one.value == sum(abs(a[1] - b[1]) <= 1 for a, b in together) / len(together)
+
+
 def test_player_skill_tails():
     players = np.repeat(np.arange(20), 3)
     points = np.repeat(np.arange(20, dtype=float), 3)
