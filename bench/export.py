@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._database import ensure_database  # noqa: E402 - after the path
+from bench._database import ensure_database, settle_tables  # noqa: E402 - after the path
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only")
@@ -107,26 +107,6 @@ def build(rows: int) -> None:
         )
 
 
-TABLES_READ = (
-    "annotation_item",
-    "annotation_participant",
-    "annotation_enrollment",
-    "annotation_assignment",
-    "annotation_response",
-)
-
-
-def settle() -> None:
-    """VACUUM ANALYZE the tables the bench reads: a freshly loaded table's first scan sets
-    every row's hint bits and writes the pages back, which would fall on whichever figure
-    runs first (the CSV export) and not on its anchor. Quick when nothing changed."""
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        for table in TABLES_READ:
-            cursor.execute(f"VACUUM ANALYZE {table}")
-
-
 def run_exporter(fmt: str, path: Path) -> tuple[float, float, float]:
     """`manage.py exportstudy` in a child process: (seconds of the export as the command
     reports it, seconds of the whole process with Python and Django start-up, peak RSS MiB)."""
@@ -198,7 +178,7 @@ def main() -> None:
     django.setup()
     started = time.perf_counter()
     build(args.rows)
-    settle()
+    settle_tables()
     print(f"data ready: {args.rows} responses ({time.perf_counter() - started:.1f} s)")
     runs: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as folder:

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only-secret")
 
-from bench._database import ensure_database  # noqa: E402 - after the path
+from bench._database import ensure_database, settle_tables  # noqa: E402 - after the path
 
 # The RoFT game is where a million answers come from; ``--kind claim`` measures instead a
 # kind whose module is installed, whose agreement values the kind gives answer by answer.
@@ -100,17 +100,7 @@ def build(responses: int, kind: str) -> None:
         _copy_items(cursor, study.pk, item_ids, boundary, rng, kind)
         _copy_players(cursor, study.pk, player_ids, rng)
         _copy_answers(cursor, study.pk, item_ids, player_ids, assignment_ids, boundary, rng, kind)
-    # VACUUM as well: a fresh table's first scan sets every row's hint bits and writes the
-    # pages back, a cost that would fall on the first reports run and not on its anchor.
-    with connection.cursor() as cursor:
-        for table in (
-            "annotation_item",
-            "annotation_participant",
-            "annotation_enrollment",
-            "annotation_assignment",
-            "annotation_response",
-        ):
-            cursor.execute(f"VACUUM ANALYZE {table}")
+    settle_tables()
 
 
 def _drop(connection, slug: str) -> None:
