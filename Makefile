@@ -39,7 +39,7 @@ test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff format --check .
 # A model change without its migration fails here; the check needs no database.
 	SECRET_KEY=makemigrations-check DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
-# Types over the kinds, the services and scoring (pyproject.toml [tool.mypy]); the Django
+# Types over the kinds, the services, scoring and stats (pyproject.toml [tool.mypy]); the Django
 # plugin reads the settings, which need a key and nothing else.
 	SECRET_KEY=mypy-check DATABASE_URL=sqlite:///:memory: $(VENV)/bin/mypy
 	$(VENV)/bin/pytest

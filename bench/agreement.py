@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scoring.agreement import krippendorff_alpha
+from stats.agreement import krippendorff_alpha
 
 MIB = 2**20
 

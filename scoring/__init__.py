@@ -1,5 +1,7 @@
-"""Statistics as pure functions over arrays and sequences (no Django, no torch here).
+"""The Django app that reads a study's responses from the database, computes its reports
+with the pure functions in ``stats`` and stores them as ``Report`` rows; the dashboard,
+the reports job and the reports API read those rows.
 
-The thin layer that reads responses from the database and stores reports lives beside
-these modules and is the only part that imports Django.
+It reads ``annotation``'s models and services; ``annotation`` does not import it (see
+``docs/architecture.md``).
 """

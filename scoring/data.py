@@ -33,7 +33,6 @@ from django.db.models.functions import Cast
 from annotation.kinds import TaskKind, get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
 from annotation.services.pseudonyms import pseudonym
-from scoring.counting import distinct_counts, row_numbers
 from scoring.item_cache import cached_item_columns
 from scoring.reports.base import (
     Columns,
@@ -43,6 +42,7 @@ from scoring.reports.base import (
     observation_columns,
     stacked,
 )
+from stats.counting import distinct_counts, row_numbers
 
 CHUNK = 20_000
 

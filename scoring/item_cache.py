@@ -22,9 +22,9 @@ import numpy as np
 from django.db import DatabaseError, connection, transaction
 
 from annotation.models import Study
-from scoring.groups import factorize
 from scoring.models import ItemColumns
 from scoring.reports.base import Columns, Field
+from stats.groups import factorize
 
 # The prefix of the stored labels of a text column (its values are codes into them).
 LABELS = "labels:"

@@ -16,7 +16,7 @@ from django.http import QueryDict
 from django.urls import URLPattern, URLResolver
 from rest_framework import serializers
 
-from scoring.agreement import check_level  # the levels of measurement, defined once
+from stats.agreement import check_level  # the levels of measurement, defined once
 
 if TYPE_CHECKING:  # no kind imports the models at run time; these names are for annotations
     from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study

@@ -8,7 +8,7 @@ from django.http import QueryDict
 from rest_framework import serializers
 
 from annotation.text import split_sentences
-from scoring.overlap import set_f1
+from stats.overlap import set_f1
 
 from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
 

@@ -27,18 +27,18 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from scoring.agreement import (
+from stats.agreement import (
     alpha_and_percent_from_value_counts,
     alpha_from_pairs,
     alpha_from_value_counts,
     value_counts_from_pairs,
 )
-from scoring.bootstrap import Interval, mean_ci, seed_for
-from scoring.counting import count_distinct, distinct_counts
-from scoring.estimate import Estimate
-from scoring.groups import factorize
-from scoring.kappa import fleiss_kappa
-from scoring.raters import (
+from stats.bootstrap import Interval, mean_ci, seed_for
+from stats.counting import count_distinct, distinct_counts
+from stats.estimate import Estimate
+from stats.groups import factorize
+from stats.kappa import fleiss_kappa
+from stats.raters import (
     CEILING,
     DEFAULT_CALIBRATION_MARGIN,
     MAX_MAJORITY_VALUES,
@@ -51,7 +51,7 @@ from scoring.raters import (
     rating_pairs,
     unit_means,
 )
-from scoring.reliability import cronbach_alpha, icc_2k, within_points_from_value_counts
+from stats.reliability import cronbach_alpha, icc_2k, within_points_from_value_counts
 
 from .base import ReportRow, StudyData, row
 

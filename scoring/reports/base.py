@@ -14,9 +14,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.bootstrap import Interval
-from scoring.estimate import Estimate
-from scoring.groups import GroupMean, factorize, is_repeated, repeated
+from stats.bootstrap import Interval
+from stats.estimate import Estimate
+from stats.groups import GroupMean, factorize, is_repeated, repeated
 
 # Embeds a list of texts as rows of a matrix (the workers' sentence encoder); optional.
 Embed = Callable[[list[str]], np.ndarray]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from scoring import boundary as roft
-from scoring.estimate import Estimate
-from scoring.groups import factorize, first_given, grouped_means, overall_mean
+from stats import boundary as roft
+from stats.estimate import Estimate
+from stats.groups import factorize, first_given, grouped_means, overall_mean
 
 from .base import (
     Columns,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scoring import claim
-from scoring.groups import grouped_means, overall_mean
+from stats import claim
+from stats.groups import grouped_means, overall_mean
 
 from .base import Field, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, mean_row, row
 

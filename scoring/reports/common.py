@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from scoring.counting import count_distinct
-from scoring.estimate import Estimate
-from scoring.raters import DEFAULT_CALIBRATION_MARGIN, NOT_CALIBRATED
+from stats.counting import count_distinct
+from stats.estimate import Estimate
+from stats.raters import DEFAULT_CALIBRATION_MARGIN, NOT_CALIBRATED
 
 from .agreement import agreement_scope_rows
 from .base import Embed, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, row

@@ -6,8 +6,8 @@ import itertools
 
 import numpy as np
 
-from scoring import likert
-from scoring.groups import grouped_means
+from stats import likert
+from stats.groups import grouped_means
 
 from .base import (
     Field,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scoring.groups import grouped_means, overall_mean
+from stats.groups import grouped_means, overall_mean
 
 from .base import (
     Field,

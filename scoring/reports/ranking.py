@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from scoring import ranking as bws
-from scoring.estimate import Estimate
-from scoring.groups import grouped_means
+from stats import ranking as bws
+from stats.estimate import Estimate
+from stats.groups import grouped_means
 
 from .base import (
     Field,

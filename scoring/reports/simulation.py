@@ -12,10 +12,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from scoring import similarity, simulation
-from scoring.bootstrap import mean_ci, seed_for
-from scoring.estimate import Estimate
-from scoring.groups import factorize
+from stats import similarity, simulation
+from stats.bootstrap import mean_ci, seed_for
+from stats.estimate import Estimate
+from stats.groups import factorize
 
 from .base import (
     Embed,

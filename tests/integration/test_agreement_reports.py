@@ -17,8 +17,8 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotation.models import Participant
 from annotation.services.pseudonyms import pseudonym
-from scoring.bootstrap import mean_ci, seed_for
 from scoring.models import Report
+from stats.bootstrap import mean_ci, seed_for
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
 from tests.helpers.reports import computereports_json, report_row
 

@@ -13,11 +13,11 @@ from django.db.models import F
 import scoring.data
 from annotation.models import Item, Response
 from scoring.data import load_study_data, one_snapshot
-from scoring.groups import factorize
 from scoring.item_cache import decode, encode
 from scoring.models import ItemColumns, Report
 from scoring.reports import report_for
 from scoring.services import DEFAULT_BY, compute_study_reports
+from stats.groups import factorize
 from tests.factories import ItemFactory
 from tests.helpers.reports import game_study
 

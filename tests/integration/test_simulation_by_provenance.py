@@ -19,7 +19,7 @@ from annotation.models import Item
 from annotation.services.model_answers import ModelAnswer, model_participant, store_model_answers
 from scoring.models import Report
 from scoring.services import compute_study_reports
-from scoring.similarity import jaccard_similarity, mean_pairwise_similarity
+from stats.similarity import jaccard_similarity, mean_pairwise_similarity
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
 from tests.helpers.reports import report_row
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from scoring import agreement
-from scoring.agreement import (
+from stats import agreement
+from stats.agreement import (
     alpha_from_pairs,
     alpha_from_value_counts,
     krippendorff_alpha,

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from annotation.kinds.boundary.charts import points_chart
-from scoring.boundary import boundary_points, seconds_per_sentence
+from stats.boundary import boundary_points, seconds_per_sentence
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,9 @@ observations that repeat one question object instead of a million copies."""
 import numpy as np
 import pytest
 
-from scoring.counting import count_distinct, distinct_counts, integer_codes, row_numbers
-from scoring.groups import factorize, first_given, grouped_means, overall_mean
 from scoring.reports.base import Columns, observation_columns, stacked
+from stats.counting import count_distinct, distinct_counts, integer_codes, row_numbers
+from stats.groups import factorize, first_given, grouped_means, overall_mean
 
 
 @pytest.mark.parametrize(
@@ -126,7 +126,7 @@ def test_groups_given_as_codes_of_numbers_are_the_groups_of_the_numbers():
 def test_means_of_few_whole_numbers_come_from_counts_in_any_order():
     """Points and 0/1 shares per group: the means and intervals are those of the values, the
     sd equal to the last bits, and the figures no longer depend on the rows' order."""
-    from scoring import bootstrap
+    from stats import bootstrap
 
     rng = np.random.default_rng(8)
     values = rng.integers(0, 6, 30000).astype(float)

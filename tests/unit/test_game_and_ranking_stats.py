@@ -5,8 +5,8 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from scoring import boundary as roft
-from scoring import ranking
+from stats import boundary as roft
+from stats import ranking
 
 # item, true boundary, guess (1-based sentences; C has 10 sentences and is all human)
 GAME = [

@@ -1,4 +1,4 @@
-"""Held-out figures of a trained rater (``scoring.heldout``) against scikit-learn, and the
+"""Held-out figures of a trained rater (``stats.heldout``) against scikit-learn, and the
 item split (``workers.trained_raters.training.split_items``): seeded, never an item on both sides."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, cohen_kappa_score, f1_score, mean_absolute_error
 
-from scoring.agreement import krippendorff_alpha
-from scoring.heldout import HeldOutItem, heldout_metrics, majority_answer, most_common_training_answer
+from stats.agreement import krippendorff_alpha
+from stats.heldout import HeldOutItem, heldout_metrics, majority_answer, most_common_training_answer
 from workers.trained_raters.training import split_items
 
 LABELS = ["supports", "contradicts", "neutral"]

@@ -1,4 +1,4 @@
-from scoring.overlap import set_f1
+from stats.overlap import set_f1
 
 
 def test_set_f1_cases():

@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from scoring.raters import (
+from scoring.reports.agreement import agreement_scope_rows
+from scoring.reports.base import Columns, StudyData, observation_columns
+from stats.raters import (
     CALIBRATED,
     NOT_CALIBRATED,
     UNKNOWN,
@@ -20,8 +22,6 @@ from scoring.raters import (
     means_of_others,
     unit_means,
 )
-from scoring.reports.agreement import agreement_scope_rows
-from scoring.reports.base import Columns, StudyData, observation_columns
 
 UNITS = np.array([0, 0, 0, 1, 1, 2])
 VALUES = np.array([1.0, 2.0, 6.0, 4.0, 4.0, 7.0])

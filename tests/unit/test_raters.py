@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from scoring.kappa import human_model_kappa, pairwise_cohen_kappa
-from scoring.raters import majority_codes, majority_of_others, pair_kappas, rating_pairs
+from stats.kappa import human_model_kappa, pairwise_cohen_kappa
+from stats.raters import majority_codes, majority_of_others, pair_kappas, rating_pairs
 
 
 def _crowd(seed: int, raters: int = 6, units: int = 30, categories: int = 4):

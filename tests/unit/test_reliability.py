@@ -15,8 +15,8 @@ import statsmodels.formula.api as smf
 from scipy import stats
 from statsmodels.stats.anova import anova_lm
 
-from scoring.agreement import percent_agreement_from_value_counts, value_counts_from_pairs
-from scoring.reliability import cronbach_alpha, icc_2k, within_points_from_value_counts
+from stats.agreement import percent_agreement_from_value_counts, value_counts_from_pairs
+from stats.reliability import cronbach_alpha, icc_2k, within_points_from_value_counts
 
 SHROUT_FLEISS = np.array(
     [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]], dtype=float

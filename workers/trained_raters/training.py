@@ -5,7 +5,7 @@ The human answers are those the reports count (``annotation.services.human_answe
 Items, not answers, are split (80/20 by default, shuffled by the seed), so no item is on
 both sides; every question trained in one run shares the split. Each human answer of a
 training item is an example; each held-out item is scored against its humans' majority
-(``scoring.heldout``).
+(``stats.heldout``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from annotation.errors import InputError
 from annotation.models import Item, Response, Study
 from annotation.services.human_answers import human_answers
 from annotation.services.jobs import Progress, no_progress
-from scoring.heldout import HeldOutItem, heldout_metrics
+from stats.heldout import HeldOutItem, heldout_metrics
 
 from .model import TrainingSettings, new_rater_model, rater_outputs, save_rater_model, train_rater_model
 from .questions import Question, QuestionError, chosen_questions

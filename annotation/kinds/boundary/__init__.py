@@ -15,7 +15,7 @@ from django.http import QueryDict
 from django.urls import reverse
 from rest_framework import serializers
 
-from scoring.boundary import boundary_points
+from stats.boundary import boundary_points
 
 from ..base import AgreementField, Score, StrictSerializer, TaskKind
 from . import game

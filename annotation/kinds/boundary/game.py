@@ -17,7 +17,7 @@ from annotation.models import Enrollment, Item, Participant, PlayerStats, Respon
 from annotation.models.game import OVERALL
 from annotation.services import sql_rows
 from annotation.services.guest_history import GuestMerge, merge_guest_into_account
-from scoring.boundary import seconds_per_sentence
+from stats.boundary import seconds_per_sentence
 
 GAME_KIND = "boundary"  # the name of annotation.kinds.boundary.Boundary
 TOTALS = ["played", "rounds", "points_total", "exact", "average", "last_played_at"]  # what a round adds to

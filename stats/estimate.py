@@ -1,4 +1,4 @@
-"""The value type every statistic in ``scoring`` returns.
+"""The value type every statistic in ``stats`` returns.
 
 A figure is never just a float: reports need how many observations it rests on, and an
 undefined figure (no variation, too few raters) must say why instead of raising.

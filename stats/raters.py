@@ -4,7 +4,7 @@ Works on one row per rating, ``(unit, rater, value code)``, the shape reports co
 without a raters × units table (mostly empty for crowd data): every pair of ratings that
 two different raters gave the same unit is listed once, and Cohen's kappa of each pair of
 raters is computed from those pairs at once (``O(pairs × categories)``). The results are
-the same as ``scoring.kappa.cohen_kappa`` pair by pair.
+the same as ``stats.kappa.cohen_kappa`` pair by pair.
 """
 
 from __future__ import annotations
