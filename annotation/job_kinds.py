@@ -2,12 +2,12 @@
 
 One ``register_job_kind`` call per kind, next to the serializer of its parameters. The
 tasks themselves live in ``workers/tasks/`` (the web process starts them by name).
-Imported once at start-up by ``AnnotationConfig.ready``.
+Imported once at start-up by ``AnnotationConfig.ready``. The reports job is ``scoring``'s
+and registers itself in ``scoring/job_kinds.py`` (``ScoringConfig.ready``): ``annotation``
+does not import ``scoring``.
 """
 
 from __future__ import annotations
-
-from rest_framework import serializers
 
 from annotation.job_parameters import (
     AnswerFollowupsParameters,
@@ -23,37 +23,10 @@ from annotation.job_parameters import (
 )
 from annotation.services.exports import ExportParameters
 from annotation.services.jobs import register_job_kind
-from scoring.reports.agreement import RESERVED_KEYS
-from scoring.services import DEFAULT_BY
 
 register_job_kind("export", task="workers.tasks.exports.export_study_task", parameters=ExportParameters)
 
 
-class ReportsParameters(serializers.Serializer):
-    """A reports job recomputes its study's statistics; ``trigger`` records who asked;
-    ``by`` names the items' provenance keys agreement is also grouped by."""
-
-    trigger = serializers.ChoiceField(choices=["dashboard", "command", "schedule"], default="dashboard")
-    by = serializers.ListField(
-        child=serializers.RegexField(r"^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$", max_length=40),
-        max_length=5,
-        required=False,
-        help_text=f"default: {', '.join(DEFAULT_BY)}",
-    )
-
-    def validate_by(self, keys: list[str]) -> list[str]:
-        taken = sorted(set(keys) & RESERVED_KEYS)
-        if taken:
-            raise serializers.ValidationError(f"{', '.join(taken)}: already a group key of the reports.")
-        return list(dict.fromkeys(keys))
-
-
-register_job_kind(
-    "reports",
-    task="workers.tasks.reports.compute_study_reports_task",
-    queue="default",
-    parameters=ReportsParameters,
-)
 register_job_kind(
     "continuations",
     task="workers.tasks.continuations.generate_continuations_task",

@@ -2,7 +2,10 @@ from django.apps import AppConfig
 
 
 class ScoringConfig(AppConfig):
-    """Statistics: pure functions, and the layer that stores them as report rows."""
+    """Reports: computed from a study's responses with ``stats``, stored as rows, shown."""
 
     name = "scoring"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import exports, job_kinds  # noqa: F401 - registers the reports job and the reports export table

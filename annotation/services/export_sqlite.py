@@ -15,11 +15,11 @@ import stat
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from annotation.models import Study
-from scoring.models import Report
 
 from .export_rows import (
     BATCH_ROWS,
@@ -51,13 +51,23 @@ class Table:
     source: str  # FROM … WHERE <study id> = %s ORDER BY …
 
 
+# Tables that other apps add after the study's own, in the order registered: ``scoring``
+# adds its ``reports`` in ``ScoringConfig.ready`` (``annotation`` does not import ``scoring``).
+LATER_TABLES: list[Callable[[], Table]] = []
+
+
+def register_table(build: Callable[[], Table]) -> None:
+    """Add a table to every SQLite export, after the study's own; ``build()`` makes it per export."""
+    LATER_TABLES.append(build)
+
+
 def _by_name(columns: list[Column], *names: str) -> list[Column]:
     found = {column.name: column for column in columns}
     return [found[name] for name in names]
 
 
 def tables(include_platform_ids: bool) -> list[Table]:
-    t = table_names() | {"s": Study._meta.db_table, "rep": Report._meta.db_table}
+    t = table_names() | {"s": Study._meta.db_table}
     ps = dialect().pseudonyms
     participant = participant_columns(False)[0]
     tail = {column.name: column for column in RESPONSE_TAIL}
@@ -164,31 +174,7 @@ def tables(include_platform_ids: bool) -> list[Table]:
             f"FROM {t['r']} r JOIN {t['i']} i ON i.id = r.item_id "
             f"JOIN {ps} ps ON ps.participant_id = r.participant_id WHERE r.study_id = %s ORDER BY r.id",
         ),
-        Table(
-            "reports",
-            "The statistics computed for the study when the export ran (see docs/statistics.md).",
-            [
-                Column("id", "integer", "rep.id", "Report row id.", sqlite_type="INTEGER PRIMARY KEY"),
-                Column("metric", "text", "rep.metric", "The figure's name."),
-                Column(
-                    "group", "json", 'rep."group"', 'The group it describes, e.g. {"system": "ROME"} (JSON).'
-                ),
-                Column(
-                    "population",
-                    "text",
-                    "rep.population",
-                    "all, or passed (attention-check failures left out).",
-                ),
-                Column("value", "real", "rep.value", "The figure."),
-                Column("n", "integer", "rep.n", "How many inputs it rests on."),
-                Column("ci_low", "real", "rep.ci_low", "Lower end of its confidence interval."),
-                Column("ci_high", "real", "rep.ci_high", "Upper end of its confidence interval."),
-                Column("details", "json", "rep.details", "Anything else the metric reports (JSON)."),
-                Column("computed_at", "time", "rep.computed_at", "UTC, ISO 8601."),
-            ],
-            f"FROM {t['rep']} rep WHERE rep.study_id = %s ORDER BY rep.id",
-        ),
-    ]
+    ] + [build() for build in LATER_TABLES]
 
 
 def write_sqlite(

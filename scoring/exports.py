@@ -1,0 +1,41 @@
+"""What ``scoring`` adds to a study's exports: the ``reports`` table of the SQLite dump.
+
+Registered with ``annotation.services.export_sqlite.register_table`` by
+``ScoringConfig.ready``, so the dump carries the study's report rows while ``annotation``
+does not import ``scoring``.
+"""
+
+from __future__ import annotations
+
+from annotation.services.export_rows import Column
+from annotation.services.export_sqlite import Table, register_table
+from scoring.models import Report
+
+
+def reports_table() -> Table:
+    """The study's report rows as they were when the export ran."""
+    return Table(
+        "reports",
+        "The statistics computed for the study when the export ran (see docs/statistics.md).",
+        [
+            Column("id", "integer", "rep.id", "Report row id.", sqlite_type="INTEGER PRIMARY KEY"),
+            Column("metric", "text", "rep.metric", "The figure's name."),
+            Column("group", "json", 'rep."group"', 'The group it describes, e.g. {"system": "ROME"} (JSON).'),
+            Column(
+                "population",
+                "text",
+                "rep.population",
+                "all, or passed (attention-check failures left out).",
+            ),
+            Column("value", "real", "rep.value", "The figure."),
+            Column("n", "integer", "rep.n", "How many inputs it rests on."),
+            Column("ci_low", "real", "rep.ci_low", "Lower end of its confidence interval."),
+            Column("ci_high", "real", "rep.ci_high", "Upper end of its confidence interval."),
+            Column("details", "json", "rep.details", "Anything else the metric reports (JSON)."),
+            Column("computed_at", "time", "rep.computed_at", "UTC, ISO 8601."),
+        ],
+        f"FROM {Report._meta.db_table} rep WHERE rep.study_id = %s ORDER BY rep.id",
+    )
+
+
+register_table(reports_table)
