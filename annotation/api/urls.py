@@ -1,10 +1,9 @@
-"""/api/v1/ — the researchers' API."""
+"""/api/v1/ — annotation's routes of the researchers' API. ``roft_site/api_urls.py`` joins them
+with ``scoring``'s (the reports) under the namespace ``api``."""
 
 from django.urls import path
 
-from .views import exports, items, jobs, participants, reports, responses, studies, tokens
-
-app_name = "api"
+from .views import exports, items, jobs, participants, responses, studies, tokens
 
 urlpatterns = [
     path("auth/token/", tokens.TokenView.as_view(), name="token"),
@@ -27,7 +26,6 @@ urlpatterns = [
         participants.ParticipantDetailView.as_view(),
         name="participant-detail",
     ),
-    path("studies/<slug:slug>/reports/", reports.ReportListView.as_view(), name="report-list"),
     path("studies/<slug:slug>/exports/", exports.ExportListView.as_view(), name="export-list"),
     path(
         "studies/<slug:slug>/exports/<int:export_id>/",

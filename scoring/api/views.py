@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from annotation.api.schema import documented
-from annotation.api.serializers.reports import ReportFilter, ReportOut
+from annotation.api.views.base import ResearcherView
+from scoring.api.serializers import ReportFilter, ReportOut
 from scoring.models import Report
-
-from .base import ResearcherView
 
 
 class ReportListView(ResearcherView):
