@@ -1,12 +1,12 @@
 """python manage.py loaddemo — the demo studies that `make run` shows (texts of our own),
-with seeded lab answers and their reports (``annotation.services.demo``)."""
+with seeded lab answers and their reports (``workers.demo.studies``)."""
 
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
-from annotation.services.demo import demo_study_files, load_demo_study
+from workers.demo.studies import demo_study_files, load_demo_study
 
 
 class Command(BaseCommand):

@@ -5,6 +5,9 @@ those studies' reports computed, so that a newcomer's dashboards show agreement 
 comparison tables and the adjudication page lists disagreements.
 
 The boundary game's demo is built by ``loaddemogame`` instead, so its example is left out.
+It lives in ``workers`` beside the game's demo because it uses both ``annotation`` (the
+studies, the import of answers) and ``scoring`` (their reports), which only the top layer
+may (``docs/architecture.md``); it needs no model stack.
 """
 
 from __future__ import annotations
