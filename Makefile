@@ -37,6 +37,9 @@ test: $(VENV)/.installed-dev
 	bin/ensure-chromium
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+# The packages' import direction and what stays out of stats/ and the web (pyproject.toml
+# [tool.importlinter], docs/architecture.md).
+	$(VENV)/bin/lint-imports
 # A model change without its migration fails here; the check needs no database.
 	SECRET_KEY=makemigrations-check DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
 # Types over the kinds, the services, scoring and stats (pyproject.toml [tool.mypy]); the Django
@@ -47,6 +50,9 @@ test: $(VENV)/.installed-dev
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+# The packages' import direction and what stays out of stats/ and the web (pyproject.toml
+# [tool.importlinter], docs/architecture.md).
+	$(VENV)/bin/lint-imports
 	SECRET_KEY=mypy-check DATABASE_URL=sqlite:///:memory: $(VENV)/bin/mypy
 
 format: $(VENV)/.installed-dev
