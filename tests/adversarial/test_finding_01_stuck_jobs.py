@@ -17,8 +17,8 @@ from annotation.services.jobs import start_job
 from scoring.models import Report
 from scoring.services import REPORTS_JOB, compute_study_reports
 from tests.celery_worker import worker_process
+from tests.helpers.jobs import wait_until
 from tests.helpers.reports import game_study
-from tests.integration.test_celery_worker import wait_until
 
 GRACE_S = 2
 WORKER_ENV = {"JOB_HEARTBEAT_GRACE_S": str(GRACE_S), "TEST_JOB_STEP_DELAY_S": "1.5"}

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.test_participant_gate import CLOSED, close
-
-from .steps import exam_steps_refused, round_steps_refused, survey_steps_refused
+from tests.helpers.gate import CLOSED, close, exam_steps_refused, round_steps_refused, survey_steps_refused
 
 pytestmark = pytest.mark.django_db
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.test_participant_gate import BLOCKED, block
-
-from .steps import exam_steps_refused, round_steps_refused, survey_steps_refused
+from tests.helpers.gate import BLOCKED, block, exam_steps_refused, round_steps_refused, survey_steps_refused
 
 pytestmark = pytest.mark.django_db
 

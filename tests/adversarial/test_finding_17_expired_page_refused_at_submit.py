@@ -11,8 +11,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Response
 from tests.game_helpers import answer, guess
-
-from .steps import CLAIM_ANSWER
+from tests.helpers.gate import CLAIM_ANSWER
 
 pytestmark = pytest.mark.django_db
 

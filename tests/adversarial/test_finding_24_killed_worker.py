@@ -16,8 +16,8 @@ from annotation.services.jobs import STALLED_ERROR, sweep_stalled_jobs
 from scoring.services import REPORTS_JOB
 from tests.adversarial.test_finding_01_stuck_jobs import WORKER_ENV, report_values, undisturbed_reports
 from tests.celery_worker import worker_process
+from tests.helpers.jobs import wait_until
 from tests.helpers.reports import game_study
-from tests.integration.test_celery_worker import wait_until
 
 
 @pytest.mark.worker

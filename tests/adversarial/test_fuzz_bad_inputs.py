@@ -28,8 +28,8 @@ from annotation.services.json_input import MAX_JSON_DEPTH
 from annotation.services.studies import load_study_file
 from tests.api.openapi import openapi
 from tests.game_helpers import boundary_study_file, guess, round_id, start_game, step_url
+from tests.helpers.exams import exam_action
 from tests.helpers.flow import start
-from tests.integration.test_exams import exam_action
 
 pytestmark = [pytest.mark.django_db, pytest.mark.fuzz]
 SEED = 20261123

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Study
-from tests.api.test_one_validation import admin_form_data, form_errors
+from tests.helpers.admin import admin_form_data, form_errors
 
 pytestmark = pytest.mark.django_db
 

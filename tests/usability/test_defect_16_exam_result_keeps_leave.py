@@ -7,8 +7,8 @@ import pytest
 
 from annotation.models import Enrollment
 from annotation.services.studies import load_study_file
+from tests.helpers.exams import GOLD, take_exam
 from tests.helpers.flow import start
-from tests.integration.test_exams import GOLD, take_exam
 
 pytestmark = pytest.mark.django_db
 LEAVE = 'id="exam-leave">Leave</a>'

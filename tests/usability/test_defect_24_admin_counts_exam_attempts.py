@@ -4,8 +4,8 @@ every attempt answers every question. An exam is marked as one and counts its at
 import pytest
 
 from annotation.services.studies import load_study_file
+from tests.helpers.exams import take_exam
 from tests.helpers.flow import start
-from tests.integration.test_exams import take_exam
 
 pytestmark = pytest.mark.django_db
 
