@@ -1,7 +1,7 @@
 """Headless Debian Chromium driven by Playwright against pytest-django's live server.
 
-The fixtures live here, imported once by tests/conftest.py, so the browser tests and the
-adversarial tests that drive a browser share one Playwright (two in one thread clash)."""
+The fixtures live here, imported once by tests/conftest.py, so every test that drives a
+browser shares one Playwright (two in one thread clash)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def browser():
 @pytest.fixture
 def page(browser):
     # Playwright's string predicates (wait_for_function) run by eval, which the site's
-    # Content-Security-Policy forbids; tests/adversarial/test_finding_27_* drives the pages
+    # Content-Security-Policy forbids; tests/browser/test_content_security_policy.py drives the pages
     # under the policy itself, with a context of its own.
     context = browser.new_context(viewport={"width": 1100, "height": 900}, bypass_csp=True)
     page = context.new_page()

@@ -13,6 +13,9 @@ from annotation.models import Participant, Study
 from annotation.services.studies import load_study_file
 from tests.factories import ParticipantFactory
 
+# Fixtures that several test modules share, kept with their helpers in tests/helpers/.
+pytest_plugins = ["tests.helpers.gate", "tests.helpers.jobs"]
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
 

@@ -7,7 +7,7 @@ from django.contrib.auth.models import Group
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.models import Participant
+from annotation.models import Participant, Study
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
 
@@ -57,3 +57,12 @@ def client_for(users):
 def owned_study(users):
     """A live claim study owned by ``owner``."""
     return load_study_file(claim_study_file(slug="owned", items=4), owner=users["owner"]).study
+
+
+@pytest.fixture
+def api_ranking(client_for, users, example_study_file):
+    """A ranking study (the example file) that ``owner`` created through the API."""
+    data = example_study_file("ranking")
+    data["slug"] = "api-ranking"
+    assert client_for("owner").post("/api/v1/studies/", data, format="json").status_code == 201
+    return Study.objects.get(slug="api-ranking")

@@ -5,17 +5,15 @@ of a long bad file is reported, named by its place and its id."""
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
-from django.contrib import admin
-from django.test import RequestFactory
 
 from annotation.errors import InputError
 from annotation.models import AttentionCheck, Exam, Item, Response, Study
 from annotation.services.imports import import_responses
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.helpers.admin import admin_form_data, form_errors
 
 pytestmark = pytest.mark.django_db
 
@@ -31,30 +29,6 @@ def superuser(django_user_model):
 def admin_client(client, superuser):
     client.force_login(superuser)
     return client
-
-
-def admin_form_data(model, obj, superuser, **changes) -> dict:
-    """What the admin's change form posts for ``obj`` as it stands, with ``changes``."""
-    request = RequestFactory().get("/")
-    request.user = superuser
-    form = admin.site._registry[model].get_form(request, obj)(instance=obj)
-    data = {}
-    for name in form.fields:
-        value = form[name].value()  # as the page shows it (JSON fields as text)
-        if value is None or value is False:
-            continue
-        data[name] = value
-    for name, value in changes.items():
-        data[name] = json.dumps(value) if isinstance(value, (dict, list)) else value
-    return data
-
-
-def form_errors(answer) -> str:
-    """The error lists of an admin form that was not saved."""
-    assert answer.status_code == 200, "the admin saved the form"
-    return " | ".join(
-        re.findall(r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>', answer.content.decode(), re.S)
-    )
 
 
 def loader_message(mutate) -> tuple[str, list[str]]:
@@ -177,14 +151,6 @@ def test_an_exam_cannot_be_made_public_by_patch_or_admin(
 
 
 # --- the API -----------------------------------------------------------------------------
-
-
-@pytest.fixture
-def api_ranking(client_for, users, example_study_file):
-    data = example_study_file("ranking")
-    data["slug"] = "api-ranking"
-    assert client_for("owner").post("/api/v1/studies/", data, format="json").status_code == 201
-    return Study.objects.get(slug="api-ranking")
 
 
 def test_patch_of_kind_is_refused_once_the_study_has_items(client_for, api_ranking):

@@ -1,6 +1,5 @@
 """A real Celery worker consuming from Redis runs the periodic release of assignments."""
 
-import time
 from datetime import timedelta
 
 import pytest
@@ -11,26 +10,10 @@ from annotation.models import Assignment, Item
 from annotation.services.assignment import assign_next_item
 from annotation.services.studies import load_study_file
 from roft_site.celery import app
-from tests.celery_worker import redis_worker_on
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory
+from tests.helpers.jobs import wait_until
 from workers.tasks.assignments import release_expired_assignments_task
-
-
-@pytest.fixture
-def redis_worker():
-    """A worker thread on the Redis broker, with tasks sent (not run eagerly)."""
-    with redis_worker_on(["default"]):
-        yield
-
-
-def wait_until(check, seconds: float = 30.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 @pytest.mark.worker

@@ -1,17 +1,15 @@
 """Qualification exams through the HTTP layer: pass → the study; fail → another attempt;
 fail every attempt → the screen-out code; answers and outcomes stored."""
 
-import re
-
 import pytest
 from django.test import Client
 
 from annotation.models import Assignment, Enrollment, ExamAttempt, Participant, Response
 from annotation.services.studies import load_study_file
+from tests.helpers.exams import GOLD, exam_action, take_exam
 from tests.helpers.flow import start
 
 pytestmark = pytest.mark.django_db
-GOLD = ["yes", "not_helpful", "yes"]  # the sample exam's gold answers, in order
 
 
 @pytest.fixture
@@ -22,20 +20,6 @@ def studies(example_study_file):
     main = example_study_file("plausibility")
     main.update(qualification="demo-simulation-exam", screenout_code="PLAUS-OUT")
     return load_study_file(main).study
-
-
-def exam_action(html: str) -> str:
-    match = re.search(r'action="(/s/[\w-]+/exam/a/\d+/)"', html)
-    assert match, html
-    return match.group(1)
-
-
-def take_exam(client, slug: str, html: str, answers: list[str]) -> str:
-    for number, choice in enumerate(answers, start=1):
-        assert f"Question {number} of 3" in html
-        client.post(exam_action(html), {"choice": choice})
-        html = client.get(f"/s/{slug}/exam/", follow=True).content.decode()
-    return html
 
 
 def test_passing_leads_to_the_study_and_stores_the_attempt(client, studies):

@@ -7,14 +7,14 @@ from annotation.models import Job
 from annotation.services.jobs import start_job
 from roft_site.celery import app
 from scoring.models import Report
+from tests.helpers.jobs import wait_until
 from tests.helpers.reports import game_study
-from tests.integration.test_celery_worker import redis_worker, wait_until  # noqa: F401 - fixture
 from workers.tasks.reports import compute_study_reports_task, refresh_live_study_reports_task
 
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_reports_job_runs_on_a_real_worker(redis_worker):  # noqa: F811
+def test_reports_job_runs_on_a_real_worker(redis_worker):
     study = game_study()
     job = start_job(kind="reports", study=study)
     assert wait_until(lambda: Job.objects.get(pk=job.pk).status == Job.Status.DONE, seconds=60)

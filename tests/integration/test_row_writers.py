@@ -19,8 +19,8 @@ from annotation.models import Assignment, Item, Response
 from annotation.services.assignment import release_expired_assignments
 from annotation.services.studies import load_study_file
 from tests.game_helpers import boundary_study_file, play_round, start_game
-from tests.integration.test_exams import exam_action
-from tests.integration.test_participant_flow import start, task_action
+from tests.helpers.exams import exam_action
+from tests.helpers.flow import start, task_action
 
 pytestmark = pytest.mark.django_db
 

@@ -1,0 +1,40 @@
+"""Usability defect 18: the admin's *Owner* and *Shared with* lists offered every account,
+game players included. They offer only researchers (staff, admins, the researchers group),
+the accounts ``is_researcher`` says yes to, and the admin refuses a player sent anyway."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import Group
+
+pytestmark = pytest.mark.django_db
+
+
+def options(html: str, field: str) -> set[str]:
+    select = re.search(rf'<select[^>]*name="{field}"[^>]*>(.*?)</select>', html, re.S)
+    assert select, field
+    return set(re.findall(r"<option[^>]*>([^<]+)</option>", select.group(1))) - {"---------"}
+
+
+def test_owner_and_shared_with_offer_only_researchers(client, django_user_model, make_claim_study):
+    root = django_user_model.objects.create_superuser("root", "", "pw-for-tests-only")
+    grouped = django_user_model.objects.create_user("rita", password="pw-rita-123")
+    grouped.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    django_user_model.objects.create_user("sam", password="pw-sam-123", is_staff=True)
+    player = django_user_model.objects.create_user("gamer", password="pw-gamer-123")
+    django_user_model.objects.create_user("gone", password="pw-gone-123", is_staff=True, is_active=False)
+    study = make_claim_study()
+    client.force_login(root)
+    html = client.get(f"/admin/annotation/study/{study.pk}/change/").content.decode()
+    assert options(html, "owner") == {"root", "rita", "sam"}
+    assert options(html, "shared_with") == {"root", "rita", "sam"}
+
+    form = client.get(f"/admin/annotation/study/{study.pk}/change/").context["adminform"].form
+    data = {name: form[name].value() for name in form.fields}
+    data = {k: ("" if v is None else v) for k, v in data.items()}
+    data["shared_with"] = [player.pk]
+    data["config"] = form["config"].value()
+    response = client.post(f"/admin/annotation/study/{study.pk}/change/", data)
+    assert response.status_code == 200  # the form again, with the error
+    assert "shared_with" in response.context["adminform"].form.errors
+    assert not study.shared_with.exists()

@@ -1,0 +1,35 @@
+"""Usability defect 16, its last part: the *Leave* link disappeared on the exam's result
+pages. It is there after a pass and after a failed attempt, and leaving from there works.
+(The exam-specific final text with the score and the training feedback are shown by
+tests/integration/test_exams.py and tests/integration/test_training_exam.py.)"""
+
+import pytest
+
+from annotation.models import Enrollment
+from annotation.services.studies import load_study_file
+from tests.helpers.exams import GOLD, take_exam
+from tests.helpers.flow import start
+
+pytestmark = pytest.mark.django_db
+LEAVE = 'id="exam-leave">Leave</a>'
+
+
+@pytest.fixture
+def study(example_study_file):
+    load_study_file(example_study_file("simulation-exam"))
+    main = example_study_file("plausibility")
+    main.update(qualification="demo-simulation-exam")
+    return load_study_file(main).study
+
+
+def test_a_failed_attempt_offers_leave_and_leaving_returns_the_study(client, study):
+    html = take_exam(client, study.slug, start(client, study.slug, "?PROLIFIC_PID=quitter"), ["no"] * 3)
+    assert "Not quite yet" in html and LEAVE in html
+    assert client.get(f"/s/{study.slug}/leave/").status_code == 200
+    client.post(f"/s/{study.slug}/leave/")
+    assert Enrollment.objects.get(study=study).status == "returned"
+
+
+def test_a_passed_exam_offers_leave_too(client, study):
+    html = take_exam(client, study.slug, start(client, study.slug), GOLD)
+    assert "You passed" in html and LEAVE in html

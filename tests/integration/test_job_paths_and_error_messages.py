@@ -1,0 +1,86 @@
+"""Review finding 11 (adversarial review): job parameters that are paths on the workers are
+confined to the configured folders (refused before anything is queued, with a 400 naming the
+field), and a failed job shows researchers a short message: the traceback is for admins and the
+logs only."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group
+
+from annotation.models import Job
+from tests.conftest import claim_study_file
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def alice(client, django_user_model):
+    user = django_user_model.objects.create_user("alice", password="pw-alice-1")
+    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    client.force_login(user)
+    study_file = claim_study_file(slug="alice-boundary")
+    assert client.post("/api/v1/studies/", study_file, content_type="application/json").status_code == 201
+    return user
+
+
+def start(client, **parameters):
+    body = {"kind": "continuations", "study": "alice-boundary", "parameters": parameters}
+    return client.post("/api/v1/jobs/", body, content_type="application/json")
+
+
+@pytest.mark.parametrize(
+    ("parameters", "field"),
+    [
+        ({"corpus": "/etc/passwd", "model": "demo"}, "parameters.corpus"),
+        ({"corpus": "/srv/corpora/../../etc/passwd", "model": "demo"}, "parameters.corpus"),
+        ({"corpus": "corpora/news.jsonl", "model": "demo"}, "parameters.corpus"),
+        ({"corpus": "/srv/corpora/news.jsonl", "model": "/home/bob/private-model"}, "parameters.model"),
+        ({"corpus": "/srv/corpora/news.jsonl", "model": "../models/x"}, "parameters.model"),
+        ({"corpus": "/srv/corpora/news.jsonl", "model": "/models/../etc"}, "parameters.model"),
+    ],
+)
+def test_a_worker_path_outside_the_configured_folders_is_refused_before_queueing(
+    client, alice, settings, parameters, field, django_capture_on_commit_callbacks
+):
+    settings.ROFT_CORPUS_ROOTS = ["/srv/corpora"]
+    settings.ROFT_MODEL_ROOTS = ["/models"]
+    with django_capture_on_commit_callbacks() as queued:
+        answer = start(client, **parameters)
+    assert answer.status_code == 400, answer.content
+    assert "folders" in " ".join(answer.json()[field]), answer.json()
+    assert not Job.objects.exists() and not queued
+
+
+def test_paths_inside_the_folders_and_model_names_are_accepted(
+    client, alice, settings, django_capture_on_commit_callbacks
+):
+    settings.ROFT_CORPUS_ROOTS = ["/srv/corpora"]
+    settings.ROFT_MODEL_ROOTS = ["/models"]
+    with django_capture_on_commit_callbacks() as queued:
+        by_path = start(client, corpus="/srv/corpora/news.jsonl", model="/models/gpt2-xl")
+        by_name = start(client, corpus="/srv/corpora/news.jsonl", model="gpt2-xl")
+    assert (by_path.status_code, by_name.status_code) == (201, 201), (by_path.content, by_name.content)
+    assert Job.objects.count() == len(queued) == 2
+
+
+def test_a_failed_job_shows_researchers_a_short_message_and_admins_the_traceback(
+    client, alice, settings, tmp_path, django_user_model, django_capture_on_commit_callbacks
+):
+    settings.ROFT_CORPUS_ROOTS = [str(tmp_path)]
+    missing = tmp_path / "missing.jsonl"
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = start(client, corpus=str(missing), model="demo")
+    assert answer.status_code == 201, answer.content
+    job = Job.objects.get()
+    assert job.status == "failed" and "no such file" in job.error
+
+    shown = client.get(f"/api/v1/jobs/{job.pk}/").json()["error"]
+    assert shown == job.error and "Traceback" not in shown and ".py" not in shown and "\n" not in shown
+    page = client.get("/research/jobs/").content.decode()
+    assert "no such file" in page and "Traceback" not in page and "study_passages.py" not in page
+
+    assert "Traceback" in job.traceback and "study_passages.py" in job.traceback
+    client.force_login(django_user_model.objects.create_superuser("root", "", "pw-root-1"))
+    admin_page = client.get(f"/admin/annotation/job/{job.pk}/change/").content.decode()
+    assert "study_passages.py" in admin_page

