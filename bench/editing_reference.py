@@ -512,7 +512,8 @@ def model_cases(work: Path, names: list[str]):
     The models are the tests' own, built (or reused) in the tests' model cache; each gets key
     statistics from its own kind of text, as in the tests.
     """
-    from tests import lm_fixtures, tiny_model, tiny_subject_model
+    from tests import tiny_subject_model
+    from tests.tiny_models import SUBJECT, TINY, built_model
     from workers.editing.hparams import read_hparams_file
 
     def files(name: str, layers: int):
@@ -521,9 +522,7 @@ def model_cases(work: Path, names: list[str]):
         )
 
     if "tiny" in names:
-        tiny = lm_fixtures._built(
-            lm_fixtures.TINY, lm_fixtures._cache_key(tiny_model), tiny_model.build_tiny_lm
-        )
+        tiny = built_model(TINY)
         yield (
             "tiny (4 layers, last token)",
             without_bos(work, "tiny", tiny),
@@ -533,8 +532,7 @@ def model_cases(work: Path, names: list[str]):
         )
     if "subject" not in names:
         return
-    key = lm_fixtures._cache_key(tiny_model, tiny_subject_model)
-    subject = lm_fixtures._built(lm_fixtures.SUBJECT, key, tiny_subject_model.build_subject_lm)
+    subject = built_model(SUBJECT)
     corpus = work / "subject-corpus.txt"
     corpus.write_text(tiny_subject_model.statistics_text())
     yield (

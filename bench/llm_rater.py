@@ -32,11 +32,10 @@ def setup(args) -> str:
     setup_django()
     if args.model:
         return args.model
-    from tests import tiny_model
-    from tests.lm_fixtures import TINY, _built, _cache_key
+    from tests.tiny_models import TINY, built_model
 
     print("the tests' tiny GPT-2 (4 layers, 64 wide; built on first use)…", flush=True)
-    return str(_built(TINY, _cache_key(tiny_model), tiny_model.build_tiny_lm))
+    return str(built_model(TINY))
 
 
 def items(kind: str, count: int):

@@ -36,11 +36,10 @@ def setup(args) -> str:
     setup_django()
     if args.model:
         return args.model
-    from tests.lm_fixtures import SIM, _built, _sim_cache_key
-    from tests.tiny_simulatability_model import build_tiny_simulatability_lm
+    from tests.tiny_models import SIM, built_model
 
     print("the tests' tiny simulatability model (built if missing: about half a CPU minute)…", flush=True)
-    return str(_built(SIM, _sim_cache_key(), build_tiny_simulatability_lm))
+    return str(built_model(SIM))
 
 
 def requests_for(count: int, new_tokens: int, offset: int):

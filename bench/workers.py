@@ -61,11 +61,10 @@ def setup(args, work: Path) -> str:
     django.setup()
     if args.model:
         return args.model
-    from tests import lm_fixtures, tiny_model
+    from tests.tiny_models import TINY, built_model
 
     print("the tests' tiny GPT-2 (4 layers, 64 wide), built once into the tests' model cache", flush=True)
-    key = lm_fixtures._cache_key(tiny_model)
-    return str(lm_fixtures._built(lm_fixtures.TINY, key, tiny_model.build_tiny_lm))
+    return str(built_model(TINY))
 
 
 def edit_requests():

@@ -13,8 +13,16 @@ from annotation.models import Participant, Study
 from annotation.services.studies import load_study_file
 from tests.factories import ParticipantFactory
 
-# Fixtures that several test modules share, kept with their helpers in tests/helpers/.
-pytest_plugins = ["tests.helpers.gate", "tests.helpers.jobs"]
+# Plugins and fixtures that several test modules share, kept with their helpers: a Redis
+# database per xdist worker, one Playwright for every browser test, the tiny models and
+# worker settings, the gate and worker fixtures.
+pytest_plugins = [
+    "tests.xdist_env",
+    "tests.browser_fixtures",
+    "tests.lm_fixtures",
+    "tests.helpers.gate",
+    "tests.helpers.jobs",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
@@ -99,18 +107,3 @@ def enrolled(db):
 
     return make
 
-
-from tests.browser_fixtures import browser, page, screenshot  # noqa: E402, F401 - one Playwright for all
-from tests.lm_fixtures import (  # noqa: E402, F401 - fixtures for the worker tests
-    edit_requests,
-    stats_corpus,
-    stats_dir,
-    subject_lm,
-    subject_settings,
-    subject_stats_corpus,
-    tiny_lm,
-    tiny_lm_dir,
-    tiny_registry,
-    tiny_sim_registry,
-    worker_settings,
-)

@@ -1,109 +1,38 @@
-"""Fixtures for the worker tests: the tiny model, its registry entry and settings, edit requests.
+"""Fixtures for the worker tests: the tiny models, their registry entries and settings, edit requests.
 
-The tiny model is trained once and kept in the system temp directory under a name derived
-from ``tests/tiny_model.py`` and the library versions, so later sessions reuse it; a missing
-or outdated one is rebuilt by the same code. Nothing is downloaded.
+The models are trained once per recipe and kept in a cache shared by later runs
+(``tests/tiny_models.py``); a missing or outdated one is rebuilt by the same code. Nothing
+is downloaded.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests import tiny_model, tiny_simulatability_model, tiny_subject_model
+from tests import tiny_model, tiny_subject_model
+from tests.tiny_models import SIM, SUBJECT, TINY, built_model
 
-TINY = "tiny-gpt2"
-SIM = "tiny-sim-gpt2"  # tests/tiny_simulatability_model.py: answers in the simulatability prompts' layout
-SIM_SECOND = "tiny-sim-gpt2-b"  # the same weights under a second name: a second follow-up generator
-SUBJECT = "tiny-subject-gpt2"  # tests/tiny_subject_model.py: two-word subjects, filler text
+SIM_SECOND = "tiny-sim-gpt2-b"  # the simulatability model under a second name: a second follow-up generator
 HPARAMS_DIR = Path(__file__).resolve().parent / "editing_hparams"
 
 
-def _cache_key(*modules) -> str:
-    import tokenizers
-    import torch
-    import transformers
-
-    source = b"".join(Path(module.__file__).read_bytes() for module in modules)
-    versions = f"{torch.__version__}|{transformers.__version__}|{tokenizers.__version__}".encode()
-    kernels = repr(sorted(PINNED_KERNELS.items())).encode()  # other kernels train another model
-    return hashlib.sha256(source + versions + kernels).hexdigest()[:16]
-
-
-def model_cache_root() -> Path:
-    """``ROFT_TEST_MODEL_DIR`` if set (a private cache, say to retrain from scratch), else the temp dir's."""
-    configured = os.environ.get("ROFT_TEST_MODEL_DIR")
-    return Path(configured) if configured else Path(tempfile.gettempdir()) / "roft-test-models"
-
-
-def _built(name: str, key: str, build) -> Path:
-    """The model ``build`` writes, kept under ``name-key`` in the cache root (built once)."""
+def model_dir(name: str) -> Path:
+    """The cached folder of tiny model ``name``, for a test that is about to load it."""
     import torch
 
     # Tiny tensors on shared cores: one thread wastes least. ROFT_TEST_TORCH_THREADS runs the
     # tests under another count, to check their margins survive a different summation order.
     torch.set_num_threads(int(os.environ.get("ROFT_TEST_TORCH_THREADS", "1")))
-    root = model_cache_root()
-    target = root / f"{name}-{key}"
-    if not (target / "config.json").is_file():
-        root.mkdir(parents=True, exist_ok=True)
-        building = Path(tempfile.mkdtemp(dir=root, prefix="building-"))
-        try:
-            _build_with_pinned_kernels(build, building)
-        except BaseException:
-            shutil.rmtree(building, ignore_errors=True)
-            raise
-        try:
-            os.replace(building, target)
-        except OSError:  # another session finished first: keep theirs
-            shutil.rmtree(building, ignore_errors=True)
-    return target
-
-
-# The CPU kernels a model is trained with, whatever the machine. torch picks AVX-512 code
-# where the CPU has it and AVX2 elsewhere, MKL likewise, and they round differently: trained
-# for a few hundred steps, the same seed then gives a different model on each (the subject
-# model knew its facts on one and missed by nats on the other). Every x86-64 machine of ours
-# has AVX2, so torch's own kernels are pinned to it. MKL is pinned to its COMPATIBLE branch:
-# it honours MKL_CBWR=AVX2 only on Intel processors and falls back to its automatic choice
-# on AMD ones (MKL_VERBOSE says "CNR:AUTO"), so an AMD machine trained other models.
-PINNED_KERNELS = {
-    "ATEN_CPU_CAPABILITY": "avx2",
-    "MKL_CBWR": "COMPATIBLE",
-    "OMP_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-}
-
-
-def _build_with_pinned_kernels(build, directory: Path) -> None:
-    """Run ``build(directory)`` in a fresh interpreter with ``PINNED_KERNELS`` (they are read
-    when torch starts, so they cannot be set in this process); its error, if any, is ours."""
-    code = (
-        "import sys; from pathlib import Path; "
-        f"from {build.__module__} import {build.__name__} as build; build(Path(sys.argv[1]))"
-    )
-    finished = subprocess.run(
-        [sys.executable, "-c", code, str(directory)],
-        cwd=Path(__file__).resolve().parent.parent,
-        env={**os.environ, **PINNED_KERNELS},
-        capture_output=True,
-        text=True,
-    )
-    if finished.returncode:
-        raise RuntimeError(f"Building {build.__name__} failed:\n{finished.stderr[-3000:]}")
+    return built_model(name)
 
 
 @pytest.fixture(scope="session")
 def tiny_lm_dir() -> Path:
     """A directory holding the tiny model and its tokenizer (``from_pretrained`` loads it)."""
-    return _built(TINY, _cache_key(tiny_model), tiny_model.build_tiny_lm)
+    return model_dir(TINY)
 
 
 @pytest.fixture(scope="session")
@@ -111,24 +40,14 @@ def subject_lm():
     """The second tiny model (multi-token subjects, facts at the subject), loaded once."""
     from workers.lm.loading import load_lm
 
-    key = _cache_key(tiny_model, tiny_subject_model)
-    directory = _built(SUBJECT, key, tiny_subject_model.build_subject_lm)
+    directory = model_dir(SUBJECT)
     return load_lm(SUBJECT, registry={SUBJECT: {"path": str(directory), "dtype": "float32"}})
-
-
-def _sim_cache_key() -> str:
-    """The module's key plus the prompt files it trains on: a changed prompt retrains the model."""
-    from workers.simulatability.prompts import PROMPT_DIR
-
-    prompts = b"".join(path.read_bytes() for path in sorted(PROMPT_DIR.glob("*.json")))
-    key = _cache_key(tiny_model, tiny_simulatability_model).encode()
-    return hashlib.sha256(key + prompts).hexdigest()[:16]
 
 
 @pytest.fixture(scope="session")
 def tiny_sim_registry() -> dict:
     """Registry entries for the simulatability tiny model, under two names (two generators)."""
-    directory = _built(SIM, _sim_cache_key(), tiny_simulatability_model.build_tiny_simulatability_lm)
+    directory = model_dir(SIM)
     entry = {"path": str(directory), "dtype": "float32"}
     return {SIM: entry, SIM_SECOND: dict(entry)}
 

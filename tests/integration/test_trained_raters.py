@@ -23,11 +23,11 @@ from annotation.services.model_answers import ModelAnswer, model_participant, st
 from annotation.services.studies import add_items, ensure_study, load_study_file
 from scoring.data import load_study_data, one_snapshot
 from scoring.reports import report_for
-from tests import tiny_encoder
 from tests.celery_worker import redis_worker_on
 from tests.conftest import claim_study_file
 from tests.helpers.jobs import wait_for_job
-from tests.lm_fixtures import _built, _cache_key
+from tests.lm_fixtures import model_dir
+from tests.tiny_models import ENCODER
 
 LABELS = ["supports", "contradicts", "neutral"]
 ANIMALS = ["fox", "owl", "cat", "dog", "hare", "crow", "wolf", "bear"]
@@ -42,7 +42,7 @@ FAST = {"epochs": 6, "lr": 3e-3, "batch_size": 32, "max_length": 64, "seed": 0}
 
 @pytest.fixture(scope="session")
 def tiny_encoder_dir() -> Path:
-    return _built("tiny-bert", _cache_key(tiny_encoder), tiny_encoder.build_tiny_encoder)
+    return model_dir(ENCODER)
 
 
 def claim_item(rng: random.Random, name: str, label: str) -> dict:

@@ -1,0 +1,161 @@
+"""The tests' tiny models: one recipe each, built once per recipe into a shared cache.
+
+Each model is trained in a fresh interpreter on pinned kernels and kept under
+``<cache>/<name>-<key>``, where the key hashes the modules that build it, the library
+versions and the kernels: a changed recipe gets a new folder, an unchanged one is reused by
+every later run. A lock per model lets several processes ask for the same one at once
+(pytest-xdist's workers, the background prebuild that ``make test`` starts): the first
+builds, the others wait for it and read the result.
+
+``python -m tests.tiny_models`` builds every missing model, one after another (``make
+test`` runs it in the background while lint and the first tests run).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+
+from tests import tiny_encoder, tiny_model, tiny_simulatability_model, tiny_subject_model
+
+ROOT = Path(__file__).resolve().parent.parent
+SIM_PROMPTS = ROOT / "workers" / "simulatability" / "prompts"
+
+# The CPU kernels a model is trained with, whatever the machine. torch picks AVX-512 code
+# where the CPU has it and AVX2 elsewhere, MKL likewise, and they round differently: trained
+# for a few hundred steps, the same seed then gives a different model on each (the subject
+# model knew its facts on one and missed by nats on the other). Every x86-64 machine of ours
+# has AVX2, so torch's own kernels are pinned to it. MKL is pinned to its COMPATIBLE branch:
+# it honours MKL_CBWR=AVX2 only on Intel processors and falls back to its automatic choice
+# on AMD ones (MKL_VERBOSE says "CNR:AUTO"), so an AMD machine trained other models.
+PINNED_KERNELS = {
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "MKL_CBWR": "COMPATIBLE",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How one tiny model is made: the function that trains it into a folder, and every
+    source whose change must retrain it (its modules, and data files it reads)."""
+
+    name: str
+    build: Callable[[Path], Path]
+    modules: tuple[ModuleType, ...]
+    data: Callable[[], bytes] = lambda: b""
+
+    def key(self) -> str:
+        source = b"".join(Path(module.__file__ or "").read_bytes() for module in self.modules)
+        versions = "|".join(metadata.version(name) for name in ("torch", "transformers", "tokenizers"))
+        kernels = repr(sorted(PINNED_KERNELS.items()))  # other kernels train another model
+        return hashlib.sha256(source + self.data() + versions.encode() + kernels.encode()).hexdigest()[:16]
+
+
+def _simulatability_prompts() -> bytes:
+    """The prompt files the simulatability model trains on: a changed prompt retrains it."""
+    return b"".join(path.read_bytes() for path in sorted(SIM_PROMPTS.glob("*.json")))
+
+
+TINY = "tiny-gpt2"
+SUBJECT = "tiny-subject-gpt2"  # two-word subjects, filler text
+SIM = "tiny-sim-gpt2"  # answers in the simulatability prompts' layout
+ENCODER = "tiny-bert"  # the trained raters' encoder
+
+# In the order the prebuild makes them: the model most tests load first.
+RECIPES = {
+    recipe.name: recipe
+    for recipe in (
+        Recipe(TINY, tiny_model.build_tiny_lm, (tiny_model,)),
+        Recipe(SUBJECT, tiny_subject_model.build_subject_lm, (tiny_model, tiny_subject_model)),
+        Recipe(ENCODER, tiny_encoder.build_tiny_encoder, (tiny_encoder,)),
+        Recipe(
+            SIM,
+            tiny_simulatability_model.build_tiny_simulatability_lm,
+            (tiny_model, tiny_simulatability_model),
+            _simulatability_prompts,
+        ),
+    )
+}
+
+
+def model_cache_root() -> Path:
+    """``ROFT_TEST_MODEL_DIR`` if set (a private cache, say to retrain from scratch), else the temp dir's."""
+    configured = os.environ.get("ROFT_TEST_MODEL_DIR")
+    return Path(configured) if configured else Path(tempfile.gettempdir()) / "roft-test-models"
+
+
+def built_model(name: str) -> Path:
+    """The folder of model ``name``, built first if no run has built this recipe yet."""
+    recipe = RECIPES[name]
+    root = model_cache_root()
+    target = root / f"{name}-{recipe.key()}"
+    if (target / "config.json").is_file():
+        return target
+    with _locked(root / f".{target.name}.lock"):
+        if not (target / "config.json").is_file():  # nobody built it while we waited
+            _build_into(recipe, target)
+    return target
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` across processes; the OS drops it if the holder dies."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _build_into(recipe: Recipe, target: Path) -> None:
+    """Train ``recipe`` into a scratch folder beside ``target``, then move it into place."""
+    building = Path(tempfile.mkdtemp(dir=target.parent, prefix="building-"))
+    try:
+        _build_with_pinned_kernels(recipe.build, building)
+        os.replace(building, target)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+
+
+def _build_with_pinned_kernels(build: Callable[[Path], Path], directory: Path) -> None:
+    """Run ``build(directory)`` in a fresh interpreter with ``PINNED_KERNELS`` (they are read
+    when torch starts, so they cannot be set in this process); its error, if any, is ours."""
+    code = (
+        "import sys; from pathlib import Path; "
+        f"from {build.__module__} import {build.__name__} as build; build(Path(sys.argv[1]))"
+    )
+    finished = subprocess.run(
+        [sys.executable, "-c", code, str(directory)],
+        cwd=ROOT,
+        env={**os.environ, **PINNED_KERNELS},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if finished.returncode:
+        raise RuntimeError(f"Building {build.__name__} failed:\n{finished.stderr[-3000:]}")
+
+
+def main() -> None:
+    """Build every missing model, the most used first; print where each one is."""
+    for name in RECIPES:
+        print(f"{name}: {built_model(name)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
