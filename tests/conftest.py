@@ -106,4 +106,3 @@ def enrolled(db):
         return ParticipantFactory(enrolled_in=study, **fields)
 
     return make
-
