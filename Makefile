@@ -3,26 +3,33 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 PYTHON ?= python3
+TEST_WORKERS ?= 2
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: run install-all test lint format migrate demo worker beat
 
 # Two installs: the web's (requirements-web.txt: what `make run` needs, no torch) and the
-# whole (requirements.txt: the web's plus the workers' model stack, for `make test`).
+# whole (requirements.txt: the web's plus the workers' model stack; requirements-dev.txt: that
+# plus the test tools, for `make test`), each one pip run. --no-compile: pip's byte-compiling
+# of every installed module (torch's and transformers' thousands) cost 50 of 86 seconds; Python
+# compiles the few it imports on first use.
+PIP_INSTALL := $(PIP) install -q --no-compile
+
 $(VENV)/.installed-web: requirements-web.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -r requirements-web.txt
+	$(PIP_INSTALL) -r requirements-web.txt
 	touch $@
 
-$(VENV)/.installed: requirements.txt $(VENV)/.installed-web
-	$(PIP) install -q -r requirements.txt
-	touch $@
+$(VENV)/.installed: requirements.txt requirements-web.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP_INSTALL) -r requirements.txt
+	touch $(VENV)/.installed-web $@
 
-$(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
-	$(PIP) install -q -r requirements-dev.txt
-	touch $@
+$(VENV)/.installed-dev: requirements-dev.txt requirements.txt requirements-web.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP_INSTALL) -r requirements-dev.txt
+	touch $(VENV)/.installed-web $(VENV)/.installed $@
 
 ## run: create .venv, install the web's requirements (no torch), migrate, load the demo, serve on http://127.0.0.1:8000 (PORT=8001 for another port)
 run: $(VENV)/.installed-web
@@ -35,6 +42,10 @@ install-all: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	bin/ensure-services
 	bin/ensure-chromium
+# The tiny models a cold cache lacks are trained in the background while lint runs; a test
+# that needs one still being trained waits for it (tests/tiny_models.py).
+	mkdir -p test-artifacts
+	$(PY) -m tests.tiny_models > test-artifacts/tiny-models.log 2>&1 &
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 # The packages' import direction and what stays out of stats/ and the web (pyproject.toml
@@ -45,7 +56,9 @@ test: $(VENV)/.installed-dev
 # Types over the kinds, the services, scoring and stats (pyproject.toml [tool.mypy]); the Django
 # plugin reads the settings, which need a key and nothing else.
 	SECRET_KEY=mypy-check DATABASE_URL=sqlite:///:memory: $(VENV)/bin/mypy
-	$(VENV)/bin/pytest
+# Across TEST_WORKERS processes (pytest-xdist), each with its own PostgreSQL test database and
+# Redis database (tests/xdist_env.py); an idle worker takes tests queued for a busy one.
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist worksteal
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
