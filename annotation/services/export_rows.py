@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from django.db import connection, transaction
 
-from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
+from annotation.models import Assignment, Enrollment, Exam, ExamAttempt, Item, Participant, Response, Study
 from annotation.services.jobs import Progress, no_progress
 
 from .pseudonyms import PseudonymCache
@@ -77,8 +77,9 @@ class Column:
         return {"integer": "INTEGER", "real": "REAL", "boolean": "INTEGER"}.get(self.type, "TEXT")
 
 
-def participant_columns(include_platform_ids: bool) -> list[Column]:
-    """The participant's columns: the same in the CSV/JSONL rows and the SQLite ``participants`` table."""
+def participant_columns(include_platform_ids: bool, exam: Exam | None = None) -> list[Column]:
+    """The participant's columns: the same in the CSV/JSONL rows and the SQLite ``participants``
+    table; with ``exam`` (see ``exam_of``) their outcome in it too."""
     return [
         Column(
             "participant", "text", "ps.pseudonym", "The participant's pseudonym (salted hash, per study)."
@@ -113,6 +114,50 @@ def participant_columns(include_platform_ids: bool) -> list[Column]:
         Column("participant_blocked", "boolean", "p.blocked", "true when blocked from the site."),
         Column("consented_at", "time", "e.consented_at", "When they consented (UTC, ISO 8601)."),
         Column("finished_at", "time", "e.finished_at", "When their session ended (UTC, ISO 8601)."),
+        *(exam_columns(exam) if exam is not None else []),
+    ]
+
+
+def exam_of(study: Study) -> Exam | None:
+    """The exam whose outcome a study's export shows: the study's own when it is an exam,
+    else the one it requires; None when neither."""
+    return Exam.objects.filter(study=study).first() or study.qualification
+
+
+def exam_columns(exam: Exam) -> list[Column]:
+    """Each participant's outcome in ``exam``: attempts, their last finished attempt's score,
+    and whether they passed."""
+    attempts = f"{ExamAttempt._meta.db_table} x WHERE x.exam_id = %s AND x.participant_id = p.id"
+    last = f"FROM {attempts} AND x.finished_at IS NOT NULL ORDER BY x.number DESC LIMIT 1"
+    return [
+        Column(
+            "exam_attempts",
+            "integer",
+            f"(SELECT COUNT(*) FROM {attempts})",  # noqa: S608 - our own table name
+            "Attempts at the study's qualification exam (started ones too).",
+            params=(exam.pk,),
+        ),
+        Column(
+            "exam_correct",
+            "integer",
+            f"(SELECT x.correct_count {last})",
+            "Questions right in their last finished attempt; empty when none finished.",
+            params=(exam.pk,),
+        ),
+        Column(
+            "exam_questions",
+            "integer",
+            f"(SELECT x.question_count {last})",
+            "Questions in that attempt.",
+            params=(exam.pk,),
+        ),
+        Column(
+            "exam_passed",
+            "boolean",
+            f"EXISTS (SELECT 1 FROM {attempts} AND x.status = %s)",  # noqa: S608 - our own table name
+            "true when they passed the exam (in any attempt).",
+            params=(exam.pk, ExamAttempt.Status.PASSED.value),
+        ),
     ]
 
 
@@ -131,11 +176,25 @@ RESPONSE_TAIL = [
     Column("duration_seconds", "real", "r.duration_seconds", "Seconds from shown to answered."),
     Column("points", "real", "r.points", "Points scored against the truth, when the kind scores points."),
     Column("correct", "boolean", "r.correct", "true/false against gold or truth; empty when unscored."),
+    Column(
+        "too_fast",
+        "boolean",
+        "r.too_fast",
+        "true when answered in less than the study's minimum time per page (kept, not rejected).",
+    ),
     Column("score_details", "json", "r.score_details", "The kind's extra scoring figures (JSON)."),
     Column(
         "flagged", "boolean", "r.flagged", "true when the participant failed this study's attention checks."
     ),
     Column("imported", "boolean", "r.imported", "true when imported rather than answered on the site."),
+    Column(
+        "adjudicated",
+        "boolean",
+        f"EXISTS (SELECT 1 FROM {Participant._meta.db_table} x "  # noqa: S608 - our own table name
+        "WHERE x.id = r.participant_id AND x.source = %s)",
+        "true for a researcher's adjudication (a final answer on a disagreement), not a participant's.",
+        params=(Participant.Source.ADJUDICATOR.value,),
+    ),
     Column("answer", "json", "r.answer", "The stored answer (JSON), in the kind's answer shape."),
 ]
 
@@ -151,7 +210,7 @@ def response_columns(study: Study, *, include_platform_ids: bool = False) -> lis
         Column("kind", "text", "%s", "The study's task kind.", params=(study.kind,)),
         ITEM,
         IS_ATTENTION_CHECK,
-        *participant_columns(include_platform_ids),
+        *participant_columns(include_platform_ids, exam_of(study)),
         *RESPONSE_TAIL,
         *[
             Column(f"answer.{k}", "field", "r.answer", "A field of the answer.", path=(k,))
