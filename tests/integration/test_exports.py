@@ -374,3 +374,17 @@ def test_a_study_without_an_exam_has_no_exam_columns(study, tmp_path):
 
 def _number(value):
     return None if value in ("", None) else int(value)
+
+
+def test_the_api_names_each_response_s_participant_as_the_csv_export_does(study, tmp_path, users_client):
+    """Usability defect 5: the API's responses carry the export's participant id
+    (``pseudonym``) beside the site-wide ``public_id`` (``participant``)."""
+    exported = {
+        int(row["response_id"]): row["participant"]
+        for row in _csv_rows(export_study(study, fmt="csv", path=tmp_path / "x.csv").path)
+    }
+    api = users_client.get(f"/api/v1/responses/?study={study.slug}").json()["results"]
+    assert len(api) == len(exported) == Response.objects.filter(study=study).count()
+    for response in api:
+        assert response["pseudonym"] == exported[response["id"]]
+        assert response["participant"] == Response.objects.get(pk=response["id"]).participant.public_id
