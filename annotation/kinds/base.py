@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from django.http import QueryDict
 from django.urls import URLPattern, URLResolver
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 
+from annotation.errors import flatten_errors
 from stats.agreement import check_level  # the levels of measurement, defined once
 
 if TYPE_CHECKING:  # no kind imports the models at run time; these names are for annotations
@@ -150,9 +152,13 @@ class TaskKind(ABC):
     def validate_payload(self, payload: dict, config: dict) -> dict:
         return _validated(self.Payload, payload, {"config": config})
 
-    def validate_answer(self, item: Item, answer: dict, *, state: dict | None = None) -> dict:
-        """A participant's answer, checked against the item (and its assignment state)."""
-        context = {"config": item.study.config, "item": item, "state": state or {}}
+    def validate_answer(
+        self, item: Item, answer: dict, *, state: dict | None = None, incomplete: bool = False
+    ) -> dict:
+        """A participant's answer, checked against the item (and its assignment state).
+        ``incomplete``: the rules of an imported answer with parts missing, for the kinds
+        whose ``Answer`` has them (see ``import_incomplete``)."""
+        context = {"config": item.study.config, "item": item, "state": state or {}, "incomplete": incomplete}
         return _validated(self.Answer, answer, context)
 
     def validate_gold(self, item: Item, gold: dict) -> dict:
@@ -165,6 +171,24 @@ class TaskKind(ABC):
         Kinds whose pages shuffle override this to accept the system names directly.
         """
         return self.validate_answer(item, answer), {}
+
+    def import_incomplete(
+        self, item: Item, answer: dict, refused: ValidationError
+    ) -> tuple[dict, dict, tuple[str, ...]]:
+        """An answer collected elsewhere that ``import_answer`` refused (``refused``), as the
+        kind stores it marked incomplete (``importresponses --allow-incomplete``): (stored
+        answer, assignment state, the parts it lacks). What this returns, every reader of
+        answers (reports, pages, API, exports, adjudication) must handle; an answer the kind
+        cannot use raises ``ValidationError`` naming the field.
+
+        By default: what the kind's partial rules for gold accept, lacking the fields the
+        full rules named; when even those refuse it, the full rules' error."""
+        try:
+            partial = self.validate_gold(item, answer)
+        except ValidationError:
+            raise refused from None
+        missing = {path.split(".")[0].split("[")[0] for path in flatten_errors(refused.detail)}
+        return partial, {}, tuple(sorted(missing))
 
     # --- pages ------------------------------------------------------------------------
 

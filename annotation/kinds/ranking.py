@@ -90,6 +90,8 @@ class RankingAnswer(StrictSerializer):
     """``{"shown": [system…], "choices": {criterion: {"most": system, "least": system}}}``.
 
     Messages never name a system: they may be shown on the page before the answer is stored.
+    With ``incomplete`` in the context (an import's ``--allow-incomplete``) whole criteria
+    may be left out, but at least one is given, and each one given has its MOST and LEAST.
     """
 
     shown = serializers.ListField(child=serializers.CharField(), allow_empty=False)
@@ -105,11 +107,16 @@ class RankingAnswer(StrictSerializer):
             str(key): ["Not a question on this page."] for key in choices if key not in _ids(settings)
         }
         checked = {}
+        incomplete = self.context.get("incomplete", False)
         for criterion in settings["criteria"]:
+            if incomplete and choices.get(criterion["id"]) is None:
+                continue
             try:
                 checked[criterion["id"]] = check_choice(choices.get(criterion["id"]), criterion, shown)
             except serializers.ValidationError as exc:
                 errors[criterion["id"]] = exc.detail
+        if not errors and not checked:
+            errors[""] = ["Give the MOST and the LEAST passage for at least one criterion."]
         if errors:
             raise serializers.ValidationError({"choices": errors})
         return {"shown": shown, "choices": checked}
@@ -257,6 +264,15 @@ class Ranking(TaskKind):
         """Answers collected elsewhere name systems directly; their ``shown`` is the state."""
         validated = self.validate_answer(item, answer)
         return validated, {"shown": validated["shown"]}
+
+    def import_incomplete(self, item, answer: dict, refused) -> tuple[dict, dict, tuple[str, ...]]:
+        """Whole criteria may be missing (listed as ``choices.<criterion>``); ``shown`` may
+        not (the best-worst scores count every passage shown), nor half a criterion (a MOST
+        without its LEAST has no place in the agreement or best-worst figures)."""
+        validated = self.validate_answer(item, answer, incomplete=True)
+        criteria = _ids(settings_of(item.study.config))
+        missing = tuple(f"choices.{key}" for key in criteria if key not in validated["choices"])
+        return validated, {"shown": validated["shown"]}, missing
 
     def review_context(self, item, answer: dict) -> dict:
         settings = settings_of(item.study.config)

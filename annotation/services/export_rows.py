@@ -19,20 +19,24 @@ Numeric columns are never touched (``-3`` is data), and JSONL and SQLite keep ex
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.db import connection, transaction
 
-from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
+from annotation.models import Assignment, Enrollment, Exam, ExamAttempt, Item, Participant, Response, Study
 from annotation.services.jobs import Progress, no_progress
 
 from .pseudonyms import PseudonymCache
 
 BATCH_ROWS = 5000
-# What COPY's output gathers in before Python sees it (written and reported a block at a time).
+# What COPY's output gathers in before it is written to the file.
 COPY_BUFFER_BYTES = 1 << 20
+# Rows per COPY statement: progress is reported between two COPYs, never during one (the
+# connection that runs a COPY takes no other statement until it ends, and the job's
+# progress is an UPDATE on this same connection).
+COPY_CHUNK_ROWS = 10000
 SCALARS = (str, int, float, bool, type(None))
 # OWASP's list of characters a spreadsheet reads as the start of a formula.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -73,8 +77,9 @@ class Column:
         return {"integer": "INTEGER", "real": "REAL", "boolean": "INTEGER"}.get(self.type, "TEXT")
 
 
-def participant_columns(include_platform_ids: bool) -> list[Column]:
-    """The participant's columns: the same in the CSV/JSONL rows and the SQLite ``participants`` table."""
+def participant_columns(include_platform_ids: bool, exam: Exam | None = None) -> list[Column]:
+    """The participant's columns: the same in the CSV/JSONL rows and the SQLite ``participants``
+    table; with ``exam`` (see ``exam_of``) their outcome in it too."""
     return [
         Column(
             "participant", "text", "ps.pseudonym", "The participant's pseudonym (salted hash, per study)."
@@ -109,6 +114,50 @@ def participant_columns(include_platform_ids: bool) -> list[Column]:
         Column("participant_blocked", "boolean", "p.blocked", "true when blocked from the site."),
         Column("consented_at", "time", "e.consented_at", "When they consented (UTC, ISO 8601)."),
         Column("finished_at", "time", "e.finished_at", "When their session ended (UTC, ISO 8601)."),
+        *(exam_columns(exam) if exam is not None else []),
+    ]
+
+
+def exam_of(study: Study) -> Exam | None:
+    """The exam whose outcome a study's export shows: the study's own when it is an exam,
+    else the one it requires; None when neither."""
+    return Exam.objects.filter(study=study).first() or study.qualification
+
+
+def exam_columns(exam: Exam) -> list[Column]:
+    """Each participant's outcome in ``exam``: attempts, their last finished attempt's score,
+    and whether they passed."""
+    attempts = f"{ExamAttempt._meta.db_table} x WHERE x.exam_id = %s AND x.participant_id = p.id"
+    last = f"FROM {attempts} AND x.finished_at IS NOT NULL ORDER BY x.number DESC LIMIT 1"
+    return [
+        Column(
+            "exam_attempts",
+            "integer",
+            f"(SELECT COUNT(*) FROM {attempts})",  # noqa: S608 - our own table name
+            "Attempts at the study's qualification exam (started ones too).",
+            params=(exam.pk,),
+        ),
+        Column(
+            "exam_correct",
+            "integer",
+            f"(SELECT x.correct_count {last})",
+            "Questions right in their last finished attempt; empty when none finished.",
+            params=(exam.pk,),
+        ),
+        Column(
+            "exam_questions",
+            "integer",
+            f"(SELECT x.question_count {last})",
+            "Questions in that attempt.",
+            params=(exam.pk,),
+        ),
+        Column(
+            "exam_passed",
+            "boolean",
+            f"EXISTS (SELECT 1 FROM {attempts} AND x.status = %s)",  # noqa: S608 - our own table name
+            "true when they passed the exam (in any attempt).",
+            params=(exam.pk, ExamAttempt.Status.PASSED.value),
+        ),
     ]
 
 
@@ -127,11 +176,25 @@ RESPONSE_TAIL = [
     Column("duration_seconds", "real", "r.duration_seconds", "Seconds from shown to answered."),
     Column("points", "real", "r.points", "Points scored against the truth, when the kind scores points."),
     Column("correct", "boolean", "r.correct", "true/false against gold or truth; empty when unscored."),
+    Column(
+        "too_fast",
+        "boolean",
+        "r.too_fast",
+        "true when answered in less than the study's minimum time per page (kept, not rejected).",
+    ),
     Column("score_details", "json", "r.score_details", "The kind's extra scoring figures (JSON)."),
     Column(
         "flagged", "boolean", "r.flagged", "true when the participant failed this study's attention checks."
     ),
     Column("imported", "boolean", "r.imported", "true when imported rather than answered on the site."),
+    Column(
+        "adjudicated",
+        "boolean",
+        f"EXISTS (SELECT 1 FROM {Participant._meta.db_table} x "  # noqa: S608 - our own table name
+        "WHERE x.id = r.participant_id AND x.source = %s)",
+        "true for a researcher's adjudication (a final answer on a disagreement), not a participant's.",
+        params=(Participant.Source.ADJUDICATOR.value,),
+    ),
     Column("answer", "json", "r.answer", "The stored answer (JSON), in the kind's answer shape."),
 ]
 
@@ -147,7 +210,7 @@ def response_columns(study: Study, *, include_platform_ids: bool = False) -> lis
         Column("kind", "text", "%s", "The study's task kind.", params=(study.kind,)),
         ITEM,
         IS_ATTENTION_CHECK,
-        *participant_columns(include_platform_ids),
+        *participant_columns(include_platform_ids, exam_of(study)),
         *RESPONSE_TAIL,
         *[
             Column(f"answer.{k}", "field", "r.answer", "A field of the answer.", path=(k,))
@@ -179,9 +242,17 @@ def table_names() -> dict[str, str]:
     }
 
 
-def response_select(study: Study, columns: list[Column], target: str) -> tuple[str, list]:
-    """The export's SELECT of ``columns`` for ``target`` (see ``Dialect.render``), in response order."""
+def response_select(
+    study: Study, columns: list[Column], target: str, id_range: tuple[int | None, int | None] = (None, None)
+) -> tuple[str, list]:
+    """The export's SELECT of ``columns`` for ``target`` (see ``Dialect.render``), in response
+    order; ``id_range`` (after, up to; None: unbounded) keeps one chunk of the responses."""
     t = table_names()
+    after, upto = id_range
+    bounds = "".join(
+        [" AND r.id > %s" if after is not None else "", " AND r.id <= %s" if upto is not None else ""]
+    )
+    bound_params = [bound for bound in (after, upto) if bound is not None]
     source = (
         f"FROM {t['r']} r "
         f"JOIN {t['a']} a ON a.id = r.assignment_id "
@@ -189,9 +260,9 @@ def response_select(study: Study, columns: list[Column], target: str) -> tuple[s
         f"JOIN {t['p']} p ON p.id = r.participant_id "
         f"JOIN {dialect().pseudonyms} ps ON ps.participant_id = r.participant_id "
         f"LEFT JOIN {t['e']} e ON e.participant_id = r.participant_id AND e.study_id = r.study_id "
-        f"WHERE r.study_id = %s ORDER BY r.id"
+        f"WHERE r.study_id = %s{bounds} ORDER BY r.id"
     )
-    return fenced_select(columns, target, source, [study.pk])
+    return fenced_select(columns, target, source, [study.pk, *bound_params])
 
 
 def fenced_select(columns: list[Column], target: str, source: str, source_params: list) -> tuple[str, list]:
@@ -259,33 +330,50 @@ def stream(sql: str, params: list) -> Iterator[tuple]:
             yield from batch
 
 
-def copy_out(sql: str, params: list, out, options: str, progress: Progress, total: int) -> int:
-    """PostgreSQL writes ``sql``'s rows to ``out`` (binary) with COPY; returns the rows written.
+def chunk_ranges(study: Study) -> list[tuple[int | None, int | None]]:
+    """The study's responses cut into id ranges of ``COPY_CHUNK_ROWS`` rows (the last one open)."""
+    t = table_names()
+    sql = (
+        f"SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM {t['r']} "  # noqa: S608
+        f"WHERE study_id = %s) ids WHERE n %% %s = 0 ORDER BY id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [study.pk, COPY_CHUNK_ROWS])
+        bounds: list[int | None] = [row[0] for row in cursor.fetchall()]
+    starts = [None, *bounds]
+    return list(zip(starts, [*bounds, None], strict=True))
 
-    The driver hands over one row per call: a C buffer takes them (as a file would), and
-    only each full megabyte reaches Python, which writes it and reports progress."""
+
+def copy_out(
+    study: Study, select: Callable[[tuple], tuple[str, list]], out, options: str, progress: Progress
+) -> int:
+    """PostgreSQL writes the rows of ``select(id_range)`` to ``out`` (binary) with COPY, one
+    COPY per chunk of ids; returns the rows written.
+
+    Progress is reported (and a cancelled export stops) between two COPYs: while a COPY
+    runs its connection takes no other statement, and the job's progress is written on it.
+    The driver hands over one row per call: a C buffer takes them (as a file would)."""
+    total = Response.objects.filter(study=study).count()
+    written = 0
+    sink = io.BufferedWriter(_Sink(out), buffer_size=COPY_BUFFER_BYTES)
     with connection.cursor() as cursor:
         raw = cursor.cursor  # psycopg2's own cursor: COPY and mogrify
-        query = raw.mogrify(sql, params).decode()
-        writer = _ProgressWriter(out, progress, total)
-        sink = io.BufferedWriter(writer, buffer_size=COPY_BUFFER_BYTES)
-        try:
+        for id_range in chunk_ranges(study):
+            sql, params = select(id_range)
+            query = raw.mogrify(sql, params).decode()
             raw.copy_expert(f"COPY ({query}) TO STDOUT WITH ({options})", sink)
             sink.flush()
-        except BaseException:
-            writer.discard = True  # what the buffer still holds goes nowhere (a cancelled export)
-            raise
-        written = raw.rowcount
-    rows_written(progress, written, max(total, written))
+            written += raw.rowcount
+            rows_written(progress, written, max(total, written))
     return written
 
 
 def copy_csv_rows(study: Study, columns: list[Column], out, *, progress: Progress = no_progress) -> int:
     """PostgreSQL only: the CSV rows (no header) written by ``COPY (SELECT …) TO STDOUT``."""
-    total = Response.objects.filter(study=study).count()
     with pseudonyms_joined(study):
-        sql, params = response_select(study, columns, "csv")
-        return copy_out(sql, params, out, "FORMAT csv", progress, total)
+        return copy_out(
+            study, lambda ids: response_select(study, columns, "csv", ids), out, "FORMAT csv", progress
+        )
 
 
 def copy_jsonl_rows(study: Study, columns: list[Column], out, *, progress: Progress = no_progress) -> int:
@@ -293,13 +381,13 @@ def copy_jsonl_rows(study: Study, columns: list[Column], out, *, progress: Progr
 
     CSV format with a quote and a delimiter that JSON text never holds (control characters
     are escaped inside JSON strings) passes each line through untouched."""
-    total = Response.objects.filter(study=study).count()
+
+    def select(ids: tuple) -> tuple[str, list]:
+        sql, params = response_select(study, columns, "json", ids)
+        return f"SELECT row_to_json(t) FROM ({sql}) t", params  # noqa: S608 - built above
+
     with pseudonyms_joined(study):
-        sql, params = response_select(study, columns, "json")
-        wrapped = f"SELECT row_to_json(t) FROM ({sql}) t"  # noqa: S608 - built above
-        return copy_out(
-            wrapped, params, out, "FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02'", progress, total
-        )
+        return copy_out(study, select, out, "FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02'", progress)
 
 
 def stream_rows(study: Study, columns: list[Column], target: str) -> Iterator[tuple]:
@@ -309,28 +397,19 @@ def stream_rows(study: Study, columns: list[Column], target: str) -> Iterator[tu
         yield from stream(sql, params)
 
 
-class _ProgressWriter(io.RawIOBase):
-    """Hands COPY's output (bytes, a megabyte at a time) to a binary file, reporting
-    progress (and stopping when cancelled) with each; rows are estimated from line ends
-    until the exact count."""
+class _Sink(io.RawIOBase):
+    """The raw end of COPY's buffer: hands each block to a binary file."""
 
-    def __init__(self, out, progress: Progress, total: int):
+    def __init__(self, out):
         super().__init__()
-        self.out, self.progress, self.total = out, progress, total
-        self.lines = 0
-        self.discard = False
+        self.out = out
 
     def writable(self) -> bool:
         return True
 
     def write(self, data) -> int:
-        if self.discard:
-            return len(data)
-        block = bytes(data)
-        self.out.write(block)
-        self.lines += block.count(b"\n")
-        rows_written(self.progress, min(self.lines, self.total), self.total)
-        return len(block)
+        self.out.write(bytes(data))
+        return len(data)
 
 
 def _fill_pseudonyms(cursor, study: Study) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from annotation.models import Study
+from annotation.models import Exam, Study
 
 from .export_rows import (
     BATCH_ROWS,
@@ -29,6 +29,7 @@ from .export_rows import (
     RESPONSE_TAIL,
     Column,
     dialect,
+    exam_of,
     fenced_select,
     participant_columns,
     pseudonyms_joined,
@@ -66,7 +67,7 @@ def _by_name(columns: list[Column], *names: str) -> list[Column]:
     return [found[name] for name in names]
 
 
-def tables(include_platform_ids: bool) -> list[Table]:
+def tables(include_platform_ids: bool, exam: Exam | None = None) -> list[Table]:
     t = table_names() | {"s": Study._meta.db_table}
     ps = dialect().pseudonyms
     participant = participant_columns(False)[0]
@@ -129,7 +130,7 @@ def tables(include_platform_ids: bool) -> list[Table]:
             "(the same columns as in the CSV).",
             [
                 replace(participant, sqlite_type="TEXT PRIMARY KEY"),
-                *participant_columns(include_platform_ids)[1:],
+                *participant_columns(include_platform_ids, exam)[1:],
             ],
             f"FROM {t['e']} e JOIN {t['p']} p ON p.id = e.participant_id "
             f"JOIN {ps} ps ON ps.participant_id = e.participant_id WHERE e.study_id = %s ORDER BY e.id",
@@ -182,7 +183,7 @@ def write_sqlite(
 ) -> int:
     """Write the study's database to ``path`` — zipped with ``README.md`` when ``archive`` —
     and return the number of response rows."""
-    chosen = tables(include_platform_ids)
+    chosen = tables(include_platform_ids, exam_of(study))
     with tempfile.TemporaryDirectory() as work:
         database = Path(work) / f"{study.slug}.sqlite" if archive else path
         database.unlink(missing_ok=True)

@@ -67,9 +67,10 @@ def import_responses(
     Participants are known by their id in the source; a (participant, item) pair that the
     study already holds is skipped, so importing the same file twice adds nothing.
     ``allow_incomplete``: an answer that fails only for a part it lacks (a claim label
-    without its evidence sentences, ratings for some of the questions) is imported,
-    marked incomplete; "fails only for a missing part" means that it passes the partial
-    rules the kind applies to gold answers (``validate_gold``). Anything else still fails.
+    without its evidence sentences, ratings for some of the questions, a ranking without
+    some criteria) is imported, marked incomplete. What may be missing is the kind's rule
+    (``TaskKind.import_incomplete``), so that every reader handles what is stored; anything
+    else still fails, naming the line and the field.
     """
     if source not in Participant.Source.values:
         raise InputError({"source": [f"Unknown source {source!r}."]})
@@ -124,21 +125,13 @@ def _check_line(kind, items: dict[str, Item], data, allow_incomplete: bool = Fal
     except ValidationError as exc:
         if not allow_incomplete:
             raise InputError.from_validation(exc, "answer") from None
-        answer, state, missing = _incomplete_answer(kind, item, line["answer"], exc)
+        try:
+            answer, state, missing = kind.import_incomplete(item, line["answer"], exc)
+        except ValidationError as refused:
+            raise InputError.from_validation(refused, "answer") from None
     if "display_order" in line:
         state = {**state, "display_order": line["display_order"]}
     return _Row(line["participant"], item, answer, state, line["shown_at"], line["answered_at"], missing)
-
-
-def _incomplete_answer(kind, item: Item, answer: dict, error: ValidationError) -> tuple[dict, dict, tuple]:
-    """The answer as the kind's partial (gold) rules accept it, and the parts it lacks (the
-    fields the full rules named); the full rules' error when even those refuse it."""
-    try:
-        partial = kind.validate_gold(item, answer)
-    except ValidationError:
-        raise InputError.from_validation(error, "answer") from None
-    missing = tuple(sorted({path.split(".")[0].split("[")[0] for path in flatten_errors(error.detail)}))
-    return partial, {}, missing
 
 
 def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:

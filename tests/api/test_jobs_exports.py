@@ -82,3 +82,64 @@ def test_jobs_api_starts_any_registered_kind_and_cancels(client_for, answered):
     cancelled = owner.post(f"/api/v1/jobs/{job['id']}/cancel/", format="json").json()
     assert cancelled["status"] == "cancelled"
     assert owner.get("/api/v1/jobs/?status=cancelled").json()["count"] == 1
+
+
+def _bulk_answers(study, person, count: int, note_bytes: int) -> None:
+    """``count`` answered pages of one item (one attempt each), written in two bulk inserts."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotation.models import Assignment, Response
+
+    item = study.items.first()
+    now = timezone.now()
+    assignments = Assignment.objects.bulk_create(
+        Assignment(
+            study=study,
+            item=item,
+            participant=person,
+            position=n,
+            attempt=n,
+            status=Assignment.Status.ANSWERED,
+            assigned_at=now,
+            expires_at=now + timedelta(hours=1),
+            answered_at=now,
+        )
+        for n in range(1, count + 1)
+    )
+    answer = {"label": "supports", "evidence": [0], "note": "n" * note_bytes}
+    Response.objects.bulk_create(
+        Response(assignment=a, study=study, item=item, participant=person, answer=answer, answered_at=now)
+        for a in assignments
+    )
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_an_export_of_several_megabytes_through_the_api_finishes_with_its_progress(
+    client_for,
+    owned_study,
+    enrolled,
+    tmp_path,
+    settings,
+    django_capture_on_commit_callbacks,
+    fmt,
+    monkeypatch,
+):
+    """A COPY's connection takes no other statement until it ends: the job's progress is
+    reported between COPYs (several here), never in the middle of one."""
+    from annotation.services import export_rows
+
+    monkeypatch.setattr(export_rows, "COPY_CHUNK_ROWS", 1000)
+    settings.EXPORT_DIR = tmp_path
+    _bulk_answers(owned_study, enrolled(owned_study, source="lab", platform_worker_id="bulk"), 2500, 2000)
+    owner = client_for("owner")
+    with django_capture_on_commit_callbacks(execute=True):
+        started = owner.post("/api/v1/studies/owned/exports/", {"format": fmt}, format="json")
+    status = owner.get(f"/api/v1/studies/owned/exports/{started.json()['id']}/").json()
+    assert status["status"] == "done", status
+    assert status["result"]["rows"] == 2500 and status["result"]["bytes"] > 4 << 20
+    job = Job.objects.get(pk=started.json()["id"])
+    assert (job.progress_done, job.progress_total) == (2500, 2500) and status["percent"] == 100
+    lines = b"".join(owner.get(status["download"]).streaming_content).decode().splitlines()
+    assert len(lines) == 2500 + (fmt == "csv")

@@ -290,3 +290,101 @@ def test_exportstudy_writes_a_sqlite_file_or_a_zip_by_the_name(study, tmp_path):
     with zipfile.ZipFile(tmp_path / "x.zip") as archive:
         assert sorted(archive.namelist()) == ["README.md", f"{study.slug}.sqlite"]
         assert "| `participant_status` |" in archive.read("README.md").decode()
+
+
+def _rows_in_every_format(study, tmp_path) -> dict[str, list[dict]]:
+    """The response rows of the CSV, JSONL and SQLite exports (SQLite: responses joined to participants)."""
+    csv_rows = _csv_rows(export_study(study, fmt="csv", path=tmp_path / "x.csv").path)
+    jsonl = [
+        json.loads(line)
+        for line in export_study(study, fmt="jsonl", path=tmp_path / "x.jsonl").path.read_text().splitlines()
+    ]
+    export_study(study, fmt="sqlite", path=tmp_path / "x.sqlite")
+    database = sqlite3.connect(tmp_path / "x.sqlite")
+    database.row_factory = sqlite3.Row
+    joined = database.execute(
+        "SELECT * FROM responses r JOIN participants p USING (participant) ORDER BY r.response_id"
+    )
+    return {"csv": csv_rows, "jsonl": jsonl, "sqlite": [dict(row) for row in joined]}
+
+
+def _truth(value) -> bool | None:
+    """A boolean cell as each format writes it (CSV text, JSON boolean, SQLite 1/0)."""
+    return {"true": True, "false": False, "": None, 1: True, 0: False}.get(value, value)
+
+
+def test_too_fast_and_adjudicated_answers_are_columns_of_every_format(study, tmp_path, django_user_model):
+    """Usability defect 6: ``too_fast`` is stored, so it is exported; an adjudication is a
+    response too, marked ``adjudicated`` so that it is never averaged in by mistake."""
+    from annotation.services.adjudication import adjudicate
+
+    fast = Response.objects.filter(study=study).order_by("id").first()
+    Response.objects.filter(pk=fast.pk).update(too_fast=True)
+    judge = django_user_model.objects.create_user("judge", password="pw")
+    final = adjudicate(
+        study=study, item=fast.item, answer={"label": "contradicts", "evidence": [1]}, note="", user=judge
+    )
+    for fmt, rows in _rows_in_every_format(study, tmp_path).items():
+        by_id = {int(row["response_id"]): row for row in rows}
+        assert len(by_id) == Response.objects.filter(study=study).count(), fmt
+        for response_id, row in by_id.items():
+            assert _truth(row["too_fast"]) is (response_id == fast.pk), fmt
+            assert _truth(row["adjudicated"]) is (response_id == final.pk), fmt
+        assert by_id[final.pk]["participant_source"] == "adjudicator"
+
+
+def test_the_exam_outcome_of_each_participant_is_in_the_study_export(study, tmp_path, example_study_file):
+    """Usability defect 5: the exam's answers are the exam study's, under another pseudonym;
+    the study's own export carries each participant's outcome in the exam it requires."""
+    from annotation.models import Exam, ExamAttempt
+    from annotation.services.studies import load_study_file
+
+    exam = Exam.objects.get(study=load_study_file(example_study_file("simulation-exam")).study)
+    study.qualification = exam
+    study.save(update_fields=["qualification"])
+    prolific, mturk, _ = (
+        Enrollment.objects.get(study=study, participant__platform_worker_id=worker).participant
+        for worker in CROWD_IDS
+    )
+    now = timezone.now()
+    for number, (status, correct) in enumerate([("failed", 1), ("passed", 3)], start=1):
+        ExamAttempt.objects.create(
+            exam=exam, participant=prolific, number=number, status=status,
+            correct_count=correct, question_count=3, started_at=now, finished_at=now,
+        )  # fmt: skip
+    ExamAttempt.objects.create(exam=exam, participant=mturk, number=1, started_at=now)  # still answering
+    outcome = {
+        prolific.pk: (2, 3, 3, True),
+        mturk.pk: (1, None, None, False),
+    }
+    for fmt, rows in _rows_in_every_format(study, tmp_path).items():
+        for row in rows:
+            person = Response.objects.get(pk=int(row["response_id"])).participant_id
+            got = tuple(
+                _truth(row[name]) if name == "exam_passed" else _number(row[name])
+                for name in ("exam_attempts", "exam_correct", "exam_questions", "exam_passed")
+            )
+            assert got == outcome.get(person, (0, None, None, False)), fmt
+
+
+def test_a_study_without_an_exam_has_no_exam_columns(study, tmp_path):
+    header = _csv_rows(export_study(study, fmt="csv", path=tmp_path / "x.csv").path)[0]
+    assert not [name for name in header if name.startswith("exam_")]
+
+
+def _number(value):
+    return None if value in ("", None) else int(value)
+
+
+def test_the_api_names_each_response_s_participant_as_the_csv_export_does(study, tmp_path, users_client):
+    """Usability defect 5: the API's responses carry the export's participant id
+    (``pseudonym``) beside the site-wide ``public_id`` (``participant``)."""
+    exported = {
+        int(row["response_id"]): row["participant"]
+        for row in _csv_rows(export_study(study, fmt="csv", path=tmp_path / "x.csv").path)
+    }
+    api = users_client.get(f"/api/v1/responses/?study={study.slug}").json()["results"]
+    assert len(api) == len(exported) == Response.objects.filter(study=study).count()
+    for response in api:
+        assert response["pseudonym"] == exported[response["id"]]
+        assert response["participant"] == Response.objects.get(pk=response["id"]).participant.public_id
