@@ -102,13 +102,14 @@ def _device():
 
 
 def _encode(tokenizer, model, pairs: Sequence[tuple[str, str]], max_length: int):
-    """Premise/context first (cut when too long), the statement or claim whole."""
+    """Premise/context first, the statement or claim second; a pair over the limit loses tokens
+    from whichever side is longer (a long claim or long evidence is cut too, so any pair fits)."""
     limit = min(max_length, int(getattr(model.config, "max_position_embeddings", max_length)))
     firsts, seconds = zip(*pairs, strict=True) if pairs else ((), ())
     batch = tokenizer(
         list(firsts),
         list(seconds),
-        truncation="only_first",
+        truncation="longest_first",
         max_length=limit,
         padding=True,
         return_tensors="pt",
