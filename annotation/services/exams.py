@@ -110,6 +110,19 @@ def check_qualification(raw, *, slug: str, owner=None) -> Exam | None:
     return exam
 
 
+def detach_exam_from_unpermitted_studies(exam_study: Study) -> int:
+    """After an exam study's sharing changed: the other researchers' studies that require it
+    and whose owner may no longer use it (``check_qualification``'s rule) stop requiring it,
+    so their participants are no longer asked its questions. Studies without an owner (loaded
+    by an operator) keep it. Returns how many were detached."""
+    exam = Exam.objects.filter(study=exam_study).first()
+    if exam is None:
+        return 0
+    requiring = Study.objects.filter(qualification=exam).exclude(owner=None).select_related("owner")
+    unpermitted = [study.pk for study in requiring if not can_manage_study(study.owner, exam_study)]
+    return Study.objects.filter(pk__in=unpermitted).update(qualification=None)
+
+
 def write_exam_settings(study: Study, block: dict | None) -> None:
     if block is None:
         Exam.objects.filter(study=study).delete()
