@@ -339,6 +339,8 @@ JOB_SWEEP_EVERY_S = env_int("JOB_SWEEP_EVERY_S", 60, minimum=1)
 # how many rows a leaderboard shows.
 LEADERBOARD_MIN_ROUNDS = env_int("LEADERBOARD_MIN_ROUNDS", 10, minimum=1)
 LEADERBOARD_SIZE = env_int("LEADERBOARD_SIZE", 50, minimum=1)
+# The share of exact guesses above which a leaderboard record is not a person's (docs/game.md).
+LEADERBOARD_MAX_EXACT_SHARE = env_float("LEADERBOARD_MAX_EXACT_SHARE", 0.8, minimum=0.0)
 # Local models the workers may load: {"name": {"path": "/models/gpt2", "dtype": "float16"}}.
 MODEL_REGISTRY = env_json("MODEL_REGISTRY", {})
 if not isinstance(MODEL_REGISTRY, dict):
