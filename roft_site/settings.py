@@ -189,8 +189,17 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
-    # Django's Redis cache, with one Redis client per pool instead of one per call.
-    CACHES = {"default": {"BACKEND": "roft_site.redis_cache.SharedClientRedisCache", "LOCATION": REDIS_URL}}
+    # Django's Redis cache, with one Redis client per pool instead of one per call, that
+    # degrades to "no cache" while Redis is down.
+    # A short connect and read timeout: when Redis does not answer, requests go on without it
+    # (roft_site/redis_cache.py) instead of waiting.
+    CACHES = {
+        "default": {
+            "BACKEND": "roft_site.redis_cache.SharedClientRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2},
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
