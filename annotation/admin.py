@@ -23,7 +23,7 @@ from .models import (
     Study,
 )
 from .services.access import researcher_accounts
-from .services.exams import check_qualification
+from .services.exams import check_qualification, detach_exam_from_unpermitted_studies
 from .services.jobs import JOB_KINDS, cancel_job, check_new_job, queue_job
 from .services.validation import check_exam_study, check_kind_and_config, is_exam, kind_named, validate_item
 
@@ -166,6 +166,10 @@ class StudyAdmin(admin.ModelAdmin):
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     @admin.display(description="items", ordering="n_items")
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        detach_exam_from_unpermitted_studies(form.instance)  # its sharing may have changed
+
     def item_count(self, study: Study) -> int:
         return study.n_items
 

@@ -41,7 +41,7 @@ register_job_kind(
     queue="gpu",
     parameters=EditAndGenerateParameters,
     needs_study=True,
-    worker_paths={"requests": "corpus", "model": "model", "hparams_dir": "model"},
+    worker_paths={"requests": "corpus", "model": "model", "hparams_dir": "model_dir"},
 )
 
 # Counterfactual simulatability (seed 001): the three model steps, and the two study builders.
@@ -97,7 +97,7 @@ register_job_kind(
     queue="gpu",
     parameters=TrainRaterParameters,
     needs_study=True,
-    worker_paths={"output": "model", "encoder": "model"},
+    worker_paths={"output": "model_dir", "encoder": "model"},
 )
 register_job_kind(
     "rate",

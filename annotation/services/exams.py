@@ -11,6 +11,7 @@ the exam; failing the last attempt ends the study with the screen-out code.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -107,6 +108,19 @@ def check_qualification(raw, *, slug: str, owner=None) -> Exam | None:
             }
         )
     return exam
+
+
+def detach_exam_from_unpermitted_studies(exam_study: Study) -> int:
+    """After an exam study's sharing changed: the other researchers' studies that require it
+    and whose owner may no longer use it (``check_qualification``'s rule) stop requiring it,
+    so their participants are no longer asked its questions. Studies without an owner (loaded
+    by an operator) keep it. Returns how many were detached."""
+    exam = Exam.objects.filter(study=exam_study).first()
+    if exam is None:
+        return 0
+    requiring = Study.objects.filter(qualification=exam).exclude(owner=None).select_related("owner")
+    unpermitted = [study.pk for study in requiring if not can_manage_study(study.owner, exam_study)]
+    return Study.objects.filter(pk__in=unpermitted).update(qualification=None)
 
 
 def write_exam_settings(study: Study, block: dict | None) -> None:
@@ -287,8 +301,18 @@ def _start_attempt(participant: Participant, exam: Exam, number: int, now: datet
     )
 
 
+def attempt_order(attempt: ExamAttempt) -> list[int]:
+    """The exam items' ids in the order this attempt asks them: shuffled, seeded by the exam,
+    the participant and the attempt number, so a reload asks the same next question while the
+    next attempt (of this participant or another) asks them in another order; one attempt's
+    feedback is not a list of answers for the next."""
+    ids = list(attempt.exam.study.items.order_by("id").values_list("id", flat=True))
+    random.Random(f"exam:{attempt.exam_id}:{attempt.participant_id}:{attempt.number}").shuffle(ids)
+    return ids
+
+
 def _next_question(attempt: ExamAttempt, now: datetime) -> Assignment | None:
-    """The attempt's unanswered question, or the next exam item in the file's order.
+    """The attempt's unanswered question, or the next exam item in the attempt's order.
 
     The attempt row is locked so that two tabs get the same question. A question left open
     past the study's timeout is handed back, not lost: an exam item must be answered.
@@ -310,9 +334,11 @@ def _next_question(attempt: ExamAttempt, now: datetime) -> Assignment | None:
             if not assignment_is_open(pending, now):
                 reopen_assignment(pending, expires_at=expires_at)
             return pending
-        item = exam_study.items.exclude(pk__in=mine.values("item_id")).order_by("id").first()
-        if item is None:
+        served = set(mine.values_list("item_id", flat=True))
+        left = [pk for pk in attempt_order(attempt) if pk not in served]
+        if not left:
             return None
+        item = Item.objects.get(pk=left[0])
         return create_assignment(
             study=exam_study,
             item=item,

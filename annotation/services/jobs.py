@@ -106,7 +106,9 @@ def check_job_parameters(kind: str, parameters: dict | None) -> dict:
 
 
 # Which setting lists the folders a worker path parameter may point into.
-PATH_ROOTS = {"model": "ROFT_MODEL_ROOTS", "corpus": "ROFT_CORPUS_ROOTS"}
+# "model": a model folder or a model's name; "model_dir": a folder only (hyperparameters, an
+# output), never a name, which the worker would look up relative to its working directory.
+PATH_ROOTS = {"model": "ROFT_MODEL_ROOTS", "model_dir": "ROFT_MODEL_ROOTS", "corpus": "ROFT_CORPUS_ROOTS"}
 # A model given by name (a MODEL_REGISTRY entry, a registered backend, a cached hub id
 # such as ``org/name``), not by path: looked up by the worker, never opened as given.
 MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?")
@@ -131,7 +133,8 @@ def check_worker_paths(kind: str, parameters: dict | None) -> None:
         if not all(_allowed_path(value, root_kind, roots) for value in values):
             where = ", ".join(roots) or "none are configured"
             errors[f"parameters.{name}"] = [
-                f"Must be an absolute path inside the {root_kind} folders ({PATH_ROOTS[root_kind]}: {where})."
+                f"Must be an absolute path inside the {root_kind.removesuffix('_dir')} folders "
+                f"({PATH_ROOTS[root_kind]}: {where})."
             ]
     if errors:
         raise InputError(errors)

@@ -11,6 +11,7 @@ from annotation.models import Enrollment, Job, Study
 
 from .access import can_share_study, is_researcher, researcher_studies
 from .assignment import release_participant_assignments
+from .exams import detach_exam_from_unpermitted_studies
 from .exports import ExportParameters, check_export_request
 from .jobs import check_worker_paths, start_job
 from .validation import check_exam_study, check_kind_and_config, kind_named
@@ -48,6 +49,7 @@ def update_study(study: Study, *, user, changes: dict) -> Study:
         study.save()
         if users is not None:
             study.shared_with.set(users)
+            detach_exam_from_unpermitted_studies(study)
     return study
 
 

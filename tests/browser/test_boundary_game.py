@@ -27,6 +27,7 @@ def settle(page) -> None:
 
 def test_a_guest_plays_demo_rounds_to_the_reveal(live_server, page, screenshot, settings, demo_game):
     settings.LEADERBOARD_MIN_ROUNDS = 1
+    settings.LEADERBOARD_MAX_EXACT_SHARE = 1.0  # two rounds: both may be exact guesses
     page.goto(f"{live_server.url}/play/")
     assert page.locator(".category-card").count() == 2
     screenshot("game-landing")
@@ -75,7 +76,16 @@ def test_a_guest_plays_demo_rounds_to_the_reveal(live_server, page, screenshot, 
 
     page.get_by_role("link", name="Leaderboard").first.click()
     page.wait_for_selector("#your-rank")
-    assert "#1" in page.inner_text("#your-rank")
+    assert "Guests play unranked" in page.inner_text("#your-rank")  # guests are not ranked
+    page.locator("#your-rank").get_by_role("link", name="sign up").click()
+    page.fill("#id_username", "keen-reader")
+    page.fill("#id_password1", "a-long-password-9")
+    page.fill("#id_password2", "a-long-password-9")
+    page.get_by_role("button", name="Create my account").click()
+    page.wait_for_url("**/play/profile/")
+    page.get_by_role("link", name="Leaderboard").first.click()
+    page.wait_for_selector("#your-rank")
+    assert "#1" in page.inner_text("#your-rank")  # the account, with the guest's rounds
     screenshot("game-leaderboard")
     page.get_by_role("link", name="Profile").first.click()
     page.wait_for_selector(".points-chart")

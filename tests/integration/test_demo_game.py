@@ -9,7 +9,7 @@ from annotation.models import Item, Study
 from annotation.text import split_sentences
 from workers.demo.backend import MODEL_NAME, NgramBackend
 from workers.demo.corpus import demo_corpus
-from workers.demo.game import LENGTH, P_VALUES
+from workers.demo.game import ATTENTION_CHECK, LENGTH, P_VALUES, attention_items
 from workers.generation.backend import load_backend
 
 pytestmark = pytest.mark.django_db
@@ -42,11 +42,43 @@ def test_loaddemogame_builds_both_categories_from_the_generator_and_is_idempoten
     assert machine_items >= 30
     checks = Item.objects.filter(is_attention_check=True)
     assert checks.count() == 4 and all(c.gold == {"guess": len(c.payload["sentences"])} for c in checks)
+    for study in studies.values():  # N7: a check is as long as the ordinary passages
+        assert sentence_counts(study.items.filter(is_attention_check=True)) == sentence_counts(
+            study.items.filter(is_attention_check=False)
+        )
     before = {item.external_id: item.payload for item in Item.objects.all()}
     again = StringIO()
     call_command("loaddemogame", stdout=again)
     assert "0 new, 0 updated" in again.getvalue()
     assert {item.external_id: item.payload for item in Item.objects.all()} == before
+
+
+def sentence_counts(items) -> set[int]:
+    return {len(item.payload["sentences"]) for item in items}
+
+
+def test_attention_checks_are_as_long_as_the_ordinary_passages_they_hide_among():
+    """N7: every check had 6 sentences and every passage 10, so "1 of 6 sentences shown"
+    gave a check away before any reveal; a check's length is now drawn from the passages'."""
+    lengths = [8, 10, 12, 10, 9]
+    checks = attention_items("news", lengths, count=12)
+    assert {len(check["payload"]["sentences"]) for check in checks} <= set(lengths)
+    assert len({len(check["payload"]["sentences"]) for check in checks}) > 1
+    for check in checks:
+        length = len(check["payload"]["sentences"])
+        assert check["payload"]["sentences"] == ATTENTION_CHECK[:length]
+        assert check["payload"]["boundary"] == check["gold"]["guess"] == length
+    assert attention_items("news", lengths, count=12) == checks  # seeded: a rebuild changes nothing
+
+
+def test_the_example_boundary_file_hides_its_checks_by_length(example_study_file):
+    items = example_study_file("boundary")["items"]
+    checks = [item for item in items if item.get("attention_check")]
+    ordinary = [item for item in items if not item.get("attention_check")]
+    assert checks and ordinary
+    assert {len(item["payload"]["sentences"]) for item in checks} == {
+        len(item["payload"]["sentences"]) for item in ordinary
+    }
 
 
 def test_the_demo_generator_is_registered_by_name():

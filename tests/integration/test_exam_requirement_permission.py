@@ -10,9 +10,12 @@ import json
 
 import pytest
 from django.contrib.auth.models import Group
+from django.test import Client
 
-from annotation.models import Study
+from annotation.models import Response, Study
 from tests.conftest import EXAMPLES
+from tests.helpers.exams import exam_action
+from tests.helpers.flow import start
 
 pytestmark = pytest.mark.django_db
 
@@ -98,3 +101,58 @@ def test_the_admin_refuses_an_exam_the_owner_cannot_use(client, researchers, dja
     assert page.status_code == 200 and "can use" in page.content.decode()
     bob_study.refresh_from_db()
     assert bob_study.qualification_id is None
+
+
+def make_live(*slugs: str) -> None:
+    Study.objects.filter(slug__in=slugs).update(status=Study.Status.LIVE)
+
+
+def test_unsharing_an_exam_detaches_it_from_the_other_researchers_studies(client, researchers):
+    """N9: after alice stopped sharing her exam, bob's study still sent its participants
+    through her questions (and her training feedback), storing their answers in her exam."""
+    alice, bob = researchers
+    client.force_login(alice)
+    assert post(client, dict(copy.deepcopy(EXAM), slug="alice-exam")).status_code == 201
+    assert post(client, study_file("alice-sim", "alice-exam")).status_code == 201
+    share = {"shared_with": ["bob"]}
+    assert (
+        client.patch("/api/v1/studies/alice-exam/", share, content_type="application/json").status_code == 200
+    )
+    client.force_login(bob)
+    assert post(client, study_file("bob-sim", "alice-exam")).status_code == 201
+    client.force_login(alice)
+    unshare = {"shared_with": []}
+    assert (
+        client.patch("/api/v1/studies/alice-exam/", unshare, content_type="application/json").status_code
+        == 200
+    )
+
+    assert Study.objects.get(slug="bob-sim").qualification_id is None
+    assert Study.objects.get(slug="alice-sim").qualification_id is not None  # her own keeps it
+    make_live("bob-sim", "alice-sim")
+    participant = Client()
+    page = start(participant, "bob-sim")
+    assert "Qualification quiz" not in page and "/exam/" not in page
+    assert not Response.objects.filter(study__slug="alice-exam").exists()
+    assert "Qualification quiz" in start(Client(), "alice-sim")
+
+
+def test_a_closed_exam_takes_no_answers(client, researchers):
+    """N20: with the exam study closed, participants of a study requiring it were still asked
+    its questions and their answers stored in it."""
+    alice, _ = researchers
+    client.force_login(alice)
+    assert post(client, dict(copy.deepcopy(EXAM), slug="alice-exam")).status_code == 201
+    assert post(client, study_file("alice-sim", "alice-exam")).status_code == 201
+    make_live("alice-sim", "alice-exam")
+    midway = Client()
+    action = exam_action(start(midway, "alice-sim"))
+    Study.objects.filter(slug="alice-exam").update(status=Study.Status.CLOSED)
+
+    refused = midway.post(action, {"choice": "yes"})
+    assert refused.status_code == 410 and b"no longer takes answers" in refused.content
+    assert midway.get("/s/alice-sim/exam/").status_code == 410
+    newcomer = Client()
+    consent = newcomer.get("/s/alice-sim/", follow=True).redirect_chain[-1][0]
+    assert newcomer.post(consent, follow=True).status_code == 410
+    assert not Response.objects.filter(study__slug="alice-exam").exists()

@@ -36,7 +36,7 @@ def test_passing_leads_to_the_study_and_stores_the_attempt(client, studies):
         2,
         3,
     )
-    answers = Response.objects.filter(study__slug="demo-simulation-exam").order_by("id")
+    answers = Response.objects.filter(study__slug="demo-simulation-exam").order_by("item_id")
     assert [r.answer["choice"] for r in answers] == ["yes", "not_helpful", "no"]
     assert [r.correct for r in answers] == [True, True, False]
     assert set(answers.values_list("assignment__attempt", flat=True)) == {1}
@@ -150,3 +150,36 @@ def test_researchers_see_each_participants_exam_outcome(client, studies, django_
 def client_retry(client, slug: str) -> str:
     client.post(f"/s/{slug}/exam/retry/")
     return client.get(f"/s/{slug}/exam/", follow=True).content.decode()
+
+
+def test_each_attempt_asks_the_items_in_its_own_stable_order(client, example_study_file):
+    """N13: every attempt asked the items in the file's order, so the first attempt's training
+    feedback was an answer sheet for the second. Each attempt now has its own order, seeded by
+    (participant, attempt): a reload asks the same question, a retry another order."""
+    exam = example_study_file("simulation-exam")
+    template = exam["items"][0]
+    exam["items"] = [{**template, "external_id": f"q{n}"} for n in range(8)]
+    exam["exam"].update(pass_mark=8, attempts=2)
+    load_study_file(exam)
+    main = example_study_file("plausibility")
+    main.update(qualification="demo-simulation-exam")
+    study = load_study_file(main).study
+
+    def one_attempt(html: str) -> list[str]:
+        asked = []
+        for _ in range(8):
+            action = exam_action(html)
+            reloaded = client.get(f"/s/{study.slug}/exam/").content.decode()
+            assert exam_action(reloaded) == action  # a reload asks the same question
+            asked.append(
+                Assignment.objects.get(pk=int(action.rstrip("/").rpartition("/")[2])).item.external_id
+            )
+            client.post(action, {"choice": "no"})
+            html = client.get(f"/s/{study.slug}/exam/", follow=True).content.decode()
+        return asked
+
+    first = one_attempt(start(client, study.slug))
+    second = one_attempt(client.post(f"/s/{study.slug}/exam/retry/", follow=True).content.decode())
+    assert sorted(first) == sorted(second) == [f"q{n}" for n in range(8)]
+    assert first != second
+    assert ExamAttempt.objects.filter(number=2).exists()

@@ -1,9 +1,11 @@
 """The game around the rounds: landing, guests, sign-up, profile, leaderboards."""
 
 import html as html_lib
+import itertools
 from collections import defaultdict
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -18,6 +20,7 @@ from tests.game_helpers import boundary_study_file, play_round, play_via_service
 
 pytestmark = pytest.mark.django_db
 
+PLAYER_NUMBERS = itertools.count(1)
 MALICIOUS = "<img src=x onerror=alert(1)>\"'&"
 
 
@@ -34,6 +37,9 @@ def early(boundary, length):
 
 
 def player(study, **fields) -> Participant:
+    """A volunteer with an account (leaderboards rank accounts only)."""
+    if "user" not in fields:
+        fields["user"] = get_user_model().objects.create_user(f"player-{next(PLAYER_NUMBERS)}")
     return ParticipantFactory(enrolled_in=study, **fields)
 
 
@@ -126,7 +132,7 @@ def test_leaderboard_ranks_by_average_above_the_minimum_and_shows_your_rank(sett
     paid = player(news, source="prolific", platform_worker_id="p-1")
     cheat = player(news, flagged=True)
     plan = {
-        ace: [exact] * 3,
+        ace: [exact] * 4 + [late(1)],
         steady: [late(1)] * 4,
         twin: [late(1)] * 4,
         newcomer: [exact],
@@ -143,7 +149,7 @@ def test_leaderboard_ranks_by_average_above_the_minimum_and_shows_your_rank(sett
     page = client.get("/play/leaderboard/").content.decode()
     rows = page.split("<tbody>")[1].split("</tbody>")[0].split("<tr")[1:]
     assert len(rows) == 3  # the newcomer, the paid participant and the flagged player are not ranked
-    assert "<td>1</td>" in rows[0] and "5.00" in rows[0] and '<td class="num">3</td>' in rows[0]
+    assert "<td>1</td>" in rows[0] and "4.80" in rows[0] and '<td class="num">5</td>' in rows[0]
     assert all("<td>2</td>" in row and "4.00" in row for row in rows[1:])  # a tie shares its rank
     assert 'id="your-rank"' in page and "#2</strong> of 3" in page
     assert 'class="you"' in page
@@ -167,7 +173,7 @@ def test_leaderboards_read_the_same_few_queries_whatever_the_number_of_players(s
         return len(captured)
 
     for _ in range(2):
-        play_via_services(player(news), news, exact)
+        play_via_services(player(news), news, late(1))
     few = queries()
     for _ in range(6):
         play_via_services(player(news), news, late(2))
@@ -179,7 +185,7 @@ def test_usernames_are_escaped_everywhere(settings, news, django_user_model):
     settings.LEADERBOARD_MIN_ROUNDS = 1
     user = django_user_model.objects.create_user(username=MALICIOUS, password="a-long-password-9")
     participant = player(news, user=user)
-    play_via_services(participant, news, exact)
+    play_via_services(participant, news, late(1))
     client = Client()
     client.force_login(user)
     escaped = html_lib.escape(MALICIOUS)
@@ -236,3 +242,32 @@ def test_imported_rounds_join_the_players_history(news, tmp_path):
     assert [r.points for r in responses] == [5, 3]  # boundaries 1 and 2
     totals = PlayerStats.objects.get(participant__platform_worker_id="lab-1", category="")
     assert (totals.rounds, totals.points_total, totals.exact) == (2, 8, 1)
+
+
+def test_guests_and_answer_key_records_are_not_ranked(settings, news):
+    """N6: a script played throwaway guest sessions to learn a category's answer key, then a
+    fresh guest guessed 12 of 12 exactly and topped the leaderboard. Guests are not ranked
+    (signing up brings their rounds along), nor is a record of exact guesses no person makes."""
+    settings.LEADERBOARD_MIN_ROUNDS = 5
+    guest = ParticipantFactory(enrolled_in=news)  # no account
+    key_user = player(news)
+    honest = player(news)
+    for choose in [exact] * 8:
+        play_via_services(guest, news, choose)
+        play_via_services(key_user, news, choose)
+    for choose in [exact, late(1), exact, early, late(2), exact]:
+        play_via_services(honest, news, choose)
+
+    client = Client()
+    page = client.get("/play/leaderboard/").content.decode()
+    rows = page.split("<tbody>")[1].split("</tbody>")[0].split("<tr")[1:]
+    assert len(rows) == 1 and honest.user.username in rows[0]
+    assert "1 player ranked" in page
+    session = client.session
+    session[PARTICIPANT_KEY] = guest.pk
+    session.save()
+    page = client.get("/play/leaderboard/").content.decode()
+    assert "Guests play unranked" in page and 'href="/play/signup/"' in page
+    client.force_login(key_user.user)
+    page = client.get("/play/leaderboard/").content.decode()
+    assert "lists volunteers in good standing only" in page

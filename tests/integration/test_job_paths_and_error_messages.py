@@ -5,6 +5,8 @@ logs only."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.contrib.auth.models import Group
 
@@ -84,3 +86,60 @@ def test_a_failed_job_shows_researchers_a_short_message_and_admins_the_traceback
     client.force_login(django_user_model.objects.create_superuser("root", "", "pw-root-1"))
     admin_page = client.get(f"/admin/annotation/job/{job.pk}/change/").content.decode()
     assert "study_passages.py" in admin_page
+
+
+def test_relative_model_names_resolve_only_inside_the_model_folders(settings, tmp_path, monkeypatch):
+    """N16: a relative name such as ``annotation`` loaded the worker's own folder of that name
+    (relative to its working directory), and the error showed the checkout's absolute path;
+    a missing folder answered differently, so names probed the worker's files."""
+    from workers.lm.loading import load_lm
+    from workers.lm.registry import ModelNotFound, resolve_model
+    from workers.trained_raters.model import encoder_path
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)  # the worker runs in its checkout: annotation/ and docs/ are there
+    models = tmp_path / "models"
+    (models / "team" / "tiny").mkdir(parents=True)
+    settings.ROFT_MODEL_ROOTS = [str(models)]
+    settings.MODEL_REGISTRY = {}
+
+    assert resolve_model("team/tiny").source == str(models / "team" / "tiny")  # inside a root
+    messages = []
+    for name in ("annotation", "docs/examples", "nonexistent-dir-xyz"):
+        assert resolve_model(name).source == name  # a hub id for the cache, not ./annotation
+        with pytest.raises(ModelNotFound) as refused:
+            load_lm(name)
+        with pytest.raises(ModelNotFound) as refused_encoder:
+            encoder_path(name)
+        for message in (str(refused.value), str(refused_encoder.value)):
+            assert str(root) not in message and "/work" not in message, message
+        messages.append(str(refused.value).replace(name, "NAME"))
+    assert len(set(messages)) == 1, messages  # an existing folder reads like a missing one
+
+
+def test_a_hyperparameter_folder_is_a_path_inside_the_model_folders_never_a_name(client, alice, settings):
+    settings.ROFT_MODEL_ROOTS = ["/models"]
+    settings.ROFT_CORPUS_ROOTS = ["/srv/corpora"]
+    body = {
+        "kind": "edit_and_generate",
+        "study": "alice-boundary",
+        "parameters": {
+            "requests": "/srv/corpora/r.jsonl",
+            "model": "gpt2",
+            "hparams_dir": "tests/editing_hparams",
+        },
+    }
+    answer = client.post("/api/v1/jobs/", body, content_type="application/json")
+    assert answer.status_code == 400 and "parameters.hparams_dir" in answer.json(), answer.content
+    assert not Job.objects.exists()
+
+
+def test_a_failed_jobs_message_cuts_the_workers_absolute_paths():
+    from workers.tasks.base import short_error
+
+    error = OSError(
+        "Can't load tokenizer from '/srv/worker/checkout/annotation' (see /root/.cache/hf/x.json)"
+    )
+    shown = short_error(error)
+    assert "/srv/worker" not in shown and "/root" not in shown
+    assert "…/annotation" in shown and "…/x.json" in shown

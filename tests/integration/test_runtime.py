@@ -1,6 +1,7 @@
 """The two runtimes: the web process starts without torch; production settings are checked."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -108,3 +109,41 @@ def test_make_run_takes_a_port_and_says_how_to_reset_the_admin_password():
     assert 'PORT="${PORT:-8000}"' in script and 'runserver "127.0.0.1:$PORT"' in script
     assert "manage.py changepassword admin" in script
     assert "PORT=" in (ROOT / "Makefile").read_text()
+
+
+def test_manage_py_runs_from_a_new_shell_with_the_python_the_venv_was_made_from(tmp_path):
+    """Usability defect 3: after `make run`, a new shell (no venv activated, nothing exported)
+    runs `python3 manage.py check` with the interpreter the venv links to: the same file as
+    `.venv/bin/python`, yet without the venv's packages. manage.py must still re-run itself
+    with the venv."""
+    venv = Path(sys.prefix)
+    base_python = Path(sys._base_executable).resolve()
+    assert venv != Path(sys.base_prefix), "the suite runs inside a virtualenv"
+    assert (venv / "bin" / "python").resolve() == base_python  # the case that used to fail
+    # A checkout whose .venv is this suite's venv: manage.py and the settings package copied
+    # (they locate .venv and var/ next to themselves), everything else linked; var/secret_key
+    # as bin/run-demo writes it.
+    project = tmp_path / "project"
+    project.mkdir()
+    for entry in ROOT.iterdir():
+        if entry.name not in {"manage.py", "roft_site", ".venv", "var", ".git"}:
+            (project / entry.name).symlink_to(entry)
+    (project / "manage.py").write_text((ROOT / "manage.py").read_text())
+    shutil.copytree(ROOT / "roft_site", project / "roft_site", ignore=shutil.ignore_patterns("__pycache__"))
+    (project / ".venv").symlink_to(venv)
+    (project / "var").mkdir()
+    (project / "var" / "secret_key").write_text("generated-by-run-demo-" + "k" * 40 + "\n")
+    # The PATH's python3 is the base interpreter: a directory holding only it.
+    path_dir = tmp_path / "bin"
+    path_dir.mkdir()
+    (path_dir / "python3").symlink_to(base_python)
+    env = {"PATH": f"{path_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    no_django = subprocess.run(
+        ["python3", "-c", "import django"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert no_django.returncode != 0, "the base interpreter must not have Django"
+    result = subprocess.run(
+        ["python3", "manage.py", "check"], cwd=project, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout

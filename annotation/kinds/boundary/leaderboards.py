@@ -2,8 +2,11 @@
 
 Ranked by average points per round among players with at least
 ``settings.LEADERBOARD_MIN_ROUNDS`` scored rounds; ties share a rank. Only volunteers
-(organic players) in good standing are ranked: paid participants play for their study,
-and flagged or blocked players are left off.
+(organic players) with an account, in good standing, are ranked: paid participants play for
+their study, guests are throwaway sessions (a script playing some to learn a category's answer
+key must not rank with the key), flagged or blocked players are left off, and so is a record
+no person makes without knowing the answers: more than ``settings.LEADERBOARD_MAX_EXACT_SHARE``
+of the scored rounds guessed exactly (docs/game.md).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 
 from annotation.models import Participant, PlayerStats, Response
 from annotation.models.game import OVERALL
@@ -39,7 +42,8 @@ class YourStanding:
     rounds: int
     rank: int | None  # None: not ranked (yet)
     rounds_needed: int  # more scored rounds before a rank
-    listed: bool  # False: paid, flagged or blocked players are not ranked
+    listed: bool  # False: paid, guest, flagged or blocked players and implausible records are not ranked
+    guest: bool = False  # a guest gets a rank by signing up (their rounds come along)
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,9 @@ def ranked_stats(category: str) -> QuerySet[PlayerStats]:
     return PlayerStats.objects.filter(
         category=category,
         rounds__gte=settings.LEADERBOARD_MIN_ROUNDS,
+        exact__lte=F("rounds") * settings.LEADERBOARD_MAX_EXACT_SHARE,
         participant__source=Participant.Source.ORGANIC,
+        participant__user__isnull=False,
         participant__flagged=False,
         participant__blocked=False,
     )
@@ -91,12 +97,16 @@ def leaderboard(*, category: str = OVERALL, participant: Participant | None = No
 def _your_standing(ranked: QuerySet[PlayerStats], category: str, participant: Participant) -> YourStanding:
     mine = PlayerStats.objects.filter(participant=participant, category=category).first()
     rounds = mine.rounds if mine else 0
-    listed = participant.source == Participant.Source.ORGANIC and not (
-        participant.flagged or participant.blocked
+    listed = (
+        participant.source == Participant.Source.ORGANIC
+        and participant.user_id is not None
+        and not (participant.flagged or participant.blocked)
     )
     needed = max(settings.LEADERBOARD_MIN_ROUNDS - rounds, 0)
+    if mine is not None and not needed and mine.exact > mine.rounds * settings.LEADERBOARD_MAX_EXACT_SHARE:
+        listed = False  # a record no person makes without the answers
     if mine is None or not listed or needed:
-        return YourStanding(rounds, None, needed, listed)
+        return YourStanding(rounds, None, needed, listed, guest=participant.user_id is None)
     better = ranked.filter(Q(average__gt=mine.average) | Q(average=mine.average, rounds__gt=mine.rounds))
     return YourStanding(rounds, better.count() + 1, 0, listed)
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
+from workers.management.modelcommand import ModelCommand
 
 from .build_simulation_study import add_simulatability_arguments, common_parameters, start
 
 
-class Command(BaseCommand):
+class Command(ModelCommand):
     help = (
         "Explain each question with the explaining model (cot and/or posthoc; the explanations the "
         "simulation chain stores are reused) and add one plausibility item per question with a gold "

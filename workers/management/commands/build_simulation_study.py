@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.errors import InputError
 from annotation.services.jobs import create_job
 from annotation.services.studies import ensure_study
 from workers.management.jobcommand import input_error, owner_named, run_or_queue
+from workers.management.modelcommand import ModelCommand
 
 
 def add_simulatability_arguments(parser, *, study_help: str) -> None:
@@ -56,7 +57,7 @@ def split_list(raw: str) -> list[str]:
     return [part.strip() for part in raw.split(",") if part.strip()]
 
 
-class Command(BaseCommand):
+class Command(ModelCommand):
     help = (
         "Explain each question with the explaining model (cot and/or posthoc), let the generators "
         "write n follow-ups per explanation (duplicates removed), let the explaining model answer "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.errors import InputError
 from annotation.job_parameters import EDIT_STUDY_KINDS
@@ -12,9 +12,10 @@ from annotation.models import Study
 from annotation.services.jobs import create_job
 from annotation.services.studies import ensure_study
 from workers.management.jobcommand import add_job_arguments, input_error, owner_named, run_or_queue
+from workers.management.modelcommand import ModelCommand
 
 
-class Command(BaseCommand):
+class Command(ModelCommand):
     help = (
         "For each edit request and method: edit the model, write a main and a related passage, "
         "undo the edit; add the passages to the study as likert, ranking or claim items. "

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.errors import InputError
+from workers.management.modelcommand import ModelCommand
 
 WEIGHT_METHODS = ["rome", "memit", "ft", "ft_m"]
 
 
-class Command(BaseCommand):
+class Command(ModelCommand):
     help = (
         "Edit a model with ROME, MEMIT, FT-L or FT-M from one CounterFact record and save the edited "
         "model and its tokenizer to a directory, with edit.json (request, hyperparameters, metrics)."

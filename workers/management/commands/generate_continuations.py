@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import os
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.errors import InputError
 from annotation.services.jobs import create_job
 from annotation.services.studies import ensure_study
 from workers.management.jobcommand import add_job_arguments, input_error, owner_named, run_or_queue
+from workers.management.modelcommand import ModelCommand
 
 
-class Command(BaseCommand):
+class Command(ModelCommand):
     help = (
         "Keep each corpus document's first h sentences, let a model continue them, and add the "
         "passages to a boundary study (created as a draft if new). Reruns add nothing twice."

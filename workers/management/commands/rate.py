@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 
-from django.core.management.base import BaseCommand
-
 from annotation.errors import InputError
 from annotation.services.jobs import create_job
 from workers.management.jobcommand import input_error, owner_named, run_or_queue, study_named
+from workers.management.modelcommand import ModelCommand
 
 
-class Command(BaseCommand):
+class Command(ModelCommand):
     help = (
         "Answer the study's unanswered items (new ones included) as a trained rater saved by "
         "train_rater: a model participant, validated by the kind; a rerun adds nothing."

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
-
 from workers.management.jobcommand import study_named
+from workers.management.modelcommand import ModelCommand
 from workers.management.raterjob import add_rater_arguments, rate_with_models
 
 
-class Command(BaseCommand):
+class Command(ModelCommand):
     help = (
         "A local causal LM answers the study's items from the page's text and the study's "
         "instructions (zero- or k-shot), stored as a model participant. Reruns add nothing."

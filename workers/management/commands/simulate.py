@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from workers.management.jobcommand import study_named
+from workers.management.modelcommand import ModelCommand
 from workers.management.raterjob import add_rater_arguments, rate_with_models
 
 
-class Command(BaseCommand):
+class Command(ModelCommand):
     help = (
         "Each simulator model guesses, from the same page a person sees (never the model's "
         "actual follow-up answer), what the explained model answers on each follow-up; "

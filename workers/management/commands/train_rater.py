@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 
-from django.core.management.base import BaseCommand
-
 from annotation.errors import InputError
 from annotation.services.jobs import create_job
 from workers.management.jobcommand import input_error, owner_named, run_or_queue, study_named
+from workers.management.modelcommand import ModelCommand
 
 
-class Command(BaseCommand):
+class Command(ModelCommand):
     help = (
         "Fine-tune an encoder on the study's human answers (one rater per Likert question, an NLI "
         "classifier for claims), measure it on held-out items and save it in <output>/<run id>/."
