@@ -1,11 +1,13 @@
 """Participant pages may be shown in a crowd platform's frame (MTurk's ExternalQuestion);
-logins and participant entry are rate limited per client address."""
+logins and participant entry are rate limited per client address;
+text that cannot be stored (a NUL) is refused before any view sees it."""
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 
+from annotation.services.json_input import text_problem
 from annotation.services.ratelimit import over_limit
 
 PARTICIPANT_PREFIX = "/s/"
@@ -78,5 +80,43 @@ def rate_limits(get_response):
             response["Retry-After"] = str(wait)
             return response
         return get_response(request)
+
+    return middleware
+
+
+API_PREFIX = "/api/"
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def unstorable_text(request) -> dict[str, list[str]]:
+    """Each place in the URL, query string or form holding text we cannot store (a NUL)."""
+    problems: dict[str, list[str]] = {}
+    if problem := text_problem(request.path_info):
+        problems["path"] = [problem]
+    sources = [request.GET]
+    content_type = request.META.get("CONTENT_TYPE", "")
+    if request.method == "POST" and content_type.startswith(FORM_TYPES):
+        sources.append(request.POST)
+    for source in sources:
+        for name, values in source.lists():
+            problem = text_problem(name) or next(filter(None, map(text_problem, values)), None)
+            if problem:
+                problems[name if not text_problem(name) else "query"] = [problem]
+    return problems
+
+
+def refuse_unstorable_text(get_response):
+    """A NUL anywhere in the path, query or form is a 400 naming where (JSON under /api/),
+    never a 500 from the database that cannot store it. JSON bodies are checked by
+    ``services.json_input``."""
+
+    def middleware(request):
+        problems = unstorable_text(request)
+        if not problems:
+            return get_response(request)
+        if request.path_info.startswith(API_PREFIX):
+            return JsonResponse(problems, status=400)
+        text = "\n".join(f"{name}: {' '.join(messages)}" for name, messages in problems.items())
+        return HttpResponse(text, status=400, content_type="text/plain; charset=utf-8")
 
     return middleware
