@@ -69,7 +69,10 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
     return LoadResult(study=study, created=created, items_created=made, items_updated=updated)
 
 
-SLUG_TAKEN = "This slug is taken; choose another."
+# Slugs are one namespace for the whole site (they are the participants' links), so a slug
+# someone else holds cannot be given out again. The refusal says only that: the same words
+# whoever holds it, whatever its state (live, draft, closed, an exam), never whose it is.
+SLUG_TAKEN = "This slug is not available; choose another."
 OWN_SLUG = "You have a study with this slug: change it with PATCH or the items upload, or choose another."
 
 
@@ -78,7 +81,7 @@ def load_study_file_for(user, data: dict, *, update_own: bool) -> LoadResult:
     or (``update_own``) update one they manage.
 
     The slug is checked last: a file whose slug is another researcher's is checked exactly
-    as if the slug were free, so its errors (or the one "slug is taken" for a valid file)
+    as if the slug were free, so its errors (or the one ``SLUG_TAKEN`` for a valid file)
     never tell whether that study exists beyond what its public link already does, nor
     anything about it.
     """
