@@ -299,6 +299,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # What the URL converters accept, so a schema-valid path value is one that routes.
+    "PATH_CONVERTER_OVERRIDES": {
+        "slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},
+        "int": {"type": "integer", "minimum": 0},
+    },
     "ENUM_NAME_OVERRIDES": {
         "StudyStatusEnum": "annotation.models.study.Study.Status",
         "JobStatusEnum": "annotation.models.job.Job.Status",

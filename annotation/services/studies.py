@@ -5,7 +5,8 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from django.core.validators import slug_re
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import URLValidator, slug_re
 from django.db import transaction
 from django.db.models import QuerySet
 from rest_framework import serializers
@@ -27,10 +28,36 @@ STUDY_SETTINGS = [
 ]  # fmt: skip
 
 
+class CompletionURLField(serializers.CharField):
+    """A URL template, not a URL: ``{code}`` is not allowed in an RFC 3986 URI, so the schema
+    says "string" rather than ``format: uri``; the check is Django's URL validator, as before."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 500)
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_blank", True)
+        kwargs.setdefault(
+            "help_text",
+            "Crowd platform return link, a URL template: {code} is replaced by the completion code, "
+            "e.g. https://app.prolific.com/submissions/complete?cc={code}. Empty: none.",
+        )
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if value:  # checked here, not as a validator: drf-spectacular would add format: uri
+            try:
+                URLValidator()(value)
+            except DjangoValidationError:
+                raise serializers.ValidationError("Enter a valid URL.") from None
+        return value
+
+
 class StudyFields(serializers.ModelSerializer):
     """The study-level fields of a study file (items and config are checked apart)."""
 
     slug = serializers.SlugField(max_length=80)
+    completion_url = CompletionURLField()
 
     class Meta:
         model = Study
