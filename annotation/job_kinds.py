@@ -24,7 +24,9 @@ from annotation.job_parameters import (
 from annotation.services.exports import ExportParameters
 from annotation.services.jobs import register_job_kind
 
-register_job_kind("export", task="workers.tasks.exports.export_study_task", parameters=ExportParameters)
+register_job_kind(
+    "export", task="workers.tasks.exports.export_study_task", parameters=ExportParameters, needs_study=True
+)
 
 
 register_job_kind(

@@ -1,11 +1,16 @@
 """Participant pages may be shown in a crowd platform's frame (MTurk's ExternalQuestion);
-logins and participant entry are rate limited per client address."""
+logins and participant entry are rate limited per client address; chunked bodies are read;
+text that cannot be stored (a NUL) is refused before any view sees it."""
 
 from __future__ import annotations
 
-from django.conf import settings
-from django.http import HttpResponse
+import tempfile
 
+from django.conf import settings
+from django.core.handlers.wsgi import LimitedStream
+from django.http import HttpResponse, JsonResponse
+
+from annotation.services.json_input import text_problem
 from annotation.services.ratelimit import over_limit
 
 PARTICIPANT_PREFIX = "/s/"
@@ -78,5 +83,73 @@ def rate_limits(get_response):
             response["Retry-After"] = str(wait)
             return response
         return get_response(request)
+
+    return middleware
+
+
+API_PREFIX = "/api/"
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+CHUNK = 64 * 1024
+
+
+def chunked_bodies(get_response):
+    """A body sent with ``Transfer-Encoding: chunked`` (no ``Content-Length``) is read.
+
+    Django reads at most ``CONTENT_LENGTH`` bytes of ``wsgi.input``, so without one such a
+    body looks empty. Where the server has decoded the chunks and ends the stream itself
+    (gunicorn; WSGI's ``wsgi.input_terminated``), read it here, at most
+    ``API_MAX_UPLOAD_BYTES`` + 1 bytes (spooled to disk beyond 1 MiB), and give the request
+    its length: a body over the bound then declares a length over it and gets the API's 413.
+    """
+
+    def middleware(request):
+        environ = request.environ
+        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        if chunked and not environ.get("CONTENT_LENGTH") and environ.get("wsgi.input_terminated"):
+            source, limit = environ["wsgi.input"], settings.API_MAX_UPLOAD_BYTES
+            spooled = tempfile.SpooledTemporaryFile(max_size=1024 * 1024)  # noqa: SIM115  # closed with the request
+            read = 0
+            while read <= limit and (chunk := source.read(min(CHUNK, limit + 1 - read))):
+                spooled.write(chunk)
+                read += len(chunk)
+            spooled.seek(0)
+            request._stream = LimitedStream(spooled, read)
+            request._read_started = False
+            request.META["CONTENT_LENGTH"] = str(read)
+        return get_response(request)
+
+    return middleware
+
+
+def unstorable_text(request) -> dict[str, list[str]]:
+    """Each place in the URL, query string or form holding text we cannot store (a NUL)."""
+    problems: dict[str, list[str]] = {}
+    if problem := text_problem(request.path_info):
+        problems["path"] = [problem]
+    sources = [request.GET]
+    content_type = request.META.get("CONTENT_TYPE", "")
+    if request.method == "POST" and content_type.startswith(FORM_TYPES):
+        sources.append(request.POST)
+    for source in sources:
+        for name, values in source.lists():
+            problem = text_problem(name) or next(filter(None, map(text_problem, values)), None)
+            if problem:
+                problems[name if not text_problem(name) else "query"] = [problem]
+    return problems
+
+
+def refuse_unstorable_text(get_response):
+    """A NUL anywhere in the path, query or form is a 400 naming where (JSON under /api/),
+    never a 500 from the database that cannot store it. JSON bodies are checked by
+    ``services.json_input``."""
+
+    def middleware(request):
+        problems = unstorable_text(request)
+        if not problems:
+            return get_response(request)
+        if request.path_info.startswith(API_PREFIX):
+            return JsonResponse(problems, status=400)
+        text = "\n".join(f"{name}: {' '.join(messages)}" for name, messages in problems.items())
+        return HttpResponse(text, status=400, content_type="text/plain; charset=utf-8")
 
     return middleware

@@ -135,8 +135,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "annotation.middleware.chunked_bodies",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "annotation.middleware.refuse_unstorable_text",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -306,6 +308,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # What the URL converters accept, so a schema-valid path value is one that routes.
+    "PATH_CONVERTER_OVERRIDES": {
+        "slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},
+        "int": {"type": "integer", "minimum": 0},
+    },
     "ENUM_NAME_OVERRIDES": {
         "StudyStatusEnum": "annotation.models.study.Study.Status",
         "JobStatusEnum": "annotation.models.job.Job.Status",

@@ -2,8 +2,10 @@
 
 from django.conf import settings
 from django.contrib import admin
+from django.http import JsonResponse
 from django.templatetags.static import static
 from django.urls import include, path
+from django.views.defaults import page_not_found
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
@@ -44,3 +46,14 @@ if settings.BENCH_ANCHORS:  # bench/load.py's anchors; never on in a deployment
         path("bench/hello", bench_views.hello),
         path("bench/locked-write/<int:row>", bench_views.locked_write),
     ]
+
+
+def not_found(request, exception):
+    """404: JSON under /api/ (every API answer is JSON, also for a path no route matches or
+    whose value a URL converter refuses, such as ``/api/v1/jobs/-1/``); the usual page elsewhere."""
+    if request.path_info.startswith("/api/"):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return page_not_found(request, exception)
+
+
+handler404 = not_found

@@ -38,4 +38,5 @@ register_job_kind(
     task="workers.tasks.reports.compute_study_reports_task",
     queue="default",
     parameters=ReportsParameters,
+    needs_study=True,
 )

@@ -16,10 +16,11 @@ from .parsers import spool_body
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     name="Idempotency-Key",
-    type=str,
+    type={"type": "string", "minLength": 1, "maxLength": 255},
     location=OpenApiParameter.HEADER,
     required=False,
-    description="Any unique string (e.g. a UUID). A retry with the same key and request replays the first "
+    description="Any unique string of 1 to 255 characters (e.g. a UUID); another length is a 400. "
+    "A retry with the same key and request replays the first "
     "answer instead of writing again; the same key with a different request (any other method, "
     "path, query, content type or body) is a 422.",
 )

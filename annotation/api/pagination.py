@@ -1,16 +1,47 @@
-"""Pagination: numbered pages for small lists, a cursor for responses (stable while rows arrive)."""
+"""Pagination: numbered pages for small lists, a cursor for responses (stable while rows arrive).
+
+``page_size`` is checked, not dropped: a value that is not a whole number from 1 up is a 400
+naming it (DRF would silently use the default page size); a larger one than the list allows
+is cut to its maximum, as documented.
+"""
 
 from __future__ import annotations
 
 from rest_framework.pagination import CursorPagination, PageNumberPagination
 
+from annotation.errors import InputError
 
-class PagePagination(PageNumberPagination):
+PAGE_SIZE_WRONG = "Give a whole number from 1 up (at most {maximum} are listed)."
+
+
+class CheckedPageSize:
+    page_size_query_param = "page_size"
+    max_page_size: int
+
+    def get_page_size(self, request):
+        values = request.query_params.getlist(self.page_size_query_param)
+        if not values:
+            return self.page_size  # type: ignore[attr-defined]
+        if len(values) > 1 or not values[0].isascii() or not values[0].isdigit() or int(values[0]) < 1:
+            raise InputError(
+                {self.page_size_query_param: [PAGE_SIZE_WRONG.format(maximum=self.max_page_size)]}
+            )
+        return min(int(values[0]), self.max_page_size)
+
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)  # type: ignore[misc]
+        for parameter in parameters:
+            if parameter["name"] in (self.page_size_query_param, "page"):
+                parameter["schema"] = {**parameter["schema"], "minimum": 1}
+        return parameters
+
+
+class PagePagination(CheckedPageSize, PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 500
 
 
-class ResponseCursorPagination(CursorPagination):
+class ResponseCursorPagination(CheckedPageSize, CursorPagination):
     """Ordered by id: a cursor stays valid while new responses are stored."""
 
     ordering = "id"

@@ -26,6 +26,12 @@ def _detail(text: str) -> OpenApiResponse:
     return OpenApiResponse(response=Detail, description=text)
 
 
+THROTTLED = OpenApiResponse(
+    response=Detail,
+    description="Too many requests from this client address (RATE_LIMIT_TOKEN); wait the seconds "
+    "in the Retry-After header.",
+)
+
 COMMON_ERRORS = {
     401: _detail("No credentials (send `Authorization: Token …` or log in)."),
     403: _detail("Not a researcher, or not allowed to make this change."),

@@ -26,6 +26,7 @@ from .pseudonyms import PseudonymCache
 from .submission import store_answer_given_elsewhere
 
 DEFAULT_POINTS_APART = 1
+NOTE_MAX_CHARS = 5000  # a note says why; a longer text belongs in the study's own records
 # Sources whose answers are not an annotator's: machine raters and adjudicators.
 NOT_ANNOTATORS = (Participant.Source.MODEL, Participant.Source.ADJUDICATOR)
 
@@ -163,10 +164,15 @@ def adjudicate(*, study: Study, item: Item, answer: dict, note: str, user) -> Re
     item.study = study
     kind = study.task_kind
     state = adjudication_state(study, item)
+    errors: dict[str, list[str]] = {}
+    if len(note) > NOTE_MAX_CHARS:
+        errors["note"] = [f"Use at most {NOTE_MAX_CHARS} characters ({len(note)} given)."]
     try:
         validated = kind.validate_answer(item, answer, state=state)
     except ValidationError as exc:
-        raise InputError.from_validation(exc, "answer") from exc
+        errors = {**InputError.from_validation(exc, "answer").errors, **errors}
+    if errors:
+        raise InputError(errors)
     now = timezone.now()
     try:
         with transaction.atomic():

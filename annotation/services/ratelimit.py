@@ -1,4 +1,4 @@
-"""Rate limits per client address: the login form, the API token, a participant's entry.
+"""Rate limits per client address: the logins, sign-up, the API token, a participant's entry.
 
 One limiter for all of them (DRF's throttle: a sliding window of request times kept in the
 cache, which is Redis on a deployment, so every web process counts the same requests). The
@@ -15,8 +15,13 @@ from django.conf import settings
 from rest_framework.throttling import SimpleRateThrottle
 
 # What the middleware limits: (scope, method, path pattern). The token is limited by DRF.
+# Every form that takes a password, makes an account or sends a mail counts as a login: the
+# site's and the admin's login, the game's sign-up, the password reset.
 LIMITED_PAGES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("login", "POST", re.compile(r"^/accounts/login/$")),
+    ("login", "POST", re.compile(r"^/admin/login/$")),
+    ("login", "POST", re.compile(r"^/play/signup/$")),
+    ("login", "POST", re.compile(r"^/accounts/password_reset/$")),
     ("entry", "GET", re.compile(r"^/(play/)?s/[\w-]+/$")),
     ("entry", "POST", re.compile(r"^/(play/)?s/[\w-]+/(consent/)?$")),
 )

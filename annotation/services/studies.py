@@ -5,7 +5,8 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from django.core.validators import slug_re
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import URLValidator, slug_re
 from django.db import transaction
 from django.db.models import QuerySet
 from rest_framework import serializers
@@ -27,10 +28,36 @@ STUDY_SETTINGS = [
 ]  # fmt: skip
 
 
+class CompletionURLField(serializers.CharField):
+    """A URL template, not a URL: ``{code}`` is not allowed in an RFC 3986 URI, so the schema
+    says "string" rather than ``format: uri``; the check is Django's URL validator, as before."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 500)
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_blank", True)
+        kwargs.setdefault(
+            "help_text",
+            "Crowd platform return link, a URL template: {code} is replaced by the completion code, "
+            "e.g. https://app.prolific.com/submissions/complete?cc={code}. Empty: none.",
+        )
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if value:  # checked here, not as a validator: drf-spectacular would add format: uri
+            try:
+                URLValidator()(value)
+            except DjangoValidationError:
+                raise serializers.ValidationError("Enter a valid URL.") from None
+        return value
+
+
 class StudyFields(serializers.ModelSerializer):
     """The study-level fields of a study file (items and config are checked apart)."""
 
     slug = serializers.SlugField(max_length=80)
+    completion_url = CompletionURLField()
 
     class Meta:
         model = Study
@@ -69,7 +96,10 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
     return LoadResult(study=study, created=created, items_created=made, items_updated=updated)
 
 
-SLUG_TAKEN = "This slug is taken; choose another."
+# Slugs are one namespace for the whole site (they are the participants' links), so a slug
+# someone else holds cannot be given out again. The refusal says only that: the same words
+# whoever holds it, whatever its state (live, draft, closed, an exam), never whose it is.
+SLUG_TAKEN = "This slug is not available; choose another."
 OWN_SLUG = "You have a study with this slug: change it with PATCH or the items upload, or choose another."
 
 
@@ -78,7 +108,7 @@ def load_study_file_for(user, data: dict, *, update_own: bool) -> LoadResult:
     or (``update_own``) update one they manage.
 
     The slug is checked last: a file whose slug is another researcher's is checked exactly
-    as if the slug were free, so its errors (or the one "slug is taken" for a valid file)
+    as if the slug were free, so its errors (or the one ``SLUG_TAKEN`` for a valid file)
     never tell whether that study exists beyond what its public link already does, nor
     anything about it.
     """

@@ -12,6 +12,7 @@ from annotation.models import Adjudication, Assignment, Item
 from annotation.services.access import access_study_for_researcher
 from annotation.services.adjudication import (
     DEFAULT_POINTS_APART,
+    NOTE_MAX_CHARS,
     adjudicate,
     adjudication_state,
     item_answers,
@@ -72,6 +73,7 @@ def adjudication_item(request: HttpRequest, slug: str, item_id: int) -> HttpResp
         "errors": errors,
         "submitted": {key: request.POST.getlist(key) for key in request.POST} if errors else {},
         "note": request.POST.get("note", ""),
+        "note_max_chars": NOTE_MAX_CHARS,
         **kind.page_context(item, page),
     }
     return render(request, "research/adjudication_item.html", context, status=400 if errors else 200)

@@ -39,7 +39,7 @@ PARTICIPANTS_PER_PAGE = 50
 ANSWERS_PER_PAGE = 100
 # Marks that need a reason (it becomes the exports' flag_reason) and a confirmation.
 NEEDS_REASON = {"flag", "block"}
-REASON_MAX = 200
+REASON_MAX = Participant._meta.get_field("flag_reason").max_length  # the column holds no more
 
 
 def _marks(action: str, post) -> dict:

@@ -90,6 +90,12 @@ RAW_BODIES: list[tuple[bytes, str]] = [
     (b"\xff\xfe\xfa", "application/json"),
     (deep(5000).encode(), "application/json"),
     (('{"items": ' + deep(MAX_JSON_DEPTH + 2) + "}").encode(), "application/json"),
+    (b'{"title": ' + b"7" * 4301 + b"}", "application/json"),
+    (b'{"title": NaN}', "application/json"),
+    (b'{"title": -Infinity}', "application/json"),
+    (b'{"title": "nul\\u0000byte"}', "application/json"),
+    (b'{"provenance": {"\\u0000": 1}}', "application/json"),
+    (b'{"status": "\\ud800", "format": "\\udfff"}', "application/json"),
     (b"title=x", "application/x-www-form-urlencoded"),
     (b"plain text", "text/plain"),
     (b"<xml/>", "application/xml"),
@@ -127,6 +133,10 @@ def ndjson_bodies(rng: random.Random) -> Iterator[tuple[bytes, str]]:
     yield b"\xff\xfe\n", "application/x-ndjson"
     yield deep(5000).encode(), "application/x-ndjson"
     yield b"[]\n5\nnull\n", "application/x-ndjson"
+    yield b'{"external_id": ' + b"1" * 4301 + b"}\n", "application/x-ndjson"
+    yield b'{"external_id": "a", "provenance": {"score": NaN}}\n', "application/x-ndjson"
+    yield b'{"external_id": "a", "provenance": {"k": "\\u0000"}}\n', "application/x-ndjson"
+    yield b'{"external_id": "\\ud800"}\n', "application/x-ndjson"
     for _ in range(BODIES_PER_OPERATION):
         lines = []
         for _ in range(rng.randint(1, 4)):
@@ -281,3 +291,49 @@ def test_fuzz_the_game_round_steps_refuse_generated_bad_input():
         assert 400 <= answer.status_code < 500, (form, answer.status_code)
     assert row_counts() == before
     assert Participant.objects.count() == 1
+
+
+# --- text nothing can store: NUL, lone surrogates, NaN, huge integers ---------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (b'{"title": ' + b"9" * 4301 + b"}", "body"),
+        (b'{"title": NaN}', "body"),
+        (b'{"title": Infinity}', "body"),
+        (b'{"title": "a\\u0000b"}', "title"),
+        (b'{"provenance": {"note": "\\u0000"}}', "provenance.note"),
+        (b'{"status": "\\ud800"}', "status"),
+    ],
+)
+def test_json_nobody_can_store_is_a_400_naming_the_field(api_world, body, field):
+    owner, _ = api_world
+    before = row_counts()
+    for path in ("/api/v1/studies/", "/api/v1/studies/owned/status/", "/api/v1/auth/token/"):
+        client = APIClient() if "token" in path else owner
+        answer = client.post(path, body, content_type="application/json")
+        assert answer.status_code == 400, (path, answer.content[:300])
+        assert field in answer.json(), (path, answer.json())
+        answer.content.decode("utf-8")  # the answer is text: nothing unencodable echoed
+    assert row_counts() == before
+
+
+def test_a_nul_in_the_query_path_or_form_is_a_400_naming_it(api_world, client, users):
+    owner, _ = api_world
+    before = row_counts()
+    entry = Client().get("/s/owned/?PROLIFIC_PID=a%00b")
+    assert entry.status_code == 400
+    assert "PROLIFIC_PID" in entry.content.decode()
+    consent = Client().post("/s/owned/consent/", {"PROLIFIC_PID": "a\x00b", "STUDY_ID": "s"})
+    assert consent.status_code == 400
+    assert "PROLIFIC_PID" in consent.content.decode()
+    listed = owner.get("/api/v1/jobs/?kind=a%00b")
+    assert listed.status_code == 400
+    assert listed.json() == {"kind": ["Contains a NUL character (\\u0000), which cannot be stored."]}
+    detail = owner.get("/api/v1/studies/owned/participants/%00/")
+    assert detail.status_code == 400
+    assert "path" in detail.json()
+    client.force_login(users["owner"])
+    assert client.get("/research/s/owned/participants/a%00b/").status_code == 400
+    assert row_counts() == before

@@ -143,3 +143,16 @@ def test_an_export_of_several_megabytes_through_the_api_finishes_with_its_progre
     assert (job.progress_done, job.progress_total) == (2500, 2500) and status["percent"] == 100
     lines = b"".join(owner.get(status["download"]).streaming_content).decode().splitlines()
     assert len(lines) == 2500 + (fmt == "csv")
+
+
+@pytest.mark.parametrize(
+    ("kind", "parameters"), [("reports", {"trigger": "dashboard"}), ("export", {"format": "csv"})]
+)
+def test_a_reports_or_export_job_without_a_study_is_a_400(client_for, users, kind, parameters):
+    """API review D4: such a job was queued (201) and always failed in the worker."""
+    answer = client_for("owner").post(
+        "/api/v1/jobs/", {"kind": kind, "study": None, "parameters": parameters}, format="json"
+    )
+    assert answer.status_code == 400
+    assert answer.json() == {"study": [f"A {kind} job works on a study: choose one."]}
+    assert not Job.objects.exists()

@@ -8,7 +8,7 @@ from django.contrib.auth.models import Group
 
 from annotation.errors import InputError
 from annotation.models import Adjudication, Participant, Response
-from annotation.services.adjudication import adjudicate, study_disagreements
+from annotation.services.adjudication import NOTE_MAX_CHARS, adjudicate, study_disagreements
 from scoring.models import Report
 from scoring.services import compute_study_reports
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
@@ -206,3 +206,18 @@ def test_disagreements_come_a_page_at_a_time(client, researcher, monkeypatch):
     assert f"after={l1}" in first
     second = client.get(f"/research/s/{study.slug}/adjudication/?k=0&after={l1}").content.decode()
     assert 'id="item-l2"' in second and 'id="item-l1"' not in second and "after=" not in second
+
+
+def test_an_adjudication_note_over_its_limit_is_a_400_and_stores_nothing(client, researcher):
+    """Review 2, N21: a note of 2,000,000 characters was stored."""
+    study = claim_study(owner=researcher)
+    item = study.items.get(external_id="c1")
+    url = f"/research/s/{study.slug}/adjudication/{item.pk}/"
+    answer = {"label": "contradicts", "evidence": ["1"]}
+    too_long = client.post(url, {**answer, "note": "x" * (NOTE_MAX_CHARS + 1)})
+    assert too_long.status_code == 400 and f"at most {NOTE_MAX_CHARS} characters" in too_long.content.decode()
+    both = client.post(url, {"label": "supports", "note": "x" * (NOTE_MAX_CHARS + 1)})
+    assert both.status_code == 400 and b"Select the sentence" in both.content and b"note:" in both.content
+    assert not Adjudication.objects.exists()
+    assert client.post(url, {**answer, "note": "x" * NOTE_MAX_CHARS}).status_code == 302
+    assert len(Adjudication.objects.get().note) == NOTE_MAX_CHARS

@@ -72,3 +72,28 @@ def test_participant_entry_is_rate_limited(client, accounts, settings, make_clai
     assert 429 not in entries
     assert client.get(f"/s/{study.slug}/?PROLIFIC_PID=pid9", **crowd).status_code == 429
     assert client.get(f"/s/{study.slug}/", REMOTE_ADDR="198.51.100.3").status_code != 429
+
+
+@pytest.mark.parametrize(
+    ("path", "form"),
+    [
+        ("/admin/login/", {"username": "alice", "password": "guess"}),
+        ("/play/signup/", {"username": "newbie", "password1": "Long-pw-4711", "password2": "Long-pw-4711"}),
+        ("/accounts/password_reset/", {"email": "alice@example.org"}),
+    ],
+)
+def test_admin_login_sign_up_and_password_reset_share_the_login_limit(
+    client, accounts, settings, django_user_model, path, form
+):
+    """Review 2, N10: these forms had no limit (30 admin passwords tried, 12 accounts made)."""
+    settings.RATE_LIMIT_LOGIN = "3/min"
+    attacker = {"REMOTE_ADDR": "203.0.113.9"}
+    for n in range(3):
+        attempt = {**form, "username": f"{form.get('username', '')}{n}"} if "username" in form else form
+        assert client.post(path, attempt, **attacker).status_code in (200, 302)
+        client.logout()
+    users_before = django_user_model.objects.count()
+    refused = client.post(path, {**form, "username": "one-more"} if "username" in form else form, **attacker)
+    assert refused.status_code == 429 and refused["Retry-After"]
+    assert django_user_model.objects.count() == users_before
+    assert client.post(path, form, REMOTE_ADDR="198.51.100.3").status_code in (200, 302)

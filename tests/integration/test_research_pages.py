@@ -61,7 +61,7 @@ def test_upload_errors_are_listed_per_item_and_field(client, researcher):
 
 def test_upload_cannot_take_over_another_researchers_slug(client, researcher, django_user_model):
     load_study_file(claim_study_file(slug="taken"), owner=django_user_model.objects.create_user("x"))
-    assert b"This slug is taken" in upload(client, claim_study_file(slug="taken")).content
+    assert b"This slug is not available" in upload(client, claim_study_file(slug="taken")).content
 
 
 def test_overview_shows_progress_links_and_changes_status(client, researcher):

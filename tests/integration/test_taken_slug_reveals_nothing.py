@@ -10,11 +10,13 @@ import json
 
 import pytest
 from django.contrib.auth.models import Group
+from django.test import Client
 
 from annotation.models import Study
 from tests.conftest import claim_study_file
 
 pytestmark = pytest.mark.django_db
+NOT_AVAILABLE = "This slug is not available; choose another."
 
 
 @pytest.fixture
@@ -62,8 +64,27 @@ def test_a_bad_file_with_a_taken_slug_gets_the_errors_of_a_free_slug(client, bob
 
 def test_a_good_file_with_a_taken_slug_is_told_only_that_it_is_taken(client, bob):
     answer = post(client, claim_study_file(slug="alice-claims"))
-    assert answer.status_code == 400 and answer.json() == {"slug": ["This slug is taken; choose another."]}
+    assert answer.status_code == 400 and answer.json() == {"slug": [NOT_AVAILABLE]}
     page = upload(client, claim_study_file(slug="alice-claims"))
-    assert page.status_code == 400 and "This slug is taken" in page.content.decode()
-    assert "researcher" not in page.content.decode().split("This slug is taken")[1][:200]
+    assert page.status_code == 400 and NOT_AVAILABLE in page.content.decode()
+    assert "researcher" not in page.content.decode().split(NOT_AVAILABLE)[1][:200]
     assert Study.objects.get(slug="alice-claims").owner.username == "alice"
+
+
+@pytest.mark.parametrize("status", [Study.Status.DRAFT, Study.Status.CLOSED])
+def test_a_slug_of_a_study_nobody_else_can_see_gets_the_answer_of_a_public_one(client, bob, status):
+    """Review 2, N17: a draft's slug (its /s/ link is a 404 to bob) is refused with the same
+    words, byte for byte, as a live study's, on the API and on the upload page: the answer
+    says the slug is not available, never whose it is nor in what state."""
+    Study.objects.create(slug="alice-hidden", title="Hidden", kind="claim", status=status)
+    assert Client().get("/s/alice-hidden/").status_code in (404, 410)  # no page to see
+    hidden, public = (
+        post(client, claim_study_file(slug="alice-hidden")),
+        post(client, claim_study_file(slug="alice-claims")),
+    )
+    assert hidden.status_code == public.status_code == 400
+    assert hidden.json() == public.json() == {"slug": [NOT_AVAILABLE]}
+    page_hidden = upload(client, claim_study_file(slug="alice-hidden"))
+    page_public = upload(client, claim_study_file(slug="alice-claims"))
+    assert upload_errors(page_hidden) == upload_errors(page_public)
+    assert "taken" not in upload_errors(page_hidden)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from annotation.models import Participant
 from annotation.services.access import can_share_study
+
+FLAG_REASON_MAX = Participant._meta.get_field("flag_reason").max_length
 
 
 class QualificationOut(serializers.Serializer):
@@ -79,7 +82,11 @@ class ParticipantMarks(serializers.Serializer):
     """Flag (with a reason), block from the whole site, or exclude from this study's reports."""
 
     flagged = serializers.BooleanField(required=False)
-    flag_reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    # Not trimmed: DRF trims before it checks max_length, so a 201-character reason starting
+    # with a blank was accepted and stored cut; the schema's maxLength is what holds.
+    flag_reason = serializers.CharField(
+        required=False, allow_blank=True, trim_whitespace=False, max_length=FLAG_REASON_MAX
+    )
     blocked = serializers.BooleanField(required=False)
     excluded = serializers.BooleanField(required=False)
 

@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from annotation.models import Study
 from annotation.services.assignment import item_progress
-from annotation.services.studies import STUDY_SETTINGS, StudyFields
+from annotation.services.studies import STUDY_SETTINGS, CompletionURLField, StudyFields
 from annotation.services.validation import ItemFields
 
 
@@ -40,6 +40,7 @@ class StudySummary(serializers.ModelSerializer):
 class StudyDetail(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", default=None, allow_null=True)
     shared_with = serializers.SlugRelatedField(slug_field="username", many=True, read_only=True)
+    completion_url = CompletionURLField()
     progress = serializers.SerializerMethodField()
 
     class Meta:
@@ -70,6 +71,7 @@ class StudyUpdate(serializers.ModelSerializer):
     an error, not silently ignored."""
 
     config = serializers.DictField(required=False)
+    completion_url = CompletionURLField()
     shared_with = serializers.ListField(
         child=serializers.CharField(max_length=150),
         required=False,

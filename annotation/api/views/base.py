@@ -12,6 +12,7 @@ from annotation.services.access import access_study_for_researcher
 
 # Query parameters every list takes besides its filters: paging, and the browsable API's.
 PAGING_PARAMETERS = {"page", "page_size", "cursor", "format"}
+EMPTY_FILTER = "Give a value, or leave the parameter out."
 
 
 class ResearcherView(GenericAPIView):
@@ -24,11 +25,15 @@ class ResearcherView(GenericAPIView):
         return access_study_for_researcher(self.request.user, self.kwargs["slug"])
 
     def query(self, serializer_class) -> dict:
-        """Validated query parameters; a bad one is a 400 naming it."""
+        """Validated query parameters; a bad one is a 400 naming it. So is a filter given
+        with an empty value (``?kind=``): DRF would read it as "not given" and answer the
+        whole list, which a typo must never get."""
         self.filter_names = frozenset(serializer_class().fields)
-        serializer = serializer_class(data=self.request.query_params)
-        if not serializer.is_valid():
-            raise InputError(flatten_errors(serializer.errors))
+        params = self.request.query_params
+        empty = {name: [EMPTY_FILTER] for name in sorted(self.filter_names) if "" in params.getlist(name)}
+        serializer = serializer_class(data=params)
+        if not serializer.is_valid() or empty:
+            raise InputError({**flatten_errors(serializer.errors), **empty})
         return serializer.validated_data
 
     def paginate_queryset(self, queryset):

@@ -8,7 +8,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from annotation.api.idempotency import Conflict, idempotent
-from annotation.api.schema import documented
+from annotation.api.schema import Detail, documented
 from annotation.api.serializers.exports import ExportIn, ExportOut
 from annotation.models import Job
 from annotation.services.access import access_export_for_researcher, researcher_jobs
@@ -57,8 +57,13 @@ class ExportDownloadView(ResearcherView):
     @documented(
         summary="Download a finished export's file",
         responses={
-            (200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY, description="The file."),
-            409: OpenApiResponse(description="The export has not finished (or failed)."),
+            **{
+                (200, media_type): OpenApiResponse(
+                    OpenApiTypes.BINARY, description="The file, of the type its format names."
+                )
+                for media_type in CONTENT_TYPES.values()
+            },
+            409: OpenApiResponse(response=Detail, description="The export has not finished (or failed)."),
         },
     )
     def get(self, request, slug, export_id):

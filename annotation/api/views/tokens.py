@@ -11,7 +11,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from annotation.api.parsers import BoundedJSONParser
-from annotation.api.schema import FIELD_ERRORS, documented
+from annotation.api.schema import FIELD_ERRORS, THROTTLED, documented
 from annotation.services.access import is_researcher
 from annotation.services.ratelimit import TokenThrottle
 
@@ -45,7 +45,7 @@ class TokenView(ResearcherView):
     @documented(
         summary="Get your API token (researchers and admins only)",
         request=AuthTokenSerializer,
-        responses={200: TokenOut, 400: FIELD_ERRORS},
+        responses={200: TokenOut, 400: FIELD_ERRORS, 429: THROTTLED},
         auth=[],
     )
     def post(self, request):
