@@ -3,7 +3,7 @@
 Ranked by average points per round among players with at least
 ``settings.LEADERBOARD_MIN_ROUNDS`` scored rounds; ties share a rank. Only volunteers
 (organic players) in good standing are ranked: paid participants play for their study,
-and flagged or blocked players are left off.
+and players flagged in a study or blocked are left off.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from annotation.models import Participant, PlayerStats, Response
+from annotation.models import Enrollment, Participant, PlayerStats, Response
 from annotation.models.game import OVERALL
 
 from .charts import PointsChart, points_chart
@@ -66,9 +66,8 @@ def ranked_stats(category: str) -> QuerySet[PlayerStats]:
         category=category,
         rounds__gte=settings.LEADERBOARD_MIN_ROUNDS,
         participant__source=Participant.Source.ORGANIC,
-        participant__flagged=False,
         participant__blocked=False,
-    )
+    ).exclude(Exists(Enrollment.objects.filter(participant=OuterRef("participant"), flagged=True)))
 
 
 def leaderboard(*, category: str = OVERALL, participant: Participant | None = None) -> Leaderboard:
@@ -92,7 +91,7 @@ def _your_standing(ranked: QuerySet[PlayerStats], category: str, participant: Pa
     mine = PlayerStats.objects.filter(participant=participant, category=category).first()
     rounds = mine.rounds if mine else 0
     listed = participant.source == Participant.Source.ORGANIC and not (
-        participant.flagged or participant.blocked
+        participant.blocked or Enrollment.objects.filter(participant=participant, flagged=True).exists()
     )
     needed = max(settings.LEADERBOARD_MIN_ROUNDS - rounds, 0)
     if mine is None or not listed or needed:
