@@ -20,6 +20,7 @@ from collections import Counter
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Response
 
 from .assignment import free_slots, take_slots
@@ -34,8 +35,9 @@ def flag_in_study(enrollment: Enrollment, *, reason: str, by=None) -> Enrollment
 
 
 def unflag_in_study(enrollment: Enrollment, *, by=None) -> Enrollment:
-    """Clear the participant's flag in this study: their answers count again."""
-    return _write(enrollment, flagged=False, flag_reason="", flagged_by=by, flagged_at=None)
+    """Clear the participant's flag in this study (``by``: who did, for the caller's
+    record; the flag's who and when are cleared): their answers count again."""
+    return _write(enrollment, flagged=False, flag_reason="", flagged_by=None, flagged_at=None)
 
 
 def set_excluded(enrollment: Enrollment, *, excluded: bool) -> Enrollment:
@@ -46,6 +48,8 @@ def set_excluded(enrollment: Enrollment, *, excluded: bool) -> Enrollment:
 def set_study_marks(enrollment: Enrollment, *, changes: dict, by=None) -> Enrollment:
     """The researcher's page and API: ``flagged`` (with ``flag_reason``), ``excluded``,
     ``accepted`` (answers reviewed and found good). A reason alone rewrites a flag's reason."""
+    if "flag_reason" in changes and not changes.get("flagged", enrollment.flagged) and changes["flag_reason"]:
+        raise InputError({"flag_reason": ["A reason goes with a flag: send flagged: true with it."]})
     with transaction.atomic():
         if "flagged" in changes or "flag_reason" in changes:
             flagged = changes.get("flagged", enrollment.flagged)

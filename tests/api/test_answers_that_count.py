@@ -149,6 +149,8 @@ def test_a_researchers_flag_and_unflag_move_answers_out_of_and_into_the_passed_r
         return report_row(rows, "progress.responses")["value"], human_answers(study).count()
 
     assert passed() == (4, 4)
+    refused = api.patch(url, {"flag_reason": "copied"}, format="json")  # a reason alone flags nobody
+    assert refused.status_code == 400 and "flag_reason" in refused.json()
     assert api.patch(url, {"flagged": True, "flag_reason": "copied"}, format="json").status_code == 200
     assert passed() == (2, 2)
     assert item_progress(study)["responses"] == 2
