@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
 from .errors import InputError
@@ -24,7 +24,9 @@ from .models import (
 )
 from .services.access import researcher_accounts
 from .services.exams import check_qualification, detach_exam_from_unpermitted_studies
+from .services.flags import flag_in_study, unflag_in_study
 from .services.jobs import JOB_KINDS, cancel_job, check_new_job, queue_job
+from .services.populations import counted_per_item, counted_per_study, percent
 from .services.validation import check_exam_study, check_kind_and_config, is_exam, kind_named, validate_item
 
 
@@ -140,7 +142,7 @@ class StudyAdmin(admin.ModelAdmin):
             .select_related("owner")
             .annotate(
                 n_items=_count(Item, is_attention_check=False),
-                n_answered=_count(Response, is_attention_check=False),
+                n_answered=counted_per_study(),
                 exam_study=Exists(Exam.objects.filter(study=OuterRef("pk"))),
                 n_attempts=Coalesce(
                     Subquery(
@@ -179,7 +181,7 @@ class StudyAdmin(admin.ModelAdmin):
         if study.exam_study:
             return f"exam: {study.n_attempts} attempt{'s' if study.n_attempts != 1 else ''}"
         wanted = study.n_items * study.annotations_per_item
-        share = f" ({100 * study.n_answered / wanted:.0f}%)" if wanted else ""
+        share = f" ({percent(study.n_answered, wanted)}%)" if wanted else ""
         return f"{study.n_answered} / {wanted}{share}"
 
 
@@ -190,8 +192,11 @@ class _ItemAdminBase(admin.ModelAdmin):
     list_select_related = ["study"]
 
     def get_queryset(self, request):
-        answered = Count("assignments", filter=Q(assignments__status=Assignment.Status.ANSWERED))
-        return super().get_queryset(request).annotate(n_answered=answered)
+        return super().get_queryset(request).annotate(n_answered=self.answers())
+
+    def answers(self):
+        """Per item, the answers that count toward ``annotations_per_item``."""
+        return counted_per_item()
 
     @admin.display(description="answered", ordering="n_answered")
     def answered(self, item: Item) -> int:
@@ -211,6 +216,10 @@ class AttentionCheckAdmin(_ItemAdminBase):
     def get_queryset(self, request):
         return super().get_queryset(request).filter(is_attention_check=True)
 
+    def answers(self):
+        """A check counts toward no quota: every answer to it, whoever gave it."""
+        return Count("responses")
+
     def save_model(self, request, obj, form, change):
         obj.is_attention_check = True
         super().save_model(request, obj, form, change)
@@ -218,19 +227,14 @@ class AttentionCheckAdmin(_ItemAdminBase):
 
 @admin.register(Participant)
 class ParticipantAdmin(admin.ModelAdmin):
-    list_display = ["public_id", "source", "flagged", "blocked", "created_at"]
-    list_filter = ["source", "flagged", "blocked"]
+    """Blocking is the one site-wide mark (an admin's act); a flag belongs to one study
+    (flag enrollments below)."""
+
+    list_display = ["public_id", "source", "blocked", "created_at"]
+    list_filter = ["source", "blocked"]
     search_fields = ["public_id", "platform_worker_id"]
     readonly_fields = ["public_id", "created_at"]
-    actions = ["flag", "unflag", "block", "unblock"]
-
-    @admin.action(description="Flag the selected participants")
-    def flag(self, request, queryset):
-        queryset.update(flagged=True, flag_reason="flagged by an admin")
-
-    @admin.action(description="Clear the flag")
-    def unflag(self, request, queryset):
-        queryset.update(flagged=False, flag_reason="")
+    actions = ["block", "unblock"]
 
     @admin.action(description="Block the selected participants")
     def block(self, request, queryset):
@@ -250,10 +254,23 @@ class EnrollmentAdmin(admin.ModelAdmin):
         "answered_count",
         "points_total",
         "attention_failed",
+        "flagged",
         "excluded",
     ]
-    list_filter = ["study", "status"]
+    list_filter = ["study", "status", "flagged", "excluded"]
     list_select_related = ["participant", "study"]
+    readonly_fields = ["flagged", "flag_reason", "flagged_by", "flagged_at"]
+    actions = ["flag", "unflag"]
+
+    @admin.action(description="Flag in their study (their answers stop counting)")
+    def flag(self, request, queryset):
+        for enrollment in queryset.select_related("study"):
+            flag_in_study(enrollment, reason="flagged by an admin", by=request.user)
+
+    @admin.action(description="Clear the flag in their study")
+    def unflag(self, request, queryset):
+        for enrollment in queryset.select_related("study"):
+            unflag_in_study(enrollment, by=request.user)
 
 
 class _ReadOnly(admin.ModelAdmin):

@@ -73,8 +73,8 @@ def build(rows: int) -> None:
         cursor.execute("SELECT min(id) FROM annotation_item WHERE study_id = %s", [study.pk])
         first_item = cursor.fetchone()[0]
         cursor.execute(
-            "INSERT INTO annotation_participant (public_id, source, platform_worker_id, flagged, flag_reason,"
-            " blocked, created_at) SELECT 'bench' || g, 'prolific', 'PID' || g, false, '', false, now()"
+            "INSERT INTO annotation_participant (public_id, source, platform_worker_id,"
+            " blocked, created_at) SELECT 'bench' || g, 'prolific', 'PID' || g, false, now()"
             " FROM generate_series(1, %s) g ON CONFLICT DO NOTHING",
             [people],
         )

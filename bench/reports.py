@@ -204,19 +204,17 @@ def _copy_players(cursor, study: int, ids: np.ndarray, rng) -> None:
     _copy(
         cursor,
         "annotation_participant",
-        "id, public_id, source, platform_worker_id, flagged, flag_reason, blocked, created_at",
-        (
-            f"{pk}\tb{pk:011x}\tmturk\tbench-{pk}\t{'t' if f else 'f'}\t\tf\tnow()\n"
-            for pk, f in zip(ids, flagged, strict=True)
-        ),
+        "id, public_id, source, platform_worker_id, blocked, created_at",
+        (f"{pk}\tb{pk:011x}\tmturk\tbench-{pk}\tf\tnow()\n" for pk in ids),
     )
     _copy(
         cursor,
         "annotation_enrollment",
         "participant_id, study_id, status, platform_session, answered_count, points_total, attention_passed, "
-        "attention_failed, excluded, created_at",
+        "attention_failed, excluded, flagged, created_at",
         (
-            f"{pk}\t{study}\tcompleted\t{{}}\t{ROUNDS}\t0\t1\t{1 if f else 0}\t{'t' if x else 'f'}\tnow()\n"
+            f"{pk}\t{study}\tcompleted\t{{}}\t{ROUNDS}\t0\t1\t{1 if f else 0}\t{'t' if x else 'f'}"
+            f"\t{'t' if f else 'f'}\tnow()\n"
             for pk, f, x in zip(ids, flagged, excluded, strict=True)
         ),
     )

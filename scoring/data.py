@@ -32,6 +32,7 @@ from django.db.models.functions import Cast
 
 from annotation.kinds import TaskKind, get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
+from annotation.services.populations import ADJUDICATOR, MACHINE
 from annotation.services.pseudonyms import pseudonym
 from scoring.item_cache import cached_item_columns
 from scoring.reports.base import (
@@ -165,8 +166,8 @@ def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, 
     """The study's participants (ids sorted): whether each is a model (an LLM simulator or
     automatic rater, then with its name and recorded definition), and whether a researcher
     excluded them. Anyone who answered without an enrollment row is looked up directly."""
-    is_model = Case(When(participant__source=Participant.Source.MODEL, then=1), default=0)
-    judges = Case(When(participant__source=Participant.Source.ADJUDICATOR, then=1), default=0)
+    is_model = Case(When(participant__source=MACHINE, then=1), default=0)
+    judges = Case(When(participant__source=ADJUDICATOR, then=1), default=0)
     fields = {"participant_id": Field("participant_id", "column"), "excluded": Field("excluded", "truth")}
     extra: dict[str, Combinable] = {"model": is_model, "adjudicator": judges}
     table = _read_table(Enrollment.objects.filter(study=study), fields, extra=extra)
@@ -178,8 +179,8 @@ def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, 
         sources = dict(lost.values_list("id", "source"))
         ids = np.concatenate([ids, missing])
         excluded = np.concatenate([excluded, np.zeros(missing.size, dtype=bool)])
-        model = np.concatenate([model, [sources.get(int(pk)) == Participant.Source.MODEL for pk in missing]])
-        found = [sources.get(int(pk)) == Participant.Source.ADJUDICATOR for pk in missing]
+        model = np.concatenate([model, [sources.get(int(pk)) == MACHINE for pk in missing]])
+        found = [sources.get(int(pk)) == ADJUDICATOR for pk in missing]
         adjudicator = np.concatenate([adjudicator, np.array(found, dtype=bool)])
     order = np.argsort(ids, kind="stable")
     ids, excluded, model = ids[order].astype(np.int64), excluded[order], model[order]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -32,6 +33,22 @@ class Enrollment(models.Model):
     excluded = models.BooleanField(
         default=False, help_text="Left out of this study's reports by a researcher (data kept)."
     )
+    flagged = models.BooleanField(
+        default=False,
+        db_default=False,  # rows written with COPY (bench, bulk tools) need no value for it
+        help_text="Flagged in this study (failed its attention checks, or by a researcher): its "
+        "answers count nowhere. Written only by services/flags.py.",
+    )
+    flag_reason = models.CharField(max_length=200, blank=True, default="", db_default="")
+    flagged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The researcher or admin who flagged; empty for the attention checks.",
+    )
+    flagged_at = models.DateTimeField(null=True, blank=True)
     accepted = models.BooleanField(
         default=False,
         db_default=False,  # rows written with COPY (bench, bulk tools) need no value for it

@@ -39,8 +39,7 @@ class Participant(models.Model):
         blank=True,
         help_text="A model participant's recorded definition: kind, model, version, prompt or training run.",
     )
-    flagged = models.BooleanField(default=False)
-    flag_reason = models.CharField(max_length=200, blank=True)
+    # The only site-wide mark, an admin's act; a flag belongs to one study (Enrollment.flagged).
     blocked = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 

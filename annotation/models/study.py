@@ -30,6 +30,12 @@ class Study(models.Model):
     consent = models.TextField(blank=True, help_text="Markdown shown before the first page.")
     config = models.JSONField(default=dict, blank=True, help_text="Validated by the kind.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    closed_by_quota = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Closed by itself on reaching its quota (services/capacity.py): it goes back to "
+        "live when answers stop counting and it is short again.",
+    )
     public = models.BooleanField(default=False, help_text="Listed on the home page for anyone.")
     annotations_per_item = models.PositiveIntegerField(default=3, validators=[MinValueValidator(1)])
     items_per_session = models.PositiveIntegerField(default=10, validators=[MinValueValidator(1)])

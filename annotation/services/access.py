@@ -199,7 +199,12 @@ def require_live_step(
         study, participant = enrollment.study, enrollment.participant
         if study.status == Study.Status.DRAFT and not can_manage_study(user, study):
             raise Http404("No such study.")
-    require_study_open(study, user)
+    try:
+        require_study_open(study, user)
+    except StepRefused as refused:
+        # Named, so that a session the study's quota ended is sent to its done page.
+        refused.enrollment = enrollment
+        raise
     if participant is None:
         raise StepRefused(StepRefused.NOT_STARTED, study)
     require_not_blocked(participant, study)

@@ -22,13 +22,13 @@ from annotation.errors import InputError
 from annotation.models import Adjudication, Enrollment, Item, Participant, Response, Study
 
 from .participants import count_answers, enroll
+from .populations import counting_answers
 from .pseudonyms import PseudonymCache
 from .submission import store_answer_given_elsewhere
 
 DEFAULT_POINTS_APART = 1
 NOTE_MAX_CHARS = 5000  # a note says why; a longer text belongs in the study's own records
 # Sources whose answers are not an annotator's: machine raters and adjudicators.
-NOT_ANNOTATORS = (Participant.Source.MODEL, Participant.Source.ADJUDICATOR)
 
 
 @dataclass
@@ -53,10 +53,10 @@ class AnswerView:
 
 
 def annotator_responses(study: Study):
-    """The study's answers given by annotators (not machines, not adjudicators), no checks."""
-    return Response.objects.filter(study=study, is_attention_check=False).exclude(
-        participant__source__in=NOT_ANNOTATORS
-    )
+    """The study's answers that count (``populations``: annotators, not machines, not
+    adjudicators, no checks, nobody flagged or excluded in the study): the disagreements
+    to adjudicate are among them."""
+    return counting_answers(study)
 
 
 def disagreeing_questions(observations: list[list], *, points_apart: int) -> list[str]:

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Max, Q
+from django.db.models import F, Max
 from django.utils import timezone
 
 from annotation.models import Assignment, Enrollment, Item, Participant, Study
@@ -31,6 +31,7 @@ from annotation.models import Assignment, Enrollment, Item, Participant, Study
 from . import sql_rows
 from .attention import attention_pages
 from .participants import is_anonymous
+from .populations import counted_per_item
 
 LOCKED_RETRY_SECONDS = 0.02
 LOCKED_WAIT_SECONDS = 5.0
@@ -384,20 +385,19 @@ def pages_held_by_others(participant: Participant, study: Study) -> bool:
     """Whether the participant could still get a page once others' unanswered ones go back:
     an item they have not had that lacks answers but whose slots are all held."""
     had = Assignment.objects.filter(participant=participant, study=study).values("item_id")
-    answered = Count("assignments", filter=Q(assignments__status=Assignment.Status.ANSWERED))
     return (
         Item.objects.filter(study=study, is_attention_check=False)
         .exclude(pk__in=had)
-        .annotate(answered=answered)
+        .annotate(answered=counted_per_item())
         .filter(answered__lt=study.annotations_per_item)
         .exists()
     )
 
 
 def item_progress(study: Study) -> dict[str, int]:
-    """Counts for progress displays: items, complete items, answered and wanted responses."""
-    answered = Count("assignments", filter=Q(assignments__status=Assignment.Status.ANSWERED))
-    per_item = Item.objects.filter(study=study, is_attention_check=False).annotate(n=answered)
+    """Counts for progress displays: items, complete items, answers that count
+    (``populations``) and wanted answers."""
+    per_item = Item.objects.filter(study=study, is_attention_check=False).annotate(n=counted_per_item())
     counts = list(per_item.values_list("n", flat=True))
     return {
         "items": len(counts),

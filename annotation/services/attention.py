@@ -6,7 +6,7 @@ import random
 
 from django.db.models import F
 
-from annotation.models import Enrollment, Participant, Response, Study
+from annotation.models import Enrollment, Participant, Study
 
 
 def attention_pages(study: Study, enrollment_id: int) -> set[int]:
@@ -46,11 +46,10 @@ def record_attention_outcome(*, enrollment: Enrollment, passed: bool) -> bool:
 
 
 def flag_participant(*, enrollment: Enrollment, reason: str) -> None:
-    """Flag the participant and mark their responses in the study; the session goes on."""
-    Participant.objects.filter(pk=enrollment.participant_id).update(flagged=True, flag_reason=reason)
-    Response.objects.filter(study=enrollment.study_id, participant=enrollment.participant_id).update(
-        flagged=True
-    )
+    """Flag the participant in the study (``flags.flag_in_study``); the session goes on."""
+    from .flags import flag_in_study  # flags → assignment → attention: imported when used
+
+    flag_in_study(enrollment, reason=reason, by=None)
 
 
 def screen_out(*, enrollment: Enrollment, reason: str) -> None:

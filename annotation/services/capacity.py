@@ -3,16 +3,16 @@
 A participant is only asked to consent when a page is free for them: someone who arrives
 at a full study is told so at once (and asked to return it on their crowd platform),
 never sent through consent and instructions to an empty task. A study whose every item
-has the answers it wants closes itself when ``Study.closes_when_full``.
+has the answers it wants closes itself when ``Study.closes_when_full``, and opens again
+when answers stop counting and it is short (see docs/crowd.md, "When a study fills up").
 """
 
 from __future__ import annotations
 
-from django.db.models import Count, Q
-
-from annotation.models import Assignment, Item, Study
+from annotation.models import Item, Study
 
 from .assignment import release_expired_assignments
+from .populations import counted_per_item
 from .research import change_study_status
 
 
@@ -30,17 +30,38 @@ def study_is_full(study: Study) -> bool:
 
 
 def quota_reached(study: Study) -> bool:
-    """Every ordinary item has as many answers as the study wants (and there are items)."""
-    answered = Count("assignments", filter=Q(assignments__status=Assignment.Status.ANSWERED))
+    """Every ordinary item has as many answers that count (``populations``) as the study
+    wants (and there are items)."""
     items = Item.objects.filter(study=study, is_attention_check=False)
     if not items.exists():
         return False
-    return not items.annotate(n=answered).filter(n__lt=study.annotations_per_item).exists()
+    return not items.annotate(n=counted_per_item()).filter(n__lt=study.annotations_per_item).exists()
 
 
-def close_if_quota_reached(study: Study) -> bool:
-    """Close a live study that reached its quota, when its setting says so; True if closed."""
-    if study.status != Study.Status.LIVE or not study.closes_when_full or not quota_reached(study):
+def close_if_quota_reached(study: Study, *, item: Item) -> bool:
+    """After an answer that counts was stored on ``item``: close a live study that this
+    answer made full, when its setting says so; True if closed.
+
+    Only the answer that completes its item (the item now has exactly the answers wanted)
+    can close the study, so a study a researcher reopened while full (to collect more) is
+    not closed again by the next arrival or answer; a study reopened while short closes
+    when it fills up.
+    """
+    if study.status != Study.Status.LIVE or not study.closes_when_full:
         return False
-    change_study_status(study, status=Study.Status.CLOSED)
+    done = Item.objects.filter(pk=item.pk).annotate(n=counted_per_item()).values_list("n", flat=True).first()
+    if done != study.annotations_per_item or not quota_reached(study):
+        return False
+    change_study_status(study, status=Study.Status.CLOSED, by_quota=True)
+    return True
+
+
+def reopen_if_short(study: Study) -> bool:
+    """A study the quota closed goes back to live once answers stopped counting and it is
+    short again (a participant flagged or excluded); True if reopened. A study a
+    researcher closed stays closed."""
+    study.refresh_from_db(fields=["status", "closed_by_quota"])
+    if study.status != Study.Status.CLOSED or not study.closed_by_quota or quota_reached(study):
+        return False
+    change_study_status(study, status=Study.Status.LIVE)
     return True

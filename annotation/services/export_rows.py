@@ -107,10 +107,15 @@ def participant_columns(include_platform_ids: bool, exam: Exam | None = None) ->
         Column(
             "participant_flagged",
             "boolean",
-            "p.flagged",
-            "true when the checks or a researcher flagged them.",
+            "COALESCE(e.flagged, FALSE)",
+            "true when this study's checks or a researcher flagged them in this study.",
         ),
-        Column("participant_flag_reason", "text", "p.flag_reason", "Why they were flagged."),
+        Column(
+            "participant_flag_reason",
+            "text",
+            "COALESCE(e.flag_reason, '')",
+            "Why they were flagged in this study.",
+        ),
         Column("participant_blocked", "boolean", "p.blocked", "true when blocked from the site."),
         Column("consented_at", "time", "e.consented_at", "When they consented (UTC, ISO 8601)."),
         Column("finished_at", "time", "e.finished_at", "When their session ended (UTC, ISO 8601)."),
@@ -184,7 +189,10 @@ RESPONSE_TAIL = [
     ),
     Column("score_details", "json", "r.score_details", "The kind's extra scoring figures (JSON)."),
     Column(
-        "flagged", "boolean", "r.flagged", "true when the participant failed this study's attention checks."
+        "flagged",
+        "boolean",
+        "r.flagged",
+        "true when the participant is flagged in this study (a copy of participant_flagged).",
     ),
     Column("imported", "boolean", "r.imported", "true when imported rather than answered on the site."),
     Column(

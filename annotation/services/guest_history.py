@@ -61,7 +61,7 @@ def merge_guest_into_account(*, guest: Participant, account: Participant) -> Gue
     with transaction.atomic():
         locked = Participant.objects.select_for_update().filter(pk__in=[guest.pk, account.pk]).order_by("pk")
         current = {p.pk: p for p in locked}
-        if current[guest.pk].blocked or current[guest.pk].flagged:
+        if current[guest.pk].blocked or Enrollment.objects.filter(participant=guest, flagged=True).exists():
             return GuestMerge(refused="the guest was flagged or blocked by a study")
         carried = kept = 0
         moved_kinds: dict[str, TaskKind] = {}

@@ -107,6 +107,8 @@ class CountedAnswers:
 
     enrollment_id: int
     attention_failed: int
+    flagged: bool = False
+    excluded: bool = False
 
 
 def count_answers(*, participant_id: int, study_id: int, answers: int, points: float) -> CountedAnswers:
@@ -120,13 +122,13 @@ def count_answers(*, participant_id: int, study_id: int, answers: int, points: f
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {table} SET answered_count = answered_count + %s, points_total = points_total + %s "  # noqa: S608 - the model's own table name
-            "WHERE participant_id = %s AND study_id = %s RETURNING id, attention_failed",
+            "WHERE participant_id = %s AND study_id = %s RETURNING id, attention_failed, flagged, excluded",
             [answers, points, participant_id, study_id],
         )
         row = cursor.fetchone()
     if row is None:
         raise Enrollment.DoesNotExist(f"No enrollment of participant {participant_id} in study {study_id}.")
-    return CountedAnswers(enrollment_id=row[0], attention_failed=row[1])
+    return CountedAnswers(enrollment_id=row[0], attention_failed=row[1], flagged=row[2], excluded=row[3])
 
 
 def give_consent(enrollment: Enrollment) -> None:

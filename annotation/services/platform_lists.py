@@ -31,10 +31,10 @@ def platform_status(enrollment: Enrollment) -> str:
     participant = enrollment.participant
     if enrollment.excluded:
         return "excluded"
-    if participant.flagged or participant.blocked:
-        return "flagged"
     if enrollment.status == Enrollment.Status.SCREENED_OUT:
-        return "screened out"
+        return "screened out"  # with the screen-out code they were shown
+    if enrollment.flagged or participant.blocked:  # this study's flag; a block is site-wide
+        return "flagged"
     if enrollment.status == Enrollment.Status.RETURNED:
         return "returned"
     if enrollment.status == Enrollment.Status.COMPLETED:
@@ -65,7 +65,7 @@ def platform_rows(study: Study, source: str) -> list[PlatformRow]:
                 status=status,
                 seconds_taken=_seconds_taken(enrollment),
                 code=code,
-                reason=participant.flag_reason,
+                reason=enrollment.flag_reason,
                 assignment_id=session.get("assignmentId", ""),
                 hit_id=session.get("hitId", ""),
             )

@@ -12,8 +12,11 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from annotation.models import Assignment, Enrollment, ExamAttempt, Item, Participant, Response, Study
+from django.db.models import BooleanField, ExpressionWrapper, Q
 
+from annotation.models import Assignment, Enrollment, ExamAttempt, Item, Response, Study
+
+from .populations import counts_q
 from .pseudonyms import PseudonymCache
 
 
@@ -137,13 +140,17 @@ def study_quality(study: Study, enrollments: list[Enrollment]) -> dict[int, Part
         item.study = study
     votes: dict[tuple, Counter] = defaultdict(Counter)
     given: dict[int, list[tuple]] = defaultdict(list)
+    # Voters: the answers that count (``populations``); a participant whose own answers do
+    # not count (flagged, excluded) is still compared with them.
     responses = (
         Response.objects.filter(study=study, item_id__in=theirs)
-        .exclude(participant__source=Participant.Source.ADJUDICATOR)
+        .filter(Q(participant_id__in=list(found)) | counts_q())
+        .annotate(votes=ExpressionWrapper(counts_q(), output_field=BooleanField()))
         .order_by("id")
-        .values_list("participant_id", "item_id", "answer", "duration_seconds", "is_attention_check")
+        .values_list("participant_id", "item_id", "answer", "duration_seconds", "is_attention_check", "votes")
     )
-    for participant_id, item_id, answer, seconds, attention in responses.iterator(chunk_size=5000):
+    voted: set[tuple] = set()
+    for participant_id, item_id, answer, seconds, attention, counts in responses.iterator(chunk_size=5000):
         quality = found.get(participant_id)
         if quality is not None and seconds is not None:
             quality.seconds.append(seconds)
@@ -152,14 +159,18 @@ def study_quality(study: Study, enrollments: list[Enrollment]) -> dict[int, Part
         for observation in kind.agreement_values(items[item_id], answer):
             key = (observation.unit, observation.question)
             value = _hashable(observation.value)
-            votes[key][value] += 1
+            if counts:
+                votes[key][value] += 1
             if quality is not None:
                 given[participant_id].append((key, value))
+                if counts:
+                    voted.add((participant_id, key, value))
     for participant_id, observations in given.items():
         quality = found[participant_id]
         for key, value in observations:
             others = votes[key].copy()
-            others[value] -= 1
+            if (participant_id, key, value) in voted:
+                others[value] -= 1
             top = others.most_common(2)
             if not top or top[0][1] <= 0 or (len(top) > 1 and top[1][1] == top[0][1]):
                 continue

@@ -62,35 +62,21 @@ def _researchers_named(usernames: list[str]):
     return users
 
 
-def change_study_status(study: Study, *, status: str) -> Study:
-    """Move a study along ``STATUS_TRANSITIONS``; anything else is an input error."""
+def change_study_status(study: Study, *, status: str, by_quota: bool = False) -> Study:
+    """Move a study along ``STATUS_TRANSITIONS``; anything else is an input error.
+    ``by_quota``: the study closes itself at its quota (``capacity.close_if_quota_reached``),
+    which lets ``capacity.reopen_if_short`` open it again; any other change clears that."""
     if status not in Study.Status.values:
         raise InputError({"status": [f"Unknown status {status!r}."]})
     if status == study.status:
         return study
     if status not in STATUS_TRANSITIONS[study.status]:
         raise InputError({"status": [f"A {study.status} study cannot become {status}."]})
-    Study.objects.filter(pk=study.pk, status=study.status).update(status=status, updated_at=timezone.now())
+    Study.objects.filter(pk=study.pk, status=study.status).update(
+        status=status, closed_by_quota=by_quota, updated_at=timezone.now()
+    )
     study.refresh_from_db()
     return study
-
-
-def set_participant_marks(enrollment: Enrollment, *, changes: dict) -> Enrollment:
-    """Flag, block (site-wide), exclude (this study's reports; never deletes data) or accept
-    (this study's answers reviewed and found good)."""
-    participant = enrollment.participant
-    fields = [name for name in ("flagged", "flag_reason", "blocked") if name in changes]
-    with transaction.atomic():
-        for name in fields:
-            setattr(participant, name, changes[name])
-        if fields:
-            participant.save(update_fields=fields)
-        study_fields = [name for name in ("excluded", "accepted") if name in changes]
-        for name in study_fields:
-            setattr(enrollment, name, changes[name])
-        if study_fields:
-            enrollment.save(update_fields=study_fields)
-    return enrollment
 
 
 def mark_returned(study: Study, *, participants: list[str]) -> dict:

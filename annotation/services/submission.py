@@ -19,7 +19,7 @@ from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
 from . import sql_rows
-from .assignment import OPEN_SQL, create_assignment, open_params
+from .assignment import OPEN_SQL, create_assignment, free_slots, open_params
 from .attention import record_attention_outcome
 from .participants import count_answers
 
@@ -35,6 +35,7 @@ class SubmitResult:
     response: Response
     created: bool  # False: a retried or double submit, answered with the stored result
     screened_out: bool = False
+    counts: bool = False  # the answer counts toward the quota (``populations``)
 
 
 def submit_response(*, assignment: Assignment, answer: dict, now: datetime | None = None) -> SubmitResult:
@@ -60,8 +61,8 @@ def submit_response(*, assignment: Assignment, answer: dict, now: datetime | Non
         locked.item, locked.study = item, assignment.study
         shown_at = locked.shown_at or locked.assigned_at
         response = store_response(assignment=locked, answer=validated, shown_at=shown_at, answered_at=now)
-        screened_out = _update_enrollment(locked, response)
-    return SubmitResult(response=response, created=True, screened_out=screened_out)
+        screened_out, counts = _update_enrollment(locked, response)
+    return SubmitResult(response=response, created=True, screened_out=screened_out, counts=counts)
 
 
 def _claim(assignment: Assignment, now: datetime) -> Assignment | None:
@@ -178,21 +179,26 @@ def store_answer_given_elsewhere(
     )
 
 
-def _update_enrollment(assignment: Assignment, response: Response) -> bool:
-    """Count the answer on the enrollment; flag it past the attention allowance; record an
-    attention check's outcome. Returns True when the participant was screened out."""
+def _update_enrollment(assignment: Assignment, response: Response) -> tuple[bool, bool]:
+    """Count the answer on the enrollment; mark it flagged when its participant is flagged
+    in the study, and give back the slot of an answer that does not count (flagged or
+    excluded: the item still lacks it); record an attention check's outcome. Returns
+    (screened out by this answer, the answer counts toward the quota)."""
     study = assignment.study
     counted = count_answers(
         participant_id=assignment.participant_id, study_id=study.pk, answers=1, points=response.points or 0
     )
-    if counted.attention_failed > study.max_attention_failures:
-        # Failed past the allowance but still answering (a volunteer the kind lets play on).
+    if counted.flagged:
+        # Flagged in this study and still answering (a volunteer the kind lets play on, or
+        # a researcher's flag during the session): the copy ``flags`` keeps in step.
         Response.objects.filter(pk=response.pk).update(flagged=True)
         response.flagged = True
+    if counted.flagged or counted.excluded:
+        free_slots({assignment.item_id: 1})
     if not response.is_attention_check:
-        return False
+        return False, not (counted.flagged or counted.excluded)
     enrollment = Enrollment(pk=counted.enrollment_id, participant_id=assignment.participant_id, study=study)
-    return record_attention_outcome(enrollment=enrollment, passed=response.correct is True)
+    return record_attention_outcome(enrollment=enrollment, passed=response.correct is True), False
 
 
 def answered_too_fast(duration_seconds: float | None, minimum: int | None) -> bool:

@@ -3,6 +3,7 @@
 from django import template
 
 from annotation.services.access import is_researcher as _is_researcher
+from annotation.services.populations import percent as _percent
 
 register = template.Library()
 
@@ -16,7 +17,7 @@ def is_researcher(user) -> bool:
 @register.filter
 def percent(part, whole) -> int:
     """0-100, for progress bars; 0 when there is nothing to do."""
-    return min(100, round(100 * part / whole)) if whole else 0
+    return _percent(part, whole)
 
 
 @register.filter

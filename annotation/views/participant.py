@@ -103,7 +103,6 @@ def _arrival(request: HttpRequest, study: Study, entry: CrowdEntry, *, consentin
             return redirect(next_step_url(study, enrollment))
         return None
     if study_is_full(study):
-        close_if_quota_reached(study)
         source = participant.source if participant is not None else entry.source
         return render(request, "annotation/full.html", {"study": study, "source": source})
     return None
@@ -125,7 +124,6 @@ def study_task(request: HttpRequest, step: LiveStep) -> HttpResponse:
         return redirect("study-exam", slug=study.slug)
     assignment = assign_next_item(participant=enrollment.participant, study=study)
     if assignment is None:
-        close_if_quota_reached(study)
         return _no_page(request, study, enrollment)
     return _render_task(request, study, enrollment, assignment)
 
@@ -148,6 +146,10 @@ def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
         return redirect("study-task", slug=study.slug)
     if result.screened_out:
         return redirect("study-done", slug=study.slug)
+    if result.counts and close_if_quota_reached(study, item=assignment.item):
+        # This answer filled the study: the session is over (the done page gives the code).
+        step.enrollment.refresh_from_db()
+        return _no_page(request, study, step.enrollment)
     return redirect("study-task", slug=study.slug)
 
 

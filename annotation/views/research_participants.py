@@ -17,10 +17,11 @@ from annotation.services.access import (
     access_study_for_researcher,
     can_share_study,
 )
+from annotation.services.flags import set_study_marks
 from annotation.services.platform_lists import platform_csv_lines
 from annotation.services.pseudonyms import participant_pseudonym
 from annotation.services.quality import participant_assignments, participant_pages, study_quality
-from annotation.services.research import mark_returned, set_participant_marks
+from annotation.services.research import mark_returned
 
 from .research import researcher_required
 
@@ -30,16 +31,14 @@ ACTIONS = {
     "unaccept": {"accepted": False},
     "flag": {"flagged": True},
     "unflag": {"flagged": False, "flag_reason": ""},
-    "block": {"blocked": True, "flagged": True},
-    "unblock": {"blocked": False},
     "exclude": {"excluded": True},
     "include": {"excluded": False},
 }
 PARTICIPANTS_PER_PAGE = 50
 ANSWERS_PER_PAGE = 100
 # Marks that need a reason (it becomes the exports' flag_reason) and a confirmation.
-NEEDS_REASON = {"flag", "block"}
-REASON_MAX = Participant._meta.get_field("flag_reason").max_length  # the column holds no more
+NEEDS_REASON = {"flag"}
+REASON_MAX = Enrollment._meta.get_field("flag_reason").max_length  # the column holds no more
 
 
 def _marks(action: str, post) -> dict:
@@ -61,8 +60,8 @@ def _marks(action: str, post) -> dict:
 
 
 CONFIRMATIONS = {
-    "flag": "the participant is marked flagged in this study's participants page, API and exports.",
-    "block": "the participant cannot enter any study on this site any more.",
+    "flag": "the participant is flagged in this study only: their answers here stop counting "
+    "toward the quota and the reports, and this study's pages, API and exports show the flag.",
 }
 
 
@@ -111,7 +110,7 @@ def participant_detail(request: HttpRequest, slug: str, public_id: str) -> HttpR
                 changes = _marks(action, request.POST)
             except InputError as exc:
                 return _detail(request, study, enrollment, errors=exc.errors, action=action, status=400)
-            set_participant_marks(enrollment, changes=changes)
+            set_study_marks(enrollment, changes=changes, by=request.user)
         else:
             messages.error(request, f"Unknown action {action!r}.")
             return redirect("research-participant", slug=slug, public_id=public_id)
@@ -130,8 +129,6 @@ DONE = {
     "unflag": "unflagged",
     "accept": "accepted",
     "unaccept": "no longer accepted",
-    "block": "blocked from the whole site",
-    "unblock": "unblocked",
     "exclude": "excluded from reports",
     "include": "included in reports",
 }

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from annotation.models import Enrollment, Participant, Study
 from annotation.services.access import StepRefused, require_live_step
-from annotation.services.participants import parse_crowd_params
+from annotation.services.participants import complete_enrollment, parse_crowd_params
 from annotation.services.submission import PAGE_EXPIRED
 
 from .session import PARTICIPANT_KEY, session_participant
@@ -72,6 +72,16 @@ def refused_step(request: HttpRequest, refusal: StepRefused, *, exam: bool = Fal
     htmx requests (the game's round steps) are sent to that page as a whole (HX-Redirect).
     """
     study = refusal.study
+    if _ended_by_the_quota(refusal):
+        # The study filled up while this participant was answering: their session is over,
+        # and the done page gives their code (or says it was cut short), not "return it".
+        complete_enrollment(refusal.enrollment)
+        url = reverse("study-done", kwargs={"slug": study.slug})
+        if _is_htmx(request):
+            page = HttpResponse(status=204)
+            page["HX-Redirect"] = url
+            return page
+        return redirect(url)
     if refusal.reason in (StepRefused.CLOSED, StepRefused.BLOCKED):
         template, status = REFUSAL_PAGES[refusal.reason]
         page = render(request, template, {"study": study, "source": _arrived_from(request)}, status=status)
@@ -88,6 +98,18 @@ def refused_step(request: HttpRequest, refusal: StepRefused, *, exam: bool = Fal
         page["HX-Redirect"] = url
         return page
     return redirect(url)
+
+
+def _ended_by_the_quota(refusal: StepRefused) -> bool:
+    """A closed step of someone who answered pages in a study that closed at its quota."""
+    enrollment = refusal.enrollment
+    return (
+        refusal.reason == StepRefused.CLOSED
+        and refusal.study.closed_by_quota
+        and enrollment is not None
+        and enrollment.answered_count > 0
+        and enrollment.status != Enrollment.Status.STARTED
+    )
 
 
 def next_step_url(study: Study, enrollment: Enrollment | None) -> str:

@@ -156,7 +156,11 @@ class StudyData:
         return replace(self, responses=self.responses.take(keep), observations=observations)
 
     def population(self, name: str) -> StudyData:
-        """``all``: the annotators' answers, without participants a researcher excluded;
+        """The populations of ``annotation/services/populations.py``, over the columns
+        ``scoring/data.py`` reads with its constants; ``population("passed").humans()
+        .analysed()`` is exactly ``populations.counts_mask`` (the answers that count).
+
+        ``all``: the annotators' answers, without participants a researcher excluded;
         ``passed``: also without the responses of participants who failed attention checks;
         ``adjudicated``: ``passed``, except that on an item with an adjudicated answer that
         answer alone stands for the item (adjudicated answers are in no other population).

@@ -117,7 +117,9 @@ RATER_PLOT = PlotSpec(
 def progress_rows(data: StudyData) -> list[ReportRow]:
     """Collection progress of one population: the humans' answers (attention checks
     counted apart); machine raters' answers are only counted, in the details, since
-    ``annotations_per_item`` asks for human annotators."""
+    ``annotations_per_item`` asks for human annotators. In the ``passed`` population these
+    are exactly the answers that count (``annotation/services/populations.py``), so its rows
+    agree with the overview, the API, the admin and the quota."""
     machine = data.machine_responses()
     machine_raters = count_distinct(data.responses["participant"][machine])
     machine_answers = int(machine.sum())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import Participant
+from annotation.models import Enrollment
 
 pytestmark = pytest.mark.django_db
 
@@ -52,9 +52,11 @@ def test_a_flag_reason_over_its_length_is_refused_not_trimmed(client_for, owned_
     person = enrolled(owned_study)
     path = f"/api/v1/studies/owned/participants/{person.public_id}/"
     owner = client_for("owner")
-    too_long = owner.patch(path, {"flag_reason": " " + "x" * 200}, format="json")
+    too_long = owner.patch(path, {"flagged": True, "flag_reason": " " + "x" * 200}, format="json")
     assert too_long.status_code == 400 and "flag_reason" in too_long.json()
-    assert Participant.objects.get(pk=person.pk).flag_reason == ""
-    kept = owner.patch(path, {"flag_reason": " spam "}, format="json")
+    enrollment = Enrollment.objects.get(participant=person, study=owned_study)
+    assert not enrollment.flagged and enrollment.flag_reason == ""
+    kept = owner.patch(path, {"flagged": True, "flag_reason": " spam "}, format="json")
     assert kept.status_code == 200
-    assert Participant.objects.get(pk=person.pk).flag_reason == " spam "
+    enrollment.refresh_from_db()
+    assert enrollment.flagged and enrollment.flag_reason == " spam "

@@ -58,20 +58,22 @@ def test_participant_detail_lists_every_page(client_for, three_raters):
     assert all(page["status"] == "answered" for page in detail["pages"])
 
 
-def test_flag_block_and_exclude_change_marks_and_delete_nothing(client_for, three_raters):
+def test_flag_and_exclude_change_marks_and_delete_nothing_and_block_is_refused(client_for, three_raters):
     study, people = three_raters
     url = f"/api/v1/studies/owned/participants/{people[2].public_id}/"
     owner = client_for("owner")
-    answer = owner.patch(
-        url, {"flagged": True, "flag_reason": "odd", "excluded": True, "blocked": True}, format="json"
-    )
+    # Blocking is site-wide, an admin's act: a researcher gets a 400 naming the field.
+    refused = owner.patch(url, {"flagged": True, "blocked": True}, format="json")
+    assert refused.status_code == 400 and "blocked" in refused.json()
+    assert not Enrollment.objects.get(participant=people[2], study=study).flagged
+    answer = owner.patch(url, {"flagged": True, "flag_reason": "odd", "excluded": True}, format="json")
     assert answer.status_code == 200
     body = answer.json()
     assert (body["flagged"], body["flag_reason"], body["excluded"], body["blocked"]) == (
         True,
         "odd",
         True,
-        True,
+        False,
     )
     assert Enrollment.objects.get(participant=people[2], study=study).excluded
     assert Response.objects.filter(participant=people[2]).count() == 2

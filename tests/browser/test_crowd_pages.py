@@ -154,9 +154,9 @@ def test_researcher_pages_and_the_game_preview(live_server, browser, page, shoot
     page.goto(f"{live_server.url}/research/s/{study.slug}/participants/")
     assert "PID-42" in page.inner_text("#participants")
     shoot("crowd-participants-desktop")
-    page.get_by_role("link", name="Block…").click()
+    page.get_by_role("link", name="Flag…").first.click()  # a block is an admin's act now
     page.wait_for_selector("#mark")
-    shoot("crowd-block-confirm-desktop")
+    shoot("crowd-flag-confirm-desktop")
 
     page.goto(f"{live_server.url}/s/{game.slug}/?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=h")
     page.wait_for_selector("#preview-notice")

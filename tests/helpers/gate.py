@@ -12,8 +12,8 @@ from collections.abc import Callable
 import pytest
 from django.test import Client
 
-from annotation.models import Assignment, Enrollment, Participant, Response, Study
-from annotation.services.research import change_study_status, set_participant_marks
+from annotation.models import Assignment, Participant, Response, Study
+from annotation.services.research import change_study_status
 from annotation.services.studies import load_study_file
 from tests.game_helpers import answer, boundary_study_file, guess, reveal, round_id, start_game
 from tests.helpers.exams import exam_action
@@ -30,8 +30,8 @@ def close(study: Study, participant: Participant | None = None) -> None:
 
 
 def block(study: Study, participant: Participant) -> None:
-    enrollment = Enrollment.objects.get(study=study, participant=participant)
-    set_participant_marks(enrollment, changes={"blocked": True})
+    """An admin's block (the one site-wide mark)."""
+    Participant.objects.filter(pk=participant.pk).update(blocked=True)
 
 
 def stopped(response, status: int, text: str) -> bool:

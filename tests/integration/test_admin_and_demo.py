@@ -7,7 +7,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from annotation.models import Participant, Study
+from annotation.models import Enrollment, Study
 
 pytestmark = pytest.mark.django_db
 
@@ -41,14 +41,19 @@ def test_attention_check_admin_shows_only_checks(admin_client, make_claim_study)
     assert listed == {"attn0"}
 
 
-def test_admin_actions_flag_and_block(admin_client):
-    participant = Participant.objects.create()
-    for action in ("flag", "block"):
-        admin_client.post(
-            "/admin/annotation/participant/", {"action": action, "_selected_action": [participant.pk]}
-        )
+def test_admin_blocks_site_wide_and_flags_in_one_study(admin_client, make_claim_study, enrolled):
+    study = make_claim_study()
+    participant = enrolled(study)
+    enrollment = Enrollment.objects.get(participant=participant)
+    admin_client.post(
+        "/admin/annotation/participant/", {"action": "block", "_selected_action": [participant.pk]}
+    )
+    admin_client.post(
+        "/admin/annotation/enrollment/", {"action": "flag", "_selected_action": [enrollment.pk]}
+    )
     participant.refresh_from_db()
-    assert participant.flagged and participant.blocked
+    enrollment.refresh_from_db()
+    assert participant.blocked and enrollment.flagged and enrollment.flag_reason == "flagged by an admin"
 
 
 def test_responses_are_read_only_in_admin(admin_client):

@@ -73,13 +73,12 @@ def test_accept_and_flag_with_a_reason_from_the_review_page(client, study):
     assert Enrollment.objects.get(participant=cat).accepted
     refused = client.post(url, {"action": "flag", "reason": "  ", "confirm": "yes", "back": "detail"})
     assert refused.status_code == 400 and b"Say why you flag" in refused.content
-    cat.refresh_from_db()
-    assert not cat.flagged
+    assert not Enrollment.objects.get(participant=cat).flagged
     client.post(
         url,
         {"action": "flag", "reason": "evidence never matches the label", "confirm": "yes", "back": "detail"},
     )
-    cat.refresh_from_db()
-    assert cat.flagged and cat.flag_reason == "evidence never matches the label"
+    enrollment = Enrollment.objects.get(participant=cat)
+    assert enrollment.flagged and enrollment.flag_reason == "evidence never matches the label"
     listing = client.get("/research/s/mine/participants/").content.decode()
     assert 'title="evidence never matches the label">flagged' in listing

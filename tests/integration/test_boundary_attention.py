@@ -56,7 +56,7 @@ def test_a_volunteer_who_fails_keeps_playing_flagged_and_off_the_leaderboards(se
     assert "attention check" in checks[0] and 'id="round-points"' not in checks[0]  # no points to show
     participant = Participant.objects.get()
     enrollment = Enrollment.objects.get(participant=participant)
-    assert participant.flagged and enrollment.status == "active" and enrollment.attention_failed == 2
+    assert enrollment.flagged and enrollment.status == "active" and enrollment.attention_failed == 2
     assert Response.objects.filter(participant=participant).count() == 4
     assert not Response.objects.filter(participant=participant, flagged=False).exists()
     check_responses = Response.objects.filter(is_attention_check=True)
@@ -75,7 +75,7 @@ def test_a_volunteer_who_passes_is_counted_and_not_flagged():
         play_page(client, study.slug, fail_checks=False)
     enrollment = Enrollment.objects.get()
     assert (enrollment.attention_passed, enrollment.attention_failed) == (2, 0)
-    assert not enrollment.participant.flagged
+    assert not enrollment.flagged
     assert not Response.objects.filter(flagged=True).exists()
     assert (
         "followed its instruction"
@@ -98,7 +98,7 @@ def test_a_paid_participant_who_fails_is_screened_out_with_the_code():
     done = client.get(f"/s/{study.slug}/done/").content.decode()
     assert "GAME-OUT" in done
     enrollment = Enrollment.objects.get()
-    assert enrollment.status == "screened_out" and enrollment.participant.flagged
+    assert enrollment.status == "screened_out" and enrollment.flagged
     assert not Response.objects.filter(flagged=False).exists()
 
 
@@ -122,8 +122,7 @@ def test_an_allowance_lets_one_slip_pass():
     for _ in range(4):
         assignment, _ = play_page(client, study.slug, fail_checks=not failed_once)
         failed_once = failed_once or assignment.item.is_attention_check
-    participant = Participant.objects.get()
-    assert not participant.flagged and not Response.objects.filter(flagged=True).exists()
+    assert not Enrollment.objects.get().flagged and not Response.objects.filter(flagged=True).exists()
     assert Enrollment.objects.get().attention_failed == 1
 
 

@@ -4,7 +4,7 @@ fail every attempt → the screen-out code; answers and outcomes stored."""
 import pytest
 from django.test import Client
 
-from annotation.models import Assignment, Enrollment, ExamAttempt, Participant, Response
+from annotation.models import Assignment, Enrollment, ExamAttempt, Response
 from annotation.services.studies import load_study_file
 from tests.helpers.exams import GOLD, exam_action, take_exam
 from tests.helpers.flow import start
@@ -71,9 +71,7 @@ def test_failing_every_attempt_ends_with_the_screenout_code(client, studies):
     assert "checks built into this study" not in html
     enrollment = Enrollment.objects.get(study=studies)
     assert enrollment.status == "screened_out"
-    assert not Participant.objects.get(
-        platform_worker_id="exam-fail"
-    ).flagged  # an exam is not an attention check
+    assert not enrollment.flagged  # an exam is not an attention check
     assert not Assignment.objects.filter(study=studies).exists()
     client.post(f"/s/{studies.slug}/exam/retry/")
     assert ExamAttempt.objects.count() == 2

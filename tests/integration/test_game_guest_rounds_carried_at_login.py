@@ -110,7 +110,9 @@ def test_a_flagged_guests_rounds_are_not_added_and_the_player_is_told(django_use
     browser = Client()
     start_game(browser, "news")
     play_round(browser, "news", mark=4)
-    Participant.objects.filter(user__isnull=True).update(flagged=True, flag_reason="failed attention checks")
+    Enrollment.objects.filter(participant__user__isnull=True).update(
+        flagged=True, flag_reason="failed attention checks"
+    )
 
     page = log_in(browser)
 

@@ -11,6 +11,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Enrollment, Participant, PlayerStats, Response
+from annotation.services.flags import flag_in_study
 from annotation.services.participants import enroll, give_consent
 from annotation.services.studies import load_study_file
 from annotation.views.session import PARTICIPANT_KEY
@@ -130,7 +131,8 @@ def test_leaderboard_ranks_by_average_above_the_minimum_and_shows_your_rank(sett
     settings.LEADERBOARD_MIN_ROUNDS = 3
     ace, steady, twin, newcomer = (player(news) for _ in range(4))
     paid = player(news, source="prolific", platform_worker_id="p-1")
-    cheat = player(news, flagged=True)
+    cheat = player(news)
+    flag_in_study(Enrollment.objects.get(participant=cheat, study=news), reason="copied answers")
     plan = {
         ace: [exact] * 4 + [late(1)],
         steady: [late(1)] * 4,

@@ -67,7 +67,7 @@ def test_a_researcher_the_study_is_shared_with_does_not_see_platform_ids(
     assert "PID-556" not in client.get(f"/research/s/{study.slug}/participants/").content.decode()
 
 
-def test_block_asks_for_a_reason_and_a_confirmation_and_the_reason_reaches_the_export(
+def test_flag_asks_for_a_reason_and_a_confirmation_and_the_reason_reaches_the_export(
     make_claim_study, owner, tmp_path
 ):
     study = make_claim_study()
@@ -78,20 +78,25 @@ def test_block_asks_for_a_reason_and_a_confirmation_and_the_reason_reaches_the_e
     client.force_login(owner)
     url = f"/research/s/{study.slug}/participants/{participant.public_id}/"
     listing = client.get(f"/research/s/{study.slug}/participants/").content.decode()
-    assert f"{url}?mark=block#mark" in listing and 'value="block"' not in listing
-    form = client.get(f"{url}?mark=block").content.decode()
-    assert 'name="reason"' in form and 'name="confirm"' in form and "cannot enter any study" in form
-    refused = client.post(url, {"action": "block", "reason": "copy-pasted answers"})
+    assert f"{url}?mark=flag#mark" in listing and 'value="flag"' not in listing
+    assert "?mark=block" not in listing  # blocking is an admin's act, not on this page
+    form = client.get(f"{url}?mark=flag").content.decode()
+    assert 'name="reason"' in form and 'name="confirm"' in form and "in this study only" in form
+    refused = client.post(url, {"action": "flag", "reason": "copy-pasted answers"})
     assert refused.status_code == 400 and "Tick the box" in refused.content.decode()
-    assert client.post(url, {"action": "block", "confirm": "yes"}).status_code == 400
+    assert client.post(url, {"action": "flag", "confirm": "yes"}).status_code == 400
+    assert not Enrollment.objects.get(participant=participant, study=study).flagged
+    assert (
+        client.post(url, {"action": "block", "reason": "x", "confirm": "yes"}, follow=True).status_code == 200
+    )
     participant.refresh_from_db()
     assert not participant.blocked
     done = client.post(
-        url, {"action": "block", "reason": "copy-pasted answers", "confirm": "yes"}, follow=True
+        url, {"action": "flag", "reason": "copy-pasted answers", "confirm": "yes"}, follow=True
     )
-    participant.refresh_from_db()
-    assert participant.blocked and participant.flag_reason == "copy-pasted answers"
-    assert f"Participant {participant_pseudonym(study, participant)}: blocked" in done.content.decode()
+    enrollment = Enrollment.objects.get(participant=participant, study=study)
+    assert enrollment.flagged and enrollment.flag_reason == "copy-pasted answers"
+    assert f"Participant {participant_pseudonym(study, participant)}: flagged" in done.content.decode()
     path = tmp_path / "out.csv"
     call_command("exportstudy", study.slug, "--format", "csv", "--output", str(path))
     with path.open() as handle:

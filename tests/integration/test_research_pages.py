@@ -81,7 +81,7 @@ def test_overview_shows_progress_links_and_changes_status(client, researcher):
     assert study.status == "live"
 
 
-def test_participant_actions_flag_exclude_and_block(client, researcher, enrolled):
+def test_participant_actions_flag_and_exclude_in_the_study(client, researcher, enrolled):
     study = load_study_file(claim_study_file(slug="mine"), owner=researcher).study
     person = enrolled(study, source="prolific", platform_worker_id="SECRET-PID")
     page = client.get("/research/s/mine/participants/").content.decode()
@@ -89,13 +89,13 @@ def test_participant_actions_flag_exclude_and_block(client, researcher, enrolled
     assert participant_pseudonym(study, person) in page and "SECRET-PID" in page
     url = f"/research/s/mine/participants/{person.public_id}/"
     client.post(url, {"action": "flag", "confirm": "yes"})  # a flag needs its reason
-    person.refresh_from_db()
-    assert not person.flagged
-    for action in ("flag", "exclude", "block"):
+    assert not Enrollment.objects.get(participant=person).flagged
+    for action in ("flag", "exclude", "block"):  # block: an admin's act, not on this page
         client.post(url, {"action": action, "reason": "too fast", "confirm": "yes"})
+    enrollment = Enrollment.objects.get(participant=person)
     person.refresh_from_db()
-    assert person.flagged and person.blocked and person.flag_reason == "too fast"
-    assert Enrollment.objects.get(participant=person).excluded
+    assert enrollment.flagged and enrollment.flag_reason == "too fast" and not person.blocked
+    assert enrollment.excluded
     detail = client.get(f"/research/s/mine/participants/{person.public_id}/").content.decode()
     assert 'id="attention-outcome">—<' in detail
 

@@ -75,6 +75,5 @@ def test_failing_attention_checks_screens_out_and_flags_responses(make_claim_stu
     assert outcomes[-1] is True
     enrollment = Enrollment.objects.get(participant=participant)
     assert enrollment.status == "screened_out" and enrollment.attention_failed == 1
-    participant.refresh_from_db()
-    assert participant.flagged
+    assert enrollment.flagged and enrollment.flag_reason == "failed attention checks"  # in this study
     assert set(Response.objects.filter(participant=participant).values_list("flagged", flat=True)) == {True}

@@ -53,3 +53,24 @@ def test_keeping_every_response_copies_nothing():
     data = study()
     assert data.where(np.ones(6, dtype=bool)) is data
     assert data.analysed() is data  # no attention checks
+
+
+def test_the_passed_humans_analysed_are_the_answers_that_count():
+    """The reports' populations and ``populations.counts_mask`` (the quota's rule as a mask)
+    pick the same responses."""
+    from annotation.services.populations import counts_mask
+
+    data = study()
+    data.responses.data["attention"] = np.array([False, True, False, False, False, False])
+    data.responses.data["adjudicator"] = np.array([False, False, True, False, False, False])
+    data.participants.data["model"] = np.array([False, False, False, True])
+    machine = data.participants["model"][data.responses["participant"]]
+    mask = counts_mask(
+        flagged=data.responses["flagged"],
+        excluded=data.responses["excluded"],
+        attention=data.responses["attention"],
+        machine=machine,
+        adjudicator=data.responses["adjudicator"],
+    )
+    counted = data.population("passed").humans().analysed()
+    assert counted.responses["points"].tolist() == data.responses["points"][mask].tolist() == [0.0, 3.0]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from annotation.models import Participant
+from annotation.models import Enrollment
 from annotation.services.access import can_share_study
 
-FLAG_REASON_MAX = Participant._meta.get_field("flag_reason").max_length
+FLAG_REASON_MAX = Enrollment._meta.get_field("flag_reason").max_length
 
 
 class QualificationOut(serializers.Serializer):
@@ -39,8 +39,8 @@ class ParticipantOut(serializers.Serializer):
     qualification = QualificationOut()
     attention = QualificationOut(help_text="What the attention checks say")
     exam = QualificationOut(allow_null=True, help_text="The qualification exam's outcome; null: no exam")
-    flagged = serializers.BooleanField(source="enrollment.participant.flagged")
-    flag_reason = serializers.CharField(source="enrollment.participant.flag_reason")
+    flagged = serializers.BooleanField(source="enrollment.flagged", help_text="Flagged in this study")
+    flag_reason = serializers.CharField(source="enrollment.flag_reason", help_text="Why, in this study")
     blocked = serializers.BooleanField(source="enrollment.participant.blocked")
     excluded = serializers.BooleanField(source="enrollment.excluded")
 
@@ -79,7 +79,8 @@ class ParticipantDetailOut(ParticipantOut):
 
 
 class ParticipantMarks(serializers.Serializer):
-    """Flag (with a reason), block from the whole site, or exclude from this study's reports."""
+    """Flag in this study (with a reason: the answers stop counting) or exclude from this
+    study's counts and reports (data is kept). Blocking is site-wide, an admin's act."""
 
     flagged = serializers.BooleanField(required=False)
     # Not trimmed: DRF trims before it checks max_length, so a 201-character reason starting
@@ -87,13 +88,20 @@ class ParticipantMarks(serializers.Serializer):
     flag_reason = serializers.CharField(
         required=False, allow_blank=True, trim_whitespace=False, max_length=FLAG_REASON_MAX
     )
-    blocked = serializers.BooleanField(required=False)
+    blocked = serializers.BooleanField(
+        required=False, help_text="Refused: only an admin blocks (site-wide); flag or exclude instead."
+    )
     excluded = serializers.BooleanField(required=False)
+
+    def validate_blocked(self, value):
+        raise serializers.ValidationError(
+            "Blocking is site-wide and only an admin's; flag or exclude the participant in this study."
+        )
 
     def validate(self, data):
         if not data:
             raise serializers.ValidationError(
-                {"body": ["Give at least one of flagged, flag_reason, blocked, excluded."]}
+                {"body": ["Give at least one of flagged, flag_reason, excluded."]}
             )
         return data
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Q
+from django.db.models import Q
 from drf_spectacular.utils import OpenApiTypes
 from rest_framework import status
 from rest_framework.response import Response
@@ -11,8 +11,9 @@ from annotation.api.idempotency import idempotent
 from annotation.api.parsers import JSONLinesParser, JSONLParser
 from annotation.api.schema import documented
 from annotation.api.serializers.items import ItemFilter, ItemOut, UploadResult
-from annotation.models import Assignment, Item
+from annotation.models import Item
 from annotation.services.items import upload_items
+from annotation.services.populations import counted_per_item
 
 from .base import ResearcherView
 
@@ -25,8 +26,7 @@ class ItemListView(ResearcherView):
     def get(self, request, slug):
         study = self.study()
         query = self.query(ItemFilter)
-        answered = Count("assignments", filter=Q(assignments__status=Assignment.Status.ANSWERED))
-        items = Item.objects.filter(study=study).annotate(n_answered=answered).order_by("id")
+        items = Item.objects.filter(study=study).annotate(n_answered=counted_per_item()).order_by("id")
         if query["attention_check"] is not None:
             items = items.filter(is_attention_check=query["attention_check"])
         if "system" in query:

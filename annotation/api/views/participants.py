@@ -15,8 +15,9 @@ from annotation.api.serializers.participants import (
 )
 from annotation.models import Enrollment
 from annotation.services.access import access_enrollment_for_researcher
+from annotation.services.flags import set_study_marks
 from annotation.services.quality import participant_pages, study_quality
-from annotation.services.research import mark_returned, set_participant_marks
+from annotation.services.research import mark_returned
 
 from .base import ResearcherView
 
@@ -56,7 +57,7 @@ class ParticipantDetailView(ResearcherView):
         return self._answer(request, study, access_enrollment_for_researcher(request.user, study, public_id))
 
     @documented(
-        summary="Flag, block (site-wide) or exclude from this study's reports (data is kept)",
+        summary="Flag in this study or exclude from its counts and reports (data is kept)",
         request=ParticipantMarks,
         responses={200: ParticipantDetailOut},
         write=True,
@@ -65,7 +66,7 @@ class ParticipantDetailView(ResearcherView):
     def patch(self, request, slug, public_id):
         study = self.study()
         enrollment = access_enrollment_for_researcher(request.user, study, public_id)
-        set_participant_marks(enrollment, changes=self.body(ParticipantMarks))
+        enrollment = set_study_marks(enrollment, changes=self.body(ParticipantMarks), by=request.user)
         return self._answer(request, study, enrollment)
 
 

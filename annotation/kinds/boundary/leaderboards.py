@@ -4,9 +4,9 @@ Ranked by average points per round among players with at least
 ``settings.LEADERBOARD_MIN_ROUNDS`` scored rounds; ties share a rank. Only volunteers
 (organic players) with an account, in good standing, are ranked: paid participants play for
 their study, guests are throwaway sessions (a script playing some to learn a category's answer
-key must not rank with the key), flagged or blocked players are left off, and so is a record
-no person makes without knowing the answers: more than ``settings.LEADERBOARD_MAX_EXACT_SHARE``
-of the scored rounds guessed exactly (docs/game.md).
+key must not rank with the key), players flagged in a study or blocked are left off, and so is
+a record no person makes without knowing the answers: more than
+``settings.LEADERBOARD_MAX_EXACT_SHARE`` of the scored rounds guessed exactly (docs/game.md).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db.models import F, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 
-from annotation.models import Participant, PlayerStats, Response
+from annotation.models import Enrollment, Participant, PlayerStats, Response
 from annotation.models.game import OVERALL
 
 from .charts import PointsChart, points_chart
@@ -72,9 +72,8 @@ def ranked_stats(category: str) -> QuerySet[PlayerStats]:
         exact__lte=F("rounds") * settings.LEADERBOARD_MAX_EXACT_SHARE,
         participant__source=Participant.Source.ORGANIC,
         participant__user__isnull=False,
-        participant__flagged=False,
         participant__blocked=False,
-    )
+    ).exclude(Exists(Enrollment.objects.filter(participant=OuterRef("participant"), flagged=True)))
 
 
 def leaderboard(*, category: str = OVERALL, participant: Participant | None = None) -> Leaderboard:
@@ -100,7 +99,9 @@ def _your_standing(ranked: QuerySet[PlayerStats], category: str, participant: Pa
     listed = (
         participant.source == Participant.Source.ORGANIC
         and participant.user_id is not None
-        and not (participant.flagged or participant.blocked)
+        and not (
+            participant.blocked or Enrollment.objects.filter(participant=participant, flagged=True).exists()
+        )
     )
     needed = max(settings.LEADERBOARD_MIN_ROUNDS - rounds, 0)
     if mine is not None and not needed and mine.exact > mine.rounds * settings.LEADERBOARD_MAX_EXACT_SHARE:
