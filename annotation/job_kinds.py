@@ -99,7 +99,7 @@ register_job_kind(
     queue="gpu",
     parameters=TrainRaterParameters,
     needs_study=True,
-    worker_paths={"output": "model_dir", "encoder": "model"},
+    worker_paths={"output": "output", "encoder": "model"},
 )
 register_job_kind(
     "rate",

@@ -143,7 +143,10 @@ class TrainRaterParameters(StrictSerializer):
     """A trained rater fine-tuned on the study's human answers (``train_rater``)."""
 
     output = serializers.CharField(
-        help_text="Absolute folder on the worker; the rater goes in <output>/<run id>/."
+        help_text=(
+            "Absolute folder on the worker, inside your own model folder (<root>/<username>/); "
+            "the rater goes in <output>/<run id>/."
+        )
     )
     question = serializers.RegexField(
         r"^[A-Za-z0-9_-]+$",
@@ -173,7 +176,9 @@ class TrainRaterParameters(StrictSerializer):
 class RateParameters(StrictSerializer):
     """A saved trained rater answers the study's items it has not answered (``rate``)."""
 
-    rater = serializers.CharField(help_text="Absolute path of a saved rater's directory on the worker.")
+    rater = serializers.CharField(
+        help_text="Absolute path of a saved rater's directory on the worker (yours, or in <root>/shared/)."
+    )
 
     def validate_rater(self, value: str) -> str:
         if not value.startswith("/"):

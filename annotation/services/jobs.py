@@ -106,25 +106,42 @@ def check_job_parameters(kind: str, parameters: dict | None) -> dict:
 
 
 # Which setting lists the folders a worker path parameter may point into.
-# "model": a model folder or a model's name; "model_dir": a folder only (hyperparameters, an
-# output), never a name, which the worker would look up relative to its working directory.
-PATH_ROOTS = {"model": "ROFT_MODEL_ROOTS", "model_dir": "ROFT_MODEL_ROOTS", "corpus": "ROFT_CORPUS_ROOTS"}
+# "model": a model folder or a model's name; "model_dir": a folder only (hyperparameters),
+# never a name, which the worker would look up relative to its working directory; "output": a
+# folder the job writes into (a researcher's own folder only, never the shared one).
+PATH_ROOTS = {
+    "model": "ROFT_MODEL_ROOTS",
+    "model_dir": "ROFT_MODEL_ROOTS",
+    "output": "ROFT_MODEL_ROOTS",
+    "corpus": "ROFT_CORPUS_ROOTS",
+}
 # A model given by name (a MODEL_REGISTRY entry, a registered backend, a cached hub id
 # such as ``org/name``), not by path: looked up by the worker, never opened as given.
 MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?")
+# Under each root, every researcher has a folder named by their username; this one holds what
+# the operator shares with every researcher (read only for their jobs).
+SHARED_FOLDER = "shared"
 
 
-def check_worker_paths(kind: str, parameters: dict | None) -> None:
-    """Refuse job parameters that point outside the configured worker folders.
+def check_worker_paths(kind: str, parameters: dict | None, user=None) -> None:
+    """Refuse job parameters that point outside the configured worker folders, or, for a
+    researcher, outside their own folder and the shared one.
 
     Researchers name files on the GPU workers (a corpus, a model directory); a path
     anywhere else would let them probe, or read, the workers' files. The check is on the
     path's text (the web process cannot see the workers' disks): absolute, no ``..``, under
     one of the roots. ``InputError`` naming ``parameters.<field>`` otherwise.
+
+    Ownership (``user`` given and not an admin, ``worker_folders``): under every root, a
+    researcher's jobs read only ``<root>/<username>/…`` and ``<root>/shared/…`` and write only
+    into their own folder. The disk is never looked at, so the answer is the same whether
+    another researcher's file exists or not. ``user`` None (an operator's command, the admin's
+    form) skips this part; so does an admin.
     """
     spec = JOB_KINDS.get(kind)
     if spec is None:
         return
+    folders = worker_folders(user)
     errors: dict[str, list[str]] = {}
     for name, root_kind in spec.worker_paths.items():
         given = (parameters or {}).get(name)
@@ -132,12 +149,48 @@ def check_worker_paths(kind: str, parameters: dict | None) -> None:
         roots = [posixpath.normpath(root) for root in getattr(settings, PATH_ROOTS[root_kind])]
         if not all(_allowed_path(value, root_kind, roots) for value in values):
             where = ", ".join(roots) or "none are configured"
+            noun = "model" if root_kind in ("model_dir", "output") else root_kind
             errors[f"parameters.{name}"] = [
-                f"Must be an absolute path inside the {root_kind.removesuffix('_dir')} folders "
-                f"({PATH_ROOTS[root_kind]}: {where})."
+                f"Must be an absolute path inside the {noun} folders ({PATH_ROOTS[root_kind]}: {where})."
             ]
+        elif folders is not None and not all(_owned(value, root_kind, roots, folders) for value in values):
+            errors[f"parameters.{name}"] = [_not_yours(root_kind, roots, folders)]
     if errors:
         raise InputError(errors)
+
+
+def worker_folders(user) -> dict[str, set[str]] | None:
+    """The top folders under each root that a job started for ``user`` may read and write
+    (``{"read": …, "write": …}``); None: any (an admin, or no user at all: the operator).
+
+    The one statement of who owns what under the worker roots: ``check_worker_paths`` applies it
+    to the paths a job names, the worker (``workers.tasks.base``) to the relative model names it
+    looks up. A username that cannot be a folder of its own (``shared``, ``.``) has none."""
+    if user is None or not getattr(user, "is_authenticated", False) or user.is_superuser:
+        return None
+    username = user.get_username()
+    own = set() if username in (SHARED_FOLDER, ".", "..") or "/" in username else {username}
+    return {"read": own | {SHARED_FOLDER}, "write": own}
+
+
+def _owned(value: object, root_kind: str, roots: list[str], folders: dict[str, set[str]]) -> bool:
+    if not isinstance(value, str) or not posixpath.isabs(value):
+        # None, or a model's name: the worker looks a name up only in the folders the job's
+        # owner may read (``workers.lm.registry.model_folders``), so it needs no check here.
+        return True
+    allowed = folders["write" if root_kind == "output" else "read"]
+    path = posixpath.normpath(value)
+    tops = [path[len(root) + 1 :].split("/")[0] for root in roots if path.startswith(root + "/")]
+    return bool(tops) and all(top in allowed for top in tops)  # nested roots: yours under each
+
+
+def _not_yours(root_kind: str, roots: list[str], folders: dict[str, set[str]]) -> str:
+    own = sorted(folders["write"])
+    mine = ", ".join(f"{root}/{name}/" for root in roots for name in own) or "none: ask an admin"
+    if root_kind == "output":
+        return f"Must be a folder inside your own folder ({mine}): a job writes only there."
+    shared = ", ".join(f"{root}/{SHARED_FOLDER}/" for root in roots)
+    return f"Must be inside your own folder ({mine}) or the shared folder ({shared})."
 
 
 def _allowed_path(value: object, root_kind: str, roots: list[str]) -> bool:
@@ -166,17 +219,23 @@ def start_job(*, kind: str, parameters: dict | None = None, study: Study | None 
     return job
 
 
-def check_new_job(*, kind: str, parameters: dict | None, study: Study | None) -> dict:
-    """The validated parameters of a job about to be created (``InputError`` naming the field)."""
+def check_new_job(*, kind: str, parameters: dict | None, study: Study | None, user=None) -> dict:
+    """The validated parameters of a job about to be created (``InputError`` naming the field).
+
+    A job started for a user (the API, a command's ``--owner``) names worker files only where
+    ``check_worker_paths`` lets that user; without one (the operator's commands, the admin's
+    form) any path goes."""
     parameters = check_job_parameters(kind, parameters)
     if JOB_KINDS[kind].needs_study and study is None:
         raise InputError({"study": [f"A {kind} job works on a study: choose one."]})
+    if user is not None and getattr(user, "is_authenticated", False):
+        check_worker_paths(kind, parameters, user)
     return parameters
 
 
 def create_job(*, kind: str, parameters: dict | None = None, study: Study | None = None, user=None) -> Job:
     """A validated QUEUED job row that nothing runs yet (commands run it in their own process)."""
-    parameters = check_new_job(kind=kind, parameters=parameters, study=study)
+    parameters = check_new_job(kind=kind, parameters=parameters, study=study, user=user)
     owner = user if user is not None and getattr(user, "is_authenticated", False) else None
     return Job.objects.create(kind=kind, parameters=parameters, study=study, created_by=owner)
 

@@ -13,7 +13,7 @@ from .access import can_share_study, is_researcher, researcher_studies
 from .assignment import release_participant_assignments
 from .exams import detach_exam_from_unpermitted_studies
 from .exports import ExportParameters, check_export_request
-from .jobs import check_worker_paths, start_job
+from .jobs import start_job
 from .validation import check_exam_study, check_kind_and_config, kind_named
 
 # Which status a study may move to from each status.
@@ -126,8 +126,8 @@ def start_job_for_researcher(*, user, kind: str, study_slug: str | None, paramet
             raise InputError({"study": [f"No study {study_slug!r} that you can reach."]})
     # Raw crowd ids are admin-only for every job kind that can include them.
     check_export_request(user, include_platform_ids=bool((parameters or {}).get("include_platform_ids")))
-    # Paths on the workers only inside the configured folders (admins start jobs in the admin).
-    check_worker_paths(kind, parameters)
+    # Paths on the workers: inside the configured folders, and the user's own or shared ones
+    # (``check_new_job`` calls ``check_worker_paths`` for every job started for a user).
     return start_job(kind=kind, parameters=parameters, study=study, user=user)
 
 

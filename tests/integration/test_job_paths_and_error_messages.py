@@ -60,8 +60,8 @@ def test_paths_inside_the_folders_and_model_names_are_accepted(
     settings.ROFT_CORPUS_ROOTS = ["/srv/corpora"]
     settings.ROFT_MODEL_ROOTS = ["/models"]
     with django_capture_on_commit_callbacks() as queued:
-        by_path = start(client, corpus="/srv/corpora/news.jsonl", model="/models/gpt2-xl")
-        by_name = start(client, corpus="/srv/corpora/news.jsonl", model="gpt2-xl")
+        by_path = start(client, corpus="/srv/corpora/alice/news.jsonl", model="/models/shared/gpt2-xl")
+        by_name = start(client, corpus="/srv/corpora/alice/news.jsonl", model="gpt2-xl")
     assert (by_path.status_code, by_name.status_code) == (201, 201), (by_path.content, by_name.content)
     assert Job.objects.count() == len(queued) == 2
 
@@ -70,7 +70,7 @@ def test_a_failed_job_shows_researchers_a_short_message_and_admins_the_traceback
     client, alice, settings, tmp_path, django_user_model, django_capture_on_commit_callbacks
 ):
     settings.ROFT_CORPUS_ROOTS = [str(tmp_path)]
-    missing = tmp_path / "missing.jsonl"
+    missing = tmp_path / "alice" / "missing.jsonl"  # in alice's own folder
     with django_capture_on_commit_callbacks(execute=True):
         answer = start(client, corpus=str(missing), model="demo")
     assert answer.status_code == 201, answer.content

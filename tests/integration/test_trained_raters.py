@@ -313,11 +313,11 @@ def test_rater_jobs_start_from_the_api_with_paths_only_inside_the_model_folders(
 
     with django_capture_on_commit_callbacks() as queued:
         outside = start("train_rater", output="/home/rita/raters")
-        encoder = start("train_rater", output="/models/raters", encoder="/etc/encoder")
+        encoder = start("train_rater", output="/models/rita/raters", encoder="/etc/encoder")
         relative = start("rate", rater="raters/claims-1")
-        question = start("train_rater", output="/models/raters", question="no spaces allowed")
-        trained = start("train_rater", output="/models/raters", epochs=2)
-        rating = start("rate", rater="/models/raters/label-1")
+        question = start("train_rater", output="/models/rita/raters", question="no spaces allowed")
+        trained = start("train_rater", output="/models/rita/raters", epochs=2)
+        rating = start("rate", rater="/models/rita/raters/label-1")
     assert outside.status_code == encoder.status_code == relative.status_code == question.status_code == 400
     assert "parameters.output" in outside.json() and "parameters.encoder" in encoder.json()
     assert "parameters.rater" in relative.json() and "parameters.question" in question.json()

@@ -4,8 +4,10 @@ Plain Python (no torch), so a command can check a name before it loads anything.
 
 A relative name is never a path from the worker's working directory (researchers would
 probe, and load, the worker's own files): it is a registered name, a folder inside the model
-roots (``ROFT_MODEL_ROOTS``), or a hub id looked up in the local cache only. Messages name
-what was given, never the worker's absolute paths (``without_paths``).
+roots (``ROFT_MODEL_ROOTS``), or a hub id looked up in the local cache only. While a
+researcher's job runs, only the folders they may read count (their own and the shared one:
+``model_folders``). Messages name what was given, never the worker's absolute paths
+(``without_paths``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,13 +92,35 @@ def model_roots() -> list[str]:
     )
 
 
+# The top folders of the model roots that relative names may resolve in; None: all of them.
+_READABLE_FOLDERS: ContextVar[frozenset[str] | None] = ContextVar("readable_model_folders", default=None)
+
+
+@contextmanager
+def model_folders(readable: Iterable[str] | None) -> Iterator[None]:
+    """Within this block a relative name resolves only in ``<root>/<folder>/`` for these folders
+    (a researcher's job: ``annotation.services.jobs.worker_folders``); None: anywhere in the roots."""
+    token = _READABLE_FOLDERS.set(None if readable is None else frozenset(readable))
+    try:
+        yield
+    finally:
+        _READABLE_FOLDERS.reset(token)
+
+
 def in_model_roots(name: str) -> str | None:
-    """The folder ``name`` (relative) means inside a model root, when there is one."""
+    """The folder ``name`` (relative) means inside a model root, when there is one (and, in a
+    researcher's job, only inside a folder they may read)."""
     if os.path.isabs(name) or ".." in name.split("/") or name.startswith("~"):
         return None
+    readable = _READABLE_FOLDERS.get()
     for root in model_roots():
         candidate = os.path.normpath(os.path.join(root, name))
-        if candidate.startswith(root.rstrip("/") + "/") and os.path.isdir(candidate):
+        prefix = root.rstrip("/") + "/"
+        if not candidate.startswith(prefix):
+            continue
+        if readable is not None and candidate[len(prefix) :].split("/")[0] not in readable:
+            continue
+        if os.path.isdir(candidate):
             return candidate
     return None
 

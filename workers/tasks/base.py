@@ -18,9 +18,10 @@ from annotation.services.jobs import (
     finish_job,
     job_kind_of_task,
     release_job,
+    worker_folders,
 )
 from roft_site.celery import GPU_QUEUE, app
-from workers.lm.registry import without_paths
+from workers.lm.registry import model_folders, without_paths
 from workers.progress import job_heartbeat, running_attempt
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,9 @@ class JobTask(Task):
         attempt = job.attempts
         every = max(settings.JOB_HEARTBEAT_GRACE_S / 4, 0.5)
         try:
-            with job_heartbeat(job_id, attempt, every), running_attempt(attempt):
+            folders = worker_folders(job.created_by)  # a researcher's job: their own and shared models
+            readable = None if folders is None else folders["read"]
+            with job_heartbeat(job_id, attempt, every), running_attempt(attempt), model_folders(readable):
                 result = self.run_job(job)
         except JobCancelled:
             return None

@@ -1,0 +1,206 @@
+"""Review finding N5 (adversarial review 2): the files under the worker folders belong to the
+researcher whose folder holds them. Bob built his study's items from alice's question file, ran
+alice's trained rater on his study and trained a rater into alice's folder, because the path
+check knew the folders (``ROFT_*_ROOTS``) but no owner inside them.
+
+Now a researcher's job reads only ``<root>/<username>/`` and ``<root>/shared/`` and writes only
+into its own folder; anything else is a 400 naming the field that reads the same whether the
+other file exists or not (the disk is never looked at). Admins keep full access, and so does
+the operator's command when it names no researcher."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Group
+from django.core.management import CommandError, call_command
+from rest_framework import serializers
+
+from annotation.models import Job
+from annotation.services.jobs import register_job_kind
+from annotation.services.studies import load_study_file
+from tests.conftest import claim_study_file
+from workers.lm.registry import in_model_roots, resolve_model
+from workers.tasks.base import job_task
+
+pytestmark = pytest.mark.django_db
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+
+
+class ModelParameters(serializers.Serializer):
+    model = serializers.CharField()
+
+
+register_job_kind(
+    "test-resolve-model",
+    task="tests.resolve_model_task",
+    parameters=ModelParameters,
+    worker_paths={"model": "model"},
+)
+
+
+@job_task("tests.resolve_model_task")
+def resolve_model_task(job):
+    """Where a worker finds the job's relative model name (no model is loaded)."""
+    name = job.parameters["model"]
+    return {"inside": in_model_roots(name), "source": resolve_model(name).source}
+
+
+@pytest.fixture
+def roots(settings, tmp_path):
+    """Two roots laid out per researcher, with alice's real files in them."""
+    corpora, models = tmp_path / "corpora", tmp_path / "models"
+    questions = (EXAMPLES / "simulation-questions.jsonl").read_text()
+    for folder in ("alice", "bob", "shared"):
+        (corpora / folder).mkdir(parents=True)
+        (models / folder).mkdir(parents=True)
+    (corpora / "alice" / "secret-questions.jsonl").write_text(questions)
+    (corpora / "shared" / "questions.jsonl").write_text(questions)
+    (models / "alice" / "label-20261125T171242Z-977f5c").mkdir()
+    (models / "alice" / "tuned").mkdir()
+    settings.ROFT_CORPUS_ROOTS = [str(corpora)]
+    settings.ROFT_MODEL_ROOTS = [str(models)]
+    settings.MODEL_REGISTRY = {"tiny-sim": {"path": str(models / "registry" / "tiny-sim")}}
+    return {"corpora": corpora, "models": models}
+
+
+@pytest.fixture
+def accounts(django_user_model):
+    researchers = Group.objects.get_or_create(name="researchers")[0]
+    made = {}
+    for name in ("alice", "bob"):
+        made[name] = django_user_model.objects.create_user(name, password=f"pw-{name}-1")
+        made[name].groups.add(researchers)
+    made["admin"] = django_user_model.objects.create_superuser("admin", "", "pw-admin-1")
+    simulation = json.loads((EXAMPLES / "simulation.json").read_text())
+    simulation.pop("qualification")  # its exam is beside the point here
+    for name in ("alice", "bob"):
+        load_study_file(claim_study_file(slug=f"{name[0]}-claims", items=4), owner=made[name])
+        load_study_file(copy.deepcopy(simulation) | {"slug": f"{name[0]}-sim"}, owner=made[name])
+    return made
+
+
+@pytest.fixture
+def start(client, accounts, django_capture_on_commit_callbacks):
+    """POST /api/v1/jobs/ as a user; returns the answer and whether anything was queued."""
+
+    def post(username: str, kind: str, study: str | None, **parameters):
+        client.force_login(accounts[username])
+        body = {"kind": kind, "study": study, "parameters": parameters}
+        with django_capture_on_commit_callbacks() as queued:
+            answer = client.post("/api/v1/jobs/", body, content_type="application/json")
+        assert (answer.status_code == 201) == bool(queued), answer.content
+        return answer
+
+    return post
+
+
+def build(start, username: str, study: str, questions: str):
+    return start(
+        username,
+        "build_simulation_study",
+        study,
+        questions=questions,
+        explainer="tiny-sim",
+        generators=["tiny-sim"],
+    )
+
+
+def test_bob_cannot_build_his_study_from_alices_question_file_and_cannot_tell_it_exists(start, roots):
+    existing = build(start, "bob", "b-sim", str(roots["corpora"] / "alice" / "secret-questions.jsonl"))
+    missing = build(start, "bob", "b-sim", str(roots["corpora"] / "alice" / "nope.jsonl"))
+    assert existing.status_code == missing.status_code == 400
+    assert existing.json() == missing.json()  # the same answer for a real file and a missing one
+    assert list(existing.json()) == ["parameters.questions"], existing.json()
+    message = existing.json()["parameters.questions"][0]
+    assert f"{roots['corpora']}/bob/" in message and "alice" not in message
+    assert not Job.objects.exists()
+
+
+def test_alice_builds_from_her_own_file_and_anyone_from_the_shared_folder(start, roots):
+    assert (
+        build(start, "alice", "a-sim", str(roots["corpora"] / "alice" / "secret-questions.jsonl")).status_code
+        == 201
+    )
+    assert (
+        build(start, "bob", "b-sim", str(roots["corpora"] / "shared" / "questions.jsonl")).status_code == 201
+    )
+    assert build(start, "bob", "b-sim", str(roots["corpora"] / "bob" / "q.jsonl")).status_code == 201
+    assert Job.objects.filter(kind="build_simulation_study").count() == 3
+
+
+def test_bob_cannot_rate_with_alices_trained_rater_and_alice_can(start, roots):
+    rater = roots["models"] / "alice" / "label-20261125T171242Z-977f5c"
+    existing = start("bob", "rate", "b-claims", rater=str(rater))
+    missing = start("bob", "rate", "b-claims", rater=str(roots["models"] / "alice" / "label-nope"))
+    assert existing.status_code == missing.status_code == 400
+    assert existing.json() == missing.json() and list(existing.json()) == ["parameters.rater"]
+    assert start("alice", "rate", "a-claims", rater=str(rater)).status_code == 201
+    assert list(Job.objects.values_list("created_by__username", flat=True)) == ["alice"]
+
+
+@pytest.mark.parametrize("folder", ["alice", "shared", ""])
+def test_bob_trains_raters_only_into_his_own_folder(start, roots, folder):
+    """The shared folder is read only for researchers, and the root itself is nobody's."""
+    refused = start("bob", "train_rater", "b-claims", output=str(roots["models"] / folder).rstrip("/"))
+    assert refused.status_code == 400 and list(refused.json()) == ["parameters.output"], refused.json()
+    assert "your own folder" in refused.json()["parameters.output"][0]
+    assert (
+        start("bob", "train_rater", "b-claims", output=str(roots["models"] / "bob" / "raters")).status_code
+        == 201
+    )
+
+
+@pytest.mark.parametrize(
+    ("username", "name", "found"),
+    [
+        ("bob", "alice/tuned", None),  # alice's folder: not looked at in bob's job
+        ("bob", "shared/tuned", "shared/tuned"),
+        ("bob", "bob/tuned", "bob/tuned"),
+        ("alice", "alice/tuned", "alice/tuned"),
+        ("admin", "alice/tuned", "alice/tuned"),
+    ],
+)
+def test_a_relative_model_name_resolves_only_in_the_folders_the_jobs_owner_may_read(
+    start, roots, username, name, found, django_capture_on_commit_callbacks
+):
+    """The worker looks a relative name up inside the model roots: in bob's job, ``alice/tuned``
+    is not alice's folder (it is a hub id for the local cache, which fails like any missing name)."""
+    for folder in ("alice", "bob", "shared"):
+        (roots["models"] / folder / "tuned").mkdir(exist_ok=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = start(username, "test-resolve-model", None, model=name)
+    assert answer.status_code == 201, answer.content
+    job = Job.objects.get(pk=answer.json()["id"])
+    assert job.status == "done", job.error
+    expected = None if found is None else str(roots["models"] / found)
+    assert job.result == {"inside": expected, "source": expected or name}
+
+
+def test_an_admin_may_name_any_researchers_files(start, roots):
+    questions = str(roots["corpora"] / "alice" / "secret-questions.jsonl")
+    assert build(start, "admin", "b-sim", questions).status_code == 201
+    rater = str(roots["models"] / "alice" / "label-20261125T171242Z-977f5c")
+    assert start("admin", "rate", "b-claims", rater=rater).status_code == 201
+    assert start("admin", "train_rater", "b-claims", output=str(roots["models"] / "alice")).status_code == 201
+    # still only inside the roots
+    assert start("admin", "rate", "b-claims", rater="/etc/rater").status_code == 400
+
+
+def test_a_command_naming_a_researcher_follows_their_rule_and_the_operators_does_not(
+    roots, accounts, django_capture_on_commit_callbacks
+):
+    into_alices = str(roots["models"] / "alice")
+    with pytest.raises(CommandError, match=r"parameters\.output") as refused:
+        call_command(
+            "train_rater", "--study", "b-claims", "--output", into_alices, "--owner", "bob", "--queue"
+        )
+    assert "your own folder" in str(refused.value)
+    assert not Job.objects.exists()
+    with django_capture_on_commit_callbacks() as queued:
+        call_command("train_rater", "--study", "b-claims", "--output", into_alices, "--queue")
+    assert len(queued) == Job.objects.count() == 1
