@@ -144,13 +144,21 @@ class LiveStep:
         return self.assignment
 
 
-def require_study_open(study: Study, user=None) -> None:
-    """A live study takes answers; a draft only from those who manage it (their preview)."""
+def require_study_open(study: Study, user=None, enrollment: Enrollment | None = None) -> None:
+    """A live study takes answers; a draft only from those who manage it (their preview).
+
+    A study that takes no answers still gives ``enrollment`` (the participant's, if they
+    have one) its place: a participant who finished (completed, screened out, returned) is
+    refused as ``FINISHED``, which sends them to their code, whatever closed the study;
+    anyone else is refused as ``CLOSED``, with their enrollment named (None: never started).
+    """
     if study.status == Study.Status.LIVE:
         return
     if study.status == Study.Status.DRAFT and can_manage_study(user, study):
         return
-    raise StepRefused(StepRefused.CLOSED, study)
+    if enrollment is not None and enrollment.finished:
+        raise StepRefused(StepRefused.FINISHED, study, enrollment)
+    raise StepRefused(StepRefused.CLOSED, study, enrollment)
 
 
 def _exam_closed(exam_id: int) -> bool:
@@ -199,12 +207,9 @@ def require_live_step(
         study, participant = enrollment.study, enrollment.participant
         if study.status == Study.Status.DRAFT and not can_manage_study(user, study):
             raise Http404("No such study.")
-    try:
-        require_study_open(study, user)
-    except StepRefused as refused:
-        # Named, so that a session the study's quota ended is sent to its done page.
-        refused.enrollment = enrollment
-        raise
+    # The enrollment is named, so that a finished participant is sent to their code and a
+    # session the study's quota ended to its done page.
+    require_study_open(study, user, enrollment)
     if participant is None:
         raise StepRefused(StepRefused.NOT_STARTED, study)
     require_not_blocked(participant, study)
