@@ -22,6 +22,7 @@ from annotation.models import Assignment, Enrollment, Exam, Item, Job, Participa
 
 from . import sql_rows
 from .assignment import assignment_is_open
+from .populations import not_a_test_q
 
 RESEARCHERS_GROUP = "researchers"
 # The gate's one query: the enrollment, its study and participant, the page and its item.
@@ -54,6 +55,12 @@ def can_manage_study(user, study: Study) -> bool:
     if user.is_superuser or study.owner_id == user.pk:
         return True
     return is_researcher(user) and study.shared_with.filter(pk=user.pk).exists()
+
+
+def is_test_visit(user, study: Study) -> bool:
+    """Someone who manages the study taking part in it is trying it: their enrollment is a
+    test (``Enrollment.is_test``), whose answers count nowhere (``populations``)."""
+    return can_manage_study(user, study)
 
 
 def can_share_study(user, study: Study) -> bool:
@@ -319,8 +326,9 @@ def access_enrollment_for_researcher(user, study: Study, public_id: str) -> Enro
 
 
 def researcher_responses(user):
-    """Responses in the studies a researcher reaches (none for anyone else)."""
-    return Response.objects.filter(study__in=researcher_studies(user))
+    """Responses in the studies a researcher reaches (none for anyone else), but the test
+    runs of researchers trying them (``populations.not_a_test_q``)."""
+    return Response.objects.filter(study__in=researcher_studies(user)).filter(not_a_test_q())
 
 
 def researcher_jobs(user):

@@ -16,6 +16,7 @@ from annotation.services.access import (
     LiveStep,
     StepRefused,
     access_study_for_participant,
+    is_test_visit,
     require_not_blocked,
     require_study_open,
 )
@@ -76,7 +77,8 @@ def study_consent(request: HttpRequest, slug: str) -> HttpResponse:
         entry=entry, session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
     )
     remember_participant(request, participant)
-    give_consent(enroll(participant=participant, study=study, session=entry.session))
+    is_test = is_test_visit(request.user, study)
+    give_consent(enroll(participant=participant, study=study, session=entry.session, is_test=is_test))
     return redirect("study-task", slug=study.slug)
 
 
