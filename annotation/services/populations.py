@@ -9,8 +9,9 @@ reports' ``passed`` human population, in what raters learn from) when:
   ``flags.flag_in_study``; a screen-out flags, so screened-out answers are out too);
 - its participant is not excluded from this study (``Enrollment.excluded``);
 - it is not a test answer (``Enrollment.is_test``: a researcher who manages the study trying
-  it; ``real_enrollments`` / ``real_answers`` / ``not_a_test_sql`` leave these out of
-  every list, export and report, and the study's researchers can discard them);
+  it; ``real_enrollments``, ``real_answers``, ``not_a_test_q`` and ``not_a_test_sql`` leave
+  these out of every list, export, API answer and report altogether (so ``counts_mask``
+  never sees them), and the study's researchers can discard them);
 - it is not an attention check (those test the participant, not the items).
 
 Two renderings of the same rule: ``COUNTS`` (and ``counting_answers``), a queryset
