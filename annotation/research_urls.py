@@ -21,6 +21,11 @@ urlpatterns = [
     path("s/<slug:slug>/progress/", research_studies.study_progress, name="research-study-progress"),
     path("s/<slug:slug>/status/", research_studies.study_status, name="research-study-status"),
     path("s/<slug:slug>/preview/", research_studies.study_preview, name="research-study-preview"),
+    path(
+        "s/<slug:slug>/test-answers/discard/",
+        research_studies.study_discard_tests,
+        name="research-study-discard-tests",
+    ),
     path("s/<slug:slug>/participants/", research_participants.participant_list, name="research-participants"),
     path(
         "s/<slug:slug>/participants/for-<str:source>.csv",

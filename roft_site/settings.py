@@ -331,9 +331,12 @@ NUM_PROXIES = env_int("NUM_PROXIES", 0, minimum=0)
 
 # Minutes an unanswered assignment is held for a participant before its slot is released.
 ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 30, minimum=1)
-# Minutes an anonymous participant (no crowd id, not logged in) holds a page before they have
-# answered one: throwaway sessions cannot hold a study's pages for the full timeout.
-ANONYMOUS_FIRST_PAGE_MINUTES = env_int("ANONYMOUS_FIRST_PAGE_MINUTES", 5, minimum=1)
+# Minutes a participant who has answered nothing in a study holds their first page, whatever
+# their source (a made-up crowd id is as cheap as a new browser): throwaway sessions cannot
+# make a study look full for the full timeout. ANONYMOUS_FIRST_PAGE_MINUTES is its old name.
+FIRST_PAGE_MINUTES = env_int(
+    "FIRST_PAGE_MINUTES", env_int("ANONYMOUS_FIRST_PAGE_MINUTES", 5, minimum=1), minimum=1
+)
 # Seconds between runs of the periodic release of expired assignments (celery beat).
 RELEASE_EXPIRED_EVERY_SECONDS = env_int("RELEASE_EXPIRED_EVERY_SECONDS", 60, minimum=1)
 # Seconds between checks for live studies whose reports are out of date (celery beat).

@@ -31,8 +31,8 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
 from annotation.kinds import TaskKind, get_kind
-from annotation.models import Enrollment, Item, Participant, Response, Study
-from annotation.services.populations import ADJUDICATOR, MACHINE
+from annotation.models import Item, Participant, Study
+from annotation.services.populations import ADJUDICATOR, MACHINE, real_answers, real_enrollments
 from annotation.services.pseudonyms import pseudonym
 from scoring.item_cache import cached_item_columns
 from scoring.reports.base import (
@@ -74,7 +74,7 @@ def load_study_data(study: Study, builder: KindReport, *, by: Sequence[str] = ()
     if kind is not None and asks_each_answer:
         responses, observations = _read_with_agreement(study, fields, kind)
     else:
-        responses = _read_table(Response.objects.filter(study=study), fields)
+        responses = _read_table(real_answers(study), fields)
         observations = None  # once the responses' items are row numbers (below)
     participant_ids, participants, excluded = _read_participants(study, responses["participant_id"])
     responses.data["item"] = row_numbers(items.data.pop("id"), responses.data.pop("item_id"))
@@ -170,7 +170,7 @@ def _read_participants(study: Study, answered: np.ndarray) -> tuple[np.ndarray, 
     judges = Case(When(participant__source=ADJUDICATOR, then=1), default=0)
     fields = {"participant_id": Field("participant_id", "column"), "excluded": Field("excluded", "truth")}
     extra: dict[str, Combinable] = {"model": is_model, "adjudicator": judges}
-    table = _read_table(Enrollment.objects.filter(study=study), fields, extra=extra)
+    table = _read_table(real_enrollments(study), fields, extra=extra)
     ids, excluded, model = table["participant_id"], table["excluded"] == 1, table["model"] == 1
     adjudicator = table["adjudicator"] == 1
     missing = np.setdiff1d(distinct_counts(answered)[0], ids)  # counted, not sorted, when ids are near
@@ -203,7 +203,7 @@ def _read_with_agreement(study: Study, fields: dict[str, Field], kind: TaskKind)
     expressions = ["id", *[_expression(f) for f in fields.values()], "answer"]
     types = {"id": "number", **{n: _column_type(f) for n, f in fields.items()}}
     observer = _Observer(kind, study)
-    query = Response.objects.filter(study=study).order_by("item_id", "id")
+    query = real_answers(study).order_by("item_id", "id")
     json_positions = [*_json_positions(types, names), len(expressions) - 1]
     try:
         columns = _collect(observer.watch(_stream(query, expressions, json_positions)), names, types)

@@ -17,8 +17,9 @@ from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
-from annotation.models import Enrollment, Job, Response, Study
+from annotation.models import Enrollment, Job, Study
 from annotation.services.jobs import Progress, no_progress, start_job, sweep_stalled_jobs
+from annotation.services.populations import real_answers
 from scoring.data import load_study_data, one_snapshot
 from scoring.models import Report
 from scoring.reports import report_for
@@ -46,7 +47,7 @@ def study_fingerprint(study: Study, *, counted: tuple[int, int] | None = None) -
     read every response of the study in the same snapshot (the reports): then only the
     latest time (an index lookup) and the exclusions are asked, not a count over every row.
     """
-    answers = Response.objects.filter(study=study)
+    answers = real_answers(study)
     if counted is None:
         responses = answers.aggregate(
             responses=Count("id"), latest=Max("answered_at"), flagged=Count("id", filter=Q(flagged=True))

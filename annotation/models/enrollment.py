@@ -54,6 +54,12 @@ class Enrollment(models.Model):
         db_default=False,  # rows written with COPY (bench, bulk tools) need no value for it
         help_text="A researcher reviewed this participant's answers and accepted them.",
     )
+    is_test = models.BooleanField(
+        default=False,
+        db_default=False,  # rows written with COPY (bench, bulk tools) need no value for it
+        help_text="A researcher who manages the study trying it: its answers count nowhere and "
+        "are left out of the reports, exports and participant lists (set when enrolled).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

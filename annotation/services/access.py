@@ -22,6 +22,7 @@ from annotation.models import Assignment, Enrollment, Exam, Item, Job, Participa
 
 from . import sql_rows
 from .assignment import assignment_is_open
+from .populations import not_a_test_q
 
 RESEARCHERS_GROUP = "researchers"
 # The gate's one query: the enrollment, its study and participant, the page and its item.
@@ -54,6 +55,12 @@ def can_manage_study(user, study: Study) -> bool:
     if user.is_superuser or study.owner_id == user.pk:
         return True
     return is_researcher(user) and study.shared_with.filter(pk=user.pk).exists()
+
+
+def is_test_visit(user, study: Study) -> bool:
+    """Someone who manages the study taking part in it is trying it: their enrollment is a
+    test (``Enrollment.is_test``), whose answers count nowhere (``populations``)."""
+    return can_manage_study(user, study)
 
 
 def can_share_study(user, study: Study) -> bool:
@@ -144,13 +151,21 @@ class LiveStep:
         return self.assignment
 
 
-def require_study_open(study: Study, user=None) -> None:
-    """A live study takes answers; a draft only from those who manage it (their preview)."""
+def require_study_open(study: Study, user=None, enrollment: Enrollment | None = None) -> None:
+    """A live study takes answers; a draft only from those who manage it (their preview).
+
+    A study that takes no answers still gives ``enrollment`` (the participant's, if they
+    have one) its place: a participant who finished (completed, screened out, returned) is
+    refused as ``FINISHED``, which sends them to their code, whatever closed the study;
+    anyone else is refused as ``CLOSED``, with their enrollment named (None: never started).
+    """
     if study.status == Study.Status.LIVE:
         return
     if study.status == Study.Status.DRAFT and can_manage_study(user, study):
         return
-    raise StepRefused(StepRefused.CLOSED, study)
+    if enrollment is not None and enrollment.finished:
+        raise StepRefused(StepRefused.FINISHED, study, enrollment)
+    raise StepRefused(StepRefused.CLOSED, study, enrollment)
 
 
 def _exam_closed(exam_id: int) -> bool:
@@ -199,12 +214,9 @@ def require_live_step(
         study, participant = enrollment.study, enrollment.participant
         if study.status == Study.Status.DRAFT and not can_manage_study(user, study):
             raise Http404("No such study.")
-    try:
-        require_study_open(study, user)
-    except StepRefused as refused:
-        # Named, so that a session the study's quota ended is sent to its done page.
-        refused.enrollment = enrollment
-        raise
+    # The enrollment is named, so that a finished participant is sent to their code and a
+    # session the study's quota ended to its done page.
+    require_study_open(study, user, enrollment)
     if participant is None:
         raise StepRefused(StepRefused.NOT_STARTED, study)
     require_not_blocked(participant, study)
@@ -314,8 +326,9 @@ def access_enrollment_for_researcher(user, study: Study, public_id: str) -> Enro
 
 
 def researcher_responses(user):
-    """Responses in the studies a researcher reaches (none for anyone else)."""
-    return Response.objects.filter(study__in=researcher_studies(user))
+    """Responses in the studies a researcher reaches (none for anyone else), but the test
+    runs of researchers trying them (``populations.not_a_test_q``)."""
+    return Response.objects.filter(study__in=researcher_studies(user)).filter(not_a_test_q())
 
 
 def researcher_jobs(user):

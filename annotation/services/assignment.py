@@ -30,7 +30,6 @@ from annotation.models import Assignment, Enrollment, Item, Participant, Study
 
 from . import sql_rows
 from .attention import attention_pages
-from .participants import is_anonymous
 from .populations import counted_per_item
 
 LOCKED_RETRY_SECONDS = 0.02
@@ -73,7 +72,7 @@ def assign_next_item(
             item = _pick_item(study, participant, draw, attention=False)
         if item is None:
             return None
-        expires_at = page_expires_at(study, participant, answered=enrollment.answered_count, now=now)
+        expires_at = page_expires_at(study, answered=enrollment.answered_count, now=now)
         return create_assignment(
             study=study,
             item=item,
@@ -86,16 +85,17 @@ def assign_next_item(
         )
 
 
-def page_expires_at(study: Study, participant: Participant, *, answered: int, now: datetime) -> datetime:
+def page_expires_at(study: Study, *, answered: int, now: datetime) -> datetime:
     """When a page handed out now goes back to the pool if it is not answered.
 
-    The study's timeout; but an anonymous participant who has answered nothing yet holds a
-    page only ``ANONYMOUS_FIRST_PAGE_MINUTES``, so throwaway sessions cannot keep a study's
-    pages from everyone else for the full timeout.
+    The study's timeout; but a participant who has answered nothing yet in the study holds
+    their first page only ``FIRST_PAGE_MINUTES``, whatever their source: a made-up crowd id
+    costs no more than a new browser, so sessions that never answer cannot make a study look
+    full to real newcomers for the full timeout (docs/crowd.md, "Places and time-outs").
     """
     minutes = study.timeout_minutes
-    if answered == 0 and is_anonymous(participant):
-        minutes = min(minutes, settings.ANONYMOUS_FIRST_PAGE_MINUTES)
+    if answered == 0:
+        minutes = min(minutes, settings.FIRST_PAGE_MINUTES)
     return now + timedelta(minutes=minutes)
 
 

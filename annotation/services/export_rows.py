@@ -28,6 +28,7 @@ from django.db import connection, transaction
 from annotation.models import Assignment, Enrollment, Exam, ExamAttempt, Item, Participant, Response, Study
 from annotation.services.jobs import Progress, no_progress
 
+from .populations import not_a_test_sql, real_answers
 from .pseudonyms import PseudonymCache
 
 BATCH_ROWS = 5000
@@ -268,7 +269,7 @@ def response_select(
         f"JOIN {t['p']} p ON p.id = r.participant_id "
         f"JOIN {dialect().pseudonyms} ps ON ps.participant_id = r.participant_id "
         f"LEFT JOIN {t['e']} e ON e.participant_id = r.participant_id AND e.study_id = r.study_id "
-        f"WHERE r.study_id = %s{bounds} ORDER BY r.id"
+        f"WHERE r.study_id = %s AND {not_a_test_sql('r')}{bounds} ORDER BY r.id"
     )
     return fenced_select(columns, target, source, [study.pk, *bound_params])
 
@@ -343,7 +344,7 @@ def chunk_ranges(study: Study) -> list[tuple[int | None, int | None]]:
     t = table_names()
     sql = (
         f"SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM {t['r']} "  # noqa: S608
-        f"WHERE study_id = %s) ids WHERE n %% %s = 0 ORDER BY id"
+        f"WHERE study_id = %s AND {not_a_test_sql(t['r'])}) ids WHERE n %% %s = 0 ORDER BY id"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [study.pk, COPY_CHUNK_ROWS])
@@ -361,7 +362,7 @@ def copy_out(
     Progress is reported (and a cancelled export stops) between two COPYs: while a COPY
     runs its connection takes no other statement, and the job's progress is written on it.
     The driver hands over one row per call: a C buffer takes them (as a file would)."""
-    total = Response.objects.filter(study=study).count()
+    total = real_answers(study).count()
     written = 0
     sink = io.BufferedWriter(_Sink(out), buffer_size=COPY_BUFFER_BYTES)
     with connection.cursor() as cursor:

@@ -38,6 +38,7 @@ from .export_rows import (
     table_names,
 )
 from .jobs import Progress, no_progress
+from .populations import not_a_test_sql
 
 READABLE = 0o644  # the archive's files unpack readable by everyone, as any download
 
@@ -133,7 +134,8 @@ def tables(include_platform_ids: bool, exam: Exam | None = None) -> list[Table]:
                 *participant_columns(include_platform_ids, exam)[1:],
             ],
             f"FROM {t['e']} e JOIN {t['p']} p ON p.id = e.participant_id "
-            f"JOIN {ps} ps ON ps.participant_id = e.participant_id WHERE e.study_id = %s ORDER BY e.id",
+            f"JOIN {ps} ps ON ps.participant_id = e.participant_id WHERE e.study_id = %s AND NOT e.is_test "
+            "ORDER BY e.id",
         ),
         Table(
             "assignments",
@@ -153,7 +155,8 @@ def tables(include_platform_ids: bool, exam: Exam | None = None) -> list[Table]:
                 Column("answered_at", "time", "a.answered_at", "UTC, ISO 8601."),
             ],
             f"FROM {t['a']} a JOIN {t['i']} i ON i.id = a.item_id "
-            f"JOIN {ps} ps ON ps.participant_id = a.participant_id WHERE a.study_id = %s ORDER BY a.id",
+            f"JOIN {ps} ps ON ps.participant_id = a.participant_id WHERE a.study_id = %s "
+            f"AND {not_a_test_sql('a')} ORDER BY a.id",
         ),
         Table(
             "responses",
@@ -173,7 +176,8 @@ def tables(include_platform_ids: bool, exam: Exam | None = None) -> list[Table]:
                 *[column for column in RESPONSE_TAIL if column.name != "position"],
             ],
             f"FROM {t['r']} r JOIN {t['i']} i ON i.id = r.item_id "
-            f"JOIN {ps} ps ON ps.participant_id = r.participant_id WHERE r.study_id = %s ORDER BY r.id",
+            f"JOIN {ps} ps ON ps.participant_id = r.participant_id WHERE r.study_id = %s "
+            f"AND {not_a_test_sql('r')} ORDER BY r.id",
         ),
     ] + [build() for build in LATER_TABLES]
 

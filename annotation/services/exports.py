@@ -20,7 +20,7 @@ from django.db import connection
 from rest_framework import serializers
 
 from annotation.errors import InputError
-from annotation.models import Job, Response, Study
+from annotation.models import Job, Study
 
 from .export_rows import (
     Column,
@@ -31,6 +31,7 @@ from .export_rows import (
     stream_rows,
 )
 from .jobs import Progress, no_progress
+from .populations import real_answers
 
 FORMATS = {"csv": "csv", "jsonl": "jsonl", "sqlite": "zip"}  # format → the export job's file extension
 PROGRESS_EVERY = 20_000
@@ -117,7 +118,7 @@ def _write_rows(study, fmt: str, path: Path, include_platform_ids: bool, progres
             csv.writer(header, lineterminator="\n").writerow([column.name for column in columns])
             out.write(header.getvalue().encode())
             return copy_csv_rows(study, columns, out, progress=progress)
-    total = Response.objects.filter(study=study).count()
+    total = real_answers(study).count()
     rows = stream_rows(study, columns, "csv" if fmt == "csv" else "json_text")
     with open(path, "w", encoding="utf-8", newline="") as out:
         return (_write_csv if fmt == "csv" else _write_jsonl)(columns, rows, total, out, progress)

@@ -84,12 +84,15 @@ def enroll(
     study: Study,
     session: dict | None = None,
     status: str = Enrollment.Status.STARTED,
+    is_test: bool = False,
 ) -> Enrollment:
     """The participant's enrollment in the study, created on first entry (in ``status``:
-    an import enrolls its participants as having completed the study)."""
+    an import enrolls its participants as having completed the study). ``is_test``: a
+    researcher who manages the study is trying it (``access.is_test_visit``); decided once,
+    when the enrollment is created."""
     try:
         with transaction.atomic():
-            defaults = {"platform_session": session or {}, "status": status}
+            defaults = {"platform_session": session or {}, "status": status, "is_test": is_test}
             enrollment, created = Enrollment.objects.get_or_create(
                 participant=participant, study=study, defaults=defaults
             )
@@ -109,6 +112,7 @@ class CountedAnswers:
     attention_failed: int
     flagged: bool = False
     excluded: bool = False
+    is_test: bool = False
 
 
 def count_answers(*, participant_id: int, study_id: int, answers: int, points: float) -> CountedAnswers:
@@ -122,13 +126,16 @@ def count_answers(*, participant_id: int, study_id: int, answers: int, points: f
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {table} SET answered_count = answered_count + %s, points_total = points_total + %s "  # noqa: S608 - the model's own table name
-            "WHERE participant_id = %s AND study_id = %s RETURNING id, attention_failed, flagged, excluded",
+            "WHERE participant_id = %s AND study_id = %s "
+            "RETURNING id, attention_failed, flagged, excluded, is_test",
             [answers, points, participant_id, study_id],
         )
         row = cursor.fetchone()
     if row is None:
         raise Enrollment.DoesNotExist(f"No enrollment of participant {participant_id} in study {study_id}.")
-    return CountedAnswers(enrollment_id=row[0], attention_failed=row[1], flagged=row[2], excluded=row[3])
+    return CountedAnswers(
+        enrollment_id=row[0], attention_failed=row[1], flagged=row[2], excluded=row[3], is_test=row[4]
+    )
 
 
 def give_consent(enrollment: Enrollment) -> None:

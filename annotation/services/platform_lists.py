@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from annotation.models import Enrollment, Participant, Study
 
 from .export_rows import neutralise
+from .populations import real_enrollments
 from .pseudonyms import PseudonymCache
 
 
@@ -45,7 +46,8 @@ def platform_status(enrollment: Enrollment) -> str:
 def platform_rows(study: Study, source: str) -> list[PlatformRow]:
     """The study's participants from ``source`` (prolific or mturk), in order of arrival."""
     enrollments = (
-        Enrollment.objects.filter(study=study, participant__source=source)
+        real_enrollments(study)
+        .filter(participant__source=source)
         .select_related("participant")
         .order_by("id")
     )

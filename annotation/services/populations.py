@@ -8,6 +8,10 @@ reports' ``passed`` human population, in what raters learn from) when:
 - its participant is not flagged in this study (``Enrollment.flagged``, written only by
   ``flags.flag_in_study``; a screen-out flags, so screened-out answers are out too);
 - its participant is not excluded from this study (``Enrollment.excluded``);
+- it is not a test answer (``Enrollment.is_test``: a researcher who manages the study trying
+  it; ``real_enrollments``, ``real_answers``, ``not_a_test_q`` and ``not_a_test_sql`` leave
+  these out of every list, export, API answer and report altogether (so ``counts_mask``
+  never sees them), and the study's researchers can discard them);
 - it is not an attention check (those test the participant, not the items).
 
 Two renderings of the same rule: ``COUNTS`` (and ``counting_answers``), a queryset
@@ -32,9 +36,44 @@ NOT_HUMAN = (MACHINE, ADJUDICATOR)
 
 
 def _excluded() -> Exists:
+    """The answer's enrollment is excluded or a test (either way its answers do not count)."""
     return Exists(
-        Enrollment.objects.filter(participant=OuterRef("participant"), study=OuterRef("study"), excluded=True)
+        Enrollment.objects.filter(participant=OuterRef("participant"), study=OuterRef("study")).filter(
+            Q(excluded=True) | Q(is_test=True)
+        )
     )
+
+
+def real_answers(study: Study) -> QuerySet[Response]:
+    """The study's answers but a researcher's tests (``Enrollment.is_test``): every answer
+    the reports read (counting or not)."""
+    tests = Enrollment.objects.filter(study=study, is_test=True).values("participant_id")
+    return Response.objects.filter(study=study).exclude(participant_id__in=tests)
+
+
+# The same, in the exports' SQL (``r``: the response row, or any row with ``participant_id``
+# and ``study_id``): no test enrollment of its participant in its study.
+NOT_A_TEST_SQL = (
+    "NOT EXISTS (SELECT 1 FROM {table} t WHERE t.participant_id = {row}.participant_id "
+    "AND t.study_id = {row}.study_id AND t.is_test)"
+)
+
+
+def not_a_test_sql(row: str) -> str:
+    return NOT_A_TEST_SQL.format(table=Enrollment._meta.db_table, row=row)
+
+
+def not_a_test_q() -> Q:
+    """``real_answers`` as a filter on ``Response`` over several studies (the API's list)."""
+    tests = Enrollment.objects.filter(
+        participant=OuterRef("participant"), study=OuterRef("study"), is_test=True
+    )
+    return ~Q(Exists(tests))
+
+
+def real_enrollments(study: Study) -> QuerySet[Enrollment]:
+    """The study's enrollments but a researcher's tests: the participants lists and counts."""
+    return Enrollment.objects.filter(study=study, is_test=False)
 
 
 def humans_q() -> Q:
@@ -84,8 +123,8 @@ def counts_mask(*, flagged, excluded, attention, machine, adjudicator) -> np.nda
 
 def enrollment_counts(enrollment: Enrollment) -> bool:
     """Whether this enrollment's answers count (its participant is a human, neither
-    flagged nor excluded in the study)."""
-    return not (enrollment.flagged or enrollment.excluded)
+    flagged nor excluded in the study, and not trying it as a test)."""
+    return not (enrollment.flagged or enrollment.excluded or enrollment.is_test)
 
 
 def percent(part: float, whole: float) -> int:

@@ -7,7 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.errors import InputError, flatten_errors
-from annotation.models import Enrollment, Job, Study
+from annotation.models import Assignment, Enrollment, Job, Response, Study
 
 from .access import can_share_study, is_researcher, researcher_studies
 from .assignment import release_participant_assignments
@@ -115,6 +115,31 @@ def leave_study(enrollment: Enrollment) -> int:
         pk=enrollment.pk, status__in=[Enrollment.Status.STARTED, Enrollment.Status.ACTIVE]
     ).update(status=Enrollment.Status.RETURNED, finished_at=timezone.now())
     return released
+
+
+def test_enrollments(study: Study):
+    """The study's test enrollments (researchers who manage it trying it, ``is_test``)."""
+    return Enrollment.objects.filter(study=study, is_test=True).select_related("participant")
+
+
+def discard_test_answers(study: Study) -> int:
+    """Delete the researchers' test runs of the study: their held pages go back (their
+    slots freed, ``release_participant_assignments``), then their answers, pages and
+    enrollments are deleted. Returns how many answers were deleted. Real participants'
+    rows are untouched; test answers never counted, so the quota does not move."""
+    deleted = 0
+    with transaction.atomic():
+        for enrollment in test_enrollments(study).select_for_update(of=("self",)):
+            participant = enrollment.participant
+            release_participant_assignments(participant=participant, study=study)
+            deleted += (
+                Response.objects.filter(participant=participant, study=study)
+                .delete()[1]
+                .get(Response._meta.label, 0)
+            )
+            Assignment.objects.filter(participant=participant, study=study).delete()
+            enrollment.delete()
+    return deleted
 
 
 def start_job_for_researcher(*, user, kind: str, study_slug: str | None, parameters: dict) -> Job:

@@ -181,8 +181,8 @@ def store_answer_given_elsewhere(
 
 def _update_enrollment(assignment: Assignment, response: Response) -> tuple[bool, bool]:
     """Count the answer on the enrollment; mark it flagged when its participant is flagged
-    in the study, and give back the slot of an answer that does not count (flagged or
-    excluded: the item still lacks it); record an attention check's outcome. Returns
+    in the study, and give back the slot of an answer that does not count (flagged, excluded
+    or a researcher's test: the item still lacks it); record an attention check's outcome. Returns
     (screened out by this answer, the answer counts toward the quota)."""
     study = assignment.study
     counted = count_answers(
@@ -193,10 +193,11 @@ def _update_enrollment(assignment: Assignment, response: Response) -> tuple[bool
         # a researcher's flag during the session): the copy ``flags`` keeps in step.
         Response.objects.filter(pk=response.pk).update(flagged=True)
         response.flagged = True
-    if counted.flagged or counted.excluded:
+    counts = not (counted.flagged or counted.excluded or counted.is_test)
+    if not counts:
         free_slots({assignment.item_id: 1})
     if not response.is_attention_check:
-        return False, not (counted.flagged or counted.excluded)
+        return False, counts
     enrollment = Enrollment(pk=counted.enrollment_id, participant_id=assignment.participant_id, study=study)
     return record_attention_outcome(enrollment=enrollment, passed=response.correct is True), False
 

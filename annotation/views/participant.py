@@ -16,6 +16,7 @@ from annotation.services.access import (
     LiveStep,
     StepRefused,
     access_study_for_participant,
+    is_test_visit,
     require_not_blocked,
     require_study_open,
 )
@@ -76,7 +77,8 @@ def study_consent(request: HttpRequest, slug: str) -> HttpResponse:
         entry=entry, session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
     )
     remember_participant(request, participant)
-    give_consent(enroll(participant=participant, study=study, session=entry.session))
+    is_test = is_test_visit(request.user, study)
+    give_consent(enroll(participant=participant, study=study, session=entry.session, is_test=is_test))
     return redirect("study-task", slug=study.slug)
 
 
@@ -84,18 +86,20 @@ def _arrival(request: HttpRequest, study: Study, entry: CrowdEntry, *, consentin
     """The page for someone arriving who should not (or need not) be asked to consent: the
     closed or blocked page, where an enrolled participant is, or the study-full page.
     None when consent is the next step."""
-    try:
-        require_study_open(study, request.user)
-        participant = find_participant(
-            entry=entry, session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
-        )
-        if participant is not None:
-            require_not_blocked(participant, study)
-    except StepRefused as refusal:
-        return refused_step(request, refusal)
+    participant = find_participant(
+        entry=entry, session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
+    )
     enrollment = None
     if participant is not None:
         enrollment = Enrollment.objects.filter(participant=participant, study=study).first()
+    try:
+        require_study_open(study, request.user, enrollment)
+        if participant is not None:
+            require_not_blocked(participant, study)
+    except StepRefused as refusal:
+        if refusal.enrollment is not None:
+            remember_participant(request, participant)  # their done page reads the session
+        return refused_step(request, refusal)
     if enrollment is not None:
         remember_participant(request, participant)
         enroll(participant=participant, study=study, session=entry.session)  # newest platform ids

@@ -19,6 +19,7 @@ from annotation.services.access import (
 )
 from annotation.services.flags import set_study_marks
 from annotation.services.platform_lists import platform_csv_lines
+from annotation.services.populations import real_enrollments
 from annotation.services.pseudonyms import participant_pseudonym
 from annotation.services.quality import participant_assignments, participant_pages, study_quality
 from annotation.services.research import mark_returned
@@ -68,7 +69,7 @@ CONFIRMATIONS = {
 @researcher_required
 def participant_list(request: HttpRequest, slug: str) -> HttpResponse:
     study = access_study_for_researcher(request.user, slug)
-    enrollments = Enrollment.objects.filter(study=study).select_related("participant").order_by("id")
+    enrollments = real_enrollments(study).select_related("participant").order_by("id")
     page = Paginator(enrollments, PARTICIPANTS_PER_PAGE).get_page(request.GET.get("page"))
     quality = study_quality(study, list(page))
     rows = [quality[e.participant_id] for e in page]

@@ -18,7 +18,12 @@ from annotation.services.assignment import item_progress
 from annotation.services.crowd import preview_page
 from annotation.services.json_input import parse_json
 from annotation.services.links import participant_links, studies_sharing_completion_code
-from annotation.services.research import STATUS_TRANSITIONS, change_study_status
+from annotation.services.research import (
+    STATUS_TRANSITIONS,
+    change_study_status,
+    discard_test_answers,
+    test_enrollments,
+)
 from annotation.services.studies import load_study_file_for
 
 from .crowd import DEFAULT_PAGE_TEMPLATE
@@ -70,6 +75,7 @@ def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "recent_jobs": study.jobs.order_by("-created_at")[:5],
         "links": participant_links(request.build_absolute_uri(reverse("study-entry", kwargs={"slug": slug}))),
         "shared_code": studies_sharing_completion_code(study, request.user),
+        "test_runs": test_enrollments(study).count(),
     }
     return render(request, "research/study_overview.html", context)
 
@@ -122,4 +128,14 @@ def study_status(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, exc.summary())
     else:
         messages.success(request, f"The study is now {study.status}.")
+    return redirect("research-study", slug=slug)
+
+
+@researcher_required
+@require_POST
+def study_discard_tests(request: HttpRequest, slug: str) -> HttpResponse:
+    """Delete the study's test answers (researchers who manage it taking part)."""
+    study = access_study_for_researcher(request.user, slug)
+    deleted = discard_test_answers(study)
+    messages.success(request, f"Discarded {deleted} test answer{'s' if deleted != 1 else ''}.")
     return redirect("research-study", slug=slug)

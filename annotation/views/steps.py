@@ -84,7 +84,8 @@ def refused_step(request: HttpRequest, refusal: StepRefused, *, exam: bool = Fal
         return redirect(url)
     if refusal.reason in (StepRefused.CLOSED, StepRefused.BLOCKED):
         template, status = REFUSAL_PAGES[refusal.reason]
-        page = render(request, template, {"study": study, "source": _arrived_from(request)}, status=status)
+        context = {"study": study, "source": _arrived_from(request), "enrollment": refusal.enrollment}
+        page = render(request, template, context, status=status)
         if _is_htmx(request):
             page["HX-Redirect"] = reverse("study-entry", kwargs={"slug": study.slug})
         return page

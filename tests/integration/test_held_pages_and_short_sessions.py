@@ -2,10 +2,11 @@
 page of a study for the full timeout, and a participant who then found no page got the
 completion code after 1 of N pages.
 
-Now: an anonymous participant who has answered nothing holds a page only
-``ANONYMOUS_FIRST_PAGE_MINUTES``; a participant whose remaining pages are only held by others
-is asked to come back (their session is not ended); one whose pages truly ran out is told the
-session fell short, and gets the code only when the study sets ``pay_partial_sessions``."""
+Now: a participant who has answered nothing holds a page only ``FIRST_PAGE_MINUTES``,
+whatever their source (adversarial review 2, N12: made-up Prolific ids held the last pages
+30 minutes); a participant whose remaining pages are only held by others is asked to come
+back (their session is not ended); one whose pages truly ran out is told the session fell
+short, and gets the code only when the study sets ``pay_partial_sessions``."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def hog(slug: str) -> Assignment:
 
 
 def test_pages_held_by_throwaway_sessions_do_not_end_a_session(client, small_study, settings):
-    settings.ANONYMOUS_FIRST_PAGE_MINUTES = 5
+    settings.FIRST_PAGE_MINUTES = 5
     victim = answer_first_page(client, small_study.slug, "victim")
     hogs = [hog(small_study.slug), hog(small_study.slug)]
     for held in hogs:  # the short hold, not the study's 30 minutes
@@ -70,16 +71,41 @@ def test_a_participant_holds_at_most_one_open_page(client, small_study):
     assert Assignment.objects.filter(status="assigned").count() == 1
 
 
-def test_only_an_anonymous_first_page_is_held_briefly(client, small_study, settings):
-    settings.ANONYMOUS_FIRST_PAGE_MINUTES = 5
+def test_a_first_page_is_held_briefly_whatever_the_source(client, small_study, settings):
+    settings.FIRST_PAGE_MINUTES = 5
     crowd = Client()
     start(crowd, small_study.slug, "?PROLIFIC_PID=crowd")
     crowd_page = Assignment.objects.get(participant__platform_worker_id="crowd")
-    assert crowd_page.expires_at - crowd_page.assigned_at == timedelta(minutes=small_study.timeout_minutes)
+    assert crowd_page.expires_at - crowd_page.assigned_at == timedelta(minutes=5)
     client.post(task_action(start(client, small_study.slug)), ANSWER)  # anonymous, answers page 1
     client.get(f"/s/{small_study.slug}/task/")
     second = Assignment.objects.filter(status="assigned", participant__source="organic").get()
     assert second.expires_at - second.assigned_at == timedelta(minutes=small_study.timeout_minutes)
+
+
+def test_made_up_crowd_ids_hold_the_last_pages_only_briefly(client, small_study, settings):
+    """N12: two sessions with made-up PROLIFIC_PIDs take the study's last two pages and never
+    answer; a real newcomer gets a page once the short first-page hold is over, not after the
+    study's 30 minutes."""
+    settings.FIRST_PAGE_MINUTES = 5
+    answer_first_page(client, small_study.slug, "victim")
+    for pid in ("hog-1a2b", "hog-3c4d"):
+        start(Client(), small_study.slug, f"?PROLIFIC_PID={pid}")
+    hogs = Assignment.objects.filter(participant__platform_worker_id__startswith="hog-", status="assigned")
+    assert hogs.count() == 2
+    newcomer = Client()
+    full = newcomer.get(f"/s/{small_study.slug}/?PROLIFIC_PID=real-newcomer").content.decode()
+    assert "This study is full" in full  # within the hold
+    # Six minutes later (well inside the study's 30): the holds are over.
+    six_minutes = timedelta(minutes=6)
+    for held in hogs:
+        Assignment.objects.filter(pk=held.pk).update(
+            assigned_at=held.assigned_at - six_minutes, expires_at=held.expires_at - six_minutes
+        )
+    html = start(newcomer, small_study.slug, "?PROLIFIC_PID=real-newcomer")
+    assert "Page 1 of 3" in html
+    held = Assignment.objects.filter(participant__platform_worker_id="real-newcomer", status="assigned")
+    assert held.exists()
 
 
 def run_out_of_items(client: Client, study) -> str:

@@ -13,9 +13,9 @@ from annotation.api.serializers.participants import (
     ReturnedIn,
     ReturnedOut,
 )
-from annotation.models import Enrollment
 from annotation.services.access import access_enrollment_for_researcher
 from annotation.services.flags import set_study_marks
+from annotation.services.populations import real_enrollments
 from annotation.services.quality import participant_pages, study_quality
 from annotation.services.research import mark_returned
 
@@ -31,9 +31,7 @@ class ParticipantListView(ResearcherView):
     )
     def get(self, request, slug):
         study = self.study()
-        enrollments = (
-            Enrollment.objects.filter(study=study).select_related("participant", "study").order_by("id")
-        )
+        enrollments = real_enrollments(study).select_related("participant", "study").order_by("id")
         page = self.paginate_queryset(enrollments)
         quality = study_quality(study, page)
         rows = [quality[enrollment.participant_id] for enrollment in page]
