@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from django.http import QueryDict
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, reverse
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
@@ -121,6 +121,14 @@ class NotAnswerableByModel(Exception):
     check ``answerable_by_model`` first and refuse such a study with a clear error."""
 
 
+@dataclass(frozen=True)
+class PublicEntry:
+    """Where a public study's card on the home page leads, and its button's text."""
+
+    url: str
+    action: str
+
+
 class TaskKind(ABC):
     """Base class: a subclass per kind, found by the registry in ``annotation.kinds``.
 
@@ -141,8 +149,36 @@ class TaskKind(ABC):
     Payload: ClassVar[type[serializers.Serializer]]
     Answer: ClassVar[type[serializers.Serializer]]
     Gold: ClassVar[type[serializers.Serializer] | None] = None  # defaults to Answer
+    # Pages of the kind's round steps, mounted under each assignment
+    # (``/s/<slug>/a/<id>/<name>/``), and the kind's own pages on the site (the game's
+    # ``/play/``), mounted at the site's root by ``annotation.urls``.
     urls: ClassVar[list[URLPattern | URLResolver]] = []
+    site_urls: ClassVar[list[URLPattern | URLResolver]] = []
+    # A template included at the top of the home page (the game's invitation), or "".
+    home_notice_template: ClassVar[str] = ""
+    # The text of a public study's button on the home page (see ``public_entry``).
+    public_action: ClassVar[str] = "Take part"
+    # The report builder of the kind's studies, by dotted path (resolved by ``scoring``,
+    # which the domain does not import); "" when the kind has only the common figures.
+    report: ClassVar[str] = ""
     agreement_fields: ClassVar[tuple[AgreementField, ...]] = ()
+
+    # --- wiring into the site -------------------------------------------------------
+
+    def ready(self) -> None:
+        """Called once when the app is ready (``AnnotationConfig.ready``): a kind connects
+        its signal receivers here."""
+        return None
+
+    @property
+    def has_own_page(self) -> bool:
+        """Whether the kind renders its own page around its template (the game's round)
+        instead of the generic one-form task page."""
+        return self.page_template != TaskKind.page_template
+
+    def public_entry(self, study: Study) -> PublicEntry:
+        """Where the home page's card of a public live study leads."""
+        return PublicEntry(reverse("study-entry", kwargs={"slug": study.slug}), self.public_action)
 
     # --- validation -------------------------------------------------------------------
 
