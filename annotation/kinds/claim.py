@@ -80,6 +80,7 @@ class ClaimAnswer(StrictSerializer):
 
 class Claim(TaskKind):
     name = "claim"
+    report = "scoring.reports.claim.ClaimReport"
     label = "Premise and claim"
     template = "annotation/kinds/claim.html"
     Payload = ClaimPayload

@@ -139,8 +139,7 @@ class LikertPayload(StrictSerializer):
             raise serializers.ValidationError(
                 {"related_entity": ["A related entity needs its related_passage."]}
             )
-        config = self.context.get("config") or {}
-        if not applicable_questions(settings_of(config)["questions"], data):
+        if not applicable_questions(settings_of(self.context["config"])["questions"], data):
             raise serializers.ValidationError(
                 {"related_passage": ["Every question of this study is about the related passage."]}
             )
@@ -164,10 +163,9 @@ class LikertAnswer(StrictSerializer):
 
 
 def settings_of(config: dict) -> dict:
-    """The study's questions and scale, with the defaults filled in."""
-    serializer = LikertConfig(data=config or {})
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
+    """The study's questions and scale: its stored config, which ``LikertConfig`` validated
+    on the way in (filling the defaults), read as it stands."""
+    return {"questions": config["questions"], "scale": config["scale"]}
 
 
 def applicable_questions(questions: list[dict], payload: dict) -> list[dict]:
@@ -178,6 +176,7 @@ def applicable_questions(questions: list[dict], payload: dict) -> list[dict]:
 
 class Likert(TaskKind):
     name = "likert"
+    report = "scoring.reports.likert.LikertReport"
     label = "Likert survey (new fact, main and related passages)"
     template = "annotation/kinds/likert.html"
     Config = LikertConfig

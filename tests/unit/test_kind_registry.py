@@ -4,6 +4,9 @@ every list keyed by a kind's name is checked against it."""
 import importlib
 import pkgutil
 
+from django.urls import reverse
+from django.utils.module_loading import import_string
+
 import annotation.kinds
 from annotation.job_parameters import EDIT_STUDY_KINDS, EditAndGenerateParameters
 from annotation.kinds import KINDS, TaskKind, all_kinds, get_kind
@@ -40,6 +43,32 @@ def test_the_boundary_game_is_a_package_kind_the_registry_finds():
 
 def test_every_report_builder_belongs_to_a_kind():
     assert set(all_reports()) <= set(all_kinds())
+
+
+def test_every_report_builder_is_named_by_exactly_one_kind():
+    """A builder module no kind names would never run: the kinds' ``report`` paths are the
+    only registry of builders."""
+    import scoring.reports
+    from scoring.reports.base import KindReport
+
+    for module in pkgutil.iter_modules(scoring.reports.__path__):
+        importlib.import_module(f"scoring.reports.{module.name}")
+    builders = {f"{cls.__module__}.{cls.__qualname__}" for cls in KindReport.__subclasses__()}
+    named = [kind.report for kind in all_kinds().values() if kind.report]
+    assert sorted(named) == sorted(builders)
+    assert {name: type(builder) for name, builder in all_reports().items()} == {
+        name: import_string(kind.report) for name, kind in all_kinds().items() if kind.report
+    }
+
+
+def test_the_site_mounts_each_kind_s_own_pages_through_its_hooks():
+    """The game's addresses come from its ``site_urls`` and ``urls`` hooks, unchanged."""
+    assert reverse("game-landing") == "/play/"
+    assert reverse("game-leaderboard-category", kwargs={"category": "news"}) == "/play/leaderboard/news/"
+    assert reverse("game-finished", kwargs={"slug": "s1"}) == "/play/s/s1/done/"
+    reveal = reverse("boundary-reveal", kwargs={"slug": "s1", "assignment_id": "a1"})
+    assert reveal == "/s/s1/a/a1/boundary/reveal/"
+    assert [name for name, kind in all_kinds().items() if kind.has_own_page] == ["boundary"]
 
 
 def test_edited_passages_fill_exactly_the_kinds_the_site_offers_for_them():
