@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
@@ -92,6 +92,54 @@ class ModelTask:
 
     material: str
     questions: tuple[ModelQuestion, ...]
+
+
+@dataclass(frozen=True)
+class RaterQuestion:
+    """One question a trained rater (an encoder fine-tuned on the study's human answers)
+    answers: a rating learnt by regression (``labels`` the scale's points) or a label
+    learnt as classification (``labels`` the kind's labels, in the classifier's order).
+    ``about`` is the kind's own note on what the question reads (Likert: its passage)."""
+
+    id: str
+    text: str
+    labels: tuple[Any, ...]
+    regression: bool
+    about: str = ""
+
+    @property
+    def level(self) -> str:
+        return "ordinal" if self.regression else "nominal"
+
+    def value_from_output(self, output: float) -> Any:
+        """A regression output (the rating scaled to 0..1) as the nearest point of the scale."""
+        points = len(self.labels)
+        return self.labels[int(min(points, max(1, round(1 + float(output) * (points - 1))))) - 1]
+
+
+@dataclass(frozen=True)
+class RaterExample:
+    """A text pair a trained rater reads, and the target it learns (a rating scaled to 0..1,
+    or a label's index in ``RaterQuestion.labels``)."""
+
+    first: str
+    second: str
+    target: float | int
+
+
+@dataclass(frozen=True)
+class RaterAnswer:
+    """The kind's answer from a trained rater's outputs, the details kept beside it, and
+    the raw outputs (stored as the answer's raw text)."""
+
+    answer: dict
+    details: dict
+    raw: dict
+
+
+# Runs one question's rater on text pairs: per pair, the regression output or the label
+# probabilities (in the order of the question's labels).
+RaterReader = Callable[[RaterQuestion, list[tuple[str, str]]], Sequence[Any]]
 
 
 class _PageState:
@@ -274,6 +322,37 @@ class TaskKind(ABC):
         """A stored answer as the option value per question id (few-shot examples from a
         person's answer); questions the answer leaves open are left out."""
         raise NotAnswerableByModel(f"{self.name} items cannot be answered by a language model.")
+
+    # --- trained raters (encoders fine-tuned on a study's human answers) --------------
+
+    # Whether the ``rater_*`` hooks are implemented; trained raters answer only such kinds.
+    trained_raters: ClassVar[bool] = False
+
+    def rater_questions(self, config: dict) -> list[RaterQuestion]:
+        """The questions of a study with this (validated) config a trained rater answers,
+        in the study's order; one rater model each."""
+        raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
+
+    def rater_pair(self, question: RaterQuestion, item: Item) -> tuple[str, str] | None:
+        """What the rater reads to answer ``question`` on ``item``; None when the question
+        does not apply to the item."""
+        raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
+
+    def rater_value(self, question: RaterQuestion, answer: dict) -> Any:
+        """A person's answer to ``question`` (None when they gave none)."""
+        raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
+
+    def rater_examples(self, question: RaterQuestion, item: Item, answer: dict) -> list[RaterExample]:
+        """The training examples one person's answer gives (none when it skips the question
+        or the question does not apply)."""
+        raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
+
+    def rater_answers(
+        self, questions: Sequence[RaterQuestion], items: Sequence[Item], read: RaterReader
+    ) -> list[RaterAnswer]:
+        """The kind's answer per item from its raters' outputs (``read`` runs a question's
+        rater on pairs; a kind batches its calls across the items)."""
+        raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
 
     # --- scoring and statistics -------------------------------------------------------
 
