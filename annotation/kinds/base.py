@@ -296,6 +296,9 @@ class TaskKind(ABC):
 
     # Whether ``model_task`` is implemented: a kind whose page has steps (the game) is not.
     answerable_by_model: ClassVar[bool] = False
+    # What a language model answering the kind's items is, in its participant definition:
+    # a rater (``llm``), or a ``simulator`` where the page asks what another model would say.
+    model_rater: ClassVar[str] = "llm"
 
     def model_page(self, item: Item, state: dict) -> dict:
         """The page a person would see with this assignment state: what a model reads."""

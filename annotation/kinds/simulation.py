@@ -137,6 +137,7 @@ class Simulation(TaskKind):
         return {**context, "answer": answer, "readonly": True}
 
     answerable_by_model = True
+    model_rater = "simulator"
 
     def model_task(self, item, state: dict) -> ModelTask:
         """The starter example with the model's output and explanation, and the follow-up,
