@@ -209,7 +209,12 @@ class TaskKind(ABC):
     # The report builder of the kind's studies, by dotted path (resolved by ``scoring``,
     # which the domain does not import); "" when the kind has only the common figures.
     report: ClassVar[str] = ""
+    # Agreement values: declared as plain answer fields (read for a whole study as columns),
+    # or, with ``agreement_per_answer``, computed by ``agreement_values`` answer by answer
+    # (a kind that sets it overrides ``agreement_values`` and declares no fields; a test
+    # holds every kind to one way).
     agreement_fields: ClassVar[tuple[AgreementField, ...]] = ()
+    agreement_per_answer: ClassVar[bool] = False
 
     # --- wiring into the site -------------------------------------------------------
 

@@ -94,6 +94,7 @@ class ClaimAnswer(StrictSerializer):
 
 class Claim(TaskKind):
     name = "claim"
+    agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.claim.ClaimReport"
     label = "Premise and claim"
     template = "annotation/kinds/claim.html"

@@ -187,6 +187,7 @@ def applicable_questions(questions: list[dict], payload: dict) -> list[dict]:
 
 class Likert(TaskKind):
     name = "likert"
+    agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.likert.LikertReport"
     label = "Likert survey (new fact, main and related passages)"
     template = "annotation/kinds/likert.html"

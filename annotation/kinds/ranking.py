@@ -203,6 +203,7 @@ def settings_of(config: dict) -> dict:
 
 class Ranking(TaskKind):
     name = "ranking"
+    agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.ranking.RankingReport"
     label = "MOST/LEAST ranking of passages from different systems"
     template = "annotation/kinds/ranking.html"

@@ -96,6 +96,7 @@ def options_for(payload: dict) -> list[tuple[str, str]]:
 
 class Simulation(TaskKind):
     name = "simulation"
+    agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.simulation.SimulationReport"
     label = "Counterfactual simulation (guess the model's follow-up answer)"
     template = "annotation/kinds/simulation.html"

@@ -73,6 +73,15 @@ def test_the_site_mounts_each_kind_s_own_pages_through_its_hooks():
     assert [name for name, kind in all_kinds().items() if kind.has_own_page] == ["boundary"]
 
 
+def test_every_kind_declares_its_agreement_values_one_way():
+    """Answer fields read as columns, or ``agreement_values`` asked answer by answer: a kind
+    that computes them says so (the reports pick the route from the flag alone)."""
+    for name, kind in all_kinds().items():
+        computes = type(kind).agreement_values is not TaskKind.agreement_values
+        assert kind.agreement_per_answer == computes, name
+        assert not (kind.agreement_per_answer and kind.agreement_fields), name
+
+
 def test_edited_passages_fill_exactly_the_kinds_the_site_offers_for_them():
     assert set(ITEM_BUILDERS) == set(EDIT_STUDY_KINDS) <= set(all_kinds())
     assert list(EditAndGenerateParameters().fields["kind"].choices) == EDIT_STUDY_KINDS
