@@ -9,4 +9,7 @@ class AnnotationConfig(AppConfig):
 
     def ready(self) -> None:
         from . import job_kinds  # noqa: F401 - registers the job kinds
-        from .kinds.boundary import signals  # noqa: F401 - connects the game's receivers
+        from .kinds import all_kinds
+
+        for kind in all_kinds().values():
+            kind.ready()  # a kind connects its receivers

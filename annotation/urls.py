@@ -28,5 +28,5 @@ urlpatterns += [
     if kind.urls
 ]
 
-# The public boundary game (annotation.kinds.boundary.urls).
-urlpatterns += [path("play/", include("annotation.kinds.boundary.urls"))]
+# Kinds with pages of their own on the site (the game's /play/) add them at the root.
+urlpatterns += [pattern for kind in all_kinds().values() for pattern in kind.site_urls]

@@ -12,7 +12,7 @@ taken with them.
 
 Agreement values: a kind that declares them as plain answer fields (``agreement_fields``)
 has them read as columns with everything else; a kind that computes them
-(``agreement_values`` overridden) is asked response by response, with the items streamed
+(``agreement_per_answer``) is asked response by response, with the items streamed
 alongside in the same order; for anything else the report builder derives them.
 """
 
@@ -62,8 +62,7 @@ def load_study_data(study: Study, builder: KindReport, *, by: Sequence[str] = ()
     """Everything the reports of ``study`` need, read in bulk (call inside one snapshot);
     ``by``: provenance keys of the items agreement is also grouped by (``provenance:<key>``)."""
     kind = get_kind(study.kind)  # UnknownKind for a kind this site does not have
-    asks_each_answer = type(kind).agreement_values is not TaskKind.agreement_values
-    declared = () if asks_each_answer else kind.agreement_fields
+    declared = () if kind.agreement_per_answer else kind.agreement_fields
     item_fields = {"attention": Field("is_attention_check", "truth")} | builder.item_fields
     item_fields |= {f"provenance:{key}": Field(f"provenance__{key}", "text") for key in by}
     items = cached_item_columns(
@@ -71,7 +70,7 @@ def load_study_data(study: Study, builder: KindReport, *, by: Sequence[str] = ()
     )
     fields = _RESPONSE_FIELDS | builder.response_fields | _declared_fields(declared)
     observations: Columns | None
-    if kind is not None and asks_each_answer:
+    if kind.agreement_per_answer:
         responses, observations = _read_with_agreement(study, fields, kind)
     else:
         responses = _read_table(real_answers(study), fields)

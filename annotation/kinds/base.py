@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from django.http import QueryDict
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, reverse
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
@@ -94,6 +94,54 @@ class ModelTask:
     questions: tuple[ModelQuestion, ...]
 
 
+@dataclass(frozen=True)
+class RaterQuestion:
+    """One question a trained rater (an encoder fine-tuned on the study's human answers)
+    answers: a rating learnt by regression (``labels`` the scale's points) or a label
+    learnt as classification (``labels`` the kind's labels, in the classifier's order).
+    ``about`` is the kind's own note on what the question reads (Likert: its passage)."""
+
+    id: str
+    text: str
+    labels: tuple[Any, ...]
+    regression: bool
+    about: str = ""
+
+    @property
+    def level(self) -> str:
+        return "ordinal" if self.regression else "nominal"
+
+    def value_from_output(self, output: float) -> Any:
+        """A regression output (the rating scaled to 0..1) as the nearest point of the scale."""
+        points = len(self.labels)
+        return self.labels[int(min(points, max(1, round(1 + float(output) * (points - 1))))) - 1]
+
+
+@dataclass(frozen=True)
+class RaterExample:
+    """A text pair a trained rater reads, and the target it learns (a rating scaled to 0..1,
+    or a label's index in ``RaterQuestion.labels``)."""
+
+    first: str
+    second: str
+    target: float | int
+
+
+@dataclass(frozen=True)
+class RaterAnswer:
+    """The kind's answer from a trained rater's outputs, the details kept beside it, and
+    the raw outputs (stored as the answer's raw text)."""
+
+    answer: dict
+    details: dict
+    raw: dict
+
+
+# Runs one question's rater on text pairs: per pair, the regression output or the label
+# probabilities (in the order of the question's labels).
+RaterReader = Callable[[RaterQuestion, list[tuple[str, str]]], Sequence[Any]]
+
+
 class _PageState:
     """Stands in for an assignment where a page reads only its ``state`` (a model's page)."""
 
@@ -121,6 +169,14 @@ class NotAnswerableByModel(Exception):
     check ``answerable_by_model`` first and refuse such a study with a clear error."""
 
 
+@dataclass(frozen=True)
+class PublicEntry:
+    """Where a public study's card on the home page leads, and its button's text."""
+
+    url: str
+    action: str
+
+
 class TaskKind(ABC):
     """Base class: a subclass per kind, found by the registry in ``annotation.kinds``.
 
@@ -141,8 +197,41 @@ class TaskKind(ABC):
     Payload: ClassVar[type[serializers.Serializer]]
     Answer: ClassVar[type[serializers.Serializer]]
     Gold: ClassVar[type[serializers.Serializer] | None] = None  # defaults to Answer
+    # Pages of the kind's round steps, mounted under each assignment
+    # (``/s/<slug>/a/<id>/<name>/``), and the kind's own pages on the site (the game's
+    # ``/play/``), mounted at the site's root by ``annotation.urls``.
     urls: ClassVar[list[URLPattern | URLResolver]] = []
+    site_urls: ClassVar[list[URLPattern | URLResolver]] = []
+    # A template included at the top of the home page (the game's invitation), or "".
+    home_notice_template: ClassVar[str] = ""
+    # The text of a public study's button on the home page (see ``public_entry``).
+    public_action: ClassVar[str] = "Take part"
+    # The report builder of the kind's studies, by dotted path (resolved by ``scoring``,
+    # which the domain does not import); "" when the kind has only the common figures.
+    report: ClassVar[str] = ""
+    # Agreement values: declared as plain answer fields (read for a whole study as columns),
+    # or, with ``agreement_per_answer``, computed by ``agreement_values`` answer by answer
+    # (a kind that sets it overrides ``agreement_values`` and declares no fields; a test
+    # holds every kind to one way).
     agreement_fields: ClassVar[tuple[AgreementField, ...]] = ()
+    agreement_per_answer: ClassVar[bool] = False
+
+    # --- wiring into the site -------------------------------------------------------
+
+    def ready(self) -> None:
+        """Called once when the app is ready (``AnnotationConfig.ready``): a kind connects
+        its signal receivers here."""
+        return None
+
+    @property
+    def has_own_page(self) -> bool:
+        """Whether the kind renders its own page around its template (the game's round)
+        instead of the generic one-form task page."""
+        return self.page_template != TaskKind.page_template
+
+    def public_entry(self, study: Study) -> PublicEntry:
+        """Where the home page's card of a public live study leads."""
+        return PublicEntry(reverse("study-entry", kwargs={"slug": study.slug}), self.public_action)
 
     # --- validation -------------------------------------------------------------------
 
@@ -212,6 +301,9 @@ class TaskKind(ABC):
 
     # Whether ``model_task`` is implemented: a kind whose page has steps (the game) is not.
     answerable_by_model: ClassVar[bool] = False
+    # What a language model answering the kind's items is, in its participant definition:
+    # a rater (``llm``), or a ``simulator`` where the page asks what another model would say.
+    model_rater: ClassVar[str] = "llm"
 
     def model_page(self, item: Item, state: dict) -> dict:
         """The page a person would see with this assignment state: what a model reads."""
@@ -238,6 +330,37 @@ class TaskKind(ABC):
         """A stored answer as the option value per question id (few-shot examples from a
         person's answer); questions the answer leaves open are left out."""
         raise NotAnswerableByModel(f"{self.name} items cannot be answered by a language model.")
+
+    # --- trained raters (encoders fine-tuned on a study's human answers) --------------
+
+    # Whether the ``rater_*`` hooks are implemented; trained raters answer only such kinds.
+    trained_raters: ClassVar[bool] = False
+
+    def rater_questions(self, config: dict) -> list[RaterQuestion]:
+        """The questions of a study with this (validated) config a trained rater answers,
+        in the study's order; one rater model each."""
+        raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
+
+    def rater_pair(self, question: RaterQuestion, item: Item) -> tuple[str, str] | None:
+        """What the rater reads to answer ``question`` on ``item``; None when the question
+        does not apply to the item."""
+        raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
+
+    def rater_value(self, question: RaterQuestion, answer: dict) -> Any:
+        """A person's answer to ``question`` (None when they gave none)."""
+        raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
+
+    def rater_examples(self, question: RaterQuestion, item: Item, answer: dict) -> list[RaterExample]:
+        """The training examples one person's answer gives (none when it skips the question
+        or the question does not apply)."""
+        raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
+
+    def rater_answers(
+        self, questions: Sequence[RaterQuestion], items: Sequence[Item], read: RaterReader
+    ) -> list[RaterAnswer]:
+        """The kind's answer per item from its raters' outputs (``read`` runs a question's
+        rater on pairs; a kind batches its calls across the items)."""
+        raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
 
     # --- scoring and statistics -------------------------------------------------------
 

@@ -10,7 +10,18 @@ from rest_framework import serializers
 from annotation.text import split_sentences
 from stats.overlap import set_f1
 
-from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
+from .base import (
+    ModelOption,
+    ModelQuestion,
+    ModelTask,
+    Observation,
+    RaterAnswer,
+    RaterExample,
+    RaterQuestion,
+    Score,
+    StrictSerializer,
+    TaskKind,
+)
 
 LABELS = [
     ("supports", "The passage supports the claim"),
@@ -18,6 +29,9 @@ LABELS = [
     ("neutral", "Neither: the passage does not settle it"),
 ]
 LABEL_VALUES = [value for value, _ in LABELS]
+RATER_QUESTION = "label"  # the one question a claim study's trained rater answers
+RATER_TEXT = "Does the passage support or contradict the claim?"
+EVIDENCE_THRESHOLD = 0.5  # a sentence is a trained rater's evidence from this probability
 MAX_SENTENCES = 200
 MODEL_LABELS = tuple(ModelOption(value, value, text) for value, text in LABELS)
 YES_NO = (ModelOption("yes", "yes", "this sentence is evidence"), ModelOption("no", "no", "it is not"))
@@ -80,6 +94,8 @@ class ClaimAnswer(StrictSerializer):
 
 class Claim(TaskKind):
     name = "claim"
+    agreement_per_answer = True  # agreement_values below
+    report = "scoring.reports.claim.ClaimReport"
     label = "Premise and claim"
     template = "annotation/kinds/claim.html"
     Payload = ClaimPayload
@@ -175,6 +191,83 @@ class Claim(TaskKind):
         for index in range(len(item.payload["sentences"])):
             values.append(Observation(f"{unit}#{index}", "evidence", int(index in chosen), "nominal"))
         return values
+
+    # --- trained raters ---------------------------------------------------------------
+    # An NLI classifier over (premise, claim). In training each person's answer gives the
+    # whole passage as premise and, when they highlighted evidence, the highlighted
+    # sentences as a second premise (as LEME's rater; left out when it is the whole
+    # passage). Every answer is an example of its own, so an item's examples weigh its
+    # labels as its annotators did. At prediction time the premise is the whole passage
+    # (what the rater can always see); for a supports or contradicts label the evidence is
+    # then every sentence that, read alone as the premise, gets that label with
+    # probability >= EVIDENCE_THRESHOLD, or else the one sentence that gives it the
+    # highest probability: those labels need evidence sentences.
+
+    trained_raters = True
+
+    def rater_questions(self, config: dict) -> list[RaterQuestion]:
+        return [RaterQuestion(RATER_QUESTION, RATER_TEXT, tuple(LABEL_VALUES), False)]
+
+    def rater_pair(self, question: RaterQuestion, item) -> tuple[str, str] | None:
+        return self._premise_and_claim(item)
+
+    def rater_value(self, question: RaterQuestion, answer: dict):
+        return answer.get("label")
+
+    def rater_examples(self, question: RaterQuestion, item, answer: dict) -> list[RaterExample]:
+        value = self.rater_value(question, answer)
+        if value is None:
+            return []
+        label = question.labels.index(value)
+        claim, sentences = item.payload["claim"], item.payload["sentences"]
+        out = [RaterExample(" ".join(sentences), claim, label)]
+        evidence = [sentences[i] for i in answer.get("evidence", []) if i < len(sentences)]
+        if evidence and len(evidence) < len(sentences):
+            out.append(RaterExample(" ".join(evidence), claim, label))
+        return out
+
+    def rater_answers(self, questions, items, read) -> list[RaterAnswer]:
+        """The label from the whole passage; for supports or contradicts, the evidence
+        sentences. One call for the passages, one for the sentences alone."""
+        (question,) = questions
+        labels = question.labels
+        wholes = [
+            list(map(float, whole))
+            for whole in read(question, [self._premise_and_claim(item) for item in items])
+        ]
+        chosen = [labels[_argmax(whole)] for whole in wholes]
+        needs = [i for i, label in enumerate(chosen) if label != "neutral"]
+        pairs = [(s, items[i].payload["claim"]) for i in needs for s in items[i].payload["sentences"]]
+        alone = [list(map(float, row)) for row in read(question, pairs)] if pairs else []
+        by_item, offset = {}, 0
+        for i in needs:
+            count = len(items[i].payload["sentences"])
+            index = labels.index(chosen[i])
+            by_item[i] = [row[index] for row in alone[offset : offset + count]]
+            offset += count
+        answers = []
+        for i, whole in enumerate(wholes):
+            details: dict = {
+                "probabilities": {label: round(p, 6) for label, p in zip(labels, whole, strict=True)}
+            }
+            evidence: list[int] = []
+            if i in by_item:
+                sentence = by_item[i]
+                evidence = [j for j, p in enumerate(sentence) if p >= EVIDENCE_THRESHOLD] or [
+                    _argmax(sentence)
+                ]
+                details["sentence_probabilities"] = [round(p, 6) for p in sentence]
+            answer = {"label": chosen[i], "evidence": evidence}
+            answers.append(RaterAnswer(answer, details, {**answer, **details}))
+        return answers
+
+    def _premise_and_claim(self, item) -> tuple[str, str]:
+        return " ".join(item.payload["sentences"]), item.payload["claim"]
+
+
+def _argmax(values: list[float]) -> int:
+    """The first index of the largest value (as NumPy's ``argmax``)."""
+    return max(range(len(values)), key=lambda j: (values[j], -j))
 
 
 def evidence_missing(answer: dict) -> bool:

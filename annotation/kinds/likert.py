@@ -8,7 +8,18 @@ from __future__ import annotations
 from django.http import QueryDict
 from rest_framework import serializers
 
-from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
+from .base import (
+    ModelOption,
+    ModelQuestion,
+    ModelTask,
+    Observation,
+    RaterAnswer,
+    RaterExample,
+    RaterQuestion,
+    Score,
+    StrictSerializer,
+    TaskKind,
+)
 from .checks import check_ratings, check_unique, integer_in_range, score_ratings
 
 PASSAGES = ["main", "related", "both"]
@@ -139,8 +150,7 @@ class LikertPayload(StrictSerializer):
             raise serializers.ValidationError(
                 {"related_entity": ["A related entity needs its related_passage."]}
             )
-        config = self.context.get("config") or {}
-        if not applicable_questions(settings_of(config)["questions"], data):
+        if not applicable_questions(settings_of(self.context["config"])["questions"], data):
             raise serializers.ValidationError(
                 {"related_passage": ["Every question of this study is about the related passage."]}
             )
@@ -164,10 +174,9 @@ class LikertAnswer(StrictSerializer):
 
 
 def settings_of(config: dict) -> dict:
-    """The study's questions and scale, with the defaults filled in."""
-    serializer = LikertConfig(data=config or {})
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
+    """The study's questions and scale: its stored config, which ``LikertConfig`` validated
+    on the way in (filling the defaults), read as it stands."""
+    return {"questions": config["questions"], "scale": config["scale"]}
 
 
 def applicable_questions(questions: list[dict], payload: dict) -> list[dict]:
@@ -178,6 +187,8 @@ def applicable_questions(questions: list[dict], payload: dict) -> list[dict]:
 
 class Likert(TaskKind):
     name = "likert"
+    agreement_per_answer = True  # agreement_values below
+    report = "scoring.reports.likert.LikertReport"
     label = "Likert survey (new fact, main and related passages)"
     template = "annotation/kinds/likert.html"
     Config = LikertConfig
@@ -273,3 +284,61 @@ class Likert(TaskKind):
             Observation(item.external_id, question, value, "ordinal")
             for question, value in answer["ratings"].items()
         ]
+
+    # --- trained raters ---------------------------------------------------------------
+    # One rater per statement, learnt by regression. It reads the passage(s) the statement
+    # is about, after the new fact and the old facts (edit and factual consistency are
+    # judged against them), paired with the statement itself. The target is the rating
+    # scaled to 0..1; a prediction is scaled back to the nearest point of the scale.
+
+    trained_raters = True
+
+    def rater_questions(self, config: dict) -> list[RaterQuestion]:
+        settings = settings_of(config)
+        points = tuple(range(1, int(settings["scale"]["points"]) + 1))
+        return [
+            RaterQuestion(q["id"], q["text"], points, True, about=q["passage"]) for q in settings["questions"]
+        ]
+
+    def rater_pair(self, question: RaterQuestion, item) -> tuple[str, str] | None:
+        if not applicable_questions([{"passage": question.about}], item.payload):
+            return None
+        return _rater_context(question.about, item.payload), question.text
+
+    def rater_value(self, question: RaterQuestion, answer: dict):
+        return answer.get("ratings", {}).get(question.id)
+
+    def rater_examples(self, question: RaterQuestion, item, answer: dict) -> list[RaterExample]:
+        value, pair = self.rater_value(question, answer), self.rater_pair(question, item)
+        if value is None or pair is None:
+            return []
+        return [RaterExample(*pair, (float(value) - 1.0) / (len(question.labels) - 1))]
+
+    def rater_answers(self, questions, items, read) -> list[RaterAnswer]:
+        """Each statement's rater rates the items the statement applies to."""
+        outputs: list[dict[str, float]] = [{} for _ in items]
+        for question in questions:
+            pairs = [(i, self.rater_pair(question, item)) for i, item in enumerate(items)]
+            asked = [(i, pair) for i, pair in pairs if pair is not None]
+            values = read(question, [pair for _, pair in asked])
+            for (i, _), value in zip(asked, values, strict=True):
+                outputs[i][question.id] = float(value)
+        by_id = {q.id: q for q in questions}
+        answers = []
+        for output in outputs:
+            raw = {key: round(value, 6) for key, value in output.items()}
+            ratings = {key: by_id[key].value_from_output(value) for key, value in output.items()}
+            answers.append(RaterAnswer({"ratings": ratings}, {"outputs": raw}, raw))
+        return answers
+
+
+def _rater_context(passage: str, payload: dict) -> str:
+    """What a statement's rater reads: the facts, then the passage(s) it is about."""
+    parts = [f"New fact: {payload['new_fact']}"]
+    if payload.get("old_facts"):
+        parts.append("Old facts: " + " ".join(payload["old_facts"]))
+    if passage in ("main", "both"):
+        parts.append(f"Main passage: {payload['main_passage']}")
+    if passage in ("related", "both") and payload.get("related_passage"):
+        parts.append(f"Related passage: {payload['related_passage']}")
+    return "\n".join(parts)

@@ -63,6 +63,8 @@ def explanation_order(item, state: dict | None) -> list[str]:
 
 class Plausibility(TaskKind):
     name = "plausibility"
+    agreement_per_answer = True  # agreement_values below
+    report = "scoring.reports.plausibility.PlausibilityReport"
     label = "Plausibility of explanations (yes / moderate / no)"
     template = "annotation/kinds/plausibility.html"
     Payload = PlausibilityPayload

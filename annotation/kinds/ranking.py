@@ -74,7 +74,7 @@ class RankingPayload(StrictSerializer):
     def validate(self, data: dict) -> dict:
         message = "Each passage needs a different system ({!r} wrote two)."
         data["passages"] = check_unique(data["passages"], "system", "passages", message)
-        show = settings_of(self.context.get("config") or {})["show"]
+        show = settings_of(self.context["config"])["show"]
         if len(data["passages"]) < show:
             raise serializers.ValidationError(
                 {
@@ -196,14 +196,15 @@ def check_choice(choice, criterion: dict, allowed: list[str], *, partial: bool =
 
 
 def settings_of(config: dict) -> dict:
-    """The study's criteria and page size, with the defaults filled in."""
-    serializer = RankingConfig(data=config or {})
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
+    """The study's criteria and page size: its stored config, which ``RankingConfig``
+    validated on the way in (filling the defaults), read as it stands."""
+    return {"criteria": config["criteria"], "show": config["show"]}
 
 
 class Ranking(TaskKind):
     name = "ranking"
+    agreement_per_answer = True  # agreement_values below
+    report = "scoring.reports.ranking.RankingReport"
     label = "MOST/LEAST ranking of passages from different systems"
     template = "annotation/kinds/ranking.html"
     Config = RankingConfig

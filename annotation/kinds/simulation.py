@@ -96,6 +96,8 @@ def options_for(payload: dict) -> list[tuple[str, str]]:
 
 class Simulation(TaskKind):
     name = "simulation"
+    agreement_per_answer = True  # agreement_values below
+    report = "scoring.reports.simulation.SimulationReport"
     label = "Counterfactual simulation (guess the model's follow-up answer)"
     template = "annotation/kinds/simulation.html"
     Payload = SimulationPayload
@@ -136,6 +138,7 @@ class Simulation(TaskKind):
         return {**context, "answer": answer, "readonly": True}
 
     answerable_by_model = True
+    model_rater = "simulator"
 
     def model_task(self, item, state: dict) -> ModelTask:
         """The starter example with the model's output and explanation, and the follow-up,

@@ -6,15 +6,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
-from annotation.kinds.base import TaskKind
 from annotation.models import Study
 from annotation.services.access import LiveStep
 from annotation.services.crowd import preview_example
 from annotation.services.research import leave_study
 
 from .steps import participant_step
-
-DEFAULT_PAGE_TEMPLATE = TaskKind.page_template
 
 
 def mturk_preview(request: HttpRequest, study: Study) -> HttpResponse:
@@ -36,7 +33,7 @@ def mturk_preview(request: HttpRequest, study: Study) -> HttpResponse:
             **kind.page_context(item, assignment),
         }
     )
-    if kind.page_template != DEFAULT_PAGE_TEMPLATE:
+    if kind.has_own_page:
         # A kind with its own page (the game's round) renders it, its buttons switched off.
         return render(request, kind.page_template, context)
     return render(request, "annotation/preview.html", context)

@@ -3,7 +3,7 @@
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from annotation.kinds.boundary.game import public_game_studies
+from annotation.kinds import all_kinds
 from annotation.models import Study
 
 
@@ -12,6 +12,11 @@ def home(request: HttpRequest) -> HttpResponse:
     mine = Study.objects.none()
     if request.user.is_authenticated and request.user.is_staff:
         mine = Study.objects.exclude(pk__in=public).order_by("title")
-    game_ids = {game_study.study.pk for game_study in public_game_studies()}
-    context = {"public_studies": public, "other_studies": mine, "game_ids": game_ids}
+    context = {
+        # What each kind puts at the top of the page (the game's invitation).
+        "notices": [kind.home_notice_template for kind in all_kinds().values() if kind.home_notice_template],
+        # Each card leads where the study's kind says (a game study: the game's landing page).
+        "public_cards": [(study, study.task_kind.public_entry(study)) for study in public],
+        "other_studies": mine,
+    }
     return render(request, "home.html", context)

@@ -26,7 +26,6 @@ from annotation.services.research import (
 )
 from annotation.services.studies import load_study_file_for
 
-from .crowd import DEFAULT_PAGE_TEMPLATE
 from .research import researcher_required
 
 
@@ -106,7 +105,7 @@ def study_preview(request: HttpRequest, slug: str) -> HttpResponse:
         "assignment": page.assignment,
         **kind.page_context(page.item, page.assignment),
     }
-    if kind.page_template != DEFAULT_PAGE_TEMPLATE:
+    if kind.has_own_page:
         return render(request, kind.page_template, context)
     return render(request, "research/study_preview.html", context)
 

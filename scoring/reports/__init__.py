@@ -1,32 +1,33 @@
-"""Report builders: one module per task kind, found by the kind's name.
+"""Report builders: one module per task kind, named by the kind itself.
 
-A study whose kind has no builder still gets the figures every study gets (progress and
-agreement); adding a kind's statistics is adding a module here with a ``KindReport``
-subclass, nothing else.
+Each kind names its builder by dotted path (``TaskKind.report``, a string because the
+domain does not import ``scoring``); this package resolves it. A study whose kind names
+none still gets the figures every study gets (progress and agreement). Adding a kind's
+statistics is adding a module here with a ``KindReport`` subclass and naming it in the kind.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from functools import cache
 
-from .base import KindReport
+from django.utils.module_loading import import_string
 
-_NOT_BUILDERS = {"base", "common", "agreement"}
+from annotation.kinds import all_kinds
+
+from .base import KindReport
 
 
 @cache
 def all_reports() -> dict[str, KindReport]:
-    """Kind name → builder, for every module in this package."""
-    for module in pkgutil.iter_modules(__path__):
-        if module.name not in _NOT_BUILDERS:
-            importlib.import_module(f"{__name__}.{module.name}")
+    """Kind name → builder, for every kind that names one."""
     builders = {}
-    for cls in KindReport.__subclasses__():
-        if cls.kind in builders:
-            raise RuntimeError(f"Two report builders for kind {cls.kind!r}.")
-        builders[cls.kind] = cls()
+    for name, kind in all_kinds().items():
+        if not kind.report:
+            continue
+        cls = import_string(kind.report)
+        if not (isinstance(cls, type) and issubclass(cls, KindReport)):
+            raise RuntimeError(f"{kind.report} (the report of kind {name!r}) is not a KindReport.")
+        builders[name] = cls()
     return builders
 
 

@@ -257,7 +257,8 @@ class PlotSpec:
 
 
 class KindReport:
-    """The report builder of one task kind; subclasses live one per module in this package.
+    """The report builder of one task kind; subclasses live one per module in this package,
+    each named by its kind (``TaskKind.report``).
 
     ``response_fields`` / ``item_fields`` name what the loader must read. ``rows`` turns
     the human answers of one population into report rows; ``machine_rows`` adds figures of
@@ -265,7 +266,6 @@ class KindReport:
     loader asks the kind (``agreement_fields`` / ``agreement_values``), their only source.
     """
 
-    kind: ClassVar[str] = ""
     response_fields: ClassVar[dict[str, Field]] = {}
     item_fields: ClassVar[dict[str, Field]] = {}
     tables: ClassVar[tuple[TableSpec, ...]] = ()

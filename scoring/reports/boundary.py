@@ -27,7 +27,6 @@ MAX_P_GROUPS = 25
 
 
 class BoundaryReport(KindReport):
-    kind = "boundary"
     response_fields = {"guess": Field("answer__guess"), "order": Field("score_details__order")}
     item_fields = {
         "boundary": Field("payload__boundary"),

@@ -13,7 +13,6 @@ LABELS = ("supports", "contradicts", "neutral")
 
 
 class ClaimReport(KindReport):
-    kind = "claim"
     response_fields = {"label": Field("answer__label", "text"), "evidence": Field("answer__evidence", "json")}
     item_fields = {
         "system": Field("provenance__system", "text"),

@@ -22,7 +22,6 @@ from .base import (
 
 
 class LikertReport(KindReport):
-    kind = "likert"
     response_fields = {"ratings": Field("answer__ratings", "json")}
     item_fields = {
         "system": Field("provenance__system", "text"),
@@ -74,17 +73,15 @@ class LikertReport(KindReport):
         return rows
 
     def question_groups(self, config: dict) -> dict[str, str]:
-        return {q["id"]: q["group"] for q in config.get("questions", []) if "id" in q and q.get("group")}
+        return {q["id"]: q["group"] for q in config["questions"] if q.get("group")}
 
     def question_order(self, config: dict) -> list[str]:
-        return [q["id"] for q in config.get("questions", []) if "id" in q]
+        return [q["id"] for q in config["questions"]]
 
 
 def questions(data: StudyData) -> list[str]:
-    configured = [q["id"] for q in data.config.get("questions", []) if "id" in q]
-    if configured:
-        return configured
-    return sorted({key for ratings in data.responses["ratings"] if ratings for key in ratings})
+    """The study's questions in the kind's order (its stored, validated config)."""
+    return [q["id"] for q in data.config["questions"]]
 
 
 def _ratings(ratings: np.ndarray, question: str) -> np.ndarray:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from annotation.kinds.plausibility import RATING_VALUES
 from stats.groups import grouped_means, overall_mean
 
 from .base import (
@@ -16,11 +17,8 @@ from .base import (
     mean_row,
 )
 
-RATINGS = ("yes", "moderate", "no")  # the order of the tables; the kind maps them to numbers
-
 
 class PlausibilityReport(KindReport):
-    kind = "plausibility"
     response_fields = {"ratings": Field("answer__ratings", "json")}
     tables = (
         TableSpec(
@@ -41,7 +39,7 @@ class PlausibilityReport(KindReport):
     def rows(self, data: StudyData, *, embed=None) -> list[ReportRow]:
         _, explanation, rating = _flatten(data.responses["ratings"])
         rows = []
-        for value in RATINGS:
+        for value in RATING_VALUES:  # the kind's order
             hit = (rating == value).astype(np.float64)
             overall = overall_mean(hit, label=f"plausibility.share|{value}")
             if overall is not None:
@@ -58,7 +56,7 @@ def _flatten(ratings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     response, explanation, rating = [], [], []
     for r, answer in enumerate(ratings):
         for key, value in (answer or {}).items():
-            if value in RATINGS:
+            if value in RATING_VALUES:
                 response.append(r)
                 explanation.append(str(key))
                 rating.append(value)

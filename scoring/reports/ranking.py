@@ -19,7 +19,6 @@ from .base import (
     row,
 )
 
-DEFAULT_CRITERIA = ("consistency", "fluency")
 # Split-half reliability repeats its random split up to this many times, fewer for very
 # large studies (each split reads every response once).
 SPLITS = 100
@@ -27,7 +26,6 @@ SPLIT_BUDGET = 20_000_000
 
 
 class RankingReport(KindReport):
-    kind = "ranking"
     response_fields = {"shown": Field("answer__shown", "json"), "choices": Field("answer__choices", "json")}
     tables = (
         TableSpec(
@@ -81,8 +79,8 @@ class RankingReport(KindReport):
 
 
 def criteria(data: StudyData) -> list[str]:
-    configured = [c["id"] for c in data.config.get("criteria", []) if "id" in c]
-    return configured or list(DEFAULT_CRITERIA)
+    """The study's criteria in the kind's order (its stored, validated config)."""
+    return [c["id"] for c in data.config["criteria"]]
 
 
 def _criterion_rows(

@@ -87,7 +87,6 @@ def _plots() -> tuple[PlotSpec, ...]:
 
 
 class SimulationReport(KindReport):
-    kind = "simulation"
     response_fields = {"choice": Field("answer__choice", "text")}
     item_fields = {
         **{key: Field(f"provenance__{key}", "text") for key in GROUPINGS},

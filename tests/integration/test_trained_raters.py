@@ -274,7 +274,7 @@ def test_rating_raters_one_per_question_beat_the_mean_and_rate_every_question_of
 def test_train_rater_refuses_an_unknown_question_and_a_kind_it_cannot_learn(tmp_path):
     study = likert_study("likert-refusals", items=6)
     ranking = ensure_study(slug="ranking-refusal", kind="ranking")
-    with pytest.raises(CommandError, match="study: Trained raters answer likert and claim studies"):
+    with pytest.raises(CommandError, match="study: Trained raters answer claim and likert studies"):
         call_command(
             "train_rater", study=ranking.slug, output=str(tmp_path), stdout=StringIO(), stderr=StringIO()
         )

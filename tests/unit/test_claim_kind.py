@@ -97,3 +97,33 @@ def test_form_fields_become_an_answer():
 
     form = QueryDict("label=supports&evidence=0&evidence=2")
     assert KIND.answer_from_form(form, item(), None) == {"label": "supports", "evidence": ["0", "2"]}
+
+
+def test_a_trained_rater_s_evidence_is_every_sentence_that_carries_its_label_alone():
+    """The kind turns its rater's outputs into its answer: the label from the whole passage,
+    then the sentences that alone give that label with probability >= 0.5 (or the best one)."""
+    (question,) = KIND.rater_questions({})
+    calls = []
+
+    def read(asked, pairs):
+        calls.append(pairs)
+        if len(calls) == 1:  # the whole passages: supports, neutral
+            return [[0.7, 0.2, 0.1], [0.1, 0.2, 0.7]]
+        return [[0.6, 0.3, 0.1], [0.2, 0.1, 0.7], [0.9, 0.05, 0.05]]  # item one's sentences
+
+    first, second = item(), item(claim="Z.")
+    answers = KIND.rater_answers([question], [first, second], read)
+    assert [a.answer for a in answers] == [
+        {"label": "supports", "evidence": [0, 2]},
+        {"label": "neutral", "evidence": []},
+    ]
+    assert calls[1] == [("One.", "X is in Y."), ("Two.", "X is in Y."), ("Three.", "X is in Y.")]
+    assert answers[0].details["sentence_probabilities"] == [0.6, 0.2, 0.9]
+    assert KIND.validate_answer(first, answers[0].answer) == answers[0].answer
+
+
+def test_a_trained_rater_with_no_sentence_over_the_threshold_takes_the_best_one():
+    (question,) = KIND.rater_questions({})
+    outputs = iter([[[0.1, 0.8, 0.1]], [[0.3, 0.4, 0.3], [0.2, 0.45, 0.35], [0.5, 0.1, 0.4]]])
+    (answer,) = KIND.rater_answers([question], [item()], lambda asked, pairs: next(outputs))
+    assert answer.answer == {"label": "contradicts", "evidence": [1]}

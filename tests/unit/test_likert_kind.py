@@ -81,7 +81,7 @@ def test_config_rejections_name_the_field(config, field):
     ],
 )
 def test_payload_rejections_name_the_field(payload, field):
-    assert field in errors_of(lambda: KIND.validate_payload(payload, {}))
+    assert field in errors_of(lambda: KIND.validate_payload(payload, KIND.validate_config({})))
 
 
 def test_a_study_asking_only_about_related_passages_needs_them():
@@ -187,6 +187,6 @@ def test_text_limits_are_generous_for_real_facts_and_passages():
     """LEME's old facts run past a thousand characters; passages are articles (docs/formats.md)."""
     long_fact, article = "An old fact, told at length. " * 100, "A sentence of the article. " * 1500
     payload = {"new_fact": long_fact, "old_facts": [long_fact], "main_passage": article}
-    assert KIND.validate_payload(payload, {})["old_facts"] == [long_fact.strip()]
+    assert KIND.validate_payload(payload, KIND.validate_config({}))["old_facts"] == [long_fact.strip()]
     too_long = {**payload, "old_facts": [long_fact * 2]}
-    assert "old_facts" in str(errors_of(lambda: KIND.validate_payload(too_long, {})))
+    assert "old_facts" in str(errors_of(lambda: KIND.validate_payload(too_long, KIND.validate_config({}))))

@@ -66,7 +66,10 @@ def test_config_rejections_name_the_field(config, field):
     ],
 )
 def test_payload_rejections_name_the_field(payload, field):
-    assert any(path.startswith(field) for path in errors_of(lambda: KIND.validate_payload(payload, {})))
+    assert any(
+        path.startswith(field)
+        for path in errors_of(lambda: KIND.validate_payload(payload, KIND.validate_config({})))
+    )
 
 
 def test_show_decides_how_many_passages_an_item_needs():

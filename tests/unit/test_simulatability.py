@@ -206,3 +206,23 @@ def test_the_documented_example_question_file_reads():
     questions = read_questions(path)
     assert {q.variant for q in questions} == {"yes_no", "pairwise"}
     assert any(not q.gold for q in questions)  # a question without gold (no plausibility item)
+
+
+def test_a_plausibility_question_is_kept_up_to_the_kind_s_limit_and_skipped_past_it(tmp_path):
+    """The limit is the plausibility payload's own (no copy of it to drift)."""
+    from annotation.kinds import get_kind
+    from annotation.models import ModelExplanation
+    from workers.simulatability.study import plausibility_item
+
+    limit = get_kind("plausibility").Payload().fields["question"].max_length
+
+    def item_for(length: int) -> dict | None:
+        question = {"id": "q1", "question": "x" * length, "answer": "yes"}
+        explanation = ModelExplanation(
+            question_id="q1", question=question, variant="yes_no", model=str(tmp_path), mode="cot",
+            prompt_version="v1", explanation="Because.", answer="yes", decoding={}, seed=1,
+        )  # fmt: skip
+        return plausibility_item(question, [explanation])
+
+    assert item_for(limit)["payload"]["question"] == "x" * limit
+    assert item_for(limit + 1) is None

@@ -38,9 +38,10 @@ ITEMS_PER_STEP = 16  # items scored and stored per step: the unit of progress an
 
 
 def rater_definition(study: Study, parameters: dict) -> dict:
-    """What this rater is: on a simulation study a ``simulator``, elsewhere an ``llm`` rater."""
+    """What this rater is, as the study's kind calls it (``TaskKind.model_rater``: an ``llm``
+    rater, or a ``simulator`` on a simulation study)."""
     definition = {
-        "kind": "simulator" if study.kind == "simulation" else "llm",
+        "kind": study.task_kind.model_rater,
         "model": parameters["model"],
         "version": PROMPT_VERSION,
         "shots": parameters["shots"],

@@ -16,14 +16,15 @@ from __future__ import annotations
 import hashlib
 
 from annotation.errors import InputError
-from annotation.models import FollowUp, ModelExplanation, Study
+from annotation.kinds import get_kind
+from annotation.models import FollowUp, Item, ModelExplanation, Study
 from annotation.services.jobs import Progress
 from annotation.services.studies import add_items
 
 from . import records
 from .prompts import CHOICE_WORDS
 
-MAX_ID = 200
+MAX_ID = Item._meta.get_field("external_id").max_length  # an item id's limit, as the model has it
 
 
 def _staged(progress: Progress, stage: str) -> Progress:
@@ -38,6 +39,11 @@ def _staged(progress: Progress, stage: str) -> Progress:
 def _check_kind(study: Study, kind: str) -> None:
     if study.kind != kind:
         raise InputError({"study": [f"Study {study.slug!r} is a {study.kind!r} study, not {kind!r}."]})
+
+
+def _longest_question() -> int:
+    """The longest question a plausibility page takes, as the kind's payload says."""
+    return get_kind("plausibility").Payload().fields["question"].max_length
 
 
 def _tag(name: str) -> str:
@@ -140,7 +146,7 @@ def plausibility_item(question: dict, explanations: list[ModelExplanation]) -> d
     else:
         first_response, second_response = question["responses"]
         text = f"{question['context']}\n\nResponse 1: {first_response}\nResponse 2: {second_response}"
-    if len(text) > 2000:
+    if len(text) > _longest_question():
         return None
     return {
         "external_id": _short(f"{first.question_id}:{_tag(first.model)}"),

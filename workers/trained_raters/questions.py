@@ -1,38 +1,26 @@
-"""What a trained rater learns, per kind: the text it reads and the answer it gives.
+"""What a trained rater learns: the kind's rater questions, bound to the kind.
 
-A rater answers one *question* of a study: a Likert statement (a rating, learnt by
-regression) or a claim's label (supports / contradicts / neutral, learnt as natural
-language inference). Each question turns an item into the text pair the encoder reads
-and a human answer into the target it learns, and turns the encoder's outputs back into
-the kind's answer. No torch here: the examples are plain text and numbers.
-
-Likert: one rater per statement. It reads the passage(s) the statement is about, after
-the new fact and the old facts (edit and factual consistency are judged against them),
-paired with the statement itself. The target is the rating scaled to 0..1; a prediction
-is scaled back and rounded to the nearest point of the scale.
-
-Claim: an NLI classifier over (premise, claim). In training each human answer gives the
-whole passage as premise, and, when the person highlighted evidence, the highlighted
-sentences as a second premise (as LEME's rater; the second is left out when it is the
-whole passage). Every human answer is an example of its own, so an item's examples
-weigh its labels as its annotators did (the held-out figures use the majority). At
-prediction time the premise is the whole passage (what the rater can always see); for a
-supports or contradicts label the evidence is then every sentence that, read alone as
-the premise, gets that label with probability ≥ 0.5, or else the one sentence that gives
-it the highest probability: the kind needs evidence sentences for those labels.
+A rater answers one *question* of a study: a rating learnt by regression or a label
+learnt as classification. The kind says what the questions are, what text pair the
+encoder reads for an item, which examples a person's answer gives and how the raters'
+outputs become its answer (``TaskKind.rater_*``; the Likert and claim rules are written
+in ``annotation/kinds/likert.py`` and ``claim.py``). No torch here: the examples are plain
+text and numbers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from annotation.kinds.claim import LABEL_VALUES
-from annotation.kinds.likert import applicable_questions, settings_of
+from annotation.kinds import TaskKind, all_kinds
+from annotation.kinds.base import RaterQuestion
 from annotation.models import Item, Response, Study
 
-SUPPORTED_KINDS = ("likert", "claim")
-CLAIM_QUESTION = "label"
-EVIDENCE_THRESHOLD = 0.5
+
+def supported_kinds() -> list[str]:
+    """The kinds whose studies trained raters answer: those that implement the hooks."""
+    return [name for name, kind in all_kinds().items() if kind.trained_raters]
 
 
 class QuestionError(ValueError):
@@ -53,89 +41,68 @@ class Example:
 
 @dataclass(frozen=True)
 class Question:
-    """One question a rater answers: ``level`` nominal (labels) or ordinal (a rating)."""
+    """One question a rater answers, with the kind that asks it."""
 
-    id: str
-    kind: str
-    text: str
-    passage: str = ""  # Likert: main, related or both
-    points: int = 0  # Likert: the scale's number of points
+    spec: RaterQuestion
+    task_kind: TaskKind
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def text(self) -> str:
+        return self.spec.text
 
     @property
     def regression(self) -> bool:
-        return self.kind == "likert"
+        return self.spec.regression
 
     @property
     def level(self) -> str:
-        return "ordinal" if self.regression else "nominal"
+        return self.spec.level
 
     @property
     def labels(self) -> list:
-        """The answers in order: the scale's points, or the claim labels."""
-        return list(range(1, self.points + 1)) if self.regression else list(LABEL_VALUES)
+        """The answers in order: the scale's points, or the labels."""
+        return list(self.spec.labels)
 
     def applies_to(self, item: Item) -> bool:
-        if not self.regression:
-            return True
-        return bool(applicable_questions([{"passage": self.passage}], item.payload))
+        return self.task_kind.rater_pair(self.spec, item) is not None
 
-    def human_value(self, answer: dict):
+    def human_value(self, answer: dict) -> Any:
         """The person's answer to this question (None when they gave none)."""
-        if self.regression:
-            return answer.get("ratings", {}).get(self.id)
-        return answer.get("label")
+        return self.task_kind.rater_value(self.spec, answer)
 
     def examples(self, response: Response) -> list[Example]:
         """The training examples one human answer gives (none when it skipped the question)."""
-        value = self.human_value(response.answer)
         item = response.item
-        if value is None or not self.applies_to(item):
-            return []
-        if self.regression:
-            target = (float(value) - 1.0) / (self.points - 1)
-            return [Example(item.external_id, self.context(item), self.text, target)]
-        label = LABEL_VALUES.index(value)
-        claim, sentences = item.payload["claim"], item.payload["sentences"]
-        out = [Example(item.external_id, " ".join(sentences), claim, label)]
-        evidence = [sentences[i] for i in response.answer.get("evidence", []) if i < len(sentences)]
-        if evidence and len(evidence) < len(sentences):
-            out.append(Example(item.external_id, " ".join(evidence), claim, label))
-        return out
+        return [
+            Example(item.external_id, e.first, e.second, e.target)
+            for e in self.task_kind.rater_examples(self.spec, item, response.answer)
+        ]
 
     def pair(self, item: Item) -> tuple[str, str]:
         """What the rater reads to answer the item."""
-        if self.regression:
-            return self.context(item), self.text
-        return " ".join(item.payload["sentences"]), item.payload["claim"]
+        pair = self.task_kind.rater_pair(self.spec, item)
+        if pair is None:
+            raise ValueError(f"Question {self.id!r} does not apply to item {item.external_id!r}.")
+        return pair
 
-    def context(self, item: Item) -> str:
-        """Likert: the facts, then the passage(s) the statement is about."""
-        payload = item.payload
-        parts = [f"New fact: {payload['new_fact']}"]
-        if payload.get("old_facts"):
-            parts.append("Old facts: " + " ".join(payload["old_facts"]))
-        if self.passage in ("main", "both"):
-            parts.append(f"Main passage: {payload['main_passage']}")
-        if self.passage in ("related", "both") and payload.get("related_passage"):
-            parts.append(f"Related passage: {payload['related_passage']}")
-        return "\n".join(parts)
-
-    def value_from_output(self, output: float) -> int:
+    def value_from_output(self, output: float) -> Any:
         """A regression output (0..1 scaled) as the nearest point of the scale."""
-        return int(min(self.points, max(1, round(1 + float(output) * (self.points - 1)))))
+        return self.spec.value_from_output(output)
 
 
 def study_questions(study: Study) -> list[Question]:
     """Every question of the study a trained rater can answer, in the study's order."""
-    if study.kind == "claim":
-        return [Question(CLAIM_QUESTION, "claim", "Does the passage support or contradict the claim?")]
-    if study.kind == "likert":
-        settings = settings_of(study.config or {})
-        points = int(settings["scale"]["points"])
-        return [Question(q["id"], "likert", q["text"], q["passage"], points) for q in settings["questions"]]
-    raise QuestionError(
-        "study", f"Trained raters answer {' and '.join(SUPPORTED_KINDS)} studies, not {study.kind!r} ones."
-    )
+    kind = study.task_kind
+    if not kind.trained_raters:
+        raise QuestionError(
+            "study",
+            f"Trained raters answer {' and '.join(supported_kinds())} studies, not {study.kind!r} ones.",
+        )
+    return [Question(spec, kind) for spec in kind.rater_questions(study.config)]
 
 
 def chosen_questions(study: Study, question: str | None) -> list[Question]:

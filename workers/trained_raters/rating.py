@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from annotation.errors import InputError
+from annotation.kinds.base import RaterQuestion
 from annotation.models import Item, Study
 from annotation.services.jobs import Progress, no_progress
 from annotation.services.model_answers import (
@@ -29,7 +30,7 @@ from annotation.services.model_answers import (
 )
 
 from .model import load_rater_model, rater_outputs
-from .questions import EVIDENCE_THRESHOLD, Question, QuestionError, study_questions
+from .questions import Question, QuestionError, study_questions
 
 BATCH = 64  # items per stored batch (one transaction, one progress step)
 
@@ -114,65 +115,15 @@ def rate_study(study: Study, rater: Path, *, progress: Progress = no_progress, b
 def _answers(
     questions: list[Question], models: dict, items: list[Item], max_length: int
 ) -> list[ModelAnswer]:
-    if questions[0].regression:
-        return _ratings(questions, models, items, max_length)
-    return _claim_answers(questions[0], models[questions[0].id], items, max_length)
+    """The kind turns its raters' outputs into its answers (``TaskKind.rater_answers``)."""
 
+    def read(spec: RaterQuestion, pairs: list[tuple[str, str]]) -> np.ndarray:
+        tokenizer, model = models[spec.id]
+        return rater_outputs(tokenizer, model, pairs, max_length=max_length)
 
-def _ratings(
-    questions: list[Question], models: dict, items: list[Item], max_length: int
-) -> list[ModelAnswer]:
-    """Likert: each question's rater rates the items the question applies to."""
-    outputs: dict[int, dict[str, float]] = {item.pk: {} for item in items}
-    for question in questions:
-        asked = [item for item in items if question.applies_to(item)]
-        tokenizer, model = models[question.id]
-        values = rater_outputs(
-            tokenizer, model, [question.pair(item) for item in asked], max_length=max_length
-        )
-        for item, value in zip(asked, values, strict=True):
-            outputs[item.pk][question.id] = float(value)
-    by_id = {q.id: q for q in questions}
-    answers = []
-    for item in items:
-        raw = {key: round(value, 6) for key, value in outputs[item.pk].items()}
-        ratings = {key: by_id[key].value_from_output(value) for key, value in outputs[item.pk].items()}
-        answers.append(
-            ModelAnswer(item, raw=json.dumps(raw), answer={"ratings": ratings}, details={"outputs": raw})
-        )
-    return answers
-
-
-def _claim_answers(question: Question, model_pair, items: list[Item], max_length: int) -> list[ModelAnswer]:
-    """The label from the whole passage; for supports or contradicts, the evidence sentences
-    (``questions.py`` explains the rule). One batch for the passages, one for the sentences."""
-    tokenizer, model = model_pair
-    wholes = rater_outputs(tokenizer, model, [question.pair(item) for item in items], max_length=max_length)
-    labels = [int(whole.argmax()) for whole in wholes]
-    needs = [i for i, index in enumerate(labels) if question.labels[index] != "neutral"]
-    pairs = [(s, items[i].payload["claim"]) for i in needs for s in items[i].payload["sentences"]]
-    alone = rater_outputs(tokenizer, model, pairs, max_length=max_length)
-    by_item, offset = {}, 0
-    for i in needs:
-        count = len(items[i].payload["sentences"])
-        by_item[i], offset = alone[offset : offset + count, labels[i]], offset + count
-    answers = []
-    for i, (item, whole) in enumerate(zip(items, wholes, strict=True)):
-        label = question.labels[labels[i]]
-        details: dict = {"probabilities": _rounded(dict(zip(question.labels, whole.tolist(), strict=True)))}
-        evidence: list[int] = []
-        if i in by_item:
-            chosen = by_item[i]
-            evidence = [int(j) for j in np.flatnonzero(chosen >= EVIDENCE_THRESHOLD)] or [
-                int(chosen.argmax())
-            ]
-            details["sentence_probabilities"] = [round(float(p), 6) for p in chosen]
-        answer = {"label": label, "evidence": evidence}
-        answers.append(
-            ModelAnswer(item, raw=json.dumps({**answer, **details}), answer=answer, details=details)
-        )
-    return answers
-
-
-def _rounded(values: dict) -> dict:
-    return {key: round(float(value), 6) for key, value in values.items()}
+    kind = questions[0].task_kind
+    given = kind.rater_answers([q.spec for q in questions], items, read)
+    return [
+        ModelAnswer(item, raw=json.dumps(one.raw), answer=one.answer, details=one.details)
+        for item, one in zip(items, given, strict=True)
+    ]

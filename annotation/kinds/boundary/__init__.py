@@ -17,10 +17,10 @@ from rest_framework import serializers
 
 from stats.boundary import boundary_points
 
-from ..base import AgreementField, Score, StrictSerializer, TaskKind
+from ..base import AgreementField, PublicEntry, Score, StrictSerializer, TaskKind
 from . import game
 from .controls import REASON_CATEGORIES, round_controls
-from .urls import round_steps
+from .urls import round_steps, site_pages
 
 MIN_SENTENCES, MAX_SENTENCES = 2, 20
 MAX_REASON_CHARS = 2000
@@ -141,6 +141,17 @@ class Boundary(TaskKind):
     Gold = BoundaryGold
     agreement_fields = (AgreementField("guess", "guess", "interval"),)
     urls = round_steps
+    site_urls = site_pages
+    home_notice_template = "annotation/kinds/boundary_home.html"
+    public_action = "Play"
+    report = "scoring.reports.boundary.BoundaryReport"
+
+    def ready(self) -> None:
+        from . import signals  # noqa: F401 - connects the game's receivers
+
+    def public_entry(self, study) -> PublicEntry:
+        """Every public game study is played from the game's landing page."""
+        return PublicEntry(reverse("game-landing"), self.public_action)
 
     def prepare_assignment(self, item, rng: random.Random) -> dict:
         return {"revealed": 1, "reveals": [], "guess": None, "guessed_at": None}

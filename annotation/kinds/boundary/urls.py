@@ -1,10 +1,11 @@
 """The game's addresses: the round's steps and the public ``/play/`` pages.
 
 ``round_steps`` is the kind's ``urls``, which ``annotation.urls`` mounts under each
-assignment (``/s/<slug>/a/<id>/boundary/``); ``urlpatterns`` is included under ``/play/``.
+assignment (``/s/<slug>/a/<id>/boundary/``); ``site_pages`` (the kind's ``site_urls``)
+puts ``urlpatterns`` under ``/play/``.
 """
 
-from django.urls import URLPattern, URLResolver, path
+from django.urls import URLPattern, URLResolver, include, path
 
 from .views import game, rounds
 
@@ -24,3 +25,5 @@ urlpatterns = [
     path("leaderboard/<slug:category>/", game.leaderboard_page, name="game-leaderboard-category"),
     path("signup/", game.signup, name="game-signup"),
 ]
+
+site_pages: list[URLPattern | URLResolver] = [path("play/", include(urlpatterns))]

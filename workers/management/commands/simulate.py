@@ -22,7 +22,7 @@ class Command(ModelCommand):
 
     def handle(self, *args, **options):
         study = study_named(options["study"])
-        if study.kind != "simulation":
+        if study.task_kind.model_rater != "simulator":
             raise CommandError(
                 f"--study: {study.slug} is a {study.kind} study; simulate answers simulation studies."
             )
