@@ -20,6 +20,18 @@ class InputError(Exception):
         return cls(flatten_errors(exc.detail, prefix))
 
 
+def checked(serializer_class, data, *, place: str = "", **kwargs) -> dict:
+    """``data`` validated by ``serializer_class`` (built with ``kwargs``), as a dict.
+
+    Bad data raises ``InputError`` with each message under its field path, prefixed by
+    ``place`` ("parameters" → "parameters.limit"). The one way services turn a DRF
+    serializer's verdict into an ``InputError``."""
+    serializer = serializer_class(data=data, **kwargs)
+    if not serializer.is_valid():
+        raise InputError(flatten_errors(serializer.errors, place))
+    return dict(serializer.validated_data)
+
+
 def flatten_errors(detail, prefix: str = "") -> dict[str, list[str]]:
     """DRF's nested error detail → {"items[3].payload.sentences": ["…"]}."""
     flat: dict[str, list[str]] = {}

@@ -20,7 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 from rest_framework import serializers
 
-from annotation.errors import InputError, flatten_errors
+from annotation.errors import InputError, checked
 from annotation.kinds.base import StrictSerializer
 from annotation.models import Assignment, Enrollment, Exam, ExamAttempt, Item, Participant, Response, Study
 
@@ -47,10 +47,7 @@ def check_exam_block(raw, *, slug: str, items: list[dict], fields: dict) -> dict
         if existing is not None and existing.required_by.exists():
             raise InputError({"exam": ["Studies require this exam; its file must keep the 'exam' block."]})
         return None
-    shape = ExamFields(data=raw)
-    if not shape.is_valid():
-        raise InputError(flatten_errors(shape.errors, "exam"))
-    block = dict(shape.validated_data)
+    block = checked(ExamFields, raw, place="exam")
     count = _exam_item_count(slug, items)
     errors = check_exam(pass_mark=block["pass_mark"], item_count=count, public=bool(fields.get("public")))
     if "pass_mark" in errors:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from annotation.errors import InputError, flatten_errors
+from annotation.errors import InputError, checked, flatten_errors
 from annotation.kinds.base import StrictSerializer
 from annotation.models import Item, Study
 
@@ -65,10 +65,7 @@ def _check_list(raw, name: str, shape, most: int) -> list[dict]:
     def check(entry) -> dict:
         if not isinstance(entry, dict):
             raise InputError({"": ["Expected an object."]})
-        serializer = shape(data=entry)
-        if not serializer.is_valid():
-            raise InputError(flatten_errors(serializer.errors))
-        return dict(serializer.validated_data)
+        return checked(shape, entry)
 
     return list(collect_rows(list_rows(enumerate(raw), name), check))
 

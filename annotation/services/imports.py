@@ -13,7 +13,7 @@ from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from annotation.errors import InputError, flatten_errors
+from annotation.errors import InputError, checked
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
 from .assignment import take_slots
@@ -112,10 +112,7 @@ def _check_lines(study: Study, lines: Iterable[str], *, allow_incomplete: bool =
 def _check_line(kind, items: dict[str, Item], data, allow_incomplete: bool = False) -> _Row:
     if not isinstance(data, dict):
         raise InputError({"": ["Each line is a JSON object."]})
-    shape = ImportLine(data=data)
-    if not shape.is_valid():
-        raise InputError(flatten_errors(shape.errors))
-    line = shape.validated_data
+    line = checked(ImportLine, data)
     item = items.get(line["item"])
     if item is None:
         raise InputError({"item": [f"No item with external_id {line['item']!r} in this study."]})

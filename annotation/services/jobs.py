@@ -21,7 +21,7 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from rest_framework import serializers
 
-from annotation.errors import InputError, flatten_errors
+from annotation.errors import InputError, checked
 from annotation.models import Job, Study
 from annotation.services.access import researcher_jobs
 from roft_site.celery import DEFAULT_QUEUE, QUEUES
@@ -99,10 +99,7 @@ def check_job_parameters(kind: str, parameters: dict | None) -> dict:
     spec = JOB_KINDS[kind].parameters
     if spec is None:
         return dict(parameters or {})
-    serializer = spec(data=parameters or {})
-    if not serializer.is_valid():
-        raise InputError(flatten_errors(serializer.errors, "parameters"))
-    return dict(serializer.validated_data)
+    return checked(spec, parameters or {}, place="parameters")
 
 
 # Which setting lists the folders a worker path parameter may point into.

@@ -28,7 +28,7 @@ from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from annotation.errors import InputError, flatten_errors
+from annotation.errors import InputError, checked, flatten_errors
 from annotation.models import Assignment, Enrollment, Item, ModelOutput, Participant, Study
 
 from .human_answers import human_answers
@@ -65,10 +65,7 @@ def rater_name(definition: dict) -> str:
 
 def model_participant(definition: dict) -> Participant:
     """The participant of this rater definition, created on first use."""
-    checked = RaterDefinition(data=definition)
-    if not checked.is_valid():
-        raise InputError(flatten_errors(checked.errors, "definition"))
-    definition = checked.validated_data
+    definition = checked(RaterDefinition, definition, place="definition")
     name = rater_name(definition)
     try:
         with transaction.atomic():

@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.errors import InputError, flatten_errors
+from annotation.errors import InputError, checked
 from annotation.models import Assignment, Enrollment, Job, Response, Study
 
 from .access import can_share_study, is_researcher, researcher_studies
@@ -158,8 +158,6 @@ def start_job_for_researcher(*, user, kind: str, study_slug: str | None, paramet
 
 def start_export(*, user, study: Study, parameters: dict) -> Job:
     """Validate an export request (raw platform ids are admin-only) and start its job."""
-    shape = ExportParameters(data=parameters)
-    if not shape.is_valid():
-        raise InputError(flatten_errors(shape.errors))
-    check_export_request(user, include_platform_ids=shape.validated_data["include_platform_ids"])
-    return start_job(kind="export", parameters=dict(shape.validated_data), study=study, user=user)
+    values = checked(ExportParameters, parameters)
+    check_export_request(user, include_platform_ids=values["include_platform_ids"])
+    return start_job(kind="export", parameters=values, study=study, user=user)

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from rest_framework import serializers
 
-from annotation.errors import InputError, flatten_errors
+from annotation.errors import InputError, checked
 from annotation.models import Item, Study
 
 from .rows import list_rows
@@ -184,10 +184,7 @@ def _check_known_fields(data: dict, *, owner) -> _CheckedFile:
 
 def _check_study_fields(data: dict):
     known = set(StudyFields.Meta.fields)
-    serializer = StudyFields(data={k: v for k, v in data.items() if k in known})
-    if not serializer.is_valid():
-        raise InputError(flatten_errors(serializer.errors))
-    fields = dict(serializer.validated_data)
+    fields = checked(StudyFields, {k: v for k, v in data.items() if k in known})
     return fields, kind_named(fields["kind"])
 
 
@@ -290,7 +287,5 @@ def ensure_study(*, slug: str, kind: str, title: str = "", owner=None) -> Study:
 
 
 def _check_new_study(slug: str, kind: str, title: str) -> dict:
-    serializer = StudyFields(data={"slug": slug, "title": title or slug, "kind": kind})
-    if not serializer.is_valid():
-        raise InputError(flatten_errors(serializer.errors))
-    return {"slug": serializer.validated_data["slug"], "title": serializer.validated_data["title"]}
+    fields = checked(StudyFields, {"slug": slug, "title": title or slug, "kind": kind})
+    return {"slug": fields["slug"], "title": fields["title"]}

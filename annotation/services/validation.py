@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from annotation.errors import InputError, flatten_errors
+from annotation.errors import InputError, checked
 from annotation.kinds import UnknownKind, get_kind
 from annotation.kinds.base import TaskKind
 from annotation.models import Exam, Item, Study
@@ -163,10 +163,7 @@ def check_item(kind: TaskKind, config: dict, raw, *, exam: bool = False) -> dict
     unknown = sorted(set(raw) - set(ItemFields().fields))
     if unknown:
         raise InputError({name: ["Unknown field in an item."] for name in unknown})
-    shape = ItemFields(data=raw)
-    if not shape.is_valid():
-        raise InputError(flatten_errors(shape.errors))
-    item = dict(shape.validated_data)
+    item = checked(ItemFields, raw)
     item["payload"], item["gold"] = validate_item(
         kind,
         config,

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rest_framework import serializers
 
-from annotation.errors import InputError, flatten_errors
+from annotation.errors import InputError, checked
 from annotation.services.rows import read_jsonl_file
 
 SUBJECT_SLOT = "{}"
@@ -152,10 +152,7 @@ def parse_edit_request(data) -> EditRequest:
     """A validated request; ``InputError`` naming the field otherwise."""
     if not isinstance(data, dict):
         raise InputError({"request": ["An edit request is a JSON object."]})
-    serializer = EditRecord(data=data)
-    if not serializer.is_valid():
-        raise InputError(flatten_errors(serializer.errors))
-    value = serializer.validated_data
+    value = checked(EditRecord, data)
     rewrite, related, human = value["requested_rewrite"], value.get("related") or {}, value.get("human") or {}
     return EditRequest(
         case_id=value["case_id"],

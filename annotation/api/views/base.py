@@ -7,7 +7,7 @@ from rest_framework.generics import GenericAPIView
 
 from annotation.api.parsers import BoundedJSONParser
 from annotation.api.permissions import IsResearcher
-from annotation.errors import InputError, flatten_errors
+from annotation.errors import InputError, checked
 from annotation.services.access import access_study_for_researcher
 
 # Query parameters every list takes besides its filters: paging, and the browsable API's.
@@ -31,10 +31,13 @@ class ResearcherView(GenericAPIView):
         self.filter_names = frozenset(serializer_class().fields)
         params = self.request.query_params
         empty = {name: [EMPTY_FILTER] for name in sorted(self.filter_names) if "" in params.getlist(name)}
-        serializer = serializer_class(data=params)
-        if not serializer.is_valid() or empty:
-            raise InputError({**flatten_errors(serializer.errors), **empty})
-        return serializer.validated_data
+        try:
+            values = checked(serializer_class, params)
+        except InputError as exc:
+            raise InputError({**exc.errors, **empty}) from None
+        if empty:
+            raise InputError(empty)
+        return values
 
     def paginate_queryset(self, queryset):
         """One page of a list. A query parameter the list does not take is a 400 naming it
@@ -50,7 +53,4 @@ class ResearcherView(GenericAPIView):
             raise InputError({name: [str(exc.detail)]}) from None
 
     def body(self, serializer_class) -> dict:
-        serializer = serializer_class(data=self.request.data)
-        if not serializer.is_valid():
-            raise InputError(flatten_errors(serializer.errors))
-        return serializer.validated_data
+        return checked(serializer_class, self.request.data)
