@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -66,11 +65,13 @@ class WorkerProcess:
         command += ["--include", "tests.worker_hooks", "--without-mingle", "--without-gossip"]
         with self.log_path.open("a") as log:
             self.process = subprocess.Popen(command, env=self.env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 120
-        while "ready." not in self.log_path.read_text()[offset:]:
-            assert self.process.poll() is None, self.log_path.read_text()[-3000:]
-            assert time.monotonic() < deadline, "the worker did not start"
-            time.sleep(0.2)
+        from tests.helpers.jobs import wait_until  # that module imports this one
+
+        def ready() -> bool:
+            assert self.process is not None and self.process.poll() is None, self.log_path.read_text()[-3000:]
+            return "ready." in self.log_path.read_text()[offset:]
+
+        assert wait_until(ready, 120, step=0.2), "the worker did not start"
 
     @property
     def pid(self) -> int:

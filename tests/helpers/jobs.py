@@ -11,16 +11,30 @@ from annotation.models import Job
 from tests.celery_worker import redis_worker_on
 
 
+def wait_until(check, seconds: float = 30.0, *, step: float = 0.1) -> bool:
+    """Whether ``check()`` turned true within ``seconds``, asking every ``step`` seconds.
+    The tests' one polling loop: every wait below, and every wait in a test, goes through it.
+    ``check`` may raise (an assertion that what it waits on is still alive, say)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if check():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(step)
+
+
 def wait_for_job(job: Job, seconds: float = 180) -> Job:
     """``job`` once it finished (done, failed or cancelled), refreshed; an assertion error
     naming it if it is still going after ``seconds`` (a generous bound, not a timing test)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+
+    def finished() -> bool:
         job.refresh_from_db()
-        if job.status in Job.FINISHED:
-            return job
-        time.sleep(0.1)
-    raise AssertionError(f"job {job.pk} ({job.kind}) still {job.status} after {seconds} s")
+        return job.status in Job.FINISHED
+
+    if not wait_until(finished, seconds):
+        raise AssertionError(f"job {job.pk} ({job.kind}) still {job.status} after {seconds} s")
+    return job
 
 
 def wait_for_done(job: Job, seconds: float = 180) -> Job:
@@ -28,15 +42,6 @@ def wait_for_done(job: Job, seconds: float = 180) -> Job:
     wait_for_job(job, seconds)
     assert job.status == Job.Status.DONE, (job.kind, job.status, job.error)
     return job
-
-
-def wait_until(check, seconds: float = 30.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 @pytest.fixture

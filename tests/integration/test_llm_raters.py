@@ -38,7 +38,9 @@ def make_study(kind: str) -> Study:
     return study
 
 
-def wait_for(jobs: list[Job]) -> list[Job]:
+def started(studies) -> list[Job]:
+    """A rate_llm job for each study, all started before waiting for any (each done)."""
+    jobs = [start_job(kind="rate_llm", parameters=PARAMETERS, study=s) for s in studies]
     return [wait_for_done(job) for job in jobs]
 
 
@@ -47,17 +49,13 @@ def wait_for(jobs: list[Job]) -> list[Job]:
 def test_rate_llm_jobs_answer_every_kind_on_the_gpu_queue_and_a_rerun_adds_nothing(worker_settings):
     studies = {kind: make_study(kind) for kind in CASES}
     with redis_worker_on(["gpu"]):
-        jobs = wait_for(
-            [start_job(kind="rate_llm", parameters=PARAMETERS, study=s) for s in studies.values()]
-        )
+        jobs = started(studies.values())
         for job in jobs:
             assert job.result["created"] == 3 and job.result["items"] == 3, job.result
             assert job.result["unparseable"] == job.result["invalid"] == 0
             assert job.progress_done == job.progress_total == 3
         counts = Response.objects.count()
-        again = wait_for(
-            [start_job(kind="rate_llm", parameters=PARAMETERS, study=s) for s in studies.values()]
-        )
+        again = started(studies.values())
     assert all(job.result["created"] == job.result["items"] == 0 for job in again)
     assert Response.objects.count() == counts and ModelOutput.objects.count() == 15
 

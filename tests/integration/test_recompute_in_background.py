@@ -4,7 +4,6 @@ background thread and the button's fragment polls its moving progress."""
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from django.db import connection, transaction
@@ -12,6 +11,7 @@ from django.db import connection, transaction
 from annotation.models import Job
 from scoring.models import Report
 from scoring.services import compute_study_reports
+from tests.helpers.jobs import wait_for_done
 from tests.helpers.reports import game_study
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,15 +27,6 @@ def hold_the_reports(study, locked: threading.Event, release: threading.Event) -
             release.wait(60)
     finally:
         connection.close()
-
-
-def wait_until_finished(job: Job) -> Job:
-    for _ in range(600):
-        job.refresh_from_db()
-        if job.status in (Job.Status.DONE, Job.Status.FAILED):
-            return job
-        time.sleep(0.1)
-    raise AssertionError(f"job {job.pk} still {job.status}")
 
 
 def test_recompute_answers_while_the_job_runs_in_a_thread(client, django_user_model, settings):
@@ -58,6 +49,6 @@ def test_recompute_answers_while_the_job_runs_in_a_thread(client, django_user_mo
     finally:
         release.set()
         holder.join()
-    assert wait_until_finished(job).status == Job.Status.DONE
+    wait_for_done(job, 60)
     polled = client.get(f"/research/s/{study.slug}/dashboard/job/", HTTP_HX_REQUEST="true")
     assert polled["HX-Refresh"] == "true"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -19,6 +18,7 @@ from annotation.models import Participant
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.helpers.flow import start, task_action
+from tests.helpers.jobs import wait_until
 
 pytestmark = pytest.mark.django_db
 
@@ -37,14 +37,15 @@ def own_redis(settings):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 10
-    while True:
+
+    def listening() -> bool:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
         except OSError:
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
+            return False
+        return True
+
+    assert wait_until(listening, 10, step=0.05), "redis-server did not start"
     settings.CACHES = {
         "default": {
             "BACKEND": "roft_site.redis_cache.SharedClientRedisCache",

@@ -7,7 +7,7 @@ from annotation.models import Job
 from annotation.services.jobs import start_job
 from roft_site.celery import app
 from scoring.models import Report
-from tests.helpers.jobs import wait_until
+from tests.helpers.jobs import wait_for_done, wait_until
 from tests.helpers.reports import game_study
 from workers.tasks.reports import compute_study_reports_task, refresh_live_study_reports_task
 
@@ -17,8 +17,7 @@ from workers.tasks.reports import compute_study_reports_task, refresh_live_study
 def test_reports_job_runs_on_a_real_worker(redis_worker):
     study = game_study()
     job = start_job(kind="reports", study=study)
-    assert wait_until(lambda: Job.objects.get(pk=job.pk).status == Job.Status.DONE, seconds=60)
-    done = Job.objects.get(pk=job.pk)
+    done = wait_for_done(job, 60)
     assert done.result["rows"] == Report.objects.filter(study=study).count() > 0
     assert done.progress_done == done.progress_total > 0  # the bar ends full
     # the periodic check finds nothing to do now, then a live study with new answers
