@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import random
 
-from django.db.models import F
-
 from annotation.models import Enrollment, Participant, Study
+from annotation.services.participants import count_answers
 
 
 def attention_pages(study: Study, enrollment_id: int) -> set[int]:
@@ -32,8 +31,14 @@ def record_attention_outcome(*, enrollment: Enrollment, passed: bool) -> bool:
     lets the participant carry on (the game's volunteers), they are flagged the same way
     but their session goes on.
     """
-    counter = "attention_passed" if passed else "attention_failed"
-    Enrollment.objects.filter(pk=enrollment.pk).update(**{counter: F(counter) + 1})
+    count_answers(
+        participant_id=enrollment.participant_id,
+        study_id=enrollment.study_id,
+        answers=0,
+        points=0,
+        passed=int(passed),
+        failed=int(not passed),
+    )
     enrollment.refresh_from_db(fields=["attention_passed", "attention_failed", "status"])
     if passed or enrollment.attention_failed <= enrollment.study.max_attention_failures:
         return False

@@ -19,7 +19,7 @@ from django.db.models import Count, Max, Q, Sum
 
 from annotation.models import Assignment, Enrollment, ExamAttempt, Participant, Response
 from annotation.services.assignment import release_participant_assignments
-from annotation.services.participants import is_anonymous
+from annotation.services.participants import count_answers, is_anonymous
 
 if TYPE_CHECKING:
     from annotation.kinds.base import TaskKind
@@ -90,6 +90,14 @@ def _move_enrollment(enrollment: Enrollment, account: Participant) -> int:
     return moved
 
 
+COUNTS = [  # the totals ``count_answers`` keeps
+    "answered_count",
+    "points_total",
+    "attention_passed",
+    "attention_failed",
+]
+
+
 def _move_new_answers(guest_enrollment: Enrollment, account_enrollment: Enrollment) -> tuple[int, int]:
     """A study both took: (answers moved, items both had). Exam studies move nothing (an
     attempt is one sitting; the account's attempts stand)."""
@@ -119,17 +127,17 @@ def _move_new_answers(guest_enrollment: Enrollment, account_enrollment: Enrollme
         failed=Count("id", filter=Q(is_attention_check=True) & ~Q(correct=True)),
     )
     moved = responses.update(participant_id=account_id)
-    counts = (moved, totals["points"], totals["passed"], totals["failed"])
-    _add_to_counts(account_enrollment, *counts)
-    _add_to_counts(guest_enrollment, *(-value for value in counts))
+    counts = {
+        "answers": moved,
+        "points": totals["points"],
+        "passed": totals["passed"],
+        "failed": totals["failed"],
+    }
+    for enrollment, sign in ((account_enrollment, 1), (guest_enrollment, -1)):
+        count_answers(
+            participant_id=enrollment.participant_id,
+            study_id=study_id,
+            **{name: sign * value for name, value in counts.items()},
+        )
+        enrollment.refresh_from_db(fields=COUNTS)
     return moved, both.count()
-
-
-def _add_to_counts(enrollment: Enrollment, answers: int, points: float, passed: int, failed: int) -> None:
-    fields = ["answered_count", "points_total", "attention_passed", "attention_failed"]
-    enrollment.refresh_from_db(fields=fields)
-    enrollment.answered_count = max(enrollment.answered_count + answers, 0)
-    enrollment.points_total += points
-    enrollment.attention_passed = max(enrollment.attention_passed + passed, 0)
-    enrollment.attention_failed = max(enrollment.attention_failed + failed, 0)
-    enrollment.save(update_fields=fields)

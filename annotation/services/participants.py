@@ -115,20 +115,29 @@ class CountedAnswers:
     is_test: bool = False
 
 
-def count_answers(*, participant_id: int, study_id: int, answers: int, points: float) -> CountedAnswers:
-    """Add stored answers and their points to the enrollment's totals (the only writer of
-    ``answered_count`` and ``points_total``; an update in place, safe under concurrency).
+def count_answers(
+    *, participant_id: int, study_id: int, answers: int, points: float, passed: int = 0, failed: int = 0
+) -> CountedAnswers:
+    """Add stored answers, their points and attention checks passed and failed to the
+    enrollment's totals: the only writer of ``answered_count``, ``points_total``,
+    ``attention_passed`` and ``attention_failed`` (an update in place, safe under
+    concurrency). Negative amounts take answers away (a guest's moved to an account); no
+    count goes below zero.
 
     One statement: the update returns the row's id and attention failures, so a submit
     needs no read of the enrollment before or after it.
     """
     table = Enrollment._meta.db_table
+    most = "GREATEST" if connection.vendor == "postgresql" else "MAX"  # SQLite: MAX of two values
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {table} SET answered_count = answered_count + %s, points_total = points_total + %s "  # noqa: S608 - the model's own table name
+            f"UPDATE {table} SET answered_count = {most}(answered_count + %s, 0), "  # noqa: S608 - the model's own table name
+            "points_total = points_total + %s, "
+            f"attention_passed = {most}(attention_passed + %s, 0), "
+            f"attention_failed = {most}(attention_failed + %s, 0) "
             "WHERE participant_id = %s AND study_id = %s "
             "RETURNING id, attention_failed, flagged, excluded, is_test",
-            [answers, points, participant_id, study_id],
+            [answers, points, passed, failed, participant_id, study_id],
         )
         row = cursor.fetchone()
     if row is None:
