@@ -11,7 +11,7 @@ from annotation.services.access import LiveStep
 from annotation.services.crowd import preview_example
 from annotation.services.research import leave_study
 
-from .steps import participant_step
+from .steps import participant_step, task_page_context
 
 
 def mturk_preview(request: HttpRequest, study: Study) -> HttpResponse:
@@ -22,17 +22,8 @@ def mturk_preview(request: HttpRequest, study: Study) -> HttpResponse:
     if example is None:
         return render(request, "annotation/preview.html", context)
     item, assignment = example
-    context.update(
-        {
-            "kind_template": kind.template,
-            "errors": {},
-            "submitted": {},
-            "preview": True,
-            "page_number": 1,
-            "page_total": study.items_per_session,
-            **kind.page_context(item, assignment),
-        }
-    )
+    context = task_page_context(study, item, assignment, number=1, total=study.items_per_session)
+    context["preview"] = True
     if kind.has_own_page:
         # A kind with its own page (the game's round) renders it, its buttons switched off.
         return render(request, kind.page_template, context)

@@ -21,7 +21,7 @@ from annotation.services.exams import (
 from annotation.services.guides import example_context
 from annotation.services.submission import SubmissionClosed, submit_response
 
-from .steps import participant_step
+from .steps import participant_step, task_page_context
 
 
 @require_GET
@@ -89,17 +89,15 @@ def exam_retry(request: HttpRequest, step: LiveStep) -> HttpResponse:
 
 def _render_question(request, study: Study, step: ExamStep, *, errors=None, status=200) -> HttpResponse:
     exam_study = step.attempt.exam.study
-    kind = exam_study.task_kind
-    context = {
-        "study": study,
-        "exam_study": exam_study,
-        "assignment": step.assignment,
-        "step": step,
-        "page_number": step.number,
-        "page_total": step.total,
-        "kind_template": kind.template,
-        "errors": errors or {},
-        "submitted": {key: request.POST.getlist(key) for key in request.POST} if errors else {},
-        **kind.page_context(step.assignment.item, step.assignment),
-    }
+    context = task_page_context(
+        study,
+        step.assignment.item,
+        step.assignment,
+        number=step.number,
+        total=step.total,
+        kind=exam_study.task_kind,
+        errors=errors,
+        post=request.POST,
+    )
+    context.update(exam_study=exam_study, step=step)
     return render(request, "annotation/exam_task.html", context, status=status)

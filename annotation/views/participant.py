@@ -38,7 +38,7 @@ from annotation.services.submission import SubmissionClosed, submit_response
 
 from .crowd import mturk_preview
 from .session import PARTICIPANT_KEY, remember_participant, session_participant
-from .steps import next_step_url, participant_step, refused_step
+from .steps import next_step_url, participant_step, refused_step, task_page_context
 
 CONSENT_DECLINED = "decline"
 ANSWERED_ELSEWHERE = (
@@ -198,18 +198,10 @@ def study_instructions(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _render_task(request, study, enrollment, assignment, *, errors=None, status=200) -> HttpResponse:
-    kind = study.task_kind
-    context = {
-        "study": study,
-        "assignment": assignment,
-        "page_number": enrollment.answered_count + 1,
-        "page_total": study.items_per_session,
-        "kind_template": kind.template,
-        "errors": errors or {},
-        "submitted": {key: request.POST.getlist(key) for key in request.POST} if errors else {},
-        **kind.page_context(assignment.item, assignment),
-    }
-    return render(request, kind.page_template, context, status=status)
+    context = task_page_context(
+        study, assignment.item, assignment, enrollment=enrollment, errors=errors, post=request.POST
+    )
+    return render(request, study.task_kind.page_template, context, status=status)
 
 
 def _enrollment(request, study: Study) -> Enrollment | None:

@@ -20,6 +20,7 @@ from annotation.services.adjudication import (
 )
 
 from .research import researcher_required
+from .steps import task_page_context
 
 
 @researcher_required
@@ -64,18 +65,14 @@ def adjudication_item(request: HttpRequest, slug: str, item_id: int) -> HttpResp
             messages.success(request, f"Item {item.external_id}: adjudicated answer stored.")
             return redirect("research-adjudication-item", slug=slug, item_id=item.pk)
     decided = Adjudication.objects.select_related("response", "decided_by").filter(item=item).first()
-    context = {
-        "study": study,
-        "item": item,
-        "answers": item_answers(study, item),
-        "decided": decided,
-        "kind_template": kind.template,
-        "errors": errors,
-        "submitted": {key: request.POST.getlist(key) for key in request.POST} if errors else {},
-        "note": request.POST.get("note", ""),
-        "note_max_chars": NOTE_MAX_CHARS,
-        **kind.page_context(item, page),
-    }
+    context = task_page_context(study, item, page, errors=errors, post=request.POST)
+    context.update(
+        item=item,
+        answers=item_answers(study, item),
+        decided=decided,
+        note=request.POST.get("note", ""),
+        note_max_chars=NOTE_MAX_CHARS,
+    )
     return render(request, "research/adjudication_item.html", context, status=400 if errors else 200)
 
 

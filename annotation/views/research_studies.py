@@ -27,6 +27,7 @@ from annotation.services.research import (
 from annotation.services.studies import load_study_file_for
 
 from .research import researcher_required
+from .steps import task_page_context
 
 
 @researcher_required
@@ -92,19 +93,12 @@ def study_preview(request: HttpRequest, slug: str) -> HttpResponse:
     if page is None:
         return render(request, "research/study_preview_empty.html", {"study": study}, status=404)
     kind = study.task_kind
-    context = {
-        "study": study,
-        "preview": True,
-        "researcher_preview": page,
-        "gold_json": json.dumps(page.item.gold, indent=2, ensure_ascii=False) if page.item.gold else "",
-        "kind_template": kind.template,
-        "errors": {},
-        "submitted": {},
-        "page_number": page.number,
-        "page_total": page.total,
-        "assignment": page.assignment,
-        **kind.page_context(page.item, page.assignment),
-    }
+    context = task_page_context(study, page.item, page.assignment, number=page.number, total=page.total)
+    context.update(
+        preview=True,
+        researcher_preview=page,
+        gold_json=json.dumps(page.item.gold, indent=2, ensure_ascii=False) if page.item.gold else "",
+    )
     if kind.has_own_page:
         return render(request, kind.page_template, context)
     return render(request, "research/study_preview.html", context)

@@ -76,17 +76,12 @@ def refused_step(request: HttpRequest, refusal: StepRefused, *, exam: bool = Fal
         # The study filled up while this participant was answering: their session is over,
         # and the done page gives their code (or says it was cut short), not "return it".
         complete_enrollment(refusal.enrollment)
-        url = reverse("study-done", kwargs={"slug": study.slug})
-        if _is_htmx(request):
-            page = HttpResponse(status=204)
-            page["HX-Redirect"] = url
-            return page
-        return redirect(url)
+        return go_to(request, reverse("study-done", kwargs={"slug": study.slug}))
     if refusal.reason in (StepRefused.CLOSED, StepRefused.BLOCKED):
         template, status = REFUSAL_PAGES[refusal.reason]
         context = {"study": study, "source": _arrived_from(request), "enrollment": refusal.enrollment}
         page = render(request, template, context, status=status)
-        if _is_htmx(request):
+        if is_htmx(request):
             page["HX-Redirect"] = reverse("study-entry", kwargs={"slug": study.slug})
         return page
     if refusal.reason == StepRefused.EXPIRED:
@@ -94,11 +89,7 @@ def refused_step(request: HttpRequest, refusal: StepRefused, *, exam: bool = Fal
         url = reverse("study-exam" if exam else "study-task", kwargs={"slug": study.slug})
     else:
         url = next_step_url(study, refusal.enrollment)
-    if _is_htmx(request):
-        page = HttpResponse(status=204)
-        page["HX-Redirect"] = url
-        return page
-    return redirect(url)
+    return go_to(request, url)
 
 
 def _ended_by_the_quota(refusal: StepRefused) -> bool:
@@ -136,5 +127,54 @@ def _arrived_from(request: HttpRequest) -> str:
     return source
 
 
-def _is_htmx(request: HttpRequest) -> bool:
+def is_htmx(request: HttpRequest) -> bool:
+    """Whether htmx sent this request (the game's round steps), wanting a fragment back."""
     return request.headers.get("HX-Request") == "true"
+
+
+def go_to(request: HttpRequest, url: str) -> HttpResponse:
+    """Send the browser to ``url``: a redirect, or for htmx an empty answer whose
+    HX-Redirect makes htmx load that page as a whole."""
+    if is_htmx(request):
+        page = HttpResponse(status=204)
+        page["HX-Redirect"] = url
+        return page
+    return redirect(url)
+
+
+def next_page(study: Study, enrollment: Enrollment) -> tuple[int, int]:
+    """(N, M) of 'page N of M' for a participant's next page: N counts their answers
+    stored so far, M the pages a session has."""
+    return enrollment.answered_count + 1, study.items_per_session
+
+
+def task_page_context(
+    study: Study,
+    item,
+    assignment,
+    *,
+    number: int | None = None,
+    total: int | None = None,
+    enrollment: Enrollment | None = None,
+    kind=None,
+    errors: dict | None = None,
+    post=None,
+) -> dict:
+    """What every page showing one task item renders with: the kind's template and page
+    context, the page's place (``number`` of ``total``; a participant's next page where
+    ``enrollment`` is given; left out when neither is),
+    and a refused answer's ``errors`` with what was posted (``post``), so the form shows it
+    again. ``kind``: the item's kind where it is not ``study``'s (an exam's questions)."""
+    kind = kind or study.task_kind
+    if enrollment is not None:
+        number, total = next_page(study, enrollment)
+    context = {"study": study, "assignment": assignment}
+    if number is not None:
+        context.update(page_number=number, page_total=total)
+    context.update(
+        kind_template=kind.template,
+        errors=errors or {},
+        submitted={key: post.getlist(key) for key in post} if errors and post is not None else {},
+    )
+    context.update(kind.page_context(item, assignment))
+    return context

@@ -17,7 +17,7 @@ from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Response
 from annotation.services.access import LiveStep, StepRefused
 from annotation.services.submission import SubmissionClosed, submit_response
-from annotation.views.steps import participant_step
+from annotation.views.steps import go_to, is_htmx, next_page, participant_step, task_page_context
 
 from .. import game
 from ..controls import round_controls
@@ -39,7 +39,7 @@ def reveal_sentence(request: HttpRequest, step: LiveStep) -> HttpResponse:
         index = reveal_next_sentence(assignment=assignment, seen=_posted_int(request, "seen"))
     except RoundError as exc:
         return _step_error(request, study, exc)
-    if not _is_htmx(request):
+    if not is_htmx(request):
         return redirect("study-task", slug=study.slug)
     context = _fragment_context(step)
     context.update(index=index, sentence=assignment.item.payload["sentences"][index], oob=True)
@@ -54,7 +54,7 @@ def make_guess(request: HttpRequest, step: LiveStep) -> HttpResponse:
         record_guess(assignment=assignment, guess=_posted_int(request, "guess"))
     except RoundError as exc:
         return _step_error(request, study, exc)
-    if not _is_htmx(request):
+    if not is_htmx(request):
         return redirect("study-task", slug=study.slug)
     return render(request, f"{FRAGMENTS}_controls.html", _fragment_context(step))
 
@@ -76,8 +76,8 @@ def give_reason(request: HttpRequest, step: LiveStep) -> HttpResponse:
     if not result.created:
         return _step_error(request, study, RoundClosed("You already answered this round; nothing changed."))
     if result.screened_out:
-        return _go(request, reverse("study-done", kwargs={"slug": study.slug}))
-    if not _is_htmx(request):
+        return go_to(request, reverse("study-done", kwargs={"slug": study.slug}))
+    if not is_htmx(request):
         return redirect("boundary-result", slug=study.slug, assignment_id=assignment.pk)
     return render(request, f"{FRAGMENTS}_result.html", _result_context(study, assignment, result.response))
 
@@ -97,11 +97,12 @@ def _fragment_context(step: LiveStep) -> dict:
     """What a reveal or guess fragment needs: the round's new state (written by the step on
     the gate's assignment) and the gate's enrollment; no query."""
     study, assignment = step.study, step.owned_assignment
+    number, total = next_page(study, step.enrollment)
     return {
         "study": study,
         "assignment": assignment,
-        "page_number": step.enrollment.answered_count + 1,
-        "page_total": study.items_per_session,
+        "page_number": number,
+        "page_total": total,
         **round_controls(assignment.item, assignment.state),
     }
 
@@ -109,14 +110,7 @@ def _fragment_context(step: LiveStep) -> dict:
 def _round_context(study, assignment, **extra) -> dict:
     """What the round page and its fragments need: the kind's page context and progress."""
     enrollment = Enrollment.objects.get(participant_id=assignment.participant_id, study=study)
-    return {
-        "study": study,
-        "assignment": assignment,
-        "page_number": enrollment.answered_count + 1,
-        "page_total": study.items_per_session,
-        **study.task_kind.page_context(assignment.item, assignment),
-        **extra,
-    }
+    return {**task_page_context(study, assignment.item, assignment, enrollment=enrollment), **extra}
 
 
 def _result_context(study, assignment, response: Response) -> dict:
@@ -140,7 +134,7 @@ def _reason_errors(request, study, assignment, errors: dict) -> HttpResponse:
         study, assignment, errors=errors, submitted_reason=request.POST.get("reason", "")
     )
     context["submitted_categories"] = request.POST.getlist("reason_categories")
-    if _is_htmx(request):
+    if is_htmx(request):
         response = render(request, f"{FRAGMENTS}_controls.html", context, status=400)
         return _retarget(response, "#round-controls", "outerHTML")
     return render(request, study.task_kind.page_template, context, status=400)
@@ -155,18 +149,10 @@ def _step_error(request, study, exc: RoundError) -> HttpResponse:
         "field": exc.field,
         "closed": isinstance(exc, RoundClosed),
     }
-    if _is_htmx(request):
+    if is_htmx(request):
         response = render(request, f"{FRAGMENTS}_message.html", context, status=exc.status)
         return _retarget(response, "#round-message", "innerHTML")
     return render(request, f"{FRAGMENTS}step_error.html", context, status=exc.status)
-
-
-def _go(request, url: str) -> HttpResponse:
-    if _is_htmx(request):
-        response = HttpResponse(status=204)
-        response["HX-Redirect"] = url
-        return response
-    return redirect(url)
 
 
 def _retarget(response: HttpResponse, target: str, swap: str) -> HttpResponse:
@@ -179,7 +165,3 @@ def _posted_int(request: HttpRequest, name: str) -> int:
         return int(request.POST.get(name, ""))
     except ValueError:
         raise RoundError("Must be a whole number.", name) from None
-
-
-def _is_htmx(request: HttpRequest) -> bool:
-    return request.headers.get("HX-Request") == "true"
