@@ -32,6 +32,7 @@ from django.db.models.functions import Cast
 
 from annotation.kinds import TaskKind, get_kind
 from annotation.models import Item, Participant, Study
+from annotation.services.pgcopy import copy_to, read_batches
 from annotation.services.populations import ADJUDICATOR, MACHINE, real_answers, real_enrollments
 from annotation.services.pseudonyms import pseudonym
 from scoring.item_cache import cached_item_columns
@@ -339,8 +340,7 @@ def _copy_columns(query: QuerySet, expressions: dict[str, Combinable], text: set
                 numbers.append(f"COALESCE({alias}, 'NaN'::float8)")
         select = f"SELECT {', '.join(numbers)} FROM {source} {' '.join(joins)}"  # noqa: S608 - ORM-built SQL
         arrays = [list(labels[alias][1:]) for alias in texts]
-        statement = cursor.cursor.mogrify(select, [*params, *arrays]).decode()
-        cursor.cursor.copy_expert(f"COPY ({statement}) TO STDOUT WITH (FORMAT binary)", output)
+        copy_to(cursor, select, [*params, *arrays], "FORMAT binary", output)
     columns = Columns(dict(zip(names, _decode_rows(output.getbuffer(), len(names)), strict=True)))
     for alias, name in zip(aliases, names, strict=True):
         if alias in labels:
@@ -389,12 +389,10 @@ def _stream(query: QuerySet, expressions: list, json_positions: Sequence[int] = 
     per-row conversions; the columns at ``json_positions`` are decoded here.
     """
     sql, params = query.values_list(*expressions).query.sql_with_params()
-    with connection.chunked_cursor() as cursor:
-        cursor.execute(sql, params)
-        while rows := cursor.fetchmany(CHUNK):
-            if json_positions:
-                rows = [_decode_json(row, json_positions) for row in rows]
-            yield from rows
+    for rows in read_batches(sql, params, CHUNK):
+        if json_positions:
+            rows = [_decode_json(row, json_positions) for row in rows]
+        yield from rows
 
 
 def _json_positions(types: dict[str, str], names: list[str]) -> list[int]:

@@ -28,12 +28,10 @@ from django.db import connection, transaction
 from annotation.models import Assignment, Enrollment, Exam, ExamAttempt, Item, Participant, Response, Study
 from annotation.services.jobs import Progress, no_progress
 
+from .pgcopy import buffered, copy_to, read_rows
 from .populations import not_a_test_sql, real_answers
 from .pseudonyms import PseudonymCache
 
-BATCH_ROWS = 5000
-# What COPY's output gathers in before it is written to the file.
-COPY_BUFFER_BYTES = 1 << 20
 # Rows per COPY statement: progress is reported between two COPYs, never during one (the
 # connection that runs a COPY takes no other statement until it ends, and the job's
 # progress is an UPDATE on this same connection).
@@ -331,14 +329,6 @@ def pseudonyms_joined(study: Study) -> Iterator[None]:
                 cursor.execute(f"DROP TABLE IF EXISTS {d.pseudonyms}")
 
 
-def stream(sql: str, params: list) -> Iterator[tuple]:
-    """Rows in batches from a server-side cursor (PostgreSQL) or a plain one (SQLite)."""
-    with connection.chunked_cursor() as cursor:
-        cursor.execute(sql, params)
-        while batch := cursor.fetchmany(BATCH_ROWS):
-            yield from batch
-
-
 def chunk_ranges(study: Study) -> list[tuple[int | None, int | None]]:
     """The study's responses cut into id ranges of ``COPY_CHUNK_ROWS`` rows (the last one open)."""
     t = table_names()
@@ -361,18 +351,15 @@ def copy_out(
 
     Progress is reported (and a cancelled export stops) between two COPYs: while a COPY
     runs its connection takes no other statement, and the job's progress is written on it.
-    The driver hands over one row per call: a C buffer takes them (as a file would)."""
+    The driver hands over one row per call: a C buffer takes them (``pgcopy.buffered``)."""
     total = real_answers(study).count()
     written = 0
-    sink = io.BufferedWriter(_Sink(out), buffer_size=COPY_BUFFER_BYTES)
+    sink = buffered(out)
     with connection.cursor() as cursor:
-        raw = cursor.cursor  # psycopg2's own cursor: COPY and mogrify
         for id_range in chunk_ranges(study):
             sql, params = select(id_range)
-            query = raw.mogrify(sql, params).decode()
-            raw.copy_expert(f"COPY ({query}) TO STDOUT WITH ({options})", sink)
+            written += copy_to(cursor, sql, params, options, sink)
             sink.flush()
-            written += raw.rowcount
             rows_written(progress, written, max(total, written))
     return written
 
@@ -403,22 +390,7 @@ def stream_rows(study: Study, columns: list[Column], target: str) -> Iterator[tu
     """The rows as Python reads them (SQLite, or PostgreSQL without COPY), for ``target``."""
     sql, params = response_select(study, columns, target)
     with pseudonyms_joined(study):
-        yield from stream(sql, params)
-
-
-class _Sink(io.RawIOBase):
-    """The raw end of COPY's buffer: hands each block to a binary file."""
-
-    def __init__(self, out):
-        super().__init__()
-        self.out = out
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data) -> int:
-        self.out.write(bytes(data))
-        return len(data)
+        yield from read_rows(sql, params)
 
 
 def _fill_pseudonyms(cursor, study: Study) -> None:
@@ -431,7 +403,7 @@ def _fill_pseudonyms(cursor, study: Study) -> None:
     )
     rows = [
         (pk, names.get(pk, source, worker, public))
-        for pk, source, worker, public in stream(known, [study.pk, study.pk])
+        for pk, source, worker, public in read_rows(known, [study.pk, study.pk])
     ]
     if connection.vendor == "postgresql":
         buffer = io.StringIO("".join(f"{pk}\t{name}\n" for pk, name in rows))

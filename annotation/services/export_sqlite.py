@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from annotation.models import Exam, Study
+from annotation.services.pgcopy import read_batches
 
 from .export_rows import (
-    BATCH_ROWS,
     IS_ATTENTION_CHECK,
     ITEM,
     RESPONSE_ID,
@@ -237,19 +237,15 @@ def _count_rows(study: Study, chosen: list[Table]) -> int:
 
 
 def _copy_table(target, table: Table, study: Study, done: int, total: int, progress: Progress) -> int:
-    from django.db import connection
-
     declarations = ", ".join(f"{quoted(column.name)} {column.sqlite_declaration}" for column in table.columns)
     target.execute(f"CREATE TABLE {quoted(table.name)} ({declarations})")
     insert = f"INSERT INTO {quoted(table.name)} VALUES ({', '.join('?' for _ in table.columns)})"  # noqa: S608
     sql, params = fenced_select(table.columns, "sqlite", table.source, [study.pk])
     written = 0
-    with connection.chunked_cursor() as cursor:
-        cursor.execute(sql, params)
-        while batch := cursor.fetchmany(BATCH_ROWS):
-            target.executemany(insert, batch)
-            written += len(batch)
-            rows_written(progress, done + written, total)
+    for batch in read_batches(sql, params):
+        target.executemany(insert, batch)
+        written += len(batch)
+        rows_written(progress, done + written, total)
     return written
 
 

@@ -1,0 +1,62 @@
+"""Reading many rows out of the database, the two ways exports and reports do it.
+
+``copy_to``: PostgreSQL's ``COPY (SELECT …) TO STDOUT``, whose output the driver writes into
+a file from C (psycopg2's ``copy_expert``; COPY takes no parameters, so they are bound by
+the driver's ``mogrify`` first). ``read_batches`` / ``read_rows``: a server-side cursor
+read a batch at a time (a plain cursor on SQLite), for the paths that read rows in Python.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Sequence
+
+from django.db import connection
+
+BATCH_ROWS = 5000
+# What COPY's output gathers in before it is handed to the file.
+COPY_BUFFER_BYTES = 1 << 20
+
+
+def read_batches(sql: str, params: Sequence, size: int = BATCH_ROWS) -> Iterator[list[tuple]]:
+    """The rows of ``sql``, ``size`` at a time, straight from the driver."""
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(sql, params)
+        while batch := cursor.fetchmany(size):
+            yield batch
+
+
+def read_rows(sql: str, params: Sequence, size: int = BATCH_ROWS) -> Iterator[tuple]:
+    """The rows of ``sql`` one by one, fetched ``size`` at a time."""
+    for batch in read_batches(sql, params, size):
+        yield from batch
+
+
+def copy_to(cursor, sql: str, params: Sequence, options: str, out) -> int:
+    """PostgreSQL only: ``COPY (sql) TO STDOUT WITH (options)`` on ``cursor`` (Django's),
+    its output written to ``out`` (a binary file); returns the rows copied."""
+    raw = cursor.cursor  # psycopg2's own cursor: COPY and mogrify
+    query = raw.mogrify(sql, params).decode()
+    raw.copy_expert(f"COPY ({query}) TO STDOUT WITH ({options})", out)
+    return raw.rowcount
+
+
+def buffered(out, size: int = COPY_BUFFER_BYTES) -> io.BufferedWriter:
+    """``out`` behind a C buffer of ``size`` bytes: the driver hands COPY's output over one
+    row per call, and the buffer takes them as a file would. Flush it before reading ``out``."""
+    return io.BufferedWriter(_Sink(out), buffer_size=size)
+
+
+class _Sink(io.RawIOBase):
+    """The raw end of COPY's buffer: hands each block to a binary file."""
+
+    def __init__(self, out):
+        super().__init__()
+        self.out = out
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        self.out.write(bytes(data))
+        return len(data)
