@@ -49,12 +49,10 @@ def researcher_accounts():
 
 
 def can_manage_study(user, study: Study) -> bool:
-    """Owners, researchers it is shared with, and admins manage a study (preview drafts, data)."""
-    if not (user and user.is_authenticated):
-        return False
-    if user.is_superuser or study.owner_id == user.pk:
-        return True
-    return is_researcher(user) and study.shared_with.filter(pk=user.pk).exists()
+    """Those who reach the study in the researcher pages and the API (``researcher_studies``:
+    its owner, researchers it is shared with, admins) manage it: they preview drafts, and
+    their own visits are tests. An owner who left the researchers group manages nothing."""
+    return researcher_studies(user).filter(pk=study.pk).exists()
 
 
 def is_test_visit(user, study: Study) -> bool:
@@ -63,9 +61,24 @@ def is_test_visit(user, study: Study) -> bool:
     return can_manage_study(user, study)
 
 
+def _owns(user, study: Study | None) -> bool:
+    """Admins, and the study's owner while a researcher (never those it is shared with)."""
+    if not is_researcher(user):
+        return False
+    return user.is_superuser or (study is not None and study.owner_id == user.pk)
+
+
 def can_share_study(user, study: Study) -> bool:
     """Only the owner and admins decide who else may reach a study."""
-    return bool(user and user.is_authenticated and (user.is_superuser or study.owner_id == user.pk))
+    return _owns(user, study)
+
+
+def can_see_platform_ids(user, study: Study | None) -> bool:
+    """The one rule for raw crowd-platform ids (``platform_worker_id``): the study's owner
+    and admins see them, on the participants pages, in the API, in the crowd platform
+    lists and in exports (researchers it is shared with see pseudonyms only; a job with no
+    study: admins only). The owner pays the crowd workers, so they need the ids."""
+    return _owns(user, study)
 
 
 def researcher_studies(user):
