@@ -100,7 +100,7 @@ def access_study_for_researcher(user, slug: str) -> Study:
     return study
 
 
-def access_study_for_participant(slug: str, user=None) -> Study:
+def access_study_for_participant(user, slug: str) -> Study:
     """A live study (a closed one still shows its closing page); drafts only to managers.
 
     Qualification exams are not studies of their own to a participant: they are taken
@@ -109,6 +109,21 @@ def access_study_for_participant(slug: str, user=None) -> Study:
     study = Study.objects.filter(slug=slug, exam__isnull=True).first()
     if study is None or (study.status == Study.Status.DRAFT and not can_manage_study(user, study)):
         raise Http404("No such study.")
+    return study
+
+
+def public_kind_studies(kind: str):
+    """The live, public studies of ``kind``: what a kind's own open pages (the game's
+    categories) show. Nobody's account changes them, so this takes no user; the kind
+    names itself (no module outside ``annotation/kinds/`` names a kind)."""
+    return Study.objects.filter(kind=kind, status=Study.Status.LIVE, public=True)
+
+
+def access_game_study(kind: str, slug: str) -> Study:
+    """A category of the public game (``public_kind_studies`` of the game's ``kind``), or 404."""
+    study = public_kind_studies(kind).filter(slug=slug).first()
+    if study is None:
+        raise Http404("No such game category.")
     return study
 
 
@@ -219,7 +234,7 @@ def require_live_step(
     page_id = _row_id(assignment_id) if assignment_id is not None and not exam else None
     enrollment, page = _step_enrollment(slug, participant_id, user, page_id)
     if enrollment is None:
-        study = access_study_for_participant(slug, user)
+        study = access_study_for_participant(user, slug)
         participant = _step_participant(participant_id, user)
         if participant is not None and participant.pk != participant_id:
             enrollment = Enrollment.objects.filter(participant=participant, study=study).first()

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import Count
-from django.http import Http404
 
 from annotation.models import Enrollment, Item, Participant, PlayerStats, Response, Study
 from annotation.models.game import OVERALL
 from annotation.services import sql_rows
+from annotation.services.access import public_kind_studies
 from annotation.services.guest_history import GuestMerge, merge_guest_into_account
 from stats.boundary import seconds_per_sentence
 
@@ -173,9 +173,7 @@ def round_verdict(truth: dict, *, points: float | None, attention_check: bool, c
 
 def public_game_studies() -> list[GameStudy]:
     """The boundary studies anyone may play, with their categories and passage counts."""
-    studies = list(
-        Study.objects.filter(kind=GAME_KIND, status=Study.Status.LIVE, public=True).order_by("title")
-    )
+    studies = list(public_kind_studies(GAME_KIND).order_by("title"))
     found: dict[int, set[str]] = {study.pk: set() for study in studies}
     counts: dict[int, int] = dict.fromkeys(found, 0)
     rows = (
@@ -217,14 +215,6 @@ def player_name(participant: Participant) -> str:
     if participant.user is not None:
         return participant.user.get_username()
     return f"Guest {participant.public_id[:6]}"
-
-
-def access_game_study(slug: str) -> Study:
-    """A study of the public game (live, public, of the game's kind), or 404."""
-    study = Study.objects.filter(slug=slug, kind=GAME_KIND, status=Study.Status.LIVE, public=True).first()
-    if study is None:
-        raise Http404("No such game category.")
-    return study
 
 
 def participant_after_login(
