@@ -62,7 +62,7 @@ def identify_participant(*, entry: CrowdEntry, session_participant_id: int | Non
     """The participant for this browser, created when there is none (on consent, or when a
     game round starts)."""
     if entry.worker_id:
-        return _get_or_create(source=entry.source, platform_worker_id=entry.worker_id)
+        return participant_by_platform_id(entry.source, entry.worker_id)
     found = find_participant(entry=entry, session_participant_id=session_participant_id, user=user)
     if found is not None:
         return found
@@ -70,11 +70,27 @@ def identify_participant(*, entry: CrowdEntry, session_participant_id: int | Non
     return Participant.objects.create(source=entry.source, user=owner)
 
 
-def _get_or_create(*, source: str, platform_worker_id: str) -> Participant:
+def participant_by_platform_id(
+    source: str, platform_worker_id: str, *, defaults: dict | None = None
+) -> Participant:
+    """The one participant of (``source``, ``platform_worker_id``), created with ``defaults``
+    on first use: crowd ids on a study link, imported workers, adjudicators, model raters.
+
+    Safe when two first arrivals race (two requests, two imports, two workers): the loser's
+    insert fails on the unique constraint inside its own savepoint, so an outer transaction
+    goes on, and it reads the winner's row.
+    """
+    if not platform_worker_id:
+        raise ValueError("A participant found by platform id needs one.")
+    found = Participant.objects.filter(source=source, platform_worker_id=platform_worker_id).first()
+    if found is not None:
+        return found
     try:
         with transaction.atomic():
-            return Participant.objects.get_or_create(source=source, platform_worker_id=platform_worker_id)[0]
-    except IntegrityError:  # two first requests at once: the other one created it
+            return Participant.objects.create(
+                source=source, platform_worker_id=platform_worker_id, **(defaults or {})
+            )
+    except IntegrityError:  # two first arrivals at once: the other one created it
         return Participant.objects.get(source=source, platform_worker_id=platform_worker_id)
 
 
