@@ -22,6 +22,7 @@ from annotation.models import Assignment, Enrollment, Exam, Item, Job, Participa
 
 from . import sql_rows
 from .assignment import assignment_is_open
+from .participants import browser_participant
 from .populations import not_a_test_q
 
 RESEARCHERS_GROUP = "researchers"
@@ -235,7 +236,7 @@ def require_live_step(
     enrollment, page = _step_enrollment(slug, participant_id, user, page_id)
     if enrollment is None:
         study = access_study_for_participant(user, slug)
-        participant = _step_participant(participant_id, user)
+        participant = browser_participant(session_id=participant_id, user=user)
         if participant is not None and participant.pk != participant_id:
             enrollment = Enrollment.objects.filter(participant=participant, study=study).first()
     else:
@@ -315,17 +316,6 @@ def _session_step(
         item.study = study
         assignment.study, assignment.item, assignment.participant = study, item, participant
     return enrollment, assignment
-
-
-def _step_participant(participant_id: int | None, user) -> Participant | None:
-    """The session's participant, else the logged-in user's (None: not met yet)."""
-    if participant_id:
-        participant = Participant.objects.filter(pk=participant_id).first()
-        if participant is not None:
-            return participant
-    if user is not None and user.is_authenticated:
-        return Participant.objects.filter(user=user).first()
-    return None
 
 
 def _under_way(enrollment: Enrollment | None, study: Study, *, before_consent: bool) -> Enrollment:

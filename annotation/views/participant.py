@@ -27,9 +27,9 @@ from annotation.services.exams import failed_exam_attempt, needs_exam
 from annotation.services.participants import (
     CROWD_PARAMS,
     CrowdEntry,
+    browser_participant,
     complete_enrollment,
     enroll,
-    find_participant,
     give_consent,
     identify_participant,
     parse_crowd_params,
@@ -86,8 +86,8 @@ def _arrival(request: HttpRequest, study: Study, entry: CrowdEntry, *, consentin
     """The page for someone arriving who should not (or need not) be asked to consent: the
     closed or blocked page, where an enrolled participant is, or the study-full page.
     None when consent is the next step."""
-    participant = find_participant(
-        entry=entry, session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
+    participant = browser_participant(
+        session_id=request.session.get(PARTICIPANT_KEY), user=request.user, entry=entry
     )
     enrollment = None
     if participant is not None:

@@ -17,6 +17,7 @@ from annotation.models.game import OVERALL
 from annotation.services import sql_rows
 from annotation.services.access import public_kind_studies
 from annotation.services.guest_history import GuestMerge, merge_guest_into_account
+from annotation.services.participants import browser_participant
 from stats.boundary import seconds_per_sentence
 
 GAME_KIND = "boundary"  # the name of annotation.kinds.boundary.Boundary
@@ -227,8 +228,11 @@ def participant_after_login(
     Only a guest of the open web is claimed or merged: a crowd platform's participant (a
     Prolific or MTurk id, which anyone can put in a link) never becomes an account's.
     """
-    guests = Participant.objects.filter(user__isnull=True, source=Participant.Source.ORGANIC)
-    guest = guests.filter(pk=session_participant_id).first() if session_participant_id else None
+    current = browser_participant(session_id=session_participant_id)  # before the login
+    is_guest = (
+        current is not None and current.user_id is None and current.source == Participant.Source.ORGANIC
+    )
+    guest = current if is_guest else None
     own = Participant.objects.filter(user=user).first()
     if own is not None:
         merged = merge_guest_into_account(guest=guest, account=own) if guest is not None else GuestMerge()
