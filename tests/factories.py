@@ -19,7 +19,7 @@ from factory.django import DjangoModelFactory
 from annotation.kinds import get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
 from annotation.services.assignment import create_assignment
-from annotation.services.participants import enroll, give_consent
+from annotation.services.participants import enroll, give_consent, participant_by_platform_id
 from annotation.services.submission import store_response
 
 CLAIM_PAYLOAD = {"claim": "X is in Y.", "sentences": ["One.", "Two.", "Three."]}
@@ -85,7 +85,7 @@ class ParticipantFactory(DjangoModelFactory):
 
 def participant_named(study: Study, name: str, source: str = Participant.Source.LAB) -> Participant:
     """The participant with this platform id, enrolled in ``study`` (created on first use)."""
-    participant, _ = Participant.objects.get_or_create(source=source, platform_worker_id=name)
+    participant = participant_by_platform_id(source, name)
     Enrollment.objects.get_or_create(
         participant=participant, study=study, defaults={"status": Enrollment.Status.COMPLETED}
     )

@@ -22,6 +22,7 @@ from annotation.models import Assignment, Enrollment, Exam, Item, Job, Participa
 
 from . import sql_rows
 from .assignment import assignment_is_open
+from .participants import browser_participant
 from .populations import not_a_test_q
 
 RESEARCHERS_GROUP = "researchers"
@@ -49,12 +50,10 @@ def researcher_accounts():
 
 
 def can_manage_study(user, study: Study) -> bool:
-    """Owners, researchers it is shared with, and admins manage a study (preview drafts, data)."""
-    if not (user and user.is_authenticated):
-        return False
-    if user.is_superuser or study.owner_id == user.pk:
-        return True
-    return is_researcher(user) and study.shared_with.filter(pk=user.pk).exists()
+    """Those who reach the study in the researcher pages and the API (``researcher_studies``:
+    its owner, researchers it is shared with, admins) manage it: they preview drafts, and
+    their own visits are tests. An owner who left the researchers group manages nothing."""
+    return researcher_studies(user).filter(pk=study.pk).exists()
 
 
 def is_test_visit(user, study: Study) -> bool:
@@ -63,9 +62,24 @@ def is_test_visit(user, study: Study) -> bool:
     return can_manage_study(user, study)
 
 
+def _owns(user, study: Study | None) -> bool:
+    """Admins, and the study's owner while a researcher (never those it is shared with)."""
+    if not is_researcher(user):
+        return False
+    return user.is_superuser or (study is not None and study.owner_id == user.pk)
+
+
 def can_share_study(user, study: Study) -> bool:
     """Only the owner and admins decide who else may reach a study."""
-    return bool(user and user.is_authenticated and (user.is_superuser or study.owner_id == user.pk))
+    return _owns(user, study)
+
+
+def can_see_platform_ids(user, study: Study | None) -> bool:
+    """The one rule for raw crowd-platform ids (``platform_worker_id``): the study's owner
+    and admins see them, on the participants pages, in the API, in the crowd platform
+    lists and in exports (researchers it is shared with see pseudonyms only; a job with no
+    study: admins only). The owner pays the crowd workers, so they need the ids."""
+    return _owns(user, study)
 
 
 def researcher_studies(user):
@@ -87,7 +101,7 @@ def access_study_for_researcher(user, slug: str) -> Study:
     return study
 
 
-def access_study_for_participant(slug: str, user=None) -> Study:
+def access_study_for_participant(user, slug: str) -> Study:
     """A live study (a closed one still shows its closing page); drafts only to managers.
 
     Qualification exams are not studies of their own to a participant: they are taken
@@ -96,6 +110,21 @@ def access_study_for_participant(slug: str, user=None) -> Study:
     study = Study.objects.filter(slug=slug, exam__isnull=True).first()
     if study is None or (study.status == Study.Status.DRAFT and not can_manage_study(user, study)):
         raise Http404("No such study.")
+    return study
+
+
+def public_kind_studies(kind: str):
+    """The live, public studies of ``kind``: what a kind's own open pages (the game's
+    categories) show. Nobody's account changes them, so this takes no user; the kind
+    names itself (no module outside ``annotation/kinds/`` names a kind)."""
+    return Study.objects.filter(kind=kind, status=Study.Status.LIVE, public=True)
+
+
+def access_game_study(kind: str, slug: str) -> Study:
+    """A category of the public game (``public_kind_studies`` of the game's ``kind``), or 404."""
+    study = public_kind_studies(kind).filter(slug=slug).first()
+    if study is None:
+        raise Http404("No such game category.")
     return study
 
 
@@ -206,8 +235,8 @@ def require_live_step(
     page_id = _row_id(assignment_id) if assignment_id is not None and not exam else None
     enrollment, page = _step_enrollment(slug, participant_id, user, page_id)
     if enrollment is None:
-        study = access_study_for_participant(slug, user)
-        participant = _step_participant(participant_id, user)
+        study = access_study_for_participant(user, slug)
+        participant = browser_participant(session_id=participant_id, user=user)
         if participant is not None and participant.pk != participant_id:
             enrollment = Enrollment.objects.filter(participant=participant, study=study).first()
     else:
@@ -287,17 +316,6 @@ def _session_step(
         item.study = study
         assignment.study, assignment.item, assignment.participant = study, item, participant
     return enrollment, assignment
-
-
-def _step_participant(participant_id: int | None, user) -> Participant | None:
-    """The session's participant, else the logged-in user's (None: not met yet)."""
-    if participant_id:
-        participant = Participant.objects.filter(pk=participant_id).first()
-        if participant is not None:
-            return participant
-    if user is not None and user.is_authenticated:
-        return Participant.objects.filter(user=user).first()
-    return None
 
 
 def _under_way(enrollment: Enrollment | None, study: Study, *, before_consent: bool) -> Enrollment:

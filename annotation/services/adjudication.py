@@ -21,7 +21,7 @@ from rest_framework.exceptions import ValidationError
 from annotation.errors import InputError
 from annotation.models import Adjudication, Enrollment, Item, Participant, Response, Study
 
-from .participants import count_answers, enroll
+from .participants import count_answers, enroll, participant_by_platform_id
 from .populations import counting_answers
 from .pseudonyms import PseudonymCache
 from .submission import store_answer_given_elsewhere
@@ -149,10 +149,7 @@ def adjudication_state(study: Study, item: Item) -> dict:
 
 def adjudicator_for(user) -> Participant:
     """The researcher's adjudicator participant (one per account, shared by their studies)."""
-    participant, _ = Participant.objects.get_or_create(
-        source=Participant.Source.ADJUDICATOR, platform_worker_id=f"researcher-{user.pk}"
-    )
-    return participant
+    return participant_by_platform_id(Participant.Source.ADJUDICATOR, f"researcher-{user.pk}")
 
 
 def adjudicate(*, study: Study, item: Item, answer: dict, note: str, user) -> Response:

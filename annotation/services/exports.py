@@ -43,7 +43,8 @@ class ExportParameters(serializers.Serializer):
 
     format = serializers.ChoiceField(choices=list(FORMATS))
     include_platform_ids = serializers.BooleanField(
-        default=False, help_text="Admins only: add the raw crowd-platform ids (otherwise pseudonyms only)."
+        default=False,
+        help_text="Owner and admins only: add the raw crowd-platform ids (otherwise pseudonyms only).",
     )
 
 
@@ -54,10 +55,15 @@ class ExportResult:
     bytes: int
 
 
-def check_export_request(user, *, include_platform_ids: bool) -> None:
-    """Raw platform ids leave the server only when an admin asks for them."""
-    if include_platform_ids and not (user is not None and user.is_superuser):
-        raise InputError({"include_platform_ids": ["Only an admin may include crowd-platform ids."]})
+def check_export_request(user, study: Study | None, *, include_platform_ids: bool) -> None:
+    """Raw platform ids leave the server only for those who may see them
+    (``access.can_see_platform_ids``: the study's owner and admins)."""
+    from .access import can_see_platform_ids
+
+    if include_platform_ids and not can_see_platform_ids(user, study):
+        raise InputError(
+            {"include_platform_ids": ["Only the study's owner or an admin may include crowd-platform ids."]}
+        )
 
 
 def export_study(

@@ -17,7 +17,7 @@ from annotation.errors import InputError, checked
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
 from .assignment import take_slots
-from .participants import count_answers, enroll
+from .participants import count_answers, enroll, participant_by_platform_id
 from .rows import Unique, collect_rows, json_lines
 from .submission import store_answer_given_elsewhere
 
@@ -164,8 +164,8 @@ def _participants(source: str, names: set[str]) -> dict[str, Participant]:
         p.platform_worker_id: p
         for p in Participant.objects.filter(source=source, platform_worker_id__in=names)
     }
-    for name in sorted(names - set(known)):
-        known[name] = Participant.objects.create(source=source, platform_worker_id=name)
+    for name in sorted(names - set(known)):  # new workers; another import may add them meanwhile
+        known[name] = participant_by_platform_id(source, name)
     return known
 
 

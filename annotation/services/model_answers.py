@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePath
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Max, QuerySet
 from django.utils import timezone
 from rest_framework import serializers
@@ -32,7 +32,7 @@ from annotation.errors import InputError, checked, flatten_errors
 from annotation.models import Assignment, Enrollment, Item, ModelOutput, Participant, Study
 
 from .human_answers import human_answers
-from .participants import count_answers, enroll
+from .participants import count_answers, enroll, participant_by_platform_id
 from .submission import store_answer_given_elsewhere
 
 RATER_KINDS = ("llm", "simulator", "trained")
@@ -67,16 +67,7 @@ def model_participant(definition: dict) -> Participant:
     """The participant of this rater definition, created on first use."""
     definition = checked(RaterDefinition, definition, place="definition")
     name = rater_name(definition)
-    try:
-        with transaction.atomic():
-            participant, _ = Participant.objects.get_or_create(
-                source=Participant.Source.MODEL,
-                platform_worker_id=name,
-                defaults={"definition": definition},
-            )
-    except IntegrityError:
-        participant = Participant.objects.get(source=Participant.Source.MODEL, platform_worker_id=name)
-    return participant
+    return participant_by_platform_id(Participant.Source.MODEL, name, defaults={"definition": definition})
 
 
 def items_for_model(study: Study, participant: Participant) -> QuerySet[Item]:

@@ -39,42 +39,63 @@ def parse_crowd_params(params) -> CrowdEntry:
     return CrowdEntry()
 
 
-def find_participant(
-    *, entry: CrowdEntry, session_participant_id: int | None, user=None
+def browser_participant(
+    *, session_id: int | None, user=None, entry: CrowdEntry | None = None
 ) -> Participant | None:
-    """The participant this browser already is, if any; creates nothing (a study link that
-    is only looked at, by a person or a link preview, leaves no rows behind).
+    """The one answer to "which participant is this browser", in one order: the crowd id on
+    the link (``entry``), then the participant this browser's session remembers
+    (``session_id``), then the logged-in user's. Creates nothing (a study link that is only
+    looked at, by a person or a link preview, leaves no rows behind).
 
-    The crowd id wins, then the login, then the session.
+    The session comes before the login: a logged-in researcher who opened a Prolific link
+    goes on as that Prolific participant on every page until the login hook (a new login)
+    or a new crowd link changes the session. The gate, the study link and consent, the
+    game's pages and the login hook all ask here.
     """
-    if entry.worker_id:
+    if entry is not None and entry.worker_id:
         return Participant.objects.filter(source=entry.source, platform_worker_id=entry.worker_id).first()
-    if user is not None and user.is_authenticated:
-        participant = Participant.objects.filter(user=user).first()
+    if session_id:
+        participant = Participant.objects.filter(pk=session_id).first()
         if participant is not None:
             return participant
-    if session_participant_id:
-        return Participant.objects.filter(pk=session_participant_id).first()
+    if user is not None and user.is_authenticated:
+        return Participant.objects.filter(user=user).first()
     return None
 
 
 def identify_participant(*, entry: CrowdEntry, session_participant_id: int | None, user=None) -> Participant:
-    """The participant for this browser, created when there is none (on consent, or when a
-    game round starts)."""
+    """The participant for this browser (``browser_participant``), created when there is
+    none (on consent, or when a game round starts)."""
     if entry.worker_id:
-        return _get_or_create(source=entry.source, platform_worker_id=entry.worker_id)
-    found = find_participant(entry=entry, session_participant_id=session_participant_id, user=user)
+        return participant_by_platform_id(entry.source, entry.worker_id)
+    found = browser_participant(session_id=session_participant_id, user=user, entry=entry)
     if found is not None:
         return found
     owner = user if user is not None and user.is_authenticated else None
     return Participant.objects.create(source=entry.source, user=owner)
 
 
-def _get_or_create(*, source: str, platform_worker_id: str) -> Participant:
+def participant_by_platform_id(
+    source: str, platform_worker_id: str, *, defaults: dict | None = None
+) -> Participant:
+    """The one participant of (``source``, ``platform_worker_id``), created with ``defaults``
+    on first use: crowd ids on a study link, imported workers, adjudicators, model raters.
+
+    Safe when two first arrivals race (two requests, two imports, two workers): the loser's
+    insert fails on the unique constraint inside its own savepoint, so an outer transaction
+    goes on, and it reads the winner's row.
+    """
+    if not platform_worker_id:
+        raise ValueError("A participant found by platform id needs one.")
+    found = Participant.objects.filter(source=source, platform_worker_id=platform_worker_id).first()
+    if found is not None:
+        return found
     try:
         with transaction.atomic():
-            return Participant.objects.get_or_create(source=source, platform_worker_id=platform_worker_id)[0]
-    except IntegrityError:  # two first requests at once: the other one created it
+            return Participant.objects.create(
+                source=source, platform_worker_id=platform_worker_id, **(defaults or {})
+            )
+    except IntegrityError:  # two first arrivals at once: the other one created it
         return Participant.objects.get(source=source, platform_worker_id=platform_worker_id)
 
 

@@ -149,15 +149,16 @@ def start_job_for_researcher(*, user, kind: str, study_slug: str | None, paramet
         study = researcher_studies(user).filter(slug=study_slug).first()
         if study is None:
             raise InputError({"study": [f"No study {study_slug!r} that you can reach."]})
-    # Raw crowd ids are admin-only for every job kind that can include them.
-    check_export_request(user, include_platform_ids=bool((parameters or {}).get("include_platform_ids")))
+    # Raw crowd ids: the study's owner and admins only, for every job kind that can include them.
+    include_ids = bool((parameters or {}).get("include_platform_ids"))
+    check_export_request(user, study, include_platform_ids=include_ids)
     # Paths on the workers: inside the configured folders, and the user's own or shared ones
     # (``check_new_job`` calls ``check_worker_paths`` for every job started for a user).
     return start_job(kind=kind, parameters=parameters, study=study, user=user)
 
 
 def start_export(*, user, study: Study, parameters: dict) -> Job:
-    """Validate an export request (raw platform ids are admin-only) and start its job."""
+    """Validate an export request (raw platform ids: owner and admins only) and start its job."""
     values = checked(ExportParameters, parameters)
-    check_export_request(user, include_platform_ids=values["include_platform_ids"])
+    check_export_request(user, study, include_platform_ids=values["include_platform_ids"])
     return start_job(kind="export", parameters=values, study=study, user=user)

@@ -27,9 +27,9 @@ from annotation.services.exams import failed_exam_attempt, needs_exam
 from annotation.services.participants import (
     CROWD_PARAMS,
     CrowdEntry,
+    browser_participant,
     complete_enrollment,
     enroll,
-    find_participant,
     give_consent,
     identify_participant,
     parse_crowd_params,
@@ -51,7 +51,7 @@ def study_entry(request: HttpRequest, slug: str) -> HttpResponse:
     """The study link: a returning participant resumes where they were; a new one is asked
     to consent (with the crowd parameters carried along), or told at once that the study is
     full. Nothing is stored here: the participant is created when they consent."""
-    study = access_study_for_participant(slug, request.user)
+    study = access_study_for_participant(request.user, slug)
     entry = parse_crowd_params(request.GET)
     if entry.preview:
         return mturk_preview(request, study)
@@ -62,7 +62,7 @@ def study_entry(request: HttpRequest, slug: str) -> HttpResponse:
 def study_consent(request: HttpRequest, slug: str) -> HttpResponse:
     """Consent, with an explicit choice either way; agreeing creates the participant and
     their enrollment (the first write of a participant's path)."""
-    study = access_study_for_participant(slug, request.user)
+    study = access_study_for_participant(request.user, slug)
     entry = parse_crowd_params(request.GET)
     arrived = _arrival(request, study, entry, consenting=True)
     if arrived is not None:
@@ -86,8 +86,8 @@ def _arrival(request: HttpRequest, study: Study, entry: CrowdEntry, *, consentin
     """The page for someone arriving who should not (or need not) be asked to consent: the
     closed or blocked page, where an enrolled participant is, or the study-full page.
     None when consent is the next step."""
-    participant = find_participant(
-        entry=entry, session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
+    participant = browser_participant(
+        session_id=request.session.get(PARTICIPANT_KEY), user=request.user, entry=entry
     )
     enrollment = None
     if participant is not None:
@@ -171,7 +171,7 @@ def _no_page(request: HttpRequest, study: Study, enrollment: Enrollment) -> Http
 
 def study_done(request: HttpRequest, slug: str) -> HttpResponse:
     """The completion code (or screen-out code) and the crowd platform's return link."""
-    study = access_study_for_participant(slug, request.user)
+    study = access_study_for_participant(request.user, slug)
     enrollment = _enrollment(request, study)
     if enrollment is None or not enrollment.finished:
         return redirect("study-entry", slug=slug)
@@ -193,7 +193,7 @@ def study_done(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def study_instructions(request: HttpRequest, slug: str) -> HttpResponse:
-    study = access_study_for_participant(slug, request.user)
+    study = access_study_for_participant(request.user, slug)
     return render(request, "annotation/instructions.html", {"study": study})
 
 

@@ -12,6 +12,7 @@ from annotation.models import Job
 from annotation.services.access import (
     access_export_for_researcher,
     access_study_for_researcher,
+    can_see_platform_ids,
     researcher_jobs,
 )
 from annotation.services.exports import FORMATS, export_path
@@ -48,7 +49,11 @@ def export_list(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             messages.success(request, f"The {fmt} export has started.")
         return redirect("research-exports", slug=slug)
-    context = {**_exports(request, study), "formats": list(FORMATS)}
+    context = {
+        **_exports(request, study),
+        "formats": list(FORMATS),
+        "sees_platform_id": can_see_platform_ids(request.user, study),
+    }
     return render(request, "research/exports.html", context)
 
 

@@ -15,7 +15,7 @@ from annotation.models import Enrollment, Participant
 from annotation.services.access import (
     access_enrollment_for_researcher,
     access_study_for_researcher,
-    can_share_study,
+    can_see_platform_ids,
 )
 from annotation.services.flags import set_study_marks
 from annotation.services.platform_lists import platform_csv_lines
@@ -77,7 +77,7 @@ def participant_list(request: HttpRequest, slug: str) -> HttpResponse:
         "study": study,
         "rows": rows,
         "page": page,
-        "sees_platform_id": can_share_study(request.user, study),
+        "sees_platform_id": can_see_platform_ids(request.user, study),
     }
     return render(request, "research/participants.html", context)
 
@@ -89,7 +89,7 @@ PLATFORM_SOURCES = (Participant.Source.PROLIFIC, Participant.Source.MTURK)
 def platform_list(request: HttpRequest, slug: str, source: str) -> HttpResponse:
     """The "for Prolific" / "for MTurk" CSV (platform ids: the study's owner and admins only)."""
     study = access_study_for_researcher(request.user, slug)
-    if source not in PLATFORM_SOURCES or not can_share_study(request.user, study):
+    if source not in PLATFORM_SOURCES or not can_see_platform_ids(request.user, study):
         raise Http404("No such list.")
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{study.slug}-for-{source}.csv"'
@@ -149,6 +149,6 @@ def _detail(request, study, enrollment, *, errors=None, action: str = "", status
         "mark": action if action in NEEDS_REASON else "",
         "confirmation": CONFIRMATIONS.get(action, ""),
         "reason": request.POST.get("reason", ""),
-        "sees_platform_id": can_share_study(request.user, study),
+        "sees_platform_id": can_see_platform_ids(request.user, study),
     }
     return render(request, "research/participant.html", context, status=status)

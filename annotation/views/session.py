@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 from annotation.models import Participant
+from annotation.services.participants import browser_participant
 
 PARTICIPANT_KEY = "participant_id"  # every reader and writer of the session uses this name
 
 
 def session_participant(request) -> Participant | None:
-    """The participant remembered for this browser (or the logged-in user's)."""
-    participant_id = request.session.get(PARTICIPANT_KEY)
-    if participant_id:
-        participant = Participant.objects.filter(pk=participant_id).first()
-        if participant is not None:
-            return participant
-    if request.user.is_authenticated:
-        return Participant.objects.filter(user=request.user).first()
-    return None
+    """The participant remembered for this browser, else the logged-in user's
+    (``participants.browser_participant``)."""
+    return browser_participant(session_id=request.session.get(PARTICIPANT_KEY), user=request.user)
 
 
 def remember_participant(request, participant: Participant) -> None:

@@ -48,19 +48,23 @@ def test_download_before_the_export_finished_is_a_conflict(client_for, answered,
     assert client_for("owner").get(f"/api/v1/studies/owned/exports/{job.pk}/download/").status_code == 409
 
 
-def test_only_admins_may_include_platform_ids(client_for, answered, django_capture_on_commit_callbacks):
+def test_only_the_owner_and_admins_may_include_platform_ids(
+    client_for, users, answered, django_capture_on_commit_callbacks
+):
+    users["owner"].studies.get(slug="owned").shared_with.add(users["other"])
     body = {"format": "csv", "include_platform_ids": True}
-    refused = client_for("owner").post("/api/v1/studies/owned/exports/", body, format="json")
+    refused = client_for("other").post("/api/v1/studies/owned/exports/", body, format="json")
     assert refused.status_code == 400 and "include_platform_ids" in refused.json()
-    via_jobs = client_for("owner").post(
+    via_jobs = client_for("other").post(
         "/api/v1/jobs/", {"kind": "export", "study": "owned", "parameters": body}, format="json"
     )
     assert via_jobs.status_code == 400
     assert not Job.objects.exists()
-    with django_capture_on_commit_callbacks(execute=True):
-        allowed = client_for("admin").post("/api/v1/studies/owned/exports/", body, format="json")
-    download = client_for("admin").get(f"/api/v1/studies/owned/exports/{allowed.json()['id']}/download/")
-    assert "A1WORKER" in b"".join(download.streaming_content).decode()
+    for role in ("owner", "admin"):
+        with django_capture_on_commit_callbacks(execute=True):
+            allowed = client_for(role).post("/api/v1/studies/owned/exports/", body, format="json")
+        download = client_for(role).get(f"/api/v1/studies/owned/exports/{allowed.json()['id']}/download/")
+        assert "A1WORKER" in b"".join(download.streaming_content).decode()
 
 
 def test_jobs_api_starts_any_registered_kind_and_cancels(client_for, answered):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.test import Client
 
 from annotation.models import Job, Response
 from annotation.services.assignment import assign_next_item
@@ -77,6 +78,14 @@ ENDPOINTS = [
     ("get", "/api/v1/studies/owned/reports/", None, None, scoped(200)),
     ("get", "/api/v1/studies/owned/exports/", None, None, scoped(200)),
     ("post", "/api/v1/studies/owned/exports/", {"format": "jsonl"}, "json", scoped(202)),
+    # Raw platform ids (access.can_see_platform_ids): the owner and admins.
+    (
+        "post",
+        "/api/v1/studies/owned/exports/",
+        {"format": "csv", "include_platform_ids": True},
+        "json",
+        scoped(202),
+    ),
     ("get", "/api/v1/studies/owned/exports/{export}/", None, None, scoped(200)),
     ("get", "/api/v1/studies/owned/exports/{export}/download/", None, None, scoped(200)),
     ("get", "/api/v1/responses/", None, None, open_to_researchers(200)),
@@ -86,6 +95,13 @@ ENDPOINTS = [
         "post",
         "/api/v1/jobs/",
         {"kind": "export", "study": "owned", "parameters": {"format": "csv"}},
+        "json",
+        open_to_researchers(201, other=400),
+    ),
+    (
+        "post",
+        "/api/v1/jobs/",
+        {"kind": "export", "study": "owned", "parameters": {"format": "csv", "include_platform_ids": True}},
         "json",
         open_to_researchers(201, other=400),
     ),
@@ -141,3 +157,49 @@ def test_token_endpoint_serves_researchers_only(users, client_for):
 def test_session_login_works_for_the_browser(users, client):
     client.force_login(users["owner"])
     assert client.get("/api/v1/studies/").status_code == 200
+
+
+# Who sees a participant's raw platform id in the API (access.can_see_platform_ids).
+PLATFORM_ID_SEEN = {"shared": False, "owner": True, "admin": True}
+
+
+@pytest.mark.parametrize("role", list(PLATFORM_ID_SEEN))
+def test_platform_ids_are_the_owners_and_admins_everywhere(world, client_for, users, role):
+    """One rule on the API, the platform list and exports: a researcher the study is shared
+    with reaches the study but sees pseudonyms only."""
+    from annotation.models import Study
+
+    Study.objects.get(slug="owned").shared_with.add(users["other"])
+    client = client_for("other" if role == "shared" else role)
+    seen = PLATFORM_ID_SEEN[role]
+    detail = client.get("/api/v1/studies/owned/participants/{public_id}/".format(**world)).json()
+    assert (detail["platform_worker_id"] == "PID-1") is seen
+    listed = client.get("/api/v1/studies/owned/participants/").json()["results"]
+    assert [row["platform_worker_id"] for row in listed] == (["PID-1"] if seen else [None])
+    body = {"format": "csv", "include_platform_ids": True}
+    export = client.post("/api/v1/studies/owned/exports/", body, format="json")
+    assert export.status_code == (202 if seen else 400)
+    browser = Client()
+    browser.force_login(users["other" if role == "shared" else role])
+    assert browser.get("/research/s/owned/participants/for-prolific.csv").status_code == (
+        200 if seen else 404
+    )
+
+
+def test_an_owner_who_left_the_researchers_group_manages_nothing(world, client_for, users):
+    """can_manage_study is researcher_studies: a former researcher neither reaches their
+    study in the API nor previews it as a draft through the participant pages."""
+    from annotation.models import Study
+    from annotation.services.access import can_manage_study, can_see_platform_ids
+
+    study = Study.objects.get(slug="owned")
+    study.status = Study.Status.DRAFT
+    study.save(update_fields=["status"])
+    owner = users["owner"]
+    browser = Client()
+    browser.force_login(owner)
+    assert browser.get("/s/owned/").status_code == 302  # on to the consent page of their preview
+    owner.groups.clear()
+    assert not can_manage_study(owner, study) and not can_see_platform_ids(owner, study)
+    assert client_for("owner").get("/api/v1/studies/owned/").status_code == 403
+    assert browser.get("/s/owned/").status_code == 404

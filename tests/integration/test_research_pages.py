@@ -101,23 +101,28 @@ def test_participant_actions_flag_and_exclude_in_the_study(client, researcher, e
 
 
 def test_exports_page_starts_a_job_and_offers_the_download(
-    client, researcher, enrolled, settings, tmp_path, django_capture_on_commit_callbacks
+    client, researcher, enrolled, settings, tmp_path, django_capture_on_commit_callbacks, django_user_model
 ):
     settings.EXPORT_DIR = tmp_path
-    load_study_file(claim_study_file(slug="mine"), owner=researcher)
+    study = load_study_file(claim_study_file(slug="mine"), owner=researcher).study
     with django_capture_on_commit_callbacks(execute=True):
         client.post("/research/s/mine/exports/", {"format": "jsonl"})
     job = Job.objects.get()
     assert job.status == "done"
     html = client.get("/research/s/mine/exports/").content.decode()
     assert f'href="/research/s/mine/exports/{job.pk}/download/"' in html
-    assert "include_platform_ids" not in html  # admins only
+    assert "include_platform_ids" in html  # the owner may ask for raw platform ids
     download = client.get(f"/research/s/mine/exports/{job.pk}/download/")
     assert download.status_code == 200 and download["Content-Disposition"].startswith("attachment")
+    colleague = django_user_model.objects.create_user("colleague", password="pw-colleague-1")
+    colleague.groups.add(Group.objects.get(name="researchers"))
+    study.shared_with.add(colleague)
+    client.force_login(colleague)
+    assert "include_platform_ids" not in client.get("/research/s/mine/exports/").content.decode()
     refused = client.post(
         "/research/s/mine/exports/", {"format": "csv", "include_platform_ids": "on"}, follow=True
     )
-    assert b"Only an admin" in refused.content and Job.objects.count() == 1
+    assert b"Only the study&#x27;s owner or an admin" in refused.content and Job.objects.count() == 1
 
 
 def test_another_researchers_study_is_a_404(client, researcher, django_user_model):

@@ -17,7 +17,7 @@ def export_study_task(job: Job) -> dict:
         raise ValueError("An export job needs a study.")
     include_ids = job.parameters.get("include_platform_ids", False)
     # Checked again here: a job started by any route must not leak platform ids.
-    check_export_request(job.created_by, include_platform_ids=include_ids)
+    check_export_request(job.created_by, job.study, include_platform_ids=include_ids)
     path = export_path(job)
     result = export_study(
         job.study,

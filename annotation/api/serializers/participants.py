@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from annotation.models import Enrollment
-from annotation.services.access import can_share_study
+from annotation.services.access import can_see_platform_ids
 
 FLAG_REASON_MAX = Enrollment._meta.get_field("flag_reason").max_length
 
@@ -45,9 +45,11 @@ class ParticipantOut(serializers.Serializer):
     excluded = serializers.BooleanField(source="enrollment.excluded")
 
     def get_platform_worker_id(self, quality) -> str | None:
-        user = self.context["request"].user
         enrollment = quality.enrollment
-        return enrollment.participant.platform_worker_id if can_share_study(user, enrollment.study) else None
+        seen = self.context.setdefault("sees_platform_ids", {})  # one answer per study and request
+        if enrollment.study_id not in seen:
+            seen[enrollment.study_id] = can_see_platform_ids(self.context["request"].user, enrollment.study)
+        return enrollment.participant.platform_worker_id if seen[enrollment.study_id] else None
 
     def get_agreement(self, quality) -> AgreementOut:
         return AgreementOut(

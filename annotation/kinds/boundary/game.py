@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import Count
-from django.http import Http404
 
 from annotation.models import Enrollment, Item, Participant, PlayerStats, Response, Study
 from annotation.models.game import OVERALL
 from annotation.services import sql_rows
+from annotation.services.access import public_kind_studies
 from annotation.services.guest_history import GuestMerge, merge_guest_into_account
+from annotation.services.participants import browser_participant
 from stats.boundary import seconds_per_sentence
 
 GAME_KIND = "boundary"  # the name of annotation.kinds.boundary.Boundary
@@ -173,9 +174,7 @@ def round_verdict(truth: dict, *, points: float | None, attention_check: bool, c
 
 def public_game_studies() -> list[GameStudy]:
     """The boundary studies anyone may play, with their categories and passage counts."""
-    studies = list(
-        Study.objects.filter(kind=GAME_KIND, status=Study.Status.LIVE, public=True).order_by("title")
-    )
+    studies = list(public_kind_studies(GAME_KIND).order_by("title"))
     found: dict[int, set[str]] = {study.pk: set() for study in studies}
     counts: dict[int, int] = dict.fromkeys(found, 0)
     rows = (
@@ -219,14 +218,6 @@ def player_name(participant: Participant) -> str:
     return f"Guest {participant.public_id[:6]}"
 
 
-def access_game_study(slug: str) -> Study:
-    """A study of the public game (live, public, of the game's kind), or 404."""
-    study = Study.objects.filter(slug=slug, kind=GAME_KIND, status=Study.Status.LIVE, public=True).first()
-    if study is None:
-        raise Http404("No such game category.")
-    return study
-
-
 def participant_after_login(
     *, user, session_participant_id: int | None
 ) -> tuple[Participant | None, GuestMerge]:
@@ -237,8 +228,11 @@ def participant_after_login(
     Only a guest of the open web is claimed or merged: a crowd platform's participant (a
     Prolific or MTurk id, which anyone can put in a link) never becomes an account's.
     """
-    guests = Participant.objects.filter(user__isnull=True, source=Participant.Source.ORGANIC)
-    guest = guests.filter(pk=session_participant_id).first() if session_participant_id else None
+    current = browser_participant(session_id=session_participant_id)  # before the login
+    is_guest = (
+        current is not None and current.user_id is None and current.source == Participant.Source.ORGANIC
+    )
+    guest = current if is_guest else None
     own = Participant.objects.filter(user=user).first()
     if own is not None:
         merged = merge_guest_into_account(guest=guest, account=own) if guest is not None else GuestMerge()

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models.game import OVERALL
-from annotation.services.access import StepRefused, require_not_blocked
+from annotation.services.access import StepRefused, access_game_study, require_not_blocked
 from annotation.services.participants import CrowdEntry, enroll, give_consent, identify_participant
 from annotation.views.session import PARTICIPANT_KEY, remember_participant, session_participant
 from annotation.views.steps import refused_step
@@ -40,7 +40,7 @@ def landing(request: HttpRequest) -> HttpResponse:
 @require_POST
 def start(request: HttpRequest, slug: str) -> HttpResponse:
     """Play a category: the browser's participant (a new guest if none) joins its study."""
-    study = game.access_game_study(slug)
+    study = access_game_study(game.GAME_KIND, slug)
     participant = identify_participant(
         entry=CrowdEntry(), session_participant_id=request.session.get(PARTICIPANT_KEY), user=request.user
     )
@@ -58,7 +58,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
 
 def finished(request: HttpRequest, slug: str) -> HttpResponse:
     """The end of a category: the player's score in it, their rank, the other categories."""
-    study = game.access_game_study(slug)
+    study = access_game_study(game.GAME_KIND, slug)
     participant = session_participant(request)
     if participant is None or study.pk not in game.finished_study_ids(participant):
         return redirect("game-landing")
