@@ -26,8 +26,9 @@ from .services.access import researcher_accounts
 from .services.exams import check_qualification, detach_exam_from_unpermitted_studies
 from .services.flags import flag_in_study, unflag_in_study
 from .services.jobs import JOB_KINDS, cancel_job, check_new_job, queue_job
-from .services.populations import counted_per_item, counted_per_study, percent
+from .services.populations import counted_per_item, counted_per_study
 from .services.validation import check_exam_study, check_kind_and_config, is_exam, kind_named, validate_item
+from .shares import percent
 
 
 def add_input_errors(form: forms.BaseForm, exc: InputError, rename: dict[str, str] | None = None) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from annotation.shares import percent
+
 
 class Job(models.Model):
     """One run of a Celery task, created before the task is queued.
@@ -55,4 +57,4 @@ class Job(models.Model):
     def percent(self) -> int:
         if not self.progress_total:
             return 100 if self.status == self.Status.DONE else 0
-        return min(100, round(100 * self.progress_done / self.progress_total))
+        return percent(self.progress_done, self.progress_total)

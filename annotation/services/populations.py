@@ -125,9 +125,3 @@ def enrollment_counts(enrollment: Enrollment) -> bool:
     """Whether this enrollment's answers count (its participant is a human, neither
     flagged nor excluded in the study, and not trying it as a test)."""
     return not (enrollment.flagged or enrollment.excluded or enrollment.is_test)
-
-
-def percent(part: float, whole: float) -> int:
-    """A share as a whole percent, capped at 100 (more answers than wanted is 100 %), 0 when
-    there is nothing to do: the one rounding for progress bars, the admin and the pages."""
-    return min(100, round(100 * part / whole)) if whole else 0

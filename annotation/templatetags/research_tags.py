@@ -3,7 +3,7 @@
 from django import template
 
 from annotation.services.access import is_researcher as _is_researcher
-from annotation.services.populations import percent as _percent
+from annotation.shares import percent as _percent
 
 register = template.Library()
 
