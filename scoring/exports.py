@@ -25,7 +25,7 @@ def reports_table() -> Table:
                 "population",
                 "text",
                 "rep.population",
-                "all, or passed (the answers that count: participants flagged or excluded in the study left out).",
+                "all, or passed (participants flagged or excluded in the study left out).",
             ),
             Column("value", "real", "rep.value", "The figure."),
             Column("n", "integer", "rep.n", "How many inputs it rests on."),
