@@ -1,6 +1,7 @@
 """A researcher resolves a disagreement and reads the adjudicated population's figures."""
 
 import pytest
+from playwright.sync_api import expect
 
 from annotation.models import Adjudication
 from tests.integration.test_adjudication import claim_study
@@ -20,9 +21,9 @@ def test_adjudicate_a_disagreement_then_read_the_adjudicated_figures(
     page.fill("input[name=password]", PASSWORD)
     page.get_by_role("button", name="Log in").click()
     page.locator(".research-nav").get_by_role("link", name="Adjudication").click()
-    assert page.locator("#disagreements tbody tr").count() == 1
+    expect(page.locator("#disagreements tbody tr")).to_have_count(1)  # waits for the page
     page.get_by_role("link", name="c1").click()
-    assert page.locator("#answers tbody tr").count() == 2
+    expect(page.locator("#answers tbody tr")).to_have_count(2)
     page.get_by_text("The passage contradicts the claim").click()
     page.get_by_text("Two.").click()
     page.fill("textarea[name=note]", "The second sentence says the opposite.")
