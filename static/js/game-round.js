@@ -4,9 +4,7 @@
 (function () {
   "use strict";
   var KEYS = { h: "still-human", m: "machine-written", a: "all-human", n: "next-round" };
-  function typing(el) {
-    return el && (el.tagName === "TEXTAREA" || el.tagName === "INPUT" || el.isContentEditable);
-  }
+  var typing = window.roftTyping; // keys.js
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(document.activeElement)) return;
     var id = KEYS[event.key.toLowerCase()];

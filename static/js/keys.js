@@ -2,9 +2,14 @@
 // Enter submits the task form. Typing in a text field is never intercepted.
 (function () {
   "use strict";
+  // The one rule for "the person is typing, leave their keys alone", shared with the pages'
+  // own shortcut scripts (survey-keys.js, game-round.js), which base.html loads after this one.
   function typing(el) {
-    return el && (el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && /text|search|number|email/.test(el.type)));
+    if (!el) return false;
+    if (el.tagName === "TEXTAREA" || el.isContentEditable) return true;
+    return el.tagName === "INPUT" && /^(text|search|number|email|url|tel|password)$/.test(el.type);
   }
+  window.roftTyping = typing;
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(document.activeElement)) return;
     var form = document.getElementById("task-form");

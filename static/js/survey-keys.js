@@ -11,9 +11,7 @@
   if (!groups.length) return;
 
   function answered(group) { return !!group.querySelector("input:checked"); }
-  function typing(el) {
-    return el && (el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && /text|search|number|email/.test(el.type)));
-  }
+  var typing = window.roftTyping; // keys.js
   function current() {
     var focused = document.activeElement && document.activeElement.closest("[data-group]");
     if (focused && groups.indexOf(focused) >= 0) return focused;
