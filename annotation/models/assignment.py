@@ -19,8 +19,6 @@ class Assignment(models.Model):
         EXPIRED = "expired", "Expired"
         RELEASED = "released", "Released"
 
-    LIVE_STATUSES = (Status.ASSIGNED, Status.ANSWERED)
-
     study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="assignments")
     item = models.ForeignKey("annotation.Item", on_delete=models.CASCADE, related_name="assignments")
     participant = models.ForeignKey(
