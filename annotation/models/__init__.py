@@ -6,6 +6,7 @@ from .enrollment import Enrollment
 from .exam import Exam, ExamAttempt
 from .game import PlayerStats
 from .idempotency import IdempotencyKey
+from .invitation import ResearcherInvitation
 from .item import AttentionCheck, Item
 from .job import Job
 from .model_output import ModelOutput
@@ -29,6 +30,7 @@ __all__ = [
     "ModelOutput",
     "Participant",
     "PlayerStats",
+    "ResearcherInvitation",
     "Response",
     "Study",
 ]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.db.models import Q
 from django.http import Http404
 from django.utils import timezone
@@ -35,6 +36,18 @@ def is_researcher(user) -> bool:
     if not (user and user.is_authenticated and user.is_active):
         return False
     return user.is_staff or user.is_superuser or user.groups.filter(name=RESEARCHERS_GROUP).exists()
+
+
+def researchers_group() -> Group:
+    """The group that makes an account a researcher. Migration 0014 creates it; this finds
+    it, or creates it again where it was deleted (an admin, a test's flushed database)."""
+    return Group.objects.get_or_create(name=RESEARCHERS_GROUP)[0]
+
+
+def can_invite_researchers(user) -> bool:
+    """Staff and admins invite researchers; a researcher by group membership alone does not
+    (an invitation makes an account, which is the admins' decision)."""
+    return bool(user and user.is_authenticated and user.is_active and (user.is_staff or user.is_superuser))
 
 
 def researcher_accounts():

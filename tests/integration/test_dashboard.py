@@ -44,7 +44,7 @@ def test_only_the_studys_researchers_see_it(client, client_for, study, django_us
     plain = django_user_model.objects.create_user("plain")
     assert client_for(plain).get(url(study)).status_code == 403
     other = django_user_model.objects.create_user("other")
-    other.groups.add(Group.objects.create(name="researchers"))
+    other.groups.add(Group.objects.get_or_create(name="researchers")[0])
     assert client_for(other).get(url(study)).status_code == 404
     assert client_for(other).get(url(study, "plots/distance.svg")).status_code == 404
     assert client_for(other).post(url(study, "recompute/")).status_code == 404

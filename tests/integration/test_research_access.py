@@ -13,7 +13,7 @@ def test_researchers_are_staff_or_in_the_group(django_user_model):
     plain = django_user_model.objects.create_user("plain")
     staff = django_user_model.objects.create_user("staff", is_staff=True)
     member = django_user_model.objects.create_user("member")
-    member.groups.add(Group.objects.create(name="researchers"))
+    member.groups.add(Group.objects.get_or_create(name="researchers")[0])
     assert [is_researcher(u) for u in (plain, staff, member)] == [False, True, True]
 
 
