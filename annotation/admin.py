@@ -19,6 +19,7 @@ from .models import (
     Job,
     ModelExplanation,
     Participant,
+    ResearcherInvitation,
     Response,
     Study,
 )
@@ -401,3 +402,19 @@ class FollowUpAdmin(_ReadOnly):
     list_display = ["explanation", "generator", "index", "status", "similarity", "model_answer"]
     list_filter = ["status", "answer_status", "generator"]
     list_select_related = ["explanation"]
+
+
+@admin.register(ResearcherInvitation)
+class ResearcherInvitationAdmin(admin.ModelAdmin):
+    """Researcher invitations, listed. They are made on the Invitations research page, the
+    only place their link is shown (once); deleting an open one withdraws it."""
+
+    list_display = ["email", "created_by", "created_at", "expires_at", "accepted_by", "accepted_at"]
+    list_select_related = ["created_by", "accepted_by"]
+    search_fields = ["email"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from .views import (
+    invitations,
     jobs,
     research_adjudication,
     research_docs,
@@ -14,6 +15,8 @@ from .views import (
 urlpatterns = [
     path("", research_studies.study_list, name="research-home"),
     path("jobs/", jobs.jobs_page, name="research-jobs"),
+    path("invitations/", invitations.invitation_list, name="research-invitations"),
+    path("join/<str:token>/", invitations.researcher_join, name="researcher-join"),
     path("docs/<slug:name>/", research_docs.research_doc, name="research-doc"),
     path("jobs/<int:job_id>/", jobs.job_row, name="research-job-row"),
     path("studies/new/", research_studies.study_new, name="research-study-new"),

@@ -2,6 +2,7 @@
 
 from django import template
 
+from annotation.services.access import can_invite_researchers as _can_invite_researchers
 from annotation.services.access import is_researcher as _is_researcher
 from annotation.shares import percent as _percent
 
@@ -12,6 +13,12 @@ register = template.Library()
 def is_researcher(user) -> bool:
     """``{% if user|is_researcher %}``: staff, the researchers group, or admins."""
     return _is_researcher(user)
+
+
+@register.filter
+def can_invite_researchers(user) -> bool:
+    """``{% if user|can_invite_researchers %}``: staff and admins."""
+    return _can_invite_researchers(user)
 
 
 @register.filter

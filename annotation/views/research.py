@@ -7,7 +7,7 @@ from functools import wraps
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 
-from annotation.services.access import is_researcher
+from annotation.services.access import can_invite_researchers, is_researcher
 
 
 def researcher_required(view):
@@ -19,6 +19,20 @@ def researcher_required(view):
             return redirect_to_login(request.get_full_path())
         if not is_researcher(request.user):
             raise PermissionDenied("Researchers only.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def staff_required(view):
+    """Anonymous → login page; logged in but not staff → 403 (the pages that make accounts)."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not can_invite_researchers(request.user):
+            raise PermissionDenied("Staff only.")
         return view(request, *args, **kwargs)
 
     return wrapped

@@ -1,0 +1,65 @@
+"""Researcher invitations: staff make one-time links; the invitee's page makes the account."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
+
+from annotation.errors import InputError
+from annotation.services import invitations
+from annotation.services.invitations import InvitationClosed, ResearcherAccountForm
+
+from .research import staff_required
+
+
+@staff_required
+@never_cache
+@require_http_methods(["GET", "POST"])
+def invitation_list(request: HttpRequest) -> HttpResponse:
+    """Recent invitations, and a form for a new one. The new link is in this one answer
+    only (not a redirect: the token is never stored, not even in the session)."""
+    link = ""
+    errors: dict[str, list[str]] = {}
+    if request.method == "POST":
+        try:
+            new = invitations.invitation_create(created_by=request.user, email=request.POST.get("email", ""))
+        except InputError as exc:
+            errors = exc.errors
+        else:
+            link = request.build_absolute_uri(reverse("researcher-join", kwargs={"token": new.token}))
+    context = {
+        "link": link,
+        "errors": list(errors.items()),
+        "rows": invitations.recent_invitations(),
+        "lifetime_days": invitations.INVITATION_LIFETIME.days,
+    }
+    return render(request, "research/invitations.html", context, status=400 if errors else 200)
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def researcher_join(request: HttpRequest, token: str) -> HttpResponse:
+    """The invitation link: choose a username and password, become a researcher, logged in."""
+    form = ResearcherAccountForm(request.POST if request.method == "POST" else None)
+    try:
+        if request.method == "POST":
+            user = invitations.invitation_accept(token=token, form=form)
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome, {user.username}. Your researcher account is ready.")
+            return redirect("research-home")
+        invitations.open_invitation(token)
+    except InvitationClosed as closed:
+        status = 404 if closed.reason == "unknown" else 410
+        return render(
+            request, "registration/researcher_join_closed.html", {"message": str(closed)}, status=status
+        )
+    except InputError:
+        pass  # the form has its errors; shown again below
+    return render(
+        request, "registration/researcher_join.html", {"form": form}, status=400 if form.errors else 200
+    )

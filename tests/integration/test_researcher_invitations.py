@@ -1,0 +1,160 @@
+"""Researcher accounts by invitation: staff make a one-time link, the invitee opens it,
+chooses a username and password and reaches the research pages; a used, expired or
+unknown link, or a refused password, creates nothing."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from datetime import timedelta
+
+import pytest
+from django.apps import apps as django_apps
+from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied
+from django.test import Client
+from django.utils import timezone
+
+from annotation.models import ResearcherInvitation
+from annotation.services.access import is_researcher
+from annotation.services.invitations import invitation_create, token_hash
+
+pytestmark = pytest.mark.django_db
+
+GOOD_PASSWORD = "tarn-lichen-47-orbit"
+LINK = re.compile(r"https?://[^\"<\s]+/research/join/([A-Za-z0-9_-]+)/")
+
+
+@pytest.fixture
+def staff_client(django_user_model):
+    client = Client()
+    client.force_login(django_user_model.objects.create_user("stella", is_staff=True))
+    return client
+
+
+def invite(staff_client, email: str = "") -> str:
+    """The link the staff page shows once, after making an invitation."""
+    answer = staff_client.post("/research/invitations/", {"email": email})
+    assert answer.status_code == 200
+    return LINK.search(answer.content.decode()).group(0)
+
+
+def join(link: str, username: str, password: str = GOOD_PASSWORD, again: str | None = None):
+    data = {"username": username, "password1": password, "password2": again or password}
+    return Client().post(link, data)
+
+
+def test_the_researchers_group_exists_after_migrate_and_the_migration_is_idempotent():
+    assert Group.objects.filter(name="researchers").count() == 1
+    migration = importlib.import_module("annotation.migrations.0014_researchers")
+    migration.create_researchers_group(django_apps, None)
+    migration.create_researchers_group(django_apps, None)
+    assert Group.objects.filter(name="researchers").count() == 1
+
+
+def test_an_invitee_joins_and_reaches_the_research_pages(staff_client, django_user_model):
+    link = invite(staff_client, email="nora@example.org")
+    token = LINK.search(link).group(1)
+    invitation = ResearcherInvitation.objects.get()
+    assert invitation.token_hash == token_hash(token) != token  # only the hash is stored
+
+    invitee = Client()
+    form = invitee.get(link)
+    assert form.status_code == 200 and b"Create your researcher account" in form.content
+    answer = invitee.post(link, {"username": "nora", "password1": GOOD_PASSWORD, "password2": GOOD_PASSWORD})
+    assert answer.status_code == 302 and answer["Location"] == "/research/"
+    home = invitee.get("/research/")
+    assert home.status_code == 200 and b"Welcome, nora" in home.content
+    assert invitee.get("/research/studies/new/").status_code == 200
+
+    nora = django_user_model.objects.get(username="nora")
+    assert is_researcher(nora) and not nora.is_staff
+    assert nora.email == "nora@example.org" and nora.check_password(GOOD_PASSWORD)
+    invitation.refresh_from_db()
+    assert invitation.accepted_by == nora and invitation.accepted_at is not None
+
+    # The staff page never shows the link again; it says who used it.
+    listing = staff_client.get("/research/invitations/").content.decode()
+    assert token not in listing and "used by nora" in listing
+
+
+def test_a_used_link_is_refused_and_creates_nothing(staff_client, django_user_model):
+    link = invite(staff_client)
+    assert join(link, "first").status_code == 302
+    again = join(link, "second")
+    assert again.status_code == 410
+    assert b"already been used" in again.content
+    assert Client().get(link).status_code == 410
+    assert not django_user_model.objects.filter(username="second").exists()
+
+
+def test_an_expired_link_is_refused_and_creates_nothing(staff_client, django_user_model):
+    link = invite(staff_client)
+    ResearcherInvitation.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    shown = Client().get(link)
+    assert shown.status_code == 410 and b"has expired" in shown.content
+    assert join(link, "late").status_code == 410
+    assert not django_user_model.objects.filter(username="late").exists()
+    assert ResearcherInvitation.objects.get().accepted_at is None
+
+
+def test_an_unknown_link_is_refused(django_user_model):
+    answer = Client().post(
+        "/research/join/not-a-real-token/",
+        {"username": "guess", "password1": GOOD_PASSWORD, "password2": GOOD_PASSWORD},
+    )
+    assert answer.status_code == 404 and b"not valid" in answer.content
+    assert not django_user_model.objects.filter(username="guess").exists()
+
+
+def test_a_refused_password_names_the_field_and_creates_nothing(staff_client, django_user_model):
+    link = invite(staff_client)
+    answer = join(link, "weak", password="12345")
+    assert answer.status_code == 400
+    errors = answer.context["form"].errors
+    assert "password1" in errors and any("too short" in message for message in errors["password1"])
+    assert b"too short" in answer.content
+    assert not django_user_model.objects.filter(username="weak").exists()
+    assert ResearcherInvitation.objects.get().accepted_at is None
+    # The link still works once the password is fixed.
+    assert join(link, "weak", password=GOOD_PASSWORD).status_code == 302
+
+
+def test_a_taken_username_or_mismatched_passwords_name_their_field(staff_client, django_user_model):
+    django_user_model.objects.create_user("taken")
+    link = invite(staff_client)
+    assert "username" in join(link, "Taken").context["form"].errors
+    assert "password2" in join(link, "fresh", again=GOOD_PASSWORD + "x").context["form"].errors
+    assert not django_user_model.objects.filter(username="fresh").exists()
+    assert ResearcherInvitation.objects.get().accepted_at is None
+
+
+def test_only_staff_make_invitations(django_user_model):
+    member = django_user_model.objects.create_user("rex")
+    member.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    client = Client()
+    assert client.get("/research/invitations/").status_code == 302  # anonymous: log in first
+    client.force_login(member)
+    assert client.get("/research/invitations/").status_code == 403
+    assert client.post("/research/invitations/", {"email": ""}).status_code == 403
+    assert b"/research/invitations/" not in client.get("/research/").content  # no menu entry
+    assert not ResearcherInvitation.objects.exists()
+    with pytest.raises(PermissionDenied):
+        invitation_create(created_by=member)
+    assert not ResearcherInvitation.objects.exists()
+
+
+def test_a_malformed_email_is_refused(staff_client):
+    answer = staff_client.post("/research/invitations/", {"email": "not an address"})
+    assert answer.status_code == 400 and b"email" in answer.content
+    assert not ResearcherInvitation.objects.exists()
+
+
+def test_the_admin_lists_invitations_without_their_links(staff_client, django_user_model):
+    link = invite(staff_client, email="ola@example.org")
+    admin = Client()
+    admin.force_login(django_user_model.objects.create_superuser("root", "", "root-password-1"))
+    listing = admin.get("/admin/annotation/researcherinvitation/")
+    assert listing.status_code == 200 and b"ola@example.org" in listing.content
+    assert LINK.search(link).group(1).encode() not in listing.content
+    assert admin.get("/admin/annotation/researcherinvitation/add/").status_code == 403
