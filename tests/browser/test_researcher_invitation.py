@@ -31,6 +31,9 @@ def test_an_invitee_accepts_an_invitation(live_server, page, browser, screenshot
     invitee.get_by_role("button", name="Create my account").click()
     invitee.wait_for_selector("text=This password is too short")
     screenshot("invitation-bad-password", invitee)
+    invitee.set_viewport_size({"width": 390, "height": 844})
+    screenshot("invitation-bad-password-phone", invitee)
+    invitee.set_viewport_size({"width": 1100, "height": 900})
     assert not django_user_model.objects.filter(username="nora").exists()
 
     invitee.fill("input[name=password1]", GOOD_PASSWORD)

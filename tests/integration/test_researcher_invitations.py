@@ -18,6 +18,7 @@ from django.utils import timezone
 from annotation.models import ResearcherInvitation
 from annotation.services.access import is_researcher
 from annotation.services.invitations import invitation_create, token_hash
+from tests.threads import run_in_threads
 
 pytestmark = pytest.mark.django_db
 
@@ -158,3 +159,18 @@ def test_the_admin_lists_invitations_without_their_links(staff_client, django_us
     assert listing.status_code == 200 and b"ola@example.org" in listing.content
     assert LINK.search(link).group(1).encode() not in listing.content
     assert admin.get("/admin/annotation/researcherinvitation/add/").status_code == 403
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_people_racing_with_one_link_get_one_account(django_user_model):
+    staff = django_user_model.objects.create_user("stella", is_staff=True)
+    link = f"/research/join/{invitation_create(created_by=staff).token}/"
+    answers: list[int] = []
+
+    def accept(usernames: list[str]) -> None:
+        for username in usernames:
+            answers.append(join(link, username).status_code)
+
+    run_in_threads(accept, ["racer1", "racer2", "racer3", "racer4"], threads=4)
+    assert sorted(answers) == [302, 410, 410, 410]
+    assert django_user_model.objects.filter(username__startswith="racer").count() == 1
