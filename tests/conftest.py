@@ -11,7 +11,7 @@ from django.test import override_settings
 
 from annotation.models import Participant, Study
 from annotation.services.studies import load_study_file
-from tests.factories import ParticipantFactory
+from tests.factories import ParticipantFactory, researcher_user
 
 # Plugins and fixtures that several test modules share, kept with their helpers: a Redis
 # database per xdist worker, one Playwright for every browser test, the tiny models and
@@ -80,6 +80,14 @@ def claim_study_file(*, slug: str = "claims", items: int = 6, attention: int = 0
         )
     data.update(fields)
     return data
+
+
+@pytest.fixture
+def researcher(db, client):
+    """Rita, a researcher, logged in on ``client``."""
+    user = researcher_user("rita", password="pw")
+    client.force_login(user)
+    return user
 
 
 @pytest.fixture

@@ -12,12 +12,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import factory
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
 from annotation.kinds import get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
+from annotation.services.access import researchers_group
 from annotation.services.assignment import create_assignment
 from annotation.services.participants import enroll, give_consent, participant_by_platform_id
 from annotation.services.submission import store_response
@@ -81,6 +83,13 @@ class ParticipantFactory(DjangoModelFactory):
     def enrolled_in(participant: Participant, create: bool, study: Study | None, **kwargs) -> None:
         if create and study is not None:
             give_consent(enroll(participant=participant, study=study))
+
+
+def researcher_user(username: str, password: str | None = None, **fields):
+    """An account in the researchers group (the group ``migrate`` creates), as an invitation makes one."""
+    user = get_user_model().objects.create_user(username, password=password, **fields)
+    user.groups.add(researchers_group())
+    return user
 
 
 def participant_named(study: Study, name: str, source: str = Participant.Source.LAB) -> Participant:

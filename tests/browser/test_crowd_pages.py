@@ -9,11 +9,11 @@ import os
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group
 
 from annotation.models import Participant, Response
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.factories import researcher_user
 from tests.game_helpers import boundary_study_file
 from tests.helpers.exams import file_position
 
@@ -123,8 +123,7 @@ def test_a_full_study_and_a_declined_consent_on_the_phone(live_server, browser, 
 
 
 def test_researcher_pages_and_the_game_preview(live_server, browser, page, shoot, django_user_model):
-    owner = django_user_model.objects.create_user("olga", password="pw-olga-123")
-    owner.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    owner = researcher_user("olga", password="pw-olga-123")
     study = load_study_file(claim_study_file(items=2, items_per_session=1), owner=owner).study
     load_study_file(claim_study_file(slug="other-claims", items=1), owner=owner)
     game = load_study_file(boundary_study_file(slug="paid-game", public=False)).study

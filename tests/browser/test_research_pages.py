@@ -5,13 +5,12 @@ import io
 import json
 
 import pytest
-from django.contrib.auth.models import Group
 
 from annotation.models import Study
 from annotation.services.assignment import assign_next_item
 from annotation.services.submission import submit_response
 from tests.conftest import claim_study_file
-from tests.factories import ParticipantFactory
+from tests.factories import ParticipantFactory, researcher_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -20,8 +19,7 @@ def test_researcher_uploads_sees_progress_and_downloads_an_export(
     live_server, page, screenshot, django_user_model, tmp_path, settings
 ):
     settings.EXPORT_DIR = tmp_path / "exports"
-    user = django_user_model.objects.create_user("rosa", password="a-long-password-1")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    researcher_user("rosa", password="a-long-password-1")
     page.goto(f"{live_server.url}/accounts/login/?next=/research/")
     page.fill("input[name=username]", "rosa")
     page.fill("input[name=password]", "a-long-password-1")

@@ -4,7 +4,6 @@ of its own source, and reports on the adjudicated population."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group
 
 from annotation.errors import InputError
 from annotation.models import Adjudication, Participant, Response
@@ -14,14 +13,6 @@ from scoring.services import compute_study_reports
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def researcher(django_user_model, client):
-    user = django_user_model.objects.create_user("rita", password="pw")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
-    client.force_login(user)
-    return user
 
 
 def claim_study(owner=None):

@@ -5,7 +5,8 @@ the accounts ``is_researcher`` says yes to, and the admin refuses a player sent 
 import re
 
 import pytest
-from django.contrib.auth.models import Group
+
+from tests.factories import researcher_user
 
 pytestmark = pytest.mark.django_db
 
@@ -18,8 +19,7 @@ def options(html: str, field: str) -> set[str]:
 
 def test_owner_and_shared_with_offer_only_researchers(client, django_user_model, make_claim_study):
     root = django_user_model.objects.create_superuser("root", "", "pw-for-tests-only")
-    grouped = django_user_model.objects.create_user("rita", password="pw-rita-123")
-    grouped.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    researcher_user("rita", password="pw-rita-123")
     django_user_model.objects.create_user("sam", password="pw-sam-123", is_staff=True)
     player = django_user_model.objects.create_user("gamer", password="pw-gamer-123")
     django_user_model.objects.create_user("gone", password="pw-gone-123", is_staff=True, is_active=False)

@@ -4,7 +4,6 @@ agreement figures that do not depend on which page of participants is shown."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group
 
 from annotation.models import Enrollment, Participant
 from annotation.services.quality import study_quality
@@ -13,14 +12,6 @@ from tests.conftest import claim_study_file
 from tests.factories import AnsweredResponseFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def researcher(django_user_model, client):
-    user = django_user_model.objects.create_user("rita", password="pw")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
-    client.force_login(user)
-    return user
 
 
 @pytest.fixture

@@ -1,14 +1,13 @@
 """The statistics dashboard through HTTP: access, what it shows, plots, recomputing."""
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.cache import cache
 
 from annotation.models import Job
 from scoring import plots
 from scoring.models import Report
 from scoring.services import compute_study_reports
-from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
+from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory, researcher_user
 from tests.helpers.reports import game_study
 
 pytestmark = pytest.mark.django_db
@@ -43,8 +42,7 @@ def test_only_the_studys_researchers_see_it(client, client_for, study, django_us
     assert client.get(url(study)).status_code == 302
     plain = django_user_model.objects.create_user("plain")
     assert client_for(plain).get(url(study)).status_code == 403
-    other = django_user_model.objects.create_user("other")
-    other.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    other = researcher_user("other")
     assert client_for(other).get(url(study)).status_code == 404
     assert client_for(other).get(url(study, "plots/distance.svg")).status_code == 404
     assert client_for(other).post(url(study, "recompute/")).status_code == 404

@@ -8,13 +8,13 @@ import stat
 import zipfile
 
 import pytest
-from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
 from annotation.services.assignment import assign_next_item
 from annotation.services.studies import load_study_file
 from annotation.services.submission import submit_response
 from tests.conftest import claim_study_file
+from tests.factories import researcher_user
 
 pytestmark = pytest.mark.django_db
 
@@ -23,8 +23,7 @@ def test_every_file_in_the_sqlite_zip_is_readable_by_everyone(
     django_user_model, settings, tmp_path, enrolled, django_capture_on_commit_callbacks
 ):
     settings.EXPORT_DIR = tmp_path
-    owner = django_user_model.objects.create_user("owner", password="pw-owner-1")
-    owner.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    owner = researcher_user("owner", password="pw-owner-1")
     study = load_study_file(claim_study_file(slug="owned", items=2), owner=owner).study
     person = enrolled(study, source="prolific", platform_worker_id="P1")
     submit_response(assignment=assign_next_item(participant=person, study=study), answer={"label": "neutral"})

@@ -5,12 +5,12 @@ never started is asked to return the study (docs/crowd.md, "When a study fills u
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group
 from django.test import Client
 
 from annotation.models import Enrollment, Participant, Study
 from annotation.services.attention import screen_out
 from annotation.services.research import change_study_status
+from tests.factories import researcher_user
 from tests.helpers.flow import start, task_action
 
 ANSWER = {"label": "supports", "evidence": ["0"]}
@@ -109,8 +109,7 @@ def test_mid_session_at_a_study_the_quota_closed_gets_the_done_page(crowd):
 
 
 def test_a_researcher_who_finished_a_preview_of_a_draft_sees_the_code(make_claim_study, django_user_model):
-    owner = django_user_model.objects.create_user("draft-owner")
-    owner.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    owner = researcher_user("draft-owner")
     study = make_claim_study(items=3, items_per_session=1, status="draft")
     Study.objects.filter(pk=study.pk).update(owner=owner)
     client = Client()

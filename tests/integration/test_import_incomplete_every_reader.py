@@ -9,12 +9,12 @@ import json
 from io import StringIO
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 from django.test import Client
 
 from annotation.models import Job, Participant, Response
 from annotation.services.studies import load_study_file
+from tests.factories import researcher_user
 
 pytestmark = pytest.mark.django_db
 
@@ -64,8 +64,7 @@ def run(tmp_path, slug, answers: list[tuple[str, str, dict]]) -> str:
 
 @pytest.fixture
 def owner(django_user_model):
-    user = django_user_model.objects.create_user("rita", password="pw")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    user = researcher_user("rita", password="pw")
     return user
 
 

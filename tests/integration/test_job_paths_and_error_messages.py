@@ -8,18 +8,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group
 
 from annotation.models import Job
 from tests.conftest import claim_study_file
+from tests.factories import researcher_user
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def alice(client, django_user_model):
-    user = django_user_model.objects.create_user("alice", password="pw-alice-1")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    user = researcher_user("alice", password="pw-alice-1")
     client.force_login(user)
     study_file = claim_study_file(slug="alice-boundary")
     assert client.post("/api/v1/studies/", study_file, content_type="application/json").status_code == 201

@@ -7,12 +7,12 @@ from __future__ import annotations
 import csv
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.test import Client
 
 from annotation.models import Enrollment, Participant
 from annotation.services.pseudonyms import participant_pseudonym
+from tests.factories import researcher_user
 from tests.helpers.flow import answer_pages, task_action
 
 pytestmark = pytest.mark.django_db
@@ -20,8 +20,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def owner(django_user_model):
-    user = django_user_model.objects.create_user("olga", password="pw")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    user = researcher_user("olga", password="pw")
     return user
 
 
@@ -59,8 +58,7 @@ def test_a_researcher_the_study_is_shared_with_does_not_see_platform_ids(
     study.owner = owner
     study.save()
     crowd_participant(study, "PID-556")
-    guest = django_user_model.objects.create_user("sam", password="pw")
-    guest.groups.add(Group.objects.get(name="researchers"))
+    guest = researcher_user("sam", password="pw")
     study.shared_with.add(guest)
     client = Client()
     client.force_login(guest)

@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.contrib.auth.models import Group
 from django.test import Client
 
 from annotation.models import Participant, Study
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.factories import researcher_user
 from tests.game_helpers import answer, boundary_study_file, guess, play_via_services, reveal, round_id
 from tests.helpers.flow import answer_pages
 from tests.queries import assert_flat, count_queries, count_queries_and_commits
@@ -121,8 +121,7 @@ def test_every_round_step_reads_a_fixed_number_of_queries(enrolled):
 
 
 def test_researchers_participants_page_does_not_query_per_participant(enrolled, django_user_model):
-    researcher = django_user_model.objects.create_user("rita", password="pw")
-    researcher.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    researcher = researcher_user("rita", password="pw")
     client = Client()
     client.force_login(researcher)
     counts = {}

@@ -6,8 +6,9 @@ process)."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.cache import cache
+
+from tests.factories import researcher_user
 
 pytestmark = pytest.mark.django_db
 
@@ -16,8 +17,7 @@ TOKEN = "/api/v1/auth/token/"
 
 @pytest.fixture
 def accounts(django_user_model):
-    alice = django_user_model.objects.create_user("alice", password="pw-alice-1")
-    alice.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    researcher_user("alice", password="pw-alice-1")
     django_user_model.objects.create_user("carol", password="pw-carol-1")  # a participant's account
     cache.clear()
     yield

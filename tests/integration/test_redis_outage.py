@@ -10,13 +10,12 @@ import socket
 import subprocess
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.test import Client
 
 from annotation.models import Participant
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.factories import researcher_user
 from tests.helpers.flow import start, task_action
 from tests.helpers.jobs import wait_until
 
@@ -67,8 +66,7 @@ def stop(server: subprocess.Popen) -> None:
 
 def test_participants_and_logins_go_on_while_redis_is_down(own_redis, django_user_model):
     study = load_study_file(claim_study_file(slug="claims-outage")).study
-    alice = get_user_model().objects.create_user("alice", password="pw-alice-1")
-    alice.groups.add(Group.objects.get_or_create(name="researchers")[0])  # API access
+    researcher_user("alice", password="pw-alice-1")  # API access
     before = Client()
     first_page = start(before, study.slug, "?PROLIFIC_PID=before-outage")
     assert Client().get("/healthz").status_code == 200

@@ -1,10 +1,10 @@
 """Who counts as a researcher, and which studies they reach."""
 
 import pytest
-from django.contrib.auth.models import Group
 from django.http import Http404
 
 from annotation.services.access import access_study_for_researcher, is_researcher, researcher_studies
+from tests.factories import researcher_user
 
 pytestmark = pytest.mark.django_db
 
@@ -12,8 +12,7 @@ pytestmark = pytest.mark.django_db
 def test_researchers_are_staff_or_in_the_group(django_user_model):
     plain = django_user_model.objects.create_user("plain")
     staff = django_user_model.objects.create_user("staff", is_staff=True)
-    member = django_user_model.objects.create_user("member")
-    member.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    member = researcher_user("member")
     assert [is_researcher(u) for u in (plain, staff, member)] == [False, True, True]
 
 

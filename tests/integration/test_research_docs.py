@@ -1,19 +1,10 @@
 """The documentation a researcher needs is rendered in the app, and research pages link it."""
 
 import pytest
-from django.contrib.auth.models import Group
 
 from tests.factories import StudyFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def researcher(django_user_model, client):
-    user = django_user_model.objects.create_user("rita", password="pw")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
-    client.force_login(user)
-    return user
 
 
 @pytest.mark.parametrize(

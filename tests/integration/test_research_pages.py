@@ -5,23 +5,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Enrollment, Job, Participant, Study
 from annotation.services.pseudonyms import participant_pseudonym
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.factories import researcher_user
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def researcher(django_user_model, client):
-    user = django_user_model.objects.create_user("rita", password="pw")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
-    client.force_login(user)
-    return user
 
 
 def upload(client, data: dict):
@@ -114,8 +106,7 @@ def test_exports_page_starts_a_job_and_offers_the_download(
     assert "include_platform_ids" in html  # the owner may ask for raw platform ids
     download = client.get(f"/research/s/mine/exports/{job.pk}/download/")
     assert download.status_code == 200 and download["Content-Disposition"].startswith("attachment")
-    colleague = django_user_model.objects.create_user("colleague", password="pw-colleague-1")
-    colleague.groups.add(Group.objects.get(name="researchers"))
+    colleague = researcher_user("colleague", password="pw-colleague-1")
     study.shared_with.add(colleague)
     client.force_login(colleague)
     assert "include_platform_ids" not in client.get("/research/s/mine/exports/").content.decode()

@@ -6,13 +6,12 @@ fixed number of queries."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group
 from django.test import Client
 
 from annotation.services.studies import load_study_file
 from annotation.views import research_participants
 from tests.conftest import claim_study_file
-from tests.factories import AnsweredResponseFactory
+from tests.factories import AnsweredResponseFactory, researcher_user
 from tests.queries import assert_flat, count_queries
 
 pytestmark = pytest.mark.django_db
@@ -24,8 +23,7 @@ PARTICIPANTS_PER_PAGE = 20
 
 
 def researcher_client(django_user_model) -> tuple[Client, object]:
-    user = django_user_model.objects.create_user("rita", password="pw")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    user = researcher_user("rita", password="pw")
     client = Client()
     client.force_login(user)
     return client, user

@@ -18,6 +18,7 @@ from django.utils import timezone
 from annotation.models import ResearcherInvitation
 from annotation.services.access import is_researcher
 from annotation.services.invitations import invitation_create, token_hash
+from tests.factories import researcher_user
 from tests.threads import run_in_threads
 
 pytestmark = pytest.mark.django_db
@@ -131,8 +132,7 @@ def test_a_taken_username_or_mismatched_passwords_name_their_field(staff_client,
 
 
 def test_only_staff_make_invitations(django_user_model):
-    member = django_user_model.objects.create_user("rex")
-    member.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    member = researcher_user("rex")
     client = Client()
     assert client.get("/research/invitations/").status_code == 302  # anonymous: log in first
     client.force_login(member)

@@ -4,12 +4,12 @@ and the expected answers beside it; nothing is stored."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group
 from django.test import Client
 
 from annotation.models import Assignment, Enrollment, Participant, Response
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.factories import researcher_user
 from tests.game_helpers import boundary_study_file
 
 pytestmark = pytest.mark.django_db
@@ -17,8 +17,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def owner_client(django_user_model):
-    user = django_user_model.objects.create_user("olga", password="pw")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    user = researcher_user("olga", password="pw")
     client = Client()
     client.force_login(user)
     client.user = user
@@ -59,8 +58,7 @@ def test_the_game_preview_shows_the_round_with_the_boundary_beside(owner_client)
 
 def test_only_researchers_who_reach_the_study_preview_it(owner_client, django_user_model):
     load_study_file(claim_study_file(slug="draft", status="draft"), owner=owner_client.user)
-    stranger = django_user_model.objects.create_user("sam", password="pw")
-    stranger.groups.add(Group.objects.get(name="researchers"))
+    stranger = researcher_user("sam", password="pw")
     client = Client()
     client.force_login(stranger)
     assert client.get("/research/s/draft/preview/").status_code == 404

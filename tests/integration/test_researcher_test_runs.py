@@ -10,13 +10,13 @@ import sqlite3
 import zipfile
 
 import pytest
-from django.contrib.auth.models import Group
 from django.test import Client
 
 from annotation.models import Assignment, Enrollment, Item, Response, Study
 from annotation.services.assignment import item_progress
 from annotation.services.capacity import quota_reached
 from annotation.services.exports import export_study
+from tests.factories import researcher_user
 from tests.helpers.flow import start, task_action
 from tests.helpers.reports import computereports_json
 
@@ -26,8 +26,7 @@ ANSWER = {"label": "supports", "evidence": ["0"]}
 
 @pytest.fixture
 def owner(django_user_model):
-    user = django_user_model.objects.create_user("tester-owner")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    user = researcher_user("tester-owner")
     return user
 
 
@@ -125,8 +124,7 @@ def test_discarding_leaves_real_participants_answers(make_claim_study, owner, ow
 
 def test_only_the_studys_researchers_discard_test_answers(make_claim_study, owner, django_user_model):
     study = owned(make_claim_study, owner, items=2)
-    stranger = django_user_model.objects.create_user("stranger")
-    stranger.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    stranger = researcher_user("stranger")
     client = Client()
     client.force_login(stranger)
     assert client.post(f"/research/s/{study.slug}/test-answers/discard/").status_code == 404

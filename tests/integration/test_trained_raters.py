@@ -25,6 +25,7 @@ from scoring.data import load_study_data, one_snapshot
 from scoring.reports import report_for
 from tests.celery_worker import redis_worker_on
 from tests.conftest import claim_study_file
+from tests.factories import researcher_user
 from tests.helpers.jobs import wait_for_job
 from tests.lm_fixtures import model_dir
 from tests.tiny_models import ENCODER
@@ -298,10 +299,8 @@ def test_train_rater_refuses_an_unknown_question_and_a_kind_it_cannot_learn(tmp_
 def test_rater_jobs_start_from_the_api_with_paths_only_inside_the_model_folders(
     client, settings, django_capture_on_commit_callbacks
 ):
-    from django.contrib.auth.models import Group, User
 
-    user = User.objects.create_user("rita", password="pw-rita-1")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    user = researcher_user("rita", password="pw-rita-1")
     client.force_login(user)
     study_file = claim_study_file(slug="rita-claims")
     assert client.post("/api/v1/studies/", study_file, content_type="application/json").status_code == 201

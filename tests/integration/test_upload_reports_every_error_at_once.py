@@ -7,13 +7,13 @@ nothing is written."""
 import json
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from annotation.models import Study
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.factories import researcher_user
 
 pytestmark = pytest.mark.django_db
 
@@ -37,8 +37,7 @@ ITEM_ERRORS = [
 
 @pytest.fixture
 def researcher(django_user_model):
-    user = django_user_model.objects.create_user("rita", password="pw-rita-123")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    user = researcher_user("rita", password="pw-rita-123")
     return user
 
 
