@@ -33,7 +33,8 @@ class ParticipantQuality:
     """A participant's figures in one study. ``pseudonym`` is their id in this study's
     exports, shown on the participants page and in the API too; ``attention`` is what their
     attention checks say, ``exam`` their qualification exam's outcome (None: no exam), and
-    ``qualification`` the one that decides (the exam where there is one)."""
+    ``qualification`` the one that decides (the exam where there is one). ``pages`` is
+    filled in for one participant's detail only (``participant_pages``)."""
 
     enrollment: Enrollment
     seconds: list[float] = field(default_factory=list)
@@ -43,6 +44,7 @@ class ParticipantQuality:
     attention: Qualification | None = None
     exam: Qualification | None = None
     pseudonym: str = ""
+    pages: list[dict] = field(default_factory=list)
 
     @property
     def median_seconds_per_page(self) -> float | None:
