@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, TypedDict, cast
+
 from django import forms
 from django.contrib import admin
 from django.db.models import Count, Exists, IntegerField, OuterRef, Subquery
@@ -31,6 +33,24 @@ from .services.populations import counted_per_item, counted_per_study
 from .services.validation import check_exam_study, check_kind_and_config, is_exam, kind_named, validate_item
 from .shares import percent
 
+if TYPE_CHECKING:  # django-stubs' names for annotated rows; nothing of them runs
+    from django_stubs_ext import WithAnnotations
+
+
+class StudyCounts(TypedDict):
+    """What ``StudyAdmin.get_queryset`` annotates each study with."""
+
+    n_items: int
+    n_answered: int
+    exam_study: bool
+    n_attempts: int
+
+
+class ItemCounts(TypedDict):
+    """What ``_ItemAdminBase.get_queryset`` annotates each item with."""
+
+    n_answered: int
+
 
 def add_input_errors(form: forms.BaseForm, exc: InputError, rename: dict[str, str] | None = None) -> None:
     """A service's errors on the form: each on the field its path starts with (``payload``
@@ -38,7 +58,7 @@ def add_input_errors(form: forms.BaseForm, exc: InputError, rename: dict[str, st
     API and the loader name it."""
     for path, messages in exc.errors.items():
         head, _, rest = path.partition(".")
-        field = (rename or {}).get(head, head)
+        field: str | None = (rename or {}).get(head, head)
         if field not in form.fields:
             field, rest = None, path
         for message in messages:
@@ -50,8 +70,9 @@ class StudyAdminForm(forms.ModelForm):
 
     (No ``Meta``: the admin builds the form for its model with every field.)"""
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         if "kind" not in data or "config" not in data:
             return data  # the field's own error is shown
         study = self.instance if self.instance.pk else None
@@ -82,8 +103,9 @@ class StudyAdminForm(forms.ModelForm):
 class ExamAdminForm(forms.ModelForm):
     """An exam as the admin saves it: its study's items and pass mark follow the exam rules."""
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         if data.get("study") is None or data.get("pass_mark") is None:
             return data
         try:
@@ -99,8 +121,9 @@ class ItemAdminForm(forms.ModelForm):
 
     attention_checks_only = False
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         study = data.get("study")
         if study is None or "payload" not in data or "gold" not in data:
             return data
@@ -169,16 +192,16 @@ class StudyAdmin(admin.ModelAdmin):
             kwargs["queryset"] = researcher_accounts()
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
-    @admin.display(description="items", ordering="n_items")
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         detach_exam_from_unpermitted_studies(form.instance)  # its sharing may have changed
 
-    def item_count(self, study: Study) -> int:
+    @admin.display(description="items", ordering="n_items")
+    def item_count(self, study: WithAnnotations[Study, StudyCounts]) -> int:
         return study.n_items
 
     @admin.display(description="responses / wanted")
-    def progress(self, study: Study) -> str:
+    def progress(self, study: WithAnnotations[Study, StudyCounts]) -> str:
         """An exam has no quota: each attempt answers every question, so it counts attempts."""
         if study.exam_study:
             return f"exam: {study.n_attempts} attempt{'s' if study.n_attempts != 1 else ''}"
@@ -201,7 +224,7 @@ class _ItemAdminBase(admin.ModelAdmin):
         return counted_per_item()
 
     @admin.display(description="answered", ordering="n_answered")
-    def answered(self, item: Item) -> int:
+    def answered(self, item: WithAnnotations[Item, ItemCounts]) -> int:
         return item.n_answered
 
 
@@ -321,14 +344,15 @@ class JobStartForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["kind"].choices = [(name, name) for name in sorted(JOB_KINDS)]
+        cast(forms.ChoiceField, self.fields["kind"]).choices = [(name, name) for name in sorted(JOB_KINDS)]
         self.fields["parameters"].help_text = "A JSON object. " + "; ".join(
             f"{name}: {', '.join(spec.parameters().fields) if spec.parameters else 'none'}"
             for name, spec in sorted(JOB_KINDS.items())
         )
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         if self.errors:
             return data
         try:
@@ -346,10 +370,10 @@ class JobAdmin(admin.ModelAdmin):
     list_filter = ["kind", "status"]
     actions = ["cancel"]
 
-    def get_form(self, request, obj=None, **kwargs):
+    def get_form(self, request, obj=None, change=False, **kwargs):
         if obj is None:
             kwargs["form"] = JobStartForm
-        return super().get_form(request, obj, **kwargs)
+        return super().get_form(request, obj, change, **kwargs)
 
     def get_fields(self, request, obj=None):
         return ["kind", "study", "parameters"] if obj is None else [f.name for f in Job._meta.fields]

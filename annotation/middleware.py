@@ -113,7 +113,8 @@ def chunked_bodies(get_response):
                 spooled.write(chunk)
                 read += len(chunk)
             spooled.seek(0)
-            request._stream = LimitedStream(spooled, read)
+            # django-stubs name BytesIO; LimitedStream reads any binary file (Django passes wsgi.input)
+            request._stream = LimitedStream(spooled, read)  # type: ignore[arg-type]
             request._read_started = False
             request.META["CONTENT_LENGTH"] = str(read)
         return get_response(request)

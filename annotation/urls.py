@@ -1,11 +1,11 @@
 """Participant pages."""
 
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 
 from .kinds import all_kinds
 from .views import crowd, exam, participant
 
-urlpatterns = [
+urlpatterns: list[URLPattern | URLResolver] = [
     path("s/<slug:slug>/", participant.study_entry, name="study-entry"),
     path("s/<slug:slug>/consent/", participant.study_consent, name="study-consent"),
     path("s/<slug:slug>/task/", participant.study_task, name="study-task"),

@@ -27,7 +27,9 @@ import numpy as np
 
 from .agreement import alpha_from_pairs, krippendorff_alpha
 from .estimate import Estimate
+from .groups import factorize
 from .kappa import cohen_kappa
+from .raters import majority_codes
 
 
 @dataclass(frozen=True)
@@ -40,11 +42,13 @@ class HeldOutItem:
 
 
 def majority_answer(answers: Sequence) -> object | None:
-    """The most common answer, or None when two or more tie for it (or there is none)."""
-    counts = Counter(answers).most_common()
-    if not counts or (len(counts) > 1 and counts[0][1] == counts[1][1]):
+    """The most common answer, or None when two or more tie for it (or there is none): the
+    reports' majority (``stats.raters.majority_codes``) of one unit."""
+    if len(answers) == 0:
         return None
-    return counts[0][0]
+    domain, codes = factorize(np.asarray(list(answers), dtype=object))
+    code = int(majority_codes(np.zeros(len(codes), dtype=np.intp), codes, 1, len(domain))[0])
+    return domain[code] if code >= 0 else None
 
 
 def most_common_training_answer(training_answers: Sequence) -> object:

@@ -1,6 +1,6 @@
-"""Kappa statistics: Cohen's (two raters, optionally weighted), Fleiss' (many raters per
-item, not necessarily the same number), and averages of Cohen's over a group of raters or
-between humans and a model simulator.
+"""Kappa statistics: Cohen's (two raters, optionally weighted) and Fleiss' (many raters per
+item, not necessarily the same number). The reports' Cohen's kappa of many pairs of raters
+at once is ``SharedUnits``, and ``cohen_kappa`` is its one pair: one computation.
 
 Ratings are any hashable labels; ``None`` or ``NaN`` means "not rated" and such pairs are
 left out. Categories are ordered by ``labels`` when given (weighted kappa needs the order),
@@ -9,25 +9,39 @@ else sorted.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from .estimate import Estimate
 
 WEIGHTS = (None, "linear", "quadratic")
+# Pairs of raters whose marginal counts are held at once (× categories numbers each).
+PAIR_BLOCK = 1 << 15
 
 
 def cohen_kappa(
     a: Sequence, b: Sequence, weights: str | None = None, labels: Sequence | None = None
 ) -> Estimate:
-    """Cohen's kappa between two raters over the items both rated (``n`` = those items)."""
+    """Cohen's kappa between two raters over the items both rated (``n`` = those items):
+    the one pair of ``SharedUnits``, as the reports compute every pair's."""
     _check_weights(weights)
     if len(a) != len(b):
         raise ValueError("the two raters' sequences must have the same length")
-    codes, categories = factorize([list(a), list(b)], labels)
-    return _kappa_from_codes(codes[0], codes[1], len(categories), weights)
+    codes, categories = rating_codes([list(a), list(b)], labels)
+    both = (codes[0] >= 0) & (codes[1] >= 0)
+    n = int(both.sum())
+    if n == 0:
+        return Estimate.undefined("the raters share no rated item")
+    if len(categories) < 2:
+        return Estimate.undefined("fewer than two categories", n=n)
+    raters = np.zeros(n, dtype=np.int64)
+    shared = SharedUnits.of(raters, raters + 1, codes[0][both], codes[1][both])
+    value = float(shared.kappas(len(categories), weights).value[0])
+    if np.isnan(value):
+        return Estimate.undefined("both raters used one and the same category: no chance disagreement", n=n)
+    return Estimate(value, n=n)
 
 
 def fleiss_kappa(counts) -> Estimate:
@@ -52,62 +66,9 @@ def fleiss_kappa(counts) -> Estimate:
     return Estimate((float(per_item.mean()) - chance) / (1.0 - chance), n=len(table))
 
 
-def pairwise_cohen_kappa(
-    ratings, weights: str | None = None, *, labels: Sequence | None = None, min_shared: int = 2
-) -> Estimate:
-    """Average Cohen's kappa over every pair of raters (rows) who share ``min_shared`` items.
-
-    ``ratings`` is raters × items with missing entries. Pairs whose kappa is undefined
-    (one of them used a single category) are counted in ``details`` but not averaged.
-    """
-    _check_weights(weights)
-    codes, categories = factorize(ratings, labels)
-    present = (codes >= 0).astype(np.int64)
-    shared = present @ present.T
-    values, undefined = [], 0
-    for i, j in itertools.combinations(range(len(codes)), 2):
-        if shared[i, j] < min_shared:
-            continue
-        kappa = _kappa_from_codes(codes[i], codes[j], len(categories), weights)
-        if kappa.defined:
-            values.append(kappa.value)
-        else:
-            undefined += 1
-    return _average(values, undefined, "no two raters share enough items with a defined kappa")
-
-
-def human_model_kappa(
-    human_ratings,
-    model_ratings: Sequence | np.ndarray,
-    weights: str | None = None,
-    *,
-    labels: Sequence | None = None,
-    min_shared: int = 2,
-) -> Estimate:
-    """Average over human raters of Cohen's kappa between that human and the model.
-
-    ``human_ratings`` is humans × items, ``model_ratings`` the model's answer per item
-    (an LLM simulator or an automatic rater); a human counts when they share
-    ``min_shared`` items with the model.
-    """
-    _check_weights(weights)
-    humans = [list(row) for row in np.asarray(human_ratings, dtype=object)]
-    codes, categories = factorize([*humans, list(model_ratings)], labels)
-    model = codes[-1]
-    values, undefined = [], 0
-    for human in codes[:-1]:
-        if int(((human >= 0) & (model >= 0)).sum()) < min_shared:
-            continue
-        kappa = _kappa_from_codes(human, model, len(categories), weights)
-        if kappa.defined:
-            values.append(kappa.value)
-        else:
-            undefined += 1
-    return _average(values, undefined, "no human shares enough items with the model for a defined kappa")
-
-
-def factorize(table, labels: Sequence | None = None) -> tuple[np.ndarray, list]:
-    """Raters × items labels → integer codes (``-1`` = missing) and the category list."""
+def rating_codes(table, labels: Sequence | None = None) -> tuple[np.ndarray, list]:
+    """Raters × items labels → integer codes (``-1`` = missing) and the category list
+    (``labels`` in their order, else the labels present, sorted)."""
     rows = [list(row) for row in table]
     present = {value for row in rows for value in row if not _missing(value)}
     if labels is None:
@@ -122,20 +83,115 @@ def factorize(table, labels: Sequence | None = None) -> tuple[np.ndarray, list]:
     return codes.reshape(len(rows), -1), categories
 
 
-def _kappa_from_codes(x: np.ndarray, y: np.ndarray, size: int, weights: str | None) -> Estimate:
-    both = (x >= 0) & (y >= 0)
-    n = int(both.sum())
-    if n == 0:
-        return Estimate.undefined("the raters share no rated item")
-    if size < 2:
-        return Estimate.undefined("fewer than two categories", n=n)
-    observed = np.bincount(x[both] * size + y[both], minlength=size * size).reshape(size, size) / n
-    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
-    w = _weight_matrix(size, weights)
-    chance = float((w * expected).sum())
-    if chance == 0.0:
-        return Estimate.undefined("both raters used one and the same category: no chance disagreement", n=n)
-    return Estimate(1.0 - float((w * observed).sum()) / chance, n=n)
+@dataclass(frozen=True)
+class PairKappas:
+    """Cohen's kappa of each pair of raters ``(first[p], second[p])``: ``value`` (NaN when
+    undefined) and ``n`` (units both rated)."""
+
+    first: np.ndarray
+    second: np.ndarray
+    value: np.ndarray
+    n: np.ndarray
+
+    def mean(self, reason: str, min_shared: int = 2) -> Estimate:
+        """Mean over the pairs sharing ``min_shared`` units (undefined ones counted apart)."""
+        enough = self.n >= min_shared
+        defined = enough & ~np.isnan(self.value)
+        details = {"pairs_undefined": int((enough & ~defined).sum())}
+        if not defined.any():
+            return Estimate.undefined(reason, **details)
+        return Estimate(float(self.value[defined].mean()), n=int(defined.sum()), details=details)
+
+    def averaged(self, min_shared: int = 2) -> np.ndarray:
+        """The defined kappas ``mean`` averages (for its bootstrap interval)."""
+        return self.value[(self.n >= min_shared) & ~np.isnan(self.value)]
+
+    def estimate(self, index: int) -> Estimate:
+        value, n = float(self.value[index]), int(self.n[index])
+        if np.isnan(value):
+            return Estimate.undefined("no variation in the two raters' shared ratings to compare", n=n)
+        return Estimate(value, n=n)
+
+
+@dataclass(frozen=True)
+class SharedUnits:
+    """The rows of each pair of raters who share at least ``min_shared`` units, grouped once
+    so that several weightings reuse the grouping."""
+
+    first: np.ndarray  # per pair of raters
+    second: np.ndarray
+    count: np.ndarray
+    pair: np.ndarray  # per row: its pair of raters
+    first_code: np.ndarray
+    second_code: np.ndarray
+
+    @classmethod
+    def of(cls, first_rater, second_rater, first_code, second_code, min_shared: int = 1) -> SharedUnits:
+        first_rater = np.asarray(first_rater, dtype=np.int64)
+        second_rater = np.asarray(second_rater, dtype=np.int64)
+        first_code, second_code = np.asarray(first_code), np.asarray(second_code)
+        if len(first_rater) == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return cls(empty, empty, empty, empty, empty, empty)
+        low = min(int(first_rater.min()), int(second_rater.min()))
+        span = max(int(first_rater.max()), int(second_rater.max())) - low + 1
+        keys, pair = np.unique((first_rater - low) * span + (second_rater - low), return_inverse=True)
+        pair = pair.ravel()
+        count = np.bincount(pair, minlength=len(keys))
+        if min_shared > 1:
+            enough = count >= min_shared
+            renumber = np.cumsum(enough) - 1
+            rows = enough[pair]
+            keys, count = keys[enough], count[enough]
+            pair, first_code, second_code = renumber[pair[rows]], first_code[rows], second_code[rows]
+        order = np.argsort(pair, kind="stable")  # rows grouped by pair: later sorts are linear
+        pair, first_code, second_code = pair[order], first_code[order], second_code[order]
+        return cls(keys // span + low, keys % span + low, count, pair, first_code, second_code)
+
+    def kappas(self, categories: int, weights: str | None = None, positions=None) -> PairKappas:
+        """Cohen's kappa of each pair (value codes in ``0 … categories-1``, in scale order for
+        weighted kappa). Weighted kappa counts the distance between codes, or between their
+        ``positions`` on the scale when given (a rating scale whose middle points nobody
+        used is still measured in points)."""
+        _check_weights(weights)
+        if len(self.count) == 0:
+            empty = np.zeros(0)
+            return PairKappas(empty, empty, empty, empty.astype(np.int64))
+        w = _weight_matrix(categories, weights)
+        if positions is not None and weights is not None:
+            distance = np.abs(np.subtract.outer(positions, positions)).astype(np.float64)
+            w = distance if weights == "linear" else distance**2
+        count = self.count.astype(np.float64)
+        observed = np.bincount(self.pair, w[self.first_code, self.second_code], minlength=len(count)) / count
+        chance = _chance_disagreement(self.pair, self.first_code, self.second_code, len(count), w) / count**2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = np.where(chance > 0, 1.0 - observed / chance, np.nan)
+        if categories < 2:
+            value[:] = np.nan
+        return PairKappas(self.first, self.second, value, self.count)
+
+
+def _chance_disagreement(
+    pair: np.ndarray, first_code: np.ndarray, second_code: np.ndarray, pairs: int, w: np.ndarray
+) -> np.ndarray:
+    """Per pair of raters, ``Σ_c,d rows_c · w_cd · columns_d`` of their marginal counts, a
+    block of pairs at a time (memory bounded by ``PAIR_BLOCK`` × categories)."""
+    categories = len(w)
+    order = np.argsort(pair, kind="stable")
+    starts = np.arange(0, pairs + PAIR_BLOCK, PAIR_BLOCK).clip(max=pairs)
+    bounds = np.searchsorted(pair[order], starts)
+    out = np.empty(pairs)
+    for block in range(len(starts) - 1):
+        begin, end = starts[block], starts[block + 1]
+        if begin == end:
+            continue
+        chosen = order[bounds[block] : bounds[block + 1]]
+        local = (pair[chosen] - begin) * categories
+        size = (end - begin) * categories
+        rows = np.bincount(local + first_code[chosen], minlength=size).reshape(-1, categories)
+        columns = np.bincount(local + second_code[chosen], minlength=size).reshape(-1, categories)
+        out[begin:end] = np.einsum("pc,pc->p", rows @ w, columns)
+    return out
 
 
 def _weight_matrix(size: int, weights: str | None) -> np.ndarray:
@@ -144,13 +200,6 @@ def _weight_matrix(size: int, weights: str | None) -> np.ndarray:
     if weights is None:
         return (distance > 0).astype(np.float64)
     return distance if weights == "linear" else distance**2
-
-
-def _average(values: list[float], undefined: int, reason: str) -> Estimate:
-    details = {"pairs_undefined": undefined}
-    if not values:
-        return Estimate.undefined(reason, **details)
-    return Estimate(float(np.mean(values)), n=len(values), details=details)
 
 
 def _check_weights(weights) -> None:

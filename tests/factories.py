@@ -3,8 +3,9 @@
 ``StudyFactory`` validates its config through the study's kind (when the kind exists: the
 reports are also checked for a kind no module defines). ``ItemFactory`` has a trait per kind
 with a payload the kind accepts. ``AnsweredResponseFactory`` stores an answered page the way
-the site does, through the services, with the score the test dictates; ``_store_answered`` is
-the one place that calls them.
+the site does, through the services, with the score the test dictates, and counts it on the
+participant's enrollment as a submit does (``count_answers``); ``_store_answered`` is the one
+place that calls them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ from annotation.kinds import get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
 from annotation.services.access import researchers_group
 from annotation.services.assignment import create_assignment
-from annotation.services.participants import enroll, give_consent, participant_by_platform_id
+from annotation.services.participants import (
+    count_answers,
+    enroll,
+    give_consent,
+    participant_by_platform_id,
+)
 from annotation.services.submission import store_response
 
 CLAIM_PAYLOAD = {"claim": "X is in Y.", "sentences": ["One.", "Two.", "Three."]}
@@ -95,10 +101,15 @@ def researcher_user(username: str, password: str | None = None, **fields):
 def participant_named(study: Study, name: str, source: str = Participant.Source.LAB) -> Participant:
     """The participant with this platform id, enrolled in ``study`` (created on first use)."""
     participant = participant_by_platform_id(source, name)
+    _enrolled(participant, study)
+    return participant
+
+
+def _enrolled(participant: Participant, study: Study) -> None:
+    """Enrol ``participant`` in ``study`` (completed, as an import does) unless they are."""
     Enrollment.objects.get_or_create(
         participant=participant, study=study, defaults={"status": Enrollment.Status.COMPLETED}
     )
-    return participant
 
 
 class AnsweredResponseFactory(DjangoModelFactory):
@@ -152,7 +163,8 @@ def _store_answered(
     answered_at: datetime,
     seconds: float | None,
 ) -> Response:
-    """Hand ``item`` to ``participant`` and store the answer through the submission service."""
+    """Hand ``item`` to ``participant``, store the answer through the submission service and
+    count it on their enrollment (enrolled if they were not), with the dictated score."""
     shown_at = answered_at - timedelta(seconds=seconds) if seconds is not None else None
     assignment = create_assignment(
         study=study,
@@ -170,4 +182,14 @@ def _store_answered(
     dictated = {"points": points, "correct": correct, "score_details": score_details, "flagged": flagged}
     Response.objects.filter(pk=response.pk).update(**dictated, **unknown_duration)
     response.refresh_from_db()
+    _enrolled(participant, study)
+    check = response.is_attention_check
+    count_answers(
+        participant_id=participant.pk,
+        study_id=study.pk,
+        answers=1,
+        points=response.points or 0,
+        passed=int(check and response.correct is True),
+        failed=int(check and response.correct is not True),
+    )
     return response

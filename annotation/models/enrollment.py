@@ -5,6 +5,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+# The longest reason a flag keeps (the column's length; the page and the API check it first).
+FLAG_REASON_MAX = 200
+
 
 class Enrollment(models.Model):
     """Per (participant, study) state; its counters are updated with the response."""
@@ -39,7 +42,7 @@ class Enrollment(models.Model):
         help_text="Flagged in this study (failed its attention checks, or by a researcher): its "
         "answers count nowhere. Written only by services/flags.py.",
     )
-    flag_reason = models.CharField(max_length=200, blank=True, default="", db_default="")
+    flag_reason = models.CharField(max_length=FLAG_REASON_MAX, blank=True, default="", db_default="")
     flagged_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

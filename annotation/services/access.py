@@ -192,6 +192,14 @@ class LiveStep:
             raise LookupError("This step names no assignment.")
         return self.assignment
 
+    @property
+    def qualification_exam(self) -> Exam:
+        """The study's exam, for an exam step that names a page (the gate answers 404 for
+        such a step in a study without one)."""
+        if self.study.qualification is None:
+            raise LookupError("This study has no exam.")
+        return self.study.qualification
+
 
 def require_study_open(study: Study, user=None, enrollment: Enrollment | None = None) -> None:
     """A live study takes answers; a draft only from those who manage it (their preview).

@@ -4,6 +4,12 @@ The one writer of ``Assignment`` rows and of ``Item.slots_taken``: every assignm
 participant's page, an exam question, an imported answer's) is created by
 ``create_assignment``, and leaves or re-enters the live states only here.
 
+A participant's pages in a study are numbered 1, 2, … in the order they were handed out:
+a new page takes the position after the last one they hold (``position_after``).
+``create_assignment`` numbers a page itself; a caller writing a batch (an import, a
+model's answers, a guest's pages moved to an account) takes its numbers from
+``next_positions``, read once for the batch.
+
 Each item keeps ``slots_taken``, its number of live (assigned or answered) assignments,
 changed only by ``take_slots`` and ``free_slots`` and by the page's item pick
 (``_take_first_item``, which takes the slot in the statement that locks the item), in the
@@ -15,10 +21,11 @@ so a count is never stale.
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -64,7 +71,7 @@ def assign_next_item(
             return current
         if enrollment.finished or enrollment.answered_count >= study.items_per_session:
             return None
-        position = last_position + 1
+        position = position_after(last_position)
         draw = pick_draw(study, participant, position)
         wants_check = (enrollment.answered_count + 1) in attention_pages(study, enrollment.pk)
         item = _pick_item(study, participant, draw, attention=wants_check)
@@ -250,6 +257,27 @@ def _pick_statement(attention: bool) -> sql_rows.Statement:
     )
 
 
+def position_after(last: int | None) -> int:
+    """The position of a participant's next page, after their ``last`` (None or 0: no page
+    yet, so 1)."""
+    return (last or 0) + 1
+
+
+def next_positions(study: Study, participant_ids: Iterable[int]) -> dict[int, Iterator[int]]:
+    """Participant id → the positions of their next pages in ``study``, one by one (the
+    first after the last page they hold), read in one query for a batch of pages.
+
+    The caller writes the pages in the same transaction; the unique (participant, study,
+    position) refuses a number taken meanwhile by another writer."""
+    ids = list(participant_ids)
+    last = dict(
+        Assignment.objects.filter(study=study, participant_id__in=ids)
+        .values_list("participant_id")
+        .annotate(last=Max("position"))
+    )
+    return {pk: itertools.count(position_after(last.get(pk))) for pk in ids}
+
+
 def create_assignment(
     *,
     study: Study,
@@ -268,13 +296,13 @@ def create_assignment(
     """Create an assignment and take its item's slot, in the caller's transaction.
 
     ``state`` defaults to what the kind decides when it hands the item out; ``position``
-    to the next place in the participant's sequence; ``expires_at`` to the study's
+    to the next place in the participant's sequence (a batch passes its own, from
+    ``next_positions``); ``expires_at`` to the study's
     timeout. ``takes_slot=False`` only for a caller that took the slots of a whole batch
     at once with ``take_slots`` (an import, which must lock its items in id order).
     """
     if position is None:
-        mine = Assignment.objects.filter(participant=participant, study=study)
-        position = (mine.aggregate(last=Max("position"))["last"] or 0) + 1
+        position = next(next_positions(study, [participant.pk])[participant.pk])
     if state is None:
         state = study.task_kind.prepare_assignment(item, random.Random())
     if takes_slot:

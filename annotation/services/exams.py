@@ -161,6 +161,13 @@ class ExamStep:
         return self.assignment is None
 
     @property
+    def question(self) -> Assignment:
+        """The question to answer now, in a step that is not ``finished``."""
+        if self.assignment is None:
+            raise LookupError("This attempt is finished: no question is left.")
+        return self.assignment
+
+    @property
     def can_retry(self) -> bool:
         return (
             self.attempt.status == ExamAttempt.Status.FAILED and self.attempt.number < self.attempts_allowed

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.db import transaction
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Count, Q, Sum
 
 from annotation.models import Assignment, Enrollment, ExamAttempt, Participant, Response
-from annotation.services.assignment import release_participant_assignments
+from annotation.services.assignment import next_positions, release_participant_assignments
 from annotation.services.participants import count_answers, is_anonymous
 
 if TYPE_CHECKING:
@@ -110,15 +110,9 @@ def _move_new_answers(guest_enrollment: Enrollment, account_enrollment: Enrollme
     if hasattr(guest_enrollment.study, "exam"):
         return 0, guest_answered.count()
     release_participant_assignments(participant=guest_enrollment.participant, study=guest_enrollment.study)
-    position = (
-        Assignment.objects.filter(participant_id=account_id, study_id=study_id).aggregate(
-            last=Max("position")
-        )["last"]
-        or 0
-    )
+    positions = next_positions(guest_enrollment.study, [account_id])[account_id]
     to_move = list(guest_answered.exclude(pk__in=both.values("pk")).order_by("position"))
-    for assignment in to_move:
-        position += 1
+    for assignment, position in zip(to_move, positions, strict=False):  # positions never end
         Assignment.objects.filter(pk=assignment.pk).update(participant_id=account_id, position=position)
     responses = Response.objects.filter(assignment__in=[a.pk for a in to_move])
     totals = responses.aggregate(

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
@@ -16,7 +15,7 @@ from rest_framework.exceptions import ValidationError
 from annotation.errors import InputError, checked
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
-from .assignment import take_slots
+from .assignment import next_positions, take_slots
 from .participants import count_answers, enroll, participant_by_platform_id
 from .rows import Unique, collect_rows, json_lines
 from .submission import store_answer_given_elsewhere
@@ -138,11 +137,7 @@ def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:
             "participant_id", "item_id"
         )
     )
-    positions = dict(
-        Assignment.objects.filter(study=study, participant__in=participants.values())
-        .values_list("participant_id")
-        .annotate(last=Max("position"))
-    )
+    positions = next_positions(study, [participant.pk for participant in participants.values()])
     new_rows = [row for row in rows if (participants[row.participant].pk, row.item.pk) not in done]
     incomplete = Counter(part for row in new_rows for part in row.missing)
     # Imported answers take their items' slots, like answers given on the site; all at
@@ -151,8 +146,7 @@ def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:
     totals: dict[int, tuple[int, float]] = {}
     for row in new_rows:
         participant = participants[row.participant]
-        positions[participant.pk] = positions.get(participant.pk, 0) + 1
-        response = _store(study, participant, row, positions[participant.pk])
+        response = _store(study, participant, row, next(positions[participant.pk]))
         count, points = totals.get(participant.pk, (0, 0.0))
         totals[participant.pk] = (count + 1, points + (response.points or 0))
     _update_enrollments(study, participants, totals)

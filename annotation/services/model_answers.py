@@ -17,20 +17,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePath
 
 from django.db import transaction
-from django.db.models import Max, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError, checked, flatten_errors
-from annotation.models import Assignment, Enrollment, Item, ModelOutput, Participant, Study
+from annotation.models import Enrollment, Item, ModelOutput, Participant, Study
 
+from .assignment import next_positions
 from .human_answers import human_answers
 from .participants import count_answers, enroll, participant_by_platform_id
 from .submission import store_answer_given_elsewhere
@@ -159,17 +160,15 @@ def store_model_answers(
                 participant=participant, item__in=[a.item for a in answers]
             ).values_list("item_id", flat=True)
         )
-        # The model's place in its sequence, read once for the batch (not per answer).
-        mine = Assignment.objects.filter(participant=participant, study=study)
-        position = mine.aggregate(last=Max("position"))["last"] or 0
+        # The model's places in its sequence, read once for the batch (not per answer).
+        positions = next_positions(study, [participant.pk])[participant.pk]
         result, points = ModelAnswersResult(), 0.0
         for answer in answers:
             if answer.item.pk in done:
                 result += ModelAnswersResult(skipped=1)
                 continue
             done.add(answer.item.pk)
-            position += 1
-            outcome, response_points = _store_one(study, participant, answer, now, position)
+            outcome, response_points = _store_one(study, participant, answer, now, positions)
             result += outcome
             points += response_points
         if result.created:
@@ -181,8 +180,10 @@ def store_model_answers(
 
 
 def _store_one(
-    study: Study, participant: Participant, answer: ModelAnswer, now: datetime, position: int
+    study: Study, participant: Participant, answer: ModelAnswer, now: datetime, positions: Iterator[int]
 ) -> tuple[ModelAnswersResult, float]:
+    """Store one answer (a page numbered from ``positions``) or the reason it was refused
+    (no page: a refused answer leaves no gap in the model's sequence)."""
     output = ModelOutput(
         study=study, item=answer.item, participant=participant, raw=answer.raw, details=answer.details
     )
@@ -208,7 +209,7 @@ def _store_one(
         answer=validated,
         state=answer.state,
         answered_at=now,
-        position=position,
+        position=next(positions),
     )
     output.response = response
     output.save()

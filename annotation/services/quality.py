@@ -3,18 +3,23 @@
 Agreement with the majority is generic: each kind's ``agreement_values`` turns an answer
 into (unit, question, value) observations; a participant's value agrees when it equals
 the single most frequent value the *other* participants gave for the same unit and
-question (ties and units nobody else answered are not counted).
+question (ties and units nobody else answered are not counted). The majority is the
+reports' (``stats.raters.majority_references``) over the reports' voters: the answers that
+count (``populations``).
 """
 
 from __future__ import annotations
 
 import statistics
-from collections import Counter, defaultdict
+from collections import defaultdict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
+import numpy as np
 from django.db.models import BooleanField, ExpressionWrapper, Q
 
 from annotation.models import Assignment, Enrollment, ExamAttempt, Item, Response, Study
+from stats.raters import majority_references
 
 from .populations import counts_q
 from .pseudonyms import PseudonymCache
@@ -33,7 +38,8 @@ class ParticipantQuality:
     """A participant's figures in one study. ``pseudonym`` is their id in this study's
     exports, shown on the participants page and in the API too; ``attention`` is what their
     attention checks say, ``exam`` their qualification exam's outcome (None: no exam), and
-    ``qualification`` the one that decides (the exam where there is one)."""
+    ``qualification`` the one that decides (the exam where there is one). ``pages`` is
+    filled in for one participant's detail only (``participant_pages``)."""
 
     enrollment: Enrollment
     seconds: list[float] = field(default_factory=list)
@@ -43,6 +49,7 @@ class ParticipantQuality:
     attention: Qualification | None = None
     exam: Qualification | None = None
     pseudonym: str = ""
+    pages: list[dict] = field(default_factory=list)
 
     @property
     def median_seconds_per_page(self) -> float | None:
@@ -138,8 +145,7 @@ def study_quality(study: Study, enrollments: list[Enrollment]) -> dict[int, Part
     items = {item.pk: item for item in Item.objects.filter(study=study, pk__in=theirs)}
     for item in items.values():
         item.study = study
-    votes: dict[tuple, Counter] = defaultdict(Counter)
-    given: dict[int, list[tuple]] = defaultdict(list)
+    observations = _Observations(index={participant_id: n for n, participant_id in enumerate(found)})
     # Voters: the answers that count (``populations``); a participant whose own answers do
     # not count (flagged, excluded) is still compared with them.
     responses = (
@@ -149,7 +155,6 @@ def study_quality(study: Study, enrollments: list[Enrollment]) -> dict[int, Part
         .order_by("id")
         .values_list("participant_id", "item_id", "answer", "duration_seconds", "is_attention_check", "votes")
     )
-    voted: set[tuple] = set()
     for participant_id, item_id, answer, seconds, attention, counts in responses.iterator(chunk_size=5000):
         quality = found.get(participant_id)
         if quality is not None and seconds is not None:
@@ -158,25 +163,52 @@ def study_quality(study: Study, enrollments: list[Enrollment]) -> dict[int, Part
             continue
         for observation in kind.agreement_values(items[item_id], answer):
             key = (observation.unit, observation.question)
-            value = _hashable(observation.value)
-            if counts:
-                votes[key][value] += 1
-            if quality is not None:
-                given[participant_id].append((key, value))
-                if counts:
-                    voted.add((participant_id, key, value))
-    for participant_id, observations in given.items():
-        quality = found[participant_id]
-        for key, value in observations:
-            others = votes[key].copy()
-            if (participant_id, key, value) in voted:
-                others[value] -= 1
-            top = others.most_common(2)
-            if not top or top[0][1] <= 0 or (len(top) > 1 and top[1][1] == top[0][1]):
-                continue
-            quality.agreement_compared += 1
-            quality.agreement_agreed += int(top[0][0] == value)
+            observations.add(key, _hashable(observation.value), participant_id=participant_id, votes=counts)
+    compared, agreed = observations.agreement()
+    for n, quality in enumerate(found.values()):
+        quality.agreement_compared, quality.agreement_agreed = int(compared[n]), int(agreed[n])
     return found
+
+
+class _Observations:
+    """Agreement observations as ``stats.raters`` reads them: a unit code per (unit,
+    question), a value code numbered within its unit (so there are never more categories
+    than one unit has different answers), whether the answer votes, and the index of the
+    participant it is compared for (``index``; -1: a voter only)."""
+
+    def __init__(self, index: dict[int, int]) -> None:
+        self.index = index
+        self._units: dict[tuple, int] = {}
+        self._codes: dict[tuple[int, Hashable], int] = {}
+        self._distinct: list[int] = []  # per unit: the values numbered so far
+        self.unit: list[int] = []
+        self.value: list[int] = []
+        self.votes: list[bool] = []
+        self.participant: list[int] = []
+
+    def add(self, key: tuple, value: Hashable, *, participant_id: int, votes: bool) -> None:
+        unit = self._units.setdefault(key, len(self._units))
+        if unit == len(self._distinct):
+            self._distinct.append(0)
+        code = self._codes.setdefault((unit, value), self._distinct[unit])
+        if code == self._distinct[unit]:
+            self._distinct[unit] += 1
+        self.unit.append(unit)
+        self.value.append(code)
+        self.votes.append(votes)
+        self.participant.append(self.index.get(participant_id, -1))
+
+    def agreement(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per participant index: observations with a majority to compare, and those agreeing."""
+        people = len(self.index)
+        if not self.unit:
+            return np.zeros(people, dtype=np.int64), np.zeros(people, dtype=np.int64)
+        unit, value, who = np.array(self.unit), np.array(self.value), np.array(self.participant)
+        votes = np.array(self.votes, dtype=bool)
+        reference = majority_references(unit, value, votes, len(self._units), max(self._distinct))
+        compared = (who >= 0) & (reference >= 0)
+        agreed = compared & (reference == value)
+        return np.bincount(who[compared], minlength=people), np.bincount(who[agreed], minlength=people)
 
 
 def participant_pages(study: Study, enrollment: Enrollment, assignments=None) -> list[dict]:

@@ -43,7 +43,7 @@ def exam_page(request: HttpRequest, step: LiveStep) -> HttpResponse:
 @require_POST
 @participant_step(assignment=True, exam=True)
 def exam_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
-    study, assignment, exam = step.study, step.assignment, step.study.qualification
+    study, assignment, exam = step.study, step.owned_assignment, step.qualification_exam
     answer = exam.study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
     try:
         submit_response(assignment=assignment, answer=answer)
@@ -63,8 +63,8 @@ def exam_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
 @participant_step(assignment=True, exam=True)
 def exam_feedback(request: HttpRequest, step: LiveStep) -> HttpResponse:
     """A training quiz, after each answer: right or not, the right answer and why."""
-    study, assignment, exam = step.study, step.owned_assignment, step.study.qualification
-    feedback = question_feedback(assignment) if exam is not None and exam.training else None
+    study, assignment, exam = step.study, step.owned_assignment, step.qualification_exam
+    feedback = question_feedback(assignment) if exam.training else None
     if feedback is None:
         return redirect("study-exam", slug=study.slug)
     exam_study = exam.study
@@ -91,8 +91,8 @@ def _render_question(request, study: Study, step: ExamStep, *, errors=None, stat
     exam_study = step.attempt.exam.study
     context = task_page_context(
         study,
-        step.assignment.item,
-        step.assignment,
+        step.question.item,
+        step.question,
         number=step.number,
         total=step.total,
         kind=exam_study.task_kind,

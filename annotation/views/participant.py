@@ -97,10 +97,10 @@ def _arrival(request: HttpRequest, study: Study, entry: CrowdEntry, *, consentin
         if participant is not None:
             require_not_blocked(participant, study)
     except StepRefused as refusal:
-        if refusal.enrollment is not None:
+        if participant is not None and refusal.enrollment is not None:
             remember_participant(request, participant)  # their done page reads the session
         return refused_step(request, refusal)
-    if enrollment is not None:
+    if participant is not None and enrollment is not None:
         remember_participant(request, participant)
         enroll(participant=participant, study=study, session=entry.session)  # newest platform ids
         if not (consenting and enrollment.status == Enrollment.Status.STARTED):
@@ -135,7 +135,7 @@ def study_task(request: HttpRequest, step: LiveStep) -> HttpResponse:
 @require_POST
 @participant_step(assignment=True)
 def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
-    study, assignment = step.study, step.assignment
+    study, assignment = step.study, step.owned_assignment
     if assignment.status == Assignment.Status.ANSWERED:
         # A second tab (or a stale page) submits a page already answered: nothing is stored.
         messages.info(request, ANSWERED_ELSEWHERE)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
@@ -65,7 +66,7 @@ def export_table(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @researcher_required
-def export_download(request: HttpRequest, slug: str, export_id: int) -> HttpResponse:
+def export_download(request: HttpRequest, slug: str, export_id: int) -> HttpResponseBase:
     study = access_study_for_researcher(request.user, slug)
     job = access_export_for_researcher(request.user, study, export_id)
     if job.status != Job.Status.DONE:

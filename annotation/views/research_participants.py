@@ -6,12 +6,13 @@ import csv
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from annotation.errors import InputError
-from annotation.models import Enrollment, Participant
+from annotation.models import Participant
+from annotation.models.enrollment import FLAG_REASON_MAX
 from annotation.services.access import (
     access_enrollment_for_researcher,
     access_study_for_researcher,
@@ -27,7 +28,7 @@ from annotation.services.research import mark_returned
 from .research import researcher_required
 
 # What each button on the page changes (``flag`` takes the reason typed beside it).
-ACTIONS = {
+ACTIONS: dict[str, dict[str, bool | str]] = {
     "accept": {"accepted": True},
     "unaccept": {"accepted": False},
     "flag": {"flagged": True},
@@ -39,10 +40,9 @@ PARTICIPANTS_PER_PAGE = 50
 ANSWERS_PER_PAGE = 100
 # Marks that need a reason (it becomes the exports' flag_reason) and a confirmation.
 NEEDS_REASON = {"flag"}
-REASON_MAX = Enrollment._meta.get_field("flag_reason").max_length  # the column holds no more
 
 
-def _marks(action: str, post) -> dict:
+def _marks(action: str, post: QueryDict) -> dict[str, bool | str]:
     """The changes an action makes; flag and block need a reason and a ticked confirmation."""
     changes = dict(ACTIONS[action])
     if action not in NEEDS_REASON:
@@ -51,8 +51,8 @@ def _marks(action: str, post) -> dict:
     errors = {}
     if not reason:
         errors["reason"] = [f"Say why you {action} this participant; the reason goes into the exports."]
-    elif len(reason) > REASON_MAX:
-        errors["reason"] = [f"Keep the reason under {REASON_MAX} characters."]
+    elif len(reason) > FLAG_REASON_MAX:
+        errors["reason"] = [f"Keep the reason under {FLAG_REASON_MAX} characters."]
     if post.get("confirm") != "yes":
         errors["confirm"] = [f"Tick the box to confirm: {CONFIRMATIONS[action]}"]
     if errors:

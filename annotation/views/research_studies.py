@@ -59,7 +59,7 @@ def _load_upload(request: HttpRequest) -> Study:
     upload = request.FILES.get("study_file")
     if upload is None:
         raise InputError({"study_file": ["Choose a study file (JSON) to upload."]})
-    if upload.size > settings.API_MAX_UPLOAD_BYTES:
+    if (upload.size or 0) > settings.API_MAX_UPLOAD_BYTES:  # an upload's size is always known
         raise InputError({"study_file": [f"The file is larger than {settings.API_MAX_UPLOAD_BYTES} bytes."]})
     data = parse_json(upload.read(), field="study_file")
     return load_study_file_for(request.user, data, update_own=True).study

@@ -71,11 +71,11 @@ def refused_step(request: HttpRequest, refusal: StepRefused, *, exam: bool = Fal
 
     htmx requests (the game's round steps) are sent to that page as a whole (HX-Redirect).
     """
-    study = refusal.study
-    if _ended_by_the_quota(refusal):
+    study, enrollment = refusal.study, refusal.enrollment
+    if enrollment is not None and _ended_by_the_quota(refusal, enrollment):
         # The study filled up while this participant was answering: their session is over,
         # and the done page gives their code (or says it was cut short), not "return it".
-        complete_enrollment(refusal.enrollment)
+        complete_enrollment(enrollment)
         return go_to(request, reverse("study-done", kwargs={"slug": study.slug}))
     if refusal.reason in (StepRefused.CLOSED, StepRefused.BLOCKED):
         template, status = REFUSAL_PAGES[refusal.reason]
@@ -92,13 +92,12 @@ def refused_step(request: HttpRequest, refusal: StepRefused, *, exam: bool = Fal
     return go_to(request, url)
 
 
-def _ended_by_the_quota(refusal: StepRefused) -> bool:
-    """A closed step of someone who answered pages in a study that closed at its quota."""
-    enrollment = refusal.enrollment
+def _ended_by_the_quota(refusal: StepRefused, enrollment: Enrollment) -> bool:
+    """A closed step of someone (``enrollment``) who answered pages in a study that closed
+    at its quota."""
     return (
         refusal.reason == StepRefused.CLOSED
         and refusal.study.closed_by_quota
-        and enrollment is not None
         and enrollment.answered_count > 0
         and enrollment.status != Enrollment.Status.STARTED
     )

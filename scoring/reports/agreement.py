@@ -37,15 +37,13 @@ from stats.bootstrap import Interval, mean_ci, seed_for
 from stats.counting import count_distinct, distinct_counts
 from stats.estimate import Estimate
 from stats.groups import factorize
-from stats.kappa import fleiss_kappa
+from stats.kappa import SharedUnits, fleiss_kappa
 from stats.raters import (
     CEILING,
     DEFAULT_CALIBRATION_MARGIN,
     MAX_MAJORITY_VALUES,
-    SharedUnits,
     calibration_verdict,
-    majority_codes,
-    majority_of_others,
+    majority_references,
     mean_absolute_error,
     means_of_others,
     rating_pairs,
@@ -405,14 +403,13 @@ def machine_rows(
     )
     human = ~model
     unit_ids, unit_codes = factorize(units)
-    others = np.full(len(codes), -1, dtype=np.int64)
-    others[human] = majority_of_others(unit_codes[human], codes[human], len(unit_ids), len(domain))
-    majority_rows = compare.against_majority(scope.group, "humans", ratings.rater, codes, others, human)
+    # A human's rating meets the other humans' majority, a machine's all the humans'.
+    majority = majority_references(unit_codes, codes, human, len(unit_ids), len(domain))
+    majority_rows = compare.against_majority(scope.group, "humans", ratings.rater, codes, majority, human)
     errors = _RatingErrors.of(scope, values, unit_codes, len(unit_ids))
     ceiling = _figures(pairs, majority_rows, errors.of_humans(), errors.human_units())
     rows = [*pairs, *majority_rows]
     calibration_rows = [_calibration_row(scope.group, "humans", ceiling, None, calibration)]
-    majority = majority_codes(unit_codes[human], codes[human], len(unit_ids), len(domain))[unit_codes]
     machines = np.unique(ratings.rater[model])
     names = labels(machines)
     humans_by_name = _human_names(ratings.rater[human], labels)

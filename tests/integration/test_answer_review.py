@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Enrollment, Participant
+from annotation.services.flags import flag_in_study
 from annotation.services.quality import study_quality
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
@@ -48,6 +49,21 @@ def test_agreement_of_one_participant_is_the_same_alone_or_with_all(study):
         assert alone.seconds == both.seconds
     cat = together[person("cat").pk]
     assert cat.agreement_compared == 4 and cat.agreement_agreed == 1  # label, 3 evidence marks: one agrees
+
+
+def test_a_flagged_participant_stops_voting_and_is_measured_against_those_who_count(study):
+    """The majority is taken over the answers that count, as in the reports: once cat is
+    flagged, amy meets ben alone (before: ties with cat on three of four marks), and cat
+    meets the majority of amy and ben."""
+    everyone = list(Enrollment.objects.filter(study=study).select_related("participant").order_by("id"))
+    before = study_quality(study, everyone)
+    assert (before[person("amy").pk].agreement_compared, before[person("amy").pk].agreement_agreed) == (1, 1)
+    flag_in_study(Enrollment.objects.get(participant=person("cat")), reason="evidence never matches")
+
+    after = study_quality(study, list(Enrollment.objects.filter(study=study).select_related("participant")))
+    amy, cat = after[person("amy").pk], after[person("cat").pk]
+    assert (amy.agreement_compared, amy.agreement_agreed) == (4, 4)
+    assert (cat.agreement_compared, cat.agreement_agreed) == (4, 1)
 
 
 def test_the_review_page_shows_each_answer_beside_the_gold(client, study):

@@ -7,7 +7,7 @@ import pytest
 from annotation.models import Enrollment
 from annotation.services.attention import record_attention_outcome
 from annotation.services.participants import count_answers
-from tests.factories import ParticipantFactory, StudyFactory
+from tests.factories import AnsweredResponseFactory, ItemFactory, ParticipantFactory, StudyFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -48,3 +48,19 @@ def test_a_recorded_attention_check_counts_through_the_same_writer():
     record_attention_outcome(enrollment=enrollment, passed=False)
     enrollment.refresh_from_db()
     assert (enrollment.attention_passed, enrollment.attention_failed, enrollment.answered_count) == (1, 1, 0)
+
+
+def test_a_factory_built_enrollment_counts_its_responses():
+    """The test factory stores answers as the site does, totals included: an enrollment
+    never holds fewer answers than its responses."""
+    study = StudyFactory()
+    items = ItemFactory.create_batch(3, study=study)
+    check = ItemFactory(study=study, attention_check=True)
+    for item, points in zip(items, (1.0, 0.5, None), strict=True):
+        AnsweredResponseFactory(study=study, item=item, participant="ann", points=points)
+    AnsweredResponseFactory(study=study, item=check, participant="ann", correct=False)
+
+    enrollment = Enrollment.objects.get(participant__platform_worker_id="ann", study=study)
+    assert enrollment.answered_count == enrollment.participant.responses.count() == 4
+    assert enrollment.points_total == 1.5
+    assert (enrollment.attention_passed, enrollment.attention_failed) == (0, 1)

@@ -7,7 +7,8 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
-from stats.kappa import cohen_kappa, fleiss_kappa, human_model_kappa, pairwise_cohen_kappa
+from stats.kappa import cohen_kappa, fleiss_kappa
+from tests.reference_kappas import human_model_kappa, pairwise_cohen_kappa
 
 WEIGHTS = (None, "linear", "quadratic")
 

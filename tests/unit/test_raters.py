@@ -1,13 +1,14 @@
 """Pairs of raters: per-pair Cohen's kappa against scikit-learn, majorities by hand."""
 
 import itertools
+from collections import Counter
 
 import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from stats.kappa import human_model_kappa, pairwise_cohen_kappa
-from stats.raters import majority_codes, majority_of_others, pair_kappas, rating_pairs
+from stats.raters import majority_codes, majority_of_others, majority_references, rating_pairs
+from tests.reference_kappas import human_model_kappa, pair_kappas, pairwise_cohen_kappa
 
 
 def _crowd(seed: int, raters: int = 6, units: int = 30, categories: int = 4):
@@ -76,6 +77,30 @@ def test_majority_and_majority_of_the_others():
     assert majority_codes(unit, value, 3, 4).tolist() == [1, -1, 3]
     # unit 0: without a 1 → {1, 2} tie; without the 2 → 1. unit 1: the other one. unit 2: 3.
     assert majority_of_others(unit, value, 3, 4).tolist() == [-1, -1, 1, 2, 0, 3, 3, 3]
+
+
+def _majority_by_counting(unit, value, voters) -> list[int]:
+    """Per rating, by hand: the one most common value among the voters' ratings of its unit,
+    its own rating left out when it votes (-1: none, or a tie)."""
+    votes = {u: Counter(value[(unit == u) & voters].tolist()) for u in set(unit.tolist())}
+    reference = []
+    for u, v, voting in zip(unit.tolist(), value.tolist(), voters.tolist(), strict=True):
+        others = votes[u].copy()
+        if voting:
+            others[v] -= 1
+        top = [(code, n) for code, n in others.most_common() if n > 0][:2]
+        reference.append(top[0][0] if top and (len(top) == 1 or top[1][1] < top[0][1]) else -1)
+    return reference
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_majority_references_leave_a_voter_out_and_give_others_the_voters_majority(seed):
+    """The participants page's agreement and the reports' machine figures: voters (the
+    answers that count) meet the others' majority, everyone else the voters' majority."""
+    unit, _, value = _crowd(seed, units=40)
+    voters = np.random.default_rng(seed).random(len(unit)) < 0.7
+    reference = majority_references(unit, value, voters, 40, 4)
+    assert reference.tolist() == _majority_by_counting(unit, value, voters)
 
 
 @pytest.mark.parametrize("weights", ["linear", "quadratic"])

@@ -22,6 +22,7 @@ class ExportOut(JobOut):
 
     def to_representation(self, job: Job) -> dict:
         shown = super().to_representation(job)
-        done = job.status == Job.Status.DONE
+        if job.status != Job.Status.DONE or job.study is None:  # an export always has its study
+            return shown | {"download": None}
         url = reverse("api:export-download", kwargs={"slug": job.study.slug, "export_id": job.pk})
-        return shown | {"download": url if done else None}
+        return shown | {"download": url}

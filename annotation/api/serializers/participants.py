@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotation.models import Enrollment
+from annotation.models.enrollment import FLAG_REASON_MAX
 from annotation.services.access import can_see_platform_ids
-
-FLAG_REASON_MAX = Enrollment._meta.get_field("flag_reason").max_length
+from annotation.services.quality import ParticipantQuality
 
 
 class QualificationOut(serializers.Serializer):
@@ -27,7 +29,9 @@ class ParticipantOut(serializers.Serializer):
 
     participant = serializers.CharField(source="enrollment.participant.public_id")
     pseudonym = serializers.CharField(help_text="The participant's id in this study's exports")
-    source = serializers.CharField(source="enrollment.participant.source")
+    # DRF's metaclass takes declared fields off the class, so this is a field named "source",
+    # not the Field.source attribute the stubs see it override.
+    source = serializers.CharField(source="enrollment.participant.source")  # type: ignore[assignment]
     platform_worker_id = serializers.SerializerMethodField()
     status = serializers.CharField(source="enrollment.status")
     answered = serializers.IntegerField(source="enrollment.answered_count")
@@ -44,14 +48,21 @@ class ParticipantOut(serializers.Serializer):
     blocked = serializers.BooleanField(source="enrollment.participant.blocked")
     excluded = serializers.BooleanField(source="enrollment.excluded")
 
-    def get_platform_worker_id(self, quality) -> str | None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Study id → may the request's user see platform ids: one answer per study and list
+        # (a list's rows share one child serializer).
+        self._sees_platform_ids: dict[int, bool] = {}
+
+    def get_platform_worker_id(self, quality: ParticipantQuality) -> str | None:
         enrollment = quality.enrollment
-        seen = self.context.setdefault("sees_platform_ids", {})  # one answer per study and request
+        seen = self._sees_platform_ids
         if enrollment.study_id not in seen:
             seen[enrollment.study_id] = can_see_platform_ids(self.context["request"].user, enrollment.study)
         return enrollment.participant.platform_worker_id if seen[enrollment.study_id] else None
 
-    def get_agreement(self, quality) -> AgreementOut:
+    @extend_schema_field(AgreementOut)
+    def get_agreement(self, quality: ParticipantQuality) -> dict[str, Any]:
         return AgreementOut(
             {
                 "compared": quality.agreement_compared,

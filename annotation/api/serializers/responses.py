@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from rest_framework import serializers
 
 from annotation.kinds import all_kinds
@@ -45,4 +47,4 @@ class ResponseFilter(serializers.Serializer):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["kind"].choices = list(all_kinds())
+        cast(serializers.ChoiceField, self.fields["kind"]).choices = list(all_kinds())  # declared above

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.contrib.auth.models import User
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation.models import Study
@@ -39,7 +43,9 @@ class StudySummary(serializers.ModelSerializer):
 
 class StudyDetail(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", default=None, allow_null=True)
-    shared_with = serializers.SlugRelatedField(slug_field="username", many=True, read_only=True)
+    shared_with: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", many=True, read_only=True
+    )
     completion_url = CompletionURLField()
     progress = serializers.SerializerMethodField()
 
@@ -49,7 +55,8 @@ class StudyDetail(serializers.ModelSerializer):
             *StudyFields.Meta.fields, "config", "owner", "shared_with", "progress", "created_at", "updated_at"
         ]  # fmt: skip
 
-    def get_progress(self, study: Study) -> Progress:
+    @extend_schema_field(Progress)
+    def get_progress(self, study: Study) -> dict[str, Any]:
         # The views pass the progress they counted; the browsable API's PATCH form does not.
         progress = self.context.get("progress") or item_progress(study)
         return Progress(progress).data

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -22,7 +23,10 @@ class Command(BaseCommand):
         parser.add_argument("slug", help="the study's slug")
         parser.add_argument("--format", choices=list(FORMATS), required=True)
         parser.add_argument(
-            "--output", required=True, help="file to write (replaced if it exists); sqlite: x.sqlite or x.zip"
+            "--output",
+            type=Path,
+            required=True,
+            help="file to write (replaced if it exists); sqlite: x.sqlite or x.zip",
         )
         parser.add_argument(
             "--include-platform-ids",
@@ -30,7 +34,7 @@ class Command(BaseCommand):
             help="add the raw crowd-platform ids (shell access counts as an admin's explicit request)",
         )
 
-    def handle(self, *args, slug: str, format: str, output: str, include_platform_ids: bool, **options):
+    def handle(self, *args, slug: str, format: str, output: Path, include_platform_ids: bool, **options):
         study = Study.objects.filter(slug=slug).first()
         if study is None:
             raise CommandError(f"No study with slug {slug!r}.")
