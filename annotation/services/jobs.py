@@ -21,6 +21,7 @@ from django.db import connections, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 from annotation.errors import InputError, checked
 from annotation.kinds.base import StrictSerializer
@@ -77,6 +78,18 @@ class JobParameters:
             return cls(**values)
         except TypeError as exc:  # a field without a default is missing
             raise JobParametersError(f"{cls.__name__}: {exc}") from None
+
+    @classmethod
+    def from_stored(cls, stored: Mapping[str, Any]) -> Self:
+        """The dataclass of a job row's parameters. A row stored before a parameter existed
+        (a job queued across an upgrade) gets that parameter's default, the serializer's;
+        nothing is validated again."""
+        missing = {
+            name: spec.get_default()
+            for name, spec in cls.Serializer().fields.items()
+            if name not in stored and spec.default is not empty
+        }
+        return cls.from_validated({**missing, **stored})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,7 +157,7 @@ def check_job_parameters(kind: str, parameters: dict | None) -> dict:
 
 def job_parameters(job: Job) -> JobParameters:
     """The job's stored parameters as its kind's frozen dataclass (what its task receives)."""
-    return JOB_KINDS[job.kind].parameters.from_validated(job.parameters or {})
+    return JOB_KINDS[job.kind].parameters.from_stored(job.parameters or {})
 
 
 # Which setting lists the folders a worker path parameter may point into.

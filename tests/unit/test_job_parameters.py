@@ -54,6 +54,21 @@ def test_the_dataclass_refuses_a_key_it_does_not_declare_and_a_missing_one():
         RateLLMParameters.from_validated({k: v for k, v in stored.items() if k != "model"})
 
 
+def test_a_row_stored_before_a_parameter_existed_gets_the_serializers_default_for_it():
+    stored = {
+        "model": "tiny",
+        "shots": 1,
+        "seed": 0,
+        "scoring": "logprob",
+        "batch_size": 4,
+    }  # no max_new_tokens
+
+    parameters = job_parameters(Job(kind="rate_llm", parameters=stored))
+
+    assert parameters.max_new_tokens == 8 and parameters.batch_size == 4
+    assert job_parameters(Job(kind="reports", parameters={})).by == ("system",)
+
+
 def test_a_kind_without_parameters_refuses_any():
     assert NoParameters.from_validated({}) == NoParameters()
     with pytest.raises(JobParametersError):
