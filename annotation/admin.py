@@ -346,7 +346,7 @@ class JobStartForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         cast(forms.ChoiceField, self.fields["kind"]).choices = [(name, name) for name in sorted(JOB_KINDS)]
         self.fields["parameters"].help_text = "A JSON object. " + "; ".join(
-            f"{name}: {', '.join(spec.parameters().fields) if spec.parameters else 'none'}"
+            f"{name}: {', '.join(spec.parameters.Serializer().fields) or 'none'}"
             for name, spec in sorted(JOB_KINDS.items())
         )
 

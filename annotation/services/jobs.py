@@ -11,17 +11,20 @@ from __future__ import annotations
 import posixpath
 import re
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from datetime import timedelta
-from typing import Protocol
+from typing import Any, ClassVar, Protocol, Self
 
 from django.conf import settings
 from django.db import connections, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 from annotation.errors import InputError, checked
+from annotation.kinds.base import StrictSerializer
 from annotation.models import Job, Study
 from annotation.services.access import researcher_jobs
 from roft_site.celery import DEFAULT_QUEUE, QUEUES
@@ -45,11 +48,60 @@ def no_progress(done: int, total: int | None = None, message: str = "") -> None:
     """The progress callback of work run outside a job (commands, tests): reports nothing."""
 
 
+class JobParametersError(ValueError):
+    """Stored parameters that do not make the kind's dataclass: a key it lacks, or one missing."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobParameters:
+    """A job kind's parameters, typed and frozen: what its task body receives.
+
+    Each kind subclasses this with one field per parameter and nests the ``Serializer``
+    that validates them (field names and defaults live there, once). A job's parameters are
+    validated when the job is created (``check_job_parameters``) and stored as JSON; the task
+    gets them back with ``job_parameters(job)``, as this dataclass, never as a dict. Lists
+    become tuples, so the value is immutable all the way down.
+    """
+
+    Serializer: ClassVar[type[serializers.Serializer]] = StrictSerializer
+
+    @classmethod
+    def from_validated(cls, data: Mapping[str, Any]) -> Self:
+        """The dataclass of validated (or stored) parameters; ``JobParametersError`` when a
+        key is not a field or a field without a default is missing."""
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise JobParametersError(f"{cls.__name__} has no parameter {', '.join(map(repr, unknown))}.")
+        values = {name: tuple(value) if isinstance(value, list) else value for name, value in data.items()}
+        try:
+            return cls(**values)
+        except TypeError as exc:  # a field without a default is missing
+            raise JobParametersError(f"{cls.__name__}: {exc}") from None
+
+    @classmethod
+    def from_stored(cls, stored: Mapping[str, Any]) -> Self:
+        """The dataclass of a job row's parameters. A row stored before a parameter existed
+        (a job queued across an upgrade) gets that parameter's default, the serializer's;
+        nothing is validated again."""
+        missing = {
+            name: spec.get_default()
+            for name, spec in cls.Serializer().fields.items()
+            if name not in stored and spec.default is not empty
+        }
+        return cls.from_validated({**missing, **stored})
+
+
+@dataclass(frozen=True, kw_only=True)
+class NoParameters(JobParameters):
+    """A job kind that takes no parameters (any key given is refused)."""
+
+
 @dataclass(frozen=True)
 class JobKind:
     task: str  # the Celery task's registered name
     queue: str  # the only declaration of the kind's queue: "gpu" for model work, else "default"
-    parameters: type[serializers.Serializer] | None = None  # validates a job's parameters
+    parameters: type[JobParameters] = NoParameters  # the parameters' dataclass and serializer
     needs_study: bool = False  # the job works on one study (Job.study must be set)
     # parameters that name files on the workers: field -> "model" or "corpus" (which roots)
     worker_paths: dict[str, str] = field(default_factory=dict)
@@ -63,12 +115,13 @@ def register_job_kind(
     *,
     task: str,
     queue: str = DEFAULT_QUEUE,
-    parameters: type[serializers.Serializer] | None = None,
+    parameters: type[JobParameters] = NoParameters,
     needs_study: bool = False,
     worker_paths: dict[str, str] | None = None,
 ) -> None:
-    """Declare a job kind: its Celery task, its queue, the serializer of its parameters, and
-    which parameters are paths on the workers (``{"corpus": "corpus", "model": "model"}``)."""
+    """Declare a job kind: its Celery task, its queue, the dataclass of its parameters (with
+    their serializer), and which parameters are paths on the workers
+    (``{"corpus": "corpus", "model": "model"}``)."""
     if queue not in QUEUES:
         raise ValueError(f"queue must be one of {', '.join(QUEUES)}, not {queue!r}")
     unknown_roots = set((worker_paths or {}).values()) - set(PATH_ROOTS)
@@ -97,9 +150,14 @@ def check_job_parameters(kind: str, parameters: dict | None) -> dict:
         known = ", ".join(sorted(JOB_KINDS)) or "none"
         raise InputError({"kind": [f"Unknown job kind {kind!r}; known: {known}."]})
     spec = JOB_KINDS[kind].parameters
-    if spec is None:
-        return dict(parameters or {})
-    return checked(spec, parameters or {}, place="parameters")
+    values = checked(spec.Serializer, parameters or {}, place="parameters")
+    spec.from_validated(values)  # the dataclass the task will get: a kind whose two halves differ fails here
+    return values
+
+
+def job_parameters(job: Job) -> JobParameters:
+    """The job's stored parameters as its kind's frozen dataclass (what its task receives)."""
+    return JOB_KINDS[job.kind].parameters.from_stored(job.parameters or {})
 
 
 # Which setting lists the folders a worker path parameter may point into.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import PurePath
 
@@ -122,23 +122,45 @@ class ModelAnswer:
 
 @dataclass(frozen=True)
 class ModelAnswersResult:
+    """What a model's answers came to: counts per batch (``store_model_answers``), added up
+    over a run, and, for a whole run (``workers.raters.run.answer_as_model``), who answered
+    and how many items it had. ``summary()`` is the one shape of every model rater job's result."""
+
     created: int = 0
     skipped: int = 0  # already answered (or already failed) by this model: a rerun adds nothing
     unparseable: int = 0
     invalid: int = 0  # parsed, but the kind's validation refused it
     errors: dict[str, int] = field(default_factory=dict)  # reason → count, for the job's summary
+    participant: str = ""  # the model participant's platform id (a run's)
+    items: int = 0  # the items the run set out to answer
+    left_out: int = 0  # items the model may not answer (a trained rater's training items)
 
     def __add__(self, other: ModelAnswersResult) -> ModelAnswersResult:
+        """The counts added up; who answered and how many items stay this result's."""
         errors = dict(self.errors)
         for reason, count in other.errors.items():
             errors[reason] = errors.get(reason, 0) + count
-        return ModelAnswersResult(
+        return replace(
+            self,
             created=self.created + other.created,
             skipped=self.skipped + other.skipped,
             unparseable=self.unparseable + other.unparseable,
             invalid=self.invalid + other.invalid,
             errors=errors,
         )
+
+    def summary(self) -> dict:
+        """The job's result for the LLM rater, the LLM simulator and the trained rater alike."""
+        return {
+            "participant": self.participant,
+            "items": self.items,
+            "left_out": self.left_out,
+            "created": self.created,
+            "skipped": self.skipped,
+            "unparseable": self.unparseable,
+            "invalid": self.invalid,
+            "errors": dict(self.errors),
+        }
 
 
 def store_model_answers(

@@ -159,6 +159,6 @@ def start_job_for_researcher(*, user, kind: str, study_slug: str | None, paramet
 
 def start_export(*, user, study: Study, parameters: dict) -> Job:
     """Validate an export request (raw platform ids: owner and admins only) and start its job."""
-    values = checked(ExportParameters, parameters)
+    values = checked(ExportParameters.Serializer, parameters)
     check_export_request(user, study, include_platform_ids=values["include_platform_ids"])
     return start_job(kind="export", parameters=values, study=study, user=user)

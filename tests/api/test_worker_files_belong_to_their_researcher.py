@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from django.core.management import CommandError, call_command
 from rest_framework import serializers
 
 from annotation.models import Job
-from annotation.services.jobs import register_job_kind
+from annotation.services.jobs import JobParameters, register_job_kind
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
 from workers.lm.registry import in_model_roots, resolve_model
@@ -31,8 +32,12 @@ pytestmark = pytest.mark.django_db
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 
 
-class ModelParameters(serializers.Serializer):
-    model = serializers.CharField()
+@dataclass(frozen=True, kw_only=True)
+class ModelParameters(JobParameters):
+    model: str
+
+    class Serializer(serializers.Serializer):
+        model = serializers.CharField()
 
 
 register_job_kind(
@@ -44,9 +49,9 @@ register_job_kind(
 
 
 @job_task("tests.resolve_model_task")
-def resolve_model_task(job):
+def resolve_model_task(job, parameters: ModelParameters, progress):
     """Where a worker finds the job's relative model name (no model is loaded)."""
-    name = job.parameters["model"]
+    name = parameters.model
     return {"inside": in_model_roots(name), "source": resolve_model(name).source}
 
 

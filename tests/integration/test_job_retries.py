@@ -26,9 +26,8 @@ register_job_kind("test-flaky", task="tests.flaky_gpu_task", queue="gpu")
 
 
 @job_task("tests.flaky_gpu_task")
-def flaky_gpu_task(job):
+def flaky_gpu_task(job, parameters, progress):
     ATTEMPTS.append(job.pk)
-    progress = JobProgress(job.pk)
     progress(0, total=1, message="starting")
     if ATTEMPTS.count(job.pk) == 1:
         raise TransientJobError("the model share is not mounted yet")
@@ -73,7 +72,7 @@ def test_progress_on_a_cancelled_job_stops_the_work():
 def test_a_job_task_takes_its_queue_from_its_kind():
     """The queue is declared once, by the kind: a task whose kind says ``gpu`` is routed there."""
     register_job_kind("test-gpu-only", task="tests.gpu_only_task", queue="gpu")
-    gpu_only_task = job_task("tests.gpu_only_task")(lambda job: {})
+    gpu_only_task = job_task("tests.gpu_only_task")(lambda job, parameters, progress: {})
     assert gpu_only_task.uses_gpu and route_task(gpu_only_task.name, (), {}, {}, task=gpu_only_task) == {
         "queue": "gpu"
     }

@@ -1,5 +1,6 @@
 """Job rows: queued → running → done/failed/cancelled, redelivery harmless, eager in embedded mode."""
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
@@ -10,6 +11,7 @@ from annotation.errors import InputError
 from annotation.models import Job
 from annotation.services.jobs import (
     JobCancelled,
+    JobParameters,
     cancel_job,
     claim_job,
     register_job_kind,
@@ -23,22 +25,27 @@ pytestmark = pytest.mark.django_db
 RUNS: list[int] = []
 
 
-class CountParameters(serializers.Serializer):
-    n = serializers.IntegerField(min_value=1, max_value=100)
-    fail = serializers.BooleanField(default=False)
+@dataclass(frozen=True, kw_only=True)
+class CountParameters(JobParameters):
+    n: int
+    fail: bool
+
+    class Serializer(serializers.Serializer):
+        n = serializers.IntegerField(min_value=1, max_value=100)
+        fail = serializers.BooleanField(default=False)
 
 
 register_job_kind("test-count", task="tests.count_to_task", parameters=CountParameters)
 
 
 @job_task("tests.count_to_task")
-def count_to_task(job):
+def count_to_task(job, parameters: CountParameters, progress):
     RUNS.append(job.pk)
-    total = job.parameters["n"]
+    total = parameters.n
     for done in range(1, total + 1):
         if not report_progress(job.pk, done=done, total=total, message=f"{done} of {total}"):
             raise JobCancelled
-    if job.parameters.get("fail"):
+    if parameters.fail:
         raise ValueError("asked to fail")
     return {"counted": total}
 

@@ -14,7 +14,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Item, Job, ModelOutput, Participant, Response, Study
 from annotation.services.jobs import start_job
-from annotation.services.model_answers import human_examples
+from annotation.services.model_answers import ModelAnswersResult, human_examples
 from tests.celery_worker import redis_worker_on
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
 from tests.helpers.jobs import wait_for_done
@@ -53,6 +53,7 @@ def test_rate_llm_jobs_answer_every_kind_on_the_gpu_queue_and_a_rerun_adds_nothi
         for job in jobs:
             assert job.result["created"] == 3 and job.result["items"] == 3, job.result
             assert job.result["unparseable"] == job.result["invalid"] == 0
+            assert job.result.keys() == ModelAnswersResult().summary().keys()  # raters and simulators alike
             assert job.progress_done == job.progress_total == 3
         counts = Response.objects.count()
         again = started(studies.values())
@@ -79,7 +80,7 @@ def test_rate_llm_jobs_answer_every_kind_on_the_gpu_queue_and_a_rerun_adds_nothi
             output = response.model_output
             assert output.details["examples"] and item.external_id not in output.details["examples"]
             rebuilt = prompt_item(
-                study.task_kind, study, item, examples, {**PARAMETERS, "scoring": "logprob"}
+                study.task_kind, study, item, examples, seed=PARAMETERS["seed"], shots=PARAMETERS["shots"]
             )
             digests = [hashlib.sha256(p.encode()).hexdigest()[:16] for p in rebuilt.prompts]
             assert digests == output.details["prompt_sha256"]
@@ -89,11 +90,11 @@ def test_rate_llm_jobs_answer_every_kind_on_the_gpu_queue_and_a_rerun_adds_nothi
                 flipped = {**item.payload, "model_followup_answer": "no"}
                 item.payload = hidden
                 first = prompt_item(
-                    study.task_kind, study, item, examples, {**PARAMETERS, "scoring": "logprob"}
+                    study.task_kind, study, item, examples, seed=PARAMETERS["seed"], shots=PARAMETERS["shots"]
                 )
                 item.payload = flipped
                 second = prompt_item(
-                    study.task_kind, study, item, examples, {**PARAMETERS, "scoring": "logprob"}
+                    study.task_kind, study, item, examples, seed=PARAMETERS["seed"], shots=PARAMETERS["shots"]
                 )
                 assert first.prompts == second.prompts == rebuilt.prompts
 

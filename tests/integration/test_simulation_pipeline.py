@@ -133,14 +133,14 @@ def test_the_chain_builds_simulation_items_on_the_gpu_queue_and_a_rerun_adds_not
     assert simulator.definition["model"] == SIM_SECOND
     assert Response.objects.filter(study=study, participant=simulator).count() == len(items)
     for item in items:
-        prompt = prompt_item(study.task_kind, study, item, [], {"seed": 7, "shots": 0}).prompts[0]
+        prompt = prompt_item(study.task_kind, study, item, [], seed=7, shots=0).prompts[0]
         assert item.payload["followup_question"] in prompt and item.payload["model_explanation"] in prompt
         hidden = {
             **item.payload,
             "model_followup_answer": "no" if item.payload["model_followup_answer"] == "yes" else "yes",
         }
         item.payload = hidden
-        assert prompt_item(study.task_kind, study, item, [], {"seed": 7, "shots": 0}).prompts[0] == prompt
+        assert prompt_item(study.task_kind, study, item, [], seed=7, shots=0).prompts[0] == prompt
 
     pages = _pages(study)
     assert len(pages) == len(items)

@@ -19,7 +19,12 @@ from annotation.models import Enrollment, Job, ModelOutput, Participant, Respons
 from annotation.services.human_answers import human_answers
 from annotation.services.imports import import_responses
 from annotation.services.jobs import start_job
-from annotation.services.model_answers import ModelAnswer, model_participant, store_model_answers
+from annotation.services.model_answers import (
+    ModelAnswer,
+    ModelAnswersResult,
+    model_participant,
+    store_model_answers,
+)
 from annotation.services.studies import add_items, ensure_study, load_study_file
 from scoring.data import load_study_data, one_snapshot
 from scoring.reports import report_for
@@ -167,11 +172,12 @@ def test_a_trained_claim_rater_learns_is_measured_by_hand_and_answers_new_items_
         again = wait_for_job(start_job(kind="rate", parameters={"rater": str(rater)}, study=study))
 
     assert job.status == "done", job.error
-    participant = Participant.objects.get(platform_worker_id=job.result["rater"])
+    participant = Participant.objects.get(platform_worker_id=job.result["participant"])
     assert participant.source == "model" and participant.definition == definition
     # Held-out and new items only: nothing it learnt from is answered (or calibrated) here.
-    assert job.result["created"] == 12 + 18 and job.result["training_items_left_out"] == 48
+    assert job.result["created"] == 12 + 18 and job.result["left_out"] == 48
     assert job.result["invalid"] == job.result["unparseable"] == 0
+    assert job.result.keys() == ModelAnswersResult().summary().keys()  # as an LLM rater's
     assert job.progress_done == job.progress_total == 30
     stored = {r.item.external_id: r.answer for r in Response.objects.filter(participant=participant)}
     assert set(stored) == set(split["test"]) | {row["external_id"] for row in new}
@@ -263,7 +269,7 @@ def test_rating_raters_one_per_question_beat_the_mean_and_rate_every_question_of
     out = StringIO()
     call_command("rate", study=study.slug, rater=str(rater), json=True, stdout=out, stderr=StringIO())
     result = json.loads(out.getvalue().strip().splitlines()[-1])
-    assert result["created"] == 9 and result["training_items_left_out"] == 36 and result["invalid"] == 0
+    assert result["created"] == 9 and result["left_out"] == 36 and result["invalid"] == 0
     stored = Response.objects.filter(participant__source="model")
     assert all(set(r.answer["ratings"]) == {"tone", "other"} for r in stored)
     assert sorted(r.item.external_id for r in stored) == shared["test"]

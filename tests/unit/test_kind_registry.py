@@ -84,7 +84,7 @@ def test_every_kind_declares_its_agreement_values_one_way():
 
 def test_edited_passages_fill_exactly_the_kinds_the_site_offers_for_them():
     assert set(ITEM_BUILDERS) == set(EDIT_STUDY_KINDS) <= set(all_kinds())
-    assert list(EditAndGenerateParameters().fields["kind"].choices) == EDIT_STUDY_KINDS
+    assert list(EditAndGenerateParameters.Serializer().fields["kind"].choices) == EDIT_STUDY_KINDS
 
 
 def test_the_edit_command_offers_the_same_kinds():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 
 from annotation.errors import InputError
+from annotation.job_parameters import EditAndGenerateParameters
 from annotation.models import Item, Study
 from annotation.services.jobs import Progress
 from annotation.services.studies import add_items
@@ -54,21 +55,23 @@ def passage_seed(seed: int, case_id: str, role: str) -> int:
 
 
 def write_passages(
-    lm: LoadedLM, request: EditRequest, applied: AppliedEdit, parameters: dict, about: dict
+    lm: LoadedLM,
+    request: EditRequest,
+    applied: AppliedEdit,
+    parameters: EditAndGenerateParameters,
+    about: dict,
 ) -> list[Passage]:
     """The main passage and, when the request has a related entity, the related one."""
-    sampling = Sampling(
-        top_p=parameters["top_p"], top_k=parameters["top_k"], temperature=parameters["temperature"]
-    )
+    sampling = Sampling(top_p=parameters.top_p, top_k=parameters.top_k, temperature=parameters.temperature)
     prompts = [(MAIN, request.main_passage_prompt)]
     if request.related_prompt:
         prompts.append((RELATED, request.related_prompt))
     generation = [
         GenerationRequest(
             applied.prefix + prompt,
-            seed=passage_seed(parameters["seed"], request.case_id, role),
+            seed=passage_seed(parameters.seed, request.case_id, role),
             sampling=sampling,
-            max_new_tokens=lm.new_tokens_allowed(parameters["max_new_tokens"]),
+            max_new_tokens=lm.new_tokens_allowed(parameters.max_new_tokens),
         )
         for role, prompt in prompts
     ]
@@ -100,17 +103,19 @@ def methods_needed(
     return [method for method in methods if not plan[method] <= held]
 
 
-def edited_passages_into_study(study: Study, parameters: dict, progress: Progress) -> dict:
+def edited_passages_into_study(
+    study: Study, *, parameters: EditAndGenerateParameters, progress: Progress
+) -> dict:
     """Run ``EditAndGenerateParameters`` on a study; returns a summary with per-edit metrics."""
-    kind = parameters.get("kind") or study.kind
+    kind = parameters.kind or study.kind
     if kind != study.kind:
         raise InputError({"kind": [f"Study {study.slug!r} is a {study.kind!r} study, not {kind!r}."]})
     if kind not in ITEM_BUILDERS:
         raise InputError({"kind": [f"Edited passages make {', '.join(ITEM_BUILDERS)} items, not {kind!r}."]})
-    requests = read_edit_requests(parameters["requests"])
-    methods = list(parameters["methods"])
-    lm = shared_lm(parameters["model"])
-    hparams = {m: hparams_for(lm, m, parameters.get("hparams_dir")) for m in methods}
+    requests = read_edit_requests(parameters.requests)
+    methods = list(parameters.methods)
+    lm = shared_lm(parameters.model)
+    hparams = {m: hparams_for(lm, m, parameters.hparams_dir) for m in methods}
     held = set(Item.objects.filter(study=study).values_list("external_id", flat=True))
     plan = [(r, methods_needed(kind, r, methods, lm.spec.tag, held)) for r in requests]
     check_items_fit(study, kind, plan, lm)
@@ -167,7 +172,7 @@ def edit_and_write(
     request: EditRequest,
     methods: list[str],
     hparams: dict[str, Hparams],
-    parameters: dict,
+    parameters: EditAndGenerateParameters,
     progress: Progress,
     done: int,
 ) -> tuple[list[Passage], dict]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from annotation.errors import InputError
+from annotation.job_parameters import ContinuationsParameters
 from annotation.models import Item, Study
 from annotation.services.jobs import Progress
 from annotation.services.rows import read_jsonl_file
@@ -41,28 +42,30 @@ def _check_document(record) -> CorpusDocument:
     return CorpusDocument(str(record["id"]), record["text"].strip(), record["category"].strip())
 
 
-def continuations_into_study(study: Study, parameters: dict, progress: Progress) -> dict:
+def continuations_into_study(
+    study: Study, *, parameters: ContinuationsParameters, progress: Progress
+) -> dict:
     """Generate the study's missing RoFT passages (``ContinuationsParameters``) and add them."""
-    documents = read_corpus(parameters["corpus"])
-    length = parameters["sentences"]
+    documents = read_corpus(parameters.corpus)
+    length = parameters.sentences
     plans = plan_passages(
         documents,
         length=length,
-        p_values=parameters.get("p") or None,
-        all_human_share=parameters["all_human_share"],
-        seed=parameters["seed"],
+        p_values=parameters.p or None,
+        all_human_share=parameters.all_human_share,
+        seed=parameters.seed,
     )
-    backend = load_backend(parameters["model"])
+    backend = load_backend(parameters.model)
     held = set(Item.objects.filter(study=study).values_list("external_id", flat=True))
     todo = [plan for plan in plans if passage_id(plan, backend.name, length) not in held]
     done, added, rejected = len(plans) - len(todo), 0, 0
     progress(done, total=len(plans), message=f"{done} passages already in the study")
-    batch_size = parameters["batch_size"]
+    batch_size = parameters.batch_size
     for start in range(0, len(todo), batch_size):
         chunk = todo[start : start + batch_size]
         items = []
         for _plan, item in build_passages(
-            chunk, backend, length=length, batch_size=batch_size, max_new_tokens=parameters["max_new_tokens"]
+            chunk, backend, length=length, batch_size=batch_size, max_new_tokens=parameters.max_new_tokens
         ):
             if item is None:
                 rejected += 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
+from annotation.job_parameters import SCORING_METHODS
 from annotation.models import Study
 from annotation.services.jobs import create_job
 from workers.management.jobcommand import input_error, run_or_queue
@@ -16,7 +17,7 @@ def add_rater_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--scoring",
-        choices=["logprob", "generate"],
+        choices=SCORING_METHODS,
         default="logprob",
         help="logprob (default): the likeliest allowed answer; generate: a short answer, parsed",
     )
@@ -45,7 +46,5 @@ def rate_with_models(command: BaseCommand, study: Study, models: list[str], opti
         for job in jobs:
             job.delete()
         raise input_error(exc) from None
-    for job in jobs:
-        run_or_queue(
-            command, job, queue=options["queue"], description=f"{job.parameters['model']} on {study.slug}"
-        )
+    for model, job in zip(models, jobs, strict=True):
+        run_or_queue(command, job, queue=options["queue"], description=f"{model} on {study.slug}")

@@ -7,8 +7,8 @@ prompt (``prompts.build_prompt``). The model then either scores every allowed an
 its log-probability and takes the likeliest (``logprob``, the default: tiny and small
 models give usable answers), or writes a short answer that is parsed (``generate``): an
 output that names no allowed answer leaves the item unanswered, recorded and counted.
-The kind assembles the chosen options into its answer and ``store_model_answers``
-validates and stores it as the model participant's.
+The kind assembles the chosen options into its answer; ``answer_as_model``
+(``workers.raters.run``) stores it as the model participant's, as it does a trained rater's.
 """
 
 from __future__ import annotations
@@ -16,41 +16,69 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from annotation.errors import InputError
+from annotation.job_parameters import RateLLMParameters
 from annotation.kinds.base import ModelOption, ModelQuestion, ModelTask, TaskKind
 from annotation.models import Item, Study
-from annotation.services.jobs import Progress
-from annotation.services.model_answers import (
-    HumanExample,
-    ModelAnswer,
-    ModelAnswersResult,
-    human_examples,
-    items_for_model,
-    model_participant,
-    store_model_answers,
-)
+from annotation.services.model_answers import HumanExample, ModelAnswer, human_examples
 
 from .prompts import PROMPT_VERSION, build_prompt, choose_examples, parse_option, prepare_examples, shots_for
 
 ITEMS_PER_STEP = 16  # items scored and stored per step: the unit of progress and of a rerun's resume
 
 
-def rater_definition(study: Study, parameters: dict) -> dict:
+def rater_definition(study: Study, parameters: RateLLMParameters) -> dict:
     """What this rater is, as the study's kind calls it (``TaskKind.model_rater``: an ``llm``
     rater, or a ``simulator`` on a simulation study)."""
-    definition = {
+    definition: dict[str, Any] = {
         "kind": study.task_kind.model_rater,
-        "model": parameters["model"],
+        "model": parameters.model,
         "version": PROMPT_VERSION,
-        "shots": parameters["shots"],
-        "seed": parameters["seed"],
-        "scoring": parameters["scoring"],
+        "shots": parameters.shots,
+        "seed": parameters.seed,
+        "scoring": parameters.scoring,
     }
-    if parameters["scoring"] == "generate":
-        definition["max_new_tokens"] = parameters["max_new_tokens"]
+    if parameters.scoring == "generate":
+        definition["max_new_tokens"] = parameters.max_new_tokens
     return definition
+
+
+@dataclass
+class LLMRater:
+    """An LLM rater (or simulator) as ``workers.raters.run.answer_as_model`` runs it; the
+    model is loaded on the first batch, so a run with nothing left to do loads nothing."""
+
+    definition: dict
+    parameters: RateLLMParameters
+    examples: list[HumanExample]  # people's answers the few-shot examples come from
+    lm: Any = field(default=None, repr=False)
+
+    def leaves_out(self, study: Study) -> set[str]:
+        return set()
+
+    def answer(self, study: Study, items: Sequence[Item]) -> list[ModelAnswer]:
+        if self.lm is None:
+            from workers.lm.loading import shared_lm  # torch: only once there is work
+
+            self.lm = shared_lm(self.parameters.model)
+        seed, shots = self.parameters.seed, self.parameters.shots
+        prompted = [
+            prompt_item(study.task_kind, study, item, self.examples, seed=seed, shots=shots) for item in items
+        ]
+        return answer_items(self.lm, study.task_kind, prompted, self.parameters)
+
+
+def llm_rater(study: Study, parameters: RateLLMParameters) -> LLMRater:
+    """The rater ``parameters`` describe, for ``study``; ``InputError`` when a language model
+    cannot answer the study's kind."""
+    kind = study.task_kind
+    if not kind.answerable_by_model:
+        raise InputError({"study": [f"A language model cannot answer {kind.name} items."]})
+    examples = human_examples(study) if parameters.shots else []
+    return LLMRater(rater_definition(study, parameters), parameters, examples)
 
 
 @dataclass(frozen=True)
@@ -65,63 +93,35 @@ class Prompted:
 
 
 def prompt_item(
-    kind: TaskKind, study: Study, item: Item, examples: Sequence[HumanExample], parameters: dict
+    kind: TaskKind, study: Study, item: Item, examples: Sequence[HumanExample], *, seed: int, shots: int
 ) -> Prompted:
     """The prompts of one item, the same on every run with the same seed."""
-    seed = parameters["seed"]
     item.study = study
     state = kind.prepare_assignment(item, random.Random(f"{seed}:state:{item.external_id}"))
     task = kind.model_task(item, state)
     rng = random.Random(f"{seed}:shots:{item.external_id}")
-    chosen = choose_examples(examples, item.pk, parameters["shots"], rng) if parameters["shots"] else []
+    chosen = choose_examples(examples, item.pk, shots, rng) if shots else []
     prepared = prepare_examples(kind, chosen)
     prompts, used = [], set()
     for question in task.questions:
-        shots = shots_for(question, prepared, rng)
-        used |= {shot.item_id for shot in shots}
-        prompts.append(build_prompt(study.instructions, task, question, shots))
+        shots_here = shots_for(question, prepared, rng)
+        used |= {shot.item_id for shot in shots_here}
+        prompts.append(build_prompt(study.instructions, task, question, shots_here))
     return Prompted(item, state, task, tuple(prompts), tuple(sorted(used)))
 
 
-def rate_study_with_llm(study: Study, parameters: dict, progress: Progress) -> dict:
-    """Answer every item of ``study`` this rater has not answered; the job's summary."""
-    kind = study.task_kind
-    if not kind.answerable_by_model:
-        raise InputError({"study": [f"A language model cannot answer {kind.name} items."]})
-    participant = model_participant(rater_definition(study, parameters))
-    todo = list(items_for_model(study, participant))
-    examples = human_examples(study) if parameters["shots"] else []
-    result = ModelAnswersResult()
-    progress(0, len(todo), "loading the model")
-    if todo:
-        from workers.lm.loading import shared_lm
-
-        lm = shared_lm(parameters["model"])
-        for start in range(0, len(todo), ITEMS_PER_STEP):
-            prompted = [
-                prompt_item(kind, study, item, examples, parameters)
-                for item in todo[start : start + ITEMS_PER_STEP]
-            ]
-            result += store_model_answers(study, participant, answer_items(lm, kind, prompted, parameters))
-            done = min(start + ITEMS_PER_STEP, len(todo))
-            progress(done, len(todo), f"{done} of {len(todo)} items answered")
-    return {
-        "participant": participant.platform_worker_id,
-        "items": len(todo),
-        "created": result.created,
-        "skipped": result.skipped,
-        "unparseable": result.unparseable,
-        "invalid": result.invalid,
-    }
-
-
-def answer_items(lm, kind: TaskKind, prompted: Sequence[Prompted], parameters: dict) -> list[ModelAnswer]:
-    if parameters["scoring"] == "generate":
+def answer_items(
+    lm: Any, kind: TaskKind, prompted: Sequence[Prompted], parameters: RateLLMParameters
+) -> list[ModelAnswer]:
+    """The rater's answers to prompted items, by log-probability or by generation."""
+    if parameters.scoring == "generate":
         return _by_generation(lm, kind, prompted, parameters)
     return _by_logprob(lm, kind, prompted, parameters)
 
 
-def _by_logprob(lm, kind: TaskKind, prompted: Sequence[Prompted], parameters: dict) -> list[ModelAnswer]:
+def _by_logprob(
+    lm: Any, kind: TaskKind, prompted: Sequence[Prompted], parameters: RateLLMParameters
+) -> list[ModelAnswer]:
     from .scoring import score_options
 
     requests = [
@@ -129,7 +129,7 @@ def _by_logprob(lm, kind: TaskKind, prompted: Sequence[Prompted], parameters: di
         for entry in prompted
         for prompt, question in zip(entry.prompts, entry.task.questions, strict=True)
     ]
-    scored = iter(score_options(lm, requests, batch_size=parameters["batch_size"]))
+    scored = iter(score_options(lm, requests, batch_size=parameters.batch_size))
     answers = []
     for entry in prompted:
         chosen, scores, truncated = {}, {}, 0
@@ -147,20 +147,22 @@ def _by_logprob(lm, kind: TaskKind, prompted: Sequence[Prompted], parameters: di
     return answers
 
 
-def _by_generation(lm, kind: TaskKind, prompted: Sequence[Prompted], parameters: dict) -> list[ModelAnswer]:
+def _by_generation(
+    lm: Any, kind: TaskKind, prompted: Sequence[Prompted], parameters: RateLLMParameters
+) -> list[ModelAnswer]:
     from workers.lm.generation import GenerationRequest, Sampling, generate_texts
 
     requests = [
         GenerationRequest(
             prompt,
-            seed=parameters["seed"],
+            seed=parameters.seed,
             sampling=Sampling(top_p=0.0),
-            max_new_tokens=parameters["max_new_tokens"],
+            max_new_tokens=parameters.max_new_tokens,
         )
         for entry in prompted
         for prompt in entry.prompts
     ]
-    outputs = iter(generate_texts(lm, requests, batch_size=parameters["batch_size"]))
+    outputs = iter(generate_texts(lm, requests, batch_size=parameters.batch_size))
     answers = []
     for entry in prompted:
         chosen: dict = {}

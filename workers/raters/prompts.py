@@ -70,7 +70,9 @@ def choose_examples(
     different items as there are (one answer per item first), in a seeded random order."""
     others = [example for example in examples if example.item.pk != item_pk]
     rng.shuffle(others)
-    first, rest, seen = [], [], set()
+    first: list[HumanExample] = []
+    rest: list[HumanExample] = []
+    seen: set[int] = set()
     for example in others:
         (rest if example.item.pk in seen else first).append(example)
         seen.add(example.item.pk)

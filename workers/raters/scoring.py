@@ -57,8 +57,8 @@ def score_options(
         for (index, *_), values in zip(batch, _score_next_tokens(lm, batch), strict=True):
             scores[index] = values
     for start in range(0, len(rows), batch_size):
-        batch = rows[start : start + batch_size]
-        for (index, _, _), value in zip(batch, _score_rows(lm, batch), strict=True):
+        row_batch = rows[start : start + batch_size]
+        for (index, _, _), value in zip(row_batch, _score_rows(lm, row_batch), strict=True):
             scores[index].append(value)
     return [Scored(tuple(values), cut) for values, cut in zip(scores, truncated, strict=True)]
 

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from django.db import transaction
 
+from annotation.job_parameters import CounterfactualsParameters, ExplainParameters
 from annotation.models import FollowUp, ModelExplanation
 from annotation.services.jobs import Progress
 
@@ -92,23 +93,23 @@ def explanations_of(questions: list[Question], model: str, modes: Sequence[str])
     ]
 
 
-def explain(parameters: dict, progress: Progress) -> dict:
+def explain(*, parameters: ExplainParameters, progress: Progress) -> dict:
     """Step 1: every (question, mode) the explaining model has not answered yet."""
-    questions = read_questions(parameters["questions"])
-    model, modes = model_name(parameters["explainer"]), list(parameters["modes"])
+    questions = read_questions(parameters.questions)
+    model, modes = model_name(parameters.explainer), list(parameters.modes)
     held = {(e.question_digest, e.mode) for e in explanations_of(questions, model, modes)}
     todo = [(q, mode) for q in questions for mode in modes if (q.digest, mode) not in held]
-    decoding = Decoding(max_new_tokens=parameters["max_new_tokens"])
+    decoding = Decoding(max_new_tokens=parameters.max_new_tokens)
     total = len(questions) * len(modes)
     progress(total - len(todo), total=total, message=f"{len(held)} explanations already stored")
-    done, seed = total - len(todo), parameters["seed"]
+    done, seed = total - len(todo), parameters.seed
 
     def render(entry: tuple[Question, str]) -> tuple[str, int]:
         q, mode = entry
         return explain_prompt(q, mode), derived_seed(seed, "explain", q.digest, mode)
 
     if todo:
-        batches = generate_batches(parameters["explainer"], todo, render, decoding, parameters["batch_size"])
+        batches = generate_batches(parameters.explainer, todo, render, decoding, parameters.batch_size)
         for batch in batches:
             rows = [_explanation_row(q, mode, model, text, decoding, s) for (q, mode), text, s in batch]
             ModelExplanation.objects.bulk_create(rows, ignore_conflicts=True)
@@ -159,18 +160,18 @@ def question_of(explanation: ModelExplanation) -> Question:
     )
 
 
-def parsed_explanations(parameters: dict) -> list[ModelExplanation]:
-    questions = read_questions(parameters["questions"])
-    stored = explanations_of(questions, model_name(parameters["explainer"]), parameters["modes"])
+def parsed_explanations(parameters: ExplainParameters) -> list[ModelExplanation]:
+    questions = read_questions(parameters.questions)
+    stored = explanations_of(questions, model_name(parameters.explainer), parameters.modes)
     return [e for e in stored if e.parsed]
 
 
-def write_followups(parameters: dict, progress: Progress) -> dict:
+def write_followups(*, parameters: CounterfactualsParameters, progress: Progress) -> dict:
     """Step 2: ``n`` follow-ups per parsed explanation from each generator, then duplicates marked."""
     explanations = parsed_explanations(parameters)
-    generators = [model_name(g) for g in parameters["generators"]]
-    n, batch_size, seed = parameters["n"], parameters["batch_size"], parameters["seed"]
-    decoding = Decoding(parameters["top_p"], parameters["temperature"], parameters["followup_max_new_tokens"])
+    generators = [model_name(g) for g in parameters.generators]
+    n, batch_size, seed = parameters.n, parameters.batch_size, parameters.seed
+    decoding = Decoding(parameters.top_p, parameters.temperature, parameters.followup_max_new_tokens)
     held = set(
         FollowUp.objects.filter(explanation__in=explanations).values_list(
             "explanation_id", "generator", "index"
@@ -180,7 +181,7 @@ def write_followups(parameters: dict, progress: Progress) -> dict:
     done = len(held & {(e.pk, g, i) for e in explanations for g in generators for i in range(n)})
     already, written = done, 0
     progress(done, total=total, message=f"{done} follow-ups already stored")
-    for given, generator in zip(parameters["generators"], generators, strict=True):
+    for given, generator in zip(parameters.generators, generators, strict=True):
         todo = [(e, i) for e in explanations for i in range(n) if (e.pk, generator, i) not in held]
         if not todo:
             continue
@@ -195,7 +196,7 @@ def write_followups(parameters: dict, progress: Progress) -> dict:
             FollowUp.objects.bulk_create(rows, ignore_conflicts=True)
             done, written = done + len(rows), written + len(rows)
             progress(done, message=f"{done} of {total} follow-ups ({generator})")
-    mark_duplicates(explanations, parameters["similarity_threshold"])
+    mark_duplicates(explanations, parameters.similarity_threshold)
     counts = _status_counts(FollowUp.objects.filter(explanation__in=explanations, generator__in=generators))
     return {
         "generators": generators,
@@ -276,7 +277,7 @@ def followup_question(followup: FollowUp) -> Question:
     return Question(qid, "pairwise", context=content["context"], responses=tuple(content["responses"]))
 
 
-def answer_followups(parameters: dict, progress: Progress) -> dict:
+def answer_followups(*, parameters: ExplainParameters, progress: Progress) -> dict:
     """Step 3: the explaining model answers each kept follow-up in its explanation's mode."""
     explanations = parsed_explanations(parameters)
     kept = FollowUp.objects.filter(explanation__in=explanations, status=FollowUp.Status.KEPT)
@@ -284,10 +285,10 @@ def answer_followups(parameters: dict, progress: Progress) -> dict:
         kept.filter(answer_status=FollowUp.AnswerStatus.PENDING).select_related("explanation").order_by("pk")
     )
     total = kept.count()
-    done, batch_size = total - len(todo), parameters["batch_size"]
-    decoding = Decoding(max_new_tokens=parameters["max_new_tokens"])
+    done, batch_size = total - len(todo), parameters.batch_size
+    decoding = Decoding(max_new_tokens=parameters.max_new_tokens)
     progress(done, total=total, message=f"{done} follow-ups already answered")
-    seed = parameters["seed"]
+    seed = parameters.seed
 
     def render(f: FollowUp) -> tuple[str, int]:
         e = f.explanation
@@ -295,7 +296,7 @@ def answer_followups(parameters: dict, progress: Progress) -> dict:
         return prompt, derived_seed(seed, "answer", e.question_digest, e.model, e.mode, f.generator, f.index)
 
     if todo:
-        for batch in generate_batches(parameters["explainer"], todo, render, decoding, batch_size):
+        for batch in generate_batches(parameters.explainer, todo, render, decoding, batch_size):
             for followup, text, answer_seed in batch:
                 record_answer(followup, text, answer_seed, decoding)
             FollowUp.objects.bulk_update([followup for followup, _, _ in batch], ANSWER_FIELDS)

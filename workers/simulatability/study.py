@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import hashlib
 
+from rest_framework import serializers
+
 from annotation.errors import InputError
+from annotation.job_parameters import BuildPlausibilityStudyParameters, BuildSimulationStudyParameters
 from annotation.kinds import get_kind
 from annotation.models import FollowUp, Item, ModelExplanation, Study
 from annotation.services.jobs import Progress
@@ -24,7 +27,7 @@ from annotation.services.studies import add_items
 from . import records
 from .prompts import CHOICE_WORDS
 
-MAX_ID = Item._meta.get_field("external_id").max_length  # an item id's limit, as the model has it
+MAX_ID: int = Item._meta.get_field("external_id").max_length or 0  # an item id's limit, as the model has it
 
 
 def _staged(progress: Progress, stage: str) -> Progress:
@@ -43,7 +46,9 @@ def _check_kind(study: Study, kind: str) -> None:
 
 def _longest_question() -> int:
     """The longest question a plausibility page takes, as the kind's payload says."""
-    return get_kind("plausibility").Payload().fields["question"].max_length
+    question = get_kind("plausibility").Payload().fields["question"]
+    assert isinstance(question, serializers.CharField) and question.max_length is not None
+    return question.max_length
 
 
 def _tag(name: str) -> str:
@@ -117,14 +122,18 @@ def simulation_item(explanation: ModelExplanation, followup: FollowUp) -> dict:
     }
 
 
-def simulation_study(study: Study, parameters: dict, progress: Progress) -> dict:
+def simulation_study(study: Study, *, parameters: BuildSimulationStudyParameters, progress: Progress) -> dict:
     """The chain on a ``simulation`` study (``BuildSimulationStudyParameters``); a summary per step."""
     _check_kind(study, "simulation")
-    summary = {"explain": records.explain(parameters, _staged(progress, "explain"))}
-    summary["counterfactuals"] = records.write_followups(parameters, _staged(progress, "counterfactuals"))
-    summary["answer_followups"] = records.answer_followups(parameters, _staged(progress, "answers"))
+    summary = {"explain": records.explain(parameters=parameters, progress=_staged(progress, "explain"))}
+    summary["counterfactuals"] = records.write_followups(
+        parameters=parameters, progress=_staged(progress, "counterfactuals")
+    )
+    summary["answer_followups"] = records.answer_followups(
+        parameters=parameters, progress=_staged(progress, "answers")
+    )
     explanations = records.parsed_explanations(parameters)
-    generators = [records.model_name(g) for g in parameters["generators"]]
+    generators = [records.model_name(g) for g in parameters.generators]
     followups = FollowUp.objects.filter(
         explanation__in=explanations,
         generator__in=generators,
@@ -168,10 +177,12 @@ def plausibility_item(question: dict, explanations: list[ModelExplanation]) -> d
     }
 
 
-def plausibility_study(study: Study, parameters: dict, progress: Progress) -> dict:
+def plausibility_study(
+    study: Study, *, parameters: BuildPlausibilityStudyParameters, progress: Progress
+) -> dict:
     """Explanations (step 1 only) into a ``plausibility`` study; questions without gold are left out."""
     _check_kind(study, "plausibility")
-    summary = records.explain(parameters, _staged(progress, "explain"))
+    summary = records.explain(parameters=parameters, progress=_staged(progress, "explain"))
     grouped: dict[str, list[ModelExplanation]] = {}
     for explanation in records.parsed_explanations(parameters):
         grouped.setdefault(explanation.question_digest, []).append(explanation)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from annotation.job_parameters import EditAndGenerateParameters
 from annotation.models import Job
+from annotation.services.jobs import Progress
 
-from .base import job_task
+from .base import job_study, job_task
 
 
 @job_task("workers.tasks.editing.edit_and_generate_task")
-def edit_and_generate_task(job: Job) -> dict:
+def edit_and_generate_task(job: Job, parameters: EditAndGenerateParameters, progress: Progress) -> dict:
     """Edit, generate and add the study's missing items; see ``workers.editing.passages``."""
-    from workers.editing.passages import edited_passages_into_study
-    from workers.progress import JobProgress
+    from workers.editing.passages import edited_passages_into_study  # imports torch: inside the body
 
-    return edited_passages_into_study(job.study, job.parameters, JobProgress(job.pk))
+    return edited_passages_into_study(job_study(job), parameters=parameters, progress=progress)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from annotation.job_parameters import RateLLMParameters
 from annotation.models import Job
+from annotation.services.jobs import Progress
+from workers.raters.llm import ITEMS_PER_STEP, llm_rater
+from workers.raters.run import answer_as_model
 
-from .base import job_task
+from .base import job_study, job_task
 
 
 @job_task("workers.tasks.llm_raters.rate_llm_task")
-def rate_llm_task(job: Job) -> dict:
+def rate_llm_task(job: Job, parameters: RateLLMParameters, progress: Progress) -> dict:
     """Answer the study's items the rater has not answered; see ``workers.raters.llm``."""
-    from workers.progress import JobProgress
-    from workers.raters.llm import rate_study_with_llm
-
-    return rate_study_with_llm(job.study, job.parameters, JobProgress(job.pk))
+    study = job_study(job)
+    rater = llm_rater(study, parameters)
+    return answer_as_model(study, rater, progress=progress, batch=ITEMS_PER_STEP).summary()

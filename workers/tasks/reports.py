@@ -5,21 +5,20 @@ from __future__ import annotations
 from celery import shared_task
 
 from annotation.models import Job
-from scoring.services import DEFAULT_BY, compute_study_reports, request_study_reports, stale_live_studies
+from annotation.services.jobs import Progress
+from scoring.job_kinds import ReportsParameters
+from scoring.services import compute_study_reports, request_study_reports, stale_live_studies
 from workers.similarity import available_embed
 
-from .base import job_task
+from .base import job_study, job_task
 
 
 @job_task("workers.tasks.reports.compute_study_reports_task")
-def compute_study_reports_task(job: Job) -> dict:
+def compute_study_reports_task(job: Job, parameters: ReportsParameters, progress: Progress) -> dict:
     """Recompute every report of the job's study from the database and replace them."""
-    if job.study is None:
-        raise ValueError("A reports job needs a study.")
-    from workers.progress import JobProgress
-
-    by = job.parameters.get("by", DEFAULT_BY)
-    result = compute_study_reports(job.study, embed=available_embed(), progress=JobProgress(job.pk), by=by)
+    result = compute_study_reports(
+        job_study(job), embed=available_embed(), progress=progress, by=parameters.by
+    )
     return {
         "rows": result.rows,
         "responses": result.fingerprint["responses"],

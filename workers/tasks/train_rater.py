@@ -2,28 +2,33 @@
 
 from __future__ import annotations
 
-from annotation.models import Job
+from pathlib import Path
 
-from .base import job_task
+from annotation.job_parameters import TrainRaterParameters
+from annotation.models import Job
+from annotation.services.jobs import Progress
+from workers.trained_raters.model import TrainingSettings
+from workers.trained_raters.training import train_rater
+
+from .base import job_study, job_task
 
 
 @job_task("workers.tasks.train_rater.train_rater_task")
-def train_rater_task(job: Job) -> dict:
+def train_rater_task(job: Job, parameters: TrainRaterParameters, progress: Progress) -> dict:
     """Train, measure on held-out items and save; see ``workers.trained_raters.training``."""
-    from workers.progress import JobProgress
-    from workers.trained_raters.model import TrainingSettings
-    from workers.trained_raters.training import train_rater
-
-    p = job.parameters
     settings = TrainingSettings(
-        epochs=p["epochs"], batch_size=p["batch_size"], lr=p["lr"], max_length=p["max_length"], seed=p["seed"]
+        epochs=parameters.epochs,
+        batch_size=parameters.batch_size,
+        lr=parameters.lr,
+        max_length=parameters.max_length,
+        seed=parameters.seed,
     )
     return train_rater(
-        job.study,
-        output=p["output"],
-        question=p.get("question"),
-        encoder=p["encoder"],
+        job_study(job),
+        output=Path(parameters.output),
+        question=parameters.question,
+        encoder=parameters.encoder,
         settings=settings,
-        test_share=p["test_share"],
-        progress=JobProgress(job.pk),
+        test_share=parameters.test_share,
+        progress=progress,
     )

@@ -4,30 +4,26 @@ The rater is a model participant (``annotation.services.model_answers``) whose d
 is the saved ``definition.json``: kind ``trained``, the encoder it started from, its
 training run as the version. On the study it was trained on it leaves out its training
 items: its answers there are on held-out and new items only, so the reports' calibration
-of the rater against the humans is never measured on what it learnt. Its answers go
-through ``store_model_answers``: validated by the kind, stored by the one writer, raw
-outputs kept, no slot taken; a rerun finds nothing left to do. New items
+of the rater against the humans is never measured on what it learnt. It answers through
+``workers.raters.run.answer_as_model``, as the LLM raters do: validated by the kind, stored
+by the one writer, raw outputs kept, no slot taken; a rerun finds nothing left to do. New items
 (``edit_and_generate`` adding passages) are answered on the next run.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from annotation.errors import InputError
 from annotation.kinds.base import RaterQuestion
 from annotation.models import Item, Study
-from annotation.services.jobs import Progress, no_progress
-from annotation.services.model_answers import (
-    ModelAnswer,
-    ModelAnswersResult,
-    items_for_model,
-    model_participant,
-    store_model_answers,
-)
+from annotation.services.model_answers import ModelAnswer
 
 from .model import load_rater_model, rater_outputs
 from .questions import Question, QuestionError, study_questions
@@ -83,33 +79,34 @@ def training_items(study: Study, rater: Path, definition: dict) -> set[str]:
         raise InputError({"rater": [f"{rater} has no readable split.json ({exc})."]}) from None
 
 
-def rate_study(study: Study, rater: Path, *, progress: Progress = no_progress, batch: int = BATCH) -> dict:
-    """Answer every item the rater has not answered; the job's summary."""
-    definition = read_rater(rater)
-    questions = rater_questions(study, definition)
-    participant = model_participant(definition)
-    learnt = training_items(study, Path(rater), definition)
-    todo = list(items_for_model(study, participant))
-    items = [item for item in todo if item.external_id not in learnt]
-    models = {q.id: load_rater_model(Path(rater) / definition["questions"][q.id]) for q in questions}
-    max_length = int(definition.get("max_length", 256))
-    result = ModelAnswersResult()
-    progress(0, len(items), f"rating {len(items)} items")
-    for start in range(0, len(items), batch):
-        chunk = items[start : start + batch]
-        answers = _answers(questions, models, chunk, max_length)
-        result += store_model_answers(study, participant, answers)
-        progress(start + len(chunk), len(items), f"rated {start + len(chunk)} of {len(items)} items")
-    return {
-        "rater": participant.platform_worker_id,
-        "items": len(items),
-        "training_items_left_out": len(todo) - len(items),
-        "created": result.created,
-        "skipped": result.skipped,
-        "unparseable": result.unparseable,
-        "invalid": result.invalid,
-        "errors": result.errors,
-    }
+@dataclass
+class TrainedRater:
+    """A saved trained rater as ``workers.raters.run.answer_as_model`` runs it; its models
+    are loaded on the first batch, so a run with nothing left to do loads nothing."""
+
+    directory: Path
+    definition: dict
+    questions: list[Question]
+    models: dict[str, Any] = field(default_factory=dict, repr=False)  # question id → (tokenizer, model)
+
+    def leaves_out(self, study: Study) -> set[str]:
+        return training_items(study, self.directory, self.definition)
+
+    def answer(self, study: Study, items: Sequence[Item]) -> list[ModelAnswer]:
+        if not self.models:
+            self.models = {
+                q.id: load_rater_model(self.directory / self.definition["questions"][q.id])
+                for q in self.questions
+            }
+        max_length = int(self.definition.get("max_length", 256))
+        return _answers(self.questions, self.models, list(items), max_length)
+
+
+def trained_rater(study: Study, directory: Path) -> TrainedRater:
+    """The rater saved in ``directory``, checked against ``study`` (``InputError`` on ``rater``
+    when it is not a rater, or was trained for another kind or for fewer questions)."""
+    definition = read_rater(directory)
+    return TrainedRater(Path(directory), definition, rater_questions(study, definition))
 
 
 def _answers(
@@ -117,9 +114,10 @@ def _answers(
 ) -> list[ModelAnswer]:
     """The kind turns its raters' outputs into its answers (``TaskKind.rater_answers``)."""
 
-    def read(spec: RaterQuestion, pairs: list[tuple[str, str]]) -> np.ndarray:
+    def read(spec: RaterQuestion, pairs: list[tuple[str, str]]) -> Sequence[Any]:
         tokenizer, model = models[spec.id]
-        return rater_outputs(tokenizer, model, pairs, max_length=max_length)
+        outputs: np.ndarray = rater_outputs(tokenizer, model, pairs, max_length=max_length)
+        return list(outputs)
 
     kind = questions[0].task_kind
     given = kind.rater_answers([q.spec for q in questions], items, read)

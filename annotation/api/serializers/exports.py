@@ -11,7 +11,7 @@ from annotation.services.exports import ExportParameters
 from .jobs import JobOut
 
 
-class ExportIn(ExportParameters):
+class ExportIn(ExportParameters.Serializer):
     """``format`` csv, jsonl or sqlite (a zip with the database and a README)."""
 
 

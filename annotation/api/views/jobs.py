@@ -28,7 +28,7 @@ class JobKindListView(ResearcherView):
             {
                 "name": name,
                 "queue": spec.queue,
-                "parameters": list(spec.parameters().fields) if spec.parameters else [],
+                "parameters": list(spec.parameters.Serializer().fields),
             }
             for name, spec in sorted(JOB_KINDS.items())
         ]
