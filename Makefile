@@ -53,7 +53,7 @@ test: $(VENV)/.installed-dev
 	$(VENV)/bin/lint-imports
 # A model change without its migration fails here; the check needs no database.
 	SECRET_KEY=makemigrations-check DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
-# Types over annotation (views, API, admin, services), scoring and stats (pyproject.toml [tool.mypy]); the Django
+# Types over annotation (views, API, admin, services), scoring, stats and workers (pyproject.toml [tool.mypy]); the Django
 # plugin reads the settings, which need a key and nothing else.
 	SECRET_KEY=mypy-check DATABASE_URL=sqlite:///:memory: $(VENV)/bin/mypy
 # Across TEST_WORKERS processes (pytest-xdist), each with its own PostgreSQL test database and

@@ -38,9 +38,9 @@ def margins(lm, prompts: list[str], targets: list[str]) -> list[float]:
 
 def next_token_distributions(lm, prompts: list[str], prefix: str = "") -> torch.Tensor:
     """(prompts, vocabulary) probabilities of the next token."""
-    tokenizer = lm.tokenizer
-    tokenizer.padding_side = "left"
-    inputs = tokenizer([prefix + p for p in prompts], return_tensors="pt", padding=True)
+    inputs = lm.tokenizer(
+        [prefix + p for p in prompts], return_tensors="pt", padding=True, padding_side="left"
+    )
     with torch.no_grad():
         return torch.softmax(lm.model(**inputs).logits[:, -1].float(), dim=-1)
 

@@ -92,3 +92,13 @@ def test_memit_layers_default_to_five_ending_at_a_third_of_the_depth():
     assert MemitHparams.from_dict(values).for_model(12).layers == (0, 1, 2, 3, 4)
     with pytest.raises(HparamsError, match="at least one layer"):
         MemitHparams.from_dict({**values, "layers": []}).for_model(12)
+
+
+def test_the_edited_layers_are_read_only_once_chosen_for_a_model():
+    rome = RomeHparams.from_dict(rome_values(layer=None))
+    memit = MemitHparams.from_dict(json.loads((BUNDLED / "memit" / "default.json").read_text()))
+    for unchosen in (lambda: rome.edited_layer, lambda: memit.edited_layers):
+        with pytest.raises(HparamsError, match="chosen for a model"):
+            unchosen()
+    assert rome.for_model(12).edited_layer == 4
+    assert memit.for_model(12).edited_layers == (0, 1, 2, 3, 4)

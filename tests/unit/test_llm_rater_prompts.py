@@ -239,7 +239,7 @@ class SpaceMarkTokenizer:
 
 
 def test_answer_tokens_are_those_that_follow_the_prompt_in_the_whole_text():
-    from workers.raters.scoring import split_tokens
+    from workers.lm.scoring import split_tokens
 
     prompt_ids, answers = split_tokens(SpaceMarkTokenizer(), "Q:", ["yes", "no"])
     assert prompt_ids == [1, ord("▁"), ord("Q"), ord(":")]

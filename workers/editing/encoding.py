@@ -1,7 +1,9 @@
 """Token positions the editors need: the subject's last token, and where a target starts.
 
 Texts are right-padded here (every row starts at position 0) and located through the fast
-tokenizer's character offsets, so a subject or target is found whatever precedes it.
+tokenizer's character offsets, so a subject or target is found whatever precedes it. The
+padding and the truncation are done by hand (``workers.lm.tokens``): the tokenizer is
+shared with the other jobs of the worker and is never changed.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from dataclasses import dataclass
 import torch
 
 from workers.lm.loading import LoadedLM
+from workers.lm.scoring import token_log_probs
+from workers.lm.tokens import kept_positions, padded, padding_id
 
 
 @dataclass
@@ -46,26 +50,27 @@ class Encoded:
 def encode(lm: LoadedLM, texts: Sequence[str]) -> Encoded:
     """Right-padded batch with character offsets; long texts lose their beginning, never their end."""
     tokenizer = lm.tokenizer
-    tokenizer.padding_side, tokenizer.truncation_side = "right", "left"
-    batch = tokenizer(
-        list(texts),
-        return_tensors="pt",
-        padding=True,
-        truncation=True,
-        max_length=lm.max_positions,
-        return_offsets_mapping=True,
-    )
-    offsets = batch.pop("offset_mapping")
+    rows, spans = [], []
+    for text in texts:
+        encoded = tokenizer(text, return_offsets_mapping=True)
+        kept = kept_positions(
+            encoded["input_ids"], lm.max_positions, cut="left", special_ids=tokenizer.all_special_ids
+        )
+        rows.append([encoded["input_ids"][p] for p in kept])
+        spans.append([encoded["offset_mapping"][p] for p in kept])
+    batch = padded(rows, pad_id=padding_id(tokenizer), side="right")
+    offsets = torch.zeros((*batch.input_ids.shape, 2), dtype=torch.long)
+    for row, span in enumerate(spans):
+        offsets[row, : len(span)] = torch.tensor(span, dtype=torch.long).reshape(-1, 2)
     inputs = {
-        "input_ids": batch["input_ids"].to(lm.device),
-        "attention_mask": batch["attention_mask"].to(lm.device),
+        "input_ids": batch.input_ids.to(lm.device),
+        "attention_mask": batch.attention_mask.to(lm.device),
     }
-    return Encoded(inputs=inputs, offsets=offsets, lengths=batch["attention_mask"].sum(1))
+    return Encoded(inputs=inputs, offsets=offsets, lengths=batch.attention_mask.sum(1))
 
 
 def target_log_probs(logits: torch.Tensor, input_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Per row, the mean log-probability of the masked tokens given everything before them."""
-    log_probs = torch.log_softmax(logits[:, :-1].float(), dim=-1)
-    token_lp = log_probs.gather(-1, input_ids[:, 1:, None]).squeeze(-1)
+    """Per row, the mean log-probability of the masked tokens given everything before them
+    (differentiable: the editors' losses; the metrics score through ``workers.lm.scoring``)."""
     wanted = mask[:, 1:].float()
-    return (token_lp * wanted).sum(1) / wanted.sum(1).clamp(min=1)
+    return (token_log_probs(logits, input_ids) * wanted).sum(1) / wanted.sum(1).clamp(min=1)

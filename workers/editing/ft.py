@@ -37,7 +37,7 @@ def system_name(lm: LoadedLM) -> str:
 def touched_parameters(lm: LoadedLM, hp: FtHparams) -> list[str]:
     names = []
     for role in hp.modules:
-        prefix = module_name(lm.model, role, hp.layer)
+        prefix = module_name(lm.model, role, hp.edited_layer)
         names += [f"{prefix}.{kind}" for kind in ("weight", "bias") if _has(lm, f"{prefix}.{kind}")]
     return names
 
@@ -98,7 +98,7 @@ def fine_tune(
                 parameter.grad = None
             loss.backward()
             for weights, parameter in zip(master, live, strict=True):
-                weights.grad = parameter.grad.float()
+                weights.grad = _gradient(parameter).float()
             optimiser.step()
             with torch.no_grad():
                 for weights, start, parameter in zip(master, original, live, strict=True):
@@ -124,3 +124,10 @@ def _has(lm: LoadedLM, name: str) -> bool:
     except AttributeError:
         return False
     return True
+
+
+def _gradient(parameter: torch.Tensor) -> torch.Tensor:
+    """The gradient ``backward`` left on a parameter the loss depends on."""
+    if parameter.grad is None:
+        raise RuntimeError("An edited parameter got no gradient: the loss does not depend on it.")
+    return parameter.grad

@@ -23,7 +23,7 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeVar
 
 BUNDLED = Path(__file__).resolve().parent / "hparams"
 MEMIT_DEFAULT_SPAN = 5  # layers in MEMIT's default range, ending at a third of the depth
@@ -100,6 +100,11 @@ class FtHparams(Hparams):
     def for_model(self, num_layers: int) -> Self:
         return dataclasses.replace(self, layer=_one_layer(self.layer, num_layers))
 
+    @property
+    def edited_layer(self) -> int:
+        """The layer the edit acts on, once ``for_model`` has chosen it."""
+        return _chosen(self.layer)
+
 
 @dataclass(frozen=True, kw_only=True)
 class FtMHparams(FtHparams):
@@ -145,6 +150,11 @@ class RomeHparams(LocatedHparams):
     def for_model(self, num_layers: int) -> Self:
         return dataclasses.replace(self, layer=_one_layer(self.layer, num_layers))
 
+    @property
+    def edited_layer(self) -> int:
+        """The layer the edit acts on, once ``for_model`` has chosen it."""
+        return _chosen(self.layer)
+
 
 @dataclass(frozen=True, kw_only=True)
 class MemitHparams(LocatedHparams):
@@ -162,6 +172,11 @@ class MemitHparams(LocatedHparams):
         for layer in layers:
             _check_layer(layer, num_layers)
         return dataclasses.replace(self, layers=tuple(sorted(set(layers))))
+
+    @property
+    def edited_layers(self) -> tuple[int, ...]:
+        """The layers the edit acts on, once ``for_model`` has chosen them."""
+        return _chosen(self.layers)
 
 
 HPARAMS: dict[str, type[Hparams]] = {
@@ -249,6 +264,16 @@ def _one_layer(layer: int | None, num_layers: int) -> int:
     layer = default_layer(num_layers) if layer is None else layer
     _check_layer(layer, num_layers)
     return layer
+
+
+_T = TypeVar("_T")
+
+
+def _chosen(value: _T | None) -> _T:
+    """A layer setting after ``for_model``, where a file's ``null`` becomes the default."""
+    if value is None:
+        raise HparamsError("The layers are chosen for a model (load_hparams) before an edit.")
+    return value
 
 
 def _check_layer(layer: int, num_layers: int) -> None:

@@ -94,7 +94,7 @@ def likert_items(case: Case) -> list[dict]:
         main, related = case.passage(method, MAIN), case.passage(method, RELATED)
         if main is None:
             continue
-        payload = {
+        payload: dict[str, object] = {
             "new_fact": request.new_fact,
             "old_facts": [request.old_fact, *request.ground_truth],
             "main_passage": main.text,

@@ -33,11 +33,11 @@ def system_name(lm: LoadedLM) -> str:
 
 
 def touched_parameters(lm: LoadedLM, hp: MemitHparams) -> list[str]:
-    return [f"{module_name(lm.model, 'mlp_out', layer)}.weight" for layer in hp.layers]
+    return [f"{module_name(lm.model, 'mlp_out', layer)}.weight" for layer in hp.edited_layers]
 
 
 def apply(lm: LoadedLM, requests: list[EditRequest], hp: MemitHparams) -> AppliedEdit:
-    layers = hp.layers
+    layers = hp.edited_layers
     last = layers[-1]
     templates = context_templates(lm, hp.context_templates)
     moments = second_moments(lm, layers, hp)

@@ -6,46 +6,35 @@ the true one after the edit prompt. ``paraphrase_success``: share of paraphrase 
 where it does. ``neighbourhood_success``: share of neighbourhood prompts (other subjects
 sharing the true target) where the true target still wins; ``neighbourhood_unchanged``:
 share where the preference is the same as before the edit.
+
+This mirrors the ROME reference (``experiments/py/eval_utils_counterfact.py::
+test_batch_prediction`` in kmeng01/rome): each target after ``f"{prompt} {target}"``,
+scored as the mean over its tokens of their log-probabilities, rows padded on the right,
+the new target compared with the true one. The reference reads the target's tokens from
+``" " + target`` tokenized alone and the prompt's length from the prompt tokenized alone;
+``workers.lm.scoring`` reads both from the whole text, which is the same wherever the
+reference's assumption (the whole text tokenizes as prompt + target) holds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import torch
-
 from workers.lm.loading import LoadedLM
+from workers.lm.scoring import score_targets
 
-from .encoding import encode, target_log_probs
 from .requests import EditRequest
 
 BATCH = 16
 
 
-@torch.no_grad()
-def mean_log_probs(
-    lm: LoadedLM, prompts: Sequence[str], targets: Sequence[str], prefix: str = ""
-) -> list[float]:
-    """Mean log-probability per token of each target after its prompt."""
-    values: list[float] = []
-    for start in range(0, len(prompts), BATCH):
-        batch_prompts = [prefix + p for p in prompts[start : start + BATCH]]
-        batch_targets = targets[start : start + BATCH]
-        encoded = encode(lm, [f"{p} {t}" for p, t in zip(batch_prompts, batch_targets, strict=True)])
-        mask = encoded.tokens_after([len(p) for p in batch_prompts])
-        logits = lm.model(**encoded.inputs).logits
-        values += target_log_probs(logits, encoded.input_ids, mask).tolist()
-    return values
-
-
 def prefers_new(lm: LoadedLM, request: EditRequest, prompts: Sequence[str], prefix: str = "") -> list[bool]:
-    """Per prompt: is the new target more likely than the true one?"""
-    if not prompts:
-        return []
-    both = list(prompts) + list(prompts)
-    targets = [request.target_new] * len(prompts) + [request.target_true] * len(prompts)
-    scores = mean_log_probs(lm, both, targets, prefix)
-    return [new > true for new, true in zip(scores[: len(prompts)], scores[len(prompts) :], strict=True)]
+    """Per prompt: is the new target more likely than the true one (mean log-probability per token)?"""
+    targets = [request.target_new, request.target_true]
+    scored = score_targets(
+        lm, [(prefix + prompt, targets) for prompt in prompts], batch_size=BATCH, padding_side="right"
+    )
+    return [new > true for new, true in (result.means() for result in scored)]
 
 
 def preferences(lm: LoadedLM, request: EditRequest, prefix: str = "") -> dict[str, list[bool]]:

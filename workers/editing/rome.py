@@ -32,11 +32,11 @@ def system_name(lm: LoadedLM) -> str:
 
 
 def touched_parameters(lm: LoadedLM, hp: RomeHparams) -> list[str]:
-    return [f"{module_name(lm.model, 'mlp_out', hp.layer)}.weight"]
+    return [f"{module_name(lm.model, 'mlp_out', hp.edited_layer)}.weight"]
 
 
 def apply(lm: LoadedLM, requests: list[EditRequest], hp: RomeHparams) -> AppliedEdit:
-    layer = hp.layer
+    layer = hp.edited_layer
     templates = context_templates(lm, hp.context_templates)
     # C factorised once for all requests (LU, as ``torch.linalg.solve`` does: the same numbers).
     moment_lu = torch.linalg.lu_factor(second_moments(lm, [layer], hp)[layer].double())

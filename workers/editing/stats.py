@@ -11,6 +11,11 @@ Within a process the loaded (regularised) moments and the corpus digest are kept
 by the files' size and modification time: an edit then costs no disk read of C (the size
 of the layer's width squared, 160 MB per layer for GPT-2 XL) and no hash of the corpus.
 ``CACHE`` counts corpus passes and file reads, so tests and benchmarks can see both.
+
+A document longer than ``stats_max_length`` tokens keeps its end (the ROME reference's
+``layer_stats`` keeps its beginning). That is what the statistics have always been computed
+from: the shared tokenizer used to be set to truncate on the left by the generation of the
+context templates, which runs before them; the side is now explicit.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import torch
 
 from workers.lm.architectures import get_module, module_name, weight_in_out
 from workers.lm.loading import LoadedLM
+from workers.lm.tokens import tokenized
 
 from .hparams import LocatedHparams
 
@@ -128,18 +134,15 @@ def _compute(
             sums[layer] = sums.get(layer, 0) + keys.T @ keys
 
         handles.append(module.register_forward_pre_hook(accumulate))
-    tokenizer = lm.tokenizer
-    tokenizer.padding_side = "right"
     count, budget = 0, hp.stats_tokens
     max_length = min(hp.stats_max_length, lm.max_positions)
     try:
         for batch in _batches(_texts(corpus), hp.stats_batch_size):
-            inputs = tokenizer(
-                batch, return_tensors="pt", padding=True, truncation=True, max_length=max_length
-            )
-            inputs = {k: v.to(lm.device) for k, v in inputs.items() if k in ("input_ids", "attention_mask")}
-            masks.append(inputs["attention_mask"].bool())
-            lm.model(**inputs, use_cache=False)
+            # a long document keeps its end: see the module docstring
+            inputs = tokenized(lm.tokenizer, batch, limit=max_length, cut="left", pad="right")
+            mask = inputs.attention_mask.to(lm.device)
+            masks.append(mask.bool())
+            lm.model(input_ids=inputs.input_ids.to(lm.device), attention_mask=mask, use_cache=False)
             count += int(masks[-1].sum())
             if count >= budget:
                 break

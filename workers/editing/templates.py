@@ -12,14 +12,17 @@ with spaces; sentencepiece/metaspace drops the first token's space), giving "The
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from workers.lm.generation import GenerationRequest, Sampling, generate_texts
 from workers.lm.loading import LoadedLM
+from workers.lm.tokens import decoded
 
 OPENINGS = ("The", "Therefore", "Because", "I", "You")
 _CACHE: dict[tuple, list[str]] = {}
 
 
-def context_templates(lm: LoadedLM, lengths_and_counts: list[list[int]]) -> list[str]:
+def context_templates(lm: LoadedLM, lengths_and_counts: Sequence[Sequence[int]]) -> list[str]:
     """``["{}", "<prefix>. {}", …]``: ``count`` prefixes of ``length`` tokens for each pair."""
     key = (lm.spec, str(lm.device), tuple(tuple(pair) for pair in lengths_and_counts))
     if key not in _CACHE:
@@ -45,4 +48,4 @@ def opening_and_continuation(lm: LoadedLM, opening: str, new_tokens: tuple[int, 
     """The opening and the generated tokens as one text (see the module docstring)."""
     tokenizer = lm.tokenizer
     opening_ids = tokenizer(opening, add_special_tokens=False)["input_ids"]
-    return tokenizer.decode([*opening_ids, *new_tokens], skip_special_tokens=True)
+    return decoded(tokenizer, [*opening_ids, *new_tokens])

@@ -9,6 +9,7 @@ weight as (in, out), ``nn.Linear`` as (out, in); ``weight_in_out`` hides the dif
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 from torch import nn
@@ -58,7 +59,7 @@ def get_module(model: nn.Module, name: str) -> nn.Module:
 
 
 def block(model: nn.Module, layer: int) -> nn.Module:
-    return model.get_submodule(layer_names(model).blocks)[layer]
+    return cast(nn.ModuleList, model.get_submodule(layer_names(model).blocks))[layer]
 
 
 def stores_in_out(module: nn.Module) -> bool:
@@ -68,11 +69,20 @@ def stores_in_out(module: nn.Module) -> bool:
 
 def weight_in_out(module: nn.Module) -> torch.Tensor:
     """The weight as an (in, out) view, whatever the module's own layout."""
-    return module.weight if stores_in_out(module) else module.weight.T
+    weight = _weight(module)
+    return weight if stores_in_out(module) else weight.T
 
 
 def add_to_weight(module: nn.Module, update_in_out: torch.Tensor) -> None:
     """weight += update, with the update given as (in, out)."""
     with torch.no_grad():
         update = update_in_out if stores_in_out(module) else update_in_out.T
-        module.weight.add_(update.to(module.weight.dtype))
+        weight = _weight(module)
+        weight.add_(update.to(weight.dtype))
+
+
+def _weight(module: nn.Module) -> torch.Tensor:
+    weight = module.weight
+    if not isinstance(weight, torch.Tensor):
+        raise TypeError(f"{type(module).__name__} has no weight tensor.")
+    return weight

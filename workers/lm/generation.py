@@ -15,6 +15,7 @@ import torch
 from transformers import GenerationConfig, LogitsProcessor, LogitsProcessorList
 
 from .loading import LoadedLM
+from .tokens import decoded, tokenized
 
 
 @dataclass(frozen=True)
@@ -118,14 +119,9 @@ def generate_texts(
 def _generate_batch(lm: LoadedLM, batch: Sequence[GenerationRequest], min_new_tokens: int) -> list[Generated]:
     tokenizer = lm.tokenizer
     longest = lm.new_tokens_allowed(max(r.max_new_tokens for r in batch))
-    tokenizer.padding_side, tokenizer.truncation_side = "left", "left"
-    inputs = tokenizer(
-        [r.prompt for r in batch],
-        return_tensors="pt",
-        padding=True,
-        truncation=True,
-        max_length=lm.max_positions - longest,  # a long prompt loses its beginning
-    ).to(lm.device)
+    # padded on the left, so every row continues from the right edge; a long prompt loses its beginning
+    prompts = [r.prompt for r in batch]
+    inputs = tokenized(tokenizer, prompts, limit=lm.max_positions - longest, cut="left", pad="left")
     config = GenerationConfig(
         max_new_tokens=longest,
         min_new_tokens=min(min_new_tokens, longest),
@@ -135,16 +131,19 @@ def _generate_batch(lm: LoadedLM, batch: Sequence[GenerationRequest], min_new_to
         eos_token_id=lm.model.generation_config.eos_token_id or tokenizer.eos_token_id,
     )
     sampler = RowSampler([r.sampling for r in batch], [r.seed for r in batch], lm.device)
-    output = lm.model.generate(
-        **inputs, generation_config=config, logits_processor=LogitsProcessorList([sampler])
+    output = lm.generator.generate(
+        inputs.input_ids.to(lm.device),
+        attention_mask=inputs.attention_mask.to(lm.device),
+        generation_config=config,
+        logits_processor=LogitsProcessorList([sampler]),
     )
-    new = output[:, inputs["input_ids"].shape[1] :]
+    new = output[:, inputs.input_ids.shape[1] :]
     results = []
     for row, request in zip(new, batch, strict=True):
         tokens = _until_end(
             row[: request.max_new_tokens].tolist(), config.eos_token_id, tokenizer.pad_token_id
         )
-        text = tokenizer.decode(tokens, skip_special_tokens=True)
+        text = decoded(tokenizer, tokens)
         results.append(Generated(text, len(tokens), tuple(tokens)))
     return results
 

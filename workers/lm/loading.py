@@ -8,18 +8,43 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Protocol, cast
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import (
+    AutoModelForCausalLM,
+    AutoTokenizer,
+    GenerationConfig,
+    GenerationMixin,
+    LogitsProcessorList,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+)
 
 from .registry import ModelNotFound, ModelSpec, local_source, model_cache_dir, resolve_model, without_paths
 
 log = logging.getLogger(__name__)
 
 
+class TextGenerator(Protocol):
+    """What ``workers.lm.generation`` calls: ``generate`` returning the token ids (prompt and
+    new tokens) as it does when no dictionary output is asked for."""
+
+    def generate(
+        self,
+        inputs: torch.Tensor,
+        *,
+        attention_mask: torch.Tensor,
+        generation_config: GenerationConfig,
+        logits_processor: LogitsProcessorList,
+    ) -> torch.Tensor: ...
+
+
 @dataclass
 class LoadedLM:
-    """A model ready for generation: weights on their device, tokenizer padding on the left."""
+    """A model ready for generation and scoring: weights on their device. The tokenizer is
+    shared by every job of the process: callers pad and truncate by hand, on the side they
+    need (``workers.lm.tokens``), and never change it."""
 
     spec: ModelSpec
     model: PreTrainedModel
@@ -30,6 +55,13 @@ class LoadedLM:
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def generator(self) -> TextGenerator:
+        """The model as a text generator (every causal LM is one; its static type does not say so)."""
+        if not isinstance(self.model, GenerationMixin):
+            raise TypeError(f"{self.name} cannot generate text.")
+        return cast(TextGenerator, self.model)
 
     @property
     def num_layers(self) -> int:
@@ -80,12 +112,12 @@ def load_lm(name_or_path: str, *, device: str | None = None, registry: dict | No
     except (OSError, ValueError) as exc:
         reason = without_paths(str(exc), keep=(name_or_path,))
         raise ModelNotFound(f"{spec.name}: cannot load it offline ({reason}).") from exc
-    model.to(target).eval()
+    model.to(target).eval()  # type: ignore[arg-type]  # mypy misreads transformers' @wraps on ``to``
     if target.type == "cpu":
         use_cpu_threads()
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    tokenizer.padding_side = "left"  # decoder-only generation continues from the right edge
+    tokenizer.padding_side = "left"  # for direct callers; the workers pad by hand (``tokens``)
     log.info("loaded %s from %s on %s as %s", spec.name, spec.source, target, dtype)
     return LoadedLM(spec=spec, model=model, tokenizer=tokenizer, device=target, dtype=dtype)
 

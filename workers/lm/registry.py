@@ -49,7 +49,10 @@ def model_registry() -> dict:
     """The ``MODEL_REGISTRY`` setting when Django is configured (benchmarks may run without it)."""
     from django.conf import settings
 
-    return dict(settings.MODEL_REGISTRY) if settings.configured else {}
+    if not settings.configured:
+        return {}
+    registry = settings.MODEL_REGISTRY  # a JSON object: the settings refuse anything else
+    return dict(registry) if isinstance(registry, dict) else {}
 
 
 def resolve_model(name_or_path: str, registry: dict | None = None) -> ModelSpec:
