@@ -1,0 +1,56 @@
+"""A questionnaire study in headless Chromium, by keyboard where the page has keys: a
+question shown only for some answers appears and disappears, the server's error names the
+question, and the stored answers name passages by id. Screenshots of the pages."""
+
+import pytest
+
+from annotation.models import Response
+from annotation.services.studies import load_study_file
+from tests.helpers.questionnaire import questionnaire_file
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_questionnaire_by_keyboard(live_server, page, screenshot):
+    study = load_study_file(questionnaire_file()).study
+    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=browser-quest")
+    page.get_by_role("button", name="I agree").click()
+    page.wait_for_selector("text=Page 1 of 2")
+    which = page.locator('fieldset[data-question="q-which"]')
+    assert which.is_hidden()
+    for key in "b41":  # better: B; fluency 4; a mistake: yes (opens "which kinds")
+        page.keyboard.press(key)
+    assert which.is_visible()
+    page.locator('label.sentence:has(input[name="q-errors"][value="1"])').click()
+    screenshot("questionnaire-page")
+    page.keyboard.press("Enter")  # no kind of mistake chosen: the server names the question
+    page.wait_for_selector(".errors")
+    assert "“Which kinds of mistake?”: please answer this question." in page.inner_text(".errors")
+    assert Response.objects.count() == 0
+    screenshot("questionnaire-error")
+    page.locator('label.choice:has(input[name="q-which"][value="facts"])').click()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("text=Page 2 of 2")
+    for key in "t22":  # a tie; fluency 2; no mistake (the multi stays hidden)
+        page.keyboard.press(key)
+    assert page.locator('fieldset[data-question="q-which"]').is_hidden()
+    page.locator('textarea[name="q-why"]').fill("Both say hello.")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    assert page.wait_for_selector("#completion-code").inner_text() == "QUEST-DONE"
+    first, second = Response.objects.order_by("id")
+    order = first.display_order["order"]
+    assert first.answer == {
+        "better": order[1],
+        "fluency": 4,
+        "issue": "yes",
+        "which": ["facts"],
+        "errors": [1],
+    }
+    assert second.answer == {
+        "better": "tie",
+        "fluency": 2,
+        "issue": "no",
+        "errors": [],
+        "why": "Both say hello.",
+    }
