@@ -91,6 +91,7 @@ class QuestionnaireAnswer(serializers.Serializer):
 class Questionnaire(TaskKind):
     name = "questionnaire"
     agreement_per_answer = True  # agreement_values below
+    report = "scoring.reports.questionnaire.QuestionnaireReport"
     label = "Questionnaire (your own questions about one or more passages)"
     template = "annotation/kinds/questionnaire.html"
     Config = QuestionnaireConfig

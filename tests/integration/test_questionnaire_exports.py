@@ -39,12 +39,12 @@ def study(enrolled):
 
 
 def expected(picked: str) -> list[dict]:
+    first = {"better": picked, "fluency": 4, "issue": "yes", "which": ["grammar", "facts"], "errors": [0, 1]}
+    second = {"better": "tie", "fluency": 2, "issue": "no", "why": "=same"}
     return [
-        {"answer.better": picked, "answer.fluency": 4, "answer.issue": "yes", "answer.which": ["grammar", "facts"],
-         "answer.errors": [0, 1], "answer.why": None},
-        {"answer.better": "tie", "answer.fluency": 2, "answer.issue": "no", "answer.which": None,
-         "answer.errors": None, "answer.why": "=same"},
-    ]  # fmt: skip
+        {column: answer.get(column.removeprefix("answer.")) for column in COLUMNS}
+        for answer in (first, second)
+    ]
 
 
 def test_jsonl_has_one_typed_column_per_question(study, tmp_path):
