@@ -2,10 +2,13 @@
 question shown only for some answers appears and disappears, the server's error names the
 question, and the stored answers name passages by id. Screenshots of the pages."""
 
+import json
+
 import pytest
 
 from annotation.models import Response
 from annotation.services.studies import load_study_file
+from tests.conftest import EXAMPLES
 from tests.helpers.questionnaire import questionnaire_file
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -54,3 +57,31 @@ def test_questionnaire_by_keyboard(live_server, page, screenshot):
         "errors": [],
         "why": "Both say hello.",
     }
+
+
+def test_best_worst_example_by_keyboard_and_the_error_example_on_a_phone(live_server, page, screenshot):
+    for name in ("questionnaire-best-worst", "questionnaire-errors"):
+        load_study_file(json.loads((EXAMPLES / f"{name}.json").read_text()))
+    page.goto(f"{live_server.url}/s/demo-quest-best-worst/?PROLIFIC_PID=browser-bw")
+    page.get_by_role("button", name="I agree").click()
+    page.wait_for_selector("text=Page 1 of 2")
+    for key in "ad1":  # best A, worst D, faithful yes
+        page.keyboard.press(key)
+    screenshot("questionnaire-best-worst-page")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("text=Page 2 of 2")
+    response = Response.objects.get()
+    order = response.display_order["order"]
+    assert response.answer == {"summary": {"most": order[0], "least": order[3]}, "faithful": "yes"}
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/s/demo-quest-errors/instructions/")
+    page.wait_for_selector(".worked-examples")
+    screenshot("questionnaire-errors-instructions-phone")
+    page.goto(f"{live_server.url}/s/demo-quest-errors/?PROLIFIC_PID=browser-err")
+    page.get_by_role("button", name="I agree").click()
+    page.wait_for_selector("text=Page 1 of 3")
+    assert page.locator('fieldset[data-question="q-error_sentences"]').is_hidden()
+    page.keyboard.press("1")  # yes: the sentences and the kinds of mistake appear
+    assert page.locator('fieldset[data-question="q-error_sentences"]').is_visible()
+    screenshot("questionnaire-errors-page-phone")
