@@ -17,7 +17,7 @@ from typing import Any
 from django.http import QueryDict
 from rest_framework import serializers
 
-from .base import Observation, Score, StrictSerializer, TaskKind
+from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
 from .questions import (
     MAX_PASSAGES,
     PASSAGE_ID_PATTERN,
@@ -146,6 +146,49 @@ class Questionnaire(TaskKind):
                 answer[question["id"]] = comparable[question["id"]]
         return answer
 
+    # --- model raters: every question but free text, as closed questions ---------------
+
+    answerable_by_model = True
+
+    def model_task(self, item, state: dict) -> ModelTask:
+        """The context and the passages under their letters (the order of ``state``); per
+        question the closed questions a model answers: a scale's points, a choice's options,
+        a pick's letters (MOST and LEAST apart), yes / no per option of a multi and per
+        sentence of a sentences question. Free text is not asked (a study that requires
+        it gets model answers the kind refuses, counted as invalid)."""
+        page = self.model_page(item, state)
+        lines = [f"Context: {page['context']}", ""] if page["context"] else []
+        for passage in page["passages"]:
+            lines += [f"Passage {passage['letter']}:", passage["text"], ""]
+        questions: list[ModelQuestion] = []
+        for question in page["questions"]:
+            questions += _model_questions(question)
+        return ModelTask("\n".join(lines).strip(), tuple(questions))
+
+    def answer_from_model(self, item, state: dict, chosen, scores=None) -> dict:
+        """Each question's value from its closed questions' choices; questions the answers
+        above hide are left out. A best-worst pick with the same passage twice takes the
+        likeliest other one as LEAST; a required multi or sentences question answered "no"
+        throughout takes its likeliest "yes" (both from ``scores``, when read)."""
+        by_letter = {letter(i): pid for i, pid in enumerate(passage_order(item, state))}
+        questions = item.study.config["questions"]
+        by_id = {q["id"]: q for q in questions}
+        answer: dict[str, Any] = {}
+        for question in questions:
+            value = _value_from_model(question, by_letter, chosen, scores or {}, item.payload["passages"])
+            if value is not None and visible(question, {**answer, question["id"]: value}, by_id):
+                answer[question["id"]] = value
+        return answer
+
+    def model_choices(self, item, state: dict, answer: dict) -> dict[str, Any]:
+        letters = {pid: letter(i) for i, pid in enumerate(passage_order(item, state))}
+        choices: dict[str, Any] = {}
+        for question in item.study.config["questions"]:
+            value = answer.get(question["id"])
+            if value is not None:
+                choices.update(_model_choices(question, value, letters, item.payload["passages"]))
+        return choices
+
     def score(self, item, answer: dict) -> Score | None:
         """Against gold (some questions): correct when every question given matches."""
         if not item.gold:
@@ -197,6 +240,98 @@ def _observations(question: dict, unit: str, value: Any, passages: list[dict]) -
     if kind == "pick":
         return [Observation(unit, qid, value, "nominal")]
     return []
+
+
+YES_NO = (ModelOption("yes", "yes", "it does"), ModelOption("no", "no", "it does not"))
+
+
+def _model_questions(question: dict) -> list[ModelQuestion]:
+    """One page question (as ``_question_context`` draws it) as closed model questions."""
+    qid, kind, text = question["id"], question["type"], question["text"]
+    if kind == "scale":
+        options = tuple(ModelOption(int(p["value"]), p["value"], p["label"]) for p in question["points_list"])
+        ends = (
+            f" (1 = {question['ends'][0]}, {question['points']} = {question['ends'][1]})"
+            if question["ends"]
+            else ""
+        )
+        return [
+            ModelQuestion(
+                qid, qid, f"{text} Answer with a number from 1 to {question['points']}{ends}.", options
+            )
+        ]
+    if kind == "choice":
+        return [ModelQuestion(qid, qid, text, tuple(ModelOption(o, o) for o in question["options"]))]
+    if kind == "multi":
+        return [
+            ModelQuestion(f"{qid}.{n}", f"{qid}.{option}", f"{text} Does “{option}” apply?", YES_NO)
+            for n, option in enumerate(question["options"])
+        ]
+    if kind == "sentences":
+        return [
+            ModelQuestion(
+                f"{qid}.{n}", qid, f"{text} Is sentence {n + 1} (“{sentence}”) one of them?", YES_NO
+            )
+            for n, sentence in question["sentence_list"]
+        ]
+    if kind == "pick":
+        letters = tuple(
+            ModelOption(x["value"], x["value"], f"passage {x['value']}") for x in question["letter_list"]
+        )
+        if question["pick"] == "best_worst":
+            return [
+                ModelQuestion(f"{qid}.most", f"{qid}.most", f"{text} Which passage is the best?", letters),
+                ModelQuestion(f"{qid}.least", f"{qid}.least", f"{text} Which passage is the worst?", letters),
+            ]
+        tie = (ModelOption(TIE, TIE, "neither is better"),) if question["tie"] else ()
+        return [ModelQuestion(qid, qid, text, letters + tie)]
+    return []  # free text
+
+
+def _value_from_model(question: dict, by_letter: dict, chosen, scores, passages: list[dict]) -> Any:
+    qid, kind = question["id"], question["type"]
+    if kind in ("scale", "choice"):
+        return chosen.get(qid)
+    if kind == "pick" and question["pick"] == "best_worst":
+        most, least = chosen.get(f"{qid}.most"), chosen.get(f"{qid}.least")
+        least_scores = scores.get(f"{qid}.least")
+        if most == least and least_scores:
+            others = {value: score for value, score in least_scores.items() if value != most}
+            least = max(others, key=lambda value: others[value]) if others else least
+        if most is None or least is None:
+            return None
+        return {"most": by_letter.get(most, most), "least": by_letter.get(least, least)}
+    if kind == "pick":
+        value = chosen.get(qid)
+        return value if value in (None, TIE) else by_letter.get(value, value)
+    if kind in ("multi", "sentences"):
+        keys = question["options"] if kind == "multi" else range(len(sentences_of(question, passages)))
+        asked = {n: f"{qid}.{n}" for n in range(len(keys))}
+        if not any(key in chosen for key in asked.values()):
+            return None
+        yes = [n for n, key in asked.items() if chosen.get(key) == "yes"]
+        margins = {n: s["yes"] - s["no"] for n, key in asked.items() if (s := scores.get(key))}
+        if not yes and question["required"] and margins:
+            yes = [max(margins, key=lambda n: margins[n])]
+        return [question["options"][n] for n in yes] if kind == "multi" else yes
+    return None  # free text: a model writes none
+
+
+def _model_choices(question: dict, value: Any, letters: dict, passages: list[dict]) -> dict[str, Any]:
+    """A stored answer to one question as the option values of its model questions."""
+    qid, kind = question["id"], question["type"]
+    if kind in ("scale", "choice"):
+        return {qid: value}
+    if kind == "pick" and question["pick"] == "best_worst":
+        return {f"{qid}.{end}": letters[value[end]] for end in ("most", "least") if value[end] in letters}
+    if kind == "pick":
+        return {qid: value if value == TIE else letters[value]} if value == TIE or value in letters else {}
+    if kind == "multi":
+        return {f"{qid}.{n}": "yes" if o in value else "no" for n, o in enumerate(question["options"])}
+    if kind == "sentences":
+        count = len(sentences_of(question, passages))
+        return {f"{qid}.{n}": "yes" if n in value else "no" for n in range(count)}
+    return {}
 
 
 def _form_value(question: dict, value: Any) -> Any:

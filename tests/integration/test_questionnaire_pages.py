@@ -23,8 +23,13 @@ def test_a_participant_answers_questionnaire_pages(client):
     assert "alpha" not in html and "beta" not in html and not re.search(r"r\d[ab]", html)
     assert "<em>say hello</em>" in html and "Which reply is <strong>better</strong>?" in html
     assert sorted(set(re.findall(r'name="(q-[\w-]+)"', html))) == [
-        "q-better", "q-errors", "q-fluency", "q-issue", "q-which", "q-why"
-    ]  # fmt: skip
+        "q-better",
+        "q-errors",
+        "q-fluency",
+        "q-issue",
+        "q-which",
+        "q-why",
+    ]
     assert 'data-show-if="q-issue"' in html and 'data-show-if-values="[&quot;yes&quot;]"' in html
     action = task_action(html)
 

@@ -26,8 +26,15 @@ SENTENCES = "One is here. Two is there. Three is everywhere."
 
 
 def study_file(slug: str, questions: list, items: list) -> dict:
-    return {"slug": slug, "title": slug, "kind": "questionnaire", "status": "live",
-            "annotations_per_item": 3, "config": {"questions": questions}, "items": items}  # fmt: skip
+    return {
+        "slug": slug,
+        "title": slug,
+        "kind": "questionnaire",
+        "status": "live",
+        "annotations_per_item": 3,
+        "config": {"questions": questions},
+        "items": items,
+    }
 
 
 def load_with_answers(data: dict, answer_of) -> tuple[object, dict]:
@@ -66,10 +73,14 @@ PAGE_QUESTIONS = [
 ]
 CASES = 6
 PAGE_ITEMS = [
-    {"external_id": f"c{case}-{system}", "provenance": {"source_id": f"c{case}"},
-     "payload": {"passages": [{"id": "only", "text": SENTENCES, "system": system}]}}
-    for case in range(CASES) for system in ("alpha", "beta")
-]  # fmt: skip
+    {
+        "external_id": f"c{case}-{system}",
+        "provenance": {"source_id": f"c{case}"},
+        "payload": {"passages": [{"id": "only", "text": SENTENCES, "system": system}]},
+    }
+    for case in range(CASES)
+    for system in ("alpha", "beta")
+]
 
 
 def page_answer(rng, item):
@@ -130,8 +141,9 @@ def test_scale_means_and_wilcoxon_against_numpy_and_scipy(page_study):
     assert pooled.value == pytest.approx(np.mean([a["fluency"] for a in answers.values()]))
     case_mean = {
         (case, system): np.mean([answers[(who, f"c{case}-{system}")]["fluency"] for who in ANNOTATORS])
-        for case in range(CASES) for system in ("alpha", "beta")
-    }  # fmt: skip
+        for case in range(CASES)
+        for system in ("alpha", "beta")
+    }
     alpha = [case_mean[(c, "alpha")] for c in range(CASES)]
     beta = [case_mean[(c, "beta")] for c in range(CASES)]
     expected = stats.wilcoxon(alpha, beta, alternative="greater", method="approx")
@@ -152,9 +164,14 @@ def test_option_shares_and_chi_square_against_counts_and_scipy(page_study):
         found = figure(study, "questionnaire.share", question="flaws", system=system, option="facts")
         assert found.value == pytest.approx(sum("facts" in f for f in flaws) / len(flaws))
     table = np.array(
-        [[sum(1 for (_, i), a in answers.items() if system_of(i) == s and a["faithful"] == o)
-          for o in ("no", "partly", "yes")] for s in ("alpha", "beta")]
-    )  # fmt: skip
+        [
+            [
+                sum(1 for (_, i), a in answers.items() if system_of(i) == s and a["faithful"] == o)
+                for o in ("no", "partly", "yes")
+            ]
+            for s in ("alpha", "beta")
+        ]
+    )
     table = table[:, table.sum(axis=0) > 0]
     expected = stats.chi2_contingency(table, correction=False)
     found = figure(study, "questionnaire.chi_square", question="faithful")
@@ -206,10 +223,12 @@ PICK_QUESTIONS = [
     {"id": "bw", "type": "pick", "pick": "best_worst", "text": "Best and worst?"},
 ]
 PICK_ITEMS = [
-    {"external_id": f"p{n}",
-     "payload": {"passages": [{"id": f"p{n}{s}", "text": f"Text {s}.", "system": s} for s in SYSTEMS]}}
+    {
+        "external_id": f"p{n}",
+        "payload": {"passages": [{"id": f"p{n}{s}", "text": f"Text {s}.", "system": s} for s in SYSTEMS]},
+    }
     for n in range(8)
-]  # fmt: skip
+]
 
 
 def pick_answer(rng, item):
@@ -269,10 +288,17 @@ def test_best_and_best_worst_picks_against_loops_scipy_and_choix():
 def test_pairwise_picks_with_ties():
     questions = [{"id": "better", "type": "pick", "pick": "pairwise", "tie": True, "text": "Better?"}]
     items = [
-        {"external_id": f"w{n}", "payload": {"passages": [{"id": "a", "text": "A.", "system": "x"},
-                                                         {"id": "b", "text": "B.", "system": "y"}]}}
+        {
+            "external_id": f"w{n}",
+            "payload": {
+                "passages": [
+                    {"id": "a", "text": "A.", "system": "x"},
+                    {"id": "b", "text": "B.", "system": "y"},
+                ]
+            },
+        }
         for n in range(6)
-    ]  # fmt: skip
+    ]
     study, answers = load_with_answers(
         study_file("quest-pair", questions, items),
         lambda rng, item: {"better": rng.choice(["a", "a", "b", "tie"])},

@@ -224,3 +224,27 @@ def test_agreement_values_per_type():
 
 def test_exports_have_one_column_per_question():
     assert KIND.export_fields(config()) == [(f"answer.{q['id']}", (q["id"],)) for q in QUESTIONS]
+
+
+def test_model_answers_drop_hidden_questions_and_settle_what_the_choices_leave_open():
+    questions = [
+        {"id": "bad", "type": "choice", "options": ["yes", "no"], "text": "Any flaw?"},
+        {"id": "kinds", "type": "multi", "options": ["grammar", "facts"], "text": "Which?",
+         "show_if": {"question": "bad", "equals": "yes"}},
+        {"id": "bw", "type": "pick", "pick": "best_worst", "text": "Best and worst?"},
+        {"id": "why", "type": "text", "text": "Why?", "required": False},
+    ]  # fmt: skip
+    payload = {"passages": [{"id": f"p{i}", "text": f"Text {i}.", "system": f"s{i}"} for i in range(3)]}
+    it = item(payload, questions)
+    state = {"order": ["p2", "p0", "p1"]}
+    task = KIND.model_task(it, state)
+    assert [q.id for q in task.questions] == ["bad", "kinds.0", "kinds.1", "bw.most", "bw.least"]
+    assert "s0" not in task.material and "Passage A:\nText 2." in task.material
+    chosen = {"bad": "yes", "kinds.0": "no", "kinds.1": "no", "bw.most": "A", "bw.least": "A"}
+    scores = {"kinds.0": {"yes": -3.0, "no": -1.0}, "kinds.1": {"yes": -1.5, "no": -2.0},
+              "bw.least": {"A": -0.1, "B": -2.0, "C": -1.0}}  # fmt: skip
+    answer = KIND.answer_from_model(it, state, chosen, scores)
+    assert answer == {"bad": "yes", "kinds": ["facts"], "bw": {"most": "p2", "least": "p1"}}
+    assert KIND.validate_answer(it, answer) == answer
+    hidden = KIND.answer_from_model(it, state, {**chosen, "bad": "no", "bw.least": "B"})
+    assert hidden == {"bad": "no", "bw": {"most": "p2", "least": "p0"}}
