@@ -5,8 +5,10 @@ question, and the stored answers name passages by id. Screenshots of the pages."
 import json
 
 import pytest
+from playwright.sync_api import expect
 
-from annotation.models import Response
+from annotation.models import Participant, Response
+from annotation.services.imports import import_responses
 from annotation.services.studies import load_study_file
 from tests.conftest import EXAMPLES
 from tests.helpers.questionnaire import questionnaire_file
@@ -85,3 +87,25 @@ def test_best_worst_example_by_keyboard_and_the_error_example_on_a_phone(live_se
     page.keyboard.press("1")  # yes: the sentences and the kinds of mistake appear
     assert page.locator('fieldset[data-question="q-error_sentences"]').is_visible()
     screenshot("questionnaire-errors-page-phone")
+
+
+def test_the_adjudication_form_follows_show_if_too(live_server, page, screenshot, django_user_model):
+    owner = django_user_model.objects.create_user("owner", password="a-long-test-password-42", is_staff=True)
+    study = load_study_file(questionnaire_file(items=1), owner=owner).study
+    lines = [
+        json.dumps(
+            {"participant": who, "item": "q0", "answer": {"better": pick, "fluency": 3, "issue": "no"}}
+        )
+        for who, pick in (("ann", "r0a"), ("bob", "r0b"))
+    ]
+    import_responses(study, lines, source=Participant.Source.LAB)
+    item = study.items.get()
+    page.goto(f"{live_server.url}/accounts/login/?next=/research/s/{study.slug}/adjudication/{item.pk}/")
+    page.fill("input[name=username]", "owner")
+    page.fill("input[name=password]", "a-long-test-password-42")
+    page.get_by_role("button", name="Log in").click()
+    which = page.locator('#adjudication-form fieldset[data-question="q-which"]')
+    expect(which).to_be_hidden()
+    page.locator('#adjudication-form label.choice:has(input[name="q-issue"][value="yes"])').click()
+    expect(which).to_be_visible()
+    screenshot("questionnaire-adjudication")
