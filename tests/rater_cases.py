@@ -118,7 +118,73 @@ SIMULATION = RaterCase(
     ],
     [({"choice": "yes"}, {}), ({"choice": "not_helpful"}, {}), ({"choice": "no"}, {})],
 )
-CASES = {case.kind: case for case in (LIKERT, CLAIM, RANKING, PLAUSIBILITY, SIMULATION)}
+QUESTIONNAIRE = RaterCase(
+    "questionnaire",
+    [
+        {
+            "context": f"Summaries of a note about Lake Orv ({n}).",
+            "passages": [
+                {"id": f"s{n}-{s}", "text": f"Lake Orv is cold. Summary {k} of note {n}.", "system": s}
+                for k, s in enumerate(SYSTEMS)
+            ],
+        }
+        for n in range(3)
+    ],
+    [
+        (
+            {
+                "fluency": 4,
+                "faithful": "no",
+                "flaws": ["facts"],
+                "errors": [1],
+                "pick": {"most": "s0-rome", "least": "s0-gpt"},
+            },
+            {"order": ["s0-ft", "s0-rome", "s0-gpt"]},
+        ),
+        (
+            {"fluency": 2, "faithful": "yes", "errors": [], "pick": {"most": "s1-ft", "least": "s1-rome"}},
+            {"order": ["s1-rome", "s1-gpt", "s1-ft"]},
+        ),
+        (
+            {
+                "fluency": 5,
+                "faithful": "no",
+                "flaws": ["grammar", "facts"],
+                "pick": {"most": "s2-gpt", "least": "s2-ft"},
+            },
+            {"order": ["s2-gpt", "s2-ft", "s2-rome"]},
+        ),
+    ],
+    config={
+        "questions": [
+            {
+                "id": "fluency",
+                "type": "scale",
+                "points": 5,
+                "labels": ["Broken", "Fluent"],
+                "text": "How fluent?",
+            },
+            {"id": "faithful", "type": "choice", "options": ["yes", "no"], "text": "All faithful?"},
+            {
+                "id": "flaws",
+                "type": "multi",
+                "options": ["grammar", "facts"],
+                "text": "Which flaws?",
+                "show_if": {"question": "faithful", "equals": "no"},
+            },
+            {
+                "id": "errors",
+                "type": "sentences",
+                "passage": 1,
+                "text": "Wrong sentences?",
+                "required": False,
+            },
+            {"id": "pick", "type": "pick", "pick": "best_worst", "text": "Best and worst summary?"},
+            {"id": "note", "type": "text", "text": "Anything else?", "required": False},
+        ]
+    },
+)
+CASES = {case.kind: case for case in (LIKERT, CLAIM, RANKING, PLAUSIBILITY, SIMULATION, QUESTIONNAIRE)}
 PAIRWISE_PAYLOAD = {
     "variant": "pairwise",
     "starter_context": "Which bus reaches Port Brask first?",

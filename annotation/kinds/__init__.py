@@ -20,6 +20,7 @@ KINDS: tuple[str, ...] = (
     "annotation.kinds.claim.Claim",
     "annotation.kinds.likert.Likert",
     "annotation.kinds.plausibility.Plausibility",
+    "annotation.kinds.questionnaire.Questionnaire",
     "annotation.kinds.ranking.Ranking",
     "annotation.kinds.simulation.Simulation",
 )

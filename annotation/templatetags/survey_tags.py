@@ -23,6 +23,15 @@ def current_choice(row: dict, submitted: dict | None) -> str:
 
 
 @register.filter
+def chosen_values(question: dict, submitted: dict | None) -> list[str]:
+    """The values a question with several inputs shows as chosen: the worked example's
+    answer, or what the participant had posted when the page comes back with an error."""
+    if question.get("selected"):
+        return [str(value) for value in question["selected"]]
+    return list((submitted or {}).get(question.get("field", ""), []))
+
+
+@register.filter
 def duration_words(seconds) -> str:
     """90 → 'about 2 minutes', 40 → 'about 40 seconds'."""
     try:

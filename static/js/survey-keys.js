@@ -10,19 +10,22 @@
   var groups = Array.prototype.slice.call(form.querySelectorAll("[data-group]"));
   if (!groups.length) return;
 
+  // A question hidden by the page's answers (questionnaire.js) is never the current one.
+  function live() { return groups.filter(function (g) { return !g.closest("[hidden]"); }); }
   function answered(group) { return !!group.querySelector("input:checked"); }
   var typing = window.roftTyping; // keys.js
   function current() {
     var focused = document.activeElement && document.activeElement.closest("[data-group]");
-    if (focused && groups.indexOf(focused) >= 0) return focused;
-    return groups.filter(function (g) { return !answered(g); })[0] || null;
+    if (focused && live().indexOf(focused) >= 0) return focused;
+    return live().filter(function (g) { return !answered(g); })[0] || null;
   }
   function mark(group) {
     groups.forEach(function (g) { g.classList.toggle("is-current", g === group); });
   }
   function moveOn(from) {
-    var start = groups.indexOf(from);
-    var rest = groups.slice(start + 1).concat(groups.slice(0, start));
+    var open = live();
+    var start = open.indexOf(from);
+    var rest = open.slice(start + 1).concat(open.slice(0, start));
     var next = rest.filter(function (g) { return !answered(g); })[0];
     if (!next) { mark(null); return; }
     mark(next);

@@ -58,6 +58,7 @@ def test_the_material_is_the_page_and_nothing_hidden(kind):
         "ranking": SYSTEMS,
         "plausibility": ["cot-model-a", "posthoc-model-b"],
         "simulation": ["model_followup_answer"],
+        "questionnaire": ["rome", "s0-ft", "s0-gpt"],  # systems, passage ids
     }.get(kind, [])
     text = task.material + json.dumps([q.text for q in task.questions])
     for secret in hidden:

@@ -1,0 +1,402 @@
+"""A researcher's own questions (``config.questions``): scales, choices, picks among the
+item's passages, sentences to mark, free text; the rules of each type are in ``questions``.
+
+An item carries ``passages`` (``{id, text, system}``, one or more) and an optional Markdown
+``context``. The page shows the passages under letters in an order drawn when the item is
+handed out (``prepare_assignment``, kept in the assignment's state); neither their ids nor
+their systems reach the browser. The letters posted back are turned into passage ids here,
+and a stored pick names the passage's id.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from django.http import QueryDict
+from rest_framework import serializers
+
+from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
+from .questions import (
+    MAX_PASSAGES,
+    PASSAGE_ID_PATTERN,
+    TIE,
+    Invalid,
+    check_answer,
+    check_passages_for,
+    check_questions,
+    sentences_of,
+    visible,
+)
+
+PASSAGE_LENGTH = 50000
+CONTEXT_LENGTH = 10000
+SCALE_KEYS = "1234567890"  # keys of a scale's points 1..10 (an 11th has none)
+LETTER_KEYS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def letter(index: int) -> str:
+    return chr(ord("A") + index)
+
+
+class QuestionnaireConfig(StrictSerializer):
+    questions = serializers.JSONField()
+
+    def validate(self, data: dict) -> dict:
+        return {"questions": check_questions(data["questions"])}
+
+
+class Passage(StrictSerializer):
+    id = serializers.RegexField(PASSAGE_ID_PATTERN.pattern)
+    text = serializers.CharField(max_length=PASSAGE_LENGTH)
+    system = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+
+
+class QuestionnairePayload(StrictSerializer):
+    passages = serializers.ListField(child=Passage(), min_length=1, max_length=MAX_PASSAGES)
+    # DRF's metaclass moves declared fields off the class: this does not shadow ``self.context``.
+    context = serializers.CharField(max_length=CONTEXT_LENGTH, required=False)  # type: ignore[assignment]
+
+    def validate(self, data: dict) -> dict:
+        passages = [dict(p) for p in data["passages"]]
+        ids = [p["id"] for p in passages]
+        repeated = next((i for i in ids if ids.count(i) > 1), None)
+        if repeated is not None:
+            raise serializers.ValidationError({"passages": [f"The passage id {repeated!r} is used twice."]})
+        if TIE in ids:
+            raise serializers.ValidationError(
+                {"passages": [f"{TIE!r} is the answer of a tie, not a passage id."]}
+            )
+        try:
+            check_passages_for(self.context["config"]["questions"], passages)  # type: ignore[index]
+        except Invalid as exc:
+            raise serializers.ValidationError({"passages": [str(exc).partition(": ")[2]]}) from None
+        return {**data, "passages": passages}
+
+
+class QuestionnaireAnswer(serializers.Serializer):
+    """``{question id: value}`` (see ``questions.check_answer``); with ``gold`` in the
+    context (attention checks, worked examples) questions may be left out."""
+
+    def to_internal_value(self, data: Any) -> dict:
+        return check_answer(
+            self.context["config"]["questions"],
+            self.context["item"].payload["passages"],
+            data,
+            partial=bool(self.context.get("gold")),
+        )
+
+
+class Questionnaire(TaskKind):
+    name = "questionnaire"
+    agreement_per_answer = True  # agreement_values below
+    report = "scoring.reports.questionnaire.QuestionnaireReport"
+    label = "Questionnaire (your own questions about one or more passages)"
+    template = "annotation/kinds/questionnaire.html"
+    Config = QuestionnaireConfig
+    Payload = QuestionnairePayload
+    Answer = QuestionnaireAnswer
+
+    def prepare_assignment(self, item, rng: random.Random) -> dict:
+        """The order the passages are shown in (letters by position)."""
+        ids = [p["id"] for p in item.payload["passages"]]
+        return {"order": rng.sample(ids, len(ids))}
+
+    def page_context(self, item, assignment) -> dict:
+        return self._context(item, passage_order(item, assignment.state if assignment else None), {})
+
+    def review_context(self, item, answer: dict) -> dict:
+        context = self._context(item, passage_order(item, None), answer)
+        return {**context, "answer": answer, "readonly": True}
+
+    def _context(self, item, order: list[str], answer: dict) -> dict:
+        passages = {p["id"]: p for p in item.payload["passages"]}
+        letters = {pid: letter(i) for i, pid in enumerate(order)}
+        shown = [{"letter": letters[pid], "text": passages[pid]["text"]} for pid in order]
+        questions = [
+            _question_context(q, item.payload["passages"], letters, answer.get(q["id"]))
+            for q in item.study.config["questions"]
+        ]
+        return {"context": item.payload.get("context", ""), "passages": shown, "questions": questions}
+
+    def answer_from_form(self, data: QueryDict, item, assignment) -> dict:
+        """Form fields → ``{question id: value}``: letters become passage ids; a question the
+        form's own answers hide is left out (as the page leaves it out)."""
+        order = passage_order(item, assignment.state)
+        by_letter = {letter(i): pid for i, pid in enumerate(order)}
+        questions = item.study.config["questions"]
+        by_id = {q["id"]: q for q in questions}
+        answer: dict[str, Any] = {}
+        for question in questions:
+            field = f"q-{question['id']}"
+            kind = question["type"]
+            if kind in ("multi", "sentences"):
+                value: Any = data.getlist(field)
+            elif kind == "pick" and question["pick"] == "best_worst":
+                value = {end: by_letter.get(data.get(f"{field}-{end}", ""), "") for end in ("most", "least")}
+                value = value if any(value.values()) else None
+            elif kind == "pick":
+                raw = data.get(field, "")
+                value = TIE if raw == TIE else by_letter.get(raw, raw or None)
+            else:
+                value = data.get(field) or None
+            comparable = {**answer, question["id"]: _form_value(question, value)}
+            if value is not None and visible(question, comparable, by_id):
+                answer[question["id"]] = comparable[question["id"]]
+        return answer
+
+    # --- model raters: every question but free text, as closed questions ---------------
+
+    answerable_by_model = True
+
+    def model_task(self, item, state: dict) -> ModelTask:
+        """The context and the passages under their letters (the order of ``state``); per
+        question the closed questions a model answers: a scale's points, a choice's options,
+        a pick's letters (MOST and LEAST apart), yes / no per option of a multi and per
+        sentence of a sentences question. Free text is not asked (a study that requires
+        it gets model answers the kind refuses, counted as invalid)."""
+        page = self.model_page(item, state)
+        lines = [f"Context: {page['context']}", ""] if page["context"] else []
+        for passage in page["passages"]:
+            lines += [f"Passage {passage['letter']}:", passage["text"], ""]
+        questions: list[ModelQuestion] = []
+        for question in page["questions"]:
+            questions += _model_questions(question)
+        return ModelTask("\n".join(lines).strip(), tuple(questions))
+
+    def answer_from_model(self, item, state: dict, chosen, scores=None) -> dict:
+        """Each question's value from its closed questions' choices; questions the answers
+        above hide are left out. A best-worst pick with the same passage twice takes the
+        likeliest other one as LEAST; a required multi or sentences question answered "no"
+        throughout takes its likeliest "yes" (both from ``scores``, when read)."""
+        by_letter = {letter(i): pid for i, pid in enumerate(passage_order(item, state))}
+        questions = item.study.config["questions"]
+        by_id = {q["id"]: q for q in questions}
+        answer: dict[str, Any] = {}
+        for question in questions:
+            value = _value_from_model(question, by_letter, chosen, scores or {}, item.payload["passages"])
+            if value is not None and visible(question, {**answer, question["id"]: value}, by_id):
+                answer[question["id"]] = value
+        return answer
+
+    def model_choices(self, item, state: dict, answer: dict) -> dict[str, Any]:
+        letters = {pid: letter(i) for i, pid in enumerate(passage_order(item, state))}
+        choices: dict[str, Any] = {}
+        for question in item.study.config["questions"]:
+            value = answer.get(question["id"])
+            if value is not None:
+                choices.update(_model_choices(question, value, letters, item.payload["passages"]))
+        return choices
+
+    def score(self, item, answer: dict) -> Score | None:
+        """Against gold (some questions): correct when every question given matches."""
+        if not item.gold:
+            return None
+        mismatched = [key for key, value in item.gold.items() if answer.get(key) != value]
+        return Score(correct=not mismatched, details={"mismatched": mismatched})
+
+    def export_fields(self, config: dict) -> list[tuple[str, tuple[str, ...]]]:
+        """``answer.<question id>``: one column per question (lists stay lists)."""
+        return [(f"answer.{q['id']}", (q["id"],)) for q in config["questions"]]
+
+    def agreement_values(self, item, answer: dict) -> list[Observation]:
+        """Per question, by type: a scale at the ordinal and the interval level; a choice,
+        a pick (the passage id, or ``tie``), each option of a multi (``<id>.<option>``, 0/1)
+        and each sentence (unit ``<item>#<index>``, 0/1) nominal; a best-worst pick's best and
+        worst nominal (``<id>.most``, ``<id>.least``) and per passage +1 / 0 / -1 ordinal
+        (unit ``<item>#<passage id>``). Free text has none."""
+        unit = item.external_id
+        values: list[Observation] = []
+        for question in item.study.config["questions"]:
+            value = answer.get(question["id"])
+            if value is None:
+                continue
+            values += _observations(question, unit, value, item.payload["passages"])
+        return values
+
+
+def _observations(question: dict, unit: str, value: Any, passages: list[dict]) -> list[Observation]:
+    qid, kind = question["id"], question["type"]
+    if kind == "scale":
+        return [Observation(unit, qid, value, "ordinal"), Observation(unit, qid, value, "interval")]
+    if kind == "choice":
+        return [Observation(unit, qid, value, "nominal")]
+    if kind == "multi":
+        return [Observation(unit, f"{qid}.{o}", int(o in value), "nominal") for o in question["options"]]
+    if kind == "sentences":
+        count = len(sentences_of(question, passages))
+        return [Observation(f"{unit}#{i}", qid, int(i in value), "nominal") for i in range(count)]
+    if kind == "pick" and question["pick"] == "best_worst":
+        out = [
+            Observation(unit, f"{qid}.most", value["most"], "nominal"),
+            Observation(unit, f"{qid}.least", value["least"], "nominal"),
+        ]
+        for passage in passages:
+            pid = passage["id"]
+            score = 1 if pid == value["most"] else -1 if pid == value["least"] else 0
+            out.append(Observation(f"{unit}#{pid}", qid, score, "ordinal"))
+        return out
+    if kind == "pick":
+        return [Observation(unit, qid, value, "nominal")]
+    return []
+
+
+YES_NO = (ModelOption("yes", "yes", "it does"), ModelOption("no", "no", "it does not"))
+
+
+def _model_questions(question: dict) -> list[ModelQuestion]:
+    """One page question (as ``_question_context`` draws it) as closed model questions."""
+    qid, kind, text = question["id"], question["type"], question["text"]
+    if kind == "scale":
+        options = tuple(ModelOption(int(p["value"]), p["value"], p["label"]) for p in question["points_list"])
+        ends = (
+            f" (1 = {question['ends'][0]}, {question['points']} = {question['ends'][1]})"
+            if question["ends"]
+            else ""
+        )
+        return [
+            ModelQuestion(
+                qid, qid, f"{text} Answer with a number from 1 to {question['points']}{ends}.", options
+            )
+        ]
+    if kind == "choice":
+        return [ModelQuestion(qid, qid, text, tuple(ModelOption(o, o) for o in question["options"]))]
+    if kind == "multi":
+        return [
+            ModelQuestion(f"{qid}.{n}", f"{qid}.{option}", f"{text} Does “{option}” apply?", YES_NO)
+            for n, option in enumerate(question["options"])
+        ]
+    if kind == "sentences":
+        return [
+            ModelQuestion(
+                f"{qid}.{n}", qid, f"{text} Is sentence {n + 1} (“{sentence}”) one of them?", YES_NO
+            )
+            for n, sentence in question["sentence_list"]
+        ]
+    if kind == "pick":
+        letters = tuple(
+            ModelOption(x["value"], x["value"], f"passage {x['value']}") for x in question["letter_list"]
+        )
+        if question["pick"] == "best_worst":
+            return [
+                ModelQuestion(f"{qid}.most", f"{qid}.most", f"{text} Which passage is the best?", letters),
+                ModelQuestion(f"{qid}.least", f"{qid}.least", f"{text} Which passage is the worst?", letters),
+            ]
+        tie = (ModelOption(TIE, TIE, "neither is better"),) if question["tie"] else ()
+        return [ModelQuestion(qid, qid, text, letters + tie)]
+    return []  # free text
+
+
+def _value_from_model(question: dict, by_letter: dict, chosen, scores, passages: list[dict]) -> Any:
+    qid, kind = question["id"], question["type"]
+    if kind in ("scale", "choice"):
+        return chosen.get(qid)
+    if kind == "pick" and question["pick"] == "best_worst":
+        most, least = chosen.get(f"{qid}.most"), chosen.get(f"{qid}.least")
+        least_scores = scores.get(f"{qid}.least")
+        if most == least and least_scores:
+            others = {value: score for value, score in least_scores.items() if value != most}
+            least = max(others, key=lambda value: others[value]) if others else least
+        if most is None or least is None:
+            return None
+        return {"most": by_letter.get(most, most), "least": by_letter.get(least, least)}
+    if kind == "pick":
+        value = chosen.get(qid)
+        return value if value in (None, TIE) else by_letter.get(value, value)
+    if kind in ("multi", "sentences"):
+        keys = question["options"] if kind == "multi" else range(len(sentences_of(question, passages)))
+        asked = {n: f"{qid}.{n}" for n in range(len(keys))}
+        if not any(key in chosen for key in asked.values()):
+            return None
+        yes = [n for n, key in asked.items() if chosen.get(key) == "yes"]
+        margins = {n: s["yes"] - s["no"] for n, key in asked.items() if (s := scores.get(key))}
+        if not yes and question["required"] and margins:
+            yes = [max(margins, key=lambda n: margins[n])]
+        return [question["options"][n] for n in yes] if kind == "multi" else yes
+    return None  # free text: a model writes none
+
+
+def _model_choices(question: dict, value: Any, letters: dict, passages: list[dict]) -> dict[str, Any]:
+    """A stored answer to one question as the option values of its model questions."""
+    qid, kind = question["id"], question["type"]
+    if kind in ("scale", "choice"):
+        return {qid: value}
+    if kind == "pick" and question["pick"] == "best_worst":
+        return {f"{qid}.{end}": letters[value[end]] for end in ("most", "least") if value[end] in letters}
+    if kind == "pick":
+        return {qid: value if value == TIE else letters[value]} if value == TIE or value in letters else {}
+    if kind == "multi":
+        return {f"{qid}.{n}": "yes" if o in value else "no" for n, o in enumerate(question["options"])}
+    if kind == "sentences":
+        count = len(sentences_of(question, passages))
+        return {f"{qid}.{n}": "yes" if n in value else "no" for n in range(count)}
+    return {}
+
+
+def _form_value(question: dict, value: Any) -> Any:
+    """A form's text as the value ``visible`` compares (scale points are numbers)."""
+    if question["type"] == "scale" and isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return value
+
+
+def passage_order(item, state: dict | None) -> list[str]:
+    """The recorded display order; the file's order where none was recorded (examples)."""
+    ids = [p["id"] for p in item.payload["passages"]]
+    order = (state or {}).get("order")
+    return list(order) if order and sorted(order) == sorted(ids) else ids
+
+
+def _question_context(question: dict, passages: list[dict], letters: dict[str, str], value: Any) -> dict:
+    """What the template needs to draw one question: its inputs' names, values and keys,
+    which of them are chosen in a worked example (``selected``), and its ``show_if`` as
+    the page's script reads it."""
+    field = f"q-{question['id']}"
+    context = {**question, "field": field, "selected": []}
+    if question.get("show_if"):
+        condition = question["show_if"]
+        context["show_if_field"] = f"q-{condition['question']}"
+        context["show_if_values"] = json.dumps([str(v) for v in condition["in"]])
+    kind = question["type"]
+    if kind == "scale":
+        labels = question["labels"]
+        points = question["points"]
+        context["points_list"] = [
+            {
+                "value": str(n),
+                "key": SCALE_KEYS[n - 1] if n <= len(SCALE_KEYS) else "",
+                "label": labels[n - 1] if len(labels) == points else "",
+            }
+            for n in range(1, points + 1)
+        ]
+        context["ends"] = (labels[0], labels[-1]) if len(labels) == 2 else None
+        context["selected"] = [str(value)] if value is not None else []
+    elif kind in ("choice", "multi"):
+        context["option_list"] = [
+            {"value": o, "key": str(n) if n <= 9 and kind == "choice" else ""}
+            for n, o in enumerate(question["options"], start=1)
+        ]
+        context["selected"] = value if isinstance(value, list) else [value] if value is not None else []
+    elif kind == "pick":
+        ordered = sorted(letters.values())
+        context["letter_list"] = [
+            {"value": x, "key": f"{x.lower()} {n}"} for n, x in enumerate(ordered, start=1)
+        ]
+        if question["pick"] == "best_worst":
+            chosen = value or {}
+            context["rows"] = [
+                {"end": end, "field": f"{field}-{end}", "selected": letters.get(chosen.get(end, ""), "")}
+                for end in ("most", "least")
+            ]
+        else:
+            context["selected"] = [TIE if value == TIE else letters.get(value, "")] if value else []
+            context["tie_key"] = f"t {len(ordered) + 1}"
+    elif kind == "sentences":
+        target = passages[question["passage"] - 1]["id"]
+        context["passage_letter"] = letters[target]
+        context["sentence_list"] = list(enumerate(sentences_of(question, passages)))
+        context["selected"] = [str(i) for i in value or []]
+    elif kind == "text":
+        context["selected"] = [value] if value else []
+    return context

@@ -1,0 +1,385 @@
+"""A researcher's own questions: per question, the figures that fit its type.
+
+- ``scale``: mean with CI, pooled and per system; one-sided Wilcoxon signed-rank tests
+  between systems on paired cases (items sharing ``provenance.source_id``);
+- ``choice`` and ``multi``: the share of each option, pooled and per system; a chi-square
+  test of independence of system and answer (a multi: per option, chosen or not);
+- ``pick``: per system, how often its passage was picked (best, pairwise) or the MOST /
+  LEAST counts and best-worst score (best_worst); the wins those picks imply with sign tests
+  and Bradley-Terry strengths, as the ranking kind computes them; the share of ties;
+- ``sentences``: F1 between the sentence sets two annotators of an item marked, pooled
+  and per system of the passage.
+
+Agreement (alpha ordinal and interval for scales, nominal for the rest) comes from the
+kind's ``agreement_values`` through the common tables. A scale, choice or multi question's
+system is the system of the item's one passage, else the item's ``provenance.system``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+
+from stats import claim, likert
+from stats import ranking as bws
+from stats.estimate import Estimate
+from stats.groups import overall_mean
+
+from .base import Field, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, mean_row, row
+
+TIE = "tie"  # as the kind stores a pairwise tie
+MAX_PASSAGES = 26  # as the kind allows (the letters A..Z)
+
+
+class QuestionnaireReport(KindReport):
+    response_fields = {"answer": Field("answer", "json")}
+    # Each passage's id and system by position (text columns the item cache keeps; the
+    # passages' texts are never read).
+    item_fields = {
+        **{
+            f"passage{n}{key}": Field(f"payload__passages__{n}__{key}", "text")
+            for n in range(MAX_PASSAGES)
+            for key in ("id", "system")
+        },
+        "provenance_system": Field("provenance__system", "text"),
+        "source": Field("provenance__source_id", "text"),
+    }
+    tables = (
+        TableSpec(
+            "Scale questions: mean per system (± sd, 95% CI)",
+            ("questionnaire.mean",),
+            ("question", "system"),
+            details=("sd",),
+        ),
+        TableSpec(
+            "Scale questions: paired comparisons "
+            "(one-sided Wilcoxon signed-rank: system rated higher than over)",
+            ("questionnaire.wilcoxon",),
+            ("question", "system", "over"),
+            details=("median_difference", "statistic"),
+            note="Pairs are cases (provenance.source_id) rated for both systems. Each pair once, in the "
+            "direction of the larger median difference.",
+            value_label="p",
+            pair=("system", "over"),
+            pair_prefer="median_difference",
+        ),
+        TableSpec(
+            "Choice and multi questions: share of each option per system (95% CI)",
+            ("questionnaire.share",),
+            ("question", "system", "option"),
+        ),
+        TableSpec(
+            "Does the answer depend on the system? (chi-square test of independence)",
+            ("questionnaire.chi_square",),
+            ("question", "option"),
+            details=("statistic", "dof"),
+            value_label="p",
+        ),
+        TableSpec(
+            "Pick questions: picked, MOST / LEAST, best-worst score and strength per system",
+            (
+                "questionnaire.picked",
+                "questionnaire.most",
+                "questionnaire.least",
+                "questionnaire.bws",
+                "questionnaire.strength",
+            ),
+            ("question", "system"),
+        ),
+        TableSpec(
+            "Pick questions: wins with sign tests",
+            ("questionnaire.wins",),
+            ("question", "system", "over"),
+            details=("losses", "win_rate", "p_value", "p_holm"),
+            note="Two-sided sign test per pair of systems, Holm-corrected within a question. Ties give "
+            "no win.",
+            pair=("system", "over"),
+            pair_prefer="win_rate",
+        ),
+        TableSpec("Pick questions: share of ties", ("questionnaire.tie_share",), ("question",)),
+        TableSpec(
+            "Sentences questions: F1 between two annotators of an item",
+            ("questionnaire.sentence_f1",),
+            ("question", "system"),
+        ),
+    )
+    plots = (
+        PlotSpec(
+            "questionnaire-means",
+            "Scale questions: mean per system (95% CI)",
+            "questionnaire.mean",
+            "question",
+            hue="system",
+            ylabel="mean",
+        ),
+    )
+
+    def rows(self, data: StudyData, *, embed=None) -> list[ReportRow]:
+        answers = data.responses["answer"]
+        item = data.responses["item"]
+        passages = _passages(data)
+        page_systems = [
+            _page_system(p, s) for p, s in zip(passages, data.items["provenance_system"], strict=True)
+        ]
+        systems = np.array(page_systems, dtype=object)[item]
+        rows: list[ReportRow] = []
+        for question in data.config["questions"]:
+            values = [(a or {}).get(question["id"]) for a in answers]
+            builder = _BUILDERS.get(question["type"])
+            if builder is not None:
+                rows += builder(question, values, item, passages, systems, data)
+        return rows
+
+    def question_order(self, config: dict) -> list[str]:
+        return [q["id"] for q in config["questions"]]
+
+
+def _passages(data: StudyData) -> list[list[dict]]:
+    """Per item, its passages' ``{id, system}`` in the file's order."""
+    columns = [(data.items[f"passage{n}id"], data.items[f"passage{n}system"]) for n in range(MAX_PASSAGES)]
+    return [
+        [{"id": ids[i], "system": systems[i]} for ids, systems in columns if ids[i]]
+        for i in range(len(data.items))
+    ]
+
+
+def _page_system(passages: Any, provenance_system: str) -> str:
+    """What a page-level question (scale, choice, multi) is about: the system of the item's
+    one passage; with several passages, the item's ``provenance.system`` ("" if none)."""
+    if isinstance(passages, list) and len(passages) == 1:
+        return passages[0].get("system", "")
+    return provenance_system
+
+
+def _by_system(systems: np.ndarray) -> list[tuple[dict, np.ndarray]]:
+    """Groups of responses: all of them, then one per (non-blank) system."""
+    named = sorted({s for s in systems if s})
+    return [({}, np.ones(len(systems), dtype=bool))] + [({"system": s}, systems == s) for s in named]
+
+
+def _means(metric: str, group: dict, values: np.ndarray, label: str) -> list[ReportRow]:
+    mean = overall_mean(values, label=label)
+    return [mean_row(metric, group, mean)] if mean is not None else []
+
+
+# --- scale -----------------------------------------------------------------------------------
+
+
+def _scale_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
+    qid = question["id"]
+    x = np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+    rows = []
+    for group, mask in _by_system(systems):
+        rows += _means(
+            "questionnaire.mean", {"question": qid, **group}, x[mask], f"questionnaire.mean|{qid}|{group}"
+        )
+    return rows + _wilcoxon_rows(qid, data.items["source"][item], systems, x)
+
+
+def _wilcoxon_rows(qid: str, sources: np.ndarray, systems: np.ndarray, x: np.ndarray) -> list[ReportRow]:
+    paired = (sources != "") & (systems != "")
+    if not paired.any():
+        return []
+    codes = np.unique(sources[paired], return_inverse=True)[1].ravel()
+    rows = []
+    for system, over in itertools.permutations(sorted(set(systems[paired])), 2):
+        first, second = likert.paired_by_source(codes, systems[paired], x[paired], system, over)
+        if first.size:
+            test = likert.wilcoxon_greater(first, second)
+            group = {"question": qid, "system": system, "over": over}
+            rows.append(row("questionnaire.wilcoxon", group, test, alternative="greater"))
+    return rows
+
+
+# --- choice and multi -------------------------------------------------------------------------
+
+
+def _option_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
+    """Share of each option among the answers (a multi: of answers choosing it among the
+    answers to the question), and the chi-square test of system × answer."""
+    qid, multi = question["id"], question["type"] == "multi"
+    answered = np.array([v is not None for v in values], dtype=bool)
+    rows = []
+    for option in question["options"]:
+        hit = np.array(
+            [np.nan if v is None else float(option in v if multi else v == option) for v in values],
+            dtype=np.float64,
+        )
+        for group, mask in _by_system(systems):
+            label = f"questionnaire.share|{qid}|{option}|{group}"
+            rows += _means(
+                "questionnaire.share", {"question": qid, **group, "option": option}, hit[mask], label
+            )
+        if multi:
+            known = answered & (systems != "")
+            chosen = ["yes" if h == 1 else "no" for h in hit[known]]
+            test = claim.chi_square_independence(systems[known], chosen)
+            rows.append(row("questionnaire.chi_square", {"question": qid, "option": option}, test))
+    if not multi:
+        known = answered & (systems != "")
+        given = [v for v, k in zip(values, known, strict=True) if k]
+        rows.append(
+            row(
+                "questionnaire.chi_square",
+                {"question": qid},
+                claim.chi_square_independence(systems[known], given),
+            )
+        )
+    return rows
+
+
+# --- pick ------------------------------------------------------------------------------------
+
+
+def _pick_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
+    qid = question["id"]
+    names = sorted({p.get("system", "") for ps in passages for p in ps} - {""})
+    code = {name: n for n, name in enumerate(names)}
+    shown, most, least, ties, answered = _pick_codes(question, values, item, passages, code)
+    rows: list[ReportRow] = []
+    if question["pick"] == "best_worst":
+        flat = bws.appearances(shown, most, least)
+        rows += _best_worst_rows(qid, names, flat)
+        wins = bws.win_matrix(flat, len(names))
+    else:
+        rows += _picked_rows(qid, names, shown, most, answered)
+        wins = _winner_matrix(shown, most, len(names))
+        if question["pick"] == "pairwise" and question.get("tie") and answered.any():
+            share = overall_mean(ties[answered].astype(np.float64), label=f"questionnaire.tie_share|{qid}")
+            if share is not None:
+                rows.append(mean_row("questionnaire.tie_share", {"question": qid}, share))
+    return rows + _win_rows(qid, names, wins)
+
+
+def _pick_codes(question, values, item, passages, code):
+    """Per response: the systems of the item's passages (codes, -1 padding), the code of the
+    pick (best, pairwise, or MOST) and of LEAST (-1 when none), ties, and answered."""
+    width = max((len(ps) for ps in passages), default=0)
+    shown = np.full((len(values), width), -1, dtype=np.int64)
+    most = np.full(len(values), -1, dtype=np.int64)
+    least = np.full(len(values), -1, dtype=np.int64)
+    ties = np.zeros(len(values), dtype=bool)
+    answered = np.zeros(len(values), dtype=bool)
+    for r, value in enumerate(values):
+        if value is None:
+            continue
+        answered[r] = True
+        by_id = {p["id"]: code.get(p.get("system", ""), -1) for p in passages[item[r]]}
+        shown[r, : len(by_id)] = list(by_id.values())
+        if isinstance(value, dict):
+            most[r], least[r] = by_id.get(value["most"], -1), by_id.get(value["least"], -1)
+        elif value == TIE:
+            ties[r] = True
+        else:
+            most[r] = by_id.get(value, -1)
+    return shown, most, least, ties, answered
+
+
+def _picked_rows(qid: str, names: list[str], shown, picked, answered) -> list[ReportRow]:
+    """Per system: the share of the answers showing its passage that picked it."""
+    rows = []
+    for n, name in enumerate(names):
+        present = answered & (shown == n).any(axis=1)
+        if not present.any():
+            continue
+        hit = (picked[present] == n).astype(np.float64)
+        mean = overall_mean(hit, label=f"questionnaire.picked|{qid}|{name}")
+        if mean is not None:
+            rows.append(mean_row("questionnaire.picked", {"question": qid, "system": name}, mean))
+    return rows
+
+
+def _winner_matrix(shown: np.ndarray, picked: np.ndarray, size: int) -> np.ndarray:
+    """``W[i, j]``: answers that picked system i's passage while j's was shown beside it."""
+    wins = np.zeros((size, size), dtype=np.int64)
+    for r in np.flatnonzero(picked >= 0):
+        for other in shown[r]:
+            if other >= 0 and other != picked[r]:
+                wins[picked[r], other] += 1
+    return wins
+
+
+def _best_worst_rows(qid: str, names: list[str], flat: bws.Appearances) -> list[ReportRow]:
+    counts = bws.choice_counts(flat, len(names))
+    rows = []
+    for n, name in enumerate(names):
+        total = int(counts["shown"][n])
+        if total == 0:
+            continue
+        group = {"question": qid, "system": name}
+        for end in ("most", "least"):
+            count = int(counts[end][n])
+            rows.append(
+                row(f"questionnaire.{end}", group, Estimate(float(count), n=total), share=count / total)
+            )
+        scores = flat.score[flat.system == n]
+        mean = overall_mean(scores, label=f"questionnaire.bws|{qid}|{name}")
+        if mean is not None:
+            rows.append(mean_row("questionnaire.bws", group, mean))
+    return rows
+
+
+def _win_rows(qid: str, names: list[str], wins: np.ndarray) -> list[ReportRow]:
+    rows = []
+    raw, adjusted = bws.sign_tests(wins)
+    for i, j in itertools.permutations(range(len(names)), 2):
+        met = int(wins[i, j] + wins[j, i])
+        if met == 0:
+            continue
+        details = {
+            "losses": int(wins[j, i]),
+            "win_rate": wins[i, j] / met,
+            "p_value": raw[i, j],
+            "p_holm": adjusted[i, j],
+        }
+        group = {"question": qid, "system": names[i], "over": names[j]}
+        rows.append(row("questionnaire.wins", group, Estimate(float(wins[i, j]), n=met), **details))
+    strengths = bws.bradley_terry(wins)
+    if strengths is not None:
+        for n, name in enumerate(names):
+            estimate = Estimate(float(strengths[n]), n=int(wins.sum()))
+            group = {"question": qid, "system": name}
+            rows.append(
+                row(
+                    "questionnaire.strength",
+                    group,
+                    estimate,
+                    model="bradley-terry",
+                    alpha=bws.BT_REGULARISATION,
+                )
+            )
+    return rows
+
+
+# --- sentences -------------------------------------------------------------------------------
+
+
+def _sentence_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
+    """F1 between the sets two annotators of an item marked (answers that marked some)."""
+    qid = question["id"]
+    position = question["passage"] - 1
+    marked = np.array([bool(v) for v in values], dtype=bool)
+    of_item = [ps[position]["system"] if len(ps) > position else "" for ps in passages]
+    passage_systems = np.array(of_item, dtype=object)[item]
+    rows = []
+    for group, mask in _by_system(passage_systems):
+        index = np.flatnonzero(mask & marked)
+        scores = claim.evidence_pair_f1(item[index], [values[i] for i in index])
+        rows += _means(
+            "questionnaire.sentence_f1",
+            {"question": qid, **group},
+            scores,
+            f"questionnaire.sentence_f1|{qid}|{group}",
+        )
+    return rows
+
+
+_BUILDERS = {
+    "scale": _scale_rows,
+    "choice": _option_rows,
+    "multi": _option_rows,
+    "pick": _pick_rows,
+    "sentences": _sentence_rows,
+}

@@ -1,0 +1,75 @@
+"""A questionnaire study's exports: one ``answer.<question id>`` column per question, in the
+study's order, with multi and sentences answers as lists (JSON in the CSV), and an empty
+cell where a question was not asked or left out."""
+
+import csv
+import json
+
+import pytest
+
+from annotation.services.assignment import assign_next_item
+from annotation.services.exports import export_study
+from annotation.services.studies import load_study_file
+from annotation.services.submission import submit_response
+from tests.helpers.questionnaire import QUESTIONS, questionnaire_file
+
+pytestmark = pytest.mark.django_db
+COLUMNS = [f"answer.{q['id']}" for q in QUESTIONS]
+
+
+@pytest.fixture
+def study(enrolled):
+    study = load_study_file(questionnaire_file(items=2)).study
+    person = enrolled(study)
+    first = assign_next_item(participant=person, study=study)
+    picked = first.item.payload["passages"][1]["id"]
+    submit_response(
+        assignment=first,
+        answer={
+            "better": picked,
+            "fluency": 4,
+            "issue": "yes",
+            "which": ["grammar", "facts"],
+            "errors": [0, 1],
+        },
+    )
+    second = assign_next_item(participant=person, study=study)
+    submit_response(assignment=second, answer={"better": "tie", "fluency": 2, "issue": "no", "why": "=same"})
+    return study, picked
+
+
+def expected(picked: str) -> list[dict]:
+    first = {"better": picked, "fluency": 4, "issue": "yes", "which": ["grammar", "facts"], "errors": [0, 1]}
+    second = {"better": "tie", "fluency": 2, "issue": "no", "why": "=same"}
+    return [
+        {column: answer.get(column.removeprefix("answer.")) for column in COLUMNS}
+        for answer in (first, second)
+    ]
+
+
+def test_jsonl_has_one_typed_column_per_question(study, tmp_path):
+    study, picked = study
+    export_study(study, fmt="jsonl", path=tmp_path / "out.jsonl")
+    rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    answer_columns = [key for key in rows[0] if key.startswith("answer.")]
+    assert answer_columns == COLUMNS
+    assert [{key: row[key] for key in COLUMNS} for row in rows] == expected(picked)
+
+
+@pytest.mark.parametrize("use_copy", [True, False])
+def test_csv_has_one_column_per_question_with_lists_as_json(study, tmp_path, use_copy):
+    study, picked = study
+    export_study(study, fmt="csv", path=tmp_path / "out.csv", use_copy=use_copy)
+    with open(tmp_path / "out.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [key for key in rows[0] if key.startswith("answer.")] == COLUMNS
+
+    def read(cell: str, column: str):
+        if cell == "":
+            return None
+        if column == "answer.why":
+            return cell.removeprefix("'")  # a text cell that starts like a formula is neutralised
+        return json.loads(cell) if cell[0] in "[0123456789" else cell
+
+    assert rows[1]["answer.why"] == "'=same"
+    assert [{key: read(row[key], key) for key in COLUMNS} for row in rows] == expected(picked)
