@@ -150,7 +150,7 @@ def test_recompute_starts_one_job_and_reports_its_progress(
         "reports",
         study,
         owner,
-        {"trigger": "dashboard"},
+        {"trigger": "dashboard", "by": ["system"]},  # validated once: the serializer's default is stored
     )
     polled = client.get(url(study, "job/"), HTTP_HX_REQUEST="true")
     assert polled["HX-Refresh"] == "true"  # done: the page reloads to show the new reports
