@@ -205,7 +205,7 @@ def agreement_scope_rows(
     if not len(data.observations):
         return []
     ratings = Ratings.of(data, question_order)
-    labels = _labeller(data)
+    labels = labeller(data)
     calibration = Calibration(margin, _definitions(data))
     rows: list[ReportRow] = []
     for scope in scopes(ratings, question_groups):
@@ -614,7 +614,7 @@ def numbers_or_text(raw: np.ndarray, level: str) -> np.ndarray | None:
     return np.array(["" if v is None else str(v) for v in raw], dtype=object).astype(str)
 
 
-def _labeller(data: StudyData) -> Labels:
+def labeller(data: StudyData) -> Labels:
     """Machine raters by name; humans by the study's pseudonyms when the loader gave them."""
     names = data.participants["name"]
     model = data.participants["model"]
