@@ -108,8 +108,8 @@ class Answers:
 class LabelModel:
     """A fitted model: ``posterior`` (units × categories, rows sum to 1; a unit nobody
     answered keeps the prior), ``competence`` per annotator (NaN for one who answered
-    nothing), the iterations run and the final log-likelihood (MACE: log marginal
-    likelihood; Dawid–Skene: the evidence lower bound, equal to it at the E-step's optimum)."""
+    nothing), the iterations run and the log-likelihood of the answers under the parameters
+    of the last E-step."""
 
     model: str
     posterior: np.ndarray
@@ -158,25 +158,26 @@ def majority_shares(answers: Answers) -> np.ndarray:
 def dawid_skene(
     answers: Answers, *, max_iterations: int = DS_MAX_ITERATIONS, tolerance: float = DS_TOLERANCE
 ) -> DawidSkeneModel:
-    """Dawid–Skene by EM from the majority vote's shares, until the evidence lower bound
-    per answer gains less than ``tolerance`` (or ``max_iterations``)."""
+    """Dawid–Skene by EM from the majority vote's shares, until the log-likelihood gains
+    less than ``tolerance`` per answer (or ``max_iterations``)."""
     posterior = majority_shares(answers)
     priors = posterior.mean(axis=0) if answers.units else np.full(answers.categories, np.nan)
     confusion = _ds_confusion(answers, posterior)
-    bound, iterations = -np.inf, 0
+    likelihood, iterations = -np.inf, 0
     while iterations < max_iterations:
         iterations += 1
-        posterior = _ds_posterior(answers, priors, confusion)
+        posterior, new_likelihood = _ds_e_step(answers, priors, confusion)
         priors = posterior.mean(axis=0)
         confusion = _ds_confusion(answers, posterior)
-        new_bound = _ds_lower_bound(answers, posterior, priors, confusion)
-        converged = new_bound - bound < tolerance * max(len(answers), 1)
-        bound = new_bound
+        converged = new_likelihood - likelihood < tolerance * max(len(answers), 1)
+        likelihood = new_likelihood
         if converged:
             break
     competence = np.einsum("k,akk->a", priors, confusion)
     competence[np.bincount(answers.annotator, minlength=answers.annotators) == 0] = np.nan
-    return DawidSkeneModel("dawid_skene", posterior, competence, iterations, float(bound), priors, confusion)
+    return DawidSkeneModel(
+        "dawid_skene", posterior, competence, iterations, float(likelihood), priors, confusion
+    )
 
 
 def _ds_confusion(answers: Answers, posterior: np.ndarray) -> np.ndarray:
@@ -189,23 +190,14 @@ def _ds_confusion(answers: Answers, posterior: np.ndarray) -> np.ndarray:
     return counts / counts.sum(axis=2, keepdims=True)
 
 
-def _ds_log_posterior(answers: Answers, priors: np.ndarray, confusion: np.ndarray) -> np.ndarray:
-    """Unnormalised log posterior of each unit's truth: log prior + Σ log P(answer | truth)."""
-    # log confusion[a, :, l] for each answer, summed into its unit
-    log_answers = np.log(confusion[answers.annotator, :, answers.label])
-    return _sum_rows(answers.unit, log_answers, answers.units) + np.log(np.maximum(priors, FLOOR))
-
-
-def _ds_posterior(answers: Answers, priors: np.ndarray, confusion: np.ndarray) -> np.ndarray:
-    log_joint = _ds_log_posterior(answers, priors, confusion)
-    return np.exp(log_joint - _log_sum_exp(log_joint)[:, None])
-
-
-def _ds_lower_bound(answers: Answers, posterior, priors, confusion) -> float:
-    """E_q[log P(truth, answers)] + H(q): the quantity EM never decreases."""
-    log_joint = _ds_log_posterior(answers, priors, confusion)
-    safe = np.maximum(posterior, FLOOR)
-    return float((posterior * log_joint).sum() - (posterior * np.log(safe)).sum())
+def _ds_e_step(answers: Answers, priors: np.ndarray, confusion: np.ndarray) -> tuple[np.ndarray, float]:
+    """Each unit's posterior over the truth (log prior + Σ log P(answer | truth), normalised)
+    and the log-likelihood of the answers under these parameters."""
+    log_confusion = np.log(confusion)  # annotators × k × k: the logarithms once, not per answer
+    log_answers = log_confusion[answers.annotator, :, answers.label]
+    log_joint = _sum_rows(answers.unit, log_answers, answers.units) + np.log(np.maximum(priors, FLOOR))
+    log_marginal = _log_sum_exp(log_joint)
+    return np.exp(log_joint - log_marginal[:, None]), float(log_marginal.sum())
 
 
 def mace(

@@ -152,6 +152,7 @@ def _detail(request, study, enrollment, *, errors=None, action: str = "", status
     context = {
         "study": study,
         "q": quality,
+        "competence": study_competence(study).get(quality.pseudonym),
         "pages": participant_pages(study, enrollment, page),
         "page": page,
         "actions": ACTIONS,

@@ -10,7 +10,9 @@ answers of the population. Stored as figures:
   mean of the questions' competences weighted by the annotator's answers to each);
 - ``competence.label`` per unit and model (``{question, level, model, item}``, plus
   ``unit`` when a question has several units per item): the value is the posterior
-  probability of the aggregated label, the label in details with the majority vote's;
+  probability of the aggregated label, the label in details with the majority vote's
+  (up to ``MAX_LABELLED_UNITS`` units per question; a question with more than
+  ``MAX_FITTED_ANSWERS`` answers is not fitted, and an undefined row says so);
 - ``competence.majority_agreement`` and ``competence.adjudicated_agreement`` per question
   and model: the share of units whose aggregated label is the majority's (units with one
   most frequent answer) and the adjudicator's (items with an adjudicated answer).
@@ -42,6 +44,11 @@ MAX_ORDINAL_CATEGORIES = 7
 REPORT_MACE_RESTARTS = 3
 # The dashboard lists this many aggregated labels; the API and exports have them all.
 DASHBOARD_LABELS = 200
+# Beyond this many answers to one question the models are not fitted (EM's time grows
+# with the answers: about 200 passes over them), and the figures say so.
+MAX_FITTED_ANSWERS = 100_000
+# Beyond this many units of one question their labels are not stored one row each.
+MAX_LABELLED_UNITS = 50_000
 
 COMPETENCE_TABLE = TableSpec(
     title="Annotator competence, all categorical questions",
@@ -96,6 +103,8 @@ def competence_rows(data: StudyData, question_order: Sequence[str] = ()) -> list
     """Every competence and aggregated-label figure of one analysed population (humans)."""
     if data.population_name == "adjudicated" or not len(data.observations):
         return []
+    if not {str(level) for level in factorize(data.observations["level"])[0]} & {"nominal", "ordinal"}:
+        return []  # no categories (the game's guesses): not even the ratings are read again
     ratings = Ratings.of(data, question_order)
     context = _Context.of(data, ratings)
     human = ~ratings.model
@@ -184,6 +193,12 @@ def question_rows(question: _Question, context: _Context, pooled: dict) -> list[
     majority = majority_codes(answers.unit, answers.label, answers.units, answers.categories)
     per_annotator = np.bincount(answers.annotator, minlength=answers.annotators)
     per_unit = np.bincount(answers.unit, minlength=answers.units)
+    if len(answers) > MAX_FITTED_ANSWERS:
+        reason = f"more than {MAX_FITTED_ANSWERS} answers to the question: not fitted"
+        return [
+            row(f"competence.{model}", {**question.group, "annotator": "all"}, Estimate.undefined(reason))
+            for model in MODELS
+        ]
     names = context.labels(question.annotators)
     adjudicated = _adjudicated_codes(question, context)
     rows = []
@@ -192,7 +207,8 @@ def question_rows(question: _Question, context: _Context, pooled: dict) -> list[
             competence = Estimate(float(model.competence[code]), n=int(per_annotator[code]))
             rows.append(row(f"competence.{model.model}", {**question.group, "annotator": name}, competence))
             pooled[model.model].setdefault(name, []).append((competence.value, competence.n))
-        rows += _label_rows(question, context, model, majority, adjudicated, per_unit)
+        if answers.units <= MAX_LABELLED_UNITS:
+            rows += _label_rows(question, context, model, majority, adjudicated, per_unit)
         rows += _agreement_rows(question.group, model, majority, adjudicated)
     return rows
 

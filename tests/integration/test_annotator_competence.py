@@ -15,32 +15,11 @@ from annotation.models import Participant
 from annotation.services.adjudication import adjudicate
 from annotation.services.exports import export_study
 from annotation.services.pseudonyms import participant_pseudonym
-from annotation.services.studies import load_study_file
 from scoring.models import Report
 from scoring.services import compute_study_reports
-from tests.conftest import claim_study_file
-from tests.factories import AnsweredResponseFactory
+from tests.helpers.competence import ITEMS, RELIABLE, SPAMMER, competence_study, slip, spam, truth
 
 pytestmark = pytest.mark.django_db
-
-LABELS = ("supports", "contradicts", "neutral")
-ITEMS = 12
-RELIABLE = ("ann", "bob", "cy")
-SPAMMER = "spam"
-
-
-def truth(index: int) -> str:
-    return LABELS[index % 3]
-
-
-def spam(index: int) -> str:
-    """Unrelated to the truth: the label two steps on, every other item a third."""
-    return LABELS[(index * 5 + 1) % 3] if index % 2 else LABELS[(index + 2) % 3]
-
-
-def slip(index: int) -> str:
-    """cy's wrong answer on every third item."""
-    return LABELS[(index + 1) % 3]
 
 
 @pytest.fixture
@@ -53,22 +32,7 @@ def researcher(django_user_model, client):
 
 @pytest.fixture
 def study(researcher):
-    study = load_study_file(
-        claim_study_file(slug="quality", items=ITEMS, annotations_per_item=4), owner=researcher
-    ).study
-    specs = []
-    for index in range(ITEMS):
-        item = f"c{index}"
-        # one reliable annotator slips on a third of the items
-        for name in RELIABLE:
-            label = slip(index) if name == "cy" and index % 3 == 0 else truth(index)
-            specs.append({"participant": name, "item": item, "answer": {"label": label, "evidence": [0]}})
-        specs.append(
-            {"participant": SPAMMER, "item": item, "answer": {"label": spam(index), "evidence": [2]}}
-        )
-    AnsweredResponseFactory.from_specs(study, specs)
-    compute_study_reports(study)
-    return study
+    return competence_study(researcher)
 
 
 def pseudonym_of(study, name: str) -> str:
@@ -171,3 +135,15 @@ def test_aggregates_are_compared_with_adjudicated_answers(study, researcher, tmp
         (f"c{tied}",),
     ).fetchall()
     assert found == [(truth(tied), None), (truth(tied), None)]  # both models; no majority on a tie
+
+
+def test_participant_page_shows_their_competence(study, client):
+    spammer = Participant.objects.get(platform_worker_id=SPAMMER)
+    page = client.get(f"/research/s/{study.slug}/participants/{spammer.public_id}/").content.decode()
+    mace = Report.objects.get(
+        study=study,
+        population="all",
+        metric="competence.mace",
+        group={"annotator": pseudonym_of(study, SPAMMER)},
+    ).value
+    assert f"{mace:.2f};" in page.split('id="competence"')[1].split("</div>")[0]
