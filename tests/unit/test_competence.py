@@ -8,6 +8,7 @@ class priors once per answer, so it may stop before EM has converged; the full-c
 values below come from it with its stopping rule off (``tol=-1``, 1000 iterations), and
 after a fixed 10 iterations both give the same priors. MACE starts from random parameters
 in both, so its values agree to the optimum's precision (1e-3), not bit for bit.
+``docs/tools/crowdkit_reference.py`` prints crowd-kit's values on these data sets.
 """
 
 import numpy as np
