@@ -199,12 +199,15 @@ def agreement_scope_rows(
     question_order: Sequence[str] = (),
     *,
     margin: float = DEFAULT_CALIBRATION_MARGIN,
+    ratings: Ratings | None = None,
 ) -> list[ReportRow]:
     """Every grouped agreement figure of one (analysed) population, questions in
-    ``question_order`` (the kind's, as its own tables list them), any others after, sorted."""
+    ``question_order`` (the kind's, as its own tables list them), any others after, sorted;
+    ``ratings``: ``Ratings.of(data, question_order)`` when the caller has read them."""
     if not len(data.observations):
         return []
-    ratings = Ratings.of(data, question_order)
+    if ratings is None:
+        ratings = Ratings.of(data, question_order)
     labels = labeller(data)
     calibration = Calibration(margin, _definitions(data))
     rows: list[ReportRow] = []

@@ -23,7 +23,7 @@ item, so an aggregate would only repeat it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -99,13 +99,17 @@ COMPETENCE_TABLES = (
 )
 
 
-def competence_rows(data: StudyData, question_order: Sequence[str] = ()) -> list[ReportRow]:
-    """Every competence and aggregated-label figure of one analysed population (humans)."""
+def competence_rows(
+    data: StudyData, question_order: Sequence[str] = (), *, ratings: Ratings | None = None
+) -> list[ReportRow]:
+    """Every competence and aggregated-label figure of one analysed population (humans);
+    ``ratings``: ``Ratings.of(data, question_order)`` when the caller has read them."""
     if data.population_name == "adjudicated" or not len(data.observations):
         return []
-    if not {str(level) for level in factorize(data.observations["level"])[0]} & {"nominal", "ordinal"}:
-        return []  # no categories (the game's guesses): not even the ratings are read again
-    ratings = Ratings.of(data, question_order)
+    if ratings is None:
+        ratings = Ratings.of(data, question_order)
+    if not {str(level) for level in ratings.levels} & {"nominal", "ordinal"}:
+        return []  # no categories (the game's guesses)
     context = _Context.of(data, ratings)
     human = ~ratings.model
     if not human.all():
@@ -113,9 +117,21 @@ def competence_rows(data: StudyData, question_order: Sequence[str] = ()) -> list
     rows: list[ReportRow] = []
     pooled: dict[str, dict[str, list[tuple[float, int]]]] = {model: {} for model in MODELS}
     for question in _categorical_questions(ratings):
-        rows += question_rows(question, context, pooled)
+        if isinstance(question, dict):
+            rows += _not_fitted_rows(question)
+        else:
+            rows += question_rows(question, context, pooled)
     rows += _pooled_rows(pooled)
     return rows
+
+
+def _not_fitted_rows(group: dict) -> list[ReportRow]:
+    """A question with too many answers to fit: one undefined row per model says so."""
+    reason = f"more than {MAX_FITTED_ANSWERS} answers to the question: not fitted"
+    return [
+        row(f"competence.{model}", {**group, "annotator": "all"}, Estimate.undefined(reason))
+        for model in MODELS
+    ]
 
 
 @dataclass(frozen=True)
@@ -156,8 +172,9 @@ class _Context:
         return replace(self, item_of_rating=self.item_of_rating[mask], raw_units=self.raw_units[mask])
 
 
-def _categorical_questions(ratings: Ratings):
-    """Each (question, level) whose values are categories, as a ``_Question``."""
+def _categorical_questions(ratings: Ratings) -> Iterator[_Question | dict]:
+    """Each (question, level) whose values are categories, as a ``_Question`` (its group
+    alone when it has too many answers to fit: counted before anything is copied)."""
     for lv, level in enumerate(str(name) for name in ratings.levels):
         domain = ratings.domains[lv]
         if domain is None or level not in ("nominal", "ordinal"):
@@ -165,15 +182,20 @@ def _categorical_questions(ratings: Ratings):
         at_level = ratings.level == lv
         for q in np.unique(ratings.question[at_level]).tolist():
             rows = np.flatnonzero(at_level & (ratings.question == q))
-            categories, label = factorize(domain[ratings.value[rows]])
-            if len(categories) < 2 or (level == "ordinal" and len(categories) > MAX_ORDINAL_CATEGORIES):
+            group = {"question": str(ratings.questions[q]), "level": level}
+            given = int(np.count_nonzero(np.bincount(ratings.value[rows], minlength=len(domain))))
+            if given < 2 or (level == "ordinal" and given > MAX_ORDINAL_CATEGORIES):
+                continue  # one value only, or a rating scale rather than categories
+            if len(rows) > MAX_FITTED_ANSWERS:
+                yield group
                 continue
+            categories, label = factorize(domain[ratings.value[rows]])
             unit_ids, unit = factorize(ratings.unit[rows])
             annotators, annotator = factorize(ratings.rater[rows])
             first_rating = np.zeros(len(unit_ids), dtype=np.int64)
             first_rating[unit[::-1]] = rows[::-1]  # the first rating of each unit wins
             yield _Question(
-                group={"question": str(ratings.questions[q]), "level": level},
+                group=group,
                 answers=Answers.of(
                     unit,
                     annotator,
@@ -193,12 +215,6 @@ def question_rows(question: _Question, context: _Context, pooled: dict) -> list[
     majority = majority_codes(answers.unit, answers.label, answers.units, answers.categories)
     per_annotator = np.bincount(answers.annotator, minlength=answers.annotators)
     per_unit = np.bincount(answers.unit, minlength=answers.units)
-    if len(answers) > MAX_FITTED_ANSWERS:
-        reason = f"more than {MAX_FITTED_ANSWERS} answers to the question: not fitted"
-        return [
-            row(f"competence.{model}", {**question.group, "annotator": "all"}, Estimate.undefined(reason))
-            for model in MODELS
-        ]
     names = context.labels(question.annotators)
     adjudicated = _adjudicated_codes(question, context)
     rows = []

@@ -6,6 +6,7 @@ lists a bounded number of label rows."""
 import numpy as np
 
 from scoring.models import Report
+from scoring.reports import competence
 from scoring.reports.base import Columns, StudyData, observation_columns, stacked
 from scoring.reports.competence import LABEL_TABLE, competence_rows
 from scoring.selectors import table_view
@@ -99,3 +100,13 @@ def test_the_dashboard_lists_at_most_the_tables_bound_of_labels():
     table = table_view(LABEL_TABLE, reports)
     assert len(table.rows) == LABEL_TABLE.max_rows
     assert table.note.startswith(f"The first {LABEL_TABLE.max_rows} of {LABEL_TABLE.max_rows + 5} rows.")
+
+
+def test_a_question_with_too_many_answers_is_not_fitted(monkeypatch):
+    monkeypatch.setattr(competence, "MAX_FITTED_ANSWERS", 10)
+    rows = competence_rows(study().population("passed").analysed())
+    assert [(r.metric, r.group, r.value) for r in rows] == [
+        ("competence.mace", {"question": "choice", "level": "nominal", "annotator": "all"}, None),
+        ("competence.dawid_skene", {"question": "choice", "level": "nominal", "annotator": "all"}, None),
+    ]
+    assert rows[0].details["reason"] == "more than 10 answers to the question: not fitted"
