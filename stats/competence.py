@@ -207,38 +207,38 @@ def mace(
     restarts: int = MACE_RESTARTS,
     iterations: int = MACE_ITERATIONS,
     variational: bool = True,
+    tolerance: float | None = None,
 ) -> MaceModel:
-    """MACE: ``restarts`` runs of ``iterations`` EM steps each from random parameters
-    (``seed``), keeping the run with the highest log marginal likelihood."""
+    """MACE: ``restarts`` runs of up to ``iterations`` EM steps each from random parameters
+    (``seed``), keeping the run with the highest log marginal likelihood. ``tolerance``: a
+    run also stops once an iteration changes the log-likelihood by less than this per
+    answer (None: every run makes all its iterations, as MACE and crowd-kit do)."""
     rng = np.random.default_rng(seed)
     smoothing = 0.01 / max(answers.categories, 1)
-    best: tuple[float, np.ndarray, np.ndarray] | None = None
+    best: tuple[_MaceStep, np.ndarray, np.ndarray] | None = None
+    ran = 0
     for _ in range(max(restarts, 1)):
         states, spamming = _mace_start(rng, answers)
+        step = _mace_e_step(answers, states, spamming)
         for _ in range(iterations):
-            step = _mace_e_step(answers, states, spamming)
+            ran += 1
             states, spamming = _mace_m_step(step, variational, smoothing)
-        likelihood = _mace_e_step(answers, states, spamming).log_likelihood
-        if best is None or likelihood > best[0]:
-            best = (likelihood, states, spamming)
+            previous, step = step.log_likelihood, _mace_e_step(answers, states, spamming)
+            if tolerance is not None and abs(step.log_likelihood - previous) < tolerance * max(
+                len(answers), 1
+            ):
+                break
+        if best is None or step.log_likelihood > best[0].log_likelihood:
+            best = (step, states, spamming)
     assert best is not None
-    likelihood, states, spamming = best
-    final = _mace_e_step(answers, states, spamming)
+    final, states, spamming = best
     if variational:
         prior = MACE_KNOWING_PRIOR + MACE_SPAMMING_PRIOR
         competence = (final.knowing + MACE_KNOWING_PRIOR) / (final.answered + prior)
     else:
         competence = states[:, 1].copy()
     competence[final.answered == 0] = np.nan
-    return MaceModel(
-        "mace",
-        final.posterior,
-        competence,
-        iterations * max(restarts, 1),
-        float(likelihood),
-        spamming,
-        states[:, 1],
-    )
+    return MaceModel("mace", final.posterior, competence, ran, final.log_likelihood, spamming, states[:, 1])
 
 
 @dataclass(frozen=True)

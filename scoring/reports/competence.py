@@ -6,9 +6,12 @@ order unused), gets Dawid–Skene and MACE (``stats.competence``) fitted on the 
 answers of the population. Stored as figures:
 
 - ``competence.mace`` / ``competence.dawid_skene`` per annotator and question
-  (``{question, level, annotator}``) and pooled over the questions (``{annotator}``: the
-  mean of the questions' competences weighted by the annotator's answers to each);
-- ``competence.label`` per unit and model (``{question, level, model, item}``, plus
+  (``{question, level, annotator}``, when two questions or more are fitted) and pooled
+  over the questions (``{annotator}``: the mean of the questions' competences weighted by
+  the annotator's answers to each, least competent first);
+- ``competence.label`` per unit and model, in the ``passed`` population only (the answers
+  that count; ``all`` has the competences, which the participants page reads, but no
+  label rows) (``{question, level, model, item}``, plus
   ``unit`` when a question has several units per item): the value is the posterior
   probability of the aggregated label, the label in details with the majority vote's
   (up to ``MAX_LABELLED_UNITS`` units per question; a question with more than
@@ -40,9 +43,11 @@ from .base import ReportRow, StudyData, TableSpec, row
 MODELS = ("mace", "dawid_skene")
 # An ordinal scale with more values than this is a rating, not a set of categories.
 MAX_ORDINAL_CATEGORIES = 7
-# MACE restarts in reports (each restart is 50 EM steps over the question's answers).
-REPORT_MACE_RESTARTS = 3
-# The dashboard lists this many aggregated labels; the API and exports have them all.
+# MACE in reports: restarts, and the change of log-likelihood per answer that ends one
+# (a run of at most 50 EM steps over the question's answers; about 25 at this tolerance).
+REPORT_MACE_RESTARTS = 2
+REPORT_MACE_TOLERANCE = 1e-5
+# The dashboard lists this many rows of a label or annotator table; the API and exports have all.
 DASHBOARD_LABELS = 200
 # Beyond this many answers to one question the models are not fitted (EM's time grows
 # with the answers: about 200 passes over them), and the figures say so.
@@ -54,15 +59,19 @@ COMPETENCE_TABLE = TableSpec(
     title="Annotator competence, all categorical questions",
     metrics=("competence.mace", "competence.dawid_skene"),
     keys=("annotator",),
+    max_rows=DASHBOARD_LABELS,
     note="MACE: the estimated probability that the annotator knows the answer rather than "
     "guessing; Dawid–Skene: the estimated probability that their answer is right. Both fitted "
     "on the questions with categories (docs/statistics.md says what each assumes); the mean "
-    "over questions weighted by answers; n = answers.",
+    "over questions weighted by answers; n = answers. Least competent (MACE) first. Each "
+    "item's aggregated label is listed without the attention-check failures.",
 )
 QUESTION_COMPETENCE_TABLE = TableSpec(
     title="Annotator competence per question",
     metrics=("competence.mace", "competence.dawid_skene"),
     keys=("question", "level", "annotator"),
+    max_rows=DASHBOARD_LABELS,
+    note="When a study has several categorical questions.",
 )
 AGGREGATE_AGREEMENT_TABLE = TableSpec(
     title="Aggregated labels against the majority vote and the adjudicated answers",
@@ -116,13 +125,19 @@ def competence_rows(
         ratings, context = ratings.take(human), context.take(human)
     rows: list[ReportRow] = []
     pooled: dict[str, dict[str, list[tuple[float, int]]]] = {model: {} for model in MODELS}
+    labels = data.population_name != "all"  # the answers that count label the items
+    per_question: list[ReportRow] = []
+    fitted = 0
     for question in _categorical_questions(ratings):
         if isinstance(question, dict):
             rows += _not_fitted_rows(question)
-        else:
-            rows += question_rows(question, context, pooled)
-    rows += _pooled_rows(pooled)
-    return rows
+            continue
+        fitted += 1
+        annotators, others = question_rows(question, context, pooled, labels=labels)
+        per_question += annotators
+        rows += others
+    # per question only when there are several: else the pooled rows say the same
+    return (per_question if fitted > 1 else []) + _pooled_rows(pooled) + rows
 
 
 def _not_fitted_rows(group: dict) -> list[ReportRow]:
@@ -210,29 +225,35 @@ def _categorical_questions(ratings: Ratings) -> Iterator[_Question | dict]:
             )
 
 
-def question_rows(question: _Question, context: _Context, pooled: dict) -> list[ReportRow]:
+def question_rows(
+    question: _Question, context: _Context, pooled: dict, *, labels: bool = True
+) -> tuple[list[ReportRow], list[ReportRow]]:
+    """The question's competence rows per annotator (also added to ``pooled``), and its
+    label and agreement rows."""
     answers = question.answers
     majority = majority_codes(answers.unit, answers.label, answers.units, answers.categories)
     per_annotator = np.bincount(answers.annotator, minlength=answers.annotators)
     per_unit = np.bincount(answers.unit, minlength=answers.units)
     names = context.labels(question.annotators)
     adjudicated = _adjudicated_codes(question, context)
-    rows = []
+    annotators, rows = [], []
     for model in fit_models(question):
         for code, name in enumerate(names):
             competence = Estimate(float(model.competence[code]), n=int(per_annotator[code]))
-            rows.append(row(f"competence.{model.model}", {**question.group, "annotator": name}, competence))
+            group = {**question.group, "annotator": name}
+            annotators.append(row(f"competence.{model.model}", group, competence))
             pooled[model.model].setdefault(name, []).append((competence.value, competence.n))
-        if answers.units <= MAX_LABELLED_UNITS:
+        if labels and answers.units <= MAX_LABELLED_UNITS:
             rows += _label_rows(question, context, model, majority, adjudicated, per_unit)
         rows += _agreement_rows(question.group, model, majority, adjudicated)
-    return rows
+    return annotators, rows
 
 
 def fit_models(question: _Question) -> list[LabelModel]:
     """MACE (seeded by the question) and Dawid–Skene on one question's answers."""
     seed = seed_for("competence", question.group["question"], question.group["level"])
-    return [mace(question.answers, seed=seed, restarts=REPORT_MACE_RESTARTS), dawid_skene(question.answers)]
+    fitted = mace(question.answers, seed=seed, restarts=REPORT_MACE_RESTARTS, tolerance=REPORT_MACE_TOLERANCE)
+    return [fitted, dawid_skene(question.answers)]
 
 
 def _label_rows(question, context, model: LabelModel, majority, adjudicated, per_unit) -> list[ReportRow]:
@@ -273,20 +294,36 @@ def _agreement_rows(group: dict, model: LabelModel, majority, adjudicated) -> li
 
 
 def _pooled_rows(pooled: dict[str, dict[str, list[tuple[float, int]]]]) -> list[ReportRow]:
-    """Each annotator's competence over the questions, weighted by their answers."""
+    """Each annotator's competence over the questions, weighted by their answers; the
+    least competent by MACE first (the order the dashboard lists them in)."""
     rows = []
-    for model, by_annotator in pooled.items():
-        for name, figures in by_annotator.items():
-            values = np.array([v for v, _ in figures])
-            weights = np.array([n for _, n in figures], dtype=np.float64)
-            known = ~np.isnan(values) & (weights > 0)
-            if not known.any():
-                estimate = Estimate.undefined("no answers", n=0)
-            else:
-                mean = float(np.average(values[known], weights=weights[known]))
-                estimate = Estimate(mean, n=int(weights[known].sum()))
-            rows.append(row(f"competence.{model}", {"annotator": name}, estimate, questions=len(figures)))
+    by_model = {model: dict(_weighted_means(figures)) for model, figures in pooled.items()}
+    order = sorted(by_model["mace"], key=lambda name: _ascending(by_model["mace"][name][0]))
+    for model, means in by_model.items():
+        for name in order:
+            estimate, questions = means[name]
+            rows.append(row(f"competence.{model}", {"annotator": name}, estimate, questions=questions))
     return rows
+
+
+def _ascending(estimate: Estimate) -> tuple:
+    return (0, estimate.value) if estimate.defined else (1, 0.0)
+
+
+def _weighted_means(
+    by_annotator: dict[str, list[tuple[float, int]]],
+) -> Iterator[tuple[str, tuple[Estimate, int]]]:
+    """Annotator → (mean competence over their questions weighted by answers, questions)."""
+    for name, figures in by_annotator.items():
+        values = np.array([v for v, _ in figures])
+        weights = np.array([n for _, n in figures], dtype=np.float64)
+        known = ~np.isnan(values) & (weights > 0)
+        if not known.any():
+            estimate = Estimate.undefined("no answers", n=0)
+        else:
+            mean = float(np.average(values[known], weights=weights[known]))
+            estimate = Estimate(mean, n=int(weights[known].sum()))
+        yield name, (estimate, len(figures))
 
 
 def _unit_keys(context: _Context, rating: int) -> dict:

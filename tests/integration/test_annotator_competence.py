@@ -92,14 +92,17 @@ def test_participants_page_shows_and_sorts_by_competence(study, client):
 
 
 def test_dashboard_lists_competence_and_aggregated_labels(study, client):
-    page = client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
-    for title in (
+    url = f"/research/s/{study.slug}/dashboard/"
+    competence = (
         "Annotator competence, all categorical questions",
         "Annotator competence per question",
         "Aggregated labels against the majority vote and the adjudicated answers",
-        "Aggregated label per item",
-    ):
-        assert title in page
+    )
+    everyone = client.get(url).content.decode()
+    assert all(title in everyone for title in competence)
+    assert "Aggregated label per item" not in everyone  # labels come from the answers that count
+    passed = client.get(url + "?population=passed").content.decode()
+    assert all(title in passed for title in (*competence, "Aggregated label per item"))
 
 
 def test_sqlite_export_has_the_aggregated_label_per_item(study, tmp_path):
