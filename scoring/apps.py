@@ -8,4 +8,9 @@ class ScoringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from annotation.services.competence import register_competence_reader
+
         from . import exports, job_kinds  # noqa: F401 - registers the reports job and the reports export table
+        from .selectors import annotator_competence
+
+        register_competence_reader(annotator_competence)

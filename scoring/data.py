@@ -64,7 +64,10 @@ def load_study_data(study: Study, builder: KindReport, *, by: Sequence[str] = ()
     ``by``: provenance keys of the items agreement is also grouped by (``provenance:<key>``)."""
     kind = get_kind(study.kind)  # UnknownKind for a kind this site does not have
     declared = () if kind.agreement_per_answer else kind.agreement_fields
-    item_fields = {"attention": Field("is_attention_check", "truth")} | builder.item_fields
+    item_fields = {
+        "attention": Field("is_attention_check", "truth"),
+        "external_id": Field("external_id", "label"),  # names the aggregated labels' items
+    } | builder.item_fields
     item_fields |= {f"provenance:{key}": Field(f"provenance__{key}", "text") for key in by}
     items = cached_item_columns(
         study, item_fields, lambda: _read_table(Item.objects.filter(study=study), item_fields, by_id=True)

@@ -39,3 +39,35 @@ def reports_table() -> Table:
 
 
 register_table(reports_table)
+
+
+def aggregated_labels_table() -> Table:
+    """Each item's aggregated label (per categorical question and model), from the reports
+    of the ``passed`` population: the answers that count."""
+    group, details = 'rep."group"', "rep.details"
+    return Table(
+        "aggregated_labels",
+        "Per item and categorical question, the label MACE and Dawid-Skene infer from the "
+        "answers that count, with its posterior probability, when the reports were last computed.",
+        [
+            Column("item", "text", f"{group} ->> 'item'", "The item's external id."),
+            Column(
+                "unit",
+                "text",
+                f"COALESCE({group} ->> 'unit', '')",
+                "The part of the item the question asks about (a claim's evidence sentence), else empty.",
+            ),
+            Column("question", "text", f"{group} ->> 'question'", "The question."),
+            Column("model", "text", f"{group} ->> 'model'", "mace or dawid_skene."),
+            Column("label", "text", f"{details} ->> 'label'", "The aggregated label."),
+            Column("posterior", "real", "rep.value", "Its posterior probability under the model."),
+            Column("majority", "text", f"{details} ->> 'majority'", "The majority vote (empty on a tie)."),
+            Column("adjudicated", "text", f"{details} ->> 'adjudicated'", "The adjudicated answer, if any."),
+            Column("answers", "integer", "rep.n", "How many answers the item had."),
+        ],
+        f"FROM {Report._meta.db_table} rep WHERE rep.study_id = %s "
+        "AND rep.metric = 'competence.label' AND rep.population = 'passed' ORDER BY rep.id",
+    )
+
+
+register_table(aggregated_labels_table)

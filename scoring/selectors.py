@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from annotation.models import Study
+from annotation.services.competence import Competence
 from scoring.models import Report
 from scoring.plots import points_for
 from scoring.reports import report_for
 from scoring.reports.base import PlotSpec, TableSpec
 from scoring.reports.common import AGREEMENT_TABLE, ALPHA_PLOT, MORE_AGREEMENT_TABLES, RATER_PLOT
+from scoring.reports.competence import COMPETENCE_TABLES
 
 PROGRESS_METRICS = (
     "progress.items_complete",
@@ -99,7 +101,7 @@ def dashboard_view(study: Study, population: str) -> DashboardView:
     view.progress = progress_cards(
         {r.metric: r for r in reports if r.metric in PROGRESS_METRICS and not r.group}
     )
-    for spec in (AGREEMENT_TABLE, *builder.tables, *MORE_AGREEMENT_TABLES):
+    for spec in (AGREEMENT_TABLE, *builder.tables, *MORE_AGREEMENT_TABLES, *COMPETENCE_TABLES):
         table = table_view(spec, reports)
         if table.rows:
             view.tables.append(table)
@@ -192,14 +194,19 @@ def table_view(spec: TableSpec, reports: list[Report]) -> TableView:
     header += [spec.value_label or _metric_label(m) for m in spec.metrics]
     header += [DETAIL_LABELS.get(d, d.replace("_", " ")) for d in spec.details]
     rows = []
-    for key in sorted(cells, key=_order_of(list(cells))):
+    keys = sorted(cells, key=_order_of(list(cells)))
+    note = spec.note
+    if spec.max_rows and len(keys) > spec.max_rows:
+        note = f"The first {spec.max_rows} of {len(keys)} rows. {note}".strip()
+        keys = keys[: spec.max_rows]
+    for key in keys:
         by_metric = cells[key]
         line = [Cell(str(value)) for value in key]
         line += [_value_cell(by_metric.get(metric)) for metric in spec.metrics]
         first = next(by_metric[m] for m in spec.metrics if m in by_metric)  # a key has one at least
         line += [_detail_cell(spec, (first.details or {}).get(d), d) for d in spec.details]
         rows.append(line)
-    return TableView(spec.title, spec.note, header, rows, numeric_from=len(spec.keys))
+    return TableView(spec.title, note, header, rows, numeric_from=len(spec.keys))
 
 
 def _detail_cell(spec: TableSpec, value, name: str) -> Cell:
@@ -289,3 +296,22 @@ def _order_of(keys: list[tuple]):
         )
 
     return order
+
+
+def annotator_competence(study: Study) -> dict[str, Competence]:
+    """Pseudonym → the annotator's competence over the study's categorical questions, as
+    the last reports estimated it from every answer (the ``all`` population: a participant
+    already flagged still has one). Registered for the participants page."""
+    found: dict[str, dict] = {}
+    rows = Report.objects.filter(
+        study=study, population="all", metric__in=("competence.mace", "competence.dawid_skene")
+    ).values_list("metric", "group", "value", "n")
+    for metric, group, value, n in rows:
+        if set(group) != {"annotator"}:
+            continue  # per question: the page shows the pooled figure
+        figures = found.setdefault(group["annotator"], {"answers": n})
+        figures[metric.split(".", 1)[1]] = value
+    return {
+        name: Competence(mace=f.get("mace"), dawid_skene=f.get("dawid_skene"), answers=f["answers"])
+        for name, f in found.items()
+    }

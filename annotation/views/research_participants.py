@@ -18,6 +18,7 @@ from annotation.services.access import (
     access_study_for_researcher,
     can_see_platform_ids,
 )
+from annotation.services.competence import COMPETENCE_SORTS, by_competence, study_competence
 from annotation.services.flags import set_study_marks
 from annotation.services.platform_lists import platform_csv_lines
 from annotation.services.populations import real_enrollments
@@ -70,13 +71,22 @@ CONFIRMATIONS = {
 def participant_list(request: HttpRequest, slug: str) -> HttpResponse:
     study = access_study_for_researcher(request.user, slug)
     enrollments = real_enrollments(study).select_related("participant").order_by("id")
-    page = Paginator(enrollments, PARTICIPANTS_PER_PAGE).get_page(request.GET.get("page"))
+    competence = study_competence(study)
+    sort = request.GET.get("sort", "")
+    if sort in COMPETENCE_SORTS:
+        ordered = by_competence(study, list(enrollments), competence, descending=COMPETENCE_SORTS[sort])
+        page = Paginator(ordered, PARTICIPANTS_PER_PAGE).get_page(request.GET.get("page"))
+    else:
+        sort = ""
+        page = Paginator(enrollments, PARTICIPANTS_PER_PAGE).get_page(request.GET.get("page"))
     quality = study_quality(study, list(page))
-    rows = [quality[e.participant_id] for e in page]
+    rows = [(quality[e.participant_id], competence.get(quality[e.participant_id].pseudonym)) for e in page]
     context = {
         "study": study,
         "rows": rows,
         "page": page,
+        "sort": sort,
+        "has_competence": bool(competence),
         "sees_platform_id": can_see_platform_ids(request.user, study),
     }
     return render(request, "research/participants.html", context)
@@ -142,6 +152,7 @@ def _detail(request, study, enrollment, *, errors=None, action: str = "", status
     context = {
         "study": study,
         "q": quality,
+        "competence": study_competence(study).get(quality.pseudonym),
         "pages": participant_pages(study, enrollment, page),
         "page": page,
         "actions": ACTIONS,

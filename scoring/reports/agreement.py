@@ -197,13 +197,16 @@ def agreement_scope_rows(
     question_order: Sequence[str] = (),
     *,
     margin: float = DEFAULT_CALIBRATION_MARGIN,
+    ratings: Ratings | None = None,
 ) -> list[ReportRow]:
     """Every grouped agreement figure of one (analysed) population, questions in
-    ``question_order`` (the kind's, as its own tables list them), any others after, sorted."""
+    ``question_order`` (the kind's, as its own tables list them), any others after, sorted;
+    ``ratings``: ``Ratings.of(data, question_order)`` when the caller has read them."""
     if not len(data.observations):
         return []
-    ratings = Ratings.of(data, question_order)
-    labels = _labeller(data)
+    if ratings is None:
+        ratings = Ratings.of(data, question_order)
+    labels = labeller(data)
     calibration = Calibration(margin, _definitions(data))
     rows: list[ReportRow] = []
     for scope in scopes(ratings, question_groups):
@@ -611,7 +614,7 @@ def numbers_or_text(raw: np.ndarray, level: str) -> np.ndarray | None:
     return np.array(["" if v is None else str(v) for v in raw], dtype=object).astype(str)
 
 
-def _labeller(data: StudyData) -> Labels:
+def labeller(data: StudyData) -> Labels:
     """Machine raters by name; humans by the study's pseudonyms when the loader gave them."""
     names = data.participants["name"]
     model = data.participants["model"]

@@ -141,6 +141,9 @@ class StudyData:
     rater_labels: Callable[[np.ndarray], list[str]] | None = None
     # The population these responses are ("": the study as read, every response).
     population_name: str = ""
+    # The adjudicated answers' observations (``unit``, ``question``, ``value``, ``level``),
+    # kept beside every population (those without adjudicators too) to compare with.
+    adjudications: Columns | None = None
 
     def where(self, keep: np.ndarray) -> StudyData:
         """The same study with only the responses in ``keep`` (and their observations)."""
@@ -181,7 +184,16 @@ class StudyData:
             raise ValueError(f"unknown population {name!r}")
         if name == "adjudicated" and "adjudicated" in self.items:
             keep = (keep & ~self.items["adjudicated"][self.responses["item"]]) | adjudicator
-        return replace(self.where(keep), population_name=name)
+        adjudications = self._observations_of(adjudicator) if adjudicator.any() else None
+        return replace(self.where(keep), population_name=name, adjudications=adjudications)
+
+    def _observations_of(self, responses: np.ndarray) -> Columns:
+        """The observations of the responses in the mask ``responses``, without row numbers."""
+        observations = self.observations
+        if not len(observations):
+            return observations
+        taken = observations.take(responses[observations["response"]])
+        return Columns({name: values for name, values in taken.data.items() if name != "response"})
 
     def machine_responses(self) -> np.ndarray:
         """Per response, whether a machine rater gave it (a participant with source ``model``:
@@ -238,6 +250,8 @@ class TableSpec:
     pair_prefer: str = ""
     # Detail values the page marks as a warning (a rater ``not calibrated``).
     marks: frozenset[str] = frozenset()
+    # The page lists at most this many rows (0: all), saying how many it left out.
+    max_rows: int = 0
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ from stats.counting import count_distinct
 from stats.estimate import Estimate
 from stats.raters import DEFAULT_CALIBRATION_MARGIN, NOT_CALIBRATED
 
-from .agreement import agreement_scope_rows
+from .agreement import Ratings, agreement_scope_rows
 from .base import Embed, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, row
+from .competence import competence_rows
 
 HUMAN_METRICS = (
     "agreement.krippendorff_alpha",
@@ -178,7 +179,7 @@ def study_rows(
 ) -> list[ReportRow]:
     """All figures of one population: progress, agreement (among human annotators, grouped
     by question, pooled, by question group and by provenance; machine raters beside the
-    humans), and the kind's own.
+    humans), annotator competence and aggregated labels (``competence``), and the kind's own.
 
     Human answers are selected here, once (``StudyData.humans``): the kind's figures see
     nothing else; the rows that compare machine raters with humans (``agreement.machine_*``,
@@ -188,9 +189,13 @@ def study_rows(
     analysed = data.analysed()
     del data  # one copy of the population at a time
     config = analysed.config
+    order = builder.question_order(config)
+    # the agreement values as codes, read once for agreement and competence alike
+    ratings = Ratings.of(analysed, order) if len(analysed.observations) else None
     rows += agreement_scope_rows(
-        analysed, builder.question_groups(config), builder.question_order(config), margin=calibration_margin
+        analysed, builder.question_groups(config), order, margin=calibration_margin, ratings=ratings
     )
+    rows += competence_rows(analysed, order, ratings=ratings)
     rows += builder.machine_rows(analysed, embed=embed)
     rows += builder.rows(analysed.humans(), embed=embed)
     return rows

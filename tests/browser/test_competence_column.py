@@ -1,0 +1,31 @@
+"""A researcher sorts the participants page by competence and finds the annotator who
+answers at random at the top, with the flag button beside them."""
+
+import pytest
+from django.contrib.auth.models import Group
+
+from annotation.models import Participant
+from tests.helpers.competence import SPAMMER, competence_study
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "a-long-test-password-42"
+
+
+def test_participants_sorted_by_competence(live_server, page, screenshot, django_user_model):
+    owner = django_user_model.objects.create_user("owner", password=PASSWORD)
+    owner.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    study = competence_study(owner)
+    page.goto(f"{live_server.url}/accounts/login/?next=/research/s/{study.slug}/participants/")
+    page.fill("input[name=username]", "owner")
+    page.fill("input[name=password]", PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_selector("#competence-header")
+    page.locator("#competence-header a").click()
+    page.wait_for_url("**?sort=competence")
+    spammer = Participant.objects.get(platform_worker_id=SPAMMER).public_id
+    first = page.locator("#participants tbody tr").first
+    assert first.get_attribute("id") == f"participant-{spammer}"
+    assert first.locator("td.competence").inner_text().startswith("0.")
+    assert first.get_by_role("link", name="Flag…").count() == 1
+    screenshot("participants-competence")

@@ -1,0 +1,152 @@
+"""Annotator competence and aggregated labels (issue 28, first part), through the pages:
+a claim study with three reliable annotators and one who answers at random; the reports
+estimate the spammer's competence lower, the participants page shows it and sorts by it,
+the dashboard lists the tables and the SQLite export has each item's aggregated label."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+import pytest
+from django.contrib.auth.models import Group
+
+from annotation.models import Participant
+from annotation.services.adjudication import adjudicate
+from annotation.services.exports import export_study
+from annotation.services.pseudonyms import participant_pseudonym
+from scoring.models import Report
+from scoring.services import compute_study_reports
+from tests.helpers.competence import ITEMS, RELIABLE, SPAMMER, competence_study, slip, spam, truth
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def researcher(django_user_model, client):
+    user = django_user_model.objects.create_user("rita", password="pw")
+    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    client.force_login(user)
+    return user
+
+
+@pytest.fixture
+def study(researcher):
+    return competence_study(researcher)
+
+
+def pseudonym_of(study, name: str) -> str:
+    return participant_pseudonym(study, Participant.objects.get(platform_worker_id=name))
+
+
+def test_the_spammer_is_estimated_less_competent_by_both_models(study):
+    pooled = {
+        (r.metric, r.group["annotator"]): r.value
+        for r in Report.objects.filter(study=study, population="all", metric__startswith="competence.")
+        if set(r.group) == {"annotator"}
+    }
+    spammer = pseudonym_of(study, SPAMMER)
+    for model in ("mace", "dawid_skene"):
+        reliable = [pooled[(f"competence.{model}", pseudonym_of(study, name))] for name in RELIABLE]
+        assert pooled[(f"competence.{model}", spammer)] < min(reliable) - 0.2
+    labels = Report.objects.filter(
+        study=study,
+        population="passed",
+        metric="competence.label",
+        group__question="label",
+        group__model="mace",
+    )
+    assert {r.group["item"]: r.details["label"] for r in labels} == {f"c{i}": truth(i) for i in range(ITEMS)}
+    agreement = Report.objects.get(
+        study=study,
+        population="passed",
+        metric="competence.majority_agreement",
+        group={"question": "label", "level": "nominal", "model": "mace"},
+    )
+    # where cy's slip is the spammer's answer the vote is two against two: no majority
+    ties = sum(1 for i in range(0, ITEMS, 3) if slip(i) == spam(i))
+    assert ties and agreement.value == 1.0 and agreement.n == ITEMS - ties
+
+
+def test_participants_page_shows_and_sorts_by_competence(study, client):
+    url = f"/research/s/{study.slug}/participants/"
+    plain = client.get(url).content.decode()
+    assert 'id="competence-header"' in plain
+    order = re.findall(r'<tr id="participant-([^"]+)"', client.get(url + "?sort=competence").content.decode())
+    public = {
+        name: Participant.objects.get(platform_worker_id=name).public_id for name in (*RELIABLE, SPAMMER)
+    }
+    assert order[0] == public[SPAMMER]
+    highest_first = client.get(url + "?sort=-competence").content.decode()
+    assert re.findall(r'<tr id="participant-([^"]+)"', highest_first)[-1] == public[SPAMMER]
+    # the competence cell of the spammer, and the flag link beside it as on the plain page
+    row = highest_first.split(f'<tr id="participant-{public[SPAMMER]}">')[1].split("</tr>")[0]
+    spammer_mace = Report.objects.get(
+        study=study,
+        population="all",
+        metric="competence.mace",
+        group={"annotator": pseudonym_of(study, SPAMMER)},
+    ).value
+    assert f'<td class="num competence">{spammer_mace:.2f}' in row
+    assert f"/research/s/{study.slug}/participants/{public[SPAMMER]}/?mark=flag" in row
+
+
+def test_dashboard_lists_competence_and_aggregated_labels(study, client):
+    url = f"/research/s/{study.slug}/dashboard/"
+    competence = (
+        "Annotator competence, all categorical questions",
+        "Annotator competence per question",
+        "Aggregated labels against the majority vote and the adjudicated answers",
+    )
+    everyone = client.get(url).content.decode()
+    assert all(title in everyone for title in competence)
+    assert "Aggregated label per item" not in everyone  # labels come from the answers that count
+    passed = client.get(url + "?population=passed").content.decode()
+    assert all(title in passed for title in (*competence, "Aggregated label per item"))
+
+
+def test_sqlite_export_has_the_aggregated_label_per_item(study, tmp_path):
+    export_study(study, fmt="sqlite", path=tmp_path / "x.sqlite")
+    database = sqlite3.connect(tmp_path / "x.sqlite")
+    rows = database.execute(
+        "SELECT item, label, posterior, answers FROM aggregated_labels "
+        "WHERE question = 'label' AND model = 'dawid_skene' ORDER BY item"
+    ).fetchall()
+    assert {item: label for item, label, _, _ in rows} == {f"c{i}": truth(i) for i in range(ITEMS)}
+    assert all(0.5 < posterior <= 1.0 and answers == 4 for _, _, posterior, answers in rows)
+
+
+def test_aggregates_are_compared_with_adjudicated_answers(study, researcher, tmp_path):
+    tied = next(i for i in range(0, ITEMS, 3) if slip(i) == spam(i))
+    item = study.items.get(external_id=f"c{tied}")
+    adjudicate(
+        study=study, item=item, answer={"label": truth(tied), "evidence": [0]}, note="", user=researcher
+    )
+    compute_study_reports(study)
+    for model in ("mace", "dawid_skene"):
+        row = Report.objects.get(
+            study=study,
+            population="passed",
+            metric="competence.adjudicated_agreement",
+            group={"question": "label", "level": "nominal", "model": model},
+        )
+        assert (row.value, row.n) == (1.0, 1)
+    export_study(study, fmt="sqlite", path=tmp_path / "x.sqlite")
+    database = sqlite3.connect(tmp_path / "x.sqlite")
+    found = database.execute(
+        "SELECT adjudicated, majority FROM aggregated_labels WHERE item = ? AND question = 'label'",
+        (f"c{tied}",),
+    ).fetchall()
+    assert found == [(truth(tied), None), (truth(tied), None)]  # both models; no majority on a tie
+
+
+def test_participant_page_shows_their_competence(study, client):
+    spammer = Participant.objects.get(platform_worker_id=SPAMMER)
+    page = client.get(f"/research/s/{study.slug}/participants/{spammer.public_id}/").content.decode()
+    mace = Report.objects.get(
+        study=study,
+        population="all",
+        metric="competence.mace",
+        group={"annotator": pseudonym_of(study, SPAMMER)},
+    ).value
+    assert f"{mace:.2f};" in page.split('id="competence"')[1].split("</div>")[0]
