@@ -74,7 +74,8 @@ def add_items_from_file(study: Study, content: bytes, *, file_format: str) -> It
 
         def check(value) -> dict:
             sent, errors, rename = reading.to_item(value)
-            if isinstance(sent, dict) and sent.get("external_id") in known:
+            sent_id = sent.get("external_id") if isinstance(sent, dict) else None
+            if isinstance(sent_id, str) and sent_id.strip() in known:  # stored trimmed
                 errors.setdefault("external_id", [ALREADY_THERE])
             try:
                 item = check_item(kind, study.config, sent, exam=exam)

@@ -149,11 +149,12 @@ def test_every_error_at_once_and_nothing_written(tmp_path, make_claim_study):
 
 def test_ids_already_in_the_study_or_repeated_in_the_file_are_errors(make_claim_study):
     study = make_claim_study(items=2)  # c0, c1
-    lines = [{"external_id": eid, "payload": CLAIM_PAYLOAD} for eid in ("new", "c1", "new")]
+    lines = [{"external_id": eid, "payload": CLAIM_PAYLOAD} for eid in ("new", "c1", "new", " c0 ")]
     errors = errors_of(study, "\n".join(json.dumps(line) for line in lines), "jsonl")
     assert errors == {
         "line 2: external_id (external_id 'c1')": ["The study already has an item with this id."],
         "line 3: external_id (external_id 'new')": ["Repeats the external_id of line 1."],
+        "line 4: external_id (external_id ' c0 ')": ["The study already has an item with this id."],
     }
     assert not Item.objects.filter(external_id="new").exists()
 
