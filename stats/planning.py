@@ -22,6 +22,11 @@ The first system's values are then moved by ``d``: the simulation keeps the pilo
 spread and puts the difference the researcher wants to detect in place of the one the
 pilot happened to show. Paired pilots are tested with the paired t-test on the cases'
 differences of means, unpaired ones with Welch's t-test on the items' means.
+
+The agreement a design will measure is planned the same way: each simulated study's
+answers are an item's (shrunk) mean plus resampled answer deviations, and its Krippendorff's
+alpha (interval level) is computed; the width of the middle 95% of the simulated alphas is
+the width the 95% interval of the study's alpha will have.
 """
 
 from __future__ import annotations
@@ -55,6 +60,19 @@ class DesignPower:
     power: float
     answers: int  # both systems' answers together
     cost: float | None  # answers × price, when a price is given
+
+
+@dataclass(frozen=True)
+class DesignWidth:
+    """A design (items × answers per item), the width of the middle 95% of its simulated
+    alphas, their median, and its size."""
+
+    items: int
+    answers_per_item: int
+    width: float
+    alpha: float
+    answers: int
+    cost: float | None
 
 
 @dataclass(frozen=True)
@@ -100,6 +118,61 @@ def cheapest(table: Sequence[DesignPower], power: float) -> DesignPower | None:
     if not meeting:
         return None
     return min(meeting, key=lambda design: (design.answers, -design.power, design.answers_per_item))
+
+
+def width_table(
+    answers: Answers,
+    *,
+    items: Sequence[int] = ITEMS,
+    answers_per_item: Sequence[int] = (2, 3, 5),
+    price: float | None = None,
+    simulations: int = SIMULATIONS,
+    seed: int = 0,
+) -> list[DesignWidth]:
+    """Per design of ``items`` × ``answers_per_item`` (two or more: alpha compares answers),
+    the spread of the interval-level Krippendorff's alpha of studies simulated from the
+    pilot's ``answers`` (one question, every item); the same seed gives the same table."""
+    means, counts, residuals = _item_means_and_residuals(answers)
+    within = float(np.mean(residuals**2))
+    deviations = _shrunk(means[:, None], np.array([[within * np.mean(1 / counts)]]))[:, 0]
+    rng = np.random.default_rng(seed)
+    table = []
+    for n in items:
+        for k in answers_per_item:
+            if k < 2:
+                raise ValueError("alpha needs at least two answers per item")
+            rows = deviations[rng.integers(len(deviations), size=(simulations, n))]
+            values = rows[:, :, None] + residuals[rng.integers(len(residuals), size=(simulations, n, k))]
+            alphas = interval_alphas(values)
+            low, middle, high = np.nanpercentile(alphas, [2.5, 50, 97.5])
+            size = n * k
+            table.append(
+                DesignWidth(
+                    n, k, float(high - low), float(middle), size, None if price is None else size * price
+                )
+            )
+    return table
+
+
+def narrowest_enough(table: Sequence[DesignWidth], width: float) -> DesignWidth | None:
+    """The design of fewest answers whose alpha interval is at most ``width`` wide."""
+    meeting = [design for design in table if design.width <= width]
+    if not meeting:
+        return None
+    return min(meeting, key=lambda design: (design.answers, design.width, design.answers_per_item))
+
+
+def interval_alphas(values: np.ndarray) -> np.ndarray:
+    """Krippendorff's alpha (interval level) of each study in ``values`` (studies × units ×
+    answers, every unit answered as often): ``1 - D_o / D_e`` with ``D_o = 2k Σ SS_u /
+    ((k - 1) N)`` and ``D_e = 2 SS / (N - 1)`` over the ``N`` values (docs/statistics.md)."""
+    k = values.shape[2]
+    total = values.shape[1] * k
+    within = ((values - values.mean(axis=2, keepdims=True)) ** 2).sum(axis=(1, 2))
+    flat = values.reshape(values.shape[0], -1)
+    overall = ((flat - flat.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1 - (k * (total - 1) * within) / ((k - 1) * total * overall)
 
 
 def _fit(first: Answers, second: Answers, *, paired: bool) -> _Model:

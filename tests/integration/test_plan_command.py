@@ -122,6 +122,53 @@ def test_a_bad_target_names_the_option_and_changes_nothing(args, option, words):
     assert _counts() == before
 
 
+def test_plan_for_an_agreement_interval_width():
+    likert_study()
+    out = plan(
+        "--question",
+        "natural",
+        "--agreement-width",
+        "0.5",
+        "--price",
+        "0.1",
+        *DESIGNS[:2],
+        "--answers",
+        "2,3",
+        "--simulations",
+        "200",
+    )
+    assert "Krippendorff's alpha (interval) of 'natural' with a 95% interval at most 0.5 wide" in out
+    assert "Pilot: 24 items, 72 answers that count." in out
+    table = [line.split() for line in out.splitlines() if line[:12].strip().isdigit()]
+    assert [(int(r[0]), int(r[1]), int(r[2]), float(r[5])) for r in table] == [
+        (5, 2, 10, 1.0),
+        (5, 3, 15, 1.5),
+        (10, 2, 20, 2.0),
+        (10, 3, 30, 3.0),
+    ]
+    narrow = [(int(r[2]), float(r[3])) for r in table if float(r[3]) <= 0.5]
+    last = out.strip().splitlines()[-1]
+    assert (f"= {min(narrow)[0]} answers" in last) if narrow else last.startswith("No design here is narrow")
+
+
+@pytest.mark.parametrize(
+    "args, option, words",
+    [
+        (["--question", "edit", "--agreement-width", "0"], "--agreement-width", "positive"),
+        (["--question", "edit", "--agreement-width", "0.2", "--answers", "1,2"], "--answers", "two answers"),
+        (["--question", "edit", "--compare", "ROME", "FT"], "--difference", "--compare"),
+        (["--question", "edit", "--agreement-width", "0.2", "--simulations", "5"], "--simulations", "100"),
+    ],
+)
+def test_a_bad_agreement_target_names_the_option(args, option, words):
+    likert_study()
+    before = _counts()
+    with pytest.raises(CommandError) as raised:
+        plan(*args)
+    assert str(raised.value).startswith(f"{option}:") and words in str(raised.value)
+    assert _counts() == before
+
+
 def test_an_unknown_study_is_named():
     with pytest.raises(CommandError, match="No study with slug 'leme'"):
         plan("--compare", "A", "B", "--question", "q", "--difference", "1")

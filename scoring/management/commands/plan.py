@@ -1,5 +1,6 @@
-"""python manage.py plan SLUG --compare A B --question Q --difference D [--power P]
-[--alpha A] [--price X] — the designs a study needs, simulated from a pilot's answers."""
+"""python manage.py plan SLUG --question Q (--compare A B --difference D | --agreement-width W)
+— the designs a study needs, simulated from a pilot's answers that count (docs/statistics.md,
+"Planning a study from a pilot")."""
 
 from __future__ import annotations
 
@@ -7,32 +8,45 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
 from annotation.models import Study
-from scoring.planning import ComparisonTarget, Plan, plan_comparison
-from stats.planning import ANSWERS_PER_ITEM, ITEMS, SIMULATIONS, DesignPower
+from scoring.planning import (
+    AgreementPlan,
+    AgreementTarget,
+    ComparisonTarget,
+    Plan,
+    plan_agreement,
+    plan_comparison,
+)
+from stats.planning import ANSWERS_PER_ITEM, ITEMS, SIMULATIONS
+
+AGREEMENT_ANSWERS = (2, 3, 5)
 
 
 class Command(BaseCommand):
     help = (
-        "Plan a study from a pilot: the power of each design (items per system × answers per item) "
-        "to detect a difference between two systems on a question, simulated by resampling the pilot's "
-        "answers that count, with its cost, and the cheapest design that reaches the power."
+        "Plan a study from a pilot: for each design (items × answers per item), simulated by resampling "
+        "the pilot's answers that count, the power to detect a difference between two systems on a "
+        "question (--compare, --difference) or the width of the interval of the question's Krippendorff's "
+        "alpha (--agreement-width), with its cost; then the cheapest design that meets the target."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("slug", help="the pilot study")
-        parser.add_argument(
+        parser.add_argument("--question", required=True, help="the question (a rating on a scale)")
+        target = parser.add_mutually_exclusive_group(required=True)
+        target.add_argument(
             "--compare",
             nargs=2,
             metavar=("FIRST", "SECOND"),
-            required=True,
-            help="the two systems (the items' provenance.system)",
+            help="the two systems to compare (the items' provenance.system); needs --difference",
         )
-        parser.add_argument("--question", required=True, help="the question (a rating on a scale)")
-        parser.add_argument(
-            "--difference",
+        target.add_argument(
+            "--agreement-width",
             type=float,
-            required=True,
-            help="the difference of mean ratings to detect (points of the scale)",
+            metavar="W",
+            help="the widest acceptable 95%% interval of the question's Krippendorff's alpha",
+        )
+        parser.add_argument(
+            "--difference", type=float, help="the difference of mean ratings to detect (points of the scale)"
         )
         parser.add_argument("--power", type=float, default=0.8, help="chance of detecting it (default 0.8)")
         parser.add_argument(
@@ -47,14 +61,14 @@ class Command(BaseCommand):
             type=_numbers,
             default=ITEMS,
             metavar="N,N,…",
-            help=f"items per system to try (default {_joined(ITEMS)})",
+            help=f"items (per system, when comparing) to try (default {_joined(ITEMS)})",
         )
         parser.add_argument(
             "--answers",
             type=_numbers,
-            default=ANSWERS_PER_ITEM,
             metavar="K,K,…",
-            help=f"answers per item to try (default {_joined(ANSWERS_PER_ITEM)})",
+            help=f"answers per item to try (default {_joined(ANSWERS_PER_ITEM)}; "
+            f"for --agreement-width {_joined(AGREEMENT_ANSWERS)})",
         )
         parser.add_argument(
             "--simulations",
@@ -64,53 +78,62 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
 
-    def handle(
-        self,
-        *args,
-        slug,
-        compare,
-        question,
-        difference,
-        power,
-        alpha,
-        price,
-        items,
-        answers,
-        simulations,
-        seed,
-        **options,
-    ):
+    def handle(self, *args, slug: str, **options):
         study = Study.objects.filter(slug=slug).first()
         if study is None:
             raise CommandError(f"No study with slug {slug!r}.")
-        if simulations < 100:
+        if options["simulations"] < 100:
             raise CommandError("--simulations: at least 100 simulated studies per design.")
-        target = ComparisonTarget(compare[0], compare[1], question, difference, power, alpha)
-        try:
-            plan = plan_comparison(
-                study,
-                target,
-                price=price,
-                items=items,
-                answers_per_item=answers,
-                simulations=simulations,
-                seed=seed,
-            )
-        except InputError as error:
+        if options["compare"] and options["difference"] is None:
             raise CommandError(
-                "\n".join(f"--{field}: {' '.join(messages)}" for field, messages in error.errors.items())
-            ) from error
-        self.stdout.write("\n".join(report_lines(study.slug, plan, simulations=simulations, seed=seed)))
+                "--difference: give the difference to detect between the systems of --compare."
+            )
+        try:
+            lines = _comparison(study, options) if options["compare"] else _agreement(study, options)
+        except InputError as error:
+            messages = (f"--{field}: {' '.join(texts)}" for field, texts in error.errors.items())
+            raise CommandError("\n".join(messages)) from error
+        self.stdout.write("\n".join(lines))
 
 
-def report_lines(slug: str, plan: Plan, *, simulations: int, seed: int) -> list[str]:
-    target = plan.target
-    pilot = (
-        f"{plan.pilot_items[0]} cases rated for both systems (paired by provenance.source_id)"
-        if plan.paired
-        else f"{plan.pilot_items[0]} items of {target.first}, "
-        f"{plan.pilot_items[1]} of {target.second} (unpaired)"
+def _comparison(study: Study, options: dict) -> list[str]:
+    first, second = options["compare"]
+    target = ComparisonTarget(
+        first, second, options["question"], options["difference"], options["power"], options["alpha"]
     )
+    plan = plan_comparison(
+        study,
+        target,
+        price=options["price"],
+        items=options["items"],
+        answers_per_item=options["answers"] or ANSWERS_PER_ITEM,
+        simulations=options["simulations"],
+        seed=options["seed"],
+    )
+    return comparison_lines(study.slug, plan, simulations=options["simulations"], seed=options["seed"])
+
+
+def _agreement(study: Study, options: dict) -> list[str]:
+    target = AgreementTarget(options["question"], options["agreement_width"])
+    plan = plan_agreement(
+        study,
+        target,
+        price=options["price"],
+        items=options["items"],
+        answers_per_item=options["answers"] or AGREEMENT_ANSWERS,
+        simulations=options["simulations"],
+        seed=options["seed"],
+    )
+    return agreement_lines(study.slug, plan, simulations=options["simulations"], seed=options["seed"])
+
+
+def comparison_lines(slug: str, plan: Plan, *, simulations: int, seed: int) -> list[str]:
+    target = plan.target
+    if plan.paired:
+        pilot = f"{plan.pilot_items[0]} cases rated for both systems (paired by provenance.source_id)"
+    else:
+        counts = f"{plan.pilot_items[0]} items of {target.first}, {plan.pilot_items[1]} of {target.second}"
+        pilot = f"{counts} (unpaired)"
     lines = [
         f"Plan from {slug}: {target.first} vs {target.second} on {target.question!r}, "
         f"difference {target.difference:g} "
@@ -119,9 +142,11 @@ def report_lines(slug: str, plan: Plan, *, simulations: int, seed: int) -> list[
         f"difference in the pilot {plan.pilot_difference:+.2f}.",
         f"{simulations} simulated studies per design, seed {seed}.",
         "",
-        f"{'items/system':>12}  {'answers/item':>12}  {'answers':>8}  {'power':>6}  {'cost':>10}",
+        _cells("items/system", "answers/item", "answers", "power", "cost"),
     ]
-    lines += [_row(design) for design in plan.table]
+    lines += [
+        _cells(d.items, d.answers_per_item, d.answers, f"{d.power:.3f}", _money(d.cost)) for d in plan.table
+    ]
     lines.append("")
     best = plan.best
     if best is None:
@@ -129,22 +154,54 @@ def report_lines(slug: str, plan: Plan, *, simulations: int, seed: int) -> list[
             f"No design here reaches power {target.power:g}: try more items (--items) or answers (--answers)."
         )
     else:
-        cost = "" if best.cost is None else f", cost {best.cost:.2f}"
         lines.append(
             f"Cheapest design reaching power {target.power:g}: {best.items} items per system × "
-            f"{_answers_per_item(best.answers_per_item)} = {best.answers} answers "
-            f"(power {best.power:.3f}){cost}."
+            f"{_per_item(best.answers_per_item)} = {best.answers} answers "
+            f"(power {best.power:.3f}){_cost(best.cost)}."
         )
     return lines
 
 
-def _row(design: DesignPower) -> str:
-    cost = "" if design.cost is None else f"{design.cost:.2f}"
-    cells = (f"{design.items:>12}", f"{design.answers_per_item:>12}", f"{design.answers:>8}")
-    return "  ".join((*cells, f"{design.power:>6.3f}", f"{cost:>10}"))
+def agreement_lines(slug: str, plan: AgreementPlan, *, simulations: int, seed: int) -> list[str]:
+    target = plan.target
+    lines = [
+        f"Plan from {slug}: Krippendorff's alpha (interval) of {target.question!r} "
+        f"with a 95% interval at most {target.width:g} wide.",
+        f"Pilot: {plan.pilot_items} items, {plan.pilot_answers} answers that count.",
+        f"{simulations} simulated studies per design, seed {seed}.",
+        "",
+        _cells("items", "answers/item", "answers", "width", "alpha", "cost"),
+    ]
+    lines += [
+        _cells(d.items, d.answers_per_item, d.answers, f"{d.width:.3f}", f"{d.alpha:.3f}", _money(d.cost))
+        for d in plan.table
+    ]
+    lines.append("")
+    best = plan.best
+    if best is None:
+        lines.append("No design here is narrow enough: try more items (--items) or answers (--answers).")
+    else:
+        lines.append(
+            f"Cheapest design at most {target.width:g} wide: {best.items} items × "
+            f"{_per_item(best.answers_per_item)} = {best.answers} answers "
+            f"(width {best.width:.3f}){_cost(best.cost)}."
+        )
+    return lines
 
 
-def _answers_per_item(count: int) -> str:
+def _cells(*cells) -> str:
+    return "  ".join(f"{cell:>12}" for cell in cells)
+
+
+def _money(cost: float | None) -> str:
+    return "" if cost is None else f"{cost:.2f}"
+
+
+def _cost(cost: float | None) -> str:
+    return "" if cost is None else f", cost {cost:.2f}"
+
+
+def _per_item(count: int) -> str:
     return f"{count} answer per item" if count == 1 else f"{count} answers per item"
 
 
