@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Enrollment, Item, Job, Participant, Response, Study
 from scoring.models import Report
-from tests.factories import AnsweredResponseFactory
+from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
 from tests.helpers.reports import likert_study
 
 pytestmark = pytest.mark.django_db
@@ -41,6 +41,38 @@ def test_plan_prints_every_design_and_the_cheapest_that_reaches_the_power():
     assert f"= {cheapest[0]} answers (power {-cheapest[1]:.3f})" in out
     assert out == plan(  # seeded: the same table again
         "--compare", "ROME", "FT", "--question", "edit", "--difference", "1.5", "--price", "0.25", *DESIGNS
+    )
+
+
+def test_items_without_shared_sources_are_compared_as_independent_samples():
+    study = StudyFactory(
+        kind="likert", slug="leme", config={"questions": [{"id": "q", "text": "…", "passage": "main"}]}
+    )
+    payload = {"new_fact": "f", "old_facts": [], "main_passage": "p"}
+    ItemFactory.from_specs(
+        study,
+        [
+            {"external_id": f"{s}{i}", "payload": payload, "provenance": {"system": s}}
+            for s in "AB"
+            for i in range(5)
+        ],
+    )
+    AnsweredResponseFactory.from_specs(
+        study,
+        [
+            {
+                "participant": f"r{r}",
+                "item": f"{s}{i}",
+                "answer": {"ratings": {"q": 2 + (i + r) % 4 + (s == "A")}},
+            }
+            for s in "AB"
+            for i in range(5)
+            for r in range(2)
+        ],
+    )
+    out = plan("--compare", "A", "B", "--question", "q", "--difference", "1", *DESIGNS)
+    assert (
+        "Pilot: 5 items of A, 5 of B (unpaired); 20 answers that count; difference in the pilot +1.00." in out
     )
 
 
