@@ -13,11 +13,14 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from annotation.errors import InputError
 from annotation.models import Job
 from annotation.services.access import access_study_for_researcher
 from annotation.services.jobs import job_status
 from annotation.views.research import researcher_required
 from scoring import plots
+from scoring.forms import PAGE_SIMULATIONS, PlanForm
+from scoring.planning import Plan
 from scoring.selectors import dashboard_view, plot_specs, reports_version, study_reports
 from scoring.services import POPULATIONS, latest_reports_job, request_study_reports, study_fingerprint
 
@@ -107,3 +110,28 @@ def _population(request: HttpRequest) -> str:
     if population not in POPULATIONS:
         raise Http404("Unknown population.")
     return population
+
+
+@researcher_required
+@require_GET
+def study_plan(request: HttpRequest, slug: str) -> HttpResponse:
+    """The designs a study planned from this pilot needs (``manage.py plan``'s table), for
+    the target in the query string; nothing is stored."""
+    study = access_study_for_researcher(request.user, slug)
+    form = PlanForm(request.GET or None)
+    plan = None
+    if form.is_valid():
+        try:
+            plan = form.plan(study)
+        except InputError as error:
+            for field, messages in error.errors.items():
+                name = field.replace("-", "_")
+                form.add_error(name if name in form.fields else None, messages)
+    context = {
+        "study": study,
+        "form": form,
+        "plan": plan,
+        "comparison": isinstance(plan, Plan),
+        "simulations": PAGE_SIMULATIONS,
+    }
+    return render(request, "research/plan.html", context)

@@ -1,0 +1,61 @@
+"""The plan page's form: the target of a planned study, as ``manage.py plan`` takes it."""
+
+from __future__ import annotations
+
+from django import forms
+
+from annotation.models import Study
+from scoring.planning import (
+    AgreementPlan,
+    AgreementTarget,
+    ComparisonTarget,
+    Plan,
+    plan_agreement,
+    plan_comparison,
+)
+
+# Fewer simulated studies than the command's default: the page answers while one waits.
+PAGE_SIMULATIONS = 400
+
+
+class PlanForm(forms.Form):
+    """Either two systems and a difference (with power and level) or an alpha interval width;
+    the ranges are the service's to check (its errors come back on these fields)."""
+
+    question = forms.CharField(max_length=60)
+    first = forms.CharField(max_length=200, required=False, label="System A")
+    second = forms.CharField(max_length=200, required=False, label="System B")
+    difference = forms.FloatField(required=False, help_text="mean rating of A less B, in scale points")
+    power = forms.FloatField(initial=0.8, required=False)
+    alpha = forms.FloatField(initial=0.05, required=False, label="Significance level")
+    agreement_width = forms.FloatField(
+        required=False, label="Alpha interval width", help_text="instead of a comparison"
+    )
+    price = forms.FloatField(required=False, label="Price per answer")
+
+    def clean(self) -> dict:
+        data = super().clean() or {}
+        comparing = bool(data.get("first") or data.get("second") or data.get("difference") is not None)
+        if comparing == (data.get("agreement_width") is not None):
+            raise forms.ValidationError("Give two systems and a difference, or an alpha interval width.")
+        if comparing and not (
+            data.get("first") and data.get("second") and data.get("difference") is not None
+        ):
+            raise forms.ValidationError("A comparison needs system A, system B and the difference.")
+        return data
+
+    def plan(self, study: Study) -> Plan | AgreementPlan:
+        """The service's plan for the valid form (``InputError`` for a target it refuses)."""
+        data = self.cleaned_data
+        if data.get("agreement_width") is not None:
+            target = AgreementTarget(data["question"], data["agreement_width"])
+            return plan_agreement(study, target, price=data["price"], simulations=PAGE_SIMULATIONS)
+        comparison = ComparisonTarget(
+            data["first"],
+            data["second"],
+            data["question"],
+            data["difference"],
+            0.8 if data["power"] is None else data["power"],
+            0.05 if data["alpha"] is None else data["alpha"],
+        )
+        return plan_comparison(study, comparison, price=data["price"], simulations=PAGE_SIMULATIONS)

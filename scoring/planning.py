@@ -1,0 +1,270 @@
+"""Planning a study from a pilot: the pilot's answers that count, read as the reports read
+them, turned by ``stats.planning`` into a table of designs: the power of each to detect a
+difference between two systems (``plan_comparison``), or the width of the interval of
+Krippendorff's alpha each would measure (``plan_agreement``).
+
+Only the answers that count are resampled (``StudyData.population("passed").humans()
+.analysed()``, the rule of ``annotation/services/populations.py``): a flagged or excluded
+participant's answers, machine raters' and adjudicators' answers and attention checks
+would otherwise shape a design they will not be part of. A question's values are its
+agreement observations (numbers on a scale: ordinal, interval or ratio), so any kind that
+rates on a scale can be planned for; systems are the items' ``provenance.system``, and
+when the kind's report reads ``provenance.source_id`` (likert) the pilot is paired by it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from annotation.errors import InputError
+from annotation.models import Study
+from scoring.data import load_study_data, one_snapshot
+from scoring.reports import report_for
+from scoring.reports.base import StudyData
+from scoring.services import DEFAULT_BY
+from stats.planning import (
+    ANSWERS_PER_ITEM,
+    ITEMS,
+    SIMULATIONS,
+    Answers,
+    DesignPower,
+    DesignWidth,
+    cheapest,
+    narrowest_enough,
+    power_table,
+    width_table,
+)
+
+NUMERIC_LEVELS = ("ordinal", "interval", "ratio")
+SYSTEM = "provenance:system"  # the column ``by=("system",)`` reads
+SOURCE = "source"  # the likert report's provenance.source_id
+
+
+@dataclass(frozen=True)
+class ComparisonTarget:
+    """What the planned study must detect: ``first`` and ``second`` (systems) differ by
+    ``difference`` on ``question``, found with probability ``power`` by a two-sided test
+    at level ``alpha``."""
+
+    first: str
+    second: str
+    question: str
+    difference: float
+    power: float = 0.8
+    alpha: float = 0.05
+
+
+@dataclass(frozen=True)
+class Plan:
+    target: ComparisonTarget
+    paired: bool
+    pilot_items: tuple[int, int]  # items (cases when paired) of each system in the pilot
+    pilot_answers: int
+    pilot_difference: float  # the first system's mean less the second's, in the pilot
+    table: list[DesignPower]
+    best: DesignPower | None  # the cheapest design that reaches the power; None if none does
+
+
+@dataclass(frozen=True)
+class AgreementTarget:
+    """What the planned study must measure: Krippendorff's alpha of ``question`` with a 95%
+    interval at most ``width`` wide."""
+
+    question: str
+    width: float
+
+
+@dataclass(frozen=True)
+class AgreementPlan:
+    target: AgreementTarget
+    pilot_items: int
+    pilot_answers: int
+    table: list[DesignWidth]
+    best: DesignWidth | None  # the cheapest design narrow enough; None if none is
+
+
+def plan_agreement(
+    study: Study,
+    target: AgreementTarget,
+    *,
+    price: float | None = None,
+    items: Sequence[int] = ITEMS,
+    answers_per_item: Sequence[int] = (2, 3, 5),
+    simulations: int = SIMULATIONS,
+    seed: int = 0,
+) -> AgreementPlan:
+    """The width of the alpha interval of each design for ``target``, from ``study``'s
+    answers that count (every system's items together), and the cheapest design narrow
+    enough; bad input raises ``InputError`` naming the field, and nothing is written."""
+    errors = _design_errors(price, items, answers_per_item)
+    if not target.width > 0:
+        errors["agreement-width"] = ["The interval width must be positive."]
+    if answers_per_item and min(answers_per_item) < 2:
+        errors["answers"] = ["Alpha compares answers: at least two answers per item."]
+    if errors:
+        raise InputError(errors)
+    values, item = _question_values(_counting(study), target.question)
+    answers = _side(values, item, np.ones(len(values), dtype=bool))
+    if int(answers.items.max(initial=-1)) + 1 < 2:
+        raise InputError({"question": ["The pilot needs at least two items answered to plan from."]})
+    table = width_table(
+        answers,
+        items=items,
+        answers_per_item=answers_per_item,
+        price=price,
+        simulations=simulations,
+        seed=seed,
+    )
+    return AgreementPlan(
+        target=target,
+        pilot_items=int(answers.items.max()) + 1,
+        pilot_answers=len(values),
+        table=table,
+        best=narrowest_enough(table, target.width),
+    )
+
+
+def plan_comparison(
+    study: Study,
+    target: ComparisonTarget,
+    *,
+    price: float | None = None,
+    items: Sequence[int] = ITEMS,
+    answers_per_item: Sequence[int] = ANSWERS_PER_ITEM,
+    simulations: int = SIMULATIONS,
+    seed: int = 0,
+) -> Plan:
+    """The power of each design for ``target`` from ``study``'s answers that count, and
+    the cheapest design reaching the power; bad input raises ``InputError`` naming the
+    field (``compare``, ``question``, ``difference``, ``power``, ``alpha``, ``price``,
+    ``items``, ``answers``) and nothing is written."""
+    check_design(target, price=price, items=items, answers_per_item=answers_per_item)
+    first, second, paired = pilot_answers(_counting(study), target)
+    table = power_table(
+        first,
+        second,
+        difference=target.difference,
+        paired=paired,
+        alpha=target.alpha,
+        items=items,
+        answers_per_item=answers_per_item,
+        price=price,
+        simulations=simulations,
+        seed=seed,
+    )
+    return Plan(
+        target=target,
+        paired=paired,
+        pilot_items=(int(first.items.max()) + 1, int(second.items.max()) + 1),
+        pilot_answers=len(first.values) + len(second.values),
+        pilot_difference=float(first.values.mean() - second.values.mean()),
+        table=table,
+        best=cheapest(table, target.power),
+    )
+
+
+def check_design(
+    target: ComparisonTarget, *, price: float | None, items: Sequence[int], answers_per_item: Sequence[int]
+) -> None:
+    """The numbers of a plan, each named when out of range (before anything is read)."""
+    errors = _design_errors(price, items, answers_per_item)
+    if target.first == target.second:
+        errors["compare"] = ["Name two different systems."]
+    if not target.difference > 0:
+        errors["difference"] = ["The difference to detect must be positive."]
+    if not 0 < target.power < 1:
+        errors["power"] = ["The power must be between 0 and 1."]
+    if not 0 < target.alpha < 1:
+        errors["alpha"] = ["The significance level must be between 0 and 1."]
+    if errors:
+        raise InputError(errors)
+
+
+def _design_errors(price: float | None, items: Sequence[int], answers_per_item: Sequence[int]) -> dict:
+    """What is wrong with the designs to try and the price, by field."""
+    errors: dict[str, list[str]] = {}
+    if price is not None and not price >= 0:
+        errors["price"] = ["The price per answer cannot be negative."]
+    if not items or min(items) < 2:
+        errors["items"] = ["Designs need at least two items per system."]
+    if not answers_per_item or min(answers_per_item) < 1:
+        errors["answers"] = ["Designs need at least one answer per item."]
+    return errors
+
+
+def _counting(study: Study) -> StudyData:
+    """The study's answers that count, read as the reports read them."""
+    with one_snapshot():
+        data = load_study_data(study, report_for(study.kind), by=DEFAULT_BY)
+    return data.population("passed").humans().analysed()
+
+
+def _question_values(data: StudyData, question: str) -> tuple[np.ndarray, np.ndarray]:
+    """Every value given to ``question`` (on a scale) and the row of its item."""
+    observations = data.observations
+    question_of = observations["question"]
+    questions = sorted({str(q) for q in question_of})
+    if question not in questions:
+        raise InputError({"question": [f"No answers to {question!r}; questions: {_listed(questions)}."]})
+    rows = np.flatnonzero(question_of == question)
+    levels = {str(level) for level in observations["level"][rows]}
+    if not levels <= set(NUMERIC_LEVELS):
+        raise InputError({"question": [f"{question!r} is not on a scale ({_listed(levels)})."]})
+    values = np.array([float(v) for v in observations["value"][rows]], dtype=np.float64)
+    return values, data.responses["item"][observations["response"][rows]]
+
+
+def pilot_answers(data: StudyData, target: ComparisonTarget) -> tuple[Answers, Answers, bool]:
+    """The two systems' values on the target's question, by item (by case when paired:
+    the cases that both systems were answered on)."""
+    observations = data.observations
+    question_of = observations["question"]
+    questions = sorted({str(q) for q in question_of})
+    if target.question not in questions:
+        raise InputError(
+            {"question": [f"No answers to {target.question!r}; questions: {_listed(questions)}."]}
+        )
+    rows = np.flatnonzero(question_of == target.question)
+    levels = {str(level) for level in observations["level"][rows]}
+    if not levels <= set(NUMERIC_LEVELS):
+        raise InputError({"question": [f"{target.question!r} is not on a scale ({_listed(levels)})."]})
+    responses = observations["response"][rows]
+    values = np.array([float(v) for v in observations["value"][rows]], dtype=np.float64)
+    item = data.responses["item"][responses]
+    systems = data.items[SYSTEM][item]
+    known = sorted({str(s) for s in systems if s})
+    missing = [name for name in (target.first, target.second) if name not in known]
+    if missing:
+        raise InputError(
+            {
+                "compare": [
+                    f"No answers for {_listed(missing)} on {target.question!r}; systems: {_listed(known)}."
+                ]
+            }
+        )
+    keys, shared = item, set()
+    if SOURCE in data.items:
+        sources = data.items[SOURCE][item]
+        shared = (set(sources[systems == target.first]) & set(sources[systems == target.second])) - {""}
+    paired = len(shared) >= 2  # else the systems' items are compared as independent samples
+    if paired:
+        keep = np.isin(sources, list(shared))
+        values, systems, keys = values[keep], systems[keep], sources[keep]
+    sides = [_side(values, keys, systems == name) for name in (target.first, target.second)]
+    if min(int(side.items.max(initial=-1)) + 1 for side in sides) < 2:
+        raise InputError({"compare": ["The pilot needs at least two items of each system to plan from."]})
+    return sides[0], sides[1], paired
+
+
+def _side(values: np.ndarray, keys: np.ndarray, mine: np.ndarray) -> Answers:
+    """One system's values with its items (or cases) numbered from 0, in sorted key order
+    (so a paired pilot's two systems number their shared cases alike)."""
+    codes = np.unique(keys[mine], return_inverse=True)[1].ravel()
+    return Answers(values[mine], codes)
+
+
+def _listed(names) -> str:
+    return ", ".join(sorted(str(n) for n in names)) or "none"

@@ -1,0 +1,71 @@
+"""The plan page: manage.py plan's table for a pilot study, through HTTP."""
+
+import pytest
+
+from annotation.models import Job, Study
+from scoring.models import Report
+from tests.factories import researcher_user
+from tests.helpers.reports import likert_study
+
+pytestmark = pytest.mark.django_db
+
+URL = "/research/s/leme/plan/"
+COMPARE = {"question": "edit", "first": "ROME", "second": "FT", "difference": "1.5", "price": "0.5"}
+
+
+@pytest.fixture
+def owner():
+    owner = researcher_user("owner")
+    likert_study()
+    Study.objects.filter(slug="leme").update(owner=owner)
+    return owner
+
+
+def test_only_the_studys_researchers_see_it(client, owner):
+    assert client.get(URL).status_code == 302
+    client.force_login(researcher_user("other"))
+    assert client.get(URL, COMPARE).status_code == 404
+
+
+def test_the_form_alone_until_a_target_is_given(client, owner):
+    client.force_login(owner)
+    page = client.get(URL).content.decode()
+    assert 'id="plan-form"' in page and 'id="plan-table"' not in page
+    assert f'href="{URL}" aria-current="page">Plan</a>' in page
+
+
+def test_a_comparison_shows_every_design_its_cost_and_the_cheapest(client, owner):
+    client.force_login(owner)
+    page = client.get(URL, COMPARE).content.decode()
+    assert "12 cases rated for both systems (paired)" in page and "72 answers that count" in page
+    assert page.count("<tr") == 1 + 9 * 4  # the header and the default designs
+    assert '<td class="num">10</td><td class="num">1</td><td class="num">20</td>' in page
+    assert "<strong>Cheapest design:</strong>" in page and "cost " in page
+    assert Report.objects.count() == 0 and Job.objects.count() == 0  # nothing stored
+
+
+def test_an_alpha_width_target(client, owner):
+    client.force_login(owner)
+    page = client.get(URL, {"question": "natural", "agreement_width": "0.4"}).content.decode()
+    assert "Alpha of natural: interval at most 0.4 wide" in page and "Median alpha" in page
+    assert page.count("<tr") == 1 + 9 * 3
+
+
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ({**COMPARE, "second": "MEMIT"}, "No answers for MEMIT"),
+        ({**COMPARE, "question": "fluency"}, "No answers to &#x27;fluency&#x27;"),
+        ({**COMPARE, "difference": "-1"}, "The difference to detect must be positive."),
+        ({"question": "edit"}, "Give two systems and a difference, or an alpha interval width."),
+        (
+            {**COMPARE, "agreement_width": "0.3"},
+            "Give two systems and a difference, or an alpha interval width.",
+        ),
+    ],
+)
+def test_a_bad_target_is_said_on_the_form(client, owner, query, message):
+    client.force_login(owner)
+    response = client.get(URL, query)
+    page = response.content.decode()
+    assert response.status_code == 200 and message in page and 'id="plan-table"' not in page
