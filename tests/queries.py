@@ -59,16 +59,7 @@ WRITES = ("INSERT", "UPDATE", "DELETE", "WITH")
 
 
 def _writes(sql: str) -> bool:
-    """Whether a statement run outside a transaction (an autocommit) writes; a prepared
-    statement's ``EXECUTE`` is looked up in the session's prepared statements."""
-    if sql.startswith("PREPARE"):
-        return sql.split(" AS ", 1)[1].lstrip().startswith(WRITES)
-    if sql.startswith("EXECUTE"):
-        name = sql.split()[1].lower()
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT statement FROM pg_prepared_statements WHERE name = %s", [name])
-            (text,) = cursor.fetchone()
-        return _writes(text.upper())
+    """Whether a statement run outside a transaction (an autocommit) writes."""
     return sql.startswith(WRITES)
 
 
