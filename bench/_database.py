@@ -5,17 +5,13 @@ from __future__ import annotations
 
 def ensure_database(url: str) -> None:
     """Create the database named at the end of ``url`` (a PostgreSQL URL) if it is missing."""
-    import psycopg2
-    from psycopg2 import sql
+    import psycopg
+    from psycopg import sql
 
     name = url.rsplit("/", 1)[1]
-    admin = psycopg2.connect(url.rsplit("/", 1)[0] + "/postgres")
-    admin.autocommit = True
-    with admin.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
-        if cursor.fetchone() is None:
-            cursor.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    admin.close()
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as admin:
+        if admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is None:
+            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
 # The tables the export and reports benches fill and read.

@@ -21,8 +21,11 @@ no item over its target, no participant given an item twice, every success reply
 row. Each phase also prints its CPU milliseconds per request by process class (this client,
 gunicorn, Redis, and the rest of the machine's busy time: PostgreSQL and the kernel; from
 /proc), and a table compares them with the hello-world's:
-which side a page's extra cost falls on. The client is plain threads on the same machine:
-its own CPU use caps the anchors first, so the ratios flatter the project a little.
+which side a page's extra cost falls on. The survey phases also print the rows PostgreSQL
+read and wrote per loop (one page fetched and answered), from the database's counters
+(``pg_stat_database``), which each server process sends once it has been idle a moment:
+those phases wait ``--stats-settle`` seconds before and after. The client is plain threads
+on the same machine: its own CPU use caps the anchors first, so the ratios flatter the project a little.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._database import ensure_database  # noqa: E402 - after the path
+from bench._database import ensure_database, settle_tables  # noqa: E402 - after the path
 from bench._django import production_like_env  # noqa: E402 - after the path
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
@@ -363,6 +366,56 @@ def report_cpu(before: dict[str, float], after: dict[str, float], requests: int)
     return per_request
 
 
+# --- rows read and written ---------------------------------------------------------------------
+
+# pg_stat_database's counters: rows (and index entries) the scans returned, rows fetched
+# through an index, and the rows written.
+ROW_COUNTERS = ("tup_returned", "tup_fetched", "tup_inserted", "tup_updated", "tup_deleted")
+
+
+def database_rows(settle: float) -> dict[str, int]:
+    """The bench database's row counters, after ``settle`` seconds: a PostgreSQL backend
+    (15+) sends its counts at the end of a transaction at most once a second, and once it
+    has been idle for ten seconds, so a phase's last requests are counted only after that
+    wait. Read on a connection of their own, outside any transaction."""
+    from django.db import connection
+
+    time.sleep(settle)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_force_next_flush(), pg_stat_clear_snapshot()")
+        cursor.execute(
+            f"SELECT {', '.join(ROW_COUNTERS)} FROM pg_stat_database WHERE datname = current_database()"  # noqa: S608 - constant columns
+        )
+        counters = dict(zip(ROW_COUNTERS, cursor.fetchone(), strict=True))
+        # Where the reads fall: rows scanned per table, entries read per index.
+        cursor.execute(
+            "SELECT relname, seq_tup_read FROM pg_stat_user_tables "
+            "UNION ALL SELECT indexrelname, idx_tup_read FROM pg_stat_user_indexes"
+        )
+        counters.update({f"read from {name}": value for name, value in cursor.fetchall()})
+    connection.close()
+    return counters
+
+
+def report_rows(before: dict[str, int], after: dict[str, int], loops: int) -> dict[str, float]:
+    """Print and return the rows read and written per loop: read = rows and index entries
+    returned by scans (``tup_returned``, each foreign-key check's look-up included),
+    ``fetched`` the table rows reached through an index on the way."""
+    per_loop = {key: (after[key] - before[key]) / max(1, loops) for key in ROW_COUNTERS}
+    print(
+        f"  rows per loop: read {per_loop['tup_returned']:.1f} "
+        f"(fetched by index {per_loop['tup_fetched']:.1f}), "
+        f"inserted {per_loop['tup_inserted']:.1f}, updated {per_loop['tup_updated']:.1f}, "
+        f"deleted {per_loop['tup_deleted']:.1f} ({loops} loops)"
+    )
+    places = [key for key in after if key.startswith("read from ")]
+    most = sorted(
+        ((key, (after[key] - before.get(key, 0)) / max(1, loops)) for key in places), key=lambda p: -p[1]
+    )[:6]
+    print("    " + ", ".join(f"{name[10:]} {value:.1f}" for name, value in most if value))
+    return per_loop
+
+
 # --- the data -------------------------------------------------------------------------------
 
 
@@ -403,6 +456,48 @@ def make_survey(slug: str, items: int, per_session: int, per_item: int) -> None:
         Item.objects.bulk_create(
             Item(study=study, external_id=f"c{n}", payload=template.payload, gold=template.gold)
             for n in range(start, min(start + 20000, items))
+        )
+
+
+def make_history(slug: str, people: int, pages: int) -> None:
+    """A finished study of ``people`` participants who answered ``pages`` pages each: the
+    participant, enrollment and assignment tables of a site that has run studies before.
+    On a fresh database those tables would hold a few hundred rows, which PostgreSQL reads
+    whole rather than through an index, and the rows read per loop would say nothing about
+    a deployment. Once per database (the run's studies are checked, this one is not)."""
+    from django.utils import timezone
+
+    from annotation.models import Assignment, Enrollment, Item, Participant, Study
+
+    if Study.objects.filter(slug=slug).exists():
+        return
+    make_survey(slug, 1000, pages, people)
+    study = Study.objects.get(slug=slug)
+    items = list(Item.objects.filter(study=study).values_list("pk", flat=True))
+    now = timezone.now()
+    for start in range(0, people, 2000):
+        batch = Participant.objects.bulk_create(
+            Participant() for _ in range(start, min(start + 2000, people))
+        )
+        Enrollment.objects.bulk_create(
+            Enrollment(
+                participant=person, study=study, status=Enrollment.Status.COMPLETED, answered_count=pages
+            )
+            for person in batch
+        )
+        Assignment.objects.bulk_create(
+            Assignment(
+                study=study,
+                item_id=items[(n * pages + position) % len(items)],
+                participant=person,
+                position=position + 1,
+                status=Assignment.Status.ANSWERED,
+                assigned_at=now,
+                expires_at=now,
+                answered_at=now,
+            )
+            for n, person in enumerate(batch, start)
+            for position in range(pages)
         )
 
 
@@ -501,21 +596,30 @@ def report(name: str, stats: Stats, seconds: float) -> float:
 
 
 def print_cpu_table(cpu: dict[str, list[dict[str, float]]]) -> None:
-    """CPU milliseconds per request by process class, each phase kind's first run, and how
-    many times the hello-world's (the anchors' best phase)."""
+    """CPU milliseconds per request by process class, each phase kind's first run (the
+    anchors: their best), and how many times the hello-world's (the anchors' best phase)."""
     if not cpu.get("hello"):
         return
     hello = min(cpu["hello"], key=lambda parts: sum(parts.values()))
     print("\nCPU ms per request (all cores), by process class; x: times the hello-world's:")
-    print("  " + f"{'':<8}" + "".join(f"{key:>18}" for key in (*PROCESS_CLASSES, "total")))
-    for name in ("hello", "locked", "survey", "game"):
-        if not cpu.get(name):
-            continue
-        parts = min(cpu[name], key=lambda p: sum(p.values())) if name in ("hello", "locked") else cpu[name][0]
+    print("  " + f"{'':<14}" + "".join(f"{key:>18}" for key in (*PROCESS_CLASSES, "total")))
+    for name, runs in cpu.items():
+        parts = min(runs, key=lambda p: sum(p.values())) if name in ("hello", "locked") else runs[0]
         cells = [(parts[key], hello[key]) for key in PROCESS_CLASSES]
         cells.append((sum(parts.values()), sum(hello.values())))
         row = "".join(f"{value:9.2f} ({value / base if base else math.nan:4.1f}x)" for value, base in cells)
-        print(f"  {name:<8}{row}")
+        print(f"  {name:<14}{row}")
+
+
+def print_rows_table(rows: dict[str, dict[str, float]]) -> None:
+    """Rows PostgreSQL read and wrote per survey loop (a page fetched and answered; the
+    entry and consent of new participants spread over their pages)."""
+    if not rows:
+        return
+    print("\nPostgreSQL rows per survey loop (pg_stat_database):")
+    print("  " + f"{'':<14}" + "".join(f"{key:>14}" for key in ROW_COUNTERS))
+    for name, per_loop in rows.items():
+        print(f"  {name:<14}" + "".join(f"{per_loop[key]:14.1f}" for key in ROW_COUNTERS))
 
 
 def main() -> None:
@@ -532,6 +636,15 @@ def main() -> None:
     parser.add_argument("--big-items", type=int, default=100000, help="0: skip the study-size comparison")
     parser.add_argument("--warmup", type=float, default=8, help="unmeasured seconds before the phases")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--history", type=int, default=20000, help="participants of an earlier study (tables of a used site)"
+    )
+    parser.add_argument(
+        "--stats-settle",
+        type=float,
+        default=11,
+        help="seconds to wait before reading PostgreSQL's row counters (sent after 10 s idle)",
+    )
     parser.add_argument(
         "--server-root",
         default=str(ROOT),
@@ -561,6 +674,7 @@ def main() -> None:
         make_survey(big, args.big_items, 20, 30)
         sizes = {small: args.small_items, big: args.big_items}
     make_anchor_table()
+    make_history("load-history", args.history, 10)
     connection.close()
 
     port = free_port()
@@ -570,6 +684,7 @@ def main() -> None:
     rates: dict[str, list[float]] = defaultdict(list)
     rounds: list[float] = []
     cpu: dict[str, list[dict[str, float]]] = defaultdict(list)
+    rows: dict[str, dict[str, float]] = {}  # survey phases: rows read and written per loop
 
     def survey_args(slug, think):
         return lambda user, stats, budget: (port, slug, stats, budget, think, random.Random(rng.random()))
@@ -596,11 +711,18 @@ def main() -> None:
                 stats, _ = run_phase(target, args.users, args.warmup / 4, args.max_requests, make_args)
                 if slug:
                     successes[slug] += stats.successes
+        # Statistics of the tables as they are now (on a fresh database, PostgreSQL would
+        # plan for the empty tables it saw last and scan them whole).
+        settle_tables()
         for name, target, make_args, slug in phases:
+            counted = name == "survey" and not rows
+            rows_before = database_rows(args.stats_settle) if counted else {}
             before = cpu_by_process_class(server.pid)
             stats, seconds = run_phase(target, args.users, args.duration, args.max_requests, make_args)
             rates[name].append(report(name, stats, seconds))
             cpu[name].append(report_cpu(before, cpu_by_process_class(server.pid), stats.requests))
+            if counted:
+                rows[name] = report_rows(rows_before, database_rows(args.stats_settle), stats.successes)
             if name == "game":  # the issue's figure: rounds finished (answers confirmed) per second
                 rounds.append(stats.successes / seconds)
                 print(f"  rounds        {stats.successes:>6}  = {rounds[-1]:.1f} rounds/s")
@@ -617,11 +739,18 @@ def main() -> None:
             )
             successes[survey] += stats.successes
         size_rates = {}
+        rows_before = database_rows(args.stats_settle) if sizes else {}
         for slug, items in sizes.items():
+            before = cpu_by_process_class(server.pid)
             stats, seconds = run_phase(
                 survey_user, args.users, args.duration, args.max_requests, survey_args(slug, 0)
             )
             size_rates[items] = report(f"survey on {items:,} items", stats, seconds)
+            after = cpu_by_process_class(server.pid)
+            cpu[f"{items:,} items"].append(report_cpu(before, after, stats.requests))
+            rows_after = database_rows(args.stats_settle)
+            rows[f"{items:,} items"] = report_rows(rows_before, rows_after, stats.successes)
+            rows_before = rows_after
             successes[slug] += stats.successes
     finally:
         stop_server(server)
@@ -635,13 +764,16 @@ def main() -> None:
             f"{rate / locked:6.1%} of the locked write ({locked:.0f})"
             + (f"; {rounds[0]:.1f} rounds/s" if name == "game" and rounds else "")
         )
-    print_cpu_table(cpu)
+    for items, rate in size_rates.items():
+        print(f"  survey on {items:,} items {rate:7.1f} req/s = {rate / hello:6.1%} of hello")
     if size_rates:
         few, many = size_rates[args.small_items], size_rates[args.big_items]
         print(
             f"  study size: {args.big_items:,} items run at {many / few:.0%} "
             f"of the {args.small_items:,}-item study's rate"
         )
+    print_cpu_table(cpu)
+    print_rows_table(rows)
 
     print("\ndatabase checks:")
     broken = False

@@ -180,6 +180,17 @@ DATABASES = {
         conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", True),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    from django.db.backends.postgresql.psycopg_any import is_psycopg3
+
+    if not is_psycopg3:  # psycopg2 would plan every statement of every request anew
+        raise ImproperlyConfigured("PostgreSQL needs psycopg 3: pip install -r requirements-web.txt")
+    # psycopg 3 binds parameters on the server and prepares a statement once it has run it
+    # this many times on a connection: the hot path is planned once per connection
+    # (annotation/services/sql_rows.py; needs session pooling, docs/deploy.md).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True, prepare_threshold=env_int("DB_PREPARE_THRESHOLD", 1, minimum=0)
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE transactions take SQLite's write lock up front, which is what makes the
     # assignment service's read-then-write safe on the embedded database.

@@ -59,14 +59,30 @@ WRITES = ("INSERT", "UPDATE", "DELETE", "WITH")
 
 
 def _writes(sql: str) -> bool:
-    """Whether a statement run outside a transaction (an autocommit) writes; a prepared
-    statement's ``EXECUTE`` is looked up in the session's prepared statements."""
-    if sql.startswith("PREPARE"):
-        return sql.split(" AS ", 1)[1].lstrip().startswith(WRITES)
-    if sql.startswith("EXECUTE"):
-        name = sql.split()[1].lower()
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT statement FROM pg_prepared_statements WHERE name = %s", [name])
-            (text,) = cursor.fetchone()
-        return _writes(text.upper())
+    """Whether a statement run outside a transaction (an autocommit) writes."""
     return sql.startswith(WRITES)
+
+
+def rows_read(action: Callable[[], object]) -> int:
+    """Rows and index entries PostgreSQL read for ``action()`` (index look-ups, scanned
+    rows, foreign-key checks at commit, the planner's probes): ``seq_tup_read`` and
+    ``idx_tup_read`` over the test database's own tables, as ``pg_stat_database``'s
+    ``tup_returned`` counts them. Needs real commits (``django_db(transaction=True)``):
+    a backend sends its counts when a transaction ends, and those of a test's one open
+    transaction would miss the foreign-key checks deferred to commit."""
+    before = _user_rows_read()
+    action()
+    return _user_rows_read() - before
+
+
+def _user_rows_read() -> int:
+    with connection.cursor() as cursor:
+        # Sent when this backend is next idle, that is before the next statement is read.
+        cursor.execute("SELECT pg_stat_force_next_flush()")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT (SELECT coalesce(sum(seq_tup_read), 0) FROM pg_stat_user_tables)"
+            " + (SELECT coalesce(sum(idx_tup_read), 0) FROM pg_stat_user_indexes)"
+        )
+        return int(cursor.fetchone()[0])

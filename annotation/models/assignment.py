@@ -21,8 +21,11 @@ class Assignment(models.Model):
 
     study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="assignments")
     item = models.ForeignKey("annotation.Item", on_delete=models.CASCADE, related_name="assignments")
+    # No index of its own: the two unique constraints below start with it. The item pick's
+    # "had it before" look-up (participant and item) then finds nothing in one step, where
+    # the planner took a participant index and filtered each of their pages.
     participant = models.ForeignKey(
-        "annotation.Participant", on_delete=models.CASCADE, related_name="assignments"
+        "annotation.Participant", on_delete=models.CASCADE, related_name="assignments", db_index=False
     )
     position = models.PositiveIntegerField(help_text="1-based place in the participant's sequence.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ASSIGNED)
@@ -47,6 +50,13 @@ class Assignment(models.Model):
         indexes = [
             models.Index(fields=["item", "status"]),
             models.Index(fields=["study", "status", "expires_at"]),
+            # A participant's live page in a study, the newest first (services.assignment's
+            # resume): one entry or none, however many pages they answered.
+            models.Index(
+                fields=["participant", "study", "position"],
+                condition=models.Q(status="assigned"),
+                name="assignment_live_page",
+            ),
         ]
         ordering = ["participant", "study", "position"]
 

@@ -19,10 +19,16 @@ class Enrollment(models.Model):
         SCREENED_OUT = "screened_out", "Screened out"
         RETURNED = "returned", "Returned / timed out"
 
+    # No index of their own: ``enrollment_unique`` (participant, study) and
+    # ``enrollment_study_participant`` (study, participant) serve both, so a look-up by
+    # participant and study reads one entry whichever index the planner takes (with a
+    # study_id index, a new study's stale statistics made it scan all the study's rows).
     participant = models.ForeignKey(
-        "annotation.Participant", on_delete=models.CASCADE, related_name="enrollments"
+        "annotation.Participant", on_delete=models.CASCADE, related_name="enrollments", db_index=False
     )
-    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="enrollments")
+    study = models.ForeignKey(
+        "annotation.Study", on_delete=models.CASCADE, related_name="enrollments", db_index=False
+    )
     status = models.CharField(max_length=14, choices=Status.choices, default=Status.STARTED)
     platform_session = models.JSONField(
         default=dict, blank=True, help_text="STUDY_ID/SESSION_ID or assignmentId/hitId as received."
@@ -69,6 +75,7 @@ class Enrollment(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["participant", "study"], name="enrollment_unique"),
         ]
+        indexes = [models.Index(fields=["study", "participant"], name="enrollment_study_participant")]
 
     def __str__(self) -> str:
         return f"{self.participant} in {self.study}"

@@ -148,28 +148,33 @@ RESUME_TABLES = ((Enrollment, "e"), (Assignment, "a"), (Item, "i"))
 
 @functools.cache
 def _resume_statement() -> sql_rows.Statement:
-    """The enrollment; the participant's newest page in the study, a live one first
-    (``ASSIGNED`` sorts first), with its item; and their last position."""
+    """The enrollment; the participant's live page in the study (the newest, should there
+    be two), with its item; and their last position. The live page is read through the
+    partial index ``assignment_live_page`` and the last position from the end of
+    ``assignment_unique_position``: one index entry each, however many pages they answered."""
     table = Assignment._meta.db_table
     columns = sql_rows.joined_columns(RESUME_TABLES)
     mine = "participant_id = e.participant_id AND {0}.study_id = e.study_id"
-    newest = (
+    live = (
         f"SELECT n.id FROM {table} n WHERE n.{mine.format('n')} "  # noqa: S608 - the model's own table
-        f"ORDER BY CASE WHEN n.status = '{Assignment.Status.ASSIGNED}' THEN 0 ELSE 1 END, "
-        "n.position DESC LIMIT 1"
+        f"AND n.status = '{Assignment.Status.ASSIGNED}' ORDER BY n.position DESC LIMIT 1"
+    )
+    last = (
+        f"SELECT m.position FROM {table} m WHERE m.{mine.format('m')} "  # noqa: S608 - the model's own table
+        "ORDER BY m.position DESC LIMIT 1"
     )
     return sql_rows.Statement(
         "roft_resume",
-        f"SELECT {columns}, (SELECT max(m.position) FROM {table} m WHERE m.{mine.format('m')}) "  # noqa: S608 - the models' own columns
-        f"FROM {Enrollment._meta.db_table} e LEFT JOIN {table} a ON a.id = ({newest}) "
+        f"SELECT {columns}, ({last}) "  # noqa: S608 - the models' own columns
+        f"FROM {Enrollment._meta.db_table} e LEFT JOIN {table} a ON a.id = ({live}) "
         f"LEFT JOIN {Item._meta.db_table} i ON i.id = a.item_id "
         "WHERE e.participant_id = %s AND e.study_id = %s",
     )
 
 
 def _resume_row(row, study: Study, participant: Participant) -> tuple[Enrollment, Assignment | None, int]:
-    """The enrollment, the newest assignment (with its item) and the last position from a
-    row of ``_resume_statement``."""
+    """The enrollment, the live assignment if any (with its item) and the last position
+    from a row of ``_resume_statement``."""
     built = sql_rows.models_from_joined_row(RESUME_TABLES, row)
     enrollment, assignment, item = built
     enrollment.participant, enrollment.study = participant, study
@@ -198,7 +203,7 @@ def _lock_available_item(
         open_items = Item.objects.filter(
             study=study, is_attention_check=False, slots_taken__lt=study.annotations_per_item
         ).exclude(pk__in=Assignment.objects.filter(participant=participant, study=study).values("item_id"))
-        if attention or time.monotonic() >= deadline or not open_items.exists():
+        if attention or time.monotonic() >= deadline or not first_of(open_items):
             return None
         # Every item of the least-filled group is locked by someone mid-assignment (or
         # was filled meanwhile). Waiting on those locks could deadlock (a waiting statement
@@ -206,6 +211,14 @@ def _lock_available_item(
         # sees the other transactions' commits.
         time.sleep(LOCKED_RETRY_SECONDS)
     return item
+
+
+def first_of(items) -> list[int]:
+    """The id of the first of ``items`` (a queryset of one study's items) in
+    ``item_pick_order``'s order, or none: whether there is one, read through that index.
+    A plain EXISTS let the planner scan the table from its start (a large study's rows
+    last) on every call."""
+    return list(items.order_by("slots_taken").values_list("pk", flat=True)[:1])
 
 
 def _take_first_item(study: Study, participant: Participant, draw: float, *, attention: bool) -> Item | None:
@@ -233,7 +246,13 @@ def _take_first_item(study: Study, participant: Participant, draw: float, *, att
 def _pick_statement(attention: bool) -> sql_rows.Statement:
     table, had_table = Item._meta.db_table, Assignment._meta.db_table
     _, returning = sql_rows.columns(Item)
-    had = f"NOT EXISTS (SELECT 1 FROM {had_table} h WHERE h.item_id = i.id AND h.participant_id = %s)"  # noqa: S608
+    # Per candidate, a look-up of (participant, item) in ``assignment_once_per_item_attempt``
+    # that finds nothing for an item they never had. OFFSET 0 keeps it a look-up: as an
+    # anti-join the planner read all the participant's pages (or all the item's) per pick.
+    had = (
+        f"NOT EXISTS (SELECT 1 FROM {had_table} h WHERE h.participant_id = %s "  # noqa: S608
+        "AND h.item_id = i.id OFFSET 0)"
+    )
     group = "" if attention else "AND i.slots_taken = (SELECT slots_taken FROM least) "
 
     def scan(name: str, comparison: str) -> str:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from annotation.models import Item, Study
 
-from .assignment import release_expired_assignments
+from . import sql_rows
+from .assignment import first_of, release_expired_assignments
 from .populations import counted_per_item
 from .research import change_study_status
 
@@ -26,7 +27,7 @@ def study_is_full(study: Study) -> bool:
     open_items = Item.objects.filter(
         study=study, is_attention_check=False, slots_taken__lt=study.annotations_per_item
     )
-    return not open_items.exists()
+    return not first_of(open_items)
 
 
 def quota_reached(study: Study) -> bool:
@@ -49,11 +50,29 @@ def close_if_quota_reached(study: Study, *, item: Item) -> bool:
     """
     if study.status != Study.Status.LIVE or not study.closes_when_full:
         return False
+    wanted = study.annotations_per_item
+    if _slots_taken(item) < wanted:
+        return False
     done = Item.objects.filter(pk=item.pk).annotate(n=counted_per_item()).values_list("n", flat=True).first()
-    if done != study.annotations_per_item or not quota_reached(study):
+    if done != wanted or not quota_reached(study):
         return False
     change_study_status(study, status=Study.Status.CLOSED, by_quota=True)
     return True
+
+
+ITEM_SLOTS = sql_rows.Statement(
+    "roft_item_slots",
+    f"SELECT slots_taken FROM {Item._meta.db_table} WHERE id = %s",  # noqa: S608 - the model's own table
+)
+
+
+def _slots_taken(item: Item) -> int:
+    """The item's live pages now (``Item.slots_taken``). Its answers that count hold slots,
+    so an item with fewer slots taken than the study wants is not complete: a submit reads
+    this one row (a prepared statement: nothing to plan) and counts the item's answers,
+    their participants and enrollments only past it."""
+    rows = sql_rows.execute(ITEM_SLOTS, [item.pk])
+    return rows[0][0] if rows else 0
 
 
 def reopen_if_short(study: Study) -> bool:

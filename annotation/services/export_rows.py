@@ -18,7 +18,6 @@ Numeric columns are never touched (``-3`` is data), and JSONL and SQLite keep ex
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from django.db import connection, transaction
 from annotation.models import Assignment, Enrollment, Exam, ExamAttempt, Item, Participant, Response, Study
 from annotation.services.jobs import Progress, no_progress
 
-from .pgcopy import buffered, copy_to, read_rows
+from .pgcopy import buffered, copy_from, copy_to, read_rows
 from .populations import not_a_test_sql, real_answers
 from .pseudonyms import PseudonymCache
 
@@ -406,10 +405,7 @@ def _fill_pseudonyms(cursor, study: Study) -> None:
         for pk, source, worker, public in read_rows(known, [study.pk, study.pk])
     ]
     if connection.vendor == "postgresql":
-        buffer = io.StringIO("".join(f"{pk}\t{name}\n" for pk, name in rows))
-        cursor.cursor.copy_expert(
-            f"COPY {dialect().pseudonyms} (participant_id, pseudonym) FROM STDIN", buffer
-        )
+        copy_from(cursor, dialect().pseudonyms, ["participant_id", "pseudonym"], rows)
     else:
         cursor.executemany(f"INSERT INTO {dialect().pseudonyms} VALUES (%s, %s)", rows)  # noqa: S608
 

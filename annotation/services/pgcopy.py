@@ -1,9 +1,10 @@
 """Reading many rows out of the database, the two ways exports and reports do it.
 
 ``copy_to``: PostgreSQL's ``COPY (SELECT …) TO STDOUT``, whose output the driver writes into
-a file from C (psycopg2's ``copy_expert``; COPY takes no parameters, so they are bound by
-the driver's ``mogrify`` first). ``read_batches`` / ``read_rows``: a server-side cursor
-read a batch at a time (a plain cursor on SQLite), for the paths that read rows in Python.
+a file (COPY takes no parameters: psycopg binds them on the client), and ``copy_from``,
+rows into a table with ``COPY … FROM STDIN`` (psycopg 3's ``cursor.copy`` both).
+``read_batches`` / ``read_rows``: a server-side cursor read a batch at a time (a plain cursor
+on SQLite), for the paths that read rows in Python.
 """
 
 from __future__ import annotations
@@ -35,10 +36,19 @@ def read_rows(sql: str, params: Sequence, size: int = BATCH_ROWS) -> Iterator[tu
 def copy_to(cursor, sql: str, params: Sequence, options: str, out) -> int:
     """PostgreSQL only: ``COPY (sql) TO STDOUT WITH (options)`` on ``cursor`` (Django's),
     its output written to ``out`` (a binary file); returns the rows copied."""
-    raw = cursor.cursor  # psycopg2's own cursor: COPY and mogrify
-    query = raw.mogrify(sql, params).decode()
-    raw.copy_expert(f"COPY ({query}) TO STDOUT WITH ({options})", out)
+    raw = cursor.cursor  # psycopg's own cursor: it binds COPY's parameters itself
+    with raw.copy(f"COPY ({sql}) TO STDOUT WITH ({options})", params) as copy:
+        for block in copy:
+            out.write(block)
     return raw.rowcount
+
+
+def copy_from(cursor, table: str, columns: Sequence[str], rows: Sequence[Sequence]) -> None:
+    """PostgreSQL only: ``rows`` into ``table``'s ``columns`` with ``COPY … FROM STDIN`` on
+    ``cursor`` (Django's). The values must not hold tabs, newlines or backslashes."""
+    text = "".join("\t".join(str(value) for value in row) + "\n" for row in rows)
+    with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+        copy.write(text)
 
 
 def buffered(out, size: int = COPY_BUFFER_BYTES) -> io.BufferedWriter:

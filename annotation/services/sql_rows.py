@@ -1,4 +1,4 @@
-"""Hand-written SQL for the participant's hot path, run as prepared statements.
+"""Hand-written SQL for the participant's hot path.
 
 The survey's and the game's steps run a handful of statements per request; built by the
 ORM, each costs more in Python (compiling the query, building model instances through
@@ -6,20 +6,20 @@ the queryset machinery) than PostgreSQL takes to run it. The hot reads and write
 written here once as SQL, and their rows become model instances with ``Model.from_db``
 and the fields' own converters, as the ORM would build them.
 
-On PostgreSQL each statement is prepared once per database connection (``PREPARE`` sent
-with its first ``EXECUTE``, in one round trip, so a step's query count does not depend on
-whether its connection prepared it before), then only executed: the server parses and
-plans it once per connection, not once per request. Prepared statements live in the
-server's session, so they need a direct connection or a pooler in session mode (never
-PgBouncer in transaction mode; docs/deploy.md). SQLite runs the same statements plainly.
+On PostgreSQL the driver (psycopg 3 with server-side binding: ``roft_site/settings.py``)
+prepares a statement once it has run it ``DB_PREPARE_THRESHOLD`` times on a connection, and
+from then on only executes it: the server parses and plans it once per connection, not once
+per request, and nothing here keeps count. Prepared statements live in the server's session,
+so they need a direct connection or a pooler in session mode (never PgBouncer in transaction
+mode; docs/deploy.md). Statements sent together go in one pipeline (one round trip). SQLite
+runs the same statements plainly.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
-import threading
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -28,19 +28,12 @@ from django.db import connection
 from django.db.models import Model
 
 M = TypeVar("M", bound=Model)
-PLACEHOLDER = re.compile(r"%s")
-
-# Per database connection: the statements it prepared (True), or may have (UNSURE: the
-# first run failed, before or after its PREPARE); absent: not prepared.
-UNSURE = None
-_prepared: weakref.WeakKeyDictionary[Any, dict[str, bool | None]] = weakref.WeakKeyDictionary()
-_prepared_lock = threading.Lock()
 _converters: dict[tuple[str, type[Model], tuple[str, ...]], list[tuple[Any, list[Callable]]]] = {}
 
 
 @dataclass(frozen=True)
 class Statement:
-    """One SQL statement with ``%s`` placeholders, and the name it is prepared under.
+    """One SQL statement with ``%s`` placeholders, and a name that says what it is for.
 
     ``postgresql_only`` parts are written ``/*pg:...*/`` (row-lock clauses such as
     ``FOR UPDATE SKIP LOCKED``): kept on PostgreSQL, dropped on SQLite, whose write
@@ -54,11 +47,6 @@ class Statement:
             return re.sub(r"/\*pg:(.*?)\*/", r"\1", self.sql, flags=re.S)
         return re.sub(r"/\*pg:(.*?)\*/", "", self.sql, flags=re.S)
 
-    def prepared_sql(self) -> str:
-        """The PostgreSQL text for ``PREPARE``: placeholders numbered ``$1``, ``$2``, …"""
-        numbers = iter(range(1, 1000))
-        return PLACEHOLDER.sub(lambda _: f"${next(numbers)}", self.for_vendor("postgresql"))
-
 
 def execute(statement: Statement, params: Sequence[Any]) -> list[tuple]:
     """Run ``statement`` with ``params`` on the default connection; its rows (none for a
@@ -67,49 +55,23 @@ def execute(statement: Statement, params: Sequence[Any]) -> list[tuple]:
 
 
 def execute_in_one_trip(steps: Sequence[tuple[Statement, Sequence[Any]]]) -> list[tuple]:
-    """Run statements one after the other, sent to PostgreSQL in one round trip; the rows
-    of the last one. Each statement still runs on its own, with its own snapshot (READ
-    COMMITTED): a later one sees what was committed while an earlier one waited for a lock.
+    """Run statements one after the other, sent to PostgreSQL in one round trip (a psycopg 3
+    pipeline); the rows of the last one. Each statement still runs on its own, with its own
+    snapshot (READ COMMITTED): a later one sees what was committed while an earlier one
+    waited for a lock.
     """
     with connection.cursor() as cursor:
-        if connection.vendor != "postgresql":
+        with _one_trip(len(steps)):  # the pipeline sends its statements as it closes
             for statement, params in steps:
                 cursor.execute(statement.for_vendor(connection.vendor), params)
-        else:
-            _execute_prepared(cursor, steps)
         return cursor.fetchall() if cursor.description else []
 
 
-def _execute_prepared(cursor, steps: Sequence[tuple[Statement, Sequence[Any]]]) -> None:
-    connection.ensure_connection()
-    with _prepared_lock:
-        known = _prepared.setdefault(connection.connection, {})
-        states = {statement.name: known.get(statement.name, False) for statement, _ in steps}
-        for name, state in states.items():
-            if state is not True:
-                known[name] = UNSURE  # until this call tells
-    parts: list[str] = []
-    arguments: list[Any] = []
-    for statement, params in steps:
-        state = states[statement.name]
-        if state is UNSURE:
-            state = _is_prepared(cursor, statement.name)
-        if not state:
-            parts.append(f"PREPARE {statement.name} AS {statement.prepared_sql()}")
-        states[statement.name] = True  # a statement sent twice is prepared once
-        parts.append(
-            f"EXECUTE {statement.name}" + (f" ({', '.join(['%s'] * len(params))})" if params else "")
-        )
-        arguments.extend(params)
-    cursor.execute("; ".join(parts), arguments)  # on an error the names stay UNSURE: PREPAREs may have run
-    for name in states:
-        known[name] = True
-
-
-def _is_prepared(cursor, name: str) -> bool:
-    """Whether this session has prepared ``name`` (asked only after a failed first run)."""
-    cursor.execute("SELECT 1 FROM pg_prepared_statements WHERE name = %s", [name])
-    return cursor.fetchone() is not None
+def _one_trip(statements: int) -> contextlib.AbstractContextManager:
+    """A psycopg 3 pipeline for several statements on PostgreSQL; nothing otherwise."""
+    if statements > 1 and connection.vendor == "postgresql" and connection.connection is not None:
+        return connection.connection.pipeline()
+    return contextlib.nullcontext()
 
 
 def models_from_rows(model: type[M], fields: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[M]:
@@ -175,8 +137,8 @@ def columns(model: type[Model], alias: str = "") -> tuple[list[str], str]:
 
 def insert(instance: Model, name: str) -> None:
     """Insert ``instance`` (an unsaved model with an automatic primary key) as ``save()``
-    would, its values prepared by its fields, and set its primary key; as a prepared
-    statement named ``name``, without the ORM's query compiler."""
+    would, its values prepared by its fields, and set its primary key; as the statement
+    ``name``, without the ORM's query compiler."""
     model = type(instance)
     fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
     statement = _insert_statement(model, name)
@@ -199,7 +161,7 @@ def _insert_statement(model: type[Model], name: str) -> Statement:
 
 def update(instance: Model, fields: Sequence[str], name: str) -> None:
     """Write ``fields`` (attribute names) of a saved ``instance`` to its row, as
-    ``save(update_fields=…)`` would, as the prepared statement ``name``."""
+    ``save(update_fields=…)`` would, as the statement ``name``."""
     execute(*update_step(instance, fields, name))
 
 

@@ -13,22 +13,24 @@ pytestmark = pytest.mark.django_db
 INVERSE = sql_rows.Statement("roft_test_inverse", "SELECT 1 / %s")
 
 
-def test_a_statement_whose_first_run_failed_runs_again():
-    """The first run prepares and executes in one round trip; when the execution fails the
-    statement is prepared all the same, and the next run must not prepare it again."""
+def test_a_statement_whose_run_failed_runs_again():
+    """The driver prepares statements itself: a failed run leaves nothing to keep track of."""
     with pytest.raises(DataError), transaction.atomic():
-        sql_rows.execute(INVERSE, [0])  # division by zero, after the PREPARE
+        sql_rows.execute(INVERSE, [0])  # division by zero
     assert sql_rows.execute(INVERSE, [1]) == [(1,)]
     assert sql_rows.execute(INVERSE, [1]) == [(1,)]
 
 
-def test_a_statement_is_prepared_once_per_connection():
-    statement = sql_rows.Statement("roft_test_twice", "SELECT %s + 1")
-    sent = []
-    with connection.execute_wrapper(lambda run, sql, *rest: sent.append(sql) or run(sql, *rest)):
-        assert sql_rows.execute(statement, [1]) == [(2,)]
-        assert sql_rows.execute(statement, [2]) == [(3,)]
-    assert [sql.split()[0] for sql in sent] == ["PREPARE", "EXECUTE"]
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's prepared statements")
+def test_the_driver_prepares_a_statement_it_runs_again():
+    """psycopg 3 (server-side binding, ``DB_PREPARE_THRESHOLD``) prepares the hot path's
+    statements on the connection by itself: after a run or two, the server has it."""
+    statement = sql_rows.Statement("roft_test_twice", "SELECT %s::int + 1 AS twice")
+    for number in range(3):
+        assert sql_rows.execute(statement, [number]) == [(number + 1,)]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s", ["%AS twice%"])
+        assert cursor.fetchone() == (1,)
 
 
 def test_rows_become_models_as_the_orm_builds_them(enrolled, make_claim_study):
@@ -43,12 +45,8 @@ def test_rows_become_models_as_the_orm_builds_them(enrolled, make_claim_study):
 
 
 def test_statements_sent_in_one_trip_answer_with_the_last_ones_rows():
-    first = sql_rows.Statement("roft_test_first", "SELECT %s + 10")
-    second = sql_rows.Statement("roft_test_second", "SELECT %s * 2, %s")
+    first = sql_rows.Statement("roft_test_first", "SELECT %s::int + 10")
+    second = sql_rows.Statement("roft_test_second", "SELECT %s::int * 2, %s::text")
     third = sql_rows.Statement("roft_test_third", "SELECT %s::int")
-    sent = []
-    with connection.execute_wrapper(lambda run, sql, *rest: sent.append(sql) or run(sql, *rest)):
-        assert sql_rows.execute_in_one_trip([(first, [1]), (second, [3, "x"])]) == [(6, "x")]
-        assert sql_rows.execute_in_one_trip([(third, [1]), (third, [4])]) == [(4,)]
-    assert len(sent) == 2
-    assert sent[1].count("PREPARE") == 1  # a statement sent twice in one trip is prepared once
+    assert sql_rows.execute_in_one_trip([(first, [1]), (second, [3, "x"])]) == [(6, "x")]
+    assert sql_rows.execute_in_one_trip([(third, [1]), (third, [4])]) == [(4,)]
