@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0013_enrollment_is_test'),
+        ('annotation', '0014_researchers'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
