@@ -247,11 +247,12 @@ def _pick_statement(attention: bool) -> sql_rows.Statement:
     table, had_table = Item._meta.db_table, Assignment._meta.db_table
     _, returning = sql_rows.columns(Item)
     # Per candidate, a look-up of (participant, item) in ``assignment_once_per_item_attempt``
-    # that finds nothing for an item they never had. OFFSET 0 keeps it a look-up: as an
-    # anti-join the planner read all the participant's pages (or all the item's) per pick.
+    # that finds nothing for an item they never had. OFFSET 0 keeps it a look-up on
+    # PostgreSQL: as an anti-join the planner read all the participant's pages (or all the
+    # item's) per pick. SQLite (the embedded runtime) takes no OFFSET without a LIMIT.
     had = (
         f"NOT EXISTS (SELECT 1 FROM {had_table} h WHERE h.participant_id = %s "  # noqa: S608
-        "AND h.item_id = i.id OFFSET 0)"
+        "AND h.item_id = i.id /*pg:OFFSET 0*/)"
     )
     group = "" if attention else "AND i.slots_taken = (SELECT slots_taken FROM least) "
 
