@@ -9,7 +9,6 @@ import re
 import sqlite3
 
 import pytest
-from django.contrib.auth.models import Group
 
 from annotation.models import Participant
 from annotation.services.adjudication import adjudicate
@@ -20,14 +19,6 @@ from scoring.services import compute_study_reports
 from tests.helpers.competence import ITEMS, RELIABLE, SPAMMER, competence_study, slip, spam, truth
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def researcher(django_user_model, client):
-    user = django_user_model.objects.create_user("rita", password="pw")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
-    client.force_login(user)
-    return user
 
 
 @pytest.fixture
@@ -89,6 +80,35 @@ def test_participants_page_shows_and_sorts_by_competence(study, client):
     ).value
     assert f'<td class="num competence">{spammer_mace:.2f}' in row
     assert f"/research/s/{study.slug}/participants/{public[SPAMMER]}/?mark=flag" in row
+
+
+def test_the_api_gives_each_participant_the_competence_the_page_shows(study, client):
+    rows = client.get(f"/api/v1/studies/{study.slug}/participants/").json()["results"]
+    by_pseudonym = {row["pseudonym"]: row["competence"] for row in rows}
+    spammer = by_pseudonym[pseudonym_of(study, SPAMMER)]
+    stored = {
+        model: Report.objects.get(
+            study=study,
+            population="all",
+            metric=f"competence.{model}",
+            group={"annotator": pseudonym_of(study, SPAMMER)},
+        ).value
+        for model in ("mace", "dawid_skene")
+    }
+    assert spammer["mace"] == pytest.approx(stored["mace"]) and spammer["answers"] > 0
+    assert spammer["dawid_skene"] == pytest.approx(stored["dawid_skene"])
+    assert all(by_pseudonym[pseudonym_of(study, name)]["mace"] > spammer["mace"] for name in RELIABLE)
+    public_id = Participant.objects.get(platform_worker_id=SPAMMER).public_id
+    detail = client.get(f"/api/v1/studies/{study.slug}/participants/{public_id}/").json()
+    assert detail["competence"] == spammer
+
+
+def test_without_reports_the_api_says_competence_is_unknown(researcher, client):
+    from tests.factories import StudyFactory
+
+    study = StudyFactory(owner=researcher)
+    rows = client.get(f"/api/v1/studies/{study.slug}/participants/").json()["results"]
+    assert all(row["competence"] is None for row in rows)
 
 
 def test_dashboard_lists_competence_and_aggregated_labels(study, client):

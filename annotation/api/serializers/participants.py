@@ -23,6 +23,16 @@ class AgreementOut(serializers.Serializer):
     rate = serializers.FloatField(allow_null=True)
 
 
+class CompetenceOut(serializers.Serializer):
+    mace = serializers.FloatField(
+        allow_null=True, help_text="MACE's estimate: how likely an answer is informed, not guessed"
+    )
+    dawid_skene = serializers.FloatField(
+        allow_null=True, help_text="Dawid–Skene's probability of a right answer"
+    )
+    answers = serializers.IntegerField(help_text="Categorical answers the estimates rest on")
+
+
 class ParticipantOut(serializers.Serializer):
     """Built from a ``ParticipantQuality``; ``platform_worker_id`` only for the study's
     owner and admins. ``pseudonym`` is the participant's id in the exports."""
@@ -40,6 +50,9 @@ class ParticipantOut(serializers.Serializer):
     attention_failed = serializers.IntegerField(source="enrollment.attention_failed")
     median_seconds_per_page = serializers.FloatField(allow_null=True)
     agreement = serializers.SerializerMethodField()
+    competence = serializers.SerializerMethodField(
+        help_text="As the study's last reports estimated it (null: no reports yet, or no categorical answers)"
+    )
     qualification = QualificationOut()
     attention = QualificationOut(help_text="What the attention checks say")
     exam = QualificationOut(allow_null=True, help_text="The qualification exam's outcome; null: no exam")
@@ -70,6 +83,11 @@ class ParticipantOut(serializers.Serializer):
                 "rate": quality.agreement_rate,
             }
         ).data
+
+    @extend_schema_field(CompetenceOut(allow_null=True))
+    def get_competence(self, quality: ParticipantQuality) -> dict[str, Any] | None:
+        found = self.context.get("competence", {}).get(quality.pseudonym)
+        return None if found is None else CompetenceOut(found).data
 
 
 class PageOut(serializers.Serializer):

@@ -14,6 +14,7 @@ from annotation.api.serializers.participants import (
     ReturnedOut,
 )
 from annotation.services.access import access_enrollment_for_researcher
+from annotation.services.competence import study_competence
 from annotation.services.flags import set_study_marks
 from annotation.services.populations import real_enrollments
 from annotation.services.quality import participant_pages, study_quality
@@ -35,7 +36,8 @@ class ParticipantListView(ResearcherView):
         page = self.paginate_queryset(enrollments)
         quality = study_quality(study, page)
         rows = [quality[enrollment.participant_id] for enrollment in page]
-        return self.get_paginated_response(ParticipantOut(rows, many=True, context={"request": request}).data)
+        context = {"request": request, "competence": study_competence(study)}
+        return self.get_paginated_response(ParticipantOut(rows, many=True, context=context).data)
 
 
 class ParticipantDetailView(ResearcherView):
@@ -44,7 +46,8 @@ class ParticipantDetailView(ResearcherView):
     def _answer(self, request, study, enrollment) -> Response:
         quality = study_quality(study, [enrollment])[enrollment.participant_id]
         quality.pages = participant_pages(study, enrollment)
-        return Response(ParticipantDetailOut(quality, context={"request": request}).data)
+        context = {"request": request, "competence": study_competence(study)}
+        return Response(ParticipantDetailOut(quality, context=context).data)
 
     @documented(
         summary="One participant: every page, timings, attention checks, agreement",
