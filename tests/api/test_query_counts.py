@@ -25,7 +25,7 @@ LISTS = {
     "/api/v1/studies/": (7, 1),
     "/api/v1/studies/main/items/": (8, 1),
     "/api/v1/responses/": (6, 2),
-    "/api/v1/studies/main/participants/": (9, 1),
+    "/api/v1/studies/main/participants/": (12, 1),  # competence: one read of the reports
     "/api/v1/jobs/": (8, 2),
     "/api/v1/studies/main/exports/": (10, 1),
 }
