@@ -6,6 +6,8 @@ from django import forms
 
 from annotation.models import Study
 from scoring.planning import (
+    DEFAULT_ALPHA,
+    DEFAULT_POWER,
     AgreementPlan,
     AgreementTarget,
     ComparisonTarget,
@@ -26,8 +28,8 @@ class PlanForm(forms.Form):
     first = forms.CharField(max_length=200, required=False, label="System A")
     second = forms.CharField(max_length=200, required=False, label="System B")
     difference = forms.FloatField(required=False, help_text="mean rating of A less B, in scale points")
-    power = forms.FloatField(initial=0.8, required=False)
-    alpha = forms.FloatField(initial=0.05, required=False, label="Significance level")
+    power = forms.FloatField(initial=DEFAULT_POWER, required=False)
+    alpha = forms.FloatField(initial=DEFAULT_ALPHA, required=False, label="Significance level")
     agreement_width = forms.FloatField(
         required=False, label="Alpha interval width", help_text="instead of a comparison"
     )
@@ -55,7 +57,7 @@ class PlanForm(forms.Form):
             data["second"],
             data["question"],
             data["difference"],
-            0.8 if data["power"] is None else data["power"],
-            0.05 if data["alpha"] is None else data["alpha"],
+            DEFAULT_POWER if data["power"] is None else data["power"],
+            DEFAULT_ALPHA if data["alpha"] is None else data["alpha"],
         )
         return plan_comparison(study, comparison, price=data["price"], simulations=PAGE_SIMULATIONS)

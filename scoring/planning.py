@@ -43,6 +43,11 @@ SYSTEM = "provenance:system"  # the column ``by=("system",)`` reads
 SOURCE = "source"  # the likert report's provenance.source_id
 
 
+# The usual power and level of a planned comparison (the command's and the page's defaults).
+DEFAULT_POWER = 0.8
+DEFAULT_ALPHA = 0.05
+
+
 @dataclass(frozen=True)
 class ComparisonTarget:
     """What the planned study must detect: ``first`` and ``second`` (systems) differ by
@@ -53,8 +58,8 @@ class ComparisonTarget:
     second: str
     question: str
     difference: float
-    power: float = 0.8
-    alpha: float = 0.05
+    power: float = DEFAULT_POWER
+    alpha: float = DEFAULT_ALPHA
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.errors import InputError
 from annotation.models import Study
 from scoring.planning import (
+    DEFAULT_ALPHA,
+    DEFAULT_POWER,
     AgreementPlan,
     AgreementTarget,
     ComparisonTarget,
@@ -48,12 +50,17 @@ class Command(BaseCommand):
         parser.add_argument(
             "--difference", type=float, help="the difference of mean ratings to detect (points of the scale)"
         )
-        parser.add_argument("--power", type=float, default=0.8, help="chance of detecting it (default 0.8)")
+        parser.add_argument(
+            "--power",
+            type=float,
+            default=DEFAULT_POWER,
+            help=f"chance of detecting it (default {DEFAULT_POWER})",
+        )
         parser.add_argument(
             "--alpha",
             type=float,
-            default=0.05,
-            help="significance level of the two-sided test (default 0.05)",
+            default=DEFAULT_ALPHA,
+            help=f"significance level of the two-sided test (default {DEFAULT_ALPHA})",
         )
         parser.add_argument("--price", type=float, help="price per answer (the cost column)")
         parser.add_argument(
