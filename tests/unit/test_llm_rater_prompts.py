@@ -188,7 +188,7 @@ def test_free_text_is_parsed_into_an_allowed_answer_or_none(output, expected):
 def test_answer_logprobs_equal_a_computation_by_hand_at_any_batch_size(tiny_lm):
     import torch
 
-    from workers.raters.scoring import score_options
+    from workers.lm.scoring import score_targets
 
     requests = [
         ("Lake Tolvik is located in", ["Paris", "Rome", "the red door"]),
@@ -205,10 +205,13 @@ def test_answer_logprobs_equal_a_computation_by_hand_at_any_batch_size(tiny_lm):
             values.append(sum(float(logprobs[p - 1, ids[p]]) for p in range(len(prompt_ids), len(ids))))
         by_hand.append(values)
     for batch_size in (1, 3, 8):
-        scored = score_options(tiny_lm, requests, batch_size=batch_size)
+        scored = [
+            result.sums()
+            for result in score_targets(tiny_lm, requests, batch_size=batch_size, padding_side="left")
+        ]
         for got, expected in zip(scored, by_hand, strict=True):
-            assert got.logprobs == pytest.approx(expected, abs=1e-3)
-    assert max(range(3), key=lambda i: scored[0].logprobs[i]) == 0  # the tiny model knows Paris
+            assert got == pytest.approx(expected, abs=1e-3)
+    assert max(range(3), key=lambda i: scored[0][i]) == 0  # the tiny model knows Paris
 
 
 def test_rate_llm_parameters_get_their_defaults_and_a_bad_one_is_named():

@@ -122,20 +122,22 @@ def answer_items(
 def _by_logprob(
     lm: Any, kind: TaskKind, prompted: Sequence[Prompted], parameters: RateLLMParameters
 ) -> list[ModelAnswer]:
-    from .scoring import score_options
+    from workers.lm.scoring import score_targets
 
     requests = [
         (prompt, [option.text for option in question.options])
         for entry in prompted
         for prompt, question in zip(entry.prompts, entry.task.questions, strict=True)
     ]
-    scored = iter(score_options(lm, requests, batch_size=parameters.batch_size))
+    # Left padding: every answer ends at the right edge, so only the last positions' logits
+    # are computed; an answer's score is the sum over its tokens.
+    scored = iter(score_targets(lm, requests, batch_size=parameters.batch_size, padding_side="left"))
     answers = []
     for entry in prompted:
         chosen, scores, truncated = {}, {}, 0
         for question in entry.task.questions:
             result = next(scored)
-            by_value = {o.value: lp for o, lp in zip(question.options, result.logprobs, strict=True)}
+            by_value = {o.value: lp for o, lp in zip(question.options, result.sums(), strict=True)}
             chosen[question.id] = max(question.options, key=lambda o: by_value[o.value]).value
             scores[question.id] = by_value
             truncated = max(truncated, result.truncated)
