@@ -126,4 +126,5 @@ for _platform in ("prolific", "mturk"):
             task=f"workers.tasks.platforms.{_platform}_{_action}_task",
             parameters=_parameters,
             needs_study=True,
+            owner_only=True,
         )

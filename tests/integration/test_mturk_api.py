@@ -13,20 +13,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import override_settings
 
-from annotation.models import Enrollment, Participant, PlatformBonus, PlatformCall, PlatformStudy
+from annotation.models import Participant, PlatformBonus, PlatformCall, PlatformStudy
 from annotation.services import mturk
-from annotation.services.participants import (
-    complete_enrollment,
-    enroll,
-    give_consent,
-    participant_by_platform_id,
-)
-from tests.helpers.flow import answer_pages
+from tests.helpers.platforms import BAD, GOOD, crowd_participant
 
 pytestmark = pytest.mark.django_db
-
-GOOD = {"label": "neutral", "evidence": []}
-BAD = {"label": "supports", "evidence": [0]}
 
 
 @pytest.fixture
@@ -52,16 +43,8 @@ def run(*args: str) -> str:
 
 
 def worker(study, worker_id: str, answer: dict | None) -> Participant:
-    participant = participant_by_platform_id(Participant.Source.MTURK, worker_id)
     session = {"assignmentId": f"as-{worker_id}", "hitId": "HIT1"}
-    enrollment = enroll(participant=participant, study=study, session=session)
-    give_consent(enrollment)
-    if answer is not None:
-        answer_pages(study, participant, answer)
-        enrollment.refresh_from_db()
-        if enrollment.status == Enrollment.Status.ACTIVE:
-            complete_enrollment(enrollment)
-    return participant
+    return crowd_participant(study, worker_id, answer, source=Participant.Source.MTURK, session=session)
 
 
 def test_publish_creates_a_hit_with_our_external_question(stub, study):

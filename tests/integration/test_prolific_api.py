@@ -15,7 +15,6 @@ from annotation.models import (
     Assignment,
     Enrollment,
     Job,
-    Participant,
     PlatformBonus,
     PlatformCall,
     PlatformDecision,
@@ -23,20 +22,11 @@ from annotation.models import (
 )
 from annotation.services.assignment import assign_next_item
 from annotation.services.flags import flag_in_study
-from annotation.services.participants import (
-    complete_enrollment,
-    enroll,
-    give_consent,
-    participant_by_platform_id,
-)
 from annotation.services.platform_review import MIN_REJECTION_MESSAGE
 from tests.helpers.fake_prolific import TOKEN, closed_port_url, serve
-from tests.helpers.flow import answer_pages
+from tests.helpers.platforms import BAD, GOOD, crowd_participant
 
 pytestmark = pytest.mark.django_db
-
-GOOD = {"label": "neutral", "evidence": []}  # right on the attention checks
-BAD = {"label": "supports", "evidence": [0]}  # wrong on them: screened out at the first
 
 
 @pytest.fixture
@@ -60,18 +50,6 @@ def prolific(*args: str) -> str:
     out = StringIO()
     call_command("prolific", *args, stdout=out, stderr=StringIO())
     return out.getvalue()
-
-
-def crowd_participant(study, pid: str, answer: dict | None = None, pages: int | None = None) -> Participant:
-    participant = participant_by_platform_id(Participant.Source.PROLIFIC, pid)
-    enrollment = enroll(participant=participant, study=study, session={"STUDY_ID": "x", "SESSION_ID": pid})
-    give_consent(enrollment)
-    if answer is not None:
-        answer_pages(study, participant, answer, pages)
-        enrollment.refresh_from_db()
-        if pages is None and enrollment.status == Enrollment.Status.ACTIVE:
-            complete_enrollment(enrollment)  # what the next page does when none is left
-    return participant
 
 
 def on_prolific(study, fake) -> str:
