@@ -36,7 +36,9 @@ class PlatformCall(models.Model):
     error = models.TextField(
         blank=True, help_text="Why no usable reply came (refused connection, time-out…)."
     )
-    dry_run = models.BooleanField(default=False, help_text="Not sent: a dry run printed it.")
+    dry_run = models.BooleanField(
+        default=False, help_text="Made by a dry run: a read was sent, a write only printed (no status)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -126,6 +128,7 @@ class PlatformBonus(models.Model):
     amount_cents = models.PositiveIntegerField()
     state = models.CharField(max_length=10, choices=State.choices, default=State.NEW)
     batch_id = models.CharField(max_length=64, blank=True, help_text="Prolific's bulk bonus id.")
+    paying_since = models.DateTimeField(null=True, blank=True, help_text="When its pay call went out.")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -34,6 +34,14 @@ from .prolific_client import PlannedCall
 SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
 LIVE_ENDPOINT = "https://mturk-requester.us-east-1.amazonaws.com"
 TOKEN_DAYS = 1  # how long MTurk remembers a UniqueRequestToken
+# MTurk's operations (as the audit log names them) and boto3's methods for them.
+OPERATIONS = {
+    "CreateHIT": "create_hit",
+    "ListAssignmentsForHIT": "list_assignments_for_hit",
+    "ApproveAssignment": "approve_assignment",
+    "RejectAssignment": "reject_assignment",
+    "SendBonus": "send_bonus",
+}
 
 
 def mturk_boto_client(*, sandbox: bool):
@@ -75,7 +83,7 @@ class MTurkCalls:
             "path": self.endpoint,
             "body": params,
         }
-        method = getattr(self.client, _snake(operation))
+        method = getattr(self.client, OPERATIONS[operation])
         try:
             reply = method(**params)
         except ClientError as exc:
@@ -102,14 +110,6 @@ class MTurkCalls:
         status = reply.get("ResponseMetadata", {}).get("HTTPStatusCode", 200)
         record_call(self.context, **audit, status=status, reply=_jsonable(clean))
         return reply
-
-
-def _snake(operation: str) -> str:
-    return (
-        "".join(f"_{ch.lower()}" if ch.isupper() else ch for ch in operation)
-        .lstrip("_")
-        .replace("_h_i_t", "_hit")
-    )
 
 
 def _jsonable(value: Any) -> Any:
@@ -263,15 +263,18 @@ def send_bonuses(study: Study, calls: MTurkCalls, *, lines: list[BonusLine]) -> 
         if row.state == PlatformBonus.State.PAID:
             already.append(row.participant.platform_worker_id)
             continue
-        if row.state == PlatformBonus.State.PAYING and row.created_at < timezone.now() - timedelta(
-            days=TOKEN_DAYS
-        ):
+        if row.state == PlatformBonus.State.PAYING and (
+            row.paying_since or row.created_at
+        ) < timezone.now() - timedelta(days=TOKEN_DAYS):
             raise PlatformError(
                 f"The bonus for {row.participant.platform_worker_id} ({row.reason or 'no reason'}) may have "
                 "been paid more than a day ago and MTurk no longer knows its token: check MTurk's records "
                 "and settle it."
             )
-        PlatformBonus.objects.filter(pk=row.pk).update(state=PlatformBonus.State.PAYING)
+        if row.state != PlatformBonus.State.PAYING:  # a PAYING row keeps the time its first call left
+            PlatformBonus.objects.filter(pk=row.pk).update(
+                state=PlatformBonus.State.PAYING, paying_since=timezone.now()
+            )
         try:
             calls.write("SendBonus", **_bonus_params(study, row.participant, row.amount_cents, row.reason))
         except PlatformError as exc:

@@ -39,8 +39,8 @@ def record_call(
     reply: object = None,
     error: str = "",
 ) -> PlatformCall:
-    """Write one call. Its own transaction (``durable`` rows are not what we want inside a
-    job's atomic block, so a savepoint): the record stays even when the caller's work fails."""
+    """Write one call, committed at once (the jobs run outside a transaction), so the record
+    stays whatever the caller does next."""
     user = context.user if getattr(context.user, "is_authenticated", False) else None
     with transaction.atomic():
         return PlatformCall.objects.create(

@@ -271,7 +271,9 @@ def _pay_created(study: Study, client: ProlificClient) -> list[str]:
     for batch_id in sorted(set(created.values_list("batch_id", flat=True))):
         batch = PlatformBonus.objects.filter(study=study, platform=Platform.PROLIFIC, batch_id=batch_id)
         with transaction.atomic():
-            claimed = batch.filter(state=PlatformBonus.State.CREATED).update(state=PlatformBonus.State.PAYING)
+            claimed = batch.filter(state=PlatformBonus.State.CREATED).update(
+                state=PlatformBonus.State.PAYING, paying_since=timezone.now()
+            )
         if not claimed:
             continue  # another run took it
         try:
