@@ -25,11 +25,12 @@ from annotation.models import Enrollment, Participant, Platform, PlatformBonus, 
 
 from .links import participant_links
 from .platform_audit import CallContext, record_call
-from .platform_bonus import BonusLine, check_bonus_lines, record_bonuses
+from .platform_bonus import BonusLine, bonus_pseudonym, check_bonus_lines, record_bonuses
 from .platform_errors import PlatformError, PlatformOutcomeUnknown, PlatformRefused, PlatformUnreachable
-from .platform_review import APPROVE, LEAVE, verdict
+from .platform_review import APPROVE, LEAVE, shown_name, verdict
 from .prolific import platform_study
 from .prolific_client import PlannedCall
+from .pseudonyms import PseudonymCache
 
 SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
 LIVE_ENDPOINT = "https://mturk-requester.us-east-1.amazonaws.com"
@@ -180,6 +181,7 @@ def review_assignments(study: Study, calls: MTurkCalls) -> dict:
         study=study, participant__source=Participant.Source.MTURK
     ).select_related("participant")
     enrollments = {e.participant.platform_worker_id: e for e in rows}
+    names = PseudonymCache(study.pseudonym_salt)
     outcome: dict[str, list] = {"approved": [], "rejected": [], "left": [], "already_sent": []}
     token = None
     while True:
@@ -192,16 +194,17 @@ def review_assignments(study: Study, calls: MTurkCalls) -> dict:
         )
         for assignment in page.get("Assignments", []):
             worker, assignment_id = assignment["WorkerId"], assignment["AssignmentId"]
-            decided = verdict(study, enrollments.get(worker))
+            enrollment = enrollments.get(worker)
+            decided, name = verdict(study, enrollment), shown_name(names, enrollment, worker)
             if decided.action == LEAVE:
-                outcome["left"].append({"participant": worker, "why": decided.reason})
+                outcome["left"].append({"participant": name, "why": decided.reason})
             elif PlatformDecision.objects.filter(
                 platform=Platform.MTURK, submission_id=assignment_id, state=PlatformDecision.State.SENT
             ).exists():
-                outcome["already_sent"].append(worker)
+                outcome["already_sent"].append(name)
             else:
-                _decide(study, calls, assignment_id, enrollments.get(worker), decided.action, decided.reason)
-                outcome["approved" if decided.action == APPROVE else "rejected"].append(worker)
+                _decide(study, calls, assignment_id, enrollment, decided.action, decided.reason)
+                outcome["approved" if decided.action == APPROVE else "rejected"].append(name)
         token = page.get("NextToken")
         if not token:
             return outcome
@@ -261,13 +264,13 @@ def send_bonuses(study: Study, calls: MTurkCalls, *, lines: list[BonusLine]) -> 
     paid, already = [], []
     for row in rows:
         if row.state == PlatformBonus.State.PAID:
-            already.append(row.participant.platform_worker_id)
+            already.append(bonus_pseudonym(study, row))
             continue
         if row.state == PlatformBonus.State.PAYING and (
             row.paying_since or row.created_at
         ) < timezone.now() - timedelta(days=TOKEN_DAYS):
             raise PlatformError(
-                f"The bonus for {row.participant.platform_worker_id} ({row.reason or 'no reason'}) may have "
+                f"The bonus for {bonus_pseudonym(study, row)} ({row.reason or 'no reason'}) may have "
                 "been paid more than a day ago and MTurk no longer knows its token: check MTurk's records "
                 "and settle it."
             )
@@ -282,7 +285,7 @@ def send_bonuses(study: Study, calls: MTurkCalls, *, lines: list[BonusLine]) -> 
                 PlatformBonus.objects.filter(pk=row.pk).update(state=PlatformBonus.State.NEW)
             raise
         PlatformBonus.objects.filter(pk=row.pk).update(state=PlatformBonus.State.PAID, paid_at=timezone.now())
-        paid.append(row.participant.platform_worker_id)
+        paid.append(bonus_pseudonym(study, row))
     return {"bonuses": len(planned), "total_cents": total, "paid": paid, "already_paid": already}
 
 

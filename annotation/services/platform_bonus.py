@@ -117,6 +117,19 @@ def check_bonus_lines(study: Study, *, platform: str, lines: list[BonusLine]) ->
     return planned
 
 
+def pseudonymous_lines(study: Study, *, platform: str, lines: list[BonusLine]) -> list[BonusLine]:
+    """The lines with each known participant named by their pseudonym: what a job's parameters
+    keep, since every researcher of the study reads them and platform ids are the owner's only.
+    An unknown name stays as given (the job refuses it, naming it)."""
+    known = _participants_by_name(study, platform)
+    return [
+        BonusLine(known[line.participant][1], line.amount_cents, line.reason)
+        if line.participant in known
+        else line
+        for line in lines
+    ]
+
+
 def _participants_by_name(study: Study, platform: str) -> dict[str, tuple[Participant, str]]:
     names = PseudonymCache(study.pseudonym_salt)
     known: dict[str, tuple[Participant, str]] = {}
@@ -192,3 +205,9 @@ def settle_bonuses(study: Study, *, platform: str, batch_id: str, paid: bool) ->
 
         return rows.update(state=PlatformBonus.State.PAID, paid_at=timezone.now())
     return rows.update(state=PlatformBonus.State.NEW, batch_id="")
+
+
+def bonus_pseudonym(study: Study, bonus: PlatformBonus) -> str:
+    """A bonus's participant as a job's result names them (``platform_review.shown_name``)."""
+    p = bonus.participant
+    return PseudonymCache(study.pseudonym_salt).get(p.pk, p.source, p.platform_worker_id, p.public_id)

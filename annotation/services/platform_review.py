@@ -16,6 +16,7 @@ from annotation.models import Enrollment, Response, Study
 
 from .participants import session_cut_short
 from .platform_lists import platform_status
+from .pseudonyms import PseudonymCache
 
 APPROVE, REJECT, LEAVE = "APPROVE", "REJECT", "LEAVE"
 ATTENTION_REASON = "failed attention checks"  # what ``attention.record_attention_outcome`` writes
@@ -64,3 +65,14 @@ def rejection_message(study: Study, enrollment: Enrollment) -> str:
         "screen-out code. "
         f"The checks answered wrongly: {listed}. Each had one answer given in the study's instructions."
     )
+
+
+def shown_name(names: PseudonymCache, enrollment: Enrollment | None, platform_id: str) -> str:
+    """How a job's result names a submission's participant: by the pseudonym of the
+    participants page and exports, since every researcher of the study reads job results and
+    raw platform ids are the owner's only (``access.can_see_platform_ids``); an id we do not
+    know by its last four characters."""
+    if enrollment is None:
+        return f"unknown id …{platform_id[-4:]}"
+    p = enrollment.participant
+    return names.get(p.pk, p.source, p.platform_worker_id, p.public_id)

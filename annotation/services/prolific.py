@@ -24,10 +24,11 @@ from annotation.models import (
 
 from .capacity import places_wanted
 from .links import participant_links
-from .platform_bonus import BonusLine, check_bonus_lines, record_bonuses, stuck_bonuses
+from .platform_bonus import BonusLine, bonus_pseudonym, check_bonus_lines, record_bonuses, stuck_bonuses
 from .platform_errors import PlatformError, PlatformRefused
-from .platform_review import APPROVE, LEAVE, REJECT, verdict
+from .platform_review import APPROVE, LEAVE, REJECT, shown_name, verdict
 from .prolific_client import ProlificClient
+from .pseudonyms import PseudonymCache
 from .research import mark_returned
 
 AWAITING_REVIEW = "AWAITING REVIEW"
@@ -135,6 +136,7 @@ def review_submissions(study: Study, client: ProlificClient) -> dict:
     if not prolific_id:
         raise InputError({"study": ["The study is not on Prolific yet (publish it first)."]})
     enrollments = _enrollments_by_pid(study)
+    names = PseudonymCache(study.pseudonym_salt)
     outcome: dict[str, list] = {
         "approved": [],
         "rejected": [],
@@ -142,27 +144,28 @@ def review_submissions(study: Study, client: ProlificClient) -> dict:
         "already_sent": [],
         "released": [],
     }
+    released: list[str] = []
     for submission in list(client.pages("/api/v1/submissions/", {"study": prolific_id})):
         pid, status = submission.get("participant_id", ""), submission.get("status", "")
         enrollment = enrollments.get(pid)
+        name = shown_name(names, enrollment, pid)
         if status in RELEASED_STATUSES and enrollment is not None:
-            outcome["released"].append(pid)
+            released.append(pid)
+            outcome["released"].append(name)
             continue
         if status != AWAITING_REVIEW:
             continue
         decided = verdict(study, enrollment)
         if decided.action == LEAVE:
-            outcome["left"].append({"participant": pid, "why": decided.reason})
+            outcome["left"].append({"participant": name, "why": decided.reason})
             continue
         if _already_sent(submission["id"]):
-            outcome["already_sent"].append(pid)
+            outcome["already_sent"].append(name)
             continue
         _transition(study, client, submission["id"], enrollment, decided.action, decided.reason)
-        outcome["approved" if decided.action == APPROVE else "rejected"].append(pid)
-    if outcome["released"] and not client.context.dry_run:
-        outcome["released_pages"] = mark_returned(study, participants=outcome["released"])[
-            "released_assignments"
-        ]
+        outcome["approved" if decided.action == APPROVE else "rejected"].append(name)
+    if released and not client.context.dry_run:
+        outcome["released_pages"] = mark_returned(study, participants=released)["released_assignments"]
     return outcome
 
 
@@ -230,7 +233,7 @@ def pay_bonuses(study: Study, client: ProlificClient, *, lines: list[BonusLine])
         client.post("/api/v1/bulk-bonus-payments/<id>/pay/", {})
         return {"bonuses": len(planned), "total_cents": total, "paid": [], "already_paid": []}
     rows = record_bonuses(study, platform=Platform.PROLIFIC, planned=planned, user=client.context.user)
-    already = [r.participant.platform_worker_id for r in rows if r.state == PlatformBonus.State.PAID]
+    already = [bonus_pseudonym(study, r) for r in rows if r.state == PlatformBonus.State.PAID]
     paid = _pay_created(study, client) + _create_and_pay(study, client)
     return {"bonuses": len(planned), "total_cents": total, "paid": paid, "already_paid": already}
 
@@ -285,7 +288,7 @@ def _pay_created(study: Study, client: ProlificClient) -> list[str]:
         batch.filter(state=PlatformBonus.State.PAYING).update(
             state=PlatformBonus.State.PAID, paid_at=timezone.now()
         )
-        paid += list(batch.values_list("participant__platform_worker_id", flat=True))
+        paid += [bonus_pseudonym(study, row) for row in batch.select_related("participant")]
     return paid
 
 

@@ -15,7 +15,7 @@ from annotation.models import Platform, PlatformStudy, Study
 from annotation.services.access import access_study_for_researcher, can_use_platforms
 from annotation.services.capacity import places_wanted
 from annotation.services.platform_audit import study_calls
-from annotation.services.platform_bonus import parse_bonus_csv
+from annotation.services.platform_bonus import parse_bonus_csv, pseudonymous_lines
 from annotation.services.platform_plans import bonus_plan, publish_places, review_plan
 from annotation.services.platform_tokens import has_token, store_token
 from annotation.services.research import NotAllowed, start_job_for_researcher
@@ -79,7 +79,7 @@ def platform_action(request: HttpRequest, slug: str, platform: str, action: str)
     if platform not in Platform.values or action not in ACTIONS:
         raise Http404("No such action.")
     try:
-        parameters = _parameters(request, study, action)
+        parameters = _parameters(request, study, platform, action)
         if request.POST.get("confirm"):
             parameters["dry_run"] = request.POST.get("confirm") == "dry_run"
             job = start_job_for_researcher(
@@ -97,12 +97,13 @@ def platform_action(request: HttpRequest, slug: str, platform: str, action: str)
         return redirect("research-platforms", slug=slug)
 
 
-def _parameters(request: HttpRequest, study: Study, action: str) -> dict:
+def _parameters(request: HttpRequest, study: Study, platform: str, action: str) -> dict:
     post = request.POST
     if action == "review":
         return {}
     if action == "bonus":
-        return {"bonuses": [line.as_dict() for line in parse_bonus_csv(post.get("bonuses", ""))]}
+        lines = pseudonymous_lines(study, platform=platform, lines=parse_bonus_csv(post.get("bonuses", "")))
+        return {"bonuses": [line.as_dict() for line in lines]}
     reward = _cents(post.get("reward", ""))
     errors = {}
     if reward is None:

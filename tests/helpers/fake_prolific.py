@@ -31,7 +31,8 @@ class FakeProlific:
     bonuses: dict[str, dict] = field(default_factory=dict)
     payments: list[str] = field(default_factory=list)  # bulk bonus ids paid, once per pay call that paid
     calls: list[tuple[str, str]] = field(default_factory=list)  # (method, path) of every request
-    # None; "drop_after_paying": pay, then close the connection unanswered; "503": refuse to pay, 503.
+    # None; "drop_after_paying": pay, then close the connection unanswered; "503": do not pay, answer
+    # 503; "400": do not pay, answer 400 (say, the balance is too low). Each happens once.
     pay_failure: str | None = None
     ids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
@@ -160,9 +161,9 @@ def serve() -> tuple[FakeProlific, ThreadingHTTPServer]:
         def _pay(self, bonus_id: str) -> None:
             if bonus_id not in fake.bonuses:
                 return self._reply(404, {"error": {"detail": "Bulk bonus payment not found."}})
-            if fake.pay_failure == "503":
-                fake.pay_failure = None
-                return self._reply(503, {"error": {"detail": "Service unavailable."}})
+            if fake.pay_failure in ("503", "400"):
+                status, fake.pay_failure = int(fake.pay_failure), None
+                return self._reply(status, {"error": {"detail": "Not paid."}})
             fake.payments.append(bonus_id)  # not idempotent: every call pays
             if fake.pay_failure == "drop_after_paying":
                 fake.pay_failure = None

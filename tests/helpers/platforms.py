@@ -35,3 +35,13 @@ def crowd_participant(
         if pages is None and enrollment.status == Enrollment.Status.ACTIVE:
             complete_enrollment(enrollment)  # what the next page does when none is left
     return participant
+
+
+def named(study: Study, worker_id: str, source: str = Participant.Source.PROLIFIC) -> str:
+    """The pseudonym a job's result gives this participant (never their platform id)."""
+    from annotation.services.pseudonyms import pseudonym
+
+    p = Participant.objects.get(source=source, platform_worker_id=worker_id)
+    return pseudonym(
+        study.pseudonym_salt, source=p.source, platform_worker_id=p.platform_worker_id, public_id=p.public_id
+    )

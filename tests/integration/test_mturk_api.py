@@ -15,7 +15,7 @@ from django.test import override_settings
 
 from annotation.models import Participant, PlatformBonus, PlatformCall, PlatformStudy
 from annotation.services import mturk
-from tests.helpers.platforms import BAD, GOOD, crowd_participant
+from tests.helpers.platforms import BAD, GOOD, crowd_participant, named
 
 pytestmark = pytest.mark.django_db
 
@@ -91,14 +91,18 @@ def test_review_approves_rejects_and_leaves_once(stub, study):
     stub.add_response("reject_assignment", {}, {"AssignmentId": "as-W-BAD", "RequesterFeedback": ANY})
     stub.add_response("list_assignments_for_hit", {"Assignments": listed[2:]}, {**query, "NextToken": "p2"})
     out = run("review", study.slug)
-    assert '"approved": ["W-GOOD"]' in out and '"rejected": ["W-BAD"]' in out and "W-HALF" in out
+    mturk_name = {w: named(study, w, Participant.Source.MTURK) for w in ("W-GOOD", "W-BAD", "W-HALF")}
+    assert (
+        f'"approved": ["{mturk_name["W-GOOD"]}"]' in out and f'"rejected": ["{mturk_name["W-BAD"]}"]' in out
+    )
+    assert mturk_name["W-HALF"] in out and "W-" not in out
     feedback = PlatformCall.objects.get(method="RejectAssignment").request_body["RequesterFeedback"]
     assert '"attn' in feedback
 
     # Listed again (MTurk's list lagging): no second approve or reject (Stubber fails on one).
     stub.add_response("list_assignments_for_hit", {"Assignments": listed}, query)
     again = run("review", study.slug)
-    assert '"already_sent": ["W-GOOD", "W-BAD"]' in again
+    assert f'"already_sent": ["{mturk_name["W-GOOD"]}", "{mturk_name["W-BAD"]}"]' in again
 
 
 def test_bonus_sends_one_unique_token_per_worker_and_reason_and_never_twice(stub, study, tmp_path):
@@ -121,7 +125,7 @@ def test_bonus_sends_one_unique_token_per_worker_and_reason_and_never_twice(stub
     run("bonus", study.slug, str(path))
     assert PlatformBonus.objects.get().state == "paid"
     out = run("bonus", study.slug, str(path))  # no call expected: Stubber would fail on one
-    assert '"already_paid": ["W-GOOD"]' in out
+    assert f'"already_paid": ["{named(study, "W-GOOD", Participant.Source.MTURK)}"]' in out
 
 
 def test_a_refused_call_fails_the_job_and_pays_nothing(stub, study, tmp_path):

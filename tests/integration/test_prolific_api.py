@@ -24,7 +24,7 @@ from annotation.services.assignment import assign_next_item
 from annotation.services.flags import flag_in_study
 from annotation.services.platform_review import MIN_REJECTION_MESSAGE
 from tests.helpers.fake_prolific import TOKEN, closed_port_url, serve
-from tests.helpers.platforms import BAD, GOOD, crowd_participant
+from tests.helpers.platforms import BAD, GOOD, crowd_participant, named
 
 pytestmark = pytest.mark.django_db
 
@@ -116,8 +116,14 @@ def test_review_approves_rejects_leaves_and_runs_twice_without_a_second_transiti
     calls_before = len(fake.calls)
     out = prolific("review", study.slug)
     assert fake.status_of("pid-good") == "APPROVED" and fake.status_of("pid-bad") == "REJECTED"
-    for pid in ("pid-flagged", "pid-unfinished", "pid-stranger"):
-        assert fake.status_of(pid) == "AWAITING REVIEW" and pid in out
+    for pid in ("pid-flagged", "pid-unfinished"):
+        assert fake.status_of(pid) == "AWAITING REVIEW" and named(study, pid) in out and pid not in out
+    left = Job.objects.filter(kind="prolific_review").latest("id").result["left"]
+    assert fake.status_of("pid-stranger") == "AWAITING REVIEW"
+    assert {
+        "participant": "unknown id …nger",
+        "why": "not a participant of this study here (no session under this id)",
+    } in left
     rejection = next(body for _, body in fake.transitions if body["action"] == "REJECT")
     assert rejection["rejection_category"] == "FAILED_CHECK"
     assert len(rejection["message"]) >= MIN_REJECTION_MESSAGE and '"attn' in rejection["message"]
@@ -128,9 +134,12 @@ def test_review_approves_rejects_leaves_and_runs_twice_without_a_second_transiti
     for submission in fake.submissions:
         submission["status"] = "AWAITING REVIEW"
     sent_before = len(fake.transitions)
-    again = prolific("review", study.slug)
+    prolific("review", study.slug)
     assert len(fake.transitions) == sent_before
-    assert '"already_sent": ["pid-good", "pid-bad"]' in again
+    assert Job.objects.filter(kind="prolific_review").latest("id").result["already_sent"] == [
+        named(study, "pid-good"),
+        named(study, "pid-bad"),
+    ]
     assert PlatformDecision.objects.filter(state="sent").count() == 2
 
 
@@ -192,6 +201,7 @@ def test_bonus_is_paid_once_across_a_dropped_reply_and_a_rerun(fake, study, tmp_
     with pytest.raises(CommandError, match="may have been paid"):
         prolific("bonus", study.slug, path)
     assert len(fake.payments) == 1
+    assert "pid-a" not in str(Job.objects.get(kind="prolific_bonus").parameters)  # named by pseudonym
     batch = PlatformBonus.objects.values_list("batch_id", flat=True).first()
     assert set(PlatformBonus.objects.values_list("state", flat=True)) == {"paying"}
 
@@ -201,7 +211,10 @@ def test_bonus_is_paid_once_across_a_dropped_reply_and_a_rerun(fake, study, tmp_
 
     assert "Settled 2" in prolific("bonus", study.slug, "--settle", batch, "paid")
     out = prolific("bonus", study.slug, path)  # the same file once more: already paid
-    assert len(fake.payments) == 1 and '"already_paid": ["pid-a", "pid-b"]' in out
+    assert (
+        len(fake.payments) == 1
+        and f'"already_paid": ["{named(study, "pid-a")}", "{named(study, "pid-b")}"]' in out
+    )
 
 
 def test_bonus_created_but_not_paid_is_paid_by_the_rerun(fake, study, tmp_path):
@@ -216,6 +229,21 @@ def test_bonus_created_but_not_paid_is_paid_by_the_rerun(fake, study, tmp_path):
     prolific("bonus", study.slug, path)
     assert len(fake.payments) == 1 and PlatformBonus.objects.get().state == "paid"
     assert len(fake.bonuses) == 2  # a fresh bulk bonus; the first one was never paid
+
+
+def test_bonus_created_and_refused_at_payment_is_paid_in_the_same_bulk_bonus_by_the_rerun(
+    fake, study, tmp_path
+):
+    bonus_study(study, fake)
+    path = bonus_file(tmp_path, "pid-a,1.50,accuracy\n")
+    fake.pay_failure = "400"  # created on Prolific, then the pay call refused: nothing paid
+    with pytest.raises(CommandError, match="Nothing was paid"):
+        prolific("bonus", study.slug, path)
+    bonus = PlatformBonus.objects.get()
+    assert bonus.state == "created" and fake.payments == []
+    prolific("bonus", study.slug, path)
+    assert fake.payments == [bonus.batch_id] and len(fake.bonuses) == 1  # no second bulk bonus
+    assert PlatformBonus.objects.get().state == "paid"
 
 
 def test_bonus_over_the_cap_or_without_one_is_refused_before_any_call(fake, study, tmp_path):

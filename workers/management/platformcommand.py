@@ -14,7 +14,7 @@ from django.urls import reverse
 from annotation.errors import InputError
 from annotation.models import Job, Study
 from annotation.services.jobs import create_job
-from annotation.services.platform_bonus import parse_bonus_csv, settle_bonuses
+from annotation.services.platform_bonus import parse_bonus_csv, pseudonymous_lines, settle_bonuses
 from workers.management.jobcommand import input_error, owner_named, run_or_queue
 
 
@@ -101,6 +101,7 @@ class PlatformCommand(BaseCommand):
                 raise CommandError(f"{options['file']}: {exc}") from None
             except InputError as exc:
                 raise input_error(exc, "nothing was sent") from None
+            lines = pseudonymous_lines(study, platform=self.platform, lines=lines)
             return {"bonuses": [line.as_dict() for line in lines]}
         return self.publish_parameters(study, options)
 
