@@ -3,10 +3,12 @@ approved, rejected or left and what the approvals cost; the audit log is on the 
 
 import pytest
 from django.contrib.auth.models import Group
+from django.test import override_settings
 
 from annotation.models import PlatformStudy
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.helpers.fake_prolific import TOKEN, serve
 from tests.helpers.platforms import BAD, GOOD, crowd_participant
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -41,3 +43,18 @@ def test_review_confirmation_lists_each_decision_and_the_cost(
     assert page.get_by_role("button", name="Confirm and send").is_visible()
     assert page.get_by_role("button", name="Dry run (send nothing)").is_visible()
     screenshot("platform-review-confirmation")
+
+    fake, server = serve()
+    for pid in ("pid-good", "pid-bad", "pid-half"):
+        fake.add_submission("st-1", pid)
+    try:
+        with override_settings(PROLIFIC_API_URL=fake.url, PROLIFIC_API_TOKEN=TOKEN):
+            page.get_by_role("button", name="Confirm and send").click()
+            page.wait_for_selector("#audit-log")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert fake.status_of("pid-good") == "APPROVED" and fake.status_of("pid-bad") == "REJECTED"
+    assert page.locator("#audit-log tbody tr").count() == 4  # two pages of the list, the approval, the rejection
+    assert "done" in page.locator("#platform-jobs").inner_text()
+    screenshot("platform-audit-log")
