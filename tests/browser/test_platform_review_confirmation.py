@@ -55,6 +55,8 @@ def test_review_confirmation_lists_each_decision_and_the_cost(
         server.shutdown()
         server.server_close()
     assert fake.status_of("pid-good") == "APPROVED" and fake.status_of("pid-bad") == "REJECTED"
-    assert page.locator("#audit-log tbody tr").count() == 4  # two pages of the list, the approval, the rejection
+    assert (
+        page.locator("#audit-log tbody tr").count() == 4
+    )  # two pages of the list, the approval, the rejection
     assert "done" in page.locator("#platform-jobs").inner_text()
     screenshot("platform-audit-log")
