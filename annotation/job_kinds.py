@@ -17,6 +17,9 @@ from annotation.job_parameters import (
     CounterfactualsParameters,
     EditAndGenerateParameters,
     ExplainParameters,
+    PlatformBonusParameters,
+    PlatformPublishParameters,
+    PlatformReviewParameters,
     RateLLMParameters,
     RateParameters,
     TrainRaterParameters,
@@ -109,3 +112,19 @@ register_job_kind(
     needs_study=True,
     worker_paths={"rater": "model"},
 )
+
+# The crowd platforms' API calls (docs/crowd.md): light work on the default queue.
+PLATFORM_JOBS = {
+    "publish": PlatformPublishParameters,
+    "review": PlatformReviewParameters,
+    "bonus": PlatformBonusParameters,
+}
+for _platform in ("prolific", "mturk"):
+    for _action, _parameters in PLATFORM_JOBS.items():
+        register_job_kind(
+            f"{_platform}_{_action}",
+            task=f"workers.tasks.platforms.{_platform}_{_action}_task",
+            parameters=_parameters,
+            needs_study=True,
+            owner_only=True,
+        )

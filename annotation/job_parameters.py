@@ -273,3 +273,58 @@ class RateParameters(JobParameters):
             if not value.startswith("/"):
                 raise serializers.ValidationError("Must be an absolute path on the worker.")
             return value
+
+
+# --- the crowd platforms' jobs (queue "default"; docs/crowd.md) ------------------------------
+
+
+class BonusLineSerializer(StrictSerializer):
+    participant = serializers.CharField(max_length=200, help_text="A pseudonym or the platform's id.")
+    amount_cents = serializers.IntegerField(min_value=1)
+    reason = serializers.CharField(max_length=200, allow_blank=True, default="")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlatformPublishParameters(JobParameters):
+    """Put the study on Prolific or MTurk (``prolific publish`` / ``mturk publish``)."""
+
+    study_url: str
+    places: int | None
+    reward_cents: int
+    minutes: int
+    draft: bool
+    sandbox: bool
+    dry_run: bool
+
+    class Serializer(StrictSerializer):
+        study_url = serializers.URLField(help_text="The study's absolute link, /s/<slug>/.")
+        places = serializers.IntegerField(
+            min_value=1, allow_null=True, default=None, help_text="Empty: from the answers still wanted."
+        )
+        reward_cents = serializers.IntegerField(min_value=1, help_text="Per participant, in cents.")
+        minutes = serializers.IntegerField(min_value=1, max_value=24 * 60)
+        draft = serializers.BooleanField(default=False, help_text="Prolific: create it, do not publish.")
+        sandbox = serializers.BooleanField(default=False, help_text="MTurk: the requester sandbox.")
+        dry_run = serializers.BooleanField(default=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlatformReviewParameters(JobParameters):
+    """Approve, reject or leave each submission awaiting review (``… review``)."""
+
+    dry_run: bool
+
+    class Serializer(StrictSerializer):
+        dry_run = serializers.BooleanField(default=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlatformBonusParameters(JobParameters):
+    """Pay the listed bonuses, each (participant, reason) at most once (``… bonus``)."""
+
+    bonuses: tuple[dict, ...]
+    dry_run: bool
+
+    class Serializer(StrictSerializer):
+        bonuses = serializers.ListField(child=BonusLineSerializer(), min_length=1, max_length=5000)
+        dry_run = serializers.BooleanField(default=False)

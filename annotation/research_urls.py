@@ -9,6 +9,7 @@ from .views import (
     research_docs,
     research_exports,
     research_participants,
+    research_platforms,
     research_studies,
 )
 
@@ -49,6 +50,17 @@ urlpatterns = [
         name="research-adjudication-item",
     ),
     path("s/<slug:slug>/exports/", research_exports.export_list, name="research-exports"),
+    path("s/<slug:slug>/platforms/", research_platforms.platform_page, name="research-platforms"),
+    path(
+        "s/<slug:slug>/platforms/settings/",
+        research_platforms.platform_settings,
+        name="research-platform-settings",
+    ),
+    path(
+        "s/<slug:slug>/platforms/<str:platform>/<str:action>/",
+        research_platforms.platform_action,
+        name="research-platform-action",
+    ),
     path("s/<slug:slug>/exports/table/", research_exports.export_table, name="research-exports-table"),
     path(
         "s/<slug:slug>/exports/<int:export_id>/download/",

@@ -405,6 +405,16 @@ EXPORT_DIR = Path(env_str("EXPORT_DIR", str(MEDIA_ROOT / "exports")))
 PROLIFIC_COMPLETION_URL = env_str(
     "PROLIFIC_COMPLETION_URL", "https://app.prolific.com/submissions/complete?cc={code}"
 )
+# Prolific's API (docs/crowd.md, "Through the platforms' APIs"): the address, and the site's
+# token (a researcher's own token, stored encrypted, takes its place for their studies).
+PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com").rstrip("/")
+PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN", "")
+# Seconds a call to a crowd platform may take before it counts as failed (its outcome unknown).
+PLATFORM_API_TIMEOUT_S = env_int("PLATFORM_API_TIMEOUT_S", 30, minimum=1)
+# The site's public address, for the study link a command sends to a platform (pages use the request's).
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# Key for the researchers' stored platform tokens (Fernet); empty: derived from SECRET_KEY.
+PLATFORM_TOKEN_KEY = env_str("PLATFORM_TOKEN_KEY", "")
 # Hosts MTurk may name in turkSubmitTo (the externalSubmit form posts there, nowhere else).
 MTURK_SUBMIT_HOSTS = env_list("MTURK_SUBMIT_HOSTS", ["www.mturk.com", "workersandbox.mturk.com"])
 # Origins allowed to frame the participant pages (MTurk shows an ExternalQuestion in a frame).

@@ -84,3 +84,15 @@ def reopen_if_short(study: Study) -> bool:
         return False
     change_study_status(study, status=Study.Status.LIVE)
     return True
+
+
+def places_wanted(study: Study) -> int:
+    """How many more participants the study needs for the answers it still lacks: the usable
+    answers missing on its ordinary items (``populations``) over the ordinary pages of one
+    session (a session's attention-check pages, ``attention.attention_pages``, fill none)."""
+    from .attention import attention_pages  # attention → participants; imported when used
+
+    items = Item.objects.filter(study=study, is_attention_check=False).annotate(n=counted_per_item())
+    missing = sum(max(study.annotations_per_item - n, 0) for n in items.values_list("n", flat=True))
+    ordinary_pages = max(study.items_per_session - len(attention_pages(study, 0)), 1)
+    return -(-missing // ordinary_pages)

@@ -9,11 +9,11 @@ from django.utils import timezone
 from annotation.errors import InputError, checked
 from annotation.models import Assignment, Enrollment, Job, Response, Study
 
-from .access import can_share_study, is_researcher, researcher_studies
+from .access import can_share_study, can_use_platforms, is_researcher, researcher_studies
 from .assignment import release_participant_assignments
 from .exams import detach_exam_from_unpermitted_studies
 from .exports import ExportParameters, check_export_request
-from .jobs import start_job
+from .jobs import JOB_KINDS, start_job
 from .validation import check_exam_study, check_kind_and_config, kind_named
 
 # Which status a study may move to from each status.
@@ -152,6 +152,9 @@ def start_job_for_researcher(*, user, kind: str, study_slug: str | None, paramet
     # Raw crowd ids: the study's owner and admins only, for every job kind that can include them.
     include_ids = bool((parameters or {}).get("include_platform_ids"))
     check_export_request(user, study, include_platform_ids=include_ids)
+    spec = JOB_KINDS.get(kind)
+    if spec is not None and spec.owner_only and not can_use_platforms(user, study):
+        raise NotAllowed(f"Only the study's owner or an admin may start a {kind} job.")
     # Paths on the workers: inside the configured folders, and the user's own or shared ones
     # (``check_new_job`` calls ``check_worker_paths`` for every job started for a user).
     return start_job(kind=kind, parameters=parameters, study=study, user=user)
