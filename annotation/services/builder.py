@@ -48,7 +48,8 @@ class Template:
     """A study file to start from: a kind's documented example, or a blank questionnaire."""
 
     name: str
-    label: str
+    label: str  # the example's title
+    kind_label: str
     data: dict
 
     @property
@@ -66,13 +67,13 @@ def _templates() -> tuple[Template, ...]:
         "config": {"questions": [FIRST_QUESTION]},
         "items": [],
     }
-    found = [Template(BLANK, "A questionnaire of your own questions (blank)", blank)]
     labels = {name: kind.label for name, kind in all_kinds().items()}
+    found = [Template(BLANK, "Your own questions, from a blank page", labels["questionnaire"], blank)]
     for path in sorted(EXAMPLES_DIR.glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         kind = data.get("kind")
         if kind in labels:
-            found.append(Template(path.stem, f"{labels[kind]}: {data.get('title', path.stem)}", data))
+            found.append(Template(path.stem, data.get("title") or path.stem, labels[kind], data))
     return tuple(found)
 
 
@@ -84,7 +85,7 @@ def template_named(name: str) -> Template:
     """A copy of the template ``name`` (its items included); ``InputError`` on ``template``."""
     for template in _templates():
         if template.name == name:
-            return Template(template.name, template.label, copy.deepcopy(template.data))
+            return Template(template.name, template.label, template.kind_label, copy.deepcopy(template.data))
     raise InputError({"template": [f"No template named {name!r}."]})
 
 
