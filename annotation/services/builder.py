@@ -89,11 +89,15 @@ def template_named(name: str) -> Template:
     raise InputError({"template": [f"No template named {name!r}."]})
 
 
+# What a new study does not take from a template's file: its items (offered apart), what ties
+# it to other studies (an exam, one it requires) and its codes (a code two studies share lets
+# someone who took part in one claim payment in the other).
+NOT_FROM_TEMPLATE = ("items", "exam", "qualification", "completion_code", "screenout_code")
+
+
 def as_new_study(template: Template) -> dict:
     """The template's file as a new study's starting point: a draft, its slug to choose."""
-    data = {
-        key: value for key, value in template.data.items() if key not in ("items", "exam", "qualification")
-    }
+    data = {key: value for key, value in template.data.items() if key not in NOT_FROM_TEMPLATE}
     return {**data, "slug": "", "status": Study.Status.DRAFT}
 
 

@@ -230,3 +230,62 @@ def test_only_researchers_reach_the_builder(client, django_user_model):
     assert client.get("/research/builder/").status_code == 302  # to the login page
     client.force_login(django_user_model.objects.create_user("pat", password="pw"))
     assert client.get("/research/builder/").status_code in (403, 404)
+
+
+def test_jsonl_items_a_show_if_and_a_passage_column_without_an_id(client, researcher):
+    lines = [
+        {
+            "external_id": f"j{n}",
+            "payload": {"passages": [{"id": "a", "text": f"A {n}."}, {"id": "b", "text": "B."}]},
+        }
+        for n in range(2)
+    ]
+    jsonl = "\n".join(json.dumps(line) for line in lines)
+    questions = [
+        QUESTIONS[1],
+        {"id": "issue", "type": "choice", "options": "yes\nno", "text": "A problem?"},
+        {"id": "which", "type": "multi", "options": "grammar\nfacts", "text": "Which?", "show_if": "issue"},
+        {"id": "low", "type": "text", "text": "Why so low?", "show_if": "fluency", "show_if_values": "1\n2"},
+    ]
+    questions[2]["show_if_values"] = "yes"
+    page = client.post(
+        "/research/builder/",
+        {
+            **form(slug="jsonl", questions=questions),
+            "items_file": SimpleUploadedFile("i.jsonl", jsonl.encode()),
+        },
+    )
+    assert page.status_code == 302
+    config = Study.objects.get(slug="jsonl").config["questions"]
+    assert config[2]["show_if"] == {"question": "issue", "in": ["yes"]}
+    assert config[3]["show_if"] == {"question": "fluency", "in": [1, 2]}
+
+    unmapped = {**MAPPING, "col_passage": ["", "", "", "a", "b", "b", ""]}  # reply_1's text has no id
+    page = client.post(
+        "/research/builder/", {**form(slug="nomap"), "items_name": "r.csv", "items_text": CSV, **unmapped}
+    )
+    assert page.status_code == 400
+    assert errors_of(page)["items file, column left"].startswith("Give the passage an id")
+    assert 'id="kept-file"' in page.content.decode() and not Study.objects.filter(slug="nomap").exists()
+
+
+def test_a_template_leaves_its_codes_and_a_study_needs_items(client, researcher):
+    page = client.get("/research/builder/?template=questionnaire-pairwise").content.decode()
+    assert "DEMO-QPAIR-7H2" not in page and 'value="better"' in page
+    fields = {**form(slug="no-items"), "template": "questionnaire-pairwise", "use_template_items": "no"}
+    refused = client.post("/research/builder/", fields)
+    assert refused.status_code == 400
+    assert errors_of(refused)["items file"] == "Upload the study's items: a CSV or JSON Lines file."
+    kept = client.post("/research/builder/", {**fields, "use_template_items": "yes"})
+    assert kept.status_code == 302 and Study.objects.get(slug="no-items").items.count() == 4
+
+
+def test_another_researchers_study_is_not_reached(client, researcher, django_user_model):
+    build(client)
+    from tests.factories import researcher_user
+
+    client.force_login(researcher_user("otto", password="pw"))
+    assert client.get("/research/s/built/edit/").status_code == 404
+    assert client.post("/research/s/built/edit/", form(title="Mine")).status_code == 404
+    assert client.get("/research/s/built/study-file/").status_code == 404
+    assert Study.objects.get(slug="built").title == "Which reply is better?"
