@@ -104,9 +104,10 @@ def as_new_study(template: Template) -> dict:
 # --- export -----------------------------------------------------------------------------------
 
 
-def study_file_of(study: Study) -> dict:
+def study_file_of(study: Study, *, items: bool = True) -> dict:
     """The study as a study file (docs/formats.md): loading it (the upload page, the API,
-    ``loadstudy``) under a free slug gives a study with the same fields, config and items."""
+    ``loadstudy``) under a free slug gives a study with the same fields, config and items.
+    ``items=False``: the rest alone (what the builder's form shows)."""
     data = dict(StudyFields(study).data)
     data["config"] = study.config
     if study.examples:
@@ -122,7 +123,8 @@ def study_file_of(study: Study) -> dict:
             "attempts": exam.attempts_allowed,
             "training": exam.training,
         }
-    data["items"] = [_item_file_entry(item) for item in study.items.order_by("id")]
+    if items:
+        data["items"] = [_item_file_entry(item) for item in study.items.order_by("id")]
     return data
 
 

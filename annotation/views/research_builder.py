@@ -68,7 +68,7 @@ def builder_edit(request: HttpRequest, slug: str) -> HttpResponse:
     """A saved study's settings, config (while a draft) and more items."""
     study = access_study_for_researcher(request.user, slug)
     if request.method == "GET":
-        return _page(request, study=study, data=builder.study_file_of(study))
+        return _page(request, study=study, data=builder.study_file_of(study, items=False))
     form = _read(request, kind=study.kind, new=False)
     errors = dict(form.errors)
     if request.POST.get("action", "save") == "save" and not errors:
@@ -84,7 +84,7 @@ def builder_edit(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             messages.success(request, "Changes saved.")
             return redirect("research-study", slug=study.slug)
-    data = {**builder.study_file_of(study), **form.posted.data}
+    data = {**builder.study_file_of(study, items=False), **form.posted.data}
     return _page(request, study=study, data=data, form=form, errors=errors)
 
 
@@ -108,7 +108,7 @@ def builder_preview(request: HttpRequest) -> HttpResponse:
     data = (
         form.posted.data
         if study is None
-        else {**builder.study_file_of(study), **form.posted.data, "items": []}
+        else {**builder.study_file_of(study, items=False), **form.posted.data}
     )
     if template is not None:
         data = _with_template_items(request.POST, data, template)
