@@ -123,6 +123,9 @@ def test_build_preview_edit_go_live_take_part_and_discard(live_server, page, scr
         passage_ids.nth(index).fill("b")
     expect(page.locator("#kept-file")).to_contain_text("replies.csv")
     screenshot("builder-form-desktop")
+    page.set_viewport_size({"width": 390, "height": 844})
+    screenshot("builder-form-phone")
+    page.set_viewport_size({"width": 1280, "height": 900})
 
     with page.context.expect_page() as opened:
         steps.click("#preview")

@@ -289,3 +289,13 @@ def test_another_researchers_study_is_not_reached(client, researcher, django_use
     assert client.post("/research/s/built/edit/", form(title="Mine")).status_code == 404
     assert client.get("/research/s/built/study-file/").status_code == 404
     assert Study.objects.get(slug="built").title == "Which reply is better?"
+
+
+def test_a_saved_drafts_preview_uses_its_items_and_the_form_as_it_stands(client, researcher):
+    build(client)
+    changed = [{**QUESTIONS[1], "text": "Is it smooth to read?"}]
+    page = client.post("/research/builder/preview/", {**form(questions=changed), "study": "built"})
+    text = page.content.decode()
+    assert page.status_code == 200 and "Is it smooth to read?" in text and "Hello there. Nice day." in text
+    assert "How fluent?" not in text
+    assert [q["text"] for q in Study.objects.get(slug="built").config["questions"]][1] == "How fluent?"
