@@ -27,8 +27,9 @@ from annotation.models import Assignment, Exam, Item, Study
 
 from .item_files import ColumnMap, add_items_from_file, read_items
 from .research import update_study
+from .rows import list_rows
 from .studies import STUDY_SETTINGS, StudyFields, load_study_file_for
-from .validation import check_kind_and_config, kind_named, validate_item
+from .validation import check_kind_and_config, checked_items, kind_named, validate_item
 
 EXAMPLES_DIR = Path(settings.BASE_DIR) / "docs" / "examples"
 ITEMS_FILE = "items file"  # where the errors of an uploaded items file are listed
@@ -184,6 +185,13 @@ def draft_study_file(*, data: dict, upload: ItemsUpload | None) -> dict:
             errors.update(items_file_errors(exc))
     elif upload is None and not data["items"]:
         errors[ITEMS_FILE] = ["Upload the study's items: a CSV or JSON Lines file."]
+    elif config is not None:  # a template's items, which the edited config may no longer fit
+        try:
+            list(
+                checked_items(kind_named(data["kind"]), config, list_rows(enumerate(data["items"]), "items"))
+            )
+        except InputError as exc:
+            errors.update(exc.errors)
     if errors:
         raise InputError(errors)
     return data

@@ -299,3 +299,13 @@ def test_a_saved_drafts_preview_uses_its_items_and_the_form_as_it_stands(client,
     assert page.status_code == 200 and "Is it smooth to read?" in text and "Hello there. Nice day." in text
     assert "How fluent?" not in text
     assert [q["text"] for q in Study.objects.get(slug="built").config["questions"]][1] == "How fluent?"
+
+
+def test_a_templates_items_are_checked_against_the_edited_questions(client, researcher):
+    fields = {**form(slug="tpl"), "template": "questionnaire-pairwise", "use_template_items": "yes"}
+    fields["q_pick"] = ["best_worst", "", ""]  # the examples hold two replies; best-worst needs three
+    fields["q_tie"] = ["no", "no", "no"]
+    page = client.post("/research/builder/", {**fields, "action": "download"})
+    assert page.status_code == 400
+    assert any(where.startswith("items[0].payload.passages") for where in errors_of(page))
+    assert not Study.objects.filter(slug="tpl").exists()
