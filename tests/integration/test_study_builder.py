@@ -14,8 +14,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Item, Study
-from annotation.services.builder import study_file_of
+from annotation.services.builder import as_new_study, builder_templates, study_file_of, template_named
 from annotation.services.validation import CONFIG_KEPT
+from annotation.views.builder_form import form_values
 from tests.helpers.uploads import row_counts, upload_page
 
 pytestmark = pytest.mark.django_db
@@ -201,6 +202,8 @@ def test_a_fixed_kind_template_gives_the_study_file_the_upload_takes(client, res
         "extras_json": json.dumps({k: example[k] for k in ("examples", "faq") if k in example}),
         "use_template_items": "yes",
     }
+    preview = client.post("/research/builder/preview/", fields)
+    assert preview.status_code == 200 and 'id="preview-page"' in preview.content.decode()
     download = client.post("/research/builder/", {**fields, "action": "download"})
     assert download.status_code == 200
     data = json.loads(download.content)
@@ -309,3 +312,33 @@ def test_a_templates_items_are_checked_against_the_edited_questions(client, rese
     assert page.status_code == 400
     assert any(where.startswith("items[0].payload.passages") for where in errors_of(page))
     assert not Study.objects.filter(slug="tpl").exists()
+
+
+@pytest.mark.parametrize("template", [t.name for t in builder_templates() if t.data.get("items")])
+def test_every_template_renders_previews_and_saves_as_it_comes(client, researcher, template):
+    """Each template's form, posted back as it comes (a slug added), previews its first item
+    and saves a draft with the template's items."""
+    page = client.get(f"/research/builder/?template={template}")
+    assert page.status_code == 200
+    values = form_values(as_new_study(template_named(template)))
+    fields = {
+        "template": template,
+        "slug": f"from-{template}",
+        "use_template_items": "yes",
+        **{name: values[name] for name in ("title", "description", "instructions", "consent")},
+        **{name: value for name, value in values["settings"].items()},
+        **({"extras_json": values["extras_json"]} if values["extras_json"] else {}),
+    }
+    if values["questions"]:
+        fields.update({f"q_{k}": [str(q[k]) for q in values["questions"]] for k in values["questions"][0]})
+    else:
+        fields["config_json"] = values["config_json"]
+    preview = client.post("/research/builder/preview/", fields)
+    assert preview.status_code == 200
+    assert (
+        'id="preview-page"' in preview.content.decode() or 'id="preview-own-page"' in preview.content.decode()
+    )
+    saved = client.post("/research/builder/", {**fields, "action": "save"})
+    assert saved.status_code == 302, errors_of(saved)
+    study = Study.objects.get(slug=f"from-{template}")
+    assert study.items.count() == len(template_named(template).data["items"])
