@@ -121,8 +121,11 @@ _LEFT_OUT = object()
 
 
 def _setting(raw: str, field: dict) -> Any:
-    """A setting as typed: blank is the default (null where the setting may be empty)."""
+    """A setting as typed: blank is the default (null where the setting may be empty, an
+    empty text for a text setting: a code or link cleared on an edit is cleared)."""
     if raw == "":
+        if field["widget"] == "text":
+            return ""
         return None if field["nullable"] else _LEFT_OUT
     if field["widget"] == "bool":
         return {"yes": True, "no": False}.get(raw, raw)

@@ -152,10 +152,12 @@ def test_a_draft_is_edited_without_its_items_again_and_a_live_studys_questions_a
     assert edit.status_code == 200 and edit.content.decode().count('name="q_id"') == 4  # 3 and the template's
 
     reordered = [QUESTIONS[1], QUESTIONS[0]]  # "why" removed, the scale first
-    changed = client.post("/research/s/built/edit/", {**form(questions=reordered), "title": "Better replies"})
+    Study.objects.filter(slug="built").update(completion_code="OLD-CODE")
+    edit = {**form(questions=reordered), "title": "Better replies", "completion_code": ""}
+    changed = client.post("/research/s/built/edit/", edit)
     assert changed.status_code == 302
     study.refresh_from_db()
-    assert study.title == "Better replies"
+    assert (study.title, study.completion_code) == ("Better replies", "")
     assert [q["id"] for q in study.config["questions"]] == ["fluency", "better"]
     assert list(study.items.order_by("id").values_list("external_id", "payload")) == items_before
 
