@@ -279,6 +279,20 @@ def _alpha(pairable: _Pairable, domain: np.ndarray, level: str) -> Estimate:
 ONE_UNIT = "only one item has two or more answers: alpha compares items, so it needs at least two"
 
 
+def alpha_from_disagreements(
+    disagreements: Callable[[], tuple[float, float]],
+    *,
+    level: str,
+    values: int,
+    units: int,
+    n: int,
+    varied: bool,
+) -> Estimate:
+    """Alpha from a ``(observed, expected)`` disagreement function, with the undefined cases
+    every alpha here shares: for a distance of another kind (``stats.sets``' MASI)."""
+    return _estimate(disagreements, level=level, values=values, units=units, n=n, varied=varied)
+
+
 def _estimate(
     disagreements: Callable[[], tuple[float, float]],
     *,

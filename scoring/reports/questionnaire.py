@@ -11,7 +11,8 @@
   and per system of the passage.
 
 Agreement (alpha ordinal and interval for scales, nominal for the rest) comes from the
-kind's ``agreement_values`` through the common tables. A scale, choice or multi question's
+kind's ``agreement_values`` through the common tables; a multi question's alpha on whole
+sets with the MASI distance (``stats.sets``) is computed here. A scale, choice or multi question's
 system is the system of the item's one passage, else the item's ``provenance.system``.
 """
 
@@ -26,6 +27,7 @@ from stats import claim, likert
 from stats import ranking as bws
 from stats.estimate import Estimate
 from stats.groups import overall_mean
+from stats.sets import masi_alpha
 
 from .base import Field, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, mean_row, row
 
@@ -97,6 +99,13 @@ class QuestionnaireReport(KindReport):
             "no win.",
             pair=("system", "over"),
             pair_prefer="win_rate",
+        ),
+        TableSpec(
+            "Multi questions: agreement on the set chosen (Krippendorff's alpha, MASI distance)",
+            ("questionnaire.masi_alpha",),
+            ("question",),
+            note="MASI counts two sets as closer when one holds the other than when they only overlap; "
+            "the per-option alphas are in the agreement table.",
         ),
         TableSpec("Pick questions: share of ties", ("questionnaire.tie_share",), ("question",)),
         TableSpec(
@@ -217,7 +226,11 @@ def _option_rows(question, values, item, passages, systems, data) -> list[Report
             chosen = ["yes" if h == 1 else "no" for h in hit[known]]
             test = claim.chi_square_independence(systems[known], chosen)
             rows.append(row("questionnaire.chi_square", {"question": qid, "option": option}, test))
-    if not multi:
+    if multi:
+        chosen_sets = [set(v) for v in values if v is not None]
+        alpha = masi_alpha(item[answered].tolist(), chosen_sets)
+        rows.append(row("questionnaire.masi_alpha", {"question": qid}, alpha))
+    else:
         known = answered & (systems != "")
         given = [v for v, k in zip(values, known, strict=True) if k]
         rows.append(

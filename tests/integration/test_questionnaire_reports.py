@@ -11,6 +11,8 @@ import choix
 import krippendorff
 import numpy as np
 import pytest
+from nltk.metrics.agreement import AnnotationTask
+from nltk.metrics.distance import masi_distance
 from scipy import stats
 
 from annotation.models import Participant
@@ -128,6 +130,16 @@ def test_scale_choice_and_sentences_agreement_against_the_krippendorff_package(p
     grammar = reliability(answers, lambda a, u: int("grammar" in a["flaws"]), items)
     ours = figure(study, "agreement.krippendorff_alpha", question="flaws.grammar", level="nominal").value
     assert ours == pytest.approx(krippendorff.alpha(grammar, level_of_measurement="nominal"), abs=1e-9)
+
+
+def test_the_multi_questions_masi_alpha_against_nltk(page_study):
+    study, answers = page_study
+    triples = [(who, item, frozenset(answer["flaws"])) for (who, item), answer in answers.items()]
+    masi = lambda a, b: 0.0 if a == b else masi_distance(a, b)  # noqa: E731 (two empty sets: equal)
+    expected = AnnotationTask(data=triples, distance=masi).alpha()
+    found = figure(study, "questionnaire.masi_alpha", question="flaws")
+    assert found.value == pytest.approx(expected, abs=1e-9)
+    assert found.n == len(triples)
 
 
 def test_scale_means_and_wilcoxon_against_numpy_and_scipy(page_study):
@@ -322,6 +334,6 @@ def test_the_dashboard_shows_the_questionnaire_tables_and_plot(page_study, clien
     client.force_login(admin)
     page = client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
     assert "Scale questions: mean per system" in page and "Choice and multi questions" in page
-    assert "Sentences questions: F1" in page
+    assert "Sentences questions: F1" in page and "MASI distance" in page
     plot = client.get(f"/research/s/{study.slug}/dashboard/plots/questionnaire-means.svg")
     assert plot.status_code == 200 and b"<svg" in plot.content
