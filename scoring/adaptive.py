@@ -64,13 +64,20 @@ def priorities_of(data: StudyData) -> np.ndarray:
 def write_priorities(study: Study, external_ids: np.ndarray, priorities: np.ndarray) -> int:
     """Store the priorities (per item row, by external id), in id order and small batches:
     picks skip a locked item (SKIP LOCKED) and look again, so a batch held for long would
-    only send them to other items."""
+    only send them to other items; several recomputes at once (a job and the command) wait
+    for each other instead of deadlocking."""
     ids = dict(Item.objects.filter(study=study).values_list("external_id", "pk"))
     pairs = zip((str(name) for name in external_ids), priorities, strict=True)
     rows = sorted((ids[name], float(value)) for name, value in pairs if name in ids)
     for start in range(0, len(rows), PRIORITY_BATCH):
         batch = [Item(pk=pk, priority=value) for pk, value in rows[start : start + PRIORITY_BATCH]]
         with transaction.atomic():
+            # Locked in id order first, as every other writer of several items does
+            # (``assignment.take_slots``): an UPDATE of many rows locks them in the order it
+            # finds them, which changes as other writers move their row versions, and two
+            # such updates could each wait for the other.
+            locked = Item.objects.select_for_update().filter(pk__in=[item.pk for item in batch])
+            list(locked.order_by("pk").values_list("pk", flat=True))
             Item.objects.bulk_update(batch, ["priority"])
     return len(rows)
 

@@ -17,37 +17,11 @@ from annotation.services.submission import submit_response
 from scoring.adaptive import refresh_adaptive
 from scoring.data import DEFAULT_BY, load_study_data, one_snapshot
 from scoring.reports import report_for
+from tests.helpers.adaptive import CAP, ITEMS, likert_study_file
 from tests.threads import consented_participants, run_in_threads
 
 PARTICIPANTS = 30
-ITEMS, CAP = 20, 5  # 100 slots; 30 participants want 150 pages
 RATINGS = {"A": range(4, 8), "B": range(1, 6)}  # A is better by 2.5 points on average
-
-
-def likert_study_file() -> dict:
-    items = [
-        {
-            "external_id": f"p{index}",
-            "payload": {"new_fact": f"Fact {index}.", "main_passage": f"Passage number {index}."},
-            "provenance": {"system": "A" if index % 2 else "B"},
-        }
-        for index in range(ITEMS)
-    ]
-    stop = {"question": "quality", "systems": ["A", "B"], "ci_excludes_zero": True, "alpha": 0.05}
-    return {
-        "slug": "adaptive-likert",
-        "title": "Adaptive",
-        "kind": "likert",
-        "status": "live",
-        "annotations_per_item": CAP,
-        "items_per_session": 5,
-        "config": {
-            "questions": [{"id": "quality", "passage": "main", "text": "The passage reads well."}],
-            "assignment": "adaptive",
-            "adaptive": {"min_answers": 2, "stop": stop},
-        },
-        "items": items,
-    }
 
 
 def check_rule(study: Study) -> bool:
@@ -61,7 +35,8 @@ def check_rule(study: Study) -> bool:
 
 @pytest.mark.django_db(transaction=True)
 def test_thirty_participants_fill_no_item_over_its_cap_and_the_rule_closes_once():
-    study = load_study_file(likert_study_file()).study
+    stop = {"question": "quality", "systems": ["A", "B"], "ci_excludes_zero": True, "alpha": 0.05}
+    study = load_study_file(likert_study_file(stop)).study  # 100 slots; 30 participants want 150 pages
     participants = consented_participants(study, PARTICIPANTS)
     closings: list[bool] = []
     lock = threading.Lock()
