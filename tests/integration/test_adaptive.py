@@ -103,6 +103,11 @@ def test_past_the_minimum_the_least_settled_item_goes_first(enrolled):
     page.item.refresh_from_db()
     assert page.item.priority == pytest.approx(priority["c1"] * 3 / 4)
     assert page.item.slots_taken == 3
+    # still the least settled after one page (1 × 3/4 > 0.65), not after two (× 4/5 < 0.65)
+    others = max(priority[name] for name in ("c0", "c2", "c3"))
+    assert priority["c1"] * 3 / 4 > others > priority["c1"] * 3 / 5
+    assert assign_next_item(participant=enrolled(study), study=study).item.external_id == "c1"
+    assert assign_next_item(participant=enrolled(study), study=study).item.external_id != "c1"
 
 
 def test_the_cap_per_item_holds(enrolled):
