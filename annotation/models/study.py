@@ -36,6 +36,23 @@ class Study(models.Model):
         help_text="Closed by itself on reaching its quota (services/capacity.py): it goes back to "
         "live when answers stop counting and it is short again.",
     )
+
+    class ClosedBecause(models.TextChoices):
+        RESEARCHER = "researcher", "closed by a researcher"
+        QUOTA = "quota", "every item had its answers"
+        BUDGET = "budget", "the answer budget was spent"
+        STOPPING_RULE = "stopping_rule", "the stopping rule was met"
+
+    closed_at = models.DateTimeField(null=True, blank=True, editable=False)
+    closed_because = models.CharField(
+        max_length=20, choices=ClosedBecause.choices, blank=True, default="", db_default="", editable=False
+    )
+    closed_details = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="What the figures were when a rule closed the study (the stopping rule's interval).",
+    )
     public = models.BooleanField(default=False, help_text="Listed on the home page for anyone.")
     annotations_per_item = models.PositiveIntegerField(default=3, validators=[MinValueValidator(1)])
     items_per_session = models.PositiveIntegerField(default=10, validators=[MinValueValidator(1)])

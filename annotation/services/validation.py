@@ -5,8 +5,8 @@ the jobs that add generated items all validate here, so a study, a config or an 
 one of them refuses is refused by all of them with the same message:
 
 - ``check_kind_and_config``: the kind exists, a study with items keeps its kind, a study that
-  has gone live keeps its config, the config is the kind's, and every item the study keeps
-  still fits the config;
+  has gone live keeps its config, the config is the kind's (but for the assignment options
+  every kind shares: ``adaptive``), and every item the study keeps still fits the config;
 - ``validate_item``: an item's payload and gold by the kind, gold on every attention check,
   the exam rules on an exam's items;
 - ``check_item``: one item as sent (study file, upload, job), shape first, then the above;
@@ -25,6 +25,8 @@ from annotation.kinds import UnknownKind, get_kind
 from annotation.kinds.base import TaskKind
 from annotation.models import Exam, Item, Study
 
+from .adaptive import KEYS as ASSIGNMENT_KEYS
+from .adaptive import check_assignment_config
 from .exams import check_exam
 from .rows import Row, Unique, collect_rows
 
@@ -65,8 +67,13 @@ def check_kind_and_config(
             raise InputError(
                 {"kind": [f"The study has {count} items of kind {stored.kind!r}; its kind cannot change."]}
             )
+    config = config if config is not None else {}
+    assignment: dict = {}
+    if isinstance(config, dict):  # the assignment options are every kind's; the rest is the kind's
+        assignment = check_assignment_config(config)
+        config = {key: value for key, value in config.items() if key not in ASSIGNMENT_KEYS}
     try:
-        config = kind.validate_config(config if config is not None else {})
+        config = {**kind.validate_config(config), **assignment}
     except ValidationError as exc:
         raise InputError.from_validation(exc, "config") from None
     if stored is None or stored.kind != kind.name or stored.config != config:

@@ -1,0 +1,114 @@
+"""Adaptive collection, on the reports' side: each item's priority and the stopping rule.
+
+The reports job (``services.compute_study_reports``) calls ``refresh_adaptive`` with the
+study it has just read, so an adaptive study's answers are read once for both. From the
+answers that count (``StudyData.population("passed").humans().analysed()``, the rule of
+``annotation/services/populations.py``), ``stats.adaptive`` scores how unsettled each item
+is; the scores become ``Item.priority``, which the pick reads through its index
+(``annotation.services.assignment``). The researcher's stopping rule (``adaptive.stop``)
+is checked on the same answers: once the confidence sequence of the difference between
+the two systems on the question excludes 0 (or is narrow enough), the study is closed,
+exactly once, with the interval recorded (``research.close_study_by_rule``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import transaction
+
+from annotation.errors import InputError
+from annotation.models import Item, Study
+from annotation.services.adaptive import StopRule, adaptive_settings
+from annotation.services.research import close_study_by_rule
+from scoring.planning import SYSTEM, question_values
+from scoring.reports.base import StudyData
+from stats.adaptive import Look, difference_sequence, item_priorities, settled
+
+PRIORITY_BATCH = 500  # items per UPDATE: each batch holds its rows' locks only briefly
+
+
+@dataclass(frozen=True)
+class AdaptiveResult:
+    items: int  # priorities written
+    look: Look | None  # the stopping rule's interval now (None: no rule, or not measurable yet)
+    closed: bool  # this call closed the study
+
+
+def refresh_adaptive(study: Study, data: StudyData) -> AdaptiveResult | None:
+    """Write the priorities of an adaptive study's items and apply its stopping rule;
+    None for a study assigned uniformly. ``data``: the study as the reports read it."""
+    options = adaptive_settings(study)
+    if options is None:
+        return None
+    counting = data.population("passed").humans().analysed()
+    written = write_priorities(study, counting.items["external_id"], priorities_of(counting))
+    look = stop_look(counting, options.stop) if options.stop else None
+    closed = False
+    if look is not None and options.stop is not None and _met(look, options.stop):
+        closed = close_study_by_rule(
+            study, because=Study.ClosedBecause.STOPPING_RULE, details=stop_details(look, options.stop)
+        )
+    return AdaptiveResult(items=written, look=look, closed=closed)
+
+
+def priorities_of(data: StudyData) -> np.ndarray:
+    """Each item row's priority from the answers in ``data`` (``stats.adaptive``)."""
+    observations = data.observations
+    items = data.responses["item"][observations["response"]]
+    nominal = np.asarray(observations["level"]).astype(str) == "nominal"
+    return item_priorities(items, observations["question"], observations["value"], nominal, len(data.items))
+
+
+def write_priorities(study: Study, external_ids: np.ndarray, priorities: np.ndarray) -> int:
+    """Store the priorities (per item row, by external id), in id order and small batches:
+    picks skip a locked item (SKIP LOCKED) and look again, so a batch held for long would
+    only send them to other items; several recomputes at once (a job and the command) wait
+    for each other instead of deadlocking."""
+    ids = dict(Item.objects.filter(study=study).values_list("external_id", "pk"))
+    pairs = zip((str(name) for name in external_ids), priorities, strict=True)
+    rows = sorted((ids[name], float(value)) for name, value in pairs if name in ids)
+    for start in range(0, len(rows), PRIORITY_BATCH):
+        batch = [Item(pk=pk, priority=value) for pk, value in rows[start : start + PRIORITY_BATCH]]
+        with transaction.atomic():
+            # Locked in id order first, as every other writer of several items does
+            # (``assignment.take_slots``): an UPDATE of many rows locks them in the order it
+            # finds them, which changes as other writers move their row versions, and two
+            # such updates could each wait for the other.
+            locked = Item.objects.select_for_update().filter(pk__in=[item.pk for item in batch])
+            list(locked.order_by("pk").values_list("pk", flat=True))
+            Item.objects.bulk_update(batch, ["priority"])
+    return len(rows)
+
+
+def stop_look(data: StudyData, rule: StopRule) -> Look | None:
+    """The confidence sequence of the first system's mean less the second's on the rule's
+    question, from the answers in ``data``; None while the question has no answers yet
+    or the items carry no system."""
+    if SYSTEM not in data.items:
+        return None
+    try:
+        values, item = question_values(data, rule.question)
+    except InputError:
+        return None
+    systems = data.items[SYSTEM][item].astype(str)
+    return difference_sequence(values[systems == rule.first], values[systems == rule.second], rule.alpha)
+
+
+def _met(look: Look, rule: StopRule) -> bool:
+    return settled(look, excludes_zero=rule.excludes_zero, width=rule.width)
+
+
+def stop_details(look: Look, rule: StopRule) -> dict:
+    """What the study records when its stopping rule closes it."""
+    return {
+        "question": rule.question,
+        "systems": [rule.first, rule.second],
+        "difference": look.estimate,
+        "ci_low": look.low,
+        "ci_high": look.high,
+        "answers": look.n,
+        "alpha": rule.alpha,
+        "rule": "ci_excludes_zero" if rule.excludes_zero else f"width <= {rule.width}",
+    }
