@@ -9,6 +9,8 @@ import tempfile
 from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
 from django.http import HttpResponse, JsonResponse
+from django.middleware.locale import LocaleMiddleware
+from django.utils import translation
 
 from annotation.services.json_input import text_problem
 from annotation.services.ratelimit import over_limit
@@ -154,3 +156,22 @@ def refuse_unstorable_text(get_response):
         return HttpResponse(text, status=400, content_type="text/plain; charset=utf-8")
 
     return middleware
+
+
+# Pages for researchers, admins and API clients are written in English only.
+ENGLISH_ONLY_PREFIXES = ("/research/", "/admin/", "/api/")
+
+
+class SiteLanguage(LocaleMiddleware):
+    """The browser's language (Accept-Language, else ``LANGUAGE_CODE``) for the public pages
+    (home, the game, logins); English for the research, admin and API pages, which have no
+    translations (a German browser would otherwise get Django's German next to our English).
+    A study's participant pages switch to the study's language in their views
+    (``annotation.languages.study_language``)."""
+
+    def process_request(self, request):
+        if request.path_info.startswith(ENGLISH_ONLY_PREFIXES):
+            translation.activate(settings.LANGUAGE_CODE)
+            request.LANGUAGE_CODE = translation.get_language()
+            return
+        super().process_request(request)

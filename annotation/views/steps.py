@@ -13,8 +13,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from annotation.languages import study_language
 from annotation.models import Enrollment, Participant, Study
-from annotation.services.access import StepRefused, require_live_step
+from annotation.services.access import StepRefused, access_study_for_participant, require_live_step
 from annotation.services.participants import complete_enrollment, parse_crowd_params
 from annotation.services.submission import PAGE_EXPIRED
 
@@ -56,14 +57,33 @@ def participant_step(
                     before_consent=before_consent,
                 )
             except StepRefused as refusal:
-                if refusal.reason == StepRefused.EXPIRED and on_expired is not None:
-                    return on_expired(request, refusal)
-                return refused_step(request, refusal, exam=exam)
-            return view(request, step, **kwargs)
+                with study_language(refusal.study):
+                    if refusal.reason == StepRefused.EXPIRED and on_expired is not None:
+                        return on_expired(request, refusal)
+                    return refused_step(request, refusal, exam=exam)
+            with study_language(step.study):
+                return view(request, step, **kwargs)
 
         return wrapper
 
     return decorate
+
+
+StudyView = Callable[..., HttpResponse]
+
+
+def participant_study(view: StudyView) -> StudyView:
+    """Decorate a participant page reached by the study link alone (entry, consent, the
+    code, the instructions): ``view(request, study)`` gets the study a participant may see
+    (``access_study_for_participant``) and renders in the study's language."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, slug: str) -> HttpResponse:
+        study = access_study_for_participant(request.user, slug)
+        with study_language(study):
+            return view(request, study)
+
+    return wrapper
 
 
 def refused_step(request: HttpRequest, refusal: StepRefused, *, exam: bool = False) -> HttpResponse:
@@ -85,7 +105,7 @@ def refused_step(request: HttpRequest, refusal: StepRefused, *, exam: bool = Fal
             page["HX-Redirect"] = reverse("study-entry", kwargs={"slug": study.slug})
         return page
     if refusal.reason == StepRefused.EXPIRED:
-        messages.warning(request, PAGE_EXPIRED)
+        messages.warning(request, str(PAGE_EXPIRED))  # in the page's language, before it is stored
         url = reverse("study-exam" if exam else "study-task", kwargs={"slug": study.slug})
     else:
         url = next_step_url(study, refusal.enrollment)
