@@ -1,0 +1,96 @@
+"""A study's ``language``: its participant pages speak it (consent, pages, errors, the code),
+the researcher's own texts stay as written, and the language never leaks into the next
+request, the research pages or the API. The game's public pages follow the browser."""
+
+from __future__ import annotations
+
+import html as html_lib
+
+import pytest
+from django.test import Client
+
+from annotation.errors import InputError
+from annotation.models import Study
+from annotation.services.studies import load_study_file
+from tests.conftest import claim_study_file
+from tests.helpers.flow import task_action
+
+pytestmark = pytest.mark.django_db
+
+
+def page(response) -> str:
+    return html_lib.unescape(response.content.decode())
+
+
+def test_a_german_study_speaks_german_on_every_participant_page_and_keeps_its_own_texts(make_claim_study):
+    study = make_claim_study(language="de", items=2, items_per_session=2, title="Behauptungen prüfen")
+    client = Client()
+
+    consent = page(client.get(f"/s/{study.slug}/?PROLIFIC_PID=p1&STUDY_ID=s&SESSION_ID=x", follow=True))
+    assert '<html lang="de">' in consent
+    assert "Bevor Sie beginnen" in consent and "Sind Sie mit der Teilnahme einverstanden?" in consent
+    assert "Ich bin einverstanden – los geht’s" in consent and "2 Seiten." in consent
+    assert "Label each claim." in consent  # the study's instructions, as the researcher wrote them
+    assert "Before you start" not in consent and "I agree" not in consent
+
+    task = page(client.post(f"/s/{study.slug}/consent/?PROLIFIC_PID=p1", {"decision": "agree"}, follow=True))
+    assert "Seite 1 von 2" in task and "Absenden und weiter" in task
+    assert "Der Text stützt die Behauptung" in task and "Wie verhält sich der Text zur Behauptung?" in task
+    assert "Claim number" in task  # the item's own text is never translated
+    action = task_action(task)
+
+    refused = client.post(action, {"label": "supports"})
+    assert refused.status_code == 400
+    errors = page(refused)
+    assert "Bitte korrigieren Sie Folgendes, bevor Sie weitermachen:" in errors
+    assert "Wählen Sie den Satz oder die Sätze, die die Behauptung stützen oder ihr widersprechen." in errors
+    missing_label = page(client.post(action, {"evidence": "0"}))
+    assert "Dieses Feld darf nicht leer sein." in missing_label or "ist keine gültige Option" in missing_label
+
+    client.post(action, {"label": "supports", "evidence": "0"})
+    # The same page posted again (another tab): the notice is stored in the study's language.
+    again = page(client.post(action, {"label": "supports", "evidence": "0"}, follow=True))
+    assert "Diese Seite wurde schon in einem anderen Tab beantwortet" in again
+
+    done = page(client.post(task_action(again), {"label": "neutral"}, follow=True))
+    assert "Geschafft – vielen Dank!" in done and "Ihr Code:" in done and "DONE-123" in done
+    assert "Code kopieren" in done and 'data-copied-text="Kopiert"' in done
+    assert "Behauptungen prüfen" in page(client.get(f"/s/{study.slug}/instructions/"))
+
+
+def test_a_spanish_study_and_an_english_one_side_by_side(make_claim_study):
+    spanish = make_claim_study(slug="es-claims", language="es")
+    english = make_claim_study(slug="en-claims")
+    assert english.language == "en"  # the default
+    assert "Antes de empezar" in page(Client().get(f"/s/{spanish.slug}/consent/"))
+    html = page(Client().get(f"/s/{english.slug}/consent/"))
+    assert "Before you start" in html and '<html lang="en">' in html
+
+
+def test_the_language_of_a_study_does_not_leak_into_the_next_request(make_claim_study, researcher, client):
+    study = make_claim_study(language="de")
+    assert "Bevor Sie beginnen" in page(client.get(f"/s/{study.slug}/consent/"))
+    # Same thread, next requests: the home page and the research pages are back in English.
+    assert "Studies open to everyone" in page(client.get("/"))
+    assert "Bevor Sie beginnen" in page(client.get(f"/s/{study.slug}/consent/"))
+    overview = client.get("/research/", HTTP_ACCEPT_LANGUAGE="de")
+    assert overview.status_code == 200 and "Abmelden" not in page(overview) and "Log out" in page(overview)
+
+
+def test_the_public_pages_follow_the_browser_and_the_api_stays_english(make_claim_study):
+    german = page(Client().get("/play/", HTTP_ACCEPT_LANGUAGE="de-DE,de;q=0.9"))
+    assert "Wo hat die Maschine übernommen?" in german and "Wählen Sie eine Kategorie" in german
+    spanish = page(Client().get("/", HTTP_ACCEPT_LANGUAGE="es"))
+    assert "Estudios abiertos a todo el mundo" in spanish
+    assert "Where did the machine take over?" in page(Client().get("/play/"))
+    api = Client().get("/api/v1/studies/", HTTP_ACCEPT_LANGUAGE="de")
+    assert api.status_code in (401, 403)
+    assert "credentials" in api.json()["detail"].lower()  # DRF's own message, not its German one
+
+
+def test_a_study_file_names_a_language_the_site_translates():
+    with pytest.raises(InputError) as refused:
+        load_study_file(claim_study_file(slug="fr-claims", language="fr"))
+    assert "language" in str(refused.value.errors)
+    assert "en, de, es" in str(refused.value.errors)
+    assert not Study.objects.filter(slug="fr-claims").exists()
