@@ -5,6 +5,7 @@ request, the research pages or the API. The game's public pages follow the brows
 from __future__ import annotations
 
 import html as html_lib
+import re
 
 import pytest
 from django.test import Client
@@ -13,6 +14,7 @@ from annotation.errors import InputError
 from annotation.models import Study
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.game_helpers import boundary_study_file, guess, play_round, start_game
 from tests.helpers.flow import task_action
 
 pytestmark = pytest.mark.django_db
@@ -94,3 +96,23 @@ def test_a_study_file_names_a_language_the_site_translates():
     assert "language" in str(refused.value.errors)
     assert "en, de, es" in str(refused.value.errors)
     assert not Study.objects.filter(slug="fr-claims").exists()
+
+
+def test_a_german_player_gets_german_rounds_and_a_chart_that_still_draws():
+    """A game category whose study is in German: the round's steps and the verdict are
+    German; the profile (a public page: the browser's language) localises its figures but
+    keeps the chart's SVG coordinates as plain numbers (a German comma would break them)."""
+    load_study_file(boundary_study_file(slug="spiel", items=2, language="de"))
+    client = Client(HTTP_ACCEPT_LANGUAGE="de")
+    start_game(client, "spiel")
+    assignment_id, result = play_round(client, "spiel", mark=2)
+    verdict = page(result)
+    assert "Die Lösung" in verdict and "Nächster Text" in verdict
+    assert "Zu früh" in verdict or "Genau getroffen" in verdict or "Sie haben sie" in verdict
+    refused = page(guess(client, "spiel", assignment_id, 2))
+    assert "Diese Runde ist vorbei und ihre Antwort gespeichert" in refused
+
+    profile = page(client.get("/play/profile/"))
+    assert "Punkte pro Runde" in profile
+    coordinates = re.findall(r'<rect class="bar p\d" x="([^"]+)" y="([^"]+)" width="([^"]+)"', profile)
+    assert coordinates and all("," not in value for row in coordinates for value in row)
