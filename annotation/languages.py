@@ -3,8 +3,11 @@ site's ``LANGUAGES`` here and nowhere else, and switched on for the study's page
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.http import HttpResponse
 from django.utils import translation
 
 DEFAULT_LANGUAGE = "en"
@@ -26,8 +29,11 @@ def check_study_language(value: str) -> None:
         )
 
 
-def study_language(study) -> translation.override:
-    """Show a study's participant pages in its language for the request's duration (a
-    context manager: the language in force before comes back afterwards, so nothing leaks
-    to the next request handled by the same thread)."""
-    return translation.override(study.language or DEFAULT_LANGUAGE)
+def in_study_language(study, respond: Callable[[], HttpResponse]) -> HttpResponse:
+    """``respond()`` with the study's language switched on: the page it renders, the
+    messages it stores and its ``Content-Language``. The language in force before comes back
+    afterwards, so nothing leaks to the next request the same thread handles."""
+    with translation.override(study.language or DEFAULT_LANGUAGE):
+        response = respond()
+        response.headers.setdefault("Content-Language", translation.get_language())
+    return response

@@ -6,14 +6,14 @@ same pages everywhere (the closed page, the blocked page, or the step the partic
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import wraps
+from functools import partial, wraps
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotation.languages import study_language
+from annotation.languages import in_study_language
 from annotation.models import Enrollment, Participant, Study
 from annotation.services.access import StepRefused, access_study_for_participant, require_live_step
 from annotation.services.participants import complete_enrollment, parse_crowd_params
@@ -57,12 +57,10 @@ def participant_step(
                     before_consent=before_consent,
                 )
             except StepRefused as refusal:
-                with study_language(refusal.study):
-                    if refusal.reason == StepRefused.EXPIRED and on_expired is not None:
-                        return on_expired(request, refusal)
-                    return refused_step(request, refusal, exam=exam)
-            with study_language(step.study):
-                return view(request, step, **kwargs)
+                if refusal.reason == StepRefused.EXPIRED and on_expired is not None:
+                    return in_study_language(refusal.study, partial(on_expired, request, refusal))
+                return in_study_language(refusal.study, partial(refused_step, request, refusal, exam=exam))
+            return in_study_language(step.study, partial(view, request, step, **kwargs))
 
         return wrapper
 
@@ -80,8 +78,7 @@ def participant_study(view: StudyView) -> StudyView:
     @wraps(view)
     def wrapper(request: HttpRequest, slug: str) -> HttpResponse:
         study = access_study_for_participant(request.user, slug)
-        with study_language(study):
-            return view(request, study)
+        return in_study_language(study, partial(view, request, study))
 
     return wrapper
 

@@ -28,7 +28,9 @@ def test_a_german_study_speaks_german_on_every_participant_page_and_keeps_its_ow
     study = make_claim_study(language="de", items=2, items_per_session=2, title="Behauptungen prüfen")
     client = Client()
 
-    consent = page(client.get(f"/s/{study.slug}/?PROLIFIC_PID=p1&STUDY_ID=s&SESSION_ID=x", follow=True))
+    arrived = client.get(f"/s/{study.slug}/?PROLIFIC_PID=p1&STUDY_ID=s&SESSION_ID=x", follow=True)
+    assert arrived["Content-Language"] == "de"
+    consent = page(arrived)
     assert '<html lang="de">' in consent
     assert "Bevor Sie beginnen" in consent and "Sind Sie mit der Teilnahme einverstanden?" in consent
     assert "Ich bin einverstanden – los geht’s" in consent and "2 Seiten." in consent
