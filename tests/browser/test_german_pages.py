@@ -1,8 +1,12 @@
 """A study in German, in the browser: consent, a refused page, the code and its copy button
-on a desktop; the pages, the held submit button's countdown and a game round on a phone.
+on a desktop; the pages, the held submit button's countdown, a ranking page and a game round
+on a phone.
 German words run longer than English ones: no page may scroll sideways."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +16,7 @@ from tests.game_helpers import boundary_study_file
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 # How far a page is wider than its window (0: nothing to scroll sideways).
 OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
@@ -66,6 +71,15 @@ def test_german_pages_and_a_german_game_round_on_a_phone(live_server, browser, s
     assert wait.inner_text().startswith("Sie können in ") and wait.inner_text().endswith(" s weitermachen.")
     assert phone.evaluate(OVERFLOW) == 0
     screenshot("i18n-de-task-phone", phone)
+
+    ranking = json.loads((EXAMPLES / "ranking.json").read_text())
+    load_study_file({**ranking, "slug": "rangfolge", "language": "de"})
+    phone.goto(f"{live_server.url}/s/rangfolge/?PROLIFIC_PID=ben&STUDY_ID=r&SESSION_ID=r")
+    phone.get_by_role("button", name="Ich bin einverstanden").click()
+    phone.wait_for_selector(".rank-least .end-badge")
+    assert phone.inner_text(".rank-least .end-badge") == "AM WENIGSTEN"
+    assert phone.evaluate(OVERFLOW) == 0
+    screenshot("i18n-de-ranking-phone", phone)
 
     phone.goto(f"{live_server.url}/s/{game.slug}/?PROLIFIC_PID=ben&STUDY_ID=g&SESSION_ID=z")
     phone.get_by_role("button", name="Ich bin einverstanden").click()
