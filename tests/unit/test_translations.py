@@ -19,11 +19,11 @@ from django.template.base import Lexer, TokenType
 
 ROOT = Path(settings.BASE_DIR)
 TEMPLATES = ROOT / "templates"
-# Every template a participant, a player or a visitor of the public pages sees: the study
-# pages and the kinds' templates (annotation/), the game (game/), and the pages around them.
-# Research pages live under research/ and stay in English (SiteLanguage middleware).
-PARTICIPANT_DIRS = ("annotation", "game")
-PARTICIPANT_PAGES = ("base.html", "home.html", "registration/login.html")
+# The research pages (and the invitation that makes a researcher) are English only
+# (SiteLanguage middleware); every other template is seen by participants, players or public
+# visitors (the study pages and the kinds' templates under annotation/, the game under game/,
+# base.html, home.html, the login page), so a new template is checked unless it is a research page.
+RESEARCH_ONLY = ("research/", "registration/researcher_join")
 TRANSLATED = [code for code, _ in settings.LANGUAGES if code != "en"]
 # Attributes whose text a person reads or hears (tooltips, placeholders, screen readers).
 SHOWN_ATTRIBUTES = ("title", "placeholder", "aria-label", "alt")
@@ -33,8 +33,33 @@ HOLE = " "  # stands for a template variable or tag in the text checked (keeps "
 
 
 def participant_templates() -> list[Path]:
-    found = [path for folder in PARTICIPANT_DIRS for path in sorted((TEMPLATES / folder).rglob("*.html"))]
-    return found + [TEMPLATES / name for name in PARTICIPANT_PAGES]
+    every = sorted(TEMPLATES.rglob("*.html"))
+    return [path for path in every if not str(path.relative_to(TEMPLATES)).startswith(RESEARCH_ONLY)]
+
+
+# The modules of the participant views and the kinds (their pages and the game's).
+PARTICIPANT_VIEWS = ("participant.py", "crowd.py", "exam.py", "steps.py", "home.py")
+
+
+def rendered_by_participant_views() -> set[str]:
+    """The template names the participant views and the kinds name (a name built from the
+    game's ``FRAGMENTS`` prefix included)."""
+    sources = [ROOT / "annotation" / "views" / name for name in PARTICIPANT_VIEWS]
+    sources += sorted((ROOT / "annotation" / "kinds").rglob("*.py"))
+    names: set[str] = set()
+    for source in sources:
+        text = source.read_text()
+        names |= set(re.findall(r"[\"']([\w/]+\.html)[\"']", text))
+        fragments = re.findall(r"\{FRAGMENTS\}(\w+\.html)", text)
+        names |= {f"annotation/kinds/boundary/{name}" for name in fragments}
+    return names
+
+
+def test_every_template_a_participant_view_renders_is_checked() -> None:
+    checked = {str(path.relative_to(TEMPLATES)) for path in participant_templates()}
+    rendered = rendered_by_participant_views()
+    assert len(rendered) > 20 and {"annotation/consent.html", "game/landing.html", "home.html"} <= rendered
+    assert rendered - checked == set()
 
 
 def template_text(source: str) -> str:
