@@ -203,8 +203,8 @@ class TaskKind(ABC):
     site_urls: ClassVar[list[URLPattern | URLResolver]] = []
     # A template included at the top of the home page (the game's invitation), or "".
     home_notice_template: ClassVar[str] = ""
-    # The text of a public study's button on the home page (see ``public_entry``).
-    # (marked for translation; the home page shows it in the visitor's language).
+    # The text of a public study's button on the home page (see ``public_entry``), marked
+    # for translation: the home page shows it in the visitor's language.
     public_action: ClassVar[str] = gettext_noop("Take part")
     # The report builder of the kind's studies, by dotted path (resolved by ``scoring``,
     # which the domain does not import); "" when the kind has only the common figures.
