@@ -65,6 +65,12 @@ def test_german_pages_and_a_german_game_round_on_a_phone(live_server, browser, s
 
     phone.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=ben&STUDY_ID=s&SESSION_ID=y")
     assert phone.evaluate(OVERFLOW) == 0
+    # The consent question runs to two lines in German: inside its box (below the box's top
+    # edge), not laid across the border (where it starts at the box's top edge).
+    box, legend = (
+        phone.locator(selector).bounding_box() for selector in (".consent-choice", ".consent-choice legend")
+    )
+    assert box and legend and legend["y"] > box["y"]
     screenshot("i18n-de-consent-phone", phone)
     phone.get_by_role("button", name="Ich bin einverstanden").click()
     wait = phone.wait_for_selector("[data-min-wait]")
