@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0015_participant_step_indexes'),
+        ('annotation', '0016_platform_api'),
     ]
 
     operations = [
