@@ -12,7 +12,9 @@ from django.test import Client
 
 from annotation.errors import InputError
 from annotation.models import Study
+from annotation.services.builder import as_new_study, builder_templates, template_named
 from annotation.services.studies import load_study_file
+from annotation.views.builder_form import form_values
 from tests.conftest import claim_study_file
 from tests.game_helpers import boundary_study_file, guess, play_round, start_game
 from tests.helpers.flow import task_action
@@ -118,3 +120,30 @@ def test_a_german_player_gets_german_rounds_and_a_chart_that_still_draws():
     assert "Punkte pro Runde" in profile
     coordinates = re.findall(r'<rect class="bar p\d" x="([^"]+)" y="([^"]+)" width="([^"]+)"', profile)
     assert coordinates and all("," not in value for row in coordinates for value in row)
+
+
+def test_the_builder_offers_the_languages_and_saves_the_one_chosen(client, researcher):
+    """The study builder shows a study's language as a choice of the site's languages; a
+    study saved with "de" is German, one saved with the choice left out keeps the default."""
+    template = next(t.name for t in builder_templates() if t.data.get("items"))
+    builder = page(client.get(f"/research/builder/?template={template}"))
+    assert re.search(r'<select name="language" id="setting-language">.*?value="de".*?value="es"', builder)
+    values = form_values(as_new_study(template_named(template)))
+    fields = {
+        "template": template,
+        "use_template_items": "yes",
+        **{name: values[name] for name in ("title", "description", "instructions", "consent")},
+        **values["settings"],
+        **({"extras_json": values["extras_json"]} if values["extras_json"] else {}),
+        "action": "save",
+    }
+    if values["questions"]:
+        fields.update({f"q_{k}": [str(q[k]) for q in values["questions"]] for k in values["questions"][0]})
+    else:
+        fields["config_json"] = values["config_json"]
+    for slug, language in (("built-de", "de"), ("built-default", "")):
+        saved = client.post("/research/builder/", {**fields, "slug": slug, "language": language})
+        assert saved.status_code == 302
+    assert Study.objects.get(slug="built-de").language == "de"
+    assert '<td id="study-language">de</td>' in page(client.get("/research/s/built-de/"))
+    assert Study.objects.get(slug="built-default").language == "en"
