@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0016_platform_api'),
+        ('annotation', '0017_adaptive_collection'),
     ]
 
     operations = [
