@@ -140,6 +140,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "annotation.middleware.refuse_unstorable_text",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "annotation.middleware.SiteLanguage",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -269,7 +270,13 @@ SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS", [])
 
 # --- i18n, static -----------------------------------------------------------------------
 
-LANGUAGE_CODE = "en-us"
+# Participant pages speak a study's language (its `language`, annotation/languages.py); the
+# game's own pages, the home page and logins the browser's (Accept-Language), else English.
+# Research, admin and API pages stay in English. A new language is a line here and its
+# catalogue under locale/ (docs/development.md, "Translations").
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("es", "Español")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

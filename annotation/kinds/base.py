@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from django.http import QueryDict
 from django.urls import URLPattern, URLResolver, reverse
+from django.utils.translation import gettext_noop, ngettext
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
@@ -191,8 +192,6 @@ class TaskKind(ABC):
     # The page around the kind's template; a kind whose round has its own steps (the
     # boundary game) renders its own page instead of the generic one-form task page.
     page_template: ClassVar[str] = "annotation/task.html"
-    # What participants are told one step of a session is ("3 pages"; the game: "3 passages").
-    page_noun: ClassVar[tuple[str, str]] = ("page", "pages")
     Config: ClassVar[type[serializers.Serializer]] = EmptyConfig
     Payload: ClassVar[type[serializers.Serializer]]
     Answer: ClassVar[type[serializers.Serializer]]
@@ -204,8 +203,9 @@ class TaskKind(ABC):
     site_urls: ClassVar[list[URLPattern | URLResolver]] = []
     # A template included at the top of the home page (the game's invitation), or "".
     home_notice_template: ClassVar[str] = ""
-    # The text of a public study's button on the home page (see ``public_entry``).
-    public_action: ClassVar[str] = "Take part"
+    # The text of a public study's button on the home page (see ``public_entry``), marked
+    # for translation: the home page shows it in the visitor's language.
+    public_action: ClassVar[str] = gettext_noop("Take part")
     # The report builder of the kind's studies, by dotted path (resolved by ``scoring``,
     # which the domain does not import); "" when the kind has only the common figures.
     report: ClassVar[str] = ""
@@ -228,6 +228,11 @@ class TaskKind(ABC):
         """Whether the kind renders its own page around its template (the game's round)
         instead of the generic one-form task page."""
         return self.page_template != TaskKind.page_template
+
+    def session_length(self, pages: int) -> str:
+        """What participants are told a session is, in the page's language: "3 pages" (the
+        game says "3 passages")."""
+        return ngettext("%(count)d page", "%(count)d pages", pages) % {"count": pages}
 
     def public_entry(self, study: Study) -> PublicEntry:
         """Where the home page's card of a public live study leads."""

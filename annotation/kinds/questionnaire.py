@@ -15,6 +15,7 @@ import random
 from typing import Any
 
 from django.http import QueryDict
+from django.utils.translation import gettext_noop
 from rest_framework import serializers
 
 from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
@@ -92,7 +93,7 @@ class Questionnaire(TaskKind):
     name = "questionnaire"
     agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.questionnaire.QuestionnaireReport"
-    label = "Questionnaire (your own questions about one or more passages)"
+    label = gettext_noop("Questionnaire (your own questions about one or more passages)")
     template = "annotation/kinds/questionnaire.html"
     Config = QuestionnaireConfig
     Payload = QuestionnairePayload

@@ -8,6 +8,8 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from annotation.languages import check_study_language
+
 
 def new_pseudonym_salt() -> str:
     """A per-study secret that keys the pseudonyms in exports (never exported itself)."""
@@ -88,6 +90,14 @@ class Study(models.Model):
     hold_submit = models.BooleanField(
         default=False,
         help_text="Keep each page's submit button off until min_seconds_per_page have passed.",
+    )
+    language = models.CharField(
+        max_length=10,
+        default="en",
+        db_default="en",
+        validators=[check_study_language],
+        help_text="The language of the participant pages' own words (buttons, errors, codes "
+        "pages); the study's texts are shown as written. One of the site's LANGUAGES.",
     )
     close_when_full = models.BooleanField(
         null=True,

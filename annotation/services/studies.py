@@ -24,7 +24,7 @@ STUDY_SETTINGS = [
     "title", "description", "instructions", "consent", "public", "annotations_per_item",
     "items_per_session", "attention_check_rate", "max_attention_failures", "assignment_timeout_minutes",
     "completion_code", "screenout_code", "completion_url", "expected_seconds_per_page",
-    "min_seconds_per_page", "pay_partial_sessions", "hold_submit", "close_when_full",
+    "min_seconds_per_page", "pay_partial_sessions", "hold_submit", "close_when_full", "language",
 ]  # fmt: skip
 
 

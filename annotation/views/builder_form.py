@@ -19,6 +19,7 @@ from django.http import QueryDict
 
 from annotation.errors import InputError
 from annotation.kinds.questions import PICK_MODES, TYPES
+from annotation.languages import check_study_language, language_codes
 from annotation.models import Study
 from annotation.services.item_files import ALIASES, JSON_COLUMNS, PASSAGE_COLUMN, TEXT_COLUMNS, ColumnMap
 from annotation.services.studies import STUDY_SETTINGS
@@ -53,8 +54,12 @@ def setting_fields() -> list[dict]:
         field = Study._meta.get_field(name)
         assert isinstance(field, Field)
         kind = field.get_internal_type()
+        # A setting checked against the site's languages offers them (a study's ``language``).
+        choices = language_codes() if check_study_language in field.validators else []
         widget = (
-            "bool"
+            "choice"
+            if choices
+            else "bool"
             if "Boolean" in kind
             else "number"
             if kind in ("PositiveIntegerField", "FloatField")
@@ -66,6 +71,7 @@ def setting_fields() -> list[dict]:
                 "label": name.replace("_", " ").capitalize(),
                 "help": str(field.help_text),
                 "widget": widget,
+                "choices": choices,
                 "nullable": field.null,
                 "step": "any" if kind == "FloatField" else "1",
             }
