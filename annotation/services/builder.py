@@ -33,7 +33,9 @@ from .validation import check_kind_and_config, checked_items, kind_named, valida
 
 EXAMPLES_DIR = Path(settings.BASE_DIR) / "docs" / "examples"
 ITEMS_FILE = "items file"  # where the errors of an uploaded items file are listed
-BLANK = "questionnaire-blank"
+# The kind whose questions the builder's form edits block by block (others: their config as JSON).
+QUESTION_FORM_KIND = "questionnaire"
+BLANK = f"{QUESTION_FORM_KIND}-blank"
 # A new questionnaire's first question: a field to edit rather than an empty form.
 FIRST_QUESTION = {
     "id": "quality",
@@ -63,13 +65,13 @@ def _templates() -> tuple[Template, ...]:
     blank = {
         "slug": "",
         "title": "",
-        "kind": "questionnaire",
+        "kind": QUESTION_FORM_KIND,
         "instructions": "",
         "config": {"questions": [FIRST_QUESTION]},
         "items": [],
     }
     labels = {name: kind.label for name, kind in all_kinds().items()}
-    found = [Template(BLANK, "Your own questions, from a blank page", labels["questionnaire"], blank)]
+    found = [Template(BLANK, "Your own questions, from a blank page", labels[QUESTION_FORM_KIND], blank)]
     for path in sorted(EXAMPLES_DIR.glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         kind = data.get("kind")

@@ -21,6 +21,7 @@ from annotation.errors import InputError
 from annotation.kinds.questions import PICK_MODES, TYPES
 from annotation.languages import check_study_language, language_codes
 from annotation.models import Study
+from annotation.services.builder import QUESTION_FORM_KIND
 from annotation.services.item_files import ALIASES, JSON_COLUMNS, PASSAGE_COLUMN, TEXT_COLUMNS, ColumnMap
 from annotation.services.studies import STUDY_SETTINGS
 
@@ -221,7 +222,7 @@ def form_values(data: dict) -> dict:
         **values,
         "settings": settings,
         "questions": [question_values(q) for q in config.get("questions", [])]
-        if data.get("kind") == "questionnaire"
+        if data.get("kind") == QUESTION_FORM_KIND
         else [],
         "config_json": json.dumps(config, indent=2, ensure_ascii=False),
         "extras_json": json.dumps(extras, indent=2, ensure_ascii=False) if extras else "",
