@@ -27,7 +27,9 @@ from annotation.services.model_answers import (
 )
 from annotation.services.studies import add_items, ensure_study, load_study_file
 from scoring.data import load_study_data, one_snapshot
+from scoring.models import Report
 from scoring.reports import report_for
+from scoring.services import compute_study_reports
 from tests.celery_worker import redis_worker_on
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
@@ -371,6 +373,11 @@ def test_questionnaire_raters_learn_a_scale_a_choice_and_a_pairwise_pick_and_ans
     assert sum(a["better"] == t["great"] for a, t in zip(answers, truth, strict=True)) >= 10, answers
     assert sum(a["way"] == t["way"] for a, t in zip(answers, truth, strict=True)) >= 10, answers
     assert sum(abs(a["calm"] - t["calm"]) for a, t in zip(answers, truth, strict=True)) / 12 <= 1.0, answers
+
+    # The reports set the rater beside the humans per question, on its held-out items.
+    compute_study_reports(study)
+    compared = Report.objects.filter(study=study, population="all", metric="agreement.machine_alpha")
+    assert {r.group.get("question") for r in compared} >= {"better", "calm", "way"}
 
 
 @pytest.mark.django_db
