@@ -15,7 +15,7 @@ from datetime import datetime
 from annotation.models import Study
 from annotation.services.competence import Competence
 from scoring.models import Report
-from scoring.plots import points_for
+from scoring.plots import plotted, points_for
 from scoring.reports import report_for
 from scoring.reports.base import PlotSpec, TableSpec
 from scoring.reports.common import AGREEMENT_TABLE, ALPHA_PLOT, MORE_AGREEMENT_TABLES, RATER_PLOT
@@ -108,9 +108,10 @@ def dashboard_view(study: Study, population: str) -> DashboardView:
     for plot in plot_specs(study).values():
         if points_for(plot, reports):
             view.plots.append(plot)
-        elif any(r.metric == plot.metric and plot.x in r.group for r in reports):
+        elif any(plotted(plot, r) for r in reports):
             # only a plot whose figures exist but are undefined says so: precision grouped by
-            # mode alone is no empty plot of precision by system
+            # mode alone is no empty plot of precision by system, nor a pooled mean one of
+            # means per system
             view.empty_plots.append((plot, _undefined_reason(plot, reports)))
     responses = next((r for r in reports if r.metric == "progress.responses" and not r.group), None)
     details = (responses.details or {}) if responses else {}
@@ -122,7 +123,7 @@ def dashboard_view(study: Study, population: str) -> DashboardView:
 def _undefined_reason(spec: PlotSpec, reports: list[Report]) -> str:
     """Why a plot has no point: the reason its figures are undefined, or that none is."""
     reasons = sorted(
-        {r.details["reason"] for r in reports if r.metric == spec.metric and (r.details or {}).get("reason")}
+        {r.details["reason"] for r in reports if plotted(spec, r) and (r.details or {}).get("reason")}
     )
     return "; ".join(reasons) if reasons else "no figure of this kind is defined yet"
 

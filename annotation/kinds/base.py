@@ -347,12 +347,13 @@ class TaskKind(ABC):
         raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
 
     def rater_pair(self, question: RaterQuestion, item: Item) -> tuple[str, str] | None:
-        """What the rater reads to answer ``question`` on ``item``; None when the question
-        does not apply to the item."""
+        """What the rater reads to answer ``question`` on ``item`` (the first pair, when it
+        reads several); None when the question does not apply to the item."""
         raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
 
     def rater_value(self, question: RaterQuestion, answer: dict) -> Any:
-        """A person's answer to ``question`` (None when they gave none)."""
+        """A person's answer to ``question`` (None when they gave none), as one comparable
+        value: the held-out figures compare the rater's with the humans' through it."""
         raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
 
     def rater_examples(self, question: RaterQuestion, item: Item, answer: dict) -> list[RaterExample]:
@@ -364,7 +365,8 @@ class TaskKind(ABC):
         self, questions: Sequence[RaterQuestion], items: Sequence[Item], read: RaterReader
     ) -> list[RaterAnswer]:
         """The kind's answer per item from its raters' outputs (``read`` runs a question's
-        rater on pairs; a kind batches its calls across the items)."""
+        rater on pairs; a kind batches its calls across the items). Training calls it with
+        one question at a time for the held-out predictions."""
         raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
 
     # --- scoring and statistics -------------------------------------------------------

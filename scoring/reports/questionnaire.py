@@ -49,6 +49,19 @@ class QuestionnaireReport(KindReport):
         "source": Field("provenance__source_id", "text"),
     }
     tables = (
+        # Pooled first: a page-level question on several passages has no one system (the
+        # pairwise and best-worst examples' scale and choice), and its figures are these.
+        TableSpec(
+            "Scale questions: mean over all answers (± sd, 95% CI)",
+            ("questionnaire.mean",),
+            ("question",),
+            details=("sd",),
+        ),
+        TableSpec(
+            "Choice and multi questions: share of each option over all answers (95% CI)",
+            ("questionnaire.share",),
+            ("question", "option"),
+        ),
         TableSpec(
             "Scale questions: mean per system (± sd, 95% CI)",
             ("questionnaire.mean",),

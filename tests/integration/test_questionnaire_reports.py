@@ -337,3 +337,28 @@ def test_the_dashboard_shows_the_questionnaire_tables_and_plot(page_study, clien
     assert "Sentences questions: F1" in page and "MASI distance" in page
     plot = client.get(f"/research/s/{study.slug}/dashboard/plots/questionnaire-means.svg")
     assert plot.status_code == 200 and b"<svg" in plot.content
+
+
+def test_a_page_question_on_several_passages_shows_its_pooled_figures_and_no_empty_plot(admin_client):
+    """The pairwise example's fluency scale and the best-worst example's faithfulness choice
+    are asked of pages of two and four systems: no one system, so their figures are pooled.
+    The dashboard once showed neither (its tables are per system) and an empty plot of means
+    per system saying "no figure of this kind is defined yet"."""
+    from tests.conftest import EXAMPLES
+    from workers.demo.studies import load_demo_study
+
+    for name in ("pairwise", "best-worst"):
+        load_demo_study(json.loads((EXAMPLES / f"questionnaire-{name}.json").read_text(encoding="utf-8")))
+    pairwise = admin_client.get("/research/s/demo-quest-pairwise/dashboard/").content.decode()
+    fluency = Report.objects.get(
+        study__slug="demo-quest-pairwise",
+        population="all",
+        metric="questionnaire.mean",
+        group={"question": "fluency"},
+    )
+    pooled = pairwise.split("Scale questions: mean over all answers", 1)[1].split("</table>", 1)[0]
+    assert "fluency" in pooled and f"{fluency.value:.3f}" in pooled
+    assert "Nothing to plot" not in pairwise and "Scale questions: mean per system" not in pairwise
+    best_worst = admin_client.get("/research/s/demo-quest-best-worst/dashboard/").content.decode()
+    shares = best_worst.split("share of each option over all answers", 1)[1].split("</table>", 1)[0]
+    assert shares.count("faithful") == 2  # yes and no
