@@ -46,6 +46,11 @@ class Assignment(models.Model):
             models.UniqueConstraint(
                 fields=["participant", "study", "position"], name="assignment_unique_position"
             ),
+            # What a response's composite key refers to (models.response): its id with the
+            # study, item and participant a response copies.
+            models.UniqueConstraint(
+                fields=["item", "participant", "study", "id"], name="assignment_response_key"
+            ),
         ]
         indexes = [
             models.Index(fields=["item", "status"]),
