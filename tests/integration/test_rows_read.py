@@ -4,6 +4,13 @@ One page fetched and answered (the loop ``bench/load.py`` repeats) is counted in
 index entries read (``tests.queries.rows_read``), foreign-key checks included. The bench
 shows the same at 100,000 items; here a study of 1,000 items, with other participants'
 answers on it, already reads all of them if a look-up turns into a scan.
+
+Counted as a deployment runs them: after the connection's first loops, once PostgreSQL
+plans each prepared statement once (a generic plan, after five planned for their
+parameters, whose planning probes the ends of indexes and counts those reads too), and
+after a VACUUM, as autovacuum keeps a busy table (the dead index entries of answered pages,
+which a busy server's scans clean as they pass, stay when another database on the same
+server holds an old snapshot, as a shared test server's do).
 """
 
 from __future__ import annotations
@@ -27,11 +34,17 @@ pytestmark = [
 ]
 
 ITEMS = 1000
-# Rows read per loop: 35 to 47 today, as in bench/load.py (155 to 162 before migration
-# 0014's indexes and the look-ups written to use them). Issue 30 asks for 20, which needs
-# fewer look-ups per loop than the 27 or so it makes now (7 of them foreign-key checks at
-# commit); the rest are entries of row versions not yet cleaned up.
-AT_MOST = 50
+# Rows read per loop: 26 to 27 today (30 to 31 before migration 0019's one key check per
+# answer; 155 to 162 before migration 0015's indexes). Where they fall: the study by slug
+# and the participant, twice (4); the enrollment five times (gate twice, lock, resume,
+# count); the live page and the last position (2); the item pick (2); the page's
+# assignment twice and the answer's key check (about 5: an updated assignment has two
+# entries until the old one is cleaned); the picked item five times (about 7, the same);
+# the page's key checks on study, item and participant at commit (3). Issue 30 asks for 20.
+AT_MOST = 30
+# Loops before counting: the first runs a statement unprepared, the next five plan it
+# with its parameters; from the seventh, PostgreSQL runs its generic plan.
+WARM_LOOPS = 7
 
 
 @pytest.fixture
@@ -60,6 +73,9 @@ def test_a_page_fetched_and_answered_reads_a_bounded_number_of_rows(enrolled):
         action = re.search(r'action="(/s/[\w-]+/a/\d+/)"', page.content.decode()).group(1)
         assert client.post(action, {"label": "supports", "evidence": ["0"]}).status_code == 302
 
-    loop()  # the connection's first statements are prepared and planned here
+    for _ in range(WARM_LOOPS):  # the connection's statements are prepared and planned here
+        loop()
+    settle_tables()
+    loop()  # its new statistics plan the statements again
     counted = [rows_read(loop) for _ in range(3)]
     assert max(counted) <= AT_MOST, counted
