@@ -6,6 +6,10 @@ refers to the assignment's unique (item, participant, study, id), so the assignm
 and the copies cannot differ from it, and a submit's commit checks one key instead of
 four (docs/architecture.md, "One key check per answer"). Deferred to commit, as Django's
 own keys are. On SQLite (the embedded runtime) the services alone keep the four columns.
+
+Also: an assignment's study has no index of its own any more; (study, status, expires_at)
+serves its look-ups, and the planner, given the choice, swept a study's expired pages
+through the one-column index, reading every page of the study.
 """
 
 import django.db.models.deletion
@@ -37,6 +41,11 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.AlterField(
+            model_name='assignment',
+            name='study',
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='annotation.study'),
+        ),
         migrations.AlterField(
             model_name='response',
             name='assignment',
