@@ -4,7 +4,9 @@ The reports job (``services.compute_study_reports``) calls ``refresh_adaptive`` 
 study it has just read, so an adaptive study's answers are read once for both. From the
 answers that count (``StudyData.population("passed").humans().analysed()``, the rule of
 ``annotation/services/populations.py``), ``stats.adaptive`` scores how unsettled each item
-is; the scores become ``Item.priority``, which the pick reads through its index
+is (for a question comparing systems, how close the comparison of its systems is over the
+whole study: the kind's ``KindReport.comparisons``); the scores become ``Item.priority``,
+which the pick reads through its index
 (``annotation.services.assignment``). The researcher's stopping rule (``adaptive.stop``)
 is checked on the same answers: once the confidence sequence of the difference between
 the two systems on the question excludes 0 (or is narrow enough), the study is closed,
@@ -23,8 +25,15 @@ from annotation.models import Item, Study
 from annotation.services.adaptive import StopRule, adaptive_settings
 from annotation.services.research import close_study_by_rule
 from scoring.planning import SYSTEM, question_values
-from scoring.reports.base import StudyData
-from stats.adaptive import Look, difference_sequence, item_priorities, settled
+from scoring.reports.base import KindReport, StudyData
+from stats.adaptive import (
+    Look,
+    comparison_priorities,
+    difference_sequence,
+    item_priorities,
+    pair_uncertainty,
+    settled,
+)
 
 PRIORITY_BATCH = 500  # items per UPDATE: each batch holds its rows' locks only briefly
 
@@ -36,14 +45,15 @@ class AdaptiveResult:
     closed: bool  # this call closed the study
 
 
-def refresh_adaptive(study: Study, data: StudyData) -> AdaptiveResult | None:
+def refresh_adaptive(study: Study, data: StudyData, builder: KindReport) -> AdaptiveResult | None:
     """Write the priorities of an adaptive study's items and apply its stopping rule;
-    None for a study assigned uniformly. ``data``: the study as the reports read it."""
+    None for a study assigned uniformly. ``data``: the study as the reports read it, with
+    its kind's ``builder``."""
     options = adaptive_settings(study)
     if options is None:
         return None
     counting = data.population("passed").humans().analysed()
-    written = write_priorities(study, counting.items["external_id"], priorities_of(counting))
+    written = write_priorities(study, counting.items["external_id"], priorities_of(counting, builder))
     look = stop_look(counting, options.stop) if options.stop else None
     closed = False
     if look is not None and options.stop is not None and _met(look, options.stop):
@@ -53,12 +63,24 @@ def refresh_adaptive(study: Study, data: StudyData) -> AdaptiveResult | None:
     return AdaptiveResult(items=written, look=look, closed=closed)
 
 
-def priorities_of(data: StudyData) -> np.ndarray:
-    """Each item row's priority from the answers in ``data`` (``stats.adaptive``)."""
+def priorities_of(data: StudyData, builder: KindReport) -> np.ndarray:
+    """Each item row's priority from the answers in ``data`` (``stats.adaptive``): the
+    comparisons of systems by how close they are, the other questions by their answers."""
+    n_items = len(data.items)
+    closeness = np.full(n_items, np.nan)
+    compared: set[str] = set()
+    for comparison in builder.comparisons(data):
+        uncertainty = pair_uncertainty(comparison.wins())
+        found = comparison_priorities(data.responses["item"], comparison.shown, uncertainty, n_items)
+        closeness = np.fmax(closeness, found)
+        compared.update(comparison.questions)
     observations = data.observations
-    items = data.responses["item"][observations["response"]]
-    nominal = np.asarray(observations["level"]).astype(str) == "nominal"
-    return item_priorities(items, observations["question"], observations["value"], nominal, len(data.items))
+    questions = np.asarray(observations["question"]).astype(str)
+    rest = ~np.isin(questions, sorted(compared))
+    items = data.responses["item"][observations["response"]][rest]
+    nominal = np.asarray(observations["level"]).astype(str)[rest] == "nominal"
+    values = np.asarray(observations["value"])[rest]
+    return item_priorities(items, questions[rest], values, nominal, n_items, closeness)
 
 
 def write_priorities(study: Study, external_ids: np.ndarray, priorities: np.ndarray) -> int:

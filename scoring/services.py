@@ -98,7 +98,7 @@ def compute_study_reports(
         data = load_study_data(study, builder, by=by)
         counted = (len(data.responses), int(data.responses["flagged"].sum()))
         fingerprint = study_fingerprint(study, counted=counted)
-    refresh_adaptive(study, data)  # an adaptive study's priorities and stopping rule
+    refresh_adaptive(study, data, builder)  # an adaptive study's priorities and stopping rule
     rows: dict[str, list[ReportRow]] = {}
     populations = populations_of(data)
     # ``passed`` is derived from ``all`` (less the flagged answers), not filtered again
