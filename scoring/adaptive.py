@@ -10,7 +10,9 @@ which the pick reads through its index
 (``annotation.services.assignment``). The researcher's stopping rule (``adaptive.stop``)
 is checked on the same answers: once the confidence sequence of the difference between
 the two systems on the question excludes 0 (or is narrow enough), the study is closed,
-exactly once, with the interval recorded (``research.close_study_by_rule``).
+exactly once, with the interval recorded (``research.close_study_by_rule``). Whether met or
+not, the rule's interval at this look is stored with the reports (``STOPPING_METRIC``), so
+the dashboard and the overview show how far the study is from stopping.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from annotation.errors import InputError
 from annotation.models import Item, Study
 from annotation.services.adaptive import StopRule, adaptive_settings
 from annotation.services.research import close_study_by_rule
+from scoring.models import Report
 from scoring.planning import SYSTEM, question_values
-from scoring.reports.base import KindReport, StudyData
+from scoring.reports.base import KindReport, ReportRow, StudyData, TableSpec, row
 from stats.adaptive import (
     Look,
     comparison_priorities,
@@ -34,8 +37,23 @@ from stats.adaptive import (
     pair_uncertainty,
     settled,
 )
+from stats.bootstrap import Interval
+from stats.estimate import Estimate
 
 PRIORITY_BATCH = 500  # items per UPDATE: each batch holds its rows' locks only briefly
+# The stopping rule's interval at the last recompute, stored with every population (it is
+# always over the answers that count); read back from ``passed``, which every recompute has.
+STOPPING_METRIC = "adaptive.stopping_interval"
+STOPPING_POPULATION = "passed"
+STOPPING_TABLE = TableSpec(
+    "Stopping rule: the difference now, with its confidence sequence",
+    (STOPPING_METRIC,),
+    ("question", "system", "over"),
+    details=("n_first", "n_second", "looks", "alpha", "rule", "met"),
+    note="The first system's mean less the second's over the answers that count; the interval holds "
+    'at every look together (docs/statistics.md, "Adaptive collection"). n: answers of both systems; '
+    "looks: recomputes that measured it.",
+)
 
 
 @dataclass(frozen=True)
@@ -43,6 +61,7 @@ class AdaptiveResult:
     items: int  # priorities written
     look: Look | None  # the stopping rule's interval now (None: no rule, or not measurable yet)
     closed: bool  # this call closed the study
+    row: ReportRow | None = None  # the rule's figure (None: no rule)
 
 
 def refresh_adaptive(study: Study, data: StudyData, builder: KindReport) -> AdaptiveResult | None:
@@ -54,13 +73,16 @@ def refresh_adaptive(study: Study, data: StudyData, builder: KindReport) -> Adap
         return None
     counting = data.population("passed").humans().analysed()
     written = write_priorities(study, counting.items["external_id"], priorities_of(counting, builder))
-    look = stop_look(counting, options.stop) if options.stop else None
+    if options.stop is None:
+        return AdaptiveResult(items=written, look=None, closed=False)
+    look = stop_look(counting, options.stop)
     closed = False
-    if look is not None and options.stop is not None and _met(look, options.stop):
+    if look is not None and _met(look, options.stop):
         closed = close_study_by_rule(
             study, because=Study.ClosedBecause.STOPPING_RULE, details=stop_details(look, options.stop)
         )
-    return AdaptiveResult(items=written, look=look, closed=closed)
+    looks = previous_looks(study) + (look is not None)
+    return AdaptiveResult(written, look, closed, stopping_row(look, options.stop, looks))
 
 
 def priorities_of(data: StudyData, builder: KindReport) -> np.ndarray:
@@ -122,6 +144,41 @@ def _met(look: Look, rule: StopRule) -> bool:
     return settled(look, excludes_zero=rule.excludes_zero, width=rule.width)
 
 
+def previous_looks(study: Study) -> int:
+    """How many recomputes measured the rule before this one (from the stored figure)."""
+    stored = Report.objects.filter(study=study, metric=STOPPING_METRIC, population=STOPPING_POPULATION)
+    details = stored.values_list("details", flat=True).first() or {}
+    return int(details.get("looks", 0))
+
+
+def stopping_row(look: Look | None, rule: StopRule, looks: int) -> ReportRow:
+    """The rule's figure: the difference now and its interval (empty, with the reason, while
+    it cannot be measured), the answers of each system, and whether it is met."""
+    group = {"question": rule.question, "system": rule.first, "over": rule.second}
+    details = {"alpha": rule.alpha, "rule": _rule_name(rule), "looks": looks}
+    if look is None:
+        reason = f"no answers that count to {rule.question!r} of items with a system yet"
+        return ReportRow(STOPPING_METRIC, group, None, 0, details={**details, "met": False, "reason": reason})
+    n_first, n_second = look.counts
+    met = _met(look, rule)
+    # ``row`` stores an infinite bound (too few answers) as empty
+    estimate = Estimate(look.estimate, n=look.n)
+    return row(
+        STOPPING_METRIC,
+        group,
+        estimate,
+        Interval(look.low, look.high, "confidence sequence"),
+        n_first=n_first,
+        n_second=n_second,
+        met=met,
+        **details,
+    )
+
+
+def _rule_name(rule: StopRule) -> str:
+    return "ci_excludes_zero" if rule.excludes_zero else f"width <= {rule.width}"
+
+
 def stop_details(look: Look, rule: StopRule) -> dict:
     """What the study records when its stopping rule closes it."""
     return {
@@ -132,5 +189,5 @@ def stop_details(look: Look, rule: StopRule) -> dict:
         "ci_high": look.high,
         "answers": look.n,
         "alpha": rule.alpha,
-        "rule": "ci_excludes_zero" if rule.excludes_zero else f"width <= {rule.width}",
+        "rule": _rule_name(rule),
     }

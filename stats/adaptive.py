@@ -169,6 +169,7 @@ class Look:
     low: float
     high: float
     n: int
+    counts: tuple[int, ...] = ()  # a difference's: the answers behind each of its two means
 
     @property
     def width(self) -> float:
@@ -200,7 +201,7 @@ def difference_sequence(first: np.ndarray, second: np.ndarray, alpha: float) -> 
     mean's sequence at ``alpha / 2`` (so both hold together with probability ``1 - alpha``
     at every look), the difference's bounds from theirs."""
     a, b = mean_sequence(first, alpha / 2), mean_sequence(second, alpha / 2)
-    return Look(a.estimate - b.estimate, a.low - b.high, a.high - b.low, a.n + b.n)
+    return Look(a.estimate - b.estimate, a.low - b.high, a.high - b.low, a.n + b.n, (a.n, b.n))
 
 
 def settled(sequence: Look, *, excludes_zero: bool, width: float | None) -> bool:
