@@ -7,10 +7,9 @@ that count and stores what they return (each item's priority, the stopping rule'
 Uncertainty is on one scale for every kind of question, 0 (settled) to 1 (nothing known),
 so that a page with several questions takes the least settled of them:
 
-- a nominal question (a label, a choice, a pick between systems, a most/least): the
-  entropy of the item's vote shares, smoothed by half an answer per option seen in the
-  study (Jeffreys' prior, so two agreeing answers are not "certain"), over ``log`` of the
-  number of options; a pick between two systems is closest when it is most uncertain;
+- a nominal question (a label, a choice): the entropy of the item's vote shares, smoothed
+  by half an answer per option seen in the study (Jeffreys' prior, so two agreeing answers
+  are not "certain"), over ``log`` of the number of options;
 - a question on a scale: the width of the item mean's 95% t-interval over the range of
   values the question took in the study (1 when the item has fewer than two answers);
 - a comparison of systems (a ranking's MOST / LEAST, a questionnaire's pick among passages):
