@@ -19,6 +19,7 @@ from annotation.job_parameters import (
     ExplainParameters,
     RateLLMParameters,
     RateParameters,
+    TrainMendParameters,
     TrainRaterParameters,
 )
 from annotation.services.exports import ExportParameters
@@ -108,4 +109,11 @@ register_job_kind(
     parameters=RateParameters,
     needs_study=True,
     worker_paths={"rater": "model"},
+)
+register_job_kind(
+    "train_mend",
+    task="workers.tasks.train_mend.train_mend_task",
+    queue="gpu",
+    parameters=TrainMendParameters,
+    worker_paths={"model": "model", "requests": "corpus", "output": "output"},
 )

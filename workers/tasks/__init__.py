@@ -13,6 +13,7 @@ from . import (
     rate,
     reports,
     simulatability,
+    train_mend,
     train_rater,
 )
 
@@ -26,5 +27,6 @@ __all__ = [
     "rate",
     "reports",
     "simulatability",
+    "train_mend",
     "train_rater",
 ]
