@@ -176,6 +176,7 @@ def run_mend(repo: Path, lm, train, evaluate, layers, settings) -> list[tuple[st
 
     Returns (side, summary, seconds) rows; the ours row carries the ΔW relative difference.
     """
+    import copy
     import time
 
     import torch
@@ -187,7 +188,7 @@ def run_mend(repo: Path, lm, train, evaluate, layers, settings) -> list[tuple[st
     torch.manual_seed(settings.seed)
     initial = Editor(weights, settings)
     started = time.monotonic()
-    ours = train_editor(lm, weights, train, settings)
+    ours = train_editor(lm, weights, train, settings, start=copy.deepcopy(initial))
     our_seconds = time.monotonic() - started
     ref = import_mend_reference(repo)
     flags = {name: p.requires_grad for name, p in lm.model.named_parameters()}
@@ -207,16 +208,43 @@ def run_mend(repo: Path, lm, train, evaluate, layers, settings) -> list[tuple[st
         for module in lm.model.modules():  # the reference's hooks stay on the model otherwise
             module._forward_hooks.clear()
             module._backward_hooks.clear()
+    started = time.monotonic()
+    nudged = train_editor(lm, weights, train, settings, start=_nudged(initial, NUDGE))
+    nudged_seconds = time.monotonic() - started
+    nudged_updates = {r.case_id: _our_update(lm, nudged, r, in_layout) for r in evaluate}
     rows = []
     for side, updates, seconds in (
         ("ours", our_updates, our_seconds),
         ("reference", their_updates, their_seconds),
+        ("ours, nudged", nudged_updates, nudged_seconds),
     ):
         rows.append((side, _measured(lm, evaluate, updates), seconds))
-    flat_ours = {f"{c}:{n}": v for c, u in our_updates.items() for n, v in u.items()}
-    flat_theirs = {f"{c}:{n}": v for c, u in their_updates.items() for n, v in u.items()}
-    rows[0][1]["relative_difference"] = _relative(flat_ours, flat_theirs)
+    rows[0][1]["relative_difference"] = _relative(_flat(our_updates), _flat(their_updates))
+    rows[2][1]["relative_difference"] = _relative(_flat(nudged_updates), _flat(our_updates))
     return rows
+
+
+NUDGE = 1e-6  # relative: about float32 rounding of a few operations
+
+
+def _nudged(editor, size: float):
+    """A copy of freshly built networks with every value moved by ``size`` relative (seeded): the
+    kind of difference two correct implementations' rounding makes. Trained like ours, it shows
+    how far training carries such a difference (the reference's distance is read against it)."""
+    import copy
+
+    import torch
+
+    nudged = copy.deepcopy(editor)
+    generator = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for parameter in nudged.parameters():
+            parameter.mul_(1 + size * torch.randn(parameter.shape, generator=generator))
+    return nudged
+
+
+def _flat(updates: dict) -> dict:
+    return {f"{case}:{name}": value for case, update in updates.items() for name, value in update.items()}
 
 
 def _our_update(lm, editor, request, in_layout) -> dict:

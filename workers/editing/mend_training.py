@@ -171,10 +171,12 @@ def train_editor(
     train: list[EditRequest],
     settings: MendSettings,
     progress: Progress = no_progress,
+    start: Editor | None = None,
 ) -> Editor:
-    """The networks trained for ``settings.steps`` edits (seeded; the model is left as it was)."""
+    """The networks trained for ``settings.steps`` edits (seeded; the model is left as it was),
+    from new ones or from ``start`` (the benchmark's probe of how far rounding carries)."""
     torch.manual_seed(settings.seed)
-    editor = Editor(weights, settings).to(lm.device)
+    editor = (start or Editor(weights, settings)).to(lm.device)
     parameters = dict(lm.model.named_parameters())
     optimiser = torch.optim.Adam(editor.parameters(), lr=settings.lr)
     editor.train()
