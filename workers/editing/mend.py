@@ -335,6 +335,7 @@ def load_editor(lm: LoadedLM, directory: str | Path) -> TrainedEditor:
     )
     loaded = _load_editor(directory.resolve(), stamp)
     check_model(lm, loaded)
+    loaded.editor.to(lm.device)  # where the gradient factors will be (a no-op once there)
     return loaded
 
 
