@@ -34,7 +34,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from workers.lm.architectures import add_to_weight, get_module, stores_in_out
+from workers.lm.architectures import add_to_weight, get_module, module_name, stores_in_out, weight_in_out
 from workers.lm.loading import LoadedLM
 from workers.lm.scoring import token_log_probs
 
@@ -186,12 +186,11 @@ def _shape_key(shape: tuple[int, int]) -> str:
 
 def edited_weights(lm: LoadedLM, layers: Sequence[int], modules: Sequence[str]) -> list[EditedWeight]:
     """The weights MEND changes: each module of each layer, in that order."""
-    from workers.lm.architectures import module_name, weight_in_out
-
     names = [module_name(lm.model, role, layer) for layer in layers for role in modules]
+    shapes = [weight_in_out(get_module(lm.model, name)).shape for name in names]
     return [
-        EditedWeight(f"{name}.weight", tuple(weight_in_out(get_module(lm.model, name)).shape))  # type: ignore[arg-type]
-        for name in names
+        EditedWeight(f"{name}.weight", (int(shape[0]), int(shape[1])))
+        for name, shape in zip(names, shapes, strict=True)
     ]
 
 
