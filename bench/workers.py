@@ -43,6 +43,10 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workers.editing.mend import MendSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -118,10 +122,12 @@ def mend_training_data(work: Path) -> Path:
     return write_requests(work / "mend-requests.jsonl", training_records())
 
 
-def mend_recipe(model: str | None, data: Path, output: Path, steps: int):
+def mend_recipe(
+    model: str | None, data: Path, output: Path, steps: int
+) -> tuple[MendSettings, list[int] | None]:
     """(settings, layers): the tests' recipe for their tiny model, else the ``train_mend`` job's
     defaults for ``model`` (the last three layers)."""
-    from workers.editing.mend import MendSettings
+    from workers.editing.mend import MendSettings  # imports torch: after setup()
 
     if not model:
         from tests.tiny_mend import LAYERS, SETTINGS
