@@ -28,12 +28,13 @@ import hashlib
 import random
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import torch
 
 from annotation.errors import InputError
+from annotation.job_parameters import TrainMendParameters
 from annotation.services.jobs import Progress, no_progress
 from workers.lm.loading import LoadedLM
 
@@ -69,6 +70,12 @@ class TrainingCase:
     edit: TargetBatch  # the prompt and the new target: where the gradient is taken
     outer: TargetBatch  # the prompt and its paraphrases with the new target: the edit loss
     unrelated: list[str]  # texts whose predictions must not move (another request's added per step)
+
+
+def job_settings(parameters: TrainMendParameters) -> MendSettings:
+    """The settings a ``train_mend`` job trains with: its parameters of the same names (the
+    job's defaults live in its serializer; ``bench/workers.py`` trains with them too)."""
+    return MendSettings(**{f.name: getattr(parameters, f.name) for f in fields(MendSettings)})
 
 
 def default_layers(num_layers: int) -> list[int]:

@@ -12,29 +12,15 @@ from .base import job_task
 @job_task("workers.tasks.train_mend.train_mend_task")
 def train_mend_task(job: Job, parameters: TrainMendParameters, progress: Progress) -> dict:
     """Train, save and measure on held-out requests; see ``workers.editing.mend_training``."""
-    from workers.editing.mend import MendSettings  # imports torch: inside the body
-    from workers.editing.mend_training import train_mend
+    from workers.editing.mend_training import job_settings, train_mend  # import torch: inside the body
     from workers.lm.loading import shared_lm
 
-    settings = MendSettings(
-        modules=parameters.modules,
-        rank=parameters.rank,
-        hidden=parameters.hidden,
-        steps=parameters.steps,
-        lr=parameters.lr,
-        edit_lr=parameters.edit_lr,
-        edit_weight=parameters.edit_weight,
-        locality_weight=parameters.locality_weight,
-        grad_clip=parameters.grad_clip,
-        held_out_share=parameters.held_out_share,
-        seed=parameters.seed,
-    )
     layers = list(parameters.layers) if parameters.layers else None
     return train_mend(
         shared_lm(parameters.model),
         data=parameters.requests,
         output=parameters.output,
         layers=layers,
-        settings=settings,
+        settings=job_settings(parameters),
         progress=progress,
     )
