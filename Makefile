@@ -43,10 +43,11 @@ run: $(VENV)/.installed-web
 ## install-all: add the workers' model stack (torch, transformers, the sentence encoder) to .venv
 install-all: $(VENV)/.installed
 
-## test: dev requirements, PostgreSQL + Redis up, Chromium present, lint, migrations, types, the whole suite
+## test: dev requirements, PostgreSQL + Redis up, Chromium and gettext present, lint, migrations, types, the whole suite
 test: $(VENV)/.installed-dev
 	bin/ensure-services
 	bin/ensure-chromium
+	bin/ensure-gettext
 # The tiny models a cold cache lacks are trained in the background while lint runs; a test
 # that needs one still being trained waits for it (tests/tiny_models.py).
 	mkdir -p test-artifacts

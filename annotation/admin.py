@@ -21,6 +21,10 @@ from .models import (
     Job,
     ModelExplanation,
     Participant,
+    PlatformBonus,
+    PlatformCall,
+    PlatformDecision,
+    PlatformStudy,
     ResearcherInvitation,
     Response,
     Study,
@@ -442,3 +446,44 @@ class ResearcherInvitationAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+# --- the crowd platforms' APIs: the audit log and the records of decisions and bonuses, read only
+
+
+@admin.register(PlatformCall)
+class PlatformCallAdmin(_ReadOnly):
+    list_display = ["created_at", "study", "user", "platform", "method", "path", "status", "dry_run"]
+    list_filter = ["platform", "dry_run", "study"]
+    list_select_related = ["study", "user"]
+
+
+@admin.register(PlatformDecision)
+class PlatformDecisionAdmin(_ReadOnly):
+    list_display = ["created_at", "study", "platform", "submission_id", "action", "state", "sent_at"]
+    list_filter = ["platform", "action", "state"]
+    list_select_related = ["study"]
+
+
+@admin.register(PlatformBonus)
+class PlatformBonusAdmin(_ReadOnly):
+    list_display = [
+        "created_at",
+        "study",
+        "platform",
+        "participant",
+        "reason",
+        "amount_cents",
+        "state",
+        "batch_id",
+    ]
+    list_filter = ["platform", "state"]
+    list_select_related = ["study", "participant"]
+
+
+@admin.register(PlatformStudy)
+class PlatformStudyAdmin(admin.ModelAdmin):
+    """The ids a study was published under (set by the jobs) and its bonus cap (editable)."""
+
+    list_display = ["study", "prolific_study_id", "mturk_hit_id", "bonus_cap_cents"]
+    readonly_fields = ["prolific_study_id", "mturk_hit_id", "mturk_sandbox", "reward_cents"]

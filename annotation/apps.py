@@ -1,4 +1,14 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def ensure_researchers_group(sender, **kwargs) -> None:
+    """After every ``migrate`` (and a test database's flush, which sends the same signal)
+    the researchers group exists: migration 0014 made it once, but a flushed or hand-cleaned
+    database would otherwise lose it until someone was invited."""
+    from .services.access import researchers_group
+
+    researchers_group()
 
 
 class AnnotationConfig(AppConfig):
@@ -13,3 +23,4 @@ class AnnotationConfig(AppConfig):
 
         for kind in all_kinds().values():
             kind.ready()  # a kind connects its receivers
+        post_migrate.connect(ensure_researchers_group, sender=self)

@@ -17,8 +17,12 @@ from annotation.job_parameters import (
     CounterfactualsParameters,
     EditAndGenerateParameters,
     ExplainParameters,
+    PlatformBonusParameters,
+    PlatformPublishParameters,
+    PlatformReviewParameters,
     RateLLMParameters,
     RateParameters,
+    TrainMendParameters,
     TrainRaterParameters,
 )
 from annotation.services.exports import ExportParameters
@@ -109,3 +113,26 @@ register_job_kind(
     needs_study=True,
     worker_paths={"rater": "model"},
 )
+register_job_kind(
+    "train_mend",
+    task="workers.tasks.train_mend.train_mend_task",
+    queue="gpu",
+    parameters=TrainMendParameters,
+    worker_paths={"model": "model", "requests": "corpus", "output": "output"},
+)
+
+# The crowd platforms' API calls (docs/crowd.md): light work on the default queue.
+PLATFORM_JOBS = {
+    "publish": PlatformPublishParameters,
+    "review": PlatformReviewParameters,
+    "bonus": PlatformBonusParameters,
+}
+for _platform in ("prolific", "mturk"):
+    for _action, _parameters in PLATFORM_JOBS.items():
+        register_job_kind(
+            f"{_platform}_{_action}",
+            task=f"workers.tasks.platforms.{_platform}_{_action}_task",
+            parameters=_parameters,
+            needs_study=True,
+            owner_only=True,
+        )

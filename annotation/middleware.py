@@ -1,6 +1,7 @@
 """Participant pages may be shown in a crowd platform's frame (MTurk's ExternalQuestion);
 logins and participant entry are rate limited per client address; chunked bodies are read;
-text that cannot be stored (a NUL) is refused before any view sees it."""
+text that cannot be stored (a NUL) is refused before any view sees it; public pages speak
+the browser's language and research pages English (``SiteLanguage``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import tempfile
 from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
 from django.http import HttpResponse, JsonResponse
+from django.middleware.locale import LocaleMiddleware
+from django.utils import translation
+from django.utils.translation import gettext_lazy
 
 from annotation.services.json_input import text_problem
 from annotation.services.ratelimit import over_limit
@@ -70,7 +74,8 @@ def crowd_framing(get_response):
     return middleware
 
 
-TOO_MANY = "Too many attempts from your address. Please wait a minute and try again."
+# In the visitor's language (``SiteLanguage`` runs before this middleware).
+TOO_MANY = gettext_lazy("Too many attempts from your address. Please wait a minute and try again.")
 
 
 def rate_limits(get_response):
@@ -79,7 +84,7 @@ def rate_limits(get_response):
     def middleware(request):
         wait = over_limit(request)
         if wait is not None:
-            response = HttpResponse(TOO_MANY, status=429, content_type="text/plain; charset=utf-8")
+            response = HttpResponse(str(TOO_MANY), status=429, content_type="text/plain; charset=utf-8")
             response["Retry-After"] = str(wait)
             return response
         return get_response(request)
@@ -154,3 +159,22 @@ def refuse_unstorable_text(get_response):
         return HttpResponse(text, status=400, content_type="text/plain; charset=utf-8")
 
     return middleware
+
+
+# Pages for researchers, admins and API clients are written in English only.
+ENGLISH_ONLY_PREFIXES = ("/research/", "/admin/", "/api/")
+
+
+class SiteLanguage(LocaleMiddleware):
+    """The browser's language (Accept-Language, else ``LANGUAGE_CODE``) for the public pages
+    (home, the game, logins); English for the research, admin and API pages, which have no
+    translations (a German browser would otherwise get Django's German next to our English).
+    A study's participant pages switch to the study's language in their views
+    (``annotation.languages.in_study_language``)."""
+
+    def process_request(self, request):
+        if request.path_info.startswith(ENGLISH_ONLY_PREFIXES):
+            translation.activate(settings.LANGUAGE_CODE)
+            request.LANGUAGE_CODE = translation.get_language()
+            return
+        super().process_request(request)

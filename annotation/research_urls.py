@@ -6,9 +6,11 @@ from .views import (
     invitations,
     jobs,
     research_adjudication,
+    research_builder,
     research_docs,
     research_exports,
     research_participants,
+    research_platforms,
     research_studies,
 )
 
@@ -20,6 +22,10 @@ urlpatterns = [
     path("docs/<slug:name>/", research_docs.research_doc, name="research-doc"),
     path("jobs/<int:job_id>/", jobs.job_row, name="research-job-row"),
     path("studies/new/", research_studies.study_new, name="research-study-new"),
+    path("builder/", research_builder.builder_new, name="research-builder-new"),
+    path("builder/preview/", research_builder.builder_preview, name="research-builder-preview"),
+    path("s/<slug:slug>/edit/", research_builder.builder_edit, name="research-builder-edit"),
+    path("s/<slug:slug>/study-file/", research_builder.study_file, name="research-study-file"),
     path("s/<slug:slug>/", research_studies.study_overview, name="research-study"),
     path("s/<slug:slug>/progress/", research_studies.study_progress, name="research-study-progress"),
     path("s/<slug:slug>/status/", research_studies.study_status, name="research-study-status"),
@@ -49,6 +55,17 @@ urlpatterns = [
         name="research-adjudication-item",
     ),
     path("s/<slug:slug>/exports/", research_exports.export_list, name="research-exports"),
+    path("s/<slug:slug>/platforms/", research_platforms.platform_page, name="research-platforms"),
+    path(
+        "s/<slug:slug>/platforms/settings/",
+        research_platforms.platform_settings,
+        name="research-platform-settings",
+    ),
+    path(
+        "s/<slug:slug>/platforms/<str:platform>/<str:action>/",
+        research_platforms.platform_action,
+        name="research-platform-action",
+    ),
     path("s/<slug:slug>/exports/table/", research_exports.export_table, name="research-exports-table"),
     path(
         "s/<slug:slug>/exports/<int:export_id>/download/",

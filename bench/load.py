@@ -430,10 +430,11 @@ def claim_items(count: int) -> list[dict]:
     ]
 
 
-def make_survey(slug: str, items: int, per_session: int, per_item: int) -> None:
+def make_survey(slug: str, items: int, per_session: int, per_item: int, config: dict | None = None) -> None:
     """A live claim study with ``per_item`` answers wanted per item (room for every page a
     phase can ask for: a study that fills up mid-phase turns participants away); past the
-    first thousand, items are added in bulk (same rows)."""
+    first thousand, items are added in bulk (same rows). ``config``: the study's (e.g. the
+    adaptive assignment's options)."""
     from annotation.models import Item
     from annotation.services.studies import load_study_file
 
@@ -447,7 +448,7 @@ def make_survey(slug: str, items: int, per_session: int, per_item: int) -> None:
         "items_per_session": per_session,
         "completion_code": "LOAD-DONE",
         "screenout_code": "LOAD-OUT",
-        "config": {},
+        "config": config or {},
         "items": claim_items(min(items, 1000)),
     }
     study = load_study_file(data).study
@@ -636,6 +637,14 @@ def main() -> None:
     parser.add_argument("--big-items", type=int, default=100000, help="0: skip the study-size comparison")
     parser.add_argument("--warmup", type=float, default=8, help="unmeasured seconds before the phases")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--survey-items", type=int, default=5000, help="items of the survey study")
+    parser.add_argument(
+        "--assignment",
+        choices=["uniform", "adaptive"],
+        default="uniform",
+        help="the survey study's assignment (adaptive: min_answers 2; with few --survey-items most "
+        "pages come from the adaptive scan)",
+    )
     parser.add_argument(
         "--history", type=int, default=20000, help="participants of an earlier study (tables of a used site)"
     )
@@ -666,7 +675,8 @@ def main() -> None:
     run = f"{int(time.time()) % 100000}"
     survey, game, small, big = (f"load-{name}-{run}" for name in ("survey", "game", "small", "big"))
     print(f"Building the studies (run {run}) ...", flush=True)
-    make_survey(survey, 5000, 20, 10)
+    adaptive = {"assignment": "adaptive", "adaptive": {"min_answers": 2}}
+    make_survey(survey, args.survey_items, 20, 10, adaptive if args.assignment == "adaptive" else None)
     make_game(game, 2000)
     sizes = {}
     if args.big_items:  # the same answers wanted per item: the studies differ in size alone

@@ -140,6 +140,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "annotation.middleware.refuse_unstorable_text",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "annotation.middleware.SiteLanguage",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -269,7 +270,13 @@ SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS", [])
 
 # --- i18n, static -----------------------------------------------------------------------
 
-LANGUAGE_CODE = "en-us"
+# Participant pages speak a study's language (its `language`, annotation/languages.py); the
+# game's own pages, the home page and logins the browser's (Accept-Language), else English.
+# Research, admin and API pages stay in English. A new language is a line here and its
+# catalogue under locale/ (docs/development.md, "Translations").
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("es", "Español")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -405,6 +412,16 @@ EXPORT_DIR = Path(env_str("EXPORT_DIR", str(MEDIA_ROOT / "exports")))
 PROLIFIC_COMPLETION_URL = env_str(
     "PROLIFIC_COMPLETION_URL", "https://app.prolific.com/submissions/complete?cc={code}"
 )
+# Prolific's API (docs/crowd.md, "Through the platforms' APIs"): the address, and the site's
+# token (a researcher's own token, stored encrypted, takes its place for their studies).
+PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com").rstrip("/")
+PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN", "")
+# Seconds a call to a crowd platform may take before it counts as failed (its outcome unknown).
+PLATFORM_API_TIMEOUT_S = env_int("PLATFORM_API_TIMEOUT_S", 30, minimum=1)
+# The site's public address, for the study link a command sends to a platform (pages use the request's).
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# Key for the researchers' stored platform tokens (Fernet); empty: derived from SECRET_KEY.
+PLATFORM_TOKEN_KEY = env_str("PLATFORM_TOKEN_KEY", "")
 # Hosts MTurk may name in turkSubmitTo (the externalSubmit form posts there, nowhere else).
 MTURK_SUBMIT_HOSTS = env_list("MTURK_SUBMIT_HOSTS", ["www.mturk.com", "workersandbox.mturk.com"])
 # Origins allowed to frame the participant pages (MTurk shows an ExternalQuestion in a frame).

@@ -47,6 +47,8 @@ from scoring.reports.base import (
 from stats.counting import distinct_counts, row_numbers
 
 CHUNK = 20_000
+# Provenance keys agreement is grouped by unless a reports job says otherwise.
+DEFAULT_BY = ("system",)
 
 _RESPONSE_FIELDS = {
     "item_id": Field("item_id", "column"),

@@ -21,10 +21,9 @@ import numpy as np
 
 from annotation.errors import InputError
 from annotation.models import Study
-from scoring.data import load_study_data, one_snapshot
+from scoring.data import DEFAULT_BY, load_study_data, one_snapshot
 from scoring.reports import report_for
 from scoring.reports.base import StudyData
-from scoring.services import DEFAULT_BY
 from stats.planning import (
     ANSWERS_PER_ITEM,
     ITEMS,
@@ -111,7 +110,7 @@ def plan_agreement(
         errors["answers"] = ["Alpha compares answers: at least two answers per item."]
     if errors:
         raise InputError(errors)
-    values, item = _question_values(_counting(study), target.question)
+    values, item = question_values(_counting(study), target.question)
     answers = _side(values, item, np.ones(len(values), dtype=bool))
     if int(answers.items.max(initial=-1)) + 1 < 2:
         raise InputError({"question": ["The pilot needs at least two items answered to plan from."]})
@@ -207,7 +206,7 @@ def _counting(study: Study) -> StudyData:
     return data.population("passed").humans().analysed()
 
 
-def _question_values(data: StudyData, question: str) -> tuple[np.ndarray, np.ndarray]:
+def question_values(data: StudyData, question: str) -> tuple[np.ndarray, np.ndarray]:
     """Every value given to ``question`` (on a scale) and the row of its item."""
     observations = data.observations
     question_of = observations["question"]

@@ -30,12 +30,21 @@ class Point:
     high: float | None
 
 
+def plotted(spec: PlotSpec, row) -> bool:
+    """Whether a report row is one of the plot's figures: its metric, grouped by exactly
+    the plot's keys (a pooled or otherwise grouped figure of the same metric is not)."""
+    return row.metric == spec.metric and set(row.group) == {
+        spec.x,
+        *([spec.hue] if spec.hue else []),
+        *spec.fixed,
+    }
+
+
 def points_for(spec: PlotSpec, rows: Iterable) -> list[Point]:
-    """The rows of ``spec.metric`` whose group has exactly the plot's keys."""
-    keys = {spec.x, *([spec.hue] if spec.hue else []), *spec.fixed}
+    """The plot's figures (``plotted``) that are defined, as points."""
     found = []
     for r in rows:
-        if r.metric != spec.metric or set(r.group) != keys or r.value is None:
+        if not plotted(spec, r) or r.value is None:
             continue
         hue = r.group.get(spec.hue) if spec.hue else ""
         found.append(Point(r.group[spec.x], hue, float(r.value), r.ci_low, r.ci_high))
@@ -59,7 +68,15 @@ def render_svg(spec: PlotSpec, points: list[Point]) -> str:
     axes.grid(axis="y", color="#d7dde3", linewidth=0.6)
     axes.set_axisbelow(True)
     if spec.hue and len({p.hue for p in points}) > 1:
-        axes.legend(title=spec.hue.replace("_", " "), fontsize=8, title_fontsize=8, frameon=False)
+        # Beside the axes, not over them: inside, "best" still covered a bar of the last group.
+        axes.legend(
+            title=spec.hue.replace("_", " "),
+            fontsize=8,
+            title_fontsize=8,
+            frameon=False,
+            loc="upper left",
+            bbox_to_anchor=(1.0, 1.0),
+        )
     figure.tight_layout()
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", metadata={"Date": None})

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from annotation.models import Study
+from annotation.services.adaptive import StoppingNow
 from annotation.services.competence import Competence
+from scoring.adaptive import STOPPING_METRIC, STOPPING_POPULATION, STOPPING_TABLE
 from scoring.models import Report
-from scoring.plots import points_for
+from scoring.plots import plotted, points_for
 from scoring.reports import report_for
 from scoring.reports.base import PlotSpec, TableSpec
 from scoring.reports.common import AGREEMENT_TABLE, ALPHA_PLOT, MORE_AGREEMENT_TABLES, RATER_PLOT
@@ -101,16 +103,18 @@ def dashboard_view(study: Study, population: str) -> DashboardView:
     view.progress = progress_cards(
         {r.metric: r for r in reports if r.metric in PROGRESS_METRICS and not r.group}
     )
-    for spec in (AGREEMENT_TABLE, *builder.tables, *MORE_AGREEMENT_TABLES, *COMPETENCE_TABLES):
+    tables = (STOPPING_TABLE, AGREEMENT_TABLE, *builder.tables, *MORE_AGREEMENT_TABLES, *COMPETENCE_TABLES)
+    for spec in tables:
         table = table_view(spec, reports)
         if table.rows:
             view.tables.append(table)
     for plot in plot_specs(study).values():
         if points_for(plot, reports):
             view.plots.append(plot)
-        elif any(r.metric == plot.metric and plot.x in r.group for r in reports):
+        elif any(plotted(plot, r) for r in reports):
             # only a plot whose figures exist but are undefined says so: precision grouped by
-            # mode alone is no empty plot of precision by system
+            # mode alone is no empty plot of precision by system, nor a pooled mean one of
+            # means per system
             view.empty_plots.append((plot, _undefined_reason(plot, reports)))
     responses = next((r for r in reports if r.metric == "progress.responses" and not r.group), None)
     details = (responses.details or {}) if responses else {}
@@ -122,7 +126,7 @@ def dashboard_view(study: Study, population: str) -> DashboardView:
 def _undefined_reason(spec: PlotSpec, reports: list[Report]) -> str:
     """Why a plot has no point: the reason its figures are undefined, or that none is."""
     reasons = sorted(
-        {r.details["reason"] for r in reports if r.metric == spec.metric and (r.details or {}).get("reason")}
+        {r.details["reason"] for r in reports if plotted(spec, r) and (r.details or {}).get("reason")}
     )
     return "; ".join(reasons) if reasons else "no figure of this kind is defined yet"
 
@@ -315,3 +319,26 @@ def annotator_competence(study: Study) -> dict[str, Competence]:
         name: Competence(mace=f.get("mace"), dawid_skene=f.get("dawid_skene"), answers=f["answers"])
         for name, f in found.items()
     }
+
+
+def stopping_interval(study: Study) -> StoppingNow | None:
+    """The stopping rule's figure of the last reports (``scoring.adaptive``), for the
+    overview; None before the first. Registered on annotation's reader."""
+    stored = (
+        Report.objects.filter(study=study, metric=STOPPING_METRIC, population=STOPPING_POPULATION)
+        .only("value", "ci_low", "ci_high", "details", "computed_at")
+        .first()
+    )
+    if stored is None:
+        return None
+    details = stored.details or {}
+    return StoppingNow(
+        difference=stored.value,
+        low=stored.ci_low,
+        high=stored.ci_high,
+        n_first=int(details.get("n_first", 0)),
+        n_second=int(details.get("n_second", 0)),
+        looks=int(details.get("looks", 0)),
+        met=bool(details.get("met")),
+        computed_at=stored.computed_at,
+    )

@@ -20,15 +20,14 @@ from django.utils import timezone
 from annotation.models import Enrollment, Job, Study
 from annotation.services.jobs import Progress, no_progress, start_job, sweep_stalled_jobs
 from annotation.services.populations import real_answers
-from scoring.data import load_study_data, one_snapshot
+from scoring.adaptive import refresh_adaptive
+from scoring.data import DEFAULT_BY, load_study_data, one_snapshot
 from scoring.models import Report
 from scoring.reports import report_for
 from scoring.reports.base import Embed, ReportRow, StudyData
 from scoring.reports.common import study_rows
 
 POPULATIONS = ("all", "passed", "adjudicated")
-# Provenance keys agreement is grouped by unless a reports job says otherwise.
-DEFAULT_BY = ("system",)
 REPORTS_JOB = "reports"
 ACTIVE_JOB_STATUSES = (Job.Status.QUEUED, Job.Status.RUNNING)
 
@@ -99,6 +98,7 @@ def compute_study_reports(
         data = load_study_data(study, builder, by=by)
         counted = (len(data.responses), int(data.responses["flagged"].sum()))
         fingerprint = study_fingerprint(study, counted=counted)
+    adaptive = refresh_adaptive(study, data, builder)  # an adaptive study's priorities and stopping rule
     rows: dict[str, list[ReportRow]] = {}
     populations = populations_of(data)
     # ``passed`` is derived from ``all`` (less the flagged answers), not filtered again
@@ -115,6 +115,9 @@ def compute_study_reports(
             builder, subset, embed=embed, calibration_margin=settings.RATER_CALIBRATION_MARGIN
         )
         del subset
+    if adaptive is not None and adaptive.row is not None:
+        for population_rows in rows.values():  # the answers that count, whichever population is shown
+            population_rows.append(adaptive.row)
     progress(steps - 1, steps, "Storing the figures")
     count = replace_reports(study, rows, fingerprint)
     progress(steps, steps, f"Stored {count} figures")

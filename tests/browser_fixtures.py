@@ -68,3 +68,14 @@ def screenshot(page):
         return path
 
     return take
+
+
+def plots_drawn(page) -> bool:
+    """Every plot image of a dashboard loaded and decoded (scrolled to first: they load lazily)."""
+    for image in page.locator(".plots img").all():
+        image.scroll_into_view_if_needed()
+    page.wait_for_function("Array.from(document.querySelectorAll('.plots img')).every(img => img.complete)")
+    return page.evaluate(
+        "Array.from(document.querySelectorAll('.plots img'))"
+        ".every(img => img.complete && img.naturalWidth > 0)"
+    )

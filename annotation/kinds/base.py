@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from django.http import QueryDict
 from django.urls import URLPattern, URLResolver, reverse
+from django.utils.translation import gettext_noop, ngettext
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import flatten_errors
-from stats.agreement import check_level  # the levels of measurement, defined once
+from stats.agreement import LEVELS, check_level  # the levels of measurement, defined once
 
 if TYPE_CHECKING:  # no kind imports the models at run time; these names are for annotations
     from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
@@ -177,6 +178,10 @@ class PublicEntry:
     action: str
 
 
+# The levels of a number on a scale (every level but nominal).
+SCALE_LEVELS = tuple(level for level in LEVELS if level != "nominal")
+
+
 class TaskKind(ABC):
     """Base class: a subclass per kind, found by the registry in ``annotation.kinds``.
 
@@ -191,8 +196,6 @@ class TaskKind(ABC):
     # The page around the kind's template; a kind whose round has its own steps (the
     # boundary game) renders its own page instead of the generic one-form task page.
     page_template: ClassVar[str] = "annotation/task.html"
-    # What participants are told one step of a session is ("3 pages"; the game: "3 passages").
-    page_noun: ClassVar[tuple[str, str]] = ("page", "pages")
     Config: ClassVar[type[serializers.Serializer]] = EmptyConfig
     Payload: ClassVar[type[serializers.Serializer]]
     Answer: ClassVar[type[serializers.Serializer]]
@@ -204,8 +207,9 @@ class TaskKind(ABC):
     site_urls: ClassVar[list[URLPattern | URLResolver]] = []
     # A template included at the top of the home page (the game's invitation), or "".
     home_notice_template: ClassVar[str] = ""
-    # The text of a public study's button on the home page (see ``public_entry``).
-    public_action: ClassVar[str] = "Take part"
+    # The text of a public study's button on the home page (see ``public_entry``), marked
+    # for translation: the home page shows it in the visitor's language.
+    public_action: ClassVar[str] = gettext_noop("Take part")
     # The report builder of the kind's studies, by dotted path (resolved by ``scoring``,
     # which the domain does not import); "" when the kind has only the common figures.
     report: ClassVar[str] = ""
@@ -228,6 +232,11 @@ class TaskKind(ABC):
         """Whether the kind renders its own page around its template (the game's round)
         instead of the generic one-form task page."""
         return self.page_template != TaskKind.page_template
+
+    def session_length(self, pages: int) -> str:
+        """What participants are told a session is, in the page's language: "3 pages" (the
+        game says "3 passages")."""
+        return ngettext("%(count)d page", "%(count)d pages", pages) % {"count": pages}
 
     def public_entry(self, study: Study) -> PublicEntry:
         """Where the home page's card of a public live study leads."""
@@ -342,12 +351,13 @@ class TaskKind(ABC):
         raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
 
     def rater_pair(self, question: RaterQuestion, item: Item) -> tuple[str, str] | None:
-        """What the rater reads to answer ``question`` on ``item``; None when the question
-        does not apply to the item."""
+        """What the rater reads to answer ``question`` on ``item`` (the first pair, when it
+        reads several); None when the question does not apply to the item."""
         raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
 
     def rater_value(self, question: RaterQuestion, answer: dict) -> Any:
-        """A person's answer to ``question`` (None when they gave none)."""
+        """A person's answer to ``question`` (None when they gave none), as one comparable
+        value: the held-out figures compare the rater's with the humans' through it."""
         raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
 
     def rater_examples(self, question: RaterQuestion, item: Item, answer: dict) -> list[RaterExample]:
@@ -359,7 +369,8 @@ class TaskKind(ABC):
         self, questions: Sequence[RaterQuestion], items: Sequence[Item], read: RaterReader
     ) -> list[RaterAnswer]:
         """The kind's answer per item from its raters' outputs (``read`` runs a question's
-        rater on pairs; a kind batches its calls across the items)."""
+        rater on pairs; a kind batches its calls across the items). Training calls it with
+        one question at a time for the held-out predictions."""
         raise NotAnswerableByModel(f"Trained raters do not answer {self.name} studies.")
 
     # --- scoring and statistics -------------------------------------------------------
@@ -379,6 +390,12 @@ class TaskKind(ABC):
             for field in self.agreement_fields
             if answer.get(field.key) is not None
         ]
+
+    def scale_questions(self, config: dict) -> tuple[str, ...]:
+        """The questions (as ``agreement_values`` names them) whose answers are one number
+        per item on a scale (ordinal or interval): what an adaptive study's stopping rule
+        compares between systems. By default the declared agreement fields at those levels."""
+        return tuple(f.question for f in self.agreement_fields if f.level in SCALE_LEVELS)
 
     # --- exports ----------------------------------------------------------------------
 

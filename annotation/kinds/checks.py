@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from .base import Score
@@ -42,21 +43,23 @@ def check_ratings(
     errors: dict[str, list[str]] = {}
     for key in ratings:
         if key not in wanted:
-            errors[str(key)] = ["Not something this page asks to rate."]
+            errors[str(key)] = [gettext("Not something this page asks to rate.")]
     checked = {}
     for key, name in wanted.items():
         if key not in ratings:
             if not partial:
-                errors[key] = [f"Rate {name}."]
+                errors[key] = [gettext("Rate %(name)s.") % {"name": name}]
             continue
         try:
             checked[key] = check_value(ratings[key])
         except ValueError as exc:
-            errors[key] = [f"{name[0].upper()}{name[1:]}: {exc}"]
+            errors[key] = [
+                gettext("%(name)s: %(problem)s") % {"name": f"{name[0].upper()}{name[1:]}", "problem": exc}
+            ]
     if errors:
         raise serializers.ValidationError({"ratings": errors})
     if not checked:
-        raise serializers.ValidationError({"ratings": ["Give at least one rating."]})
+        raise serializers.ValidationError({"ratings": [gettext("Give at least one rating.")]})
     return checked
 
 
@@ -67,9 +70,14 @@ def integer_in_range(low: int, high: int) -> Callable[[Any], int]:
         if isinstance(value, str) and value.strip().isdigit():
             value = int(value.strip())
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"a rating is a whole number from {low} to {high}.")
+            raise ValueError(
+                gettext("a rating is a whole number from %(low)d to %(high)d.") % {"low": low, "high": high}
+            )
         if not low <= value <= high:
-            raise ValueError(f"{value} is outside the scale ({low} to {high}).")
+            raise ValueError(
+                gettext("%(value)d is outside the scale (%(low)d to %(high)d).")
+                % {"value": value, "low": low, "high": high}
+            )
         return value
 
     return check
@@ -80,7 +88,7 @@ def one_of(options: list[str]) -> Callable[[Any], str]:
 
     def check(value: Any) -> str:
         if value not in options:
-            raise ValueError(f"choose one of {', '.join(options)}.")
+            raise ValueError(gettext("choose one of %(options)s.") % {"options": ", ".join(options)})
         return value
 
     return check

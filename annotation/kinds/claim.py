@@ -5,6 +5,7 @@ and which of its sentences are the evidence.
 from __future__ import annotations
 
 from django.http import QueryDict
+from django.utils.translation import gettext, gettext_noop
 from rest_framework import serializers
 
 from annotation.text import split_sentences
@@ -23,10 +24,11 @@ from .base import (
     TaskKind,
 )
 
+# Texts marked for translation: the page shows them in its language, a model reads them as here.
 LABELS = [
-    ("supports", "The passage supports the claim"),
-    ("contradicts", "The passage contradicts the claim"),
-    ("neutral", "Neither: the passage does not settle it"),
+    ("supports", gettext_noop("The passage supports the claim")),
+    ("contradicts", gettext_noop("The passage contradicts the claim")),
+    ("neutral", gettext_noop("Neither: the passage does not settle it")),
 ]
 LABEL_VALUES = [value for value, _ in LABELS]
 RATER_QUESTION = "label"  # the one question a claim study's trained rater answers
@@ -83,10 +85,16 @@ class ClaimAnswer(StrictSerializer):
         if len(set(evidence)) != len(evidence):
             raise serializers.ValidationError({"evidence": ["A sentence is listed twice."]})
         if data["label"] == "neutral" and evidence:
-            raise serializers.ValidationError({"evidence": ["A neutral label takes no evidence sentences."]})
+            raise serializers.ValidationError(
+                {"evidence": [gettext("A neutral label takes no evidence sentences.")]}
+            )
         if data["label"] != "neutral" and not evidence and not self.context.get("gold"):
             raise serializers.ValidationError(
-                {"evidence": ["Select the sentence or sentences that support or contradict the claim."]}
+                {
+                    "evidence": [
+                        gettext("Select the sentence or sentences that support or contradict the claim.")
+                    ]
+                }
             )
         data["evidence"] = sorted(evidence)
         return data
@@ -96,7 +104,7 @@ class Claim(TaskKind):
     name = "claim"
     agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.claim.ClaimReport"
-    label = "Premise and claim"
+    label = gettext_noop("Premise and claim")
     template = "annotation/kinds/claim.html"
     Payload = ClaimPayload
     Answer = ClaimAnswer

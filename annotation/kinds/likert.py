@@ -6,6 +6,7 @@ statement on an agreement scale.
 from __future__ import annotations
 
 from django.http import QueryDict
+from django.utils.translation import gettext, gettext_noop
 from rest_framework import serializers
 
 from .base import (
@@ -79,7 +80,12 @@ SEVEN_LABELS = [
     "Strongly agree",
 ]
 FIVE_LABELS = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
-GROUP_TITLES = {"main": "Main passage", "related": "Related passage", "both": "Both passages together"}
+# Marked for translation: the page shows them in its language.
+GROUP_TITLES = {
+    "main": gettext_noop("Main passage"),
+    "related": gettext_noop("Related passage"),
+    "both": gettext_noop("Both passages together"),
+}
 
 
 # Text limits (docs/formats.md, "Text limits"): a fact is a paragraph at most, a passage an article.
@@ -165,7 +171,7 @@ class LikertAnswer(StrictSerializer):
     def validate(self, data: dict) -> dict:
         settings = settings_of(self.context["config"])
         questions = applicable_questions(settings["questions"], self.context["item"].payload)
-        wanted = {q["id"]: f"the statement “{q['text']}”" for q in questions}
+        wanted = {q["id"]: gettext("the statement “%(text)s”") % {"text": q["text"]} for q in questions}
         points = settings["scale"]["points"]
         ratings = check_ratings(
             data["ratings"], wanted, integer_in_range(1, points), partial=bool(self.context.get("gold"))
@@ -189,7 +195,7 @@ class Likert(TaskKind):
     name = "likert"
     agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.likert.LikertReport"
-    label = "Likert survey (new fact, main and related passages)"
+    label = gettext_noop("Likert survey (new fact, main and related passages)")
     template = "annotation/kinds/likert.html"
     Config = LikertConfig
     Payload = LikertPayload
@@ -292,6 +298,9 @@ class Likert(TaskKind):
     # scaled to 0..1; a prediction is scaled back to the nearest point of the scale.
 
     trained_raters = True
+
+    def scale_questions(self, config: dict) -> tuple[str, ...]:
+        return tuple(q["id"] for q in settings_of(config)["questions"])
 
     def rater_questions(self, config: dict) -> list[RaterQuestion]:
         settings = settings_of(config)

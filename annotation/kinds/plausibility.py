@@ -11,15 +11,17 @@ from __future__ import annotations
 import random
 
 from django.http import QueryDict
+from django.utils.translation import gettext, gettext_noop
 from rest_framework import serializers
 
 from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
 from .checks import check_ratings, check_unique, one_of, score_ratings
 
+# Names and texts marked for translation: the page shows them in its language.
 RATINGS = [
-    ("yes", "Yes", "correct, and justifies the answer well"),
-    ("moderate", "Moderate", "partly useful, but has an error or a gap"),
-    ("no", "No", "does not justify the answer, or is wrong"),
+    ("yes", gettext_noop("Yes"), gettext_noop("correct, and justifies the answer well")),
+    ("moderate", gettext_noop("Moderate"), gettext_noop("partly useful, but has an error or a gap")),
+    ("no", gettext_noop("No"), gettext_noop("does not justify the answer, or is wrong")),
 ]
 RATING_VALUES = [value for value, _, _ in RATINGS]
 ORDINAL = {"no": 0, "moderate": 1, "yes": 2}
@@ -49,7 +51,10 @@ class PlausibilityAnswer(StrictSerializer):
 
     def validate(self, data: dict) -> dict:
         order = explanation_order(self.context["item"], self.context.get("state"))
-        wanted = {key: f"explanation {number}" for number, key in enumerate(order, start=1)}
+        wanted = {
+            key: gettext("explanation %(number)d") % {"number": number}
+            for number, key in enumerate(order, start=1)
+        }
         partial = bool(self.context.get("gold"))
         return {"ratings": check_ratings(data["ratings"], wanted, one_of(RATING_VALUES), partial=partial)}
 
@@ -65,7 +70,7 @@ class Plausibility(TaskKind):
     name = "plausibility"
     agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.plausibility.PlausibilityReport"
-    label = "Plausibility of explanations (yes / moderate / no)"
+    label = gettext_noop("Plausibility of explanations (yes / moderate / no)")
     template = "annotation/kinds/plausibility.html"
     Payload = PlausibilityPayload
     Answer = PlausibilityAnswer

@@ -15,9 +15,22 @@ import random
 from typing import Any
 
 from django.http import QueryDict
+from django.utils.translation import gettext_noop
 from rest_framework import serializers
 
-from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
+from .base import (
+    ModelOption,
+    ModelQuestion,
+    ModelTask,
+    NotAnswerableByModel,
+    Observation,
+    RaterAnswer,
+    RaterExample,
+    RaterQuestion,
+    Score,
+    StrictSerializer,
+    TaskKind,
+)
 from .questions import (
     MAX_PASSAGES,
     PASSAGE_ID_PATTERN,
@@ -32,6 +45,7 @@ from .questions import (
 
 PASSAGE_LENGTH = 50000
 CONTEXT_LENGTH = 10000
+RATER_TYPES = ("scale", "choice", "pick")  # the question types a trained rater answers
 SCALE_KEYS = "1234567890"  # keys of a scale's points 1..10 (an 11th has none)
 LETTER_KEYS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -92,7 +106,7 @@ class Questionnaire(TaskKind):
     name = "questionnaire"
     agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.questionnaire.QuestionnaireReport"
-    label = "Questionnaire (your own questions about one or more passages)"
+    label = gettext_noop("Questionnaire (your own questions about one or more passages)")
     template = "annotation/kinds/questionnaire.html"
     Config = QuestionnaireConfig
     Payload = QuestionnairePayload
@@ -189,6 +203,84 @@ class Questionnaire(TaskKind):
                 choices.update(_model_choices(question, value, letters, item.payload["passages"]))
         return choices
 
+    # --- trained raters: scale, choice and pick questions -------------------------------
+    # One rater per question; ``RaterQuestion.about`` names what it learns (``scale``,
+    # ``choice``, or the pick mode). It reads the question's text and the item's context,
+    # then passage text only: never a passage's id or system. A scale or a choice is one
+    # answer per item, so its rater reads every passage of the item (several under the
+    # letters A, B, … of the file's order) and learns the rating scaled to 0..1 (a scale)
+    # or the option (a choice). A pairwise pick is a classification of the two passages as
+    # a pair (first, second, tie), learnt and read in both orders so that neither side is
+    # favoured. A best or best-worst pick reads each passage alone and classifies it as
+    # the one picked (best; most or least) or not; the answer picks the likeliest (least:
+    # among the others).
+
+    trained_raters = True
+
+    def rater_questions(self, config: dict) -> list[RaterQuestion]:
+        questions = [_rater_question(q) for q in config["questions"] if q["type"] in RATER_TYPES]
+        if not questions:
+            raise NotAnswerableByModel(
+                "Trained raters answer scale, choice and pick questions; this study asks none."
+            )
+        return questions
+
+    def rater_pair(self, question: RaterQuestion, item) -> tuple[str, str] | None:
+        """The first pair the rater reads (a best or best-worst pick reads one per passage)."""
+        return _rater_pairs(question, item.payload)[0]
+
+    def rater_value(self, question: RaterQuestion, answer: dict) -> Any:
+        """The stored value; a best-worst pick as ``"<most>|<least>"`` (one comparable value)."""
+        value = answer.get(question.id)
+        if question.about == "best_worst" and value is not None:
+            return f"{value['most']}|{value['least']}"
+        return value
+
+    def rater_examples(self, question: RaterQuestion, item, answer: dict) -> list[RaterExample]:
+        value = answer.get(question.id)
+        if value is None:
+            return []
+        pairs = _rater_pairs(question, item.payload)
+        ids = [p["id"] for p in item.payload["passages"]]
+        labels = question.labels
+        if question.about == "scale":
+            return [RaterExample(*pairs[0], (float(value) - 1.0) / (len(labels) - 1))]
+        if question.about == "choice":
+            return [RaterExample(*pairs[0], labels.index(value))]
+        if question.about == "pairwise":
+            first = TIE if value == TIE else "first" if value == ids[0] else "second"
+            swapped = {"first": "second", "second": "first"}.get(first, first)
+            return [
+                RaterExample(*pairs[0], labels.index(first)),
+                RaterExample(*pairs[1], labels.index(swapped)),
+            ]
+        if question.about == "best":
+            return [RaterExample(*pair, int(pid == value)) for pair, pid in zip(pairs, ids, strict=True)]
+        ends = {value["most"]: labels.index("most"), value["least"]: labels.index("least")}
+        return [RaterExample(*pair, ends.get(pid, 0)) for pair, pid in zip(pairs, ids, strict=True)]
+
+    def rater_answers(self, questions, items, read) -> list[RaterAnswer]:
+        """Each question's rater reads every item (one call per question); in a full answer
+        a question the page would hide with the rater's own answers is left out
+        (``_rater_shown``)."""
+        values: list[dict[str, Any]] = [{} for _ in items]
+        raws: list[dict[str, Any]] = [{} for _ in items]
+        for question in questions:
+            per_item = [_rater_pairs(question, item.payload) for item in items]
+            outputs = list(read(question, [pair for pairs in per_item for pair in pairs]))
+            offset = 0
+            for i, (item, pairs) in enumerate(zip(items, per_item, strict=True)):
+                chunk = outputs[offset : offset + len(pairs)]
+                offset += len(pairs)
+                values[i][question.id], raws[i][question.id] = _rater_reading(
+                    question, item.payload["passages"], chunk
+                )
+        answers = []
+        for item, value, raw in zip(items, values, raws, strict=True):
+            answer = _rater_shown(item.study.config["questions"], value)
+            answers.append(RaterAnswer(answer, {"outputs": raw}, raw))
+        return answers
+
     def score(self, item, answer: dict) -> Score | None:
         """Against gold (some questions): correct when every question given matches."""
         if not item.gold:
@@ -199,6 +291,9 @@ class Questionnaire(TaskKind):
     def export_fields(self, config: dict) -> list[tuple[str, tuple[str, ...]]]:
         """``answer.<question id>``: one column per question (lists stay lists)."""
         return [(f"answer.{q['id']}", (q["id"],)) for q in config["questions"]]
+
+    def scale_questions(self, config: dict) -> tuple[str, ...]:
+        return tuple(q["id"] for q in config["questions"] if q["type"] == "scale")
 
     def agreement_values(self, item, answer: dict) -> list[Observation]:
         """Per question, by type: a scale at the ordinal and the interval level; a choice,
@@ -214,6 +309,92 @@ class Questionnaire(TaskKind):
                 continue
             values += _observations(question, unit, value, item.payload["passages"])
         return values
+
+
+def _rater_question(question: dict) -> RaterQuestion:
+    qid, kind, text = question["id"], question["type"], question["text"]
+    if kind == "scale":
+        return RaterQuestion(qid, text, tuple(range(1, question["points"] + 1)), True, about="scale")
+    if kind == "choice":
+        return RaterQuestion(qid, text, tuple(question["options"]), False, about="choice")
+    mode = question["pick"]
+    labels = {
+        "pairwise": ("first", "second", *((TIE,) if question["tie"] else ())),
+        "best": ("other", "best"),
+        "best_worst": ("other", "most", "least"),
+    }[mode]
+    return RaterQuestion(qid, text, labels, False, about=mode)
+
+
+def _rater_pairs(question: RaterQuestion, payload: dict) -> list[tuple[str, str]]:
+    """The text pairs a question's rater reads on an item: the question and the context
+    first, passage text second (never ids or systems)."""
+    head = "\n".join(part for part in (question.text, payload.get("context", "")) if part)
+    texts = [p["text"] for p in payload["passages"]]
+    if question.about in ("scale", "choice"):
+        if len(texts) == 1:
+            return [(head, texts[0])]
+        return [(head, "\n\n".join(f"Passage {letter(i)}: {t}" for i, t in enumerate(texts)))]
+    if question.about == "pairwise":
+        one, two = texts
+        return [
+            (f"{head}\nPassage A: {one}", f"Passage B: {two}"),
+            (f"{head}\nPassage A: {two}", f"Passage B: {one}"),
+        ]
+    return [(head, text) for text in texts]
+
+
+def _rater_reading(question: RaterQuestion, passages: list[dict], outputs: list) -> tuple[Any, Any]:
+    """(the answer's value, the raw outputs kept) from a question's rater outputs on one
+    item (one per pair of ``_rater_pairs``); ties go to the first passage, as ``argmax``."""
+    ids = [p["id"] for p in passages]
+    labels = question.labels
+    if question.about == "scale":
+        output = float(outputs[0])
+        return question.value_from_output(output), round(output, 6)
+    rows = [[float(p) for p in row] for row in outputs]
+    if question.about == "choice":
+        probabilities = dict(zip(labels, rows[0], strict=True))
+    elif question.about == "pairwise":
+        ahead, swapped = dict(zip(labels, rows[0], strict=True)), dict(zip(labels, rows[1], strict=True))
+        probabilities = {
+            ids[0]: (ahead["first"] + swapped["second"]) / 2,
+            ids[1]: (ahead["second"] + swapped["first"]) / 2,
+        }
+        if TIE in labels:
+            probabilities[TIE] = (ahead[TIE] + swapped[TIE]) / 2
+    elif question.about == "best":
+        probabilities = {pid: row[labels.index("best")] for pid, row in zip(ids, rows, strict=True)}
+    else:
+        most = {pid: row[labels.index("most")] for pid, row in zip(ids, rows, strict=True)}
+        best = _likeliest(most)
+        least = _likeliest(
+            {pid: row[labels.index("least")] for pid, row in zip(ids, rows, strict=True) if pid != best}
+        )
+        raw = {
+            pid: {"most": round(most[pid], 6), "least": round(row[labels.index("least")], 6)}
+            for pid, row in zip(ids, rows, strict=True)
+        }
+        return {"most": best, "least": least}, raw
+    return _likeliest(probabilities), {key: round(p, 6) for key, p in probabilities.items()}
+
+
+def _likeliest(probabilities: dict[str, float]) -> str:
+    """The key of the highest probability (the first of equals)."""
+    return max(probabilities, key=lambda key: probabilities[key])
+
+
+def _rater_shown(definitions: list[dict], values: dict[str, Any]) -> dict[str, Any]:
+    """The rater's values the page would ask for, in the study's order (``visible``), when
+    ``values`` answers every question a rater answers (as ``rate`` asks): a ``show_if`` on a
+    question no rater answers (a multi) then hides its question, since the page would not
+    show it unanswered. Fewer values (the held-out figures of one question, on items whose
+    people were asked it) are each question's reading as if asked."""
+    answerable = {q["id"] for q in definitions if q["type"] in RATER_TYPES}
+    if not answerable <= set(values):
+        return dict(values)
+    by_id = {q["id"]: q for q in definitions}
+    return {q["id"]: values[q["id"]] for q in definitions if q["id"] in values and visible(q, values, by_id)}
 
 
 def _observations(question: dict, unit: str, value: Any, passages: list[dict]) -> list[Observation]:

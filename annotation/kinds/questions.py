@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from annotation.text import split_sentences
@@ -248,27 +249,30 @@ def check_answer(questions: list[dict], passages: list[dict], answer: dict, *, p
     Errors are keyed by question id and name the question in words."""
     by_id = {q["id"]: q for q in questions}
     errors: dict[str, list[str]] = {
-        str(key): ["Not a question of this study."] for key in answer if key not in by_id
+        str(key): [gettext("Not a question of this study.")] for key in answer if key not in by_id
     }
     checked: dict[str, Any] = {}
     for question in questions:
         qid, raw, name = question["id"], answer.get(question["id"]), title_of(question)
         if not visible(question, checked, by_id):
             if qid in answer:
-                errors[qid] = [f"{name}: not asked with the answers given above it; leave it out."]
+                errors[qid] = [
+                    gettext("%(question)s: not asked with the answers given above it; leave it out.")
+                    % {"question": name}
+                ]
             continue
         if is_empty(raw):
             if question["required"] and not partial:
-                errors[qid] = [f"{name}: please answer this question."]
+                errors[qid] = [gettext("%(question)s: please answer this question.") % {"question": name}]
             elif qid in answer and question["type"] in ("multi", "sentences") and raw == []:
                 checked[qid] = []  # asked, and nothing chosen: an answer of its own
             continue
         try:
             checked[qid] = check_value(question, raw, passages)
         except Invalid as exc:
-            errors[qid] = [f"{name}: {exc}"]
+            errors[qid] = [gettext("%(question)s: %(problem)s") % {"question": name, "problem": exc}]
     if not errors and partial and not checked:
-        errors["non_field_errors"] = ["Answer at least one question."]
+        errors["non_field_errors"] = [gettext("Answer at least one question.")]
     if errors:
         raise serializers.ValidationError(errors)
     return checked
@@ -282,12 +286,14 @@ def check_value(question: dict, raw: Any, passages: list[dict] | None) -> Any:
         return _whole_number(raw, 1, question["points"], "choose a point of the scale")
     if kind == "choice":
         if raw not in question["options"]:
-            raise Invalid(f"choose one of: {', '.join(question['options'])}.")
+            raise Invalid(
+                gettext("choose one of: %(options)s.") % {"options": ", ".join(question["options"])}
+            )
         return raw
     if kind == "multi":
         chosen = _distinct_list(raw, "options")
         if not set(chosen) <= set(question["options"]):
-            raise Invalid(f"choose among: {', '.join(question['options'])}.")
+            raise Invalid(gettext("choose among: %(options)s.") % {"options": ", ".join(question["options"])})
         return [option for option in question["options"] if option in chosen]
     if kind == "pick":
         return _check_pick_value(question, raw, [p["id"] for p in passages or []])
@@ -297,7 +303,7 @@ def check_value(question: dict, raw: Any, passages: list[dict] | None) -> Any:
             _whole_number(x, 0, count - 1, "a sentence number") for x in _distinct_list(raw, "sentences")
         ]
         if len(set(indices)) != len(indices):
-            raise Invalid("a sentence is listed twice.")
+            raise Invalid(gettext("a sentence is listed twice."))
         return sorted(indices)
     return _check_text_value(question, raw)
 
@@ -306,17 +312,19 @@ def _check_pick_value(question: dict, raw: Any, ids: list[str]) -> Any:
     mode = question["pick"]
     if mode == "best_worst":
         if not isinstance(raw, dict) or set(raw) != {"most", "least"}:
-            raise Invalid("pick the best and the worst passage.")
+            raise Invalid(gettext("pick the best and the worst passage."))
         if raw["most"] not in ids or raw["least"] not in ids:
-            raise Invalid("the best and the worst must be passages of this page.")
+            raise Invalid(gettext("the best and the worst must be passages of this page."))
         if raw["most"] == raw["least"]:
-            raise Invalid("the best and the worst must be different passages.")
+            raise Invalid(gettext("the best and the worst must be different passages."))
         return {"most": raw["most"], "least": raw["least"]}
     if mode == "pairwise" and question["tie"] and raw == TIE:
         return TIE
     if raw not in ids:
         raise Invalid(
-            "pick one of the passages of this page" + (" (or a tie)." if question.get("tie") else ".")
+            gettext("pick one of the passages of this page (or a tie).")
+            if question.get("tie")
+            else gettext("pick one of the passages of this page.")
         )
     return raw
 
@@ -327,9 +335,15 @@ def _check_text_value(question: dict, raw: Any) -> str:
     text = raw.strip()
     low, high = question["min_length"], question["max_length"]
     if len(text) < low:
-        raise Invalid(f"write at least {low} characters ({len(text)} so far).")
+        raise Invalid(
+            gettext("write at least %(low)d characters (%(length)d so far).")
+            % {"low": low, "length": len(text)}
+        )
     if len(text) > high:
-        raise Invalid(f"write at most {high} characters ({len(text)} given).")
+        raise Invalid(
+            gettext("write at most %(high)d characters (%(length)d given).")
+            % {"high": high, "length": len(text)}
+        )
     return text
 
 

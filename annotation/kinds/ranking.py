@@ -13,6 +13,7 @@ import random
 from typing import Any
 
 from django.http import QueryDict
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
 from rest_framework import serializers
 
 from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
@@ -116,7 +117,7 @@ class RankingAnswer(StrictSerializer):
             except serializers.ValidationError as exc:
                 errors[criterion["id"]] = exc.detail
         if not errors and not checked:
-            errors[""] = ["Give the MOST and the LEAST passage for at least one criterion."]
+            errors[""] = [gettext("Give the MOST and the LEAST passage for at least one criterion.")]
         if errors:
             raise serializers.ValidationError({"choices": errors})
         return {"shown": shown, "choices": checked}
@@ -174,22 +175,33 @@ def check_shown(shown: list[str], item, show: int, state: dict) -> list[str]:
     return list(shown)
 
 
+# A criterion's end left out (lazy: translated when the error is raised, in the page's language).
+PICK_END = {
+    "most": gettext_lazy("%(criterion)s: pick the MOST passage."),
+    "least": gettext_lazy("%(criterion)s: pick the LEAST passage."),
+}
+
+
 def check_choice(choice, criterion: dict, allowed: list[str], *, partial: bool = False) -> dict:
     """One criterion's ``{"most", "least"}``: among the passages shown, and not the same one."""
     title = criterion["title"]
     if not isinstance(choice, dict):
-        raise serializers.ValidationError([f"{title}: pick the MOST and the LEAST passage."])
+        raise serializers.ValidationError(
+            [gettext("%(criterion)s: pick the MOST and the LEAST passage.") % {"criterion": title}]
+        )
     errors = {
         str(key): ["Only 'most' and 'least' are answered."] for key in choice if key not in ("most", "least")
     }
     for end in ("most", "least"):
         if choice.get(end) in (None, ""):
             if not partial:
-                errors[end] = [f"{title}: pick the {end.upper()} passage."]
+                errors[end] = [PICK_END[end] % {"criterion": title}]
         elif choice[end] not in allowed:
             errors[end] = [f"{title}: the {end.upper()} choice is not one of the passages on the page."]
     if not errors and choice.get("most") and choice.get("most") == choice.get("least"):
-        errors["least"] = [f"{title}: MOST and LEAST must be different passages."]
+        errors["least"] = [
+            gettext("%(criterion)s: MOST and LEAST must be different passages.") % {"criterion": title}
+        ]
     if errors or (partial and not choice):
         raise serializers.ValidationError(errors or [f"{title}: give MOST or LEAST."])
     return {end: choice[end] for end in ("most", "least") if choice.get(end)}
@@ -205,7 +217,7 @@ class Ranking(TaskKind):
     name = "ranking"
     agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.ranking.RankingReport"
-    label = "MOST/LEAST ranking of passages from different systems"
+    label = gettext_noop("MOST/LEAST ranking of passages from different systems")
     template = "annotation/kinds/ranking.html"
     Config = RankingConfig
     Payload = RankingPayload

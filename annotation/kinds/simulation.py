@@ -11,22 +11,32 @@ measured against; it stays on the server and never reaches the page.
 from __future__ import annotations
 
 from django.http import QueryDict
+from django.utils.translation import gettext, gettext_noop
 from rest_framework import serializers
 
 from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
 
+# Texts marked for translation: the page shows them in its language (the template translates).
 YES_NO_OPTIONS = [
-    ("not_helpful", "Not helpful: the answer and explanation do not tell me what the AI would say"),
-    ("yes", "Helpful: the AI would answer yes"),
-    ("no", "Helpful: the AI would answer no"),
+    (
+        "not_helpful",
+        gettext_noop("Not helpful: the answer and explanation do not tell me what the AI would say"),
+    ),
+    ("yes", gettext_noop("Helpful: the AI would answer yes")),
+    ("no", gettext_noop("Helpful: the AI would answer no")),
 ]
 PAIRWISE_OPTIONS = [
-    ("response_1", "The AI would choose response 1"),
-    ("response_2", "The AI would choose response 2"),
-    ("either", "Either: its explanation gives no reason to prefer one of them"),
+    ("response_1", gettext_noop("The AI would choose response 1")),
+    ("response_2", gettext_noop("The AI would choose response 2")),
+    ("either", gettext_noop("Either: its explanation gives no reason to prefer one of them")),
 ]
 NOT_SIMULATABLE = {"not_helpful", "either"}
-CHOICE_NAMES = {"yes": "Yes", "no": "No", "response_1": "Response 1", "response_2": "Response 2"}
+CHOICE_NAMES = {
+    "yes": gettext_noop("Yes"),
+    "no": gettext_noop("No"),
+    "response_1": gettext_noop("Response 1"),
+    "response_2": gettext_noop("Response 2"),
+}
 TEXT = 5000
 # What a model says for each option: short and distinct, so their probabilities compare.
 MODEL_TEXTS = {
@@ -86,7 +96,9 @@ class SimulationAnswer(StrictSerializer):
     def validate(self, data: dict) -> dict:
         options = [value for value, _ in options_for(self.context["item"].payload)]
         if data["choice"] not in options:
-            raise serializers.ValidationError({"choice": [f"Choose one answer: {', '.join(options)}."]})
+            raise serializers.ValidationError(
+                {"choice": [gettext("Choose one answer: %(options)s.") % {"options": ", ".join(options)}]}
+            )
         return data
 
 
@@ -98,7 +110,7 @@ class Simulation(TaskKind):
     name = "simulation"
     agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.simulation.SimulationReport"
-    label = "Counterfactual simulation (guess the model's follow-up answer)"
+    label = gettext_noop("Counterfactual simulation (guess the model's follow-up answer)")
     template = "annotation/kinds/simulation.html"
     Payload = SimulationPayload
     Answer = SimulationAnswer

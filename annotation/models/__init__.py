@@ -11,6 +11,7 @@ from .item import AttentionCheck, Item
 from .job import Job
 from .model_output import ModelOutput
 from .participant import Participant
+from .platform import Platform, PlatformBonus, PlatformCall, PlatformDecision, PlatformStudy, ResearcherToken
 from .response import Response
 from .simulatability import FollowUp, ModelExplanation
 from .study import Study
@@ -29,8 +30,14 @@ __all__ = [
     "ModelExplanation",
     "ModelOutput",
     "Participant",
+    "Platform",
+    "PlatformBonus",
+    "PlatformCall",
+    "PlatformDecision",
+    "PlatformStudy",
     "PlayerStats",
     "ResearcherInvitation",
+    "ResearcherToken",
     "Response",
     "Study",
 ]

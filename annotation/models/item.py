@@ -33,6 +33,13 @@ class Item(models.Model):
         editable=False,
         help_text="Random, fixed at creation: the item pick's order, read from an index.",
     )
+    priority = models.FloatField(
+        default=1.0,
+        db_default=1.0,
+        editable=False,
+        help_text="Adaptive studies: how unsettled the item's answers are (0 settled, 1 unknown), "
+        "written by the reports job and lowered by each page handed out (services.assignment).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -43,6 +50,10 @@ class Item(models.Model):
             # The item pick (services.assignment): the least-filled open items in random order.
             models.Index(
                 fields=["study", "is_attention_check", "slots_taken", "shuffle_key"], name="item_pick_order"
+            ),
+            # The adaptive pick: the least settled items first (``priority``, highest first).
+            models.Index(
+                fields=["study", "is_attention_check", "-priority", "shuffle_key"], name="item_adaptive_order"
             ),
         ]
         ordering = ["study", "id"]

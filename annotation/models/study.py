@@ -8,6 +8,8 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from annotation.languages import check_study_language
+
 
 def new_pseudonym_salt() -> str:
     """A per-study secret that keys the pseudonyms in exports (never exported itself)."""
@@ -35,6 +37,23 @@ class Study(models.Model):
         db_default=False,
         help_text="Closed by itself on reaching its quota (services/capacity.py): it goes back to "
         "live when answers stop counting and it is short again.",
+    )
+
+    class ClosedBecause(models.TextChoices):
+        RESEARCHER = "researcher", "closed by a researcher"
+        QUOTA = "quota", "every item had its answers"
+        BUDGET = "budget", "the answer budget was spent"
+        STOPPING_RULE = "stopping_rule", "the stopping rule was met"
+
+    closed_at = models.DateTimeField(null=True, blank=True, editable=False)
+    closed_because = models.CharField(
+        max_length=20, choices=ClosedBecause.choices, blank=True, default="", db_default="", editable=False
+    )
+    closed_details = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="What the figures were when a rule closed the study (the stopping rule's interval).",
     )
     public = models.BooleanField(default=False, help_text="Listed on the home page for anyone.")
     annotations_per_item = models.PositiveIntegerField(default=3, validators=[MinValueValidator(1)])
@@ -71,6 +90,14 @@ class Study(models.Model):
     hold_submit = models.BooleanField(
         default=False,
         help_text="Keep each page's submit button off until min_seconds_per_page have passed.",
+    )
+    language = models.CharField(
+        max_length=10,
+        default="en",
+        db_default="en",
+        validators=[check_study_language],
+        help_text="The language of the participant pages' own words (buttons, errors, codes "
+        "pages); the study's texts are shown as written. One of the site's LANGUAGES.",
     )
     close_when_full = models.BooleanField(
         null=True,

@@ -95,6 +95,13 @@ def can_see_platform_ids(user, study: Study | None) -> bool:
     return _owns(user, study)
 
 
+def can_use_platforms(user, study: Study | None) -> bool:
+    """Who may publish, review and pay a study's crowd workers through the platforms' APIs,
+    store a platform token for it and read its audit log: the one who pays (the owner) and
+    admins, as for the raw ids those calls carry."""
+    return _owns(user, study)
+
+
 def researcher_studies(user):
     """The studies a researcher may see and change: their own and those shared with them
     (all of them for admins)."""

@@ -36,6 +36,7 @@ from django.utils import timezone
 from annotation.models import Assignment, Enrollment, Item, Participant, Study
 
 from . import sql_rows
+from .adaptive import adaptive_settings
 from .attention import attention_pages
 from .populations import counted_per_item
 
@@ -229,12 +230,17 @@ def _take_first_item(study: Study, participant: Participant, draw: float, *, att
     checks or not) the participant never had; ordinary items only among the least-filled
     open ones (attention checks are shown to everyone and have no annotation budget)."""
     names, _ = sql_rows.columns(Item, "i")
+    adaptive = None if attention else adaptive_settings(study)
     if attention:
         params = [study.pk, True, participant.pk, draw] * 2
     else:
-        least = [study.pk, study.annotations_per_item, participant.pk]
+        # An adaptive study's least-filled group is only the items below its minimum.
+        below = adaptive.min_answers if adaptive else study.annotations_per_item
+        least = [study.pk, below, participant.pk]
         params = [*least, study.pk, False, participant.pk, draw, study.pk, False, participant.pk, draw]
-    rows = sql_rows.execute(_pick_statement(attention), params)
+        if adaptive:
+            params += [study.pk, study.annotations_per_item, participant.pk]
+    rows = sql_rows.execute(_pick_statement(attention, adaptive is not None), params)
     if not rows:
         return None
     item = sql_rows.models_from_rows(Item, names, rows)[0]
@@ -243,7 +249,14 @@ def _take_first_item(study: Study, participant: Participant, draw: float, *, att
 
 
 @functools.cache
-def _pick_statement(attention: bool) -> sql_rows.Statement:
+def _pick_statement(attention: bool, adaptive: bool = False) -> sql_rows.Statement:
+    """The pick (see ``_take_first_item``). ``adaptive`` (an adaptive study,
+    ``services.adaptive``): the least-filled group is the items below the study's minimum,
+    and only when there is none, a third scan (``item_adaptive_order``) takes the open item
+    of highest ``priority``, the least settled; the statement lowers the priority of the
+    item it hands out by (n + 1) / (n + 2) for its n live pages, as the variance of a mean
+    shrinks, so that pages spread over the unsettled items until the reports job writes
+    their priorities again (docs/statistics.md, "Adaptive collection")."""
     table, had_table = Item._meta.db_table, Assignment._meta.db_table
     _, returning = sql_rows.columns(Item)
     # Per candidate, a look-up of (participant, item) in ``assignment_once_per_item_attempt``
@@ -268,11 +281,21 @@ def _pick_statement(attention: bool) -> sql_rows.Statement:
         f"least AS (SELECT i.slots_taken FROM {table} i WHERE i.study_id = %s "  # noqa: S608
         f"AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} ORDER BY i.slots_taken LIMIT 1), "
     )
+    settled, from_settled, decay = "", "", ""
+    if adaptive:
+        settled = (
+            f", settled AS (SELECT i.id FROM {table} i WHERE i.study_id = %s "  # noqa: S608
+            f"AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} "
+            "ORDER BY i.priority DESC, i.shuffle_key LIMIT 1 /*pg:FOR UPDATE OF i SKIP LOCKED*/)"
+        )
+        from_settled = " UNION ALL SELECT id FROM settled"
+        decay = ", priority = priority * (slots_taken + 1) / (slots_taken + 2.0)"
+    name = "check" if attention else ("adaptive" if adaptive else "item")
     return sql_rows.Statement(
-        f"roft_pick_{'check' if attention else 'item'}",
-        f"UPDATE {table} SET slots_taken = slots_taken + 1 WHERE id = ("  # noqa: S608
-        f"WITH {'' if attention else least}{scan('onward', '>=')}, {scan('wrapped', '<')} "
-        "SELECT id FROM onward UNION ALL SELECT id FROM wrapped LIMIT 1"
+        f"roft_pick_{name}",
+        f"UPDATE {table} SET slots_taken = slots_taken + 1{decay} WHERE id = ("  # noqa: S608
+        f"WITH {'' if attention else least}{scan('onward', '>=')}, {scan('wrapped', '<')}{settled} "
+        f"SELECT id FROM onward UNION ALL SELECT id FROM wrapped{from_settled} LIMIT 1"
         f") RETURNING {returning}",
     )
 

@@ -9,12 +9,15 @@ when answers stop counting and it is short (see docs/crowd.md, "When a study fil
 
 from __future__ import annotations
 
+from django.db.models import Sum
+
 from annotation.models import Item, Study
 
 from . import sql_rows
+from .adaptive import adaptive_settings
 from .assignment import first_of, release_expired_assignments
-from .populations import counted_per_item
-from .research import change_study_status
+from .populations import counted_per_item, counted_per_study
+from .research import change_study_status, close_study_by_rule
 
 
 def study_is_full(study: Study) -> bool:
@@ -84,3 +87,35 @@ def reopen_if_short(study: Study) -> bool:
         return False
     change_study_status(study, status=Study.Status.LIVE)
     return True
+
+
+def places_wanted(study: Study) -> int:
+    """How many more participants the study needs for the answers it still lacks: the usable
+    answers missing on its ordinary items (``populations``) over the ordinary pages of one
+    session (a session's attention-check pages, ``attention.attention_pages``, fill none)."""
+    from .attention import attention_pages  # attention → participants; imported when used
+
+    items = Item.objects.filter(study=study, is_attention_check=False).annotate(n=counted_per_item())
+    missing = sum(max(study.annotations_per_item - n, 0) for n in items.values_list("n", flat=True))
+    ordinary_pages = max(study.items_per_session - len(attention_pages(study, 0)), 1)
+    return -(-missing // ordinary_pages)
+
+
+def close_if_budget_spent(study: Study) -> bool:
+    """After an answer that counts: close a live adaptive study whose answers that count
+    reached its budget; True if this call closed it.
+
+    The items' live pages (``slots_taken``: answered or held) are summed first, one read
+    of the pick's index over the study's items and none of its answers; only once they
+    reach the budget are the answers that count counted."""
+    options = adaptive_settings(study)
+    if options is None or options.budget is None or study.status != Study.Status.LIVE:
+        return False
+    items = Item.objects.filter(study=study, is_attention_check=False)
+    if (items.aggregate(taken=Sum("slots_taken"))["taken"] or 0) < options.budget:
+        return False
+    answers = Study.objects.filter(pk=study.pk).annotate(n=counted_per_study()).values_list("n", flat=True)[0]
+    if answers < options.budget:
+        return False
+    details = {"budget": options.budget, "answers": answers}
+    return close_study_by_rule(study, because=Study.ClosedBecause.BUDGET, details=details)

@@ -22,6 +22,6 @@ __all__ = ["NOT_HUMAN", "human_answers"]
 
 def human_answers(study: Study) -> QuerySet[Response]:
     """The study's human responses the reports count (``passed`` population, the answers
-    that count: ``populations.counting_answers``), with their items, in item then response
-    order."""
-    return counting_answers(study).select_related("item").order_by("item_id", "id")
+    that count: ``populations.counting_answers``), with their items and each item's study
+    (whose config a kind reads), in item then response order."""
+    return counting_answers(study).select_related("item__study").order_by("item_id", "id")

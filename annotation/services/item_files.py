@@ -26,6 +26,7 @@ from typing import Any
 from django.db import transaction
 
 from annotation.errors import InputError
+from annotation.kinds.base import TaskKind
 from annotation.models import Item, Study
 
 from .json_input import BadJSON, read_json
@@ -40,6 +41,7 @@ ALIASES = {"id": "external_id"}  # a spreadsheet's natural name for the id colum
 PASSAGE_COLUMN = re.compile(r"passage\.(?P<id>[^.]+)\.(?P<part>text|system)")
 PASSAGE_ERROR = re.compile(r"payload\.passages(?:\.|\[)(?P<index>\d+)\]?(?:\.(?P<field>\w+))?")
 ALREADY_THERE = "The study already has an item with this id."
+IGNORED = "column (not read)"  # a column a mapping leaves out (named so no field matches it)
 
 
 @dataclass(frozen=True)
@@ -55,41 +57,91 @@ def format_of(name: str) -> str:
     return found
 
 
-def add_items_from_file(study: Study, content: bytes, *, file_format: str) -> ItemFileResult:
+def add_items_from_file(
+    study: Study, content: bytes, *, file_format: str, columns: ColumnMap | None = None
+) -> ItemFileResult:
     """Add the items of a CSV or JSONL file to ``study``: all of them, or none and an
     ``InputError`` naming every problem. A live study takes new items too, as ``add_items``
-    and the API upload let it (new items only widen what participants may be shown)."""
-    try:
-        text = content.decode("utf-8-sig")  # Excel's "CSV UTF-8" starts with a byte order mark
-    except UnicodeDecodeError:
-        raise InputError({"file": ["Not UTF-8 text."]}) from None
-    if file_format == "csv":
-        reading = _csv_reading(text)
-    else:
-        reading = _Reading(rows=json_lines(text.split("\n")), to_item=_as_sent)
-    kind, exam = study.task_kind, is_exam(study)
+    and the API upload let it (new items only widen what participants may be shown).
+    ``columns``: a CSV's own column names mapped to ours (``column_map``)."""
     with transaction.atomic():
         Study.objects.select_for_update().filter(pk=study.pk).first()  # one adder at a time
         known = set(Item.objects.filter(study=study).values_list("external_id", flat=True))
-
-        def check(value) -> dict:
-            sent, errors, rename = reading.to_item(value)
-            sent_id = sent.get("external_id") if isinstance(sent, dict) else None
-            if isinstance(sent_id, str) and sent_id.strip() in known:  # stored trimmed
-                errors.setdefault("external_id", [ALREADY_THERE])
-            try:
-                item = check_item(kind, study.config, sent, exam=exam)
-            except InputError as exc:
-                errors = {**{rename(path): messages for path, messages in exc.errors.items()}, **errors}
-            if errors:
-                raise InputError(errors)
-            return item
-
-        items = _collected(reading, check)
-        if not items:
-            raise InputError({"file": ["No items in the file."]})
+        items = read_items(
+            study.task_kind,
+            study.config,
+            content,
+            file_format=file_format,
+            columns=columns,
+            known=known,
+            exam=is_exam(study),
+        )
         added, _ = write_items(study, items)
     return ItemFileResult(added=added)
+
+
+def read_items(
+    kind: TaskKind,
+    config: dict,
+    content: bytes,
+    *,
+    file_format: str,
+    columns: ColumnMap | None = None,
+    known: set[str] | frozenset[str] = frozenset(),
+    exam: bool = False,
+) -> list[dict]:
+    """The items of a CSV or JSONL file, each checked by ``kind`` under ``config`` as a
+    study file's item would be; ``known``: ids that are refused (the study has them). For a
+    study that exists (``add_items_from_file``) or one being made (the builder)."""
+    text = decoded(content)
+    if file_format == "csv":
+        reading = _csv_reading(text, columns)
+    else:
+        reading = _Reading(rows=json_lines(text.split("\n")), to_item=_as_sent)
+
+    def check(value) -> dict:
+        sent, errors, rename = reading.to_item(value)
+        sent_id = sent.get("external_id") if isinstance(sent, dict) else None
+        if isinstance(sent_id, str) and sent_id.strip() in known:  # stored trimmed
+            errors.setdefault("external_id", [ALREADY_THERE])
+        try:
+            item = check_item(kind, config, sent, exam=exam)
+        except InputError as exc:
+            errors = {**{rename(path): messages for path, messages in exc.errors.items()}, **errors}
+        if errors:
+            raise InputError(errors)
+        return item
+
+    items = _collected(reading, check)
+    if not items:
+        raise InputError({"file": ["No items in the file."]})
+    return items
+
+
+def decoded(content: bytes) -> str:
+    """A file's text; Excel's "CSV UTF-8" starts with a byte order mark."""
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError({"file": ["Not UTF-8 text."]}) from None
+
+
+def csv_header(content: bytes) -> list[str]:
+    """A CSV file's column names as its first line spells them (the builder shows them to
+    be mapped); ``InputError`` on ``file`` when there is no header."""
+    try:
+        header = next(csv.reader(io.StringIO(decoded(content), newline="")), [])
+    except csv.Error as exc:
+        raise InputError({"line 1": [f"Not a CSV header: {exc}."]}) from None
+    names = [name.strip() for name in header]
+    if not any(names):
+        raise InputError({"file": ["No items in the file."]})
+    return names
+
+
+# A CSV's own column names → ours (``external_id``, ``context``, ``passage.<id>.text``, …);
+# a column the map leaves out is not read.
+ColumnMap = dict[str, str]
 
 
 def _collected(reading: _Reading, check: Callable[[object], dict]) -> list[dict]:
@@ -121,7 +173,7 @@ def _as_sent(value: object) -> Mapped:
     return value, {}, lambda path: path
 
 
-def _csv_reading(text: str) -> _Reading:
+def _csv_reading(text: str, mapping: ColumnMap | None = None) -> _Reading:
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = [name.strip() for name in next(reader, [])]
@@ -129,6 +181,8 @@ def _csv_reading(text: str) -> _Reading:
         raise InputError({"line 1": [f"Not a CSV header: {exc}."]}) from None
     if not any(header):
         raise InputError({"file": ["No items in the file."]})
+    if mapping is not None:
+        header = [mapping.get(name, IGNORED) if name else name for name in header]
     columns = [ALIASES.get(name, name) for name in header]
     errors = _header_errors(header, columns)
     if "external_id" not in columns:
@@ -148,6 +202,8 @@ def _header_errors(header: list[str], columns: list[str]) -> dict[str, list[str]
     errors: dict[str, list[str]] = {}
     allowed = (*JSON_COLUMNS, *TEXT_COLUMNS, "context")
     for name, column in zip(header, columns, strict=True):
+        if column == IGNORED:
+            continue
         if column and column not in allowed and not PASSAGE_COLUMN.fullmatch(column):
             errors[f"line 1: {name}"] = [
                 "Unknown column; the columns are external_id (or id), payload, attention_check, gold, "
@@ -193,7 +249,7 @@ def _csv_item(cells: Any, passages: list[str], *, spelled_out: bool) -> Mapped:
     errors: dict[str, list[str]] = {}
     item: dict[str, object] = {}
     for name, cell in cells.items():
-        if name.startswith("column ") and cell.strip():
+        if name.startswith("column ") and cell.strip() and name != IGNORED:
             errors[name] = ["A cell outside the header's columns."]
     for name in TEXT_COLUMNS:
         if cells.get(name, "") != "":  # an empty cell: the field's default

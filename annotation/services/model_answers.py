@@ -73,10 +73,12 @@ def model_participant(definition: dict) -> Participant:
 
 def items_for_model(study: Study, participant: Participant) -> QuerySet[Item]:
     """The study's items this model has not answered (nor failed to answer), without the
-    attention checks, in a stable order: what a run, or a rerun, still has to do."""
+    attention checks, in a stable order: what a run, or a rerun, still has to do. Each
+    with its study (the kind reads its config for every item it answers and validates)."""
     done = ModelOutput.objects.filter(participant=participant, study=study).values("item_id")
     return (
         Item.objects.filter(study=study, is_attention_check=False)
+        .select_related("study")
         .exclude(pk__in=done)
         .exclude(assignments__participant=participant)
         .order_by("pk")

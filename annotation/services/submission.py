@@ -13,6 +13,7 @@ from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError
@@ -23,7 +24,7 @@ from .assignment import OPEN_SQL, create_assignment, free_slots, open_params
 from .attention import record_attention_outcome
 from .participants import count_answers
 
-PAGE_EXPIRED = "This page expired before it was answered; continue with the next one."
+PAGE_EXPIRED = gettext_lazy("This page expired before it was answered; continue with the next one.")
 
 
 class SubmissionClosed(Exception):

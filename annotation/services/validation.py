@@ -4,8 +4,9 @@ The study-file loader, the API (create, PATCH, items upload), the Django admin f
 the jobs that add generated items all validate here, so a study, a config or an item that
 one of them refuses is refused by all of them with the same message:
 
-- ``check_kind_and_config``: the kind exists, a study with items keeps its kind, the config
-  is the kind's, and every item the study keeps still fits the config;
+- ``check_kind_and_config``: the kind exists, a study with items keeps its kind, a study that
+  has gone live keeps its config, the config is the kind's (but for the assignment options
+  every kind shares: ``adaptive``), and every item the study keeps still fits the config;
 - ``validate_item``: an item's payload and gold by the kind, gold on every attention check,
   the exam rules on an exam's items;
 - ``check_item``: one item as sent (study file, upload, job), shape first, then the above;
@@ -24,6 +25,8 @@ from annotation.kinds import UnknownKind, get_kind
 from annotation.kinds.base import TaskKind
 from annotation.models import Exam, Item, Study
 
+from .adaptive import KEYS as ASSIGNMENT_KEYS
+from .adaptive import check_assignment_config, check_stop_question
 from .exams import check_exam
 from .rows import Row, Unique, collect_rows
 
@@ -64,15 +67,43 @@ def check_kind_and_config(
             raise InputError(
                 {"kind": [f"The study has {count} items of kind {stored.kind!r}; its kind cannot change."]}
             )
+    config = config if config is not None else {}
+    assignment: dict = {}
+    if isinstance(config, dict):  # the assignment options are every kind's; the rest is the kind's
+        assignment = check_assignment_config(config)
+        config = {key: value for key, value in config.items() if key not in ASSIGNMENT_KEYS}
     try:
-        config = kind.validate_config(config if config is not None else {})
+        config = {**kind.validate_config(config), **assignment}
     except ValidationError as exc:
         raise InputError.from_validation(exc, "config") from None
+    check_stop_question(kind, config)
     if stored is None or stored.kind != kind.name or stored.config != config:
         misfits = _misfits(kind, config, kept_items)
         if misfits:
             raise InputError({"config": misfits})
+    if stored is not None and is_config_kept(stored):
+        check_config_kept(stored, kind, config)
     return config
+
+
+CONFIG_KEPT = (
+    "The study has gone live: its config (a questionnaire's questions) is kept as it is, since "
+    "answers were given to it. Its title, instructions and other settings can still change; "
+    "for other questions, copy the study (export its file, change the slug) and edit the copy."
+)
+
+
+def check_config_kept(stored: Study, kind: TaskKind, config: dict) -> None:
+    """A study that is live or closed keeps its kind and its config (validated, so a file
+    loaded again or a form sent back unchanged passes): an answer means what the questions
+    (scales, options, picks) said when it was given. Its other settings may change."""
+    if kind.name != stored.kind or config != stored.config:
+        raise InputError({"config": [CONFIG_KEPT]})
+
+
+def is_config_kept(study: Study) -> bool:
+    """Whether ``check_config_kept`` applies to the study (pages show its config read-only)."""
+    return study.status != Study.Status.DRAFT
 
 
 def _misfits(kind: TaskKind, config: dict, items: Iterable[Item], *, exam: bool = False) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django import template
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
+from django.utils.translation import ngettext
 
 from annotation.services.guides import example_context
 
@@ -33,15 +34,21 @@ def chosen_values(question: dict, submitted: dict | None) -> list[str]:
 
 @register.filter
 def duration_words(seconds) -> str:
-    """90 → 'about 2 minutes', 40 → 'about 40 seconds'."""
+    """90 → 'about 2 minutes', 40 → 'about 40 seconds' (in the page's language)."""
     try:
         seconds = int(seconds)
     except (TypeError, ValueError):
         return ""
     if seconds < 90:
-        return f"about {seconds} seconds"
+        return ngettext("about %(count)d second", "about %(count)d seconds", seconds) % {"count": seconds}
     minutes = round(seconds / 60)
-    return f"about {minutes} minutes"
+    return ngettext("about %(count)d minute", "about %(count)d minutes", minutes) % {"count": minutes}
+
+
+@register.filter
+def session_length(study) -> str:
+    """How long a session of ``study`` is, as its kind words it: '10 pages', '5 passages'."""
+    return study.task_kind.session_length(study.items_per_session)
 
 
 @register.simple_tag

@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
@@ -15,13 +16,12 @@ from annotation.models import Assignment, Enrollment, Study
 from annotation.services.access import (
     LiveStep,
     StepRefused,
-    access_study_for_participant,
     is_test_visit,
     require_not_blocked,
     require_study_open,
 )
 from annotation.services.assignment import assign_next_item, pages_held_by_others
-from annotation.services.capacity import close_if_quota_reached, study_is_full
+from annotation.services.capacity import close_if_budget_spent, close_if_quota_reached, study_is_full
 from annotation.services.crowd import crowd_exit
 from annotation.services.exams import failed_exam_attempt, needs_exam
 from annotation.services.participants import (
@@ -38,20 +38,20 @@ from annotation.services.submission import SubmissionClosed, submit_response
 
 from .crowd import mturk_preview
 from .session import PARTICIPANT_KEY, remember_participant, session_participant
-from .steps import next_step_url, participant_step, refused_step, task_page_context
+from .steps import next_step_url, participant_step, participant_study, refused_step, task_page_context
 
 CONSENT_DECLINED = "decline"
-ANSWERED_ELSEWHERE = (
+ANSWERED_ELSEWHERE = gettext_lazy(
     "That page was already answered in another tab, so the answer from this one was not stored. "
     "Here is your next page."
 )
 
 
-def study_entry(request: HttpRequest, slug: str) -> HttpResponse:
+@participant_study
+def study_entry(request: HttpRequest, study: Study) -> HttpResponse:
     """The study link: a returning participant resumes where they were; a new one is asked
     to consent (with the crowd parameters carried along), or told at once that the study is
     full. Nothing is stored here: the participant is created when they consent."""
-    study = access_study_for_participant(request.user, slug)
     entry = parse_crowd_params(request.GET)
     if entry.preview:
         return mturk_preview(request, study)
@@ -59,10 +59,10 @@ def study_entry(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def study_consent(request: HttpRequest, slug: str) -> HttpResponse:
+@participant_study
+def study_consent(request: HttpRequest, study: Study) -> HttpResponse:
     """Consent, with an explicit choice either way; agreeing creates the participant and
     their enrollment (the first write of a participant's path)."""
-    study = access_study_for_participant(request.user, slug)
     entry = parse_crowd_params(request.GET)
     arrived = _arrival(request, study, entry, consenting=True)
     if arrived is not None:
@@ -138,7 +138,7 @@ def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
     study, assignment = step.study, step.owned_assignment
     if assignment.status == Assignment.Status.ANSWERED:
         # A second tab (or a stale page) submits a page already answered: nothing is stored.
-        messages.info(request, ANSWERED_ELSEWHERE)
+        messages.info(request, str(ANSWERED_ELSEWHERE))
         return redirect("study-task", slug=study.slug)
     answer = study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
     try:
@@ -146,12 +146,14 @@ def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
     except InputError as exc:
         return _render_task(request, study, step.enrollment, assignment, errors=exc.errors, status=400)
     except SubmissionClosed as exc:
-        messages.warning(request, str(exc))
+        messages.warning(request, str(exc))  # SubmissionClosed's message is already in the page's language
         return redirect("study-task", slug=study.slug)
     if result.screened_out:
         return redirect("study-done", slug=study.slug)
-    if result.counts and close_if_quota_reached(study, item=assignment.item):
-        # This answer filled the study: the session is over (the done page gives the code).
+    filled = result.counts and close_if_quota_reached(study, item=assignment.item)
+    if filled or (result.counts and close_if_budget_spent(study)):
+        # This answer filled the study or spent its budget: the session is over (the done
+        # page gives the code).
         step.enrollment.refresh_from_db()
         return _no_page(request, study, step.enrollment)
     return redirect("study-task", slug=study.slug)
@@ -169,12 +171,12 @@ def _no_page(request: HttpRequest, study: Study, enrollment: Enrollment) -> Http
     return render(request, "annotation/full.html", {"study": study, "source": enrollment.participant.source})
 
 
-def study_done(request: HttpRequest, slug: str) -> HttpResponse:
+@participant_study
+def study_done(request: HttpRequest, study: Study) -> HttpResponse:
     """The completion code (or screen-out code) and the crowd platform's return link."""
-    study = access_study_for_participant(request.user, slug)
     enrollment = _enrollment(request, study)
     if enrollment is None or not enrollment.finished:
-        return redirect("study-entry", slug=slug)
+        return redirect("study-entry", slug=study.slug)
     elsewhere = study.task_kind.finished_page(study, enrollment)
     if elsewhere is not None:
         return redirect(elsewhere)
@@ -192,8 +194,8 @@ def study_done(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-def study_instructions(request: HttpRequest, slug: str) -> HttpResponse:
-    study = access_study_for_participant(request.user, slug)
+@participant_study
+def study_instructions(request: HttpRequest, study: Study) -> HttpResponse:
     return render(request, "annotation/instructions.html", {"study": study})
 
 

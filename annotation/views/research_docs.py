@@ -13,6 +13,7 @@ from .research import researcher_required
 # The pages researchers are pointed to from the research pages, by name → file under docs/.
 RESEARCHER_DOCS = {
     "statistics": "Statistics",
+    "builder": "The study builder",
     "formats": "Study and answer formats",
     "crowd": "Crowd platforms",
     "exports": "Exports",

@@ -6,15 +6,16 @@ same pages everywhere (the closed page, the blocked page, or the step the partic
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import wraps
+from functools import partial, wraps
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from annotation.languages import in_study_language
 from annotation.models import Enrollment, Participant, Study
-from annotation.services.access import StepRefused, require_live_step
+from annotation.services.access import StepRefused, access_study_for_participant, require_live_step
 from annotation.services.participants import complete_enrollment, parse_crowd_params
 from annotation.services.submission import PAGE_EXPIRED
 
@@ -57,13 +58,29 @@ def participant_step(
                 )
             except StepRefused as refusal:
                 if refusal.reason == StepRefused.EXPIRED and on_expired is not None:
-                    return on_expired(request, refusal)
-                return refused_step(request, refusal, exam=exam)
-            return view(request, step, **kwargs)
+                    return in_study_language(refusal.study, partial(on_expired, request, refusal))
+                return in_study_language(refusal.study, partial(refused_step, request, refusal, exam=exam))
+            return in_study_language(step.study, partial(view, request, step, **kwargs))
 
         return wrapper
 
     return decorate
+
+
+StudyView = Callable[..., HttpResponse]
+
+
+def participant_study(view: StudyView) -> StudyView:
+    """Decorate a participant page reached by the study link alone (entry, consent, the
+    code, the instructions): ``view(request, study)`` gets the study a participant may see
+    (``access_study_for_participant``) and renders in the study's language."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, slug: str) -> HttpResponse:
+        study = access_study_for_participant(request.user, slug)
+        return in_study_language(study, partial(view, request, study))
+
+    return wrapper
 
 
 def refused_step(request: HttpRequest, refusal: StepRefused, *, exam: bool = False) -> HttpResponse:
@@ -85,7 +102,7 @@ def refused_step(request: HttpRequest, refusal: StepRefused, *, exam: bool = Fal
             page["HX-Redirect"] = reverse("study-entry", kwargs={"slug": study.slug})
         return page
     if refusal.reason == StepRefused.EXPIRED:
-        messages.warning(request, PAGE_EXPIRED)
+        messages.warning(request, str(PAGE_EXPIRED))  # in the page's language, before it is stored
         url = reverse("study-exam" if exam else "study-task", kwargs={"slug": study.slug})
     else:
         url = next_step_url(study, refusal.enrollment)

@@ -1,5 +1,6 @@
 """Write the demo's seeded answers: `docs/examples/answers/<slug>.jsonl`, one file per demo
-study of the kinds claim, likert, ranking and plausibility, in the `importresponses` format.
+study of the kinds claim, likert, ranking and plausibility and per questionnaire example,
+in the `importresponses` format.
 
 Three made-up lab annotators (`lab-ana`, `lab-ben`, `lab-chen`) answer every item that is not
 an attention check. Each item has a leaning (the gold label, a rating per statement, a best
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -91,18 +93,98 @@ def plausibility_leaning(item: dict, rng: random.Random) -> dict[str, int]:
     return {explanation["id"]: rng.randint(0, 2) for explanation in item["payload"]["explanations"]}
 
 
+REASONS = (  # what an annotator writes in a free-text box, when they write anything
+    "Short and to the point.",
+    "Easy to follow.",
+    "The details are right.",
+    "I had to read it twice.",
+)
+
+
+def questionnaire_leaning(item: dict, rng: random.Random) -> dict:
+    """The passages from best to worst (people lean to the fuller one, not always) and, per
+    question, the answer the item leans to."""
+    passages = item["payload"]["passages"]
+    order = [p["id"] for p in sorted(passages, key=lambda p: -len(p["text"]) + rng.gauss(0, 40))]
+    return {"order": order, "draws": rng.random()}
+
+
+def questionnaire_answer(study: dict, item: dict, leaning: dict, rng: random.Random) -> dict:
+    """Each question the page asks, by type; the item's leaning per question comes from a
+    generator seeded by the leaning, so every annotator shares it and strays on their own."""
+    own = random.Random(leaning["draws"])
+    answer: dict = {}
+    for question in study["config"]["questions"]:
+        leans_to = _question_leaning(question, item, leaning["order"], own)
+        if _asked(question, answer):
+            value = _question_answer(question, item, leaning["order"], leans_to, rng)
+            if value is not None:
+                answer[question["id"]] = value
+    return answer
+
+
+def _asked(question: dict, answer: dict) -> bool:
+    """A question's ``show_if`` met by the answers above it (the rule is the kind's
+    ``annotation.kinds.questions.visible``; the import checks every answer with it)."""
+    condition = question.get("show_if")
+    if not condition:
+        return True
+    wanted = condition["in"] if "in" in condition else [condition["equals"]]
+    given = answer.get(condition["question"])
+    return any(value in wanted for value in (given if isinstance(given, list) else [given]))
+
+
+def _sentence_count(question: dict, item: dict) -> int:
+    text = item["payload"]["passages"][question.get("passage", 1) - 1]["text"]
+    return len(re.split(r"(?<=[.!?])\s+", text.strip()))
+
+
+def _question_leaning(question: dict, item: dict, order: list[str], rng: random.Random):
+    kind = question["type"]
+    if kind == "scale":
+        return rng.randint(2, max(2, question.get("points", 5) - 1))
+    if kind in ("choice", "multi"):
+        return rng.choice(question["options"])
+    if kind == "sentences":
+        return rng.randrange(_sentence_count(question, item))
+    return None  # picks lean by the passages' order; free text by nothing
+
+
+def _question_answer(question: dict, item: dict, order: list[str], leans_to, rng: random.Random):
+    kind, strays = question["type"], rng.random() < 0.25
+    if kind == "scale":
+        return min(question.get("points", 5), max(1, leans_to + rng.choice((-1, 0, 0, 1))))
+    if kind == "choice":
+        return rng.choice(question["options"]) if strays else leans_to
+    if kind == "multi":
+        return sorted({leans_to, rng.choice(question["options"])} if strays else {leans_to})
+    if kind == "sentences":
+        return sorted({leans_to, rng.randrange(_sentence_count(question, item))} if strays else {leans_to})
+    if kind == "text":
+        return rng.choice(REASONS) if question.get("required", True) or rng.random() < 0.4 else None
+    ranked = rng.sample(order, len(order)) if strays else order
+    if question["pick"] == "best_worst":
+        return {"most": ranked[0], "least": ranked[-1]}
+    if question["pick"] == "pairwise" and question.get("tie") and rng.random() < 0.1:
+        return "tie"
+    return ranked[0]
+
+
 # Per kind: the item's leaning (drawn once per item), then each annotator's answer from it.
 KINDS = {
     "claim": (lambda item, rng: None, lambda item, leaning, rng: claim_answer(item, rng)),
     "likert": (lambda item, rng: likert_leaning(rng), lambda item, leaning, rng: likert_answer(leaning, rng)),
     "ranking": (ranking_leaning, ranking_answer),
     "plausibility": (plausibility_leaning, plausibility_answer),
+    "questionnaire": (questionnaire_leaning, None),  # the answer reads the study's questions
 }
 
 
 def answers_for(study: dict, rng: random.Random) -> list[dict]:
     """One answer per (annotator, item) of the study that is not an attention check."""
     draw_leaning, draw_answer = KINDS[study["kind"]]
+    if draw_answer is None:
+        draw_answer = lambda item, leaning, rng: questionnaire_answer(study, item, leaning, rng)  # noqa: E731
     lines = []
     for item in (item for item in study["items"] if not item.get("attention_check")):
         leaning = draw_leaning(item, rng)
@@ -123,7 +205,8 @@ def iso(moment: datetime) -> str:
 def main() -> None:
     rng = random.Random(SEED)
     OUT.mkdir(exist_ok=True)
-    for name in ("claim", "likert", "ranking", "plausibility"):
+    names = ("claim", "likert", "ranking", "plausibility")
+    for name in (*names, "questionnaire-pairwise", "questionnaire-best-worst", "questionnaire-errors"):
         study = json.loads((EXAMPLES / f"{name}.json").read_text(encoding="utf-8"))
         lines = answers_for(study, rng)
         path = OUT / f"{study['slug']}.jsonl"

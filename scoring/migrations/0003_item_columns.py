@@ -3,7 +3,8 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
-# Every column of annotation_item but slots_taken, the participant path's hot counter: an
+# Every column of annotation_item but slots_taken, the participant path's hot counter (and
+# priority, added later, an adaptive study's pick order written beside it): an
 # update of any of these changes what the reports read (a test checks the list stays whole).
 WATCHED = (
     "id, study_id, external_id, payload, is_attention_check, gold, explanation, provenance, "

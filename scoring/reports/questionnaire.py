@@ -11,7 +11,8 @@
   and per system of the passage.
 
 Agreement (alpha ordinal and interval for scales, nominal for the rest) comes from the
-kind's ``agreement_values`` through the common tables. A scale, choice or multi question's
+kind's ``agreement_values`` through the common tables; a multi question's alpha on whole
+sets with the MASI distance (``stats.sets``) is computed here. A scale, choice or multi question's
 system is the system of the item's one passage, else the item's ``provenance.system``.
 """
 
@@ -26,8 +27,9 @@ from stats import claim, likert
 from stats import ranking as bws
 from stats.estimate import Estimate
 from stats.groups import overall_mean
+from stats.sets import masi_alpha
 
-from .base import Field, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, mean_row, row
+from .base import Comparisons, Field, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, mean_row, row
 
 TIE = "tie"  # as the kind stores a pairwise tie
 MAX_PASSAGES = 26  # as the kind allows (the letters A..Z)
@@ -47,6 +49,19 @@ class QuestionnaireReport(KindReport):
         "source": Field("provenance__source_id", "text"),
     }
     tables = (
+        # Pooled first: a page-level question on several passages has no one system (the
+        # pairwise and best-worst examples' scale and choice), and its figures are these.
+        TableSpec(
+            "Scale questions: mean over all answers (± sd, 95% CI)",
+            ("questionnaire.mean",),
+            ("question",),
+            details=("sd",),
+        ),
+        TableSpec(
+            "Choice and multi questions: share of each option over all answers (95% CI)",
+            ("questionnaire.share",),
+            ("question", "option"),
+        ),
         TableSpec(
             "Scale questions: mean per system (± sd, 95% CI)",
             ("questionnaire.mean",),
@@ -98,6 +113,13 @@ class QuestionnaireReport(KindReport):
             pair=("system", "over"),
             pair_prefer="win_rate",
         ),
+        TableSpec(
+            "Multi questions: agreement on the set chosen (Krippendorff's alpha, MASI distance)",
+            ("questionnaire.masi_alpha",),
+            ("question",),
+            note="MASI counts two sets as closer when one holds the other than when they only overlap; "
+            "the per-option alphas are in the agreement table.",
+        ),
         TableSpec("Pick questions: share of ties", ("questionnaire.tie_share",), ("question",)),
         TableSpec(
             "Sentences questions: F1 between two annotators of an item",
@@ -115,6 +137,9 @@ class QuestionnaireReport(KindReport):
             ylabel="mean",
         ),
     )
+
+    def comparisons(self, data: StudyData) -> list[Comparisons]:
+        return pick_comparisons(data)
 
     def rows(self, data: StudyData, *, embed=None) -> list[ReportRow]:
         answers = data.responses["answer"]
@@ -217,7 +242,11 @@ def _option_rows(question, values, item, passages, systems, data) -> list[Report
             chosen = ["yes" if h == 1 else "no" for h in hit[known]]
             test = claim.chi_square_independence(systems[known], chosen)
             rows.append(row("questionnaire.chi_square", {"question": qid, "option": option}, test))
-    if not multi:
+    if multi:
+        chosen_sets = [set(v) for v in values if v is not None]
+        alpha = masi_alpha(item[answered].tolist(), chosen_sets)
+        rows.append(row("questionnaire.masi_alpha", {"question": qid}, alpha))
+    else:
         known = answered & (systems != "")
         given = [v for v, k in zip(values, known, strict=True) if k]
         rows.append(
@@ -233,6 +262,26 @@ def _option_rows(question, values, item, passages, systems, data) -> list[Report
 # --- pick ------------------------------------------------------------------------------------
 
 
+def pick_comparisons(data: StudyData) -> list[Comparisons]:
+    """Per pick question, the systems of the passages each answer saw and the one it picked
+    (best-worst: MOST and LEAST); a pick's observations are ``<id>`` or ``<id>.most`` /
+    ``<id>.least``."""
+    answers, item = data.responses["answer"], data.responses["item"]
+    passages = _passages(data)
+    names = sorted({p.get("system", "") for ps in passages for p in ps} - {""})
+    code = {name: n for n, name in enumerate(names)}
+    out = []
+    for question in data.config["questions"]:
+        if question["type"] != "pick":
+            continue
+        qid = question["id"]
+        values = [(a or {}).get(qid) for a in answers]
+        shown, best, worst, _, _ = _pick_codes(question, values, item, passages, code)
+        least = worst if question["pick"] == "best_worst" else None
+        out.append(Comparisons((qid, f"{qid}.most", f"{qid}.least"), names, shown, best, least))
+    return out
+
+
 def _pick_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
     qid = question["id"]
     names = sorted({p.get("system", "") for ps in passages for p in ps} - {""})
@@ -245,7 +294,7 @@ def _pick_rows(question, values, item, passages, systems, data) -> list[ReportRo
         wins = bws.win_matrix(flat, len(names))
     else:
         rows += _picked_rows(qid, names, shown, most, answered)
-        wins = _winner_matrix(shown, most, len(names))
+        wins = bws.pick_win_matrix(shown, most, len(names))
         if question["pick"] == "pairwise" and question.get("tie") and answered.any():
             share = overall_mean(ties[answered].astype(np.float64), label=f"questionnaire.tie_share|{qid}")
             if share is not None:
@@ -289,16 +338,6 @@ def _picked_rows(qid: str, names: list[str], shown, picked, answered) -> list[Re
         if mean is not None:
             rows.append(mean_row("questionnaire.picked", {"question": qid, "system": name}, mean))
     return rows
-
-
-def _winner_matrix(shown: np.ndarray, picked: np.ndarray, size: int) -> np.ndarray:
-    """``W[i, j]``: answers that picked system i's passage while j's was shown beside it."""
-    wins = np.zeros((size, size), dtype=np.int64)
-    for r in np.flatnonzero(picked >= 0):
-        for other in shown[r]:
-            if other >= 0 and other != picked[r]:
-                wins[picked[r], other] += 1
-    return wins
 
 
 def _best_worst_rows(qid: str, names: list[str], flat: bws.Appearances) -> list[ReportRow]:

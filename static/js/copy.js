@@ -1,5 +1,6 @@
 // Copy buttons: <button data-copy="ID"> copies the text of the element with that id
-// (a code, a study link) and says so in the button for a moment.
+// (a code, a study link) and says so in the button for a moment, in the words of its
+// data-copied-text (the page's language) or "Copied".
 (function () {
   "use strict";
   function copyText(text) {
@@ -23,7 +24,7 @@
     var text = "value" in source && source.tagName !== "BUTTON" ? source.value : source.textContent;
     var label = button.textContent;
     copyText(text.trim()).then(function () {
-      button.textContent = "Copied";
+      button.textContent = button.getAttribute("data-copied-text") || "Copied";
       button.setAttribute("data-copied", "true");
       window.setTimeout(function () { button.textContent = label; }, 2000);
     });

@@ -93,6 +93,10 @@ def test_the_main_pages_run_without_a_csp_violation(live_server, page_under_csp,
     page.wait_for_load_state("networkidle")
     for url in ["/research/", "/research/jobs/", f"/research/s/{study.slug}/", "/api/docs/"]:
         visit(url)
+    visit("/research/builder/?template=questionnaire-blank")  # the builder's script runs under it
+    page.click("#add-question")
+    assert page.locator("#question-list [data-question-block]").count() == 2
+    assert page.evaluate("window.__cspViolations") == []
     visit(f"/s/{study.slug}/?PROLIFIC_PID=csp-participant&STUDY_ID=s&SESSION_ID=x")
     consent = page.locator("form button[type=submit]").first
     if consent.count():

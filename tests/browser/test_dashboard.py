@@ -3,6 +3,7 @@
 import pytest
 
 from annotation.models import Job
+from tests.browser_fixtures import plots_drawn
 from tests.factories import AnsweredResponseFactory
 from tests.helpers.reports import game_study, likert_study
 
@@ -16,17 +17,6 @@ def log_in(page, live_server, next_url: str) -> None:
     page.fill("input[name=username]", "owner")
     page.fill("input[name=password]", PASSWORD)
     page.get_by_role("button", name="Log in").click()
-
-
-def plots_drawn(page) -> bool:
-    """Every plot image loaded and decoded (scrolled to first: they load lazily)."""
-    for image in page.locator(".plots img").all():
-        image.scroll_into_view_if_needed()
-    page.wait_for_function("Array.from(document.querySelectorAll('.plots img')).every(img => img.complete)")
-    return page.evaluate(
-        "Array.from(document.querySelectorAll('.plots img'))"
-        ".every(img => img.complete && img.naturalWidth > 0)"
-    )
 
 
 def test_recompute_then_read_tables_and_plots(live_server, page, screenshot, django_user_model):

@@ -21,6 +21,7 @@ def test_questionnaire_by_keyboard(live_server, page, screenshot):
     page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=browser-quest")
     page.get_by_role("button", name="I agree").click()
     page.wait_for_selector("text=Page 1 of 2")
+    page.wait_for_load_state()  # the deferred scripts (show_if, the keys) have run
     which = page.locator('fieldset[data-question="q-which"]')
     assert which.is_hidden()
     for key in "b41":  # better: B; fluency 4; a mistake: yes (opens "which kinds")
@@ -36,6 +37,7 @@ def test_questionnaire_by_keyboard(live_server, page, screenshot):
     page.locator('label.choice:has(input[name="q-which"][value="facts"])').click()
     page.keyboard.press("Enter")
     page.wait_for_selector("text=Page 2 of 2")
+    page.wait_for_load_state()
     for key in "t22":  # a tie; fluency 2; no mistake (the multi stays hidden)
         page.keyboard.press(key)
     assert page.locator('fieldset[data-question="q-which"]').is_hidden()

@@ -49,7 +49,7 @@ def test_the_demo_loads_seeded_answers_and_its_dashboards_show_agreement_and_dis
 
     computed = set(Report.objects.values_list("computed_at", flat=True))
     call_command("loaddemo", stdout=StringIO())  # again: nothing new to import or compute
-    assert Response.objects.filter(participant__source="lab").count() == 18 + 12 + 12 + 9
+    assert Response.objects.filter(participant__source="lab").count() == 18 + 12 + 12 + 9 + 12 + 9 + 9
     assert set(Report.objects.values_list("computed_at", flat=True)) == computed
 
 

@@ -82,3 +82,15 @@ def test_a_person_cannot_answer_through_the_model_path():
         store_model_answers(study, person, [ModelAnswer(item, raw="x", answer={"label": "neutral"})])
     assert "participant" in caught.value.errors
     assert not Response.objects.exists()
+
+
+def test_the_items_left_to_a_model_come_with_their_study(django_assert_num_queries):
+    """The kind reads the study's config for every item a model answers (its page, its
+    questions, the validation): one query for the items, none per item."""
+    study = StudyFactory(kind="claim")
+    for n in range(3):
+        ItemFactory(study=study, external_id=f"i{n}")
+    participant = model_participant(DEFINITION)
+    with django_assert_num_queries(1):
+        items = list(items_for_model(study, participant))
+        assert [item.study.config for item in items] == [study.config] * 3

@@ -11,6 +11,8 @@ import choix
 import krippendorff
 import numpy as np
 import pytest
+from nltk.metrics.agreement import AnnotationTask
+from nltk.metrics.distance import masi_distance
 from scipy import stats
 
 from annotation.models import Participant
@@ -128,6 +130,16 @@ def test_scale_choice_and_sentences_agreement_against_the_krippendorff_package(p
     grammar = reliability(answers, lambda a, u: int("grammar" in a["flaws"]), items)
     ours = figure(study, "agreement.krippendorff_alpha", question="flaws.grammar", level="nominal").value
     assert ours == pytest.approx(krippendorff.alpha(grammar, level_of_measurement="nominal"), abs=1e-9)
+
+
+def test_the_multi_questions_masi_alpha_against_nltk(page_study):
+    study, answers = page_study
+    triples = [(who, item, frozenset(answer["flaws"])) for (who, item), answer in answers.items()]
+    masi = lambda a, b: 0.0 if a == b else masi_distance(a, b)  # noqa: E731 (two empty sets: equal)
+    expected = AnnotationTask(data=triples, distance=masi).alpha()
+    found = figure(study, "questionnaire.masi_alpha", question="flaws")
+    assert found.value == pytest.approx(expected, abs=1e-9)
+    assert found.n == len(triples)
 
 
 def test_scale_means_and_wilcoxon_against_numpy_and_scipy(page_study):
@@ -322,6 +334,31 @@ def test_the_dashboard_shows_the_questionnaire_tables_and_plot(page_study, clien
     client.force_login(admin)
     page = client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
     assert "Scale questions: mean per system" in page and "Choice and multi questions" in page
-    assert "Sentences questions: F1" in page
+    assert "Sentences questions: F1" in page and "MASI distance" in page
     plot = client.get(f"/research/s/{study.slug}/dashboard/plots/questionnaire-means.svg")
     assert plot.status_code == 200 and b"<svg" in plot.content
+
+
+def test_a_page_question_on_several_passages_shows_its_pooled_figures_and_no_empty_plot(admin_client):
+    """The pairwise example's fluency scale and the best-worst example's faithfulness choice
+    are asked of pages of two and four systems: no one system, so their figures are pooled.
+    The dashboard once showed neither (its tables are per system) and an empty plot of means
+    per system saying "no figure of this kind is defined yet"."""
+    from tests.conftest import EXAMPLES
+    from workers.demo.studies import load_demo_study
+
+    for name in ("pairwise", "best-worst"):
+        load_demo_study(json.loads((EXAMPLES / f"questionnaire-{name}.json").read_text(encoding="utf-8")))
+    pairwise = admin_client.get("/research/s/demo-quest-pairwise/dashboard/").content.decode()
+    fluency = Report.objects.get(
+        study__slug="demo-quest-pairwise",
+        population="all",
+        metric="questionnaire.mean",
+        group={"question": "fluency"},
+    )
+    pooled = pairwise.split("Scale questions: mean over all answers", 1)[1].split("</table>", 1)[0]
+    assert "fluency" in pooled and f"{fluency.value:.3f}" in pooled
+    assert "Nothing to plot" not in pairwise and "Scale questions: mean per system" not in pairwise
+    best_worst = admin_client.get("/research/s/demo-quest-best-worst/dashboard/").content.decode()
+    shares = best_worst.split("share of each option over all answers", 1)[1].split("</table>", 1)[0]
+    assert shares.count("faithful") == 2  # yes and no

@@ -12,6 +12,7 @@ import pytest
 from django.apps import apps as django_apps
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
+from django.core.management.sql import emit_post_migrate_signal
 from django.test import Client
 from django.utils import timezone
 
@@ -51,6 +52,12 @@ def test_the_researchers_group_exists_after_migrate_and_the_migration_is_idempot
     migration = importlib.import_module("annotation.migrations.0014_researchers")
     migration.create_researchers_group(django_apps, None)
     migration.create_researchers_group(django_apps, None)
+    assert Group.objects.filter(name="researchers").count() == 1
+
+
+def test_every_migrate_and_flush_brings_the_researchers_group_back():
+    Group.objects.filter(name="researchers").delete()
+    emit_post_migrate_signal(0, False, "default")  # what migrate and flush send at their end
     assert Group.objects.filter(name="researchers").count() == 1
 
 

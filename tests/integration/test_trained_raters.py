@@ -27,7 +27,9 @@ from annotation.services.model_answers import (
 )
 from annotation.services.studies import add_items, ensure_study, load_study_file
 from scoring.data import load_study_data, one_snapshot
+from scoring.models import Report
 from scoring.reports import report_for
+from scoring.services import compute_study_reports
 from tests.celery_worker import redis_worker_on
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
@@ -277,11 +279,114 @@ def test_rating_raters_one_per_question_beat_the_mean_and_rate_every_question_of
     assert stored.count() == 9
 
 
+QUESTIONNAIRE = [
+    {"id": "better", "type": "pick", "pick": "pairwise", "tie": True, "text": "Which story is better?"},
+    {"id": "calm", "type": "scale", "points": 5, "text": "How quiet is the setting?"},
+    {"id": "way", "type": "choice", "options": ["north", "south"], "text": "Which way do they go?"},
+    {"id": "why", "type": "text", "text": "Why?", "required": False},
+]
+CALM = {"quiet": 5, "plain": 3, "loud": 1}
+
+
+def questionnaire_row(rng: random.Random, name: str, index: int) -> dict:
+    """A pair of stories, one great and one awful (the great one people pick), in a quiet,
+    plain or loud place (how quiet they rate it), going north or south (the way they choose)."""
+    setting, way = list(CALM)[index % 3], rng.choice(["north", "south"])
+    great = rng.choice(["p1", "p2"])
+    passages = [
+        {
+            "id": pid,
+            "system": f"s{n}",
+            "text": f"The {rng.choice(ANIMALS)} walked {way} to the {rng.choice(PLACES)}. "
+            f"The story was {'great' if pid == great else 'awful'}.",
+        }
+        for n, pid in enumerate(["p1", "p2"])
+    ]
+    payload = {"context": f"The {rng.choice(PLACES)} was {setting}.", "passages": passages}
+    return {
+        "external_id": name,
+        "payload": payload,
+        "provenance": {"great": great, "calm": CALM[setting], "way": way},
+    }
+
+
+def questionnaire_answer(rng: random.Random, row: dict) -> dict:
+    truth = row["provenance"]
+    other = "p2" if truth["great"] == "p1" else "p1"
+    return {
+        "better": truth["great"] if rng.random() > 0.1 else rng.choice([other, "tie"]),
+        "calm": min(5, max(1, truth["calm"] + rng.choice([-1, 0, 0, 1]))),
+        "way": truth["way"] if rng.random() > 0.1 else rng.choice(["north", "south"]),
+    }
+
+
+@pytest.mark.django_db
+def test_questionnaire_raters_learn_a_scale_a_choice_and_a_pairwise_pick_and_answer_new_items(
+    tiny_encoder_dir, tmp_path
+):
+    rng = random.Random(3)
+    rows = [questionnaire_row(rng, f"q{i}", i) for i in range(40)]
+    config = {"questions": QUESTIONNAIRE}
+    study = load_study_file(
+        {"slug": "trained-quest", "title": "Q", "kind": "questionnaire", "status": "live",
+         "config": config, "items": rows}
+    ).study  # fmt: skip
+    lines = [
+        json.dumps(
+            {"participant": f"h{n}", "item": row["external_id"], "answer": questionnaire_answer(rng, row)}
+        )
+        for row in rows
+        for n in range(3)
+    ]
+    import_responses(study, lines)
+
+    summary = train(study, tiny_encoder_dir, tmp_path, batch_size=8, epochs=6)
+
+    per = summary["questions"]
+    assert set(per) == {"better", "calm", "way"} and (summary["n_train"], summary["n_test"]) == (32, 8)
+    # A pairwise pick is read both ways: two examples per answer.
+    assert per["better"]["n_train_examples"] == 2 * per["way"]["n_train_examples"] == 2 * 32 * 3
+    for qid in ("better", "way"):
+        assert per[qid]["accuracy"] >= per[qid]["majority_baseline"] + 0.2, per[qid]
+    assert per["calm"]["mae"] <= per["calm"]["mae_baseline"] - 0.5, per["calm"]
+    rater = Path(summary["rater"])
+    predictions = json.loads((rater / "better" / "predictions.json").read_text())
+    assert all(p["prediction"] in ("p1", "p2", "tie") for p in predictions)
+    assert all(set(p["output"]["better"]) == {"p1", "p2", "tie"} for p in predictions)
+
+    new = [questionnaire_row(rng, f"new{i}", i) for i in range(12)]
+    assert add_items(study, new).added == 12
+    out = StringIO()
+    call_command("rate", study=study.slug, rater=str(rater), json=True, stdout=out, stderr=StringIO())
+    result = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert result["created"] == 8 + 12 and result["left_out"] == 32 and result["invalid"] == 0, result
+    stored = {
+        r.item.external_id: r
+        for r in Response.objects.filter(participant__source="model").select_related("item")
+    }
+    kind = study.task_kind
+    for response in stored.values():
+        assert set(response.answer) == {"better", "calm", "way"}
+        assert kind.validate_answer(response.item, response.answer) == response.answer
+    truth = [row["provenance"] for row in new]
+    answers = [stored[row["external_id"]].answer for row in new]
+    assert sum(a["better"] == t["great"] for a, t in zip(answers, truth, strict=True)) >= 10, answers
+    assert sum(a["way"] == t["way"] for a, t in zip(answers, truth, strict=True)) >= 10, answers
+    assert sum(abs(a["calm"] - t["calm"]) for a, t in zip(answers, truth, strict=True)) / 12 <= 1.0, answers
+
+    # The reports set the rater beside the humans per question, on its held-out items.
+    compute_study_reports(study)
+    compared = Report.objects.filter(study=study, population="all", metric="agreement.machine_alpha")
+    assert {r.group.get("question") for r in compared} >= {"better", "calm", "way"}
+
+
 @pytest.mark.django_db
 def test_train_rater_refuses_an_unknown_question_and_a_kind_it_cannot_learn(tmp_path):
     study = likert_study("likert-refusals", items=6)
     ranking = ensure_study(slug="ranking-refusal", kind="ranking")
-    with pytest.raises(CommandError, match="study: Trained raters answer claim and likert studies"):
+    with pytest.raises(
+        CommandError, match="study: Trained raters answer claim, likert and questionnaire studies"
+    ):
         call_command(
             "train_rater", study=ranking.slug, output=str(tmp_path), stdout=StringIO(), stderr=StringIO()
         )

@@ -6,6 +6,7 @@ import pytest
 from django.http import QueryDict
 
 from annotation.kinds import get_kind
+from annotation.kinds.base import NotAnswerableByModel
 from tests.kinds import errors_of, kind_item
 
 KIND = get_kind("questionnaire")
@@ -248,3 +249,109 @@ def test_model_answers_drop_hidden_questions_and_settle_what_the_choices_leave_o
     assert KIND.validate_answer(it, answer) == answer
     hidden = KIND.answer_from_model(it, state, {**chosen, "bad": "no", "bw.least": "B"})
     assert hidden == {"bad": "no", "bw": {"most": "p2", "least": "p0"}}
+
+
+# --- trained raters ---------------------------------------------------------------------
+
+RATER_QUESTIONS = [
+    {"id": "better", "type": "pick", "pick": "pairwise", "tie": True, "text": "Which is better?"},
+    {"id": "issue", "type": "choice", "options": ["yes", "no"], "text": "Any issue?"},
+    {"id": "severity", "type": "scale", "points": 3, "text": "How bad?",
+     "show_if": {"question": "issue", "equals": "yes"}},
+    {"id": "which", "type": "multi", "options": ["grammar", "facts"], "text": "Which?", "required": False},
+    {"id": "fact", "type": "choice", "options": ["old", "new"], "text": "Which fact?",
+     "show_if": {"question": "which", "equals": "facts"}},
+    {"id": "why", "type": "text", "text": "Why?", "required": False},
+]  # fmt: skip
+
+
+def rater_specs(questions):
+    return {spec.id: spec for spec in KIND.rater_questions(config(questions))}
+
+
+def test_trained_raters_answer_the_scale_choice_and_pick_questions():
+    specs = KIND.rater_questions(config())
+    assert [(s.id, s.about, s.regression, s.labels) for s in specs] == [
+        ("better", "pairwise", False, ("first", "second", "tie")),
+        ("fluency", "scale", True, (1, 2, 3, 4, 5)),
+        ("issue", "choice", False, ("yes", "no")),
+    ]
+    three = [{"id": "b", "type": "pick", "pick": "best", "text": "Best?"},
+             {"id": "bw", "type": "pick", "pick": "best_worst", "text": "Best and worst?"}]  # fmt: skip
+    assert [(s.about, s.labels) for s in KIND.rater_questions(config(three))] == [
+        ("best", ("other", "best")),
+        ("best_worst", ("other", "most", "least")),
+    ]
+    with pytest.raises(NotAnswerableByModel, match="scale, choice and pick questions"):
+        KIND.rater_questions(config([{"id": "why", "type": "text", "text": "Why?"}]))
+
+
+def test_rater_examples_read_the_question_context_and_passages_never_ids_or_systems():
+    it, specs = item(), rater_specs(QUESTIONS)
+    answer = {"better": "p2", "fluency": 4, "issue": "no"}
+    (fluency,) = KIND.rater_examples(specs["fluency"], it, answer)
+    both = "Passage A: Hello there. How are you today?\n\nPassage B: Hi."
+    assert (fluency.first, fluency.second, fluency.target) == ("How fluent?\nReply to *hello*.", both, 0.75)
+    assert [e.target for e in KIND.rater_examples(specs["issue"], it, answer)] == [1]
+    ahead, swapped = KIND.rater_examples(specs["better"], it, answer)
+    assert (
+        ahead.first.endswith("Passage A: Hello there. How are you today?")
+        and ahead.second == "Passage B: Hi."
+    )
+    assert swapped.first.endswith("Passage A: Hi.") and swapped.second.startswith("Passage B: Hello")
+    assert (ahead.target, swapped.target) == (1, 0)  # p2 is the second of the file's order, then the first
+    assert [e.target for e in KIND.rater_examples(specs["better"], it, {"better": "tie"})] == [2, 2]
+    assert KIND.rater_examples(specs["fluency"], it, {"better": "p1"}) == []
+    texts = " ".join(e.first + e.second for q in specs.values() for e in KIND.rater_examples(q, it, answer))
+    assert not any(hidden in texts for hidden in ("gpt", "llama", "p1", "p2"))
+
+
+def test_a_best_worst_rater_classifies_each_passage_and_compares_both_ends_at_once():
+    questions = [{"id": "bw", "type": "pick", "pick": "best_worst", "text": "Best and worst?"}]
+    payload = {"passages": [{"id": f"p{i}", "text": f"Text {i}.", "system": f"s{i}"} for i in range(3)]}
+    it, (spec,) = item(payload, questions), KIND.rater_questions(config(questions))
+    answer = {"bw": {"most": "p2", "least": "p0"}}
+    examples = KIND.rater_examples(spec, it, answer)
+    assert [(e.first, e.second, e.target) for e in examples] == [
+        ("Best and worst?", "Text 0.", 2),
+        ("Best and worst?", "Text 1.", 0),
+        ("Best and worst?", "Text 2.", 1),
+    ]
+    assert KIND.rater_value(spec, answer) == "p2|p0" and KIND.rater_value(spec, {}) is None
+    # p1 is likeliest both best and worst: the worst is then the likeliest of the others.
+    rows = [[0.8, 0.1, 0.1], [0.1, 0.5, 0.4], [0.5, 0.2, 0.3]]
+    (given,) = KIND.rater_answers([spec], [it], lambda asked, pairs: rows)
+    assert given.answer == {"bw": {"most": "p1", "least": "p2"}}
+    assert given.raw["bw"]["p1"] == {"most": 0.5, "least": 0.4}
+    assert KIND.validate_answer(it, given.answer) == given.answer
+
+
+def test_rater_answers_are_valid_pages_and_read_a_pair_both_ways():
+    it, specs = item(questions=RATER_QUESTIONS), rater_specs(RATER_QUESTIONS)
+    assert list(specs) == ["better", "issue", "severity", "fact"]
+    outputs = {
+        # (A=p1, B=p2) then (A=p2, B=p1): p1 (0.2 + 0.1) / 2, p2 (0.5 + 0.6) / 2, tie 0.3
+        "better": [[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]],
+        "issue": [[0.7, 0.3]],
+        "severity": [0.5],
+        "fact": [[0.9, 0.1]],
+    }
+    calls = []
+
+    def read(asked, pairs):
+        calls.append((asked.id, len(pairs)))
+        return outputs[asked.id]
+
+    (given,) = KIND.rater_answers(list(specs.values()), [it], read)
+    # "fact" is asked only after "facts" is ticked in a multi no rater answers: left out.
+    assert given.answer == {"better": "p2", "issue": "yes", "severity": 2}
+    assert given.raw["better"] == pytest.approx({"p1": 0.15, "p2": 0.55, "tie": 0.3})
+    assert calls == [("better", 2), ("issue", 1), ("severity", 1), ("fact", 1)]
+    assert KIND.validate_answer(it, given.answer) == given.answer
+    outputs["issue"] = [[0.2, 0.8]]
+    (hidden,) = KIND.rater_answers(list(specs.values()), [it], read)
+    assert hidden.answer == {"better": "p2", "issue": "no"}
+    assert KIND.validate_answer(it, hidden.answer) == hidden.answer
+    # One question alone (its held-out figures, on items whose people were asked it).
+    (alone,) = KIND.rater_answers([specs["fact"]], [it], read)
+    assert alone.answer == {"fact": "old"}

@@ -10,9 +10,11 @@ from . import (
     exports,
     jobs,
     llm_raters,
+    platforms,
     rate,
     reports,
     simulatability,
+    train_mend,
     train_rater,
 )
 
@@ -23,8 +25,10 @@ __all__ = [
     "exports",
     "jobs",
     "llm_raters",
+    "platforms",
     "rate",
     "reports",
     "simulatability",
+    "train_mend",
     "train_rater",
 ]

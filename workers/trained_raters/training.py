@@ -4,8 +4,8 @@ items, save it in a versioned directory (``docs/formats.md``, "Trained rater dir
 The human answers are those the reports count (``annotation.services.human_answers``).
 Items, not answers, are split (80/20 by default, shuffled by the seed), so no item is on
 both sides; every question trained in one run shares the split. Each human answer of a
-training item is an example; each held-out item is scored against its humans' majority
-(``stats.heldout``).
+training item is an example; each held-out item's answer, the one ``rate`` would store
+(``rating.kind_answers``), is scored against its humans' majority (``stats.heldout``).
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from annotation.services.human_answers import human_answers
 from annotation.services.jobs import Progress, no_progress
 from stats.heldout import HeldOutItem, heldout_metrics
 
-from .model import TrainingSettings, new_rater_model, rater_outputs, save_rater_model, train_rater_model
+from .model import TrainingSettings, new_rater_model, save_rater_model, train_rater_model
 from .questions import Question, QuestionError, chosen_questions
+from .rating import kind_answers
 
 MIN_ITEMS = 5  # fewer answered items leave nothing to learn from or to test on
 SUMMARY_KEYS = (
@@ -129,10 +130,9 @@ def _train_one(
     tokenizer, model = new_rater_model(encoder, question, settings.seed)
     loss = train_rater_model(tokenizer, model, examples, settings, step)
     held_out = _held_out(question, responses, test)
-    outputs = rater_outputs(
-        tokenizer, model, [question.pair(item) for item, _ in held_out], max_length=settings.max_length
-    )
-    predictions = [_answer(question, output) for output in outputs]
+    models = {question.id: (tokenizer, model)}
+    given = kind_answers([question], models, [item for item, _ in held_out], settings.max_length)
+    predictions = [question.human_value(one.answer) for one in given]
     training_answers = [
         question.human_value(r.answer)
         for r in responses
@@ -156,8 +156,8 @@ def _train_one(
     _write_json(
         directory / "predictions.json",
         [
-            {"item": s.item, "prediction": s.prediction, "output": _plain(o), "humans": list(s.humans)}
-            for s, o in zip(scored, outputs, strict=True)
+            {"item": s.item, "prediction": s.prediction, "output": one.raw, "humans": list(s.humans)}
+            for s, one in zip(scored, given, strict=True)
         ],
     )
     return metrics
@@ -171,16 +171,6 @@ def _held_out(question: Question, responses: list[Response], test: set[str]) -> 
         if item.external_id in test and question.examples(response):
             by_item.setdefault(item.external_id, (item, []))[1].append(question.human_value(response.answer))
     return [by_item[key] for key in sorted(by_item)]
-
-
-def _answer(question: Question, output):
-    if question.regression:
-        return question.value_from_output(float(output))
-    return question.labels[int(output.argmax())]
-
-
-def _plain(output):
-    return round(float(output), 6) if output.ndim == 0 else [round(float(v), 6) for v in output]
 
 
 def _summary(per_question: dict[str, dict], split: Split) -> dict:

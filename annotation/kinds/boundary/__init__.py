@@ -13,6 +13,7 @@ import random
 
 from django.http import QueryDict
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_lazy, gettext_noop, ngettext
 from rest_framework import serializers
 
 from stats.boundary import boundary_points
@@ -29,7 +30,9 @@ VOLUNTEER_POLICIES = [
     ("keep_playing", "Flag them and their answers in this study; they keep playing, off the leaderboards"),
     ("screen_out", "End their session with the screen-out code, as for paid participants"),
 ]
-GUESS_FIRST = "Mark the sentence where the machine took over (or say the passage is all human) first."
+GUESS_FIRST = gettext_lazy(
+    "Mark the sentence where the machine took over (or say the passage is all human) first."
+)
 
 
 class BoundaryConfig(StrictSerializer):
@@ -92,14 +95,21 @@ class BoundaryAnswer(StrictSerializer):
         guess = data["guess"]
         if guess > count:
             raise serializers.ValidationError(
-                {"guess": [f"Must be between 1 and {count} ({count} means the whole passage is human)."]}
+                {
+                    "guess": [
+                        gettext(
+                            "Must be between 1 and %(count)d (%(count)d means the whole passage is human)."
+                        )
+                        % {"count": count}
+                    ]
+                }
             )
         self._check_round_state(guess)
         if guess < count and not data["reason"] and not self.context.get("gold"):
-            raise serializers.ValidationError({"reason": ["Say what gave the machine away."]})
+            raise serializers.ValidationError({"reason": [gettext("Say what gave the machine away.")]})
         categories = data["reason_categories"]
         if len(set(categories)) != len(categories):
-            raise serializers.ValidationError({"reason_categories": ["A category is listed twice."]})
+            raise serializers.ValidationError({"reason_categories": [gettext("A category is listed twice.")]})
         data["reason_categories"] = [value for value in REASON_CATEGORY_VALUES if value in categories]
         return data
 
@@ -113,7 +123,7 @@ class BoundaryAnswer(StrictSerializer):
             raise serializers.ValidationError({"guess": [GUESS_FIRST]})
         if guess != pending:
             raise serializers.ValidationError(
-                {"guess": ["The answer must keep the guess made in this round."]}
+                {"guess": [gettext("The answer must keep the guess made in this round.")]}
             )
 
 
@@ -131,10 +141,9 @@ class BoundaryGold(StrictSerializer):
 
 class Boundary(TaskKind):
     name = "boundary"
-    label = "Real or fake: where did the machine take over?"
+    label = gettext_noop("Real or fake: where did the machine take over?")
     template = "annotation/kinds/boundary.html"
     page_template = "annotation/kinds/boundary.html"
-    page_noun = ("passage", "passages")
     Config = BoundaryConfig
     Payload = BoundaryPayload
     Answer = BoundaryAnswer
@@ -143,11 +152,14 @@ class Boundary(TaskKind):
     urls = round_steps
     site_urls = site_pages
     home_notice_template = "annotation/kinds/boundary_home.html"
-    public_action = "Play"
+    public_action = gettext_noop("Play")
     report = "scoring.reports.boundary.BoundaryReport"
 
     def ready(self) -> None:
         from . import signals  # noqa: F401 - connects the game's receivers
+
+    def session_length(self, pages: int) -> str:
+        return ngettext("%(count)d passage", "%(count)d passages", pages) % {"count": pages}
 
     def public_entry(self, study) -> PublicEntry:
         """Every public game study is played from the game's landing page."""

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext, gettext_noop
+
+# The cues a player may tick; their texts are marked for translation and translated when
+# a page shows them (the values are what answers and exports hold).
 REASON_CATEGORIES = [
-    ("grammar", "Grammar or spelling"),
-    ("repetition", "Repeats itself"),
-    ("irrelevant", "Off topic"),
-    ("contradicts_previous", "Contradicts an earlier sentence"),
-    ("contradicts_knowledge", "Contradicts what I know"),
-    ("common_sense", "Makes no common sense"),
-    ("coreference", "Mixes up who is who"),
-    ("generic", "Vague, generic wording"),
+    ("grammar", gettext_noop("Grammar or spelling")),
+    ("repetition", gettext_noop("Repeats itself")),
+    ("irrelevant", gettext_noop("Off topic")),
+    ("contradicts_previous", gettext_noop("Contradicts an earlier sentence")),
+    ("contradicts_knowledge", gettext_noop("Contradicts what I know")),
+    ("common_sense", gettext_noop("Makes no common sense")),
+    ("coreference", gettext_noop("Mixes up who is who")),
+    ("generic", gettext_noop("Vague, generic wording")),
 ]
 
 
@@ -32,5 +36,5 @@ def round_controls(item, state: dict) -> dict:
         "can_reveal": guess is None and revealed < count,
         "can_mark": guess is None and revealed >= 2,
         "can_say_all_human": guess is None and revealed == count,
-        "reason_categories": REASON_CATEGORIES,
+        "reason_categories": [(value, gettext(text)) for value, text in REASON_CATEGORIES],
     }

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import Count
+from django.utils.translation import gettext, ngettext
 
 from annotation.models import Enrollment, Item, Participant, PlayerStats, Response, Study
 from annotation.models.game import OVERALL
@@ -150,25 +151,42 @@ def round_verdict(truth: dict, *, points: float | None, attention_check: bool, c
     """One sentence that tells the player how their guess compares with the truth."""
     if attention_check:
         if correct:
-            return "This passage was an attention check, and you followed its instruction. Thank you!"
-        return "This passage was an attention check: its text asked you to answer “human” at every step."
+            return gettext(
+                "This passage was an attention check, and you followed its instruction. Thank you!"
+            )
+        return gettext(
+            "This passage was an attention check: its text asked you to answer “human” at every step."
+        )
+    numbers = {
+        "guess": truth["guess_number"],
+        "boundary": truth["boundary_number"],
+        "late": truth["distance"],
+    }
     if truth["all_human"]:
         if truth["guessed_all_human"]:
-            return "Right: a person wrote every sentence of this passage."
-        return f"A person wrote all of it; sentence {truth['guess_number']} was human too."
+            return gettext("Right: a person wrote every sentence of this passage.")
+        return gettext("A person wrote all of it; sentence %(guess)d was human too.") % numbers
     if truth["distance"] == 0:
-        return f"Spot on! The machine took over at sentence {truth['boundary_number']}."
+        return gettext("Spot on! The machine took over at sentence %(boundary)d.") % numbers
     if truth["distance"] < 0:
         return (
-            f"Too early: sentence {truth['guess_number']} was still human. "
-            f"The machine took over at sentence {truth['boundary_number']}."
+            gettext(
+                "Too early: sentence %(guess)d was still human. "
+                "The machine took over at sentence %(boundary)d."
+            )
+            % numbers
         )
     if truth["guessed_all_human"]:
-        return f"The machine took over at sentence {truth['boundary_number']}, and it fooled you to the end."
-    late = truth["distance"]
+        return (
+            gettext("The machine took over at sentence %(boundary)d, and it fooled you to the end.") % numbers
+        )
     return (
-        f"The machine took over at sentence {truth['boundary_number']}; you caught it "
-        f"{late} sentence{'s' if late != 1 else ''} later."
+        ngettext(
+            "The machine took over at sentence %(boundary)d; you caught it %(late)d sentence later.",
+            "The machine took over at sentence %(boundary)d; you caught it %(late)d sentences later.",
+            truth["distance"],
+        )
+        % numbers
     )
 
 
@@ -215,7 +233,7 @@ def player_name(participant: Participant) -> str:
     """What a leaderboard shows: the username, or a short guest name (escaped by templates)."""
     if participant.user is not None:
         return participant.user.get_username()
-    return f"Guest {participant.public_id[:6]}"
+    return gettext("Guest %(id)s") % {"id": participant.public_id[:6]}
 
 
 def participant_after_login(

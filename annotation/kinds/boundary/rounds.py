@@ -13,12 +13,14 @@ from datetime import datetime
 
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.functional import Promise as StrPromise
+from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import Assignment
 from annotation.services import sql_rows
 from annotation.services.assignment import OPEN_SQL, assignment_is_open, open_params
 
-RAN_OUT = "This round ran out of time; go on with the next passage."
+RAN_OUT = gettext_lazy("This round ran out of time; go on with the next passage.")
 REVEAL = sql_rows.Statement(
     "roft_reveal",
     f"UPDATE {Assignment._meta.db_table} SET state = jsonb_set(jsonb_set(state, '{{revealed}}', %s::jsonb), "  # noqa: S608 - the model's own table
@@ -35,12 +37,12 @@ class RoundError(Exception):
 
     status = 400
 
-    def __init__(self, message: str, field: str = "round"):
+    def __init__(self, message: str | StrPromise, field: str = "round"):
         self.message, self.field = message, field
         super().__init__(message)
 
     @property
-    def errors(self) -> dict[str, list[str]]:
+    def errors(self) -> dict[str, list[str | StrPromise]]:
         return {self.field: [self.message]}
 
 
@@ -63,15 +65,19 @@ def reveal_next_sentence(*, assignment: Assignment, seen: int, now: datetime | N
         locked, state, count = _open_round(assignment, now)
         revealed = state["revealed"]
         if state.get("guess") is not None:
-            raise RoundClosed("You already made your guess in this round.", "guess")
+            raise RoundClosed(gettext("You already made your guess in this round."), "guess")
         if seen == revealed - 1 and seen >= 1:
             return seen
         if seen != revealed:
             raise RoundError(
-                f"The page is out of step with the round ({revealed} sentences shown); reload it.", "seen"
+                gettext("The page is out of step with the round (%(shown)d sentences shown); reload it.")
+                % {"shown": revealed},
+                "seen",
             )
         if revealed >= count:
-            raise RoundError("That was the last sentence: mark it or say the passage is all human.", "seen")
+            raise RoundError(
+                gettext("That was the last sentence: mark it or say the passage is all human."), "seen"
+            )
         state["reveals"] = [*_started(state, locked, now), now.isoformat()]
         state["revealed"] = revealed + 1
         _save_state(assignment, state)
@@ -114,13 +120,19 @@ def record_guess(*, assignment: Assignment, guess: int, now: datetime | None = N
         if state.get("guess") is not None:
             if state["guess"] == guess:
                 return guess
-            raise RoundClosed("You already made your guess in this round.", "guess")
+            raise RoundClosed(gettext("You already made your guess in this round."), "guess")
         if not 1 <= guess <= count:
-            raise RoundError(f"Must be between 1 and {count} ({count} means all human).", "guess")
+            raise RoundError(
+                gettext("Must be between 1 and %(count)d (%(count)d means all human).") % {"count": count},
+                "guess",
+            )
         newest, all_human = guess == revealed - 1, guess == count and revealed == count
         if not (newest or all_human):
             raise RoundError(
-                "Mark the newest sentence on the page, or after the last one say the passage is all human.",
+                gettext(
+                    "Mark the newest sentence on the page, "
+                    "or after the last one say the passage is all human."
+                ),
                 "guess",
             )
         state["reveals"] = _started(state, locked, now)
@@ -134,7 +146,7 @@ def _open_round(assignment: Assignment, now: datetime) -> tuple[Assignment, dict
     the item the caller's assignment carries: a passage does not change during a round)."""
     locked = sql_rows.fetch(Assignment, "roft_lock_round", "id = %s /*pg:FOR UPDATE*/", [assignment.pk])[0]
     if locked.status == Assignment.Status.ANSWERED:
-        raise RoundClosed("This round is over and its answer is stored; it earns nothing more.")
+        raise RoundClosed(gettext("This round is over and its answer is stored; it earns nothing more."))
     if not assignment_is_open(locked, now):
         raise RoundClosed(RAN_OUT)
     return locked, dict(locked.state), len(assignment.item.payload["sentences"])

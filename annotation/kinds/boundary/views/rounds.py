@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import InputError
@@ -65,7 +66,9 @@ def give_reason(request: HttpRequest, step: LiveStep) -> HttpResponse:
     """Store the answer (the recorded guess with the reason), then show the truth."""
     study, assignment = step.study, step.owned_assignment
     if assignment.status == Assignment.Status.ANSWERED:
-        return _step_error(request, study, RoundClosed("You already answered this round; nothing changed."))
+        return _step_error(
+            request, study, RoundClosed(gettext("You already answered this round; nothing changed."))
+        )
     answer = study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
     try:
         result = submit_response(assignment=assignment, answer=answer)
@@ -74,7 +77,9 @@ def give_reason(request: HttpRequest, step: LiveStep) -> HttpResponse:
     except SubmissionClosed as exc:
         return _step_error(request, study, RoundClosed(str(exc)))
     if not result.created:
-        return _step_error(request, study, RoundClosed("You already answered this round; nothing changed."))
+        return _step_error(
+            request, study, RoundClosed(gettext("You already answered this round; nothing changed."))
+        )
     if result.screened_out:
         return go_to(request, reverse("study-done", kwargs={"slug": study.slug}))
     if not is_htmx(request):
@@ -164,4 +169,4 @@ def _posted_int(request: HttpRequest, name: str) -> int:
     try:
         return int(request.POST.get(name, ""))
     except ValueError:
-        raise RoundError("Must be a whole number.", name) from None
+        raise RoundError(gettext("Must be a whole number."), name) from None

@@ -1,0 +1,162 @@
+"""What the site did on the crowd platforms' APIs: the audit log, and the records that make
+each money-moving call happen at most once (invariant 12, docs/crowd.md)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Platform(models.TextChoices):
+    PROLIFIC = "prolific", "Prolific"
+    MTURK = "mturk", "Mechanical Turk"
+
+
+class PlatformCall(models.Model):
+    """One call to a crowd platform (or, in a dry run, one call that would have been made):
+    what was sent and what came back. Written by ``services.platform_audit`` only, never changed."""
+
+    study = models.ForeignKey(
+        "annotation.Study", null=True, on_delete=models.SET_NULL, related_name="platform_calls"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    job = models.ForeignKey(
+        "annotation.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    platform = models.CharField(max_length=10, choices=Platform.choices)
+    method = models.CharField(max_length=40, help_text="HTTP method, or the MTurk operation.")
+    path = models.CharField(max_length=300, help_text="The API path (Prolific) or the endpoint (MTurk).")
+    request_body = models.JSONField(default=dict, blank=True)
+    status = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The reply's HTTP status; empty: none came."
+    )
+    response_body = models.JSONField(default=dict, blank=True)
+    error = models.TextField(
+        blank=True, help_text="Why no usable reply came (refused connection, time-out…)."
+    )
+    dry_run = models.BooleanField(
+        default=False, help_text="Made by a dry run: a read was sent, a write only printed (no status)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["study", "-id"], name="platformcall_study_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} → {self.status or self.error[:40] or 'dry run'}"
+
+
+class PlatformStudy(models.Model):
+    """A study's life on the platforms: the ids it was published under and its bonus cap."""
+
+    study = models.OneToOneField("annotation.Study", on_delete=models.CASCADE, related_name="platform")
+    prolific_study_id = models.CharField(max_length=64, blank=True)
+    mturk_hit_id = models.CharField(max_length=64, blank=True)
+    mturk_sandbox = models.BooleanField(default=False)
+    reward_cents = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The reward it was published with."
+    )
+    bonus_cap_cents = models.PositiveIntegerField(
+        default=0,
+        help_text="The most one participant may be paid in bonuses in this study, in cents (0: no bonuses).",
+    )
+
+    def __str__(self) -> str:
+        return f"{self.study} on the platforms"
+
+
+class PlatformDecision(models.Model):
+    """An approve or reject decided for one submission (Prolific) or assignment (MTurk).
+
+    Created SENDING before the call and marked SENT after it: a submission with a SENT
+    decision is never sent a second transition. A SENDING row left by a crash is sent again
+    only while the platform still lists the submission as awaiting review."""
+
+    class Action(models.TextChoices):
+        APPROVE = "APPROVE", "Approve"
+        REJECT = "REJECT", "Reject"
+
+    class State(models.TextChoices):
+        SENDING = "sending", "Sending"
+        SENT = "sent", "Sent"
+
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="platform_decisions")
+    platform = models.CharField(max_length=10, choices=Platform.choices)
+    submission_id = models.CharField(
+        max_length=64, help_text="Prolific's submission id or MTurk's AssignmentId."
+    )
+    participant = models.ForeignKey(
+        "annotation.Participant", null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    action = models.CharField(max_length=10, choices=Action.choices)
+    message = models.TextField(blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.SENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["platform", "submission_id"], name="platformdecision_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.submission_id} ({self.state})"
+
+
+class PlatformBonus(models.Model):
+    """One bonus for one participant and reason, through its states:
+
+    NEW (recorded) → CREATED (in a bulk bonus the platform knows, not paid) → PAYING (the pay
+    call is going out) → PAID. A pay call that failed before reaching the platform goes
+    back to CREATED; one whose outcome is unknown (a crash, a time-out, a 5xx) stays PAYING
+    and is never paid again until the researcher settles it (``settle_bonuses``)."""
+
+    class State(models.TextChoices):
+        NEW = "new", "Recorded"
+        CREATED = "created", "Created on the platform"
+        PAYING = "paying", "Being paid (outcome unknown until settled)"
+        PAID = "paid", "Paid"
+        UNPAID = "unpaid", "Settled as not paid"
+
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="platform_bonuses")
+    platform = models.CharField(max_length=10, choices=Platform.choices)
+    participant = models.ForeignKey("annotation.Participant", on_delete=models.CASCADE, related_name="+")
+    reason = models.CharField(max_length=200, blank=True)
+    amount_cents = models.PositiveIntegerField()
+    state = models.CharField(max_length=10, choices=State.choices, default=State.NEW)
+    batch_id = models.CharField(max_length=64, blank=True, help_text="Prolific's bulk bonus id.")
+    paying_since = models.DateTimeField(null=True, blank=True, help_text="When its pay call went out.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    paid_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "platform", "participant", "reason"], name="platformbonus_once"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.amount_cents} cents to {self.participant_id} for {self.reason!r} ({self.state})"
+
+
+class ResearcherToken(models.Model):
+    """A researcher's own platform token, encrypted (``services.platform_tokens``); never
+    shown again, never exported, never in an API answer."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    platform = models.CharField(max_length=10, choices=Platform.choices)
+    encrypted = models.BinaryField(editable=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "platform"], name="researchertoken_once")]
+
+    def __str__(self) -> str:
+        return f"{self.platform} token of user {self.user_id}"

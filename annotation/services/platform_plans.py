@@ -1,0 +1,88 @@
+"""What a platform action will do, computed from our records before anything is sent: the
+confirmation page shows it (counts and total cost) and the researcher confirms or not."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from annotation.models import PlatformDecision, PlatformStudy, Study
+
+from .capacity import places_wanted
+from .platform_bonus import BonusLine, PlannedBonus, check_bonus_lines
+from .platform_review import APPROVE, REJECT, verdict
+from .populations import real_enrollments
+from .pseudonyms import PseudonymCache
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    participant: str  # the pseudonym (the page never needs the platform id)
+    action: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ReviewPlan:
+    rows: list[PlanRow] = field(default_factory=list)
+    reward_cents: int | None = None
+
+    def count(self, action: str) -> int:
+        return sum(1 for row in self.rows if row.action == action)
+
+    @property
+    def approvals(self) -> int:
+        return self.count(APPROVE)
+
+    @property
+    def rejections(self) -> int:
+        return self.count(REJECT)
+
+    @property
+    def left(self) -> int:
+        return len(self.rows) - self.approvals - self.rejections
+
+    @property
+    def cost_cents(self) -> int | None:
+        """The rewards the approvals release (Prolific and MTurk pay on approval)."""
+        return None if self.reward_cents is None else self.approvals * self.reward_cents
+
+
+def review_plan(study: Study, *, platform: str) -> ReviewPlan:
+    """Our verdict on each of the study's participants from ``platform`` whose submission
+    has no decision sent yet: what ``… review`` will do for the ones the platform lists as
+    awaiting review."""
+    sent = PlatformDecision.objects.filter(study=study, platform=platform, state=PlatformDecision.State.SENT)
+    enrollments = (
+        real_enrollments(study)
+        .filter(participant__source=platform)
+        .exclude(participant_id__in=sent.values("participant_id"))
+        .select_related("participant")
+        .order_by("id")
+    )
+    names = PseudonymCache(study.pseudonym_salt)
+    rows = []
+    for enrollment in enrollments:
+        p = enrollment.participant
+        decided = verdict(study, enrollment)
+        pseudonym = names.get(p.pk, p.source, p.platform_worker_id, p.public_id)
+        rows.append(PlanRow(pseudonym, decided.action, decided.reason))
+    reward = PlatformStudy.objects.filter(study=study).values_list("reward_cents", flat=True).first()
+    return ReviewPlan(rows, reward)
+
+
+@dataclass(frozen=True)
+class BonusPlan:
+    bonuses: list[PlannedBonus]
+
+    @property
+    def total_cents(self) -> int:
+        return sum(bonus.line.amount_cents for bonus in self.bonuses)
+
+
+def bonus_plan(study: Study, *, platform: str, lines: list[BonusLine]) -> BonusPlan:
+    """The file's bonuses, checked (participants, cap): ``InputError`` as the job would raise."""
+    return BonusPlan(check_bonus_lines(study, platform=platform, lines=lines))
+
+
+def publish_places(study: Study, places: int | None) -> int:
+    return places or places_wanted(study)

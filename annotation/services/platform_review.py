@@ -1,0 +1,112 @@
+"""What a platform submission deserves, decided from our records: the one rule behind
+``prolific review`` and ``mturk review`` (and their confirmation page).
+
+- finished with the completion code and not flagged, excluded or blocked
+  (``platform_lists.platform_status`` is "completed") → approve;
+- screened out by failed attention checks → reject, with a message that names the checks;
+- anything else (flagged by a researcher, excluded, returned, not finished, cut short
+  without pay, unknown to us) → left for the researcher, with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.utils import timezone
+
+from annotation.models import Enrollment, PlatformDecision, Response, Study
+
+from .participants import session_cut_short
+from .platform_lists import platform_status
+from .pseudonyms import PseudonymCache
+
+APPROVE, REJECT, LEAVE = "APPROVE", "REJECT", "LEAVE"
+ATTENTION_REASON = "failed attention checks"  # what ``attention.record_attention_outcome`` writes
+# Prolific refuses a rejection message shorter than this.
+MIN_REJECTION_MESSAGE = 100
+
+
+@dataclass(frozen=True)
+class Verdict:
+    action: str  # APPROVE, REJECT or LEAVE
+    reason: str  # why (LEAVE: what the researcher should look at; REJECT: the message sent)
+
+
+def verdict(study: Study, enrollment: Enrollment | None) -> Verdict:
+    """The decision for one participant's submission to ``study``."""
+    if enrollment is None:
+        return Verdict(LEAVE, "not a participant of this study here (no session under this id)")
+    if enrollment.is_test:
+        return Verdict(LEAVE, "a researcher's test run")
+    status = platform_status(enrollment)
+    if status == "completed":
+        if session_cut_short(enrollment, study) and not study.pay_partial_sessions:
+            return Verdict(LEAVE, "the study ran out of pages before the session's end (no code was shown)")
+        return Verdict(APPROVE, "finished and not flagged")
+    if status == "screened out" and enrollment.flag_reason == ATTENTION_REASON:
+        return Verdict(REJECT, rejection_message(study, enrollment))
+    return Verdict(LEAVE, status)
+
+
+def failed_checks(study: Study, enrollment: Enrollment) -> list[str]:
+    """The attention checks the participant answered wrongly, by the item ids of the study file."""
+    rows = Response.objects.filter(
+        study=study, participant_id=enrollment.participant_id, is_attention_check=True, correct=False
+    ).order_by("answered_at")
+    return list(rows.values_list("item__external_id", flat=True))
+
+
+def rejection_message(study: Study, enrollment: Enrollment) -> str:
+    """The message a rejected participant reads: which checks failed, how many were allowed,
+    and that the answers are kept; always at least ``MIN_REJECTION_MESSAGE`` characters."""
+    names = failed_checks(study, enrollment)
+    listed = ", ".join(f'"{name}"' for name in names) or "(not recorded)"
+    return (
+        f"Your submission failed {enrollment.attention_failed} attention check(s) of this study, more "
+        f"than the {study.max_attention_failures} it allows, and the study ended your session with its "
+        "screen-out code. "
+        f"The checks answered wrongly: {listed}. Each had one answer given in the study's instructions."
+    )
+
+
+def shown_name(names: PseudonymCache, enrollment: Enrollment | None, platform_id: str) -> str:
+    """How a job's result names a submission's participant: by the pseudonym of the
+    participants page and exports, since every researcher of the study reads job results and
+    raw platform ids are the owner's only (``access.can_see_platform_ids``); an id we do not
+    know by its last four characters."""
+    if enrollment is None:
+        return f"unknown id …{platform_id[-4:]}"
+    p = enrollment.participant
+    return names.get(p.pk, p.source, p.platform_worker_id, p.public_id)
+
+
+def send_decision_once(
+    study: Study,
+    *,
+    platform: str,
+    submission_id: str,
+    enrollment: Enrollment | None,
+    action: str,
+    message: str,
+    send: Callable[[], object],
+) -> None:
+    """Record a decision on a platform's submission (SENDING), ``send`` it, mark it SENT.
+
+    The record comes first: a run that dies after sending leaves it SENDING, and a second
+    run sees the submission as decided rather than sending it again (each platform's review
+    skips submissions with a record)."""
+    decision, _ = PlatformDecision.objects.get_or_create(
+        platform=platform,
+        submission_id=submission_id,
+        defaults={
+            "study": study,
+            "participant_id": enrollment.participant_id if enrollment else None,
+            "action": action,
+            "message": message,
+        },
+    )
+    send()
+    PlatformDecision.objects.filter(pk=decision.pk).update(
+        state=PlatformDecision.State.SENT, sent_at=timezone.now()
+    )

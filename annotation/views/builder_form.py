@@ -1,0 +1,308 @@
+"""The builder page's form, both ways: posted fields → a study file's values (nothing checked
+here beyond reading numbers and JSON: the kind and the study's serializers judge them), and a
+study file → the values the page shows.
+
+A question is a block of fields with the same names (``q_id``, ``q_type``, …), one block per
+question in the page's order, so adding, removing and moving a question is the browser's work
+(``static/js/builder.js``) and the posted lists say the order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Field
+from django.http import QueryDict
+
+from annotation.errors import InputError
+from annotation.kinds.questions import PICK_MODES, TYPES
+from annotation.languages import check_study_language, language_codes
+from annotation.models import Study
+from annotation.services.builder import QUESTION_FORM_KIND
+from annotation.services.item_files import ALIASES, JSON_COLUMNS, PASSAGE_COLUMN, TEXT_COLUMNS, ColumnMap
+from annotation.services.studies import STUDY_SETTINGS
+
+TEXT_FIELDS = ("title", "description", "instructions", "consent")  # written, not set
+SETTINGS = [name for name in STUDY_SETTINGS if name not in TEXT_FIELDS]
+EXTRAS = ("examples", "faq")  # the parts of a study file the page holds as JSON
+QUESTION_FIELDS = (
+    "id", "type", "text", "required", "points", "labels", "options", "pick", "tie", "passage",
+    "min_length", "max_length", "show_if", "show_if_values",
+)  # fmt: skip
+# What a CSV column may hold (the builder's names for item_files' columns).
+ROLES = {
+    "": "not read",
+    "id": "item id",
+    "context": "context (shown above the passages)",
+    "passage_text": "a passage's text",
+    "passage_system": "a passage's system (hidden)",
+    "attention_check": "attention check (true/false)",
+    "gold": "gold answer (JSON)",
+    "provenance": "provenance (JSON)",
+    "explanation": "explanation",
+    "payload": "the whole payload (JSON)",
+}
+NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+
+
+def setting_fields() -> list[dict]:
+    """Each study setting the page offers, with the model's own help text and its input."""
+    fields = []
+    for name in SETTINGS:
+        field = Study._meta.get_field(name)
+        assert isinstance(field, Field)
+        kind = field.get_internal_type()
+        # A setting checked against the site's languages offers them (a study's ``language``).
+        choices = language_codes() if check_study_language in field.validators else []
+        widget = (
+            "choice"
+            if choices
+            else "bool"
+            if "Boolean" in kind
+            else "number"
+            if kind in ("PositiveIntegerField", "FloatField")
+            else "text"
+        )
+        fields.append(
+            {
+                "name": name,
+                "label": name.replace("_", " ").capitalize(),
+                "help": str(field.help_text),
+                "widget": widget,
+                "choices": choices,
+                "nullable": field.null,
+                "step": "any" if kind == "FloatField" else "1",
+            }
+        )
+    return fields
+
+
+# --- posted → study file ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Posted:
+    """A posted form read: the study file's values, and what could not even be read."""
+
+    data: dict
+    errors: dict[str, list[str]]
+    has_questions: bool
+
+
+def study_file_from_post(post: QueryDict, *, kind: str, new: bool) -> Posted:
+    """The study file the form spells (without items). ``new``: the slug is the form's."""
+    errors: dict[str, list[str]] = {}
+    data: dict[str, Any] = {"kind": kind}
+    if new:
+        data["slug"] = post.get("slug", "").strip()
+        data["status"] = Study.Status.DRAFT
+    for name in TEXT_FIELDS:
+        if name in post:
+            data[name] = str(post.get(name, "")).replace("\r\n", "\n")
+    for field in setting_fields():
+        if field["name"] in post:
+            value = _setting(str(post.get(field["name"], "")).strip(), field)
+            if value is not _LEFT_OUT:
+                data[field["name"]] = value
+    has_questions = "q_id" in post
+    if has_questions:
+        data["config"] = {"questions": questions_from_post(post)}
+    elif "config_json" in post:
+        data["config"] = _json_field(str(post.get("config_json", "")), "config", errors, empty={})
+    if "extras_json" in post:
+        extras = _json_field(str(post.get("extras_json", "")), "examples and FAQ", errors, empty={})
+        if isinstance(extras, dict):
+            data.update({key: value for key, value in extras.items() if key in EXTRAS})
+            unknown = sorted(set(extras) - set(EXTRAS))
+            if unknown:
+                errors["examples and FAQ"] = [
+                    f"Only {' and '.join(EXTRAS)} go here, not {', '.join(unknown)}."
+                ]
+    return Posted(data, errors, has_questions)
+
+
+_LEFT_OUT = object()
+
+
+def _setting(raw: str, field: dict) -> Any:
+    """A setting as typed: blank is the default (null where the setting may be empty, an
+    empty text for a text setting: a code or link cleared on an edit is cleared)."""
+    if raw == "":
+        if field["widget"] == "text":
+            return ""
+        return None if field["nullable"] else _LEFT_OUT
+    if field["widget"] == "bool":
+        return {"yes": True, "no": False}.get(raw, raw)
+    if field["widget"] == "number" and NUMBER.match(raw):
+        return float(raw) if "." in raw or field["step"] == "any" else int(raw)
+    return raw  # the serializer names what is wrong with it
+
+
+def _json_field(raw: str, name: str, errors: dict[str, list[str]], *, empty: Any) -> Any:
+    if not raw.strip():
+        return empty
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        errors[name] = [f"Not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."]
+        return empty
+
+
+def questions_from_post(post: QueryDict) -> list[dict]:
+    """Each question block as a question definition: only the settings of its type, blank
+    ones left out (their defaults apply), numbers as numbers."""
+    columns = {name: post.getlist(f"q_{name}") for name in QUESTION_FIELDS}
+    count = len(columns["id"])
+    blocks = [
+        {name: (values[i] if i < len(values) else "") for name, values in columns.items()}
+        for i in range(count)
+    ]
+    return [_question(block) for block in blocks]
+
+
+def _question(block: dict[str, str]) -> dict:
+    kind = block["type"]
+    question: dict[str, Any] = {
+        "id": block["id"].strip(),
+        "type": kind,
+        "text": block["text"].replace("\r\n", "\n"),
+    }
+    if block["required"] == "no":
+        question["required"] = False
+    if kind == "scale":
+        _put_number(question, "points", block["points"])
+        if _lines(block["labels"]):
+            question["labels"] = _lines(block["labels"])
+    elif kind in ("choice", "multi"):
+        question["options"] = _lines(block["options"])
+    elif kind == "pick":
+        question["pick"] = block["pick"]
+        if block["tie"] == "yes":
+            question["tie"] = True
+    elif kind == "sentences":
+        _put_number(question, "passage", block["passage"])
+    elif kind == "text":
+        _put_number(question, "min_length", block["min_length"])
+        _put_number(question, "max_length", block["max_length"])
+    if block["show_if"].strip():
+        values: list[Any] = [int(v) if v.isdigit() else v for v in _lines(block["show_if_values"])]
+        question["show_if"] = {"question": block["show_if"].strip(), "in": values}
+    return question
+
+
+def _put_number(question: dict, name: str, raw: str) -> None:
+    raw = raw.strip()
+    if raw:
+        question[name] = int(raw) if re.fullmatch(r"-?\d+", raw) else raw
+
+
+def _lines(raw: str) -> list[str]:
+    return [line.strip() for line in raw.splitlines() if line.strip()]
+
+
+# --- study file → shown ---------------------------------------------------------------------
+
+
+def form_values(data: dict) -> dict:
+    """What the page shows for a study file: its texts, settings as typed, questions as
+    blocks, another kind's config and the examples and FAQ as JSON."""
+    values = {name: data.get(name, "") for name in ("slug", *TEXT_FIELDS)}
+    settings = {}
+    for field in setting_fields():
+        value = data.get(field["name"])
+        settings[field["name"]] = (
+            "" if value is None else ("yes" if value else "no") if field["widget"] == "bool" else str(value)
+        )
+    config = data.get("config") or {}
+    extras = {key: data[key] for key in EXTRAS if data.get(key)}
+    return {
+        **values,
+        "settings": settings,
+        "questions": [question_values(q) for q in config.get("questions", [])]
+        if data.get("kind") == QUESTION_FORM_KIND
+        else [],
+        "config_json": json.dumps(config, indent=2, ensure_ascii=False),
+        "extras_json": json.dumps(extras, indent=2, ensure_ascii=False) if extras else "",
+    }
+
+
+def question_values(question: dict) -> dict:
+    """One question as its block's field values (lists one per line)."""
+    show_if = question.get("show_if") or {}
+    shown_values = show_if.get("in", [show_if["equals"]] if "equals" in show_if else [])
+    return {
+        "id": question.get("id", ""),
+        "type": question.get("type", "scale"),
+        "text": question.get("text", ""),
+        "required": "no" if question.get("required") is False else "yes",
+        "points": question.get("points", 5 if question.get("type") == "scale" else ""),
+        "labels": "\n".join(str(x) for x in question.get("labels", [])),
+        "options": "\n".join(str(x) for x in question.get("options", [])),
+        "pick": question.get("pick", "best"),
+        "tie": "yes" if question.get("tie") else "no",
+        "passage": question.get("passage", 1),
+        "min_length": question.get("min_length", ""),
+        "max_length": question.get("max_length", ""),
+        "show_if": show_if.get("question", ""),
+        "show_if_values": "\n".join(str(v) for v in shown_values),
+    }
+
+
+def question_choices() -> dict:
+    return {"types": TYPES, "pick_modes": PICK_MODES}
+
+
+# --- a CSV's columns ------------------------------------------------------------------------------
+
+
+def guessed_role(name: str) -> tuple[str, str]:
+    """(role, passage id) a column's name suggests: our own names read as they are."""
+    column = ALIASES.get(name, name)
+    match = PASSAGE_COLUMN.fullmatch(column)
+    if match:
+        return f"passage_{match['part']}", match["id"]
+    if column == "external_id":
+        return "id", ""
+    if column in (*JSON_COLUMNS, *TEXT_COLUMNS, "context"):
+        return column, ""
+    return "", ""
+
+
+def column_rows(header: list[str], post: QueryDict | None) -> list[dict]:
+    """The mapping table's rows: the posted roles when the posted header is this file's,
+    the guessed ones otherwise."""
+    posted = post is not None and post.getlist("col_name") == header
+    rows = []
+    for index, name in enumerate(header):
+        if posted:
+            role, pid = post.getlist("col_role")[index], post.getlist("col_passage")[index].strip()  # type: ignore[union-attr]
+        else:
+            role, pid = guessed_role(name)
+        rows.append({"name": name, "role": role, "passage": pid})
+    return rows
+
+
+def column_map(rows: list[dict]) -> ColumnMap:
+    """The rows as item_files' column map (a column left unmapped is not read); a passage
+    column without a passage id is an error naming it."""
+    mapping: ColumnMap = {}
+    errors: dict[str, list[str]] = {}
+    for row in rows:
+        role, name = row["role"], row["name"]
+        if role in ("passage_text", "passage_system"):
+            if not row["passage"]:
+                errors[f"column {name}"] = [
+                    "Give the passage an id (e.g. a, b): it names the passage in answers."
+                ]
+                continue
+            mapping[name] = f"passage.{row['passage']}.{role.removeprefix('passage_')}"
+        elif role == "id":
+            mapping[name] = "external_id"
+        elif role in ROLES and role:
+            mapping[name] = role
+    if errors:
+        raise InputError(errors)
+    return mapping

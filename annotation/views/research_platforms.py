@@ -1,0 +1,161 @@
+"""The study's crowd-platform page: publish, review and pay bonuses on Prolific or MTurk (each
+after a confirmation showing counts and cost), the bonus cap, the researcher's token, and
+the audit log. The study's owner and admins only (``access.can_use_platforms``)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annotation.errors import InputError
+from annotation.models import Platform, PlatformStudy, Study
+from annotation.services.access import access_study_for_researcher, can_use_platforms
+from annotation.services.capacity import places_wanted
+from annotation.services.platform_audit import study_calls
+from annotation.services.platform_bonus import parse_bonus_csv, pseudonymous_lines
+from annotation.services.platform_plans import bonus_plan, publish_places, review_plan
+from annotation.services.platform_tokens import has_token, store_token
+from annotation.services.research import NotAllowed, start_job_for_researcher
+
+from .research import researcher_required
+
+ACTIONS = ("publish", "review", "bonus")
+
+
+def _study(request: HttpRequest, slug: str) -> Study:
+    study = access_study_for_researcher(request.user, slug)
+    if not can_use_platforms(request.user, study):
+        raise Http404("Only the study's owner reaches its platform page.")
+    return study
+
+
+@researcher_required
+def platform_page(request: HttpRequest, slug: str) -> HttpResponse:
+    study = _study(request, slug)
+    record = PlatformStudy.objects.get_or_create(study=study)[0]
+    context = {
+        "study": study,
+        "record": record,
+        "bonus_cap": f"{record.bonus_cap_cents / 100:.2f}",
+        "places_wanted": places_wanted(study),
+        "prolific_token": has_token(request.user, platform=Platform.PROLIFIC),
+        "calls": study_calls(study),
+        "recent_jobs": study.jobs.filter(kind__regex=r"^(prolific|mturk)_").order_by("-created_at")[:5],
+    }
+    return render(request, "research/platforms.html", context)
+
+
+@researcher_required
+@require_POST
+def platform_settings(request: HttpRequest, slug: str) -> HttpResponse:
+    """The bonus cap (per participant, in the study's currency) and the researcher's token."""
+    study = _study(request, slug)
+    if "bonus_cap" in request.POST:
+        cents = _cents(request.POST["bonus_cap"], allow_zero=True)
+        if cents is None:
+            messages.error(request, "The bonus cap is an amount such as 2.50 (0: no bonuses).")
+        else:
+            PlatformStudy.objects.update_or_create(study=study, defaults={"bonus_cap_cents": cents})
+            messages.success(request, f"Bonus cap: {cents / 100:.2f} per participant.")
+    if "prolific_token" in request.POST:
+        try:
+            store_token(request.user, platform=Platform.PROLIFIC, token=request.POST["prolific_token"])
+        except InputError as exc:
+            messages.error(request, exc.summary())
+        else:
+            messages.success(request, "Your Prolific token is stored (encrypted; it is never shown again).")
+    return redirect("research-platforms", slug=slug)
+
+
+@researcher_required
+@require_POST
+def platform_action(request: HttpRequest, slug: str, platform: str, action: str) -> HttpResponse:
+    """First post: the confirmation (what will happen, what it costs). Second post, with
+    ``confirm``: the job starts (``dry_run`` to only print what would be sent)."""
+    study = _study(request, slug)
+    if platform not in Platform.values or action not in ACTIONS:
+        raise Http404("No such action.")
+    try:
+        parameters = _parameters(request, study, platform, action)
+        if request.POST.get("confirm"):
+            parameters["dry_run"] = request.POST.get("confirm") == "dry_run"
+            job = start_job_for_researcher(
+                user=request.user, kind=f"{platform}_{action}", study_slug=study.slug, parameters=parameters
+            )
+            messages.success(
+                request, f"Started {job.kind} job {job.pk}; its calls appear in the audit log below."
+            )
+            return redirect("research-platforms", slug=slug)
+        context = {"study": study, "platform": platform, "action": action, "post": request.POST}
+        context |= _plan(study, platform, action, parameters)
+        return render(request, "research/platform_confirm.html", context)
+    except (InputError, NotAllowed) as exc:
+        messages.error(request, exc.summary() if isinstance(exc, InputError) else str(exc))
+        return redirect("research-platforms", slug=slug)
+
+
+def _parameters(request: HttpRequest, study: Study, platform: str, action: str) -> dict:
+    post = request.POST
+    if action == "review":
+        return {}
+    if action == "bonus":
+        lines = pseudonymous_lines(study, platform=platform, lines=parse_bonus_csv(post.get("bonuses", "")))
+        return {"bonuses": [line.as_dict() for line in lines]}
+    reward = _cents(post.get("reward", ""))
+    errors = {}
+    if reward is None:
+        errors["reward"] = ["The reward is an amount such as 1.50."]
+    places = _positive(post.get("places", ""))
+    minutes = _positive(post.get("minutes", ""))
+    if minutes is None:
+        errors["minutes"] = ["The minutes a participant needs, a whole number."]
+    if errors:
+        raise InputError(errors)
+    url = request.build_absolute_uri(reverse("study-entry", kwargs={"slug": study.slug}))
+    return {
+        "study_url": url,
+        "places": places,
+        "reward_cents": reward,
+        "minutes": minutes,
+        "draft": bool(post.get("draft")),
+        "sandbox": bool(post.get("sandbox")),
+    }
+
+
+def _plan(study: Study, platform: str, action: str, parameters: dict) -> dict:
+    if action == "review":
+        plan = review_plan(study, platform=platform)
+        return {"review": plan, "count": len(plan.rows), "cost_cents": plan.cost_cents}
+    if action == "bonus":
+        from annotation.services.platform_bonus import BonusLine
+
+        lines = [BonusLine(**row) for row in parameters["bonuses"]]
+        bonuses = bonus_plan(study, platform=platform, lines=lines)
+        return {"bonuses": bonuses, "count": len(bonuses.bonuses), "cost_cents": bonuses.total_cents}
+    places = publish_places(study, parameters["places"])
+    return {"publish": parameters, "count": places, "cost_cents": places * parameters["reward_cents"]}
+
+
+def _cents(text: str, *, allow_zero: bool = False) -> int | None:
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        value = Decimal(text.strip()) * 100
+    except InvalidOperation:
+        return None
+    if (
+        not value.is_finite()
+        or value != value.to_integral_value()
+        or value < 0
+        or (value == 0 and not allow_zero)
+    ):
+        return None
+    return int(value)
+
+
+def _positive(text: str) -> int | None:
+    text = text.strip()
+    return int(text) if text.isdigit() and int(text) > 0 else None

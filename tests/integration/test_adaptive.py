@@ -1,0 +1,197 @@
+"""Adaptive collection on PostgreSQL: the option, the pick, the priorities the reports job
+writes, the budget and the stopping rule (docs/formats.md and docs/statistics.md,
+"Adaptive collection")."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from annotation.errors import InputError
+from annotation.models import Item, Participant, Study
+from annotation.services.assignment import _pick_statement, assign_next_item
+from annotation.services.studies import load_study_file
+from annotation.services.submission import submit_response
+from scoring.services import compute_study_reports
+from tests.conftest import claim_study_file
+from tests.helpers.adaptive import likert_study_file
+from tests.helpers.flow import answer_pages, start, task_action
+from tests.helpers.gate import CLAIM_ANSWER
+
+pytestmark = pytest.mark.django_db
+
+AGREE = {"label": "neutral", "evidence": []}
+OTHER = {"label": "supports", "evidence": [0]}
+ADAPTIVE = {"assignment": "adaptive", "adaptive": {"min_answers": 2}}
+
+
+def adaptive_claims(*, items: int = 4, cap: int = 5, adaptive: dict | None = None, **fields) -> Study:
+    config = {"assignment": "adaptive", "adaptive": {"min_answers": 2} if adaptive is None else adaptive}
+    fields = {"items_per_session": items, **fields}
+    data = claim_study_file(items=items, annotations_per_item=cap, config=config, **fields)
+    return load_study_file(data).study
+
+
+def test_the_option_is_stored_with_its_defaults_and_uniform_stays_the_default():
+    study = adaptive_claims(adaptive={})
+    assert study.config["assignment"] == "adaptive"
+    assert study.config["adaptive"] == {"min_answers": 2, "budget": None, "stop": None}
+    plain = load_study_file(claim_study_file(slug="plain")).study
+    assert "assignment" not in plain.config and "adaptive" not in plain.config
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        ({"assignment": "sometimes"}, "config.assignment"),
+        ({"adaptive": {"min_answers": 2}}, "config.adaptive"),
+        ({"assignment": "adaptive", "adaptive": {"min_answer": 2}}, "config.adaptive.min_answer"),
+        ({"assignment": "adaptive", "adaptive": {"min_answers": 0}}, "config.adaptive.min_answers"),
+        ({"assignment": "adaptive", "adaptive": {"budget": 0}}, "config.adaptive.budget"),
+        (
+            {
+                "assignment": "adaptive",
+                "adaptive": {"stop": {"question": "q", "systems": ["A", "A"], "width": 1}},
+            },
+            "config.adaptive.stop.systems",
+        ),
+        (
+            {"assignment": "adaptive", "adaptive": {"stop": {"question": "q", "systems": ["A", "B"]}}},
+            "config.adaptive.stop.ci_excludes_zero",
+        ),
+        (
+            {
+                "assignment": "adaptive",
+                "adaptive": {"stop": {"question": "q", "systems": ["A", "B"], "width": 1, "alpha": 1}},
+            },
+            "config.adaptive.stop.alpha",
+        ),
+    ],
+)
+def test_a_bad_option_is_refused_by_name(config, field):
+    with pytest.raises(InputError) as refused:
+        load_study_file(claim_study_file(config=config))
+    assert field in refused.value.errors, refused.value.errors
+    assert not Study.objects.exists()
+
+
+def test_items_below_the_minimum_come_first(enrolled):
+    """One page each: every item gets its two answers before the most unsettled gets a third."""
+    study = adaptive_claims(items=4, cap=5, items_per_session=1)
+    Item.objects.filter(study=study).exclude(external_id="c0").update(priority=0.9)
+    Item.objects.filter(study=study, external_id="c0").update(priority=0.0)
+    for _ in range(8):
+        answer_pages(study, enrolled(study), AGREE)
+    assert set(Item.objects.filter(study=study).values_list("slots_taken", flat=True)) == {2}
+    answer_pages(study, enrolled(study), AGREE)
+    taken = dict(Item.objects.filter(study=study).values_list("external_id", "slots_taken"))
+    assert taken["c0"] == 2 and sorted(taken.values()) == [2, 2, 2, 3]
+
+
+def test_past_the_minimum_the_least_settled_item_goes_first(enrolled):
+    study = adaptive_claims(items=4, cap=5)
+    first, second = enrolled(study), enrolled(study)
+    for participant, answer_c1 in ((first, AGREE), (second, OTHER)):
+        while (page := assign_next_item(participant=participant, study=study)) is not None:
+            submit_response(assignment=page, answer=answer_c1 if page.item.external_id == "c1" else AGREE)
+    compute_study_reports(study)  # the reports job writes the priorities
+    priority = dict(Item.objects.filter(study=study).values_list("external_id", "priority"))
+    assert priority["c1"] > max(priority[name] for name in ("c0", "c2", "c3"))
+    page = assign_next_item(participant=enrolled(study), study=study)
+    assert page.item.external_id == "c1"
+    # the pick lowered the priority of the item it handed out: (n + 1) / (n + 2) for n = 2
+    page.item.refresh_from_db()
+    assert page.item.priority == pytest.approx(priority["c1"] * 3 / 4)
+    assert page.item.slots_taken == 3
+    # still the least settled after one page (1 × 3/4 > 0.65), not after two (× 4/5 < 0.65)
+    others = max(priority[name] for name in ("c0", "c2", "c3"))
+    assert priority["c1"] * 3 / 4 > others > priority["c1"] * 3 / 5
+    assert assign_next_item(participant=enrolled(study), study=study).item.external_id == "c1"
+    assert assign_next_item(participant=enrolled(study), study=study).item.external_id != "c1"
+
+
+def test_the_cap_per_item_holds(enrolled):
+    study = adaptive_claims(items=2, cap=3)
+    for _ in range(5):
+        answer_pages(study, enrolled(study), AGREE)
+    assert set(Item.objects.filter(study=study).values_list("slots_taken", flat=True)) == {3}
+
+
+def test_the_adaptive_pick_reads_its_index_and_sorts_nothing(enrolled):
+    study = adaptive_claims(items=1000, cap=5)
+    Item.objects.filter(study=study).update(slots_taken=2)  # every item past the minimum
+    participant = enrolled(study)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE annotation_item")
+    sent = []
+    with connection.execute_wrapper(
+        lambda run, sql, params, *rest: sent.append((sql, params)) or run(sql, params, *rest)
+    ):
+        assert assign_next_item(participant=participant, study=study) is not None
+    pick = _pick_statement(False, True).for_vendor("postgresql")
+    picks = [params for sql, params in sent if sql == pick]
+    assert len(picks) == 1
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN {pick}", picks[0])
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Sort" not in plan, plan
+    assert "item_adaptive_order" in plan and "item_pick_order" in plan, plan
+
+
+def test_the_budget_closes_the_study_once_over_http(client, researcher):
+    study = adaptive_claims(items=4, cap=3, adaptive={"min_answers": 1, "budget": 3})
+    study.owner = researcher
+    study.save()
+    for worker in ("w1", "w2", "w3"):
+        client.logout()
+        html = start(client, study.slug, f"?PROLIFIC_PID={worker}")
+        client.post(task_action(html), CLAIM_ANSWER)
+    study.refresh_from_db()
+    assert study.status == Study.Status.CLOSED
+    assert study.closed_because == Study.ClosedBecause.BUDGET
+    assert study.closed_details == {"budget": 3, "answers": 3}
+    client.force_login(researcher)
+    page = client.get(f"/research/s/{study.slug}/").content.decode()
+    assert "the answer budget was spent" in page and "3 answers that count, budget 3" in page
+    assert Participant.objects.count() == 3
+
+
+def _answer_all(study: Study, enrolled, ratings: dict[str, list[int]]) -> None:
+    """Participants answer until the study has no page for them, each system's ratings in turn."""
+    turn = {system: 0 for system in ratings}
+    while True:
+        participant = enrolled(study)
+        pages = 0
+        while (page := assign_next_item(participant=participant, study=study)) is not None:
+            system = page.item.provenance["system"]
+            rating = ratings[system][turn[system] % len(ratings[system])]
+            turn[system] += 1
+            submit_response(assignment=page, answer={"ratings": {"quality": rating}})
+            pages += 1
+        if not pages:
+            return
+
+
+def test_the_reports_job_closes_the_study_when_the_interval_is_narrow_enough(enrolled):
+    stop = {"question": "quality", "systems": ["A", "B"], "width": 3.0}
+    study = load_study_file(likert_study_file(stop)).study
+    _answer_all(study, enrolled, {"A": [5, 6], "B": [5, 4]})  # 100 answers: every slot
+    compute_study_reports(study)
+    study.refresh_from_db()
+    assert study.status == Study.Status.CLOSED
+    assert study.closed_because == Study.ClosedBecause.STOPPING_RULE
+    details = study.closed_details
+    assert details["ci_high"] - details["ci_low"] <= 3.0 and details["answers"] == 100
+    assert details["difference"] == pytest.approx(1.0)
+    compute_study_reports(study)  # a later recompute changes nothing
+    study.refresh_from_db()
+    assert study.closed_details == details
+
+
+def test_a_rule_not_met_leaves_the_study_live(enrolled):
+    stop = {"question": "quality", "systems": ["A", "B"], "width": 0.1}
+    study = load_study_file(likert_study_file(stop)).study
+    _answer_all(study, enrolled, {"A": [5, 6], "B": [5, 4]})
+    compute_study_reports(study)
+    study.refresh_from_db()
+    assert study.status == Study.Status.LIVE and study.closed_because == ""

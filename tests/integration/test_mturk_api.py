@@ -1,0 +1,139 @@
+"""``manage.py mturk publish|review|bonus`` with boto3's client under ``botocore.stub.Stubber``,
+which checks every call's parameters against MTurk's own API model (and fails the test on any
+call not expected): nothing leaves the machine."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import boto3
+import pytest
+from botocore.stub import ANY, Stubber
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.test import override_settings
+
+from annotation.models import Participant, PlatformBonus, PlatformCall, PlatformStudy
+from annotation.services import mturk
+from tests.helpers.platforms import BAD, GOOD, crowd_participant, named
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def stub(monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test-key")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
+    client = boto3.client("mturk", region_name="us-east-1", endpoint_url=mturk.SANDBOX_ENDPOINT)
+    monkeypatch.setattr(mturk, "mturk_boto_client", lambda *, sandbox: client)
+    with Stubber(client) as stubber, override_settings(SITE_URL="https://roft.example"):
+        yield stubber
+        stubber.assert_no_pending_responses()
+
+
+@pytest.fixture
+def study(make_claim_study):
+    return make_claim_study(items=6, attention=2, items_per_session=3, attention_check_rate=0.34)
+
+
+def run(*args: str) -> str:
+    out = StringIO()
+    call_command("mturk", *args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+def worker(study, worker_id: str, answer: dict | None) -> Participant:
+    session = {"assignmentId": f"as-{worker_id}", "hitId": "HIT1"}
+    return crowd_participant(study, worker_id, answer, source=Participant.Source.MTURK, session=session)
+
+
+def test_publish_creates_a_hit_with_our_external_question(stub, study):
+    stub.add_response(
+        "create_hit",
+        {"HIT": {"HITId": "HIT1", "HITTypeId": "T1"}},
+        {
+            "Title": "Claims under test",
+            "Description": ANY,
+            "Question": ANY,
+            "Reward": "0.50",
+            "MaxAssignments": 6,
+            "AssignmentDurationInSeconds": 1200,
+            "LifetimeInSeconds": ANY,
+            "RequesterAnnotation": "claims",
+        },
+    )
+    out = run("publish", study.slug, "--reward", "0.50", "--minutes", "10", "--sandbox")
+    record = PlatformStudy.objects.get(study=study)
+    assert record.mturk_hit_id == "HIT1" and record.mturk_sandbox and '"hit_id": "HIT1"' in out
+    call = PlatformCall.objects.get()
+    assert call.method == "CreateHIT" and call.status == 200
+    assert "<ExternalURL>https://roft.example/s/claims/</ExternalURL>" in call.request_body["Question"]
+
+
+def test_publish_dry_run_calls_nothing(stub, study):
+    out = run("publish", study.slug, "--reward", "0.50", "--minutes", "10", "--dry-run")
+    assert "CreateHIT" in out and "ExternalQuestion" in out
+    assert PlatformCall.objects.get().dry_run
+
+
+def test_review_approves_rejects_and_leaves_once(stub, study):
+    PlatformStudy.objects.create(study=study, mturk_hit_id="HIT1", mturk_sandbox=True)
+    worker(study, "W-GOOD", GOOD)
+    worker(study, "W-BAD", BAD)
+    worker(study, "W-HALF", None)
+    listed = [
+        {"AssignmentId": f"as-{w}", "WorkerId": w, "HITId": "HIT1", "AssignmentStatus": "Submitted"}
+        for w in ("W-GOOD", "W-BAD", "W-HALF")
+    ]
+    query = {"HITId": "HIT1", "AssignmentStatuses": ["Submitted"], "MaxResults": 100}
+    stub.add_response("list_assignments_for_hit", {"Assignments": listed[:2], "NextToken": "p2"}, query)
+    stub.add_response("approve_assignment", {}, {"AssignmentId": "as-W-GOOD"})
+    stub.add_response("reject_assignment", {}, {"AssignmentId": "as-W-BAD", "RequesterFeedback": ANY})
+    stub.add_response("list_assignments_for_hit", {"Assignments": listed[2:]}, {**query, "NextToken": "p2"})
+    out = run("review", study.slug)
+    mturk_name = {w: named(study, w, Participant.Source.MTURK) for w in ("W-GOOD", "W-BAD", "W-HALF")}
+    assert (
+        f'"approved": ["{mturk_name["W-GOOD"]}"]' in out and f'"rejected": ["{mturk_name["W-BAD"]}"]' in out
+    )
+    assert mturk_name["W-HALF"] in out and "W-" not in out
+    feedback = PlatformCall.objects.get(method="RejectAssignment").request_body["RequesterFeedback"]
+    assert '"attn' in feedback
+
+    # Listed again (MTurk's list lagging): no second approve or reject (Stubber fails on one).
+    stub.add_response("list_assignments_for_hit", {"Assignments": listed}, query)
+    again = run("review", study.slug)
+    assert f'"already_sent": ["{mturk_name["W-GOOD"]}", "{mturk_name["W-BAD"]}"]' in again
+
+
+def test_bonus_sends_one_unique_token_per_worker_and_reason_and_never_twice(stub, study, tmp_path):
+    PlatformStudy.objects.create(study=study, mturk_hit_id="HIT1", bonus_cap_cents=200)
+    participant = worker(study, "W-GOOD", GOOD)
+    path = tmp_path / "bonus.csv"
+    path.write_text("W-GOOD,1.25,accuracy\n")
+    token = mturk.bonus_token(study, participant, "accuracy")
+    stub.add_response(
+        "send_bonus",
+        {},
+        {
+            "WorkerId": "W-GOOD",
+            "BonusAmount": "1.25",
+            "AssignmentId": "as-W-GOOD",
+            "Reason": "accuracy",
+            "UniqueRequestToken": token,
+        },
+    )
+    run("bonus", study.slug, str(path))
+    assert PlatformBonus.objects.get().state == "paid"
+    out = run("bonus", study.slug, str(path))  # no call expected: Stubber would fail on one
+    assert f'"already_paid": ["{named(study, "W-GOOD", Participant.Source.MTURK)}"]' in out
+
+
+def test_a_refused_call_fails_the_job_and_pays_nothing(stub, study, tmp_path):
+    PlatformStudy.objects.create(study=study, mturk_hit_id="HIT1", bonus_cap_cents=200)
+    worker(study, "W-GOOD", GOOD)
+    path = tmp_path / "bonus.csv"
+    path.write_text("W-GOOD,1.25,accuracy\n")
+    stub.add_client_error("send_bonus", "RequestError", "Insufficient funds.", http_status_code=400)
+    with pytest.raises(CommandError, match="Insufficient funds"):
+        run("bonus", study.slug, str(path))
+    assert PlatformBonus.objects.get().state == "new"

@@ -1,0 +1,163 @@
+"""Adaptive collection's pure statistics (stats/adaptive.py): how unsettled an item is, and
+the stopping rule's confidence sequence.
+
+The sequence is looked at after every 10 answers per system, up to 400, and the rule stops at
+the first look whose interval excludes 0. Under the null (both systems alike) that must
+happen in fewer than ``alpha`` of the runs (with a margin: the bound is 0.03 for alpha 0.05
+over 300 seeded runs, where the plain 95% interval at every look stops about half of them,
+which the last test shows so that the first cannot pass by accident).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from stats.adaptive import (
+    comparison_priorities,
+    difference_sequence,
+    item_priorities,
+    mean_sequence,
+    nominal_uncertainty,
+    pair_uncertainty,
+    scale_uncertainty,
+    settled,
+)
+
+RUNS, LOOK_EVERY, MOST = 300, 10, 400
+
+
+def test_an_unanswered_item_is_unsettled_and_agreement_settles_it():
+    assert nominal_uncertainty(np.zeros(3)) == pytest.approx(1.0)
+    split = nominal_uncertainty(np.array([2, 2]))
+    agreed = nominal_uncertainty(np.array([4, 0]))
+    more_agreed = nominal_uncertainty(np.array([9, 0]))
+    assert split == pytest.approx(1.0)
+    assert 0 < more_agreed < agreed < split
+
+
+def test_a_scale_items_uncertainty_is_its_intervals_share_of_the_range():
+    assert scale_uncertainty(np.array([4.0]), 6.0) == 1.0
+    spread = scale_uncertainty(np.array([1.0, 7.0, 1.0, 7.0]), 6.0)
+    close = scale_uncertainty(np.array([4.0, 5.0, 4.0, 5.0]), 6.0)
+    assert close < spread <= 1.0
+    # t-interval: 2 * t(0.975, 3) * sd / sqrt(4), over the range
+    assert close == pytest.approx(2 * 3.182446 * np.std([4, 5, 4, 5], ddof=1) / 2 / 6.0, rel=1e-5)
+
+
+def test_priorities_take_each_items_least_settled_question():
+    items = np.array([0, 0, 1, 1, 0, 0, 1, 1])
+    questions = np.array(["label"] * 4 + ["score"] * 4)
+    values = np.array(["yes", "yes", "yes", "no", 1.0, 7.0, 4.0, 4.0], dtype=object)
+    nominal = np.array([True] * 4 + [False] * 4)
+    priorities = item_priorities(items, questions, values, nominal, 3)
+    assert priorities[2] == 1.0  # no answers yet
+    assert priorities[1] == pytest.approx(1.0)  # split label
+    assert priorities[0] == pytest.approx(1.0)  # its scores span the whole range
+    agreed = item_priorities(items[:4], questions[:4], values[:4], nominal[:4], 2)
+    assert agreed[0] < agreed[1]
+
+
+def _wins(pairs: dict[tuple[int, int], tuple[int, int]], size: int) -> np.ndarray:
+    wins = np.zeros((size, size))
+    for (i, j), (won, lost) in pairs.items():
+        wins[i, j], wins[j, i] = won, lost
+    return wins
+
+
+def test_a_pair_of_systems_is_unsettled_while_close_or_unknown_and_settles_with_a_clear_order():
+    # 0 beats 1 forty to ten; 1 and 2 split twenty-twenty; 3 was never compared
+    uncertainty = pair_uncertainty(_wins({(0, 1): (40, 10), (1, 2): (20, 20)}, 4))
+    assert np.allclose(uncertainty, uncertainty.T) and np.all(np.diag(uncertainty) == 0)
+    assert uncertainty[1, 2] == pytest.approx(1.0, abs=0.01)  # equal strengths (up to the regularisation)
+    assert uncertainty[0, 1] < 0.01  # z of about 4: settled
+    assert uncertainty[0, 2] < 0.01  # settled through system 1, never compared directly
+    assert uncertainty[0, 3] > 0.9 and uncertainty[1, 3] > 0.9  # nothing known of system 3
+    assert np.all(pair_uncertainty(np.zeros((3, 3))) == 1 - np.eye(3))
+
+
+def test_a_pairs_uncertainty_is_the_two_sided_normal_share_of_its_z():
+    # two systems, 30 to 20: strengths ±log(1.5)/2 (I-LSR, tiny regularisation), and the
+    # Fisher information of the difference is 50 p (1 - p), p = 0.6
+    uncertainty = pair_uncertainty(_wins({(0, 1): (30, 20)}, 2))
+    z = math.log(1.5) * math.sqrt(50 * 0.6 * 0.4)
+    assert uncertainty[0, 1] == pytest.approx(2 * (1 - 0.5 * (1 + math.erf(z / math.sqrt(2)))), abs=0.01)
+
+
+def test_an_items_comparison_priority_is_its_closest_pair_of_systems():
+    uncertainty = np.array([[0.0, 0.1, 0.8], [0.1, 0.0, 0.3], [0.8, 0.3, 0.0]])
+    items = np.array([0, 0, 1, 2])
+    shown = np.array([[0, 1, -1], [0, 1, -1], [0, 1, 2], [1, 2, -1]])
+    priorities = comparison_priorities(items, shown, uncertainty, 4)
+    assert priorities[:3] == pytest.approx([0.1, 0.8, 0.3])
+    assert math.isnan(priorities[3])  # no answers compared anything on it
+    assert np.isnan(comparison_priorities(np.array([], dtype=int), np.zeros((0, 0)), uncertainty, 2)).all()
+
+
+def test_a_settled_comparison_outweighs_the_items_own_split_votes():
+    """The pick's observations are left out, its closeness stands in: an item whose own two
+    answers split but whose systems are far apart falls behind an unanimous item whose
+    systems are still close (vote shares alone would order them the other way)."""
+    items = np.array([0, 0, 1, 1])
+    questions = np.array(["better"] * 4)
+    values = np.array(["a", "b", "c", "c"], dtype=object)
+    nominal = np.ones(4, dtype=bool)
+    by_votes = item_priorities(items, questions, values, nominal, 3)
+    assert by_votes[0] > by_votes[1]
+    closeness = np.array([0.02, 0.9, np.nan])
+    none = np.zeros(0, dtype=bool)
+    by_pairs = item_priorities(items[none], questions[none], values[none], nominal[none], 3, closeness)
+    assert by_pairs[0] < by_pairs[1] and by_pairs[2] == 1.0
+    # a scale question on the same page still counts: the item takes its least settled
+    scale = (np.array([0, 0]), np.array(["q", "q"]), np.array([1.0, 7.0]), np.zeros(2, dtype=bool))
+    both = item_priorities(*scale, 3, closeness)
+    assert both[0] == pytest.approx(1.0) and both[1] == pytest.approx(0.9)
+
+
+def test_the_sequence_is_the_whole_line_until_it_can_say_something():
+    assert math.isinf(mean_sequence(np.array([3.0]), 0.05).width)
+    assert math.isinf(mean_sequence(np.array([3.0, 3.0]), 0.05).width)
+    one_each = difference_sequence(np.array([5.0]), np.array([1.0]), 0.05)
+    assert not settled(one_each, excludes_zero=True, width=1)
+
+
+def _false_stops(interval) -> float:
+    rng = np.random.default_rng(20261126)
+    stops = 0
+    for _ in range(RUNS):
+        first, second = rng.integers(1, 8, MOST).astype(float), rng.integers(1, 8, MOST).astype(float)
+        for n in range(LOOK_EVERY, MOST + 1, LOOK_EVERY):
+            low, high = interval(first[:n], second[:n])
+            if low > 0 or high < 0:
+                stops += 1
+                break
+    return stops / RUNS
+
+
+def _sequence(first, second):
+    look = difference_sequence(first, second, 0.05)
+    return look.low, look.high
+
+
+def _plain_interval(first, second):
+    difference = first.mean() - second.mean()
+    half = 1.96 * math.sqrt(first.var(ddof=1) / len(first) + second.var(ddof=1) / len(second))
+    return difference - half, difference + half
+
+
+def test_looking_after_every_answer_stops_under_the_null_less_often_than_alpha():
+    assert _false_stops(_sequence) < 0.03
+
+
+def test_a_plain_interval_looked_at_as_often_would_stop_far_too_often():
+    assert _false_stops(_plain_interval) > 0.2
+
+
+def test_a_real_difference_stops_and_a_narrow_enough_interval_stops():
+    rng = np.random.default_rng(7)
+    first, second = rng.normal(0.5, 1, 400), rng.normal(0.0, 1, 400)
+    look = difference_sequence(first, second, 0.05)
+    assert look.excludes_zero() and settled(look, excludes_zero=True, width=None)
+    assert look.low < 0.5 < look.high
+    assert settled(look, excludes_zero=False, width=look.width + 0.01)
+    assert not settled(look, excludes_zero=False, width=look.width - 0.01)

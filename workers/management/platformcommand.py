@@ -1,0 +1,128 @@
+"""What ``manage.py prolific`` and ``manage.py mturk`` share: one subcommand per action, each a
+job of the platform's kind run here (or queued), its outcome printed for a person."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.urls import reverse
+
+from annotation.errors import InputError
+from annotation.models import Job, Study
+from annotation.services.jobs import create_job
+from annotation.services.platform_bonus import parse_bonus_csv, pseudonymous_lines, settle_bonuses
+from workers.management.jobcommand import input_error, owner_named, run_or_queue
+
+
+def study_url(study: Study) -> str:
+    """The study's absolute link on this site (``SITE_URL``)."""
+    return settings.SITE_URL + reverse("study-entry", kwargs={"slug": study.slug})
+
+
+def cents_from(text: str, *, option: str) -> int:
+    """A money amount given in the currency's unit (``0.50``) as cents."""
+    try:
+        value = Decimal(text) * 100
+    except InvalidOperation:
+        raise CommandError(f"{option}: {text!r} is not an amount.") from None
+    if value <= 0 or value != value.to_integral_value():
+        raise CommandError(f"{option}: {text!r} must be above 0 with at most two decimals.")
+    return int(value)
+
+
+class PlatformCommand(BaseCommand):
+    platform = ""  # "prolific" or "mturk"
+
+    def add_common(self, parser) -> None:
+        parser.add_argument("slug", help="the study's slug")
+        parser.add_argument("--dry-run", action="store_true", help="print what would be sent; send no change")
+        parser.add_argument(
+            "--owner", help="the researcher the calls are made for (their stored token, the audit log)"
+        )
+        parser.add_argument(
+            "--queue", action="store_true", help="queue the job for a worker instead of running it here"
+        )
+
+    def add_bonus(self, sub) -> None:
+        bonus = sub.add_parser(
+            "bonus", help="pay bonuses from a CSV: participant (pseudonym or id), amount[, reason]"
+        )
+        self.add_common(bonus)
+        bonus.add_argument("file", nargs="?", type=Path, help="the CSV file")
+        bonus.add_argument(
+            "--settle",
+            nargs=2,
+            metavar=("PAYMENT_ID", "paid|unpaid"),
+            help="after checking the platform's records: a payment of unknown outcome was paid, or not",
+        )
+
+    def handle(self, *args, action: str, **options):
+        study = Study.objects.filter(slug=options["slug"]).first()
+        if study is None:
+            raise CommandError(f"There is no study {options['slug']!r}.")
+        if action == "bonus" and options.get("settle"):
+            self.settle(study, *options["settle"])
+            return
+        parameters = self.parameters(action, study, options)
+        if options["dry_run"]:
+            parameters["dry_run"] = True
+        try:
+            job = create_job(
+                kind=f"{self.platform}_{action}",
+                parameters=parameters,
+                study=study,
+                user=owner_named(options["owner"]),
+            )
+        except InputError as exc:
+            raise input_error(exc, "nothing was sent") from None
+        if options["queue"]:
+            run_or_queue(self, job, queue=True, description="")
+            return
+        from workers.progress import run_job_here
+
+        job = run_job_here(job, description=f"{self.platform} {action} {study.slug}", stream=self.stderr)
+        if job.status != Job.Status.DONE:
+            raise CommandError(f"{job.kind} job {job.pk} {job.status}: {job.error}")
+        self.report(job)
+
+    def parameters(self, action: str, study: Study, options: dict) -> dict:
+        if action == "review":
+            return {}
+        if action == "bonus":
+            if options["file"] is None:
+                raise CommandError("bonus: give the CSV file (or --settle).")
+            try:
+                lines = parse_bonus_csv(options["file"].read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError) as exc:
+                raise CommandError(f"{options['file']}: {exc}") from None
+            except InputError as exc:
+                raise input_error(exc, "nothing was sent") from None
+            lines = pseudonymous_lines(study, platform=self.platform, lines=lines)
+            return {"bonuses": [line.as_dict() for line in lines]}
+        return self.publish_parameters(study, options)
+
+    def publish_parameters(
+        self, study: Study, options: dict
+    ) -> dict:  # pragma: no cover - each command's own
+        raise NotImplementedError
+
+    def settle(self, study: Study, payment_id: str, outcome: str) -> None:
+        if outcome not in ("paid", "unpaid"):
+            raise CommandError("--settle: the outcome is 'paid' or 'unpaid'.")
+        changed = settle_bonuses(study, platform=self.platform, batch_id=payment_id, paid=outcome == "paid")
+        if not changed:
+            raise CommandError(f"--settle: no bonus of {study.slug} is waiting on payment {payment_id!r}.")
+        self.stdout.write(f"Settled {changed} bonus(es) of payment {payment_id} as {outcome}.")
+
+    def report(self, job: Job) -> None:
+        result = dict(job.result)
+        planned = result.pop("would_send", [])
+        if job.parameters.get("dry_run"):
+            self.stdout.write(f"Dry run ({job.kind} job {job.pk}): would send {len(planned)} call(s):")
+            for line in planned:
+                self.stdout.write(f"  {line}")
+        self.stdout.write(f"{job.kind} job {job.pk} done: {json.dumps(result, sort_keys=True)}")
