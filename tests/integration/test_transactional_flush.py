@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pytest
 from django.apps import apps
+from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection
 
 from annotation.models import Participant
+from annotation.services.access import RESEARCHERS_GROUP
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory
@@ -40,8 +42,10 @@ def test_a_flush_leaves_every_table_empty_whatever_refers_to_what():
     assert Participant.objects.exists()
     # As a transactional test's teardown calls it (django.test.TransactionTestCase).
     call_command("flush", verbosity=0, interactive=False, reset_sequences=False)
-    # Django's post_migrate handlers write the content types and permissions back.
-    refilled = {"contenttypes.ContentType", "auth.Permission"}
+    # The post_migrate handlers write back the content types, the permissions and the
+    # researchers group (annotation/apps.py), and nothing else.
+    assert list(Group.objects.values_list("name", flat=True)) == [RESEARCHERS_GROUP]
+    refilled = {"contenttypes.ContentType", "auth.Permission", "auth.Group"}
     for model in apps.get_models():
         if model._meta.managed and not model._meta.proxy and model._meta.label not in refilled:
             assert not model.objects.exists(), model._meta.label
