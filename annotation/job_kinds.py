@@ -22,6 +22,7 @@ from annotation.job_parameters import (
     PlatformReviewParameters,
     RateLLMParameters,
     RateParameters,
+    TrainMendParameters,
     TrainRaterParameters,
 )
 from annotation.services.exports import ExportParameters
@@ -111,6 +112,13 @@ register_job_kind(
     parameters=RateParameters,
     needs_study=True,
     worker_paths={"rater": "model"},
+)
+register_job_kind(
+    "train_mend",
+    task="workers.tasks.train_mend.train_mend_task",
+    queue="gpu",
+    parameters=TrainMendParameters,
+    worker_paths={"model": "model", "requests": "corpus", "output": "output"},
 )
 
 # The crowd platforms' API calls (docs/crowd.md): light work on the default queue.

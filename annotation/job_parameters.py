@@ -17,9 +17,16 @@ from rest_framework import serializers
 from annotation.kinds.base import StrictSerializer
 from annotation.services.jobs import JobParameters
 
-EDIT_METHODS = ["none", "ike", "ft", "rome", "memit", "ft_m"]  # the modules of workers/editing/
-DEFAULT_EDIT_METHODS = EDIT_METHODS[:5]  # the ROME paper's comparison; FT-M on request
+EDIT_METHODS = ["none", "ike", "ft", "rome", "memit", "ft_m", "mend"]  # the modules of workers/editing/
+DEFAULT_EDIT_METHODS = EDIT_METHODS[:5]  # the ROME paper's comparison; FT-M and MEND on request
 EDIT_STUDY_KINDS = ["likert", "ranking", "claim"]  # = workers.editing.items.ITEM_BUILDERS (a test)
+
+
+def absolute_on_worker(value: str) -> str:
+    """A path the worker opens as given: absolute (the workers' folder checks read its text)."""
+    if not value.startswith("/"):
+        raise serializers.ValidationError("Must be an absolute path on the worker.")
+    return value
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -251,9 +258,7 @@ class TrainRaterParameters(JobParameters):
         test_share = serializers.FloatField(min_value=0.05, max_value=0.5, default=0.2)
 
         def validate_output(self, value: str) -> str:
-            if not value.startswith("/"):
-                raise serializers.ValidationError("Must be an absolute path on the worker.")
-            return value
+            return absolute_on_worker(value)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -270,8 +275,76 @@ class RateParameters(JobParameters):
         )
 
         def validate_rater(self, value: str) -> str:
-            if not value.startswith("/"):
-                raise serializers.ValidationError("Must be an absolute path on the worker.")
+            return absolute_on_worker(value)
+
+
+MEND_MODULES = ["mlp_in", "mlp_out"]  # = workers.lm.architectures.LayerNames' MLP roles
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrainMendParameters(JobParameters):
+    """MEND's editor networks trained for one model on edit requests (``train_mend``).
+
+    The defaults are the reference's (eric-mitchell/mend, ``config/alg/mend.yaml`` and
+    ``config/config.yaml``) except ``steps``: it trains up to a million steps with early
+    stopping, a job trains a fixed number. Small models learn faster with a larger ``lr``
+    (the tests' tiny model: ``tests/tiny_mend.py``).
+    """
+
+    model: str
+    requests: str  # the command's --data
+    output: str
+    layers: tuple[int, ...] | None
+    modules: tuple[str, ...]
+    steps: int
+    seed: int
+    rank: int
+    hidden: int
+    lr: float
+    edit_lr: float
+    edit_weight: float
+    locality_weight: float
+    grad_clip: float
+    held_out_share: float
+
+    class Serializer(StrictSerializer):
+        model = serializers.CharField(help_text="A MODEL_REGISTRY name, a directory, or a cached hub id.")
+        requests = serializers.CharField(
+            help_text="JSONL of edit requests (CounterFact, with paraphrases and neighbours) on the worker."
+        )
+        output = serializers.CharField(
+            help_text="Absolute folder on the worker for the editor, new or empty, in your own model folder."
+        )
+        layers = serializers.ListField(
+            child=serializers.IntegerField(min_value=0),
+            min_length=1,
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="Layers whose MLP weights MEND changes; empty: the last three.",
+        )
+        modules = serializers.ListField(
+            child=serializers.ChoiceField(choices=MEND_MODULES),
+            min_length=1,
+            default=lambda: list(MEND_MODULES),
+        )
+        steps = serializers.IntegerField(min_value=1, max_value=1_000_000, default=10_000)
+        seed = serializers.IntegerField(min_value=0, default=0)
+        rank = serializers.IntegerField(min_value=1, max_value=65536, default=1920)
+        hidden = serializers.IntegerField(min_value=0, max_value=8, default=1)
+        lr = serializers.FloatField(min_value=1e-9, max_value=1.0, default=1e-6)
+        edit_lr = serializers.FloatField(min_value=1e-9, max_value=1.0, default=1e-4)
+        edit_weight = serializers.FloatField(min_value=0.0, default=0.1)
+        locality_weight = serializers.FloatField(min_value=0.0, default=1.0)
+        grad_clip = serializers.FloatField(min_value=1e-6, default=100.0)
+        held_out_share = serializers.FloatField(min_value=0.01, max_value=0.5, default=0.2)
+
+        def validate_output(self, value: str) -> str:
+            return absolute_on_worker(value)
+
+        def validate_modules(self, value: list[str]) -> list[str]:
+            if len(set(value)) != len(value):
+                raise serializers.ValidationError("A module is listed twice.")
             return value
 
 

@@ -8,7 +8,8 @@ them; no database).
      Accuracy: the share of items whose aggregated label is the true one.
   B. System ranking: ``--systems`` systems with true strengths drawn from N(0, 0.5); each item
      asks which of two systems is better, the answer following Bradley-Terry on the systems'
-     strengths plus the item's own N(0, 1) effect. The ranking is the systems' Bradley-Terry
+     strengths plus the item's own N(0, s²) effect (s: ``--item-effect``, 1 by default). The
+     ranking is the systems' Bradley-Terry
      strengths fitted to every answer (``stats.ranking.bradley_terry``); its accuracy is the
      share of pairs of systems ordered as the truth orders them.
 
@@ -16,6 +17,9 @@ Uniform assignment gives every item one answer per round. Adaptive assignment, a
 platform: every item gets ``--min`` answers first; then each answer goes to the item of highest
 priority below the cap (``--cap``), the priorities recomputed every ``--every`` answers (the
 reports job) and lowered by (n + 1) / (n + 2) on each page handed out in between (the pick).
+The priority is the platform's for each question: the entropy of the item's vote shares for a
+label (A), how close the comparison of the item's two systems is over the whole study for a
+pick between systems (B: ``stats.adaptive.pair_uncertainty``).
 
 The target is uniform's mean accuracy after ``--answers`` answers per item (over the seeds, on
 draws of their own). Per seed, both ways collect on the same study until the accuracy first
@@ -38,7 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stats.adaptive import nominal_uncertainty
+from stats.adaptive import comparison_priorities, nominal_uncertainty, pair_uncertainty
 from stats.ranking import bradley_terry
 
 LABELS = 3
@@ -65,6 +69,10 @@ class Study:
     def accuracy(self, counts: np.ndarray) -> float:
         raise NotImplementedError
 
+    def priorities(self, counts: np.ndarray) -> np.ndarray:
+        """Each item's priority from the answers so far, as the reports job computes it."""
+        return np.array([nominal_uncertainty(row) for row in counts])
+
 
 class LabelStudy(Study):
     options = LABELS
@@ -87,23 +95,30 @@ class LabelStudy(Study):
 class PairStudy(Study):
     options = 2  # code 0: the first system of the pair is better; 1: the second
 
-    def __init__(self, items: int, systems: int, rng: np.random.Generator):
+    def __init__(self, items: int, systems: int, rng: np.random.Generator, item_effect: float = 1.0):
         self.rng = rng
         self.systems = systems
         self.strength = rng.normal(0, 0.5, systems)
         self.pairs = np.array([rng.choice(systems, 2, replace=False) for _ in range(items)])
-        effect = rng.normal(0, 1, items)
+        effect = rng.normal(0, item_effect, items)
         first, second = self.strength[self.pairs[:, 0]], self.strength[self.pairs[:, 1]]
         self.p_first = 1 / (1 + np.exp(-(first - second + effect)))
 
     def answer(self, item: int) -> int:
         return 0 if self.rng.random() < self.p_first[item] else 1
 
-    def accuracy(self, counts: np.ndarray) -> float:
+    def wins(self, counts: np.ndarray) -> np.ndarray:
         wins = np.zeros((self.systems, self.systems))
         np.add.at(wins, (self.pairs[:, 0], self.pairs[:, 1]), counts[:, 0])
         np.add.at(wins, (self.pairs[:, 1], self.pairs[:, 0]), counts[:, 1])
-        fitted = bradley_terry(wins)
+        return wins
+
+    def priorities(self, counts: np.ndarray) -> np.ndarray:
+        uncertainty = pair_uncertainty(self.wins(counts))
+        return comparison_priorities(np.arange(len(self.pairs)), self.pairs, uncertainty, len(self.pairs))
+
+    def accuracy(self, counts: np.ndarray) -> float:
+        fitted = bradley_terry(self.wins(counts))
         if fitted is None:
             return 0.0
         upper = np.triu_indices(self.systems, 1)
@@ -135,7 +150,7 @@ def answers_to_reach(study: Study, design: Design, target: float, *, adaptive: b
             item = given % design.items
         else:
             if (given - design.minimum * design.items) % design.every == 0:  # the reports job
-                priority = np.array([nominal_uncertainty(row) for row in counts])
+                priority = study.priorities(counts)
             open_items = np.flatnonzero(taken < design.cap)
             item = int(open_items[np.argmax(priority[open_items])])
             priority[item] *= (taken[item] + 1) / (taken[item] + 2)  # the pick's decay
@@ -177,6 +192,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--systems", type=int, default=8)
+    parser.add_argument("--item-effect", type=float, default=1.0, help="sd of a pick item's own effect")
     parser.add_argument("--answers", type=int, default=5, help="uniform's answers per item")
     parser.add_argument("--min", type=int, default=2, dest="minimum")
     parser.add_argument("--cap", type=int, default=10)
@@ -189,7 +205,8 @@ def main() -> None:
     )
     report("labels", savings(lambda rng: LabelStudy(args.items, rng), design, args.seeds))
     report(
-        "system ranking", savings(lambda rng: PairStudy(args.items, args.systems, rng), design, args.seeds)
+        "system ranking",
+        savings(lambda rng: PairStudy(args.items, args.systems, rng, args.item_effect), design, args.seeds),
     )
 
 

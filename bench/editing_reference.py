@@ -1,6 +1,12 @@
-"""Our ROME, MEMIT and FT-L against the reference code, side by side on the tiny models.
+"""Our ROME, MEMIT, FT-L and MEND against the reference code, side by side on the tiny models.
 
     python bench/editing_reference.py --rome-repo /path/to/kmeng01/rome --memit-repo /path/to/kmeng01/memit
+    python bench/editing_reference.py --methods mend --mend-repo /path/to/eric-mitchell/mend
+
+MEND (``--methods mend``, ``bench/_mend_reference.py``) trains both editors for the tiny
+model on the tests' requests (``tests/tiny_mend.py``: same data, settings, seed, initial
+networks and batch order), then edits the held-out requests and the four landmarks never
+edited in training with each, and compares.
 
 The reference repositories are local checkouts (kmeng01/rome at 0874014, kmeng01/memit at
 80426fd); their code is imported from there at run time and never copied into this project.
@@ -544,10 +550,51 @@ def model_cases(work: Path, names: list[str]):
     )
 
 
+def compare_mend(repo: Path, steps: int | None) -> None:
+    """MEND on the tiny model, ours and the reference's (``bench/_mend_reference.py``)."""
+    import dataclasses
+
+    import torch
+
+    from bench._mend_reference import run_mend
+    from tests import tiny_mend
+    from tests.tiny_models import TINY, built_model
+    from workers.editing.mend import MendSettings
+    from workers.editing.mend_training import split_requests
+    from workers.editing.requests import parse_edit_request
+    from workers.lm.loading import load_lm
+
+    settings = MendSettings(**tiny_mend.SETTINGS)
+    if steps:
+        settings = dataclasses.replace(settings, steps=steps)
+    lm = load_lm(TINY, device="cpu", registry={TINY: {"path": str(built_model(TINY)), "dtype": "float32"}})
+    requests = [parse_edit_request(r) for r in tiny_mend.training_records()]
+    train, held_out = split_requests(requests, settings.held_out_share, settings.seed)
+    reserved = [parse_edit_request(r) for r in tiny_mend.reserved_records()]
+    evaluate = held_out + reserved
+    print(
+        f"MEND on {TINY}: layers {tiny_mend.LAYERS}, {settings.steps} steps, {len(train)} training requests;"
+    )
+    print(f"edits of {len(held_out)} held-out requests, {len(reserved)} never-edited landmarks, one by one")
+    header = f"{'side':9} {'efficacy':>8} {'paraphr.':>8} {'locality':>8} {'‖ΔW‖':>8}"
+    print(f"{header} {'ΔW rel. diff':>12} {'train s':>8}")
+    for side, s, seconds in run_mend(repo, lm, train, evaluate, tiny_mend.LAYERS, settings):
+        rel = s.get("relative_difference")
+        shown = f"{rel:>12.2e}" if rel is not None else f"{'':>12}"
+        print(
+            f"{side:9} {s['efficacy']:>5}/{s['requests']:<2} {s['paraphrase']:>8.2f} {s['locality']:>8.2f} "
+            f"{s['delta']:>8.3f} {shown} {seconds:>8.1f}",
+            flush=True,
+        )
+    print(json.dumps({"torch": torch.__version__, "device": "cpu"}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rome-repo", type=Path, required=True, help="a checkout of kmeng01/rome")
-    parser.add_argument("--memit-repo", type=Path, required=True, help="a checkout of kmeng01/memit")
+    parser.add_argument("--rome-repo", type=Path, help="a checkout of kmeng01/rome (ft, rome)")
+    parser.add_argument("--memit-repo", type=Path, help="a checkout of kmeng01/memit (memit)")
+    parser.add_argument("--mend-repo", type=Path, help="a checkout of eric-mitchell/mend (mend)")
+    parser.add_argument("--mend-steps", type=int, help="MEND's training steps (default: the tests' recipe)")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "roft-bench-editing")
     parser.add_argument("--methods", default="ft,rome,memit")
     parser.add_argument("--models", default="tiny,subject", help="tiny and/or subject")
@@ -561,6 +608,16 @@ def main() -> None:
     from workers.lm.loading import load_lm
 
     torch.set_num_threads(1)
+    methods = args.methods.split(",")
+    if "mend" in methods:
+        if args.mend_repo is None:
+            parser.error("--methods mend needs --mend-repo")
+        compare_mend(args.mend_repo.resolve(), args.mend_steps)
+        methods.remove("mend")
+    if not methods:
+        return
+    if args.rome_repo is None or args.memit_repo is None:
+        parser.error("ft, rome and memit need --rome-repo and --memit-repo")
     ref = import_reference(args.rome_repo.resolve(), args.memit_repo.resolve())
     print(f"{'model':34} {'method':6} {'side':9} {'efficacy':>8} {'paraphr.':>8} {'locality':>8}", end="")
     print(f" {'‖δ‖':>8} {'ΔW rel. diff':>12}")
@@ -572,7 +629,7 @@ def main() -> None:
             registry={directory.name: {"path": str(directory), "dtype": "float32"}},
         )
         requests = [parse_edit_request(r) for r in records]
-        for method in args.methods.split(","):
+        for method in methods:
             hp = hparams_for(method)
             torch.manual_seed(0)
             if method != "ft":

@@ -1,8 +1,17 @@
-"""Worker speed: seconds per edit per method, and generated tokens per second by batch size.
+"""Worker speed: MEND's training, seconds per edit per method, generated tokens per second by batch size.
 
     python bench/workers.py                      # the tests' tiny GPT-2 (built or read from its cache)
     python bench/workers.py --threads 1,2        # the same figures under each thread count, one process
     python bench/workers.py --model gpt2-xl      # a MODEL_REGISTRY name, a directory or a cached hub id
+    python bench/workers.py --mend-steps 1000    # a longer MEND training (0: no MEND at all)
+
+MEND needs an editor trained for the model before it can edit, so the bench first trains one
+the way the ``train_mend`` job does (``workers.editing.mend_training.train_mend``, on the
+device the other methods use), on the tiny model's edit requests in ``train_mend``'s data
+format (``tests/tiny_mend.py``: made-up landmarks, 84 requests, a fifth held out): the tests'
+recipe on the tiny model, the job's defaults on any other. It prints the training's seconds in
+all and per step, then the held-out measurement's, and the load average; the editor it saved
+is the one ``mend`` edits with in the interleaved rounds below.
 
 Edits are applied and undone the way ``edit_and_generate`` does (statistics and context
 prefixes are prepared once, before timing). Generation samples with p = 0.9 and a fixed
@@ -26,16 +35,23 @@ parallelised, batch 8's mostly are not).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workers.editing.mend import MendSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 METHODS = ["none", "ike", "ft", "rome", "memit"]
+MEND = "mend"  # timed with the others once the bench has trained its editor (--mend-steps)
 SUBJECTS = [
     ("Lake Tolvik", "Rome", "Paris"),
     ("Fort Corvin", "Prague", "Madrid"),
@@ -86,18 +102,86 @@ def edit_requests():
     ]
 
 
-def time_edits(lm, repeats: int) -> tuple[dict[str, list[float]], dict[str, list[int]]]:
-    """Seconds per edit (each round edits once with every method in turn) and δ steps per edit."""
+@dataclass(frozen=True)
+class MendTraining:
+    """What training the bench's MEND editor took, and where the editor is."""
+
+    editor: Path
+    steps: int
+    requests: int
+    held_out: dict  # train_mend's held-out figures (efficacy, paraphrase_success, locality, …)
+    layers: list[int]
+    training_seconds: float  # train_mend's own clock: building the networks and the steps
+    total_seconds: float  # the whole call: also tokenising, saving and the held-out edits
+
+
+def mend_training_data(work: Path) -> Path:
+    """Edit requests in ``train_mend``'s data format: the tiny model's (``tests/tiny_mend.py``)."""
+    from tests.tiny_mend import training_records, write_requests
+
+    return write_requests(work / "mend-requests.jsonl", training_records())
+
+
+def mend_recipe(
+    model: str | None, data: Path, output: Path, steps: int
+) -> tuple[MendSettings, list[int] | None]:
+    """(settings, layers): the tests' recipe for their tiny model, else the ``train_mend`` job's
+    defaults for ``model`` (the last three layers)."""
+    from workers.editing.mend import MendSettings  # imports torch: after setup()
+
+    if not model:
+        from tests.tiny_mend import LAYERS, SETTINGS
+
+        return MendSettings(**(SETTINGS | {"steps": steps})), LAYERS
+    from annotation.errors import checked
+    from annotation.job_parameters import TrainMendParameters
+    from workers.editing.mend_training import job_settings
+
+    given = {"model": model, "requests": str(data), "output": str(output), "steps": steps}
+    parameters = TrainMendParameters.from_validated(checked(TrainMendParameters.Serializer, given))
+    return job_settings(parameters), None
+
+
+def train_mend_editor(lm, model: str | None, steps: int, work: Path) -> MendTraining:
+    """MEND's editor for ``lm``, trained into a new folder under ``work`` as the job trains it."""
+    from workers.editing.mend_training import train_mend
+
+    data = mend_training_data(work)
+    output = Path(tempfile.mkdtemp(prefix="mend-editor-", dir=work))
+    settings, layers = mend_recipe(model, data, output, steps)
+    start = time.perf_counter()
+    result = train_mend(lm, data=data, output=output, layers=layers, settings=settings)
+    _sync(lm)
+    total = time.perf_counter() - start
+    definition = json.loads((output / "definition.json").read_text(encoding="utf-8"))
+    return MendTraining(
+        editor=output,
+        steps=steps,
+        requests=definition["data"]["requests"],
+        held_out=result["held_out"],
+        layers=definition["layers"],
+        training_seconds=result["seconds"],
+        total_seconds=total,
+    )
+
+
+def time_edits(
+    lm, repeats: int, methods: list[str] = METHODS, mend_editor: Path | None = None
+) -> tuple[dict[str, list[float]], dict[str, list[int]]]:
+    """Seconds per edit (each round edits once with every method in turn) and δ steps per edit;
+    ``mend`` joins the methods when ``mend_editor`` names a trained editor."""
     from workers.editing.base import edit_applied
     from workers.editing.passages import hparams_for
 
     requests = edit_requests()
-    hparams = {method: hparams_for(lm, method) for method in METHODS}
+    hparams = {method: hparams_for(lm, method) for method in methods}
+    if mend_editor is not None:
+        hparams[MEND] = hparams_for(lm, MEND, path=str(mend_editor))
     for method, hp in hparams.items():
         with edit_applied(lm, method, requests[:1], hp):  # warm-up: statistics, context prefixes
             pass
-    runs: dict[str, list[float]] = {method: [] for method in METHODS}
-    steps: dict[str, list[int]] = {method: [] for method in METHODS}
+    runs: dict[str, list[float]] = {method: [] for method in hparams}
+    steps: dict[str, list[int]] = {method: [] for method in hparams}
     for i in range(repeats):
         for method, hp in hparams.items():
             start = time.perf_counter()
@@ -162,6 +246,12 @@ def main() -> None:
     )
     parser.add_argument("--repeats", type=int, default=3, help="timed edits per method (median reported)")
     parser.add_argument("--new-tokens", type=int, default=48)
+    parser.add_argument(
+        "--mend-steps",
+        type=int,
+        default=200,
+        help="training steps of MEND's editor, timed, then mend timed per edit (default 200; 0: no MEND)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-workers-") as work:
         run(args, Path(work))
@@ -186,7 +276,12 @@ def run(args, work: Path) -> None:
         )
         print(f"\nmodel {lm.name} ({lm.num_layers} layers, {lm.dtype}) on {where}")
         print(_load_average("at the start"))
-        report_edits(*time_edits(lm, args.repeats), args.repeats)
+        editor = None
+        if args.mend_steps > 0:
+            training = train_mend_editor(lm, args.model, args.mend_steps, work)
+            report_mend_training(training)
+            editor = training.editor
+        report_edits(*time_edits(lm, args.repeats, mend_editor=editor), args.repeats)
         report_generation(time_generation(lm, [1, 8, 32], args.new_tokens, rounds=args.repeats), args)
         print(_load_average("at the end"))
 
@@ -202,6 +297,19 @@ def report_edits(seconds: dict[str, list[float]], steps: dict[str, list[int]], r
         f"  ROME / MEMIT: {statistics.median(seconds['rome']) / statistics.median(seconds['memit']):.2f}"
         f" (per round {min(ratios):.2f}–{max(ratios):.2f})"
     )
+
+
+def report_mend_training(training: MendTraining) -> None:
+    held, seconds = training.held_out, training.training_seconds
+    layers = ", ".join(map(str, training.layers))
+    print(
+        f"MEND editor trained: {training.steps} steps on {training.requests} requests "
+        f"({held['requests']} held out), layers {layers}"
+    )
+    print(f"  training {seconds:8.2f} s   {seconds / training.steps:.4f} s a step")
+    figures = ", ".join(f"{key} {held[key]}" for key in ("efficacy", "paraphrase_success", "locality"))
+    print(f"  saving and the held-out edits {training.total_seconds - seconds:.2f} s   ({figures})")
+    print(_load_average("after training MEND"))
 
 
 def report_generation(rates: dict[int, list[float]], args) -> None:

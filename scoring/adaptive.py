@@ -4,11 +4,15 @@ The reports job (``services.compute_study_reports``) calls ``refresh_adaptive`` 
 study it has just read, so an adaptive study's answers are read once for both. From the
 answers that count (``StudyData.population("passed").humans().analysed()``, the rule of
 ``annotation/services/populations.py``), ``stats.adaptive`` scores how unsettled each item
-is; the scores become ``Item.priority``, which the pick reads through its index
+is (for a question comparing systems, how close the comparison of its systems is over the
+whole study: the kind's ``KindReport.comparisons``); the scores become ``Item.priority``,
+which the pick reads through its index
 (``annotation.services.assignment``). The researcher's stopping rule (``adaptive.stop``)
 is checked on the same answers: once the confidence sequence of the difference between
 the two systems on the question excludes 0 (or is narrow enough), the study is closed,
-exactly once, with the interval recorded (``research.close_study_by_rule``).
+exactly once, with the interval recorded (``research.close_study_by_rule``). Whether met or
+not, the rule's interval at this look is stored with the reports (``STOPPING_METRIC``), so
+the dashboard and the overview show how far the study is from stopping.
 """
 
 from __future__ import annotations
@@ -22,11 +26,34 @@ from annotation.errors import InputError
 from annotation.models import Item, Study
 from annotation.services.adaptive import StopRule, adaptive_settings
 from annotation.services.research import close_study_by_rule
+from scoring.models import Report
 from scoring.planning import SYSTEM, question_values
-from scoring.reports.base import StudyData
-from stats.adaptive import Look, difference_sequence, item_priorities, settled
+from scoring.reports.base import KindReport, ReportRow, StudyData, TableSpec, row
+from stats.adaptive import (
+    Look,
+    comparison_priorities,
+    difference_sequence,
+    item_priorities,
+    pair_uncertainty,
+    settled,
+)
+from stats.bootstrap import Interval
+from stats.estimate import Estimate
 
 PRIORITY_BATCH = 500  # items per UPDATE: each batch holds its rows' locks only briefly
+# The stopping rule's interval at the last recompute, stored with every population (it is
+# always over the answers that count); read back from ``passed``, which every recompute has.
+STOPPING_METRIC = "adaptive.stopping_interval"
+STOPPING_POPULATION = "passed"
+STOPPING_TABLE = TableSpec(
+    "Stopping rule: the difference now, with its confidence sequence",
+    (STOPPING_METRIC,),
+    ("question", "system", "over"),
+    details=("n_first", "n_second", "looks", "alpha", "rule", "met"),
+    note="The first system's mean less the second's over the answers that count; the interval holds "
+    'at every look together (docs/statistics.md, "Adaptive collection"). n: answers of both systems; '
+    "looks: recomputes that measured it.",
+)
 
 
 @dataclass(frozen=True)
@@ -34,31 +61,48 @@ class AdaptiveResult:
     items: int  # priorities written
     look: Look | None  # the stopping rule's interval now (None: no rule, or not measurable yet)
     closed: bool  # this call closed the study
+    row: ReportRow | None = None  # the rule's figure (None: no rule)
 
 
-def refresh_adaptive(study: Study, data: StudyData) -> AdaptiveResult | None:
+def refresh_adaptive(study: Study, data: StudyData, builder: KindReport) -> AdaptiveResult | None:
     """Write the priorities of an adaptive study's items and apply its stopping rule;
-    None for a study assigned uniformly. ``data``: the study as the reports read it."""
+    None for a study assigned uniformly. ``data``: the study as the reports read it, with
+    its kind's ``builder``."""
     options = adaptive_settings(study)
     if options is None:
         return None
     counting = data.population("passed").humans().analysed()
-    written = write_priorities(study, counting.items["external_id"], priorities_of(counting))
-    look = stop_look(counting, options.stop) if options.stop else None
+    written = write_priorities(study, counting.items["external_id"], priorities_of(counting, builder))
+    if options.stop is None:
+        return AdaptiveResult(items=written, look=None, closed=False)
+    look = stop_look(counting, options.stop)
     closed = False
-    if look is not None and options.stop is not None and _met(look, options.stop):
+    if look is not None and _met(look, options.stop):
         closed = close_study_by_rule(
             study, because=Study.ClosedBecause.STOPPING_RULE, details=stop_details(look, options.stop)
         )
-    return AdaptiveResult(items=written, look=look, closed=closed)
+    looks = previous_looks(study) + (look is not None)
+    return AdaptiveResult(written, look, closed, stopping_row(look, options.stop, looks))
 
 
-def priorities_of(data: StudyData) -> np.ndarray:
-    """Each item row's priority from the answers in ``data`` (``stats.adaptive``)."""
+def priorities_of(data: StudyData, builder: KindReport) -> np.ndarray:
+    """Each item row's priority from the answers in ``data`` (``stats.adaptive``): the
+    comparisons of systems by how close they are, the other questions by their answers."""
+    n_items = len(data.items)
+    closeness = np.full(n_items, np.nan)
+    compared: set[str] = set()
+    for comparison in builder.comparisons(data):
+        uncertainty = pair_uncertainty(comparison.wins())
+        found = comparison_priorities(data.responses["item"], comparison.shown, uncertainty, n_items)
+        closeness = np.fmax(closeness, found)
+        compared.update(comparison.questions)
     observations = data.observations
-    items = data.responses["item"][observations["response"]]
-    nominal = np.asarray(observations["level"]).astype(str) == "nominal"
-    return item_priorities(items, observations["question"], observations["value"], nominal, len(data.items))
+    questions = np.asarray(observations["question"]).astype(str)
+    rest = ~np.isin(questions, sorted(compared))
+    items = data.responses["item"][observations["response"]][rest]
+    nominal = np.asarray(observations["level"]).astype(str)[rest] == "nominal"
+    values = np.asarray(observations["value"])[rest]
+    return item_priorities(items, questions[rest], values, nominal, n_items, closeness)
 
 
 def write_priorities(study: Study, external_ids: np.ndarray, priorities: np.ndarray) -> int:
@@ -100,6 +144,41 @@ def _met(look: Look, rule: StopRule) -> bool:
     return settled(look, excludes_zero=rule.excludes_zero, width=rule.width)
 
 
+def previous_looks(study: Study) -> int:
+    """How many recomputes measured the rule before this one (from the stored figure)."""
+    stored = Report.objects.filter(study=study, metric=STOPPING_METRIC, population=STOPPING_POPULATION)
+    details = stored.values_list("details", flat=True).first() or {}
+    return int(details.get("looks", 0))
+
+
+def stopping_row(look: Look | None, rule: StopRule, looks: int) -> ReportRow:
+    """The rule's figure: the difference now and its interval (empty, with the reason, while
+    it cannot be measured), the answers of each system, and whether it is met."""
+    group = {"question": rule.question, "system": rule.first, "over": rule.second}
+    details = {"alpha": rule.alpha, "rule": _rule_name(rule), "looks": looks}
+    if look is None:
+        reason = f"no answers that count to {rule.question!r} of items with a system yet"
+        return ReportRow(STOPPING_METRIC, group, None, 0, details={**details, "met": False, "reason": reason})
+    n_first, n_second = look.counts
+    met = _met(look, rule)
+    # ``row`` stores an infinite bound (too few answers) as empty
+    estimate = Estimate(look.estimate, n=look.n)
+    return row(
+        STOPPING_METRIC,
+        group,
+        estimate,
+        Interval(look.low, look.high, "confidence sequence"),
+        n_first=n_first,
+        n_second=n_second,
+        met=met,
+        **details,
+    )
+
+
+def _rule_name(rule: StopRule) -> str:
+    return "ci_excludes_zero" if rule.excludes_zero else f"width <= {rule.width}"
+
+
 def stop_details(look: Look, rule: StopRule) -> dict:
     """What the study records when its stopping rule closes it."""
     return {
@@ -110,5 +189,5 @@ def stop_details(look: Look, rule: StopRule) -> dict:
         "ci_high": look.high,
         "answers": look.n,
         "alpha": rule.alpha,
-        "rule": "ci_excludes_zero" if rule.excludes_zero else f"width <= {rule.width}",
+        "rule": _rule_name(rule),
     }

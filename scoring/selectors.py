@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from annotation.models import Study
+from annotation.services.adaptive import StoppingNow
 from annotation.services.competence import Competence
+from scoring.adaptive import STOPPING_METRIC, STOPPING_POPULATION, STOPPING_TABLE
 from scoring.models import Report
 from scoring.plots import plotted, points_for
 from scoring.reports import report_for
@@ -101,7 +103,8 @@ def dashboard_view(study: Study, population: str) -> DashboardView:
     view.progress = progress_cards(
         {r.metric: r for r in reports if r.metric in PROGRESS_METRICS and not r.group}
     )
-    for spec in (AGREEMENT_TABLE, *builder.tables, *MORE_AGREEMENT_TABLES, *COMPETENCE_TABLES):
+    tables = (STOPPING_TABLE, AGREEMENT_TABLE, *builder.tables, *MORE_AGREEMENT_TABLES, *COMPETENCE_TABLES)
+    for spec in tables:
         table = table_view(spec, reports)
         if table.rows:
             view.tables.append(table)
@@ -316,3 +319,26 @@ def annotator_competence(study: Study) -> dict[str, Competence]:
         name: Competence(mace=f.get("mace"), dawid_skene=f.get("dawid_skene"), answers=f["answers"])
         for name, f in found.items()
     }
+
+
+def stopping_interval(study: Study) -> StoppingNow | None:
+    """The stopping rule's figure of the last reports (``scoring.adaptive``), for the
+    overview; None before the first. Registered on annotation's reader."""
+    stored = (
+        Report.objects.filter(study=study, metric=STOPPING_METRIC, population=STOPPING_POPULATION)
+        .only("value", "ci_low", "ci_high", "details", "computed_at")
+        .first()
+    )
+    if stored is None:
+        return None
+    details = stored.details or {}
+    return StoppingNow(
+        difference=stored.value,
+        low=stored.ci_low,
+        high=stored.ci_high,
+        n_first=int(details.get("n_first", 0)),
+        n_second=int(details.get("n_second", 0)),
+        looks=int(details.get("looks", 0)),
+        met=bool(details.get("met")),
+        computed_at=stored.computed_at,
+    )

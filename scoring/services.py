@@ -98,7 +98,7 @@ def compute_study_reports(
         data = load_study_data(study, builder, by=by)
         counted = (len(data.responses), int(data.responses["flagged"].sum()))
         fingerprint = study_fingerprint(study, counted=counted)
-    refresh_adaptive(study, data)  # an adaptive study's priorities and stopping rule
+    adaptive = refresh_adaptive(study, data, builder)  # an adaptive study's priorities and stopping rule
     rows: dict[str, list[ReportRow]] = {}
     populations = populations_of(data)
     # ``passed`` is derived from ``all`` (less the flagged answers), not filtered again
@@ -115,6 +115,9 @@ def compute_study_reports(
             builder, subset, embed=embed, calibration_margin=settings.RATER_CALIBRATION_MARGIN
         )
         del subset
+    if adaptive is not None and adaptive.row is not None:
+        for population_rows in rows.values():  # the answers that count, whichever population is shown
+            population_rows.append(adaptive.row)
     progress(steps - 1, steps, "Storing the figures")
     count = replace_reports(study, rows, fingerprint)
     progress(steps, steps, f"Stored {count} figures")

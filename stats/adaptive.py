@@ -7,12 +7,17 @@ that count and stores what they return (each item's priority, the stopping rule'
 Uncertainty is on one scale for every kind of question, 0 (settled) to 1 (nothing known),
 so that a page with several questions takes the least settled of them:
 
-- a nominal question (a label, a choice, a pick between systems, a most/least): the
-  entropy of the item's vote shares, smoothed by half an answer per option seen in the
-  study (Jeffreys' prior, so two agreeing answers are not "certain"), over ``log`` of the
-  number of options; a pick between two systems is closest when it is most uncertain;
+- a nominal question (a label, a choice): the entropy of the item's vote shares, smoothed
+  by half an answer per option seen in the study (Jeffreys' prior, so two agreeing answers
+  are not "certain"), over ``log`` of the number of options;
 - a question on a scale: the width of the item mean's 95% t-interval over the range of
-  values the question took in the study (1 when the item has fewer than two answers).
+  values the question took in the study (1 when the item has fewer than two answers);
+- a comparison of systems (a ranking's MOST / LEAST, a questionnaire's pick among passages):
+  how close the comparison of its systems is over the whole study, not how split the item's
+  own votes are: ``2 Φ(−|z|)`` for the closest pair of systems the item shows, ``z`` the
+  difference of the two systems' Bradley-Terry strengths over its standard error. An item
+  whose systems are far apart falls back, whatever its own answers say; one comparing two
+  systems still close comes first.
 
 The stopping rule's interval is an asymptotic confidence sequence (Waudby-Smith, Arnold,
 Ramdas et al., "Time-uniform central limit theory and asymptotic confidence sequences",
@@ -28,6 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as scipy_stats
+
+from .ranking import bradley_terry
 
 JEFFREYS = 0.5  # answers added to each option's count before the shares' entropy
 CONFIDENCE = 0.95  # the level of an item mean's interval (the priority of a scale question)
@@ -59,15 +66,74 @@ def scale_uncertainty(values: np.ndarray, span: float) -> float:
     return min(1.0, 2 * half / span)
 
 
+# Added to the diagonal of the Bradley-Terry fit's information matrix: keeps a system that no
+# comparison connects to the others at a finite, very wide standard error (its pairs unsettled).
+INFORMATION_RIDGE = 0.01
+
+
+def pair_uncertainty(wins: np.ndarray) -> np.ndarray:
+    """How unsettled the order of every pair of systems is, from the win matrix (``W[i, j]``:
+    answers preferring system i to system j): ``2 Φ(−|z|)``, ``z`` the difference of the two
+    systems' Bradley-Terry strengths (``stats.ranking.bradley_terry``) over its standard
+    error from the fit's Fisher information. The two-sided share, so that it runs from 1
+    (equal strengths, or nothing known) to 0 (an order many answers agree on), as the other
+    questions' uncertainties do. Symmetric, 0 on the diagonal."""
+    wins = np.asarray(wins, dtype=np.float64)
+    size = len(wins)
+    unsettled = np.ones((size, size)) - np.eye(size)
+    strengths = bradley_terry(wins)
+    if strengths is None:
+        return unsettled
+    met = wins + wins.T
+    p = 1 / (1 + np.exp(strengths[None, :] - strengths[:, None]))
+    weight = met * p * (1 - p)
+    information = np.diag(weight.sum(axis=1)) - weight + INFORMATION_RIDGE * np.eye(size)
+    covariance = np.linalg.inv(information)
+    variance = np.diag(covariance)[:, None] + np.diag(covariance)[None, :] - 2 * covariance
+    gap = np.abs(strengths[:, None] - strengths[None, :])
+    z = gap / np.sqrt(np.maximum(variance, np.finfo(np.float64).tiny))
+    return np.where(np.eye(size, dtype=bool), 0.0, 2 * scipy_stats.norm.sf(z))
+
+
+def comparison_priorities(
+    items: np.ndarray, shown: np.ndarray, uncertainty: np.ndarray, n_items: int
+) -> np.ndarray:
+    """Per item (row number below ``n_items``), the uncertainty (``pair_uncertainty``) of the
+    least settled pair of systems its answers compared; NaN for an item without any. Per
+    answer ``items`` gives its item and ``shown`` the systems it compared (a row of system
+    codes, -1 padding)."""
+    items = np.asarray(items, dtype=np.int64)
+    shown = np.asarray(shown, dtype=np.int64)
+    priority = np.full(n_items, np.nan)
+    if shown.ndim != 2:
+        return priority  # no answers: nothing compared
+    for a in range(shown.shape[1]):
+        for b in range(a + 1, shown.shape[1]):
+            both = (shown[:, a] >= 0) & (shown[:, b] >= 0)
+            values = uncertainty[shown[both, a], shown[both, b]]
+            np.fmax.at(priority, items[both], values)
+    return priority
+
+
 def item_priorities(
-    items: np.ndarray, questions: np.ndarray, values: np.ndarray, nominal: np.ndarray, n_items: int
+    items: np.ndarray,
+    questions: np.ndarray,
+    values: np.ndarray,
+    nominal: np.ndarray,
+    n_items: int,
+    comparisons: np.ndarray | None = None,
 ) -> np.ndarray:
     """Each item's priority (its least settled question's uncertainty) from the answers'
     observations: per observation its item (row number below ``n_items``), question, value
-    and whether the question is nominal. Items without observations get 1."""
+    and whether the question is nominal; ``comparisons``: per item the uncertainty of its
+    comparisons of systems (``comparison_priorities``, NaN for none), whose observations the
+    caller leaves out. Items with neither get 1."""
     priority = np.ones(n_items, dtype=np.float64)
     seen = np.zeros(n_items, dtype=bool)
     best = np.zeros(n_items, dtype=np.float64)
+    if comparisons is not None:
+        seen = ~np.isnan(comparisons)
+        best = np.where(seen, comparisons, 0.0)
     items, questions = np.asarray(items), np.asarray(questions)
     for question in np.unique(questions.astype(str)):
         rows = np.flatnonzero(questions.astype(str) == question)
@@ -102,6 +168,7 @@ class Look:
     low: float
     high: float
     n: int
+    counts: tuple[int, ...] = ()  # a difference's: the answers behind each of its two means
 
     @property
     def width(self) -> float:
@@ -133,7 +200,7 @@ def difference_sequence(first: np.ndarray, second: np.ndarray, alpha: float) -> 
     mean's sequence at ``alpha / 2`` (so both hold together with probability ``1 - alpha``
     at every look), the difference's bounds from theirs."""
     a, b = mean_sequence(first, alpha / 2), mean_sequence(second, alpha / 2)
-    return Look(a.estimate - b.estimate, a.low - b.high, a.high - b.low, a.n + b.n)
+    return Look(a.estimate - b.estimate, a.low - b.high, a.high - b.low, a.n + b.n, (a.n, b.n))
 
 
 def settled(sequence: Look, *, excludes_zero: bool, width: float | None) -> bool:

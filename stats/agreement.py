@@ -266,7 +266,7 @@ def _block_entries(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
 
 def _alpha(pairable: _Pairable, domain: np.ndarray, level: str) -> Estimate:
     marginals = pairable.per_value(len(domain))
-    return _estimate(
+    return alpha_from_disagreements(
         lambda: _DISAGREEMENTS[level](pairable, domain, marginals),
         level=level,
         values=len(domain),
@@ -288,22 +288,9 @@ def alpha_from_disagreements(
     n: int,
     varied: bool,
 ) -> Estimate:
-    """Alpha from a ``(observed, expected)`` disagreement function, with the undefined cases
-    every alpha here shares: for a distance of another kind (``stats.sets``' MASI)."""
-    return _estimate(disagreements, level=level, values=values, units=units, n=n, varied=varied)
-
-
-def _estimate(
-    disagreements: Callable[[], tuple[float, float]],
-    *,
-    level: str,
-    values: int,
-    units: int,
-    n: int,
-    varied: bool,
-) -> Estimate:
     """``1 - observed / expected``, or why alpha is undefined (``varied``: the pairable values
-    are not all the same)."""
+    are not all the same): the undefined cases every alpha here shares, whatever its distance
+    (the levels below, ``stats.sets``' MASI)."""
     details: dict[str, Any] = {"units": units, "values": values, "level": level}
     if values < 2:
         return Estimate.undefined("fewer than two distinct values: nothing to disagree on", **details)
@@ -449,7 +436,7 @@ class _Coincidences:
         return cls(matrix, marginals, units, domain)
 
     def alpha(self, level: str) -> Estimate:
-        return _estimate(
+        return alpha_from_disagreements(
             lambda: self.disagreements(level),
             level=level,
             values=len(self.domain),
@@ -644,7 +631,7 @@ class _ReliabilityTable:
             parts.append(moments)
             low, high = min(low, block_low), max(high, block_high)
         moments = _UnitMoments.join(parts)
-        return _estimate(
+        return alpha_from_disagreements(
             moments.disagreements,
             level="interval",
             values=self.size,

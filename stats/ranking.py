@@ -82,6 +82,19 @@ def win_matrix(flat: Appearances, n_systems: int) -> np.ndarray:
     return wins
 
 
+def pick_win_matrix(shown: np.ndarray, picked: np.ndarray, n_systems: int) -> np.ndarray:
+    """``W[i, j]``: answers that picked system i while system j was shown beside it (a pick of
+    one among the shown, ``picked`` -1 for none: a tie or no answer)."""
+    wins = np.zeros((n_systems, n_systems), dtype=np.int64)
+    shown = np.asarray(shown, dtype=np.int64)
+    picked = np.asarray(picked, dtype=np.int64)
+    for r in np.flatnonzero(picked >= 0):
+        for other in shown[r]:
+            if other >= 0 and other != picked[r]:
+                wins[picked[r], other] += 1
+    return wins
+
+
 def sign_tests(wins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided sign (binomial) test for every pair of systems, and the Holm-adjusted p.
 

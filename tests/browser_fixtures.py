@@ -12,7 +12,7 @@ import pytest
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "screenshots"
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
 # between browser steps are still synchronous, so Django's async guard is relaxed here only.

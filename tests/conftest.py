@@ -14,10 +14,11 @@ from annotation.services.studies import load_study_file
 from tests.factories import ParticipantFactory, researcher_user
 
 # Plugins and fixtures that several test modules share, kept with their helpers: a Redis
-# database per xdist worker, one Playwright for every browser test, the tiny models and
-# worker settings, the gate and worker fixtures.
+# database per xdist worker, the transactional tests' quick flush, one Playwright for every
+# browser test, the tiny models and worker settings, the gate and worker fixtures.
 pytest_plugins = [
     "tests.xdist_env",
+    "tests.fast_flush",
     "tests.browser_fixtures",
     "tests.lm_fixtures",
     "tests.helpers.gate",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests import tiny_model, tiny_subject_model
-from tests.tiny_models import SIM, SUBJECT, TINY, built_model
+from tests.tiny_models import MEND_EDITOR, SIM, SUBJECT, TINY, built_model
 
 SIM_SECOND = "tiny-sim-gpt2-b"  # the simulatability model under a second name: a second follow-up generator
 HPARAMS_DIR = Path(__file__).resolve().parent / "editing_hparams"
@@ -33,6 +33,12 @@ def model_dir(name: str) -> Path:
 def tiny_lm_dir() -> Path:
     """A directory holding the tiny model and its tokenizer (``from_pretrained`` loads it)."""
     return model_dir(TINY)
+
+
+@pytest.fixture(scope="session")
+def tiny_mend_dir(tiny_lm_dir) -> Path:
+    """MEND's editor trained for the tiny model (``tests/tiny_mend.py``), cached like the models."""
+    return model_dir(MEND_EDITOR)
 
 
 @pytest.fixture(scope="session")

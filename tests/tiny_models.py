@@ -27,7 +27,7 @@ from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 
-from tests import tiny_encoder, tiny_model, tiny_simulatability_model, tiny_subject_model
+from tests import tiny_encoder, tiny_mend, tiny_model, tiny_simulatability_model, tiny_subject_model
 
 ROOT = Path(__file__).resolve().parent.parent
 SIM_PROMPTS = ROOT / "workers" / "simulatability" / "prompts"
@@ -56,6 +56,7 @@ class Recipe:
     build: Callable[[Path], Path]
     modules: tuple[ModuleType, ...]
     data: Callable[[], bytes] = lambda: b""
+    marker: str = "config.json"  # the file a finished build has (a model's config, an editor's definition)
 
     def key(self) -> str:
         source = b"".join(Path(module.__file__ or "").read_bytes() for module in self.modules)
@@ -69,10 +70,17 @@ def _simulatability_prompts() -> bytes:
     return b"".join(path.read_bytes() for path in sorted(SIM_PROMPTS.glob("*.json")))
 
 
+def _mend_sources() -> bytes:
+    """The editor's code (read, not imported: this module loads without torch or Django)."""
+    return b"".join((ROOT / "workers" / "editing" / name).read_bytes() for name in MEND_SOURCES)
+
+
+MEND_SOURCES = ("mend.py", "mend_training.py", "encoding.py", "metrics.py")
 TINY = "tiny-gpt2"
 SUBJECT = "tiny-subject-gpt2"  # two-word subjects, filler text
 SIM = "tiny-sim-gpt2"  # answers in the simulatability prompts' layout
 ENCODER = "tiny-bert"  # the trained raters' encoder
+MEND_EDITOR = "tiny-gpt2-mend"  # MEND's editor networks trained for TINY
 
 # In the order the prebuild makes them: the model most tests load first.
 RECIPES = {
@@ -86,6 +94,13 @@ RECIPES = {
             tiny_simulatability_model.build_tiny_simulatability_lm,
             (tiny_model, tiny_simulatability_model),
             _simulatability_prompts,
+        ),
+        Recipe(
+            MEND_EDITOR,
+            tiny_mend.build_tiny_mend,
+            (tiny_model, tiny_mend),
+            _mend_sources,
+            marker="definition.json",
         ),
     )
 }
@@ -102,10 +117,10 @@ def built_model(name: str) -> Path:
     recipe = RECIPES[name]
     root = model_cache_root()
     target = root / f"{name}-{recipe.key()}"
-    if (target / "config.json").is_file():
+    if (target / recipe.marker).is_file():
         return target
     with _locked(root / f".{target.name}.lock"):
-        if not (target / "config.json").is_file():  # nobody built it while we waited
+        if not (target / recipe.marker).is_file():  # nobody built it while we waited
             _build_into(recipe, target)
     return target
 

@@ -19,7 +19,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import flatten_errors
-from stats.agreement import check_level  # the levels of measurement, defined once
+from stats.agreement import LEVELS, check_level  # the levels of measurement, defined once
 
 if TYPE_CHECKING:  # no kind imports the models at run time; these names are for annotations
     from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
@@ -176,6 +176,10 @@ class PublicEntry:
 
     url: str
     action: str
+
+
+# The levels of a number on a scale (every level but nominal).
+SCALE_LEVELS = tuple(level for level in LEVELS if level != "nominal")
 
 
 class TaskKind(ABC):
@@ -386,6 +390,12 @@ class TaskKind(ABC):
             for field in self.agreement_fields
             if answer.get(field.key) is not None
         ]
+
+    def scale_questions(self, config: dict) -> tuple[str, ...]:
+        """The questions (as ``agreement_values`` names them) whose answers are one number
+        per item on a scale (ordinal or interval): what an adaptive study's stopping rule
+        compares between systems. By default the declared agreement fields at those levels."""
+        return tuple(f.question for f in self.agreement_fields if f.level in SCALE_LEVELS)
 
     # --- exports ----------------------------------------------------------------------
 

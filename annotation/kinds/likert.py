@@ -299,6 +299,9 @@ class Likert(TaskKind):
 
     trained_raters = True
 
+    def scale_questions(self, config: dict) -> tuple[str, ...]:
+        return tuple(q["id"] for q in settings_of(config)["questions"])
+
     def rater_questions(self, config: dict) -> list[RaterQuestion]:
         settings = settings_of(config)
         points = tuple(range(1, int(settings["scale"]["points"]) + 1))

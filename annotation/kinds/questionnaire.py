@@ -292,6 +292,9 @@ class Questionnaire(TaskKind):
         """``answer.<question id>``: one column per question (lists stay lists)."""
         return [(f"answer.{q['id']}", (q["id"],)) for q in config["questions"]]
 
+    def scale_questions(self, config: dict) -> tuple[str, ...]:
+        return tuple(q["id"] for q in config["questions"] if q["type"] == "scale")
+
     def agreement_values(self, item, answer: dict) -> list[Observation]:
         """Per question, by type: a scale at the ordinal and the interval level; a choice,
         a pick (the passage id, or ``tie``), each option of a multi (``<id>.<option>``, 0/1)

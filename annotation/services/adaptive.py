@@ -17,13 +17,15 @@ the researcher's stopping rule on two systems' comparison, checked by the report
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError
-from annotation.kinds.base import StrictSerializer
+from annotation.kinds.base import StrictSerializer, TaskKind
 from annotation.models import Study
 
 ADAPTIVE = "adaptive"
@@ -91,6 +93,35 @@ def check_assignment_config(config: dict) -> dict:
     return {"assignment": ADAPTIVE, ADAPTIVE: options}
 
 
+def check_stop_question(kind: TaskKind, config: dict) -> None:
+    """The stopping rule (if any) of a validated ``config`` names one of the kind's questions
+    on a scale (``TaskKind.scale_questions``): the difference of two systems' means is
+    computed on nothing else."""
+    stop = (config.get(ADAPTIVE) or {}).get("stop")
+    if not stop:
+        return
+    scales = kind.scale_questions(config)
+    if stop["question"] not in scales:
+        listed = f"its questions on a scale: {', '.join(scales)}" if scales else "it has none"
+        message = f"{stop['question']!r} is not a question on a scale of this study ({listed})."
+        raise InputError({"config.adaptive.stop.question": [message]})
+
+
+def check_stop_systems(config: dict, systems: Iterable[str]) -> None:
+    """The stopping rule (if any) names two systems among ``systems``, the items'
+    ``provenance.system`` values (the rule reads those)."""
+    stop = (config.get(ADAPTIVE) or {}).get("stop")
+    if not stop:
+        return
+    known = sorted({str(name) for name in systems if name})
+    missing = [name for name in stop["systems"] if name not in known]
+    if missing:
+        names = ", ".join(repr(name) for name in missing)
+        listed = ", ".join(known) if known else "none"
+        message = f"No item has the system {names} (the items' provenance.system values: {listed})."
+        raise InputError({"config.adaptive.stop.systems": [message]})
+
+
 @dataclass(frozen=True)
 class StopRule:
     question: str
@@ -123,3 +154,39 @@ def adaptive_settings(study: Study) -> AdaptiveSettings | None:
         rule = StopRule(stop["question"], first, second, excludes_zero, width, stop["alpha"])
     minimum = min(int(options.get("min_answers", DEFAULT_MIN_ANSWERS)), study.annotations_per_item)
     return AdaptiveSettings(min_answers=minimum, budget=options.get("budget"), stop=rule)
+
+
+@dataclass(frozen=True)
+class StoppingNow:
+    """The stopping rule's interval at the last reports recompute (``scoring.adaptive``): the
+    first system's mean less the second's, its confidence sequence (a bound is None while a
+    system has fewer than two answers), answers per system, recomputes that measured it."""
+
+    difference: float | None
+    low: float | None
+    high: float | None
+    n_first: int
+    n_second: int
+    looks: int
+    met: bool
+    computed_at: datetime
+
+
+# ``annotation`` does not import ``scoring``: ``ScoringConfig.ready`` registers the reader of
+# the stored figure (as it does the participants page's competence).
+StoppingReader = Callable[[Study], StoppingNow | None]
+_stopping_readers: list[StoppingReader] = []
+
+
+def register_stopping_reader(reader: StoppingReader) -> None:
+    """Set the function that reads the stopping rule's stored interval (one; the last wins)."""
+    _stopping_readers[:] = [reader]
+
+
+def stopping_now(study: Study) -> StoppingNow | None:
+    """The rule's interval as the study's last reports computed it; None without a rule,
+    without reports or without a reader."""
+    settings = adaptive_settings(study)
+    if settings is None or settings.stop is None or not _stopping_readers:
+        return None
+    return _stopping_readers[0](study)

@@ -27,7 +27,7 @@ from .links import participant_links
 from .platform_audit import CallContext, record_call
 from .platform_bonus import BonusLine, bonus_pseudonym, check_bonus_lines, record_bonuses
 from .platform_errors import PlatformError, PlatformOutcomeUnknown, PlatformRefused, PlatformUnreachable
-from .platform_review import APPROVE, LEAVE, shown_name, verdict
+from .platform_review import APPROVE, LEAVE, send_decision_once, shown_name, verdict
 from .prolific import platform_study
 from .prolific_client import PlannedCall
 from .pseudonyms import PseudonymCache
@@ -228,19 +228,14 @@ def _decide(
     if calls.context.dry_run:
         calls.write(operation, **params)
         return
-    decision, _ = PlatformDecision.objects.get_or_create(
+    send_decision_once(
+        study,
         platform=Platform.MTURK,
         submission_id=assignment_id,
-        defaults={
-            "study": study,
-            "participant_id": enrollment.participant_id if enrollment else None,
-            "action": action,
-            "message": params.get("RequesterFeedback", ""),
-        },
-    )
-    calls.write(operation, **params)
-    PlatformDecision.objects.filter(pk=decision.pk).update(
-        state=PlatformDecision.State.SENT, sent_at=timezone.now()
+        enrollment=enrollment,
+        action=action,
+        message=params.get("RequesterFeedback", ""),
+        send=lambda: calls.write(operation, **params),
     )
 
 

@@ -10,9 +10,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from annotation.models import Enrollment, Response, Study
+from django.utils import timezone
+
+from annotation.models import Enrollment, PlatformDecision, Response, Study
 
 from .participants import session_cut_short
 from .platform_lists import platform_status
@@ -76,3 +79,34 @@ def shown_name(names: PseudonymCache, enrollment: Enrollment | None, platform_id
         return f"unknown id …{platform_id[-4:]}"
     p = enrollment.participant
     return names.get(p.pk, p.source, p.platform_worker_id, p.public_id)
+
+
+def send_decision_once(
+    study: Study,
+    *,
+    platform: str,
+    submission_id: str,
+    enrollment: Enrollment | None,
+    action: str,
+    message: str,
+    send: Callable[[], object],
+) -> None:
+    """Record a decision on a platform's submission (SENDING), ``send`` it, mark it SENT.
+
+    The record comes first: a run that dies after sending leaves it SENDING, and a second
+    run sees the submission as decided rather than sending it again (each platform's review
+    skips submissions with a record)."""
+    decision, _ = PlatformDecision.objects.get_or_create(
+        platform=platform,
+        submission_id=submission_id,
+        defaults={
+            "study": study,
+            "participant_id": enrollment.participant_id if enrollment else None,
+            "action": action,
+            "message": message,
+        },
+    )
+    send()
+    PlatformDecision.objects.filter(pk=decision.pk).update(
+        state=PlatformDecision.State.SENT, sent_at=timezone.now()
+    )

@@ -26,7 +26,7 @@ from .capacity import places_wanted
 from .links import participant_links
 from .platform_bonus import BonusLine, bonus_pseudonym, check_bonus_lines, record_bonuses, stuck_bonuses
 from .platform_errors import PlatformError, PlatformRefused
-from .platform_review import APPROVE, LEAVE, REJECT, shown_name, verdict
+from .platform_review import APPROVE, LEAVE, REJECT, send_decision_once, shown_name, verdict
 from .prolific_client import ProlificClient
 from .pseudonyms import PseudonymCache
 from .research import mark_returned
@@ -190,19 +190,14 @@ def _transition(
     if client.context.dry_run:
         client.post(f"/api/v1/submissions/{submission_id}/transition/", body)
         return
-    decision, _ = PlatformDecision.objects.get_or_create(
+    send_decision_once(
+        study,
         platform=Platform.PROLIFIC,
         submission_id=submission_id,
-        defaults={
-            "study": study,
-            "participant_id": enrollment.participant_id if enrollment else None,
-            "action": action,
-            "message": body.get("message", ""),
-        },
-    )
-    client.post(f"/api/v1/submissions/{submission_id}/transition/", body)
-    PlatformDecision.objects.filter(pk=decision.pk).update(
-        state=PlatformDecision.State.SENT, sent_at=timezone.now()
+        enrollment=enrollment,
+        action=action,
+        message=body.get("message", ""),
+        send=lambda: client.post(f"/api/v1/submissions/{submission_id}/transition/", body),
     )
 
 

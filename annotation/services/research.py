@@ -10,6 +10,7 @@ from annotation.errors import InputError, checked
 from annotation.models import Assignment, Enrollment, Job, Response, Study
 
 from .access import can_share_study, can_use_platforms, is_researcher, researcher_studies
+from .adaptive import check_stop_systems
 from .assignment import release_participant_assignments
 from .exams import detach_exam_from_unpermitted_studies
 from .exports import ExportParameters, check_export_request
@@ -38,6 +39,8 @@ def update_study(study: Study, *, user, changes: dict) -> Study:
         changes["config"] = check_kind_and_config(
             study, kind, changes.get("config", study.config), kept_items=study.items.all()
         )
+        if study.items.exists():  # a study without items yet may name systems still to come
+            check_stop_systems(changes["config"], study.items.values_list("provenance__system", flat=True))
     if changes.get("public"):
         check_exam_study(study, public=True)
     users = _researchers_named(shared) if shared is not None else None

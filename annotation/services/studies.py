@@ -14,6 +14,7 @@ from rest_framework import serializers
 from annotation.errors import InputError, checked
 from annotation.models import Item, Study
 
+from .adaptive import check_stop_systems
 from .rows import list_rows
 from .study_extras import EXTRA_FIELDS, StudyExtras, check_study_extras, write_study_extras
 from .validation import check_kind_and_config, checked_items, is_exam, kind_named
@@ -177,6 +178,8 @@ def _check_known_fields(data: dict, *, owner) -> _CheckedFile:
     )
     exam = data.get("exam") is not None
     items = list(checked_items(kind, config, list_rows(enumerate(raw_items), "items"), exam=exam))
+    kept = _items_not_in(existing, raw_items).values_list("provenance__system", flat=True)
+    check_stop_systems(config, [(item["provenance"] or {}).get("system") for item in items] + list(kept))
     owner_after = owner or (existing.owner if existing is not None else None)
     extras = check_study_extras(kind, config, data, fields, items, owner=owner_after)
     return _CheckedFile(fields=fields, config=config, items=items, extras=extras)

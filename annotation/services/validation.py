@@ -26,7 +26,7 @@ from annotation.kinds.base import TaskKind
 from annotation.models import Exam, Item, Study
 
 from .adaptive import KEYS as ASSIGNMENT_KEYS
-from .adaptive import check_assignment_config
+from .adaptive import check_assignment_config, check_stop_question
 from .exams import check_exam
 from .rows import Row, Unique, collect_rows
 
@@ -76,6 +76,7 @@ def check_kind_and_config(
         config = {**kind.validate_config(config), **assignment}
     except ValidationError as exc:
         raise InputError.from_validation(exc, "config") from None
+    check_stop_question(kind, config)
     if stored is None or stored.kind != kind.name or stored.config != config:
         misfits = _misfits(kind, config, kept_items)
         if misfits:

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation.errors import InputError
 from annotation.models import Study
 from annotation.services.access import access_study_for_researcher, can_use_platforms, researcher_studies
+from annotation.services.adaptive import stopping_now
 from annotation.services.assignment import item_progress
 from annotation.services.crowd import preview_page
 from annotation.services.json_input import parse_json
@@ -77,6 +78,7 @@ def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "shared_code": studies_sharing_completion_code(study, request.user),
         "test_runs": test_enrollments(study).count(),
         "can_use_platforms": can_use_platforms(request.user, study),
+        "stopping_now": stopping_now(study),
     }
     return render(request, "research/study_overview.html", context)
 

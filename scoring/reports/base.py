@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from stats import ranking as bws
 from stats.bootstrap import Interval
 from stats.estimate import Estimate
 from stats.groups import GroupMean, factorize, is_repeated, repeated
@@ -270,6 +271,27 @@ class PlotSpec:
     fixed: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Comparisons:
+    """One question's comparisons of systems, per response of a ``StudyData``: the systems
+    it showed (``shown``: codes into ``names``, -1 padding), the one it preferred (``best``:
+    a pick, or MOST; -1 for none, a tie or no answer) and, for a best-worst choice, the one
+    it put last (``worst``: LEAST). ``questions``: the agreement observations' questions this
+    comparison stands for (the adaptive priority reads it instead of their vote shares)."""
+
+    questions: tuple[str, ...]
+    names: list[str]
+    shown: np.ndarray
+    best: np.ndarray
+    worst: np.ndarray | None = None
+
+    def wins(self) -> np.ndarray:
+        """``W[i, j]``: answers that put system i above system j (``stats.ranking``)."""
+        if self.worst is None:
+            return bws.pick_win_matrix(self.shown, self.best, len(self.names))
+        return bws.win_matrix(bws.appearances(self.shown, self.best, self.worst), len(self.names))
+
+
 class KindReport:
     """The report builder of one task kind; subclasses live one per module in this package,
     each named by its kind (``TaskKind.report``).
@@ -294,6 +316,11 @@ class KindReport:
         ``data`` holds every answer of the population (``data.machine_responses()`` tells
         them apart). Most kinds have none: the common ``agreement.machine_*`` rows compare
         every kind's machine raters with the humans."""
+        return []
+
+    def comparisons(self, data: StudyData) -> list[Comparisons]:
+        """The kind's comparisons of systems (a pick among passages, MOST / LEAST), one per
+        question; none for kinds that compare no systems."""
         return []
 
     def question_groups(self, config: dict) -> dict[str, str]:

@@ -29,7 +29,7 @@ from stats.estimate import Estimate
 from stats.groups import overall_mean
 from stats.sets import masi_alpha
 
-from .base import Field, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, mean_row, row
+from .base import Comparisons, Field, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, mean_row, row
 
 TIE = "tie"  # as the kind stores a pairwise tie
 MAX_PASSAGES = 26  # as the kind allows (the letters A..Z)
@@ -137,6 +137,9 @@ class QuestionnaireReport(KindReport):
             ylabel="mean",
         ),
     )
+
+    def comparisons(self, data: StudyData) -> list[Comparisons]:
+        return pick_comparisons(data)
 
     def rows(self, data: StudyData, *, embed=None) -> list[ReportRow]:
         answers = data.responses["answer"]
@@ -259,6 +262,26 @@ def _option_rows(question, values, item, passages, systems, data) -> list[Report
 # --- pick ------------------------------------------------------------------------------------
 
 
+def pick_comparisons(data: StudyData) -> list[Comparisons]:
+    """Per pick question, the systems of the passages each answer saw and the one it picked
+    (best-worst: MOST and LEAST); a pick's observations are ``<id>`` or ``<id>.most`` /
+    ``<id>.least``."""
+    answers, item = data.responses["answer"], data.responses["item"]
+    passages = _passages(data)
+    names = sorted({p.get("system", "") for ps in passages for p in ps} - {""})
+    code = {name: n for n, name in enumerate(names)}
+    out = []
+    for question in data.config["questions"]:
+        if question["type"] != "pick":
+            continue
+        qid = question["id"]
+        values = [(a or {}).get(qid) for a in answers]
+        shown, best, worst, _, _ = _pick_codes(question, values, item, passages, code)
+        least = worst if question["pick"] == "best_worst" else None
+        out.append(Comparisons((qid, f"{qid}.most", f"{qid}.least"), names, shown, best, least))
+    return out
+
+
 def _pick_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
     qid = question["id"]
     names = sorted({p.get("system", "") for ps in passages for p in ps} - {""})
@@ -271,7 +294,7 @@ def _pick_rows(question, values, item, passages, systems, data) -> list[ReportRo
         wins = bws.win_matrix(flat, len(names))
     else:
         rows += _picked_rows(qid, names, shown, most, answered)
-        wins = _winner_matrix(shown, most, len(names))
+        wins = bws.pick_win_matrix(shown, most, len(names))
         if question["pick"] == "pairwise" and question.get("tie") and answered.any():
             share = overall_mean(ties[answered].astype(np.float64), label=f"questionnaire.tie_share|{qid}")
             if share is not None:
@@ -315,16 +338,6 @@ def _picked_rows(qid: str, names: list[str], shown, picked, answered) -> list[Re
         if mean is not None:
             rows.append(mean_row("questionnaire.picked", {"question": qid, "system": name}, mean))
     return rows
-
-
-def _winner_matrix(shown: np.ndarray, picked: np.ndarray, size: int) -> np.ndarray:
-    """``W[i, j]``: answers that picked system i's passage while j's was shown beside it."""
-    wins = np.zeros((size, size), dtype=np.int64)
-    for r in np.flatnonzero(picked >= 0):
-        for other in shown[r]:
-            if other >= 0 and other != picked[r]:
-                wins[picked[r], other] += 1
-    return wins
 
 
 def _best_worst_rows(qid: str, names: list[str], flat: bws.Appearances) -> list[ReportRow]:

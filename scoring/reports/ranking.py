@@ -9,6 +9,7 @@ from stats.estimate import Estimate
 from stats.groups import grouped_means
 
 from .base import (
+    Comparisons,
     Field,
     KindReport,
     PlotSpec,
@@ -76,6 +77,16 @@ class RankingReport(KindReport):
             flat = bws.appearances(shown, most, least)
             rows += _criterion_rows(criterion, systems, flat, data.responses["item"])
         return rows
+
+    def comparisons(self, data: StudyData) -> list[Comparisons]:
+        """Per criterion, the shown systems with MOST and LEAST."""
+        systems, shown = _shown_codes(data.responses["shown"])
+        out = []
+        for criterion in criteria(data):
+            most, least = _choice_codes(data.responses["choices"], criterion, systems)
+            questions = (criterion, f"{criterion}.most", f"{criterion}.least")
+            out.append(Comparisons(questions, systems, shown, most, least))
+        return out
 
 
 def criteria(data: StudyData) -> list[str]:

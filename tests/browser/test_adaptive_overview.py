@@ -39,4 +39,12 @@ def test_the_overview_says_why_and_when_the_study_closed(live_server, page, scre
     assert "confidence sequence" in closed and study.closed_at.strftime("%Y-%m-%d") in closed
     assignment = page.inner_text("#assignment")
     assert "adaptive" in assignment and "stops when A against B on quality differ" in assignment
+    # the rule's interval at the last recompute, beside the rule (stored by the reports job)
+    now = page.inner_text("#stopping-now")
+    assert "now: " in now and " in [" in now and "1 look, met" in now, now
     screenshot("adaptive-overview-closed")
+    page.goto(f"{live_server.url}/research/s/{study.slug}/dashboard/")
+    table = page.locator("section, table").filter(has_text="Stopping rule: the difference now").first
+    table.wait_for()
+    assert "confidence sequence" in page.content()
+    screenshot("adaptive-dashboard-stopping")

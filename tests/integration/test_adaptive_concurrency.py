@@ -27,9 +27,10 @@ RATINGS = {"A": range(4, 8), "B": range(1, 6)}  # A is better by 2.5 points on a
 def check_rule(study: Study) -> bool:
     """What the reports job does for an adaptive study: read it, then refresh the
     priorities and apply the stopping rule; whether this call closed the study."""
+    builder = report_for(study.kind)
     with one_snapshot():
-        data = load_study_data(study, report_for(study.kind), by=DEFAULT_BY)
-    result = refresh_adaptive(study, data)
+        data = load_study_data(study, builder, by=DEFAULT_BY)
+    result = refresh_adaptive(study, data, builder)
     return result is not None and result.closed
 
 

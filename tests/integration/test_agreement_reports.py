@@ -5,21 +5,24 @@ CSV), the API and the dashboard, on PostgreSQL, each checked against a reference
 import csv
 import itertools
 import json
+from collections.abc import Iterator
 from io import StringIO
 
 import krippendorff
 import numpy as np
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from sklearn.metrics import cohen_kappa_score
 
-from annotation.models import Participant
+from annotation.models import Participant, Study
 from annotation.services.pseudonyms import pseudonym
 from scoring.models import Report
 from stats.bootstrap import mean_ci, seed_for
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
+from tests.helpers.module_data import rows_for_the_module
 from tests.helpers.reports import computereports_json, report_row
 
 pytestmark = pytest.mark.django_db
@@ -50,13 +53,26 @@ RATINGS = _ratings()
 ITEMS = sorted(RATINGS["h0"])
 
 
-@pytest.fixture
-def owner(django_user_model):
-    return django_user_model.objects.create_user("owner", password="pw", is_staff=True)
+@pytest.fixture(scope="module")
+def module_rows(django_db_setup, django_db_blocker) -> Iterator[tuple[int, int]]:
+    """The owner and the study with everyone's ratings, written once for the module
+    (tests/helpers/module_data.py): the primary keys of both."""
+    with rows_for_the_module(django_db_blocker):
+        owner = get_user_model().objects.create_user("owner", password="pw", is_staff=True)
+        yield owner.pk, _rated_study(owner).pk
 
 
 @pytest.fixture
-def study(owner):
+def owner(module_rows, django_user_model):
+    return django_user_model.objects.get(pk=module_rows[0])
+
+
+@pytest.fixture
+def study(module_rows, owner) -> Study:
+    return Study.objects.get(pk=module_rows[1])
+
+
+def _rated_study(owner) -> Study:
     questions = [{"id": q, "text": "…", "passage": "main", "group": g} for q, g in QUESTIONS.items()]
     study = StudyFactory(kind="likert", slug="leme-agree", owner=owner, config={"questions": questions})
     ItemFactory.from_specs(

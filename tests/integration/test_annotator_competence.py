@@ -7,23 +7,43 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Iterator
 
 import pytest
 
-from annotation.models import Participant
+from annotation.models import Participant, Study
 from annotation.services.adjudication import adjudicate
 from annotation.services.exports import export_study
 from annotation.services.pseudonyms import participant_pseudonym
 from scoring.models import Report
 from scoring.services import compute_study_reports
+from tests.factories import researcher_user
 from tests.helpers.competence import ITEMS, RELIABLE, SPAMMER, competence_study, slip, spam, truth
+from tests.helpers.module_data import rows_for_the_module
 
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(scope="module")
+def module_rows(django_db_setup, django_db_blocker) -> Iterator[tuple[int, int]]:
+    """Rita and her study with its answers and reports, written once for the module
+    (tests/helpers/module_data.py): the primary keys of both."""
+    with rows_for_the_module(django_db_blocker):
+        owner = researcher_user("rita", password="pw")
+        yield owner.pk, competence_study(owner).pk
+
+
 @pytest.fixture
-def study(researcher):
-    return competence_study(researcher)
+def researcher(module_rows, client, django_user_model):
+    """Rita, the study's owner, logged in on ``client``."""
+    user = django_user_model.objects.get(pk=module_rows[0])
+    client.force_login(user)
+    return user
+
+
+@pytest.fixture
+def study(module_rows, researcher) -> Study:
+    return Study.objects.get(pk=module_rows[1])
 
 
 def pseudonym_of(study, name: str) -> str:

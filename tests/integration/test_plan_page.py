@@ -5,6 +5,7 @@ import pytest
 from annotation.models import Job, Study
 from scoring.models import Report
 from tests.factories import researcher_user
+from tests.helpers.module_data import rows_for_the_module
 from tests.helpers.reports import likert_study
 
 pytestmark = pytest.mark.django_db
@@ -13,12 +14,14 @@ URL = "/research/s/leme/plan/"
 COMPARE = {"question": "edit", "first": "ROME", "second": "FT", "difference": "1.5", "price": "0.5"}
 
 
-@pytest.fixture
-def owner():
-    owner = researcher_user("owner")
-    likert_study()
-    Study.objects.filter(slug="leme").update(owner=owner)
-    return owner
+@pytest.fixture(scope="module")
+def owner(django_db_setup, django_db_blocker):
+    """The pilot study and its owner, written once for the module (tests/helpers/module_data.py)."""
+    with rows_for_the_module(django_db_blocker):
+        owner = researcher_user("owner")
+        likert_study()
+        Study.objects.filter(slug="leme").update(owner=owner)
+        yield owner
 
 
 def test_only_the_studys_researchers_see_it(client, owner):

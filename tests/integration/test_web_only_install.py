@@ -127,6 +127,7 @@ MODEL_COMMANDS = (
     "build_simulation_study",
     "build_plausibility_study",
     "train_rater",
+    "train_mend",
 )
 
 # Each model command, given its required options, on a web-only install: its error, and

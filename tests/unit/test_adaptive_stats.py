@@ -14,10 +14,12 @@ import numpy as np
 import pytest
 
 from stats.adaptive import (
+    comparison_priorities,
     difference_sequence,
     item_priorities,
     mean_sequence,
     nominal_uncertainty,
+    pair_uncertainty,
     scale_uncertainty,
     settled,
 )
@@ -54,6 +56,62 @@ def test_priorities_take_each_items_least_settled_question():
     assert priorities[0] == pytest.approx(1.0)  # its scores span the whole range
     agreed = item_priorities(items[:4], questions[:4], values[:4], nominal[:4], 2)
     assert agreed[0] < agreed[1]
+
+
+def _wins(pairs: dict[tuple[int, int], tuple[int, int]], size: int) -> np.ndarray:
+    wins = np.zeros((size, size))
+    for (i, j), (won, lost) in pairs.items():
+        wins[i, j], wins[j, i] = won, lost
+    return wins
+
+
+def test_a_pair_of_systems_is_unsettled_while_close_or_unknown_and_settles_with_a_clear_order():
+    # 0 beats 1 forty to ten; 1 and 2 split twenty-twenty; 3 was never compared
+    uncertainty = pair_uncertainty(_wins({(0, 1): (40, 10), (1, 2): (20, 20)}, 4))
+    assert np.allclose(uncertainty, uncertainty.T) and np.all(np.diag(uncertainty) == 0)
+    assert uncertainty[1, 2] == pytest.approx(1.0, abs=0.01)  # equal strengths (up to the regularisation)
+    assert uncertainty[0, 1] < 0.01  # z of about 4: settled
+    assert uncertainty[0, 2] < 0.01  # settled through system 1, never compared directly
+    assert uncertainty[0, 3] > 0.9 and uncertainty[1, 3] > 0.9  # nothing known of system 3
+    assert np.all(pair_uncertainty(np.zeros((3, 3))) == 1 - np.eye(3))
+
+
+def test_a_pairs_uncertainty_is_the_two_sided_normal_share_of_its_z():
+    # two systems, 30 to 20: strengths ±log(1.5)/2 (I-LSR, tiny regularisation), and the
+    # Fisher information of the difference is 50 p (1 - p), p = 0.6
+    uncertainty = pair_uncertainty(_wins({(0, 1): (30, 20)}, 2))
+    z = math.log(1.5) * math.sqrt(50 * 0.6 * 0.4)
+    assert uncertainty[0, 1] == pytest.approx(2 * (1 - 0.5 * (1 + math.erf(z / math.sqrt(2)))), abs=0.01)
+
+
+def test_an_items_comparison_priority_is_its_closest_pair_of_systems():
+    uncertainty = np.array([[0.0, 0.1, 0.8], [0.1, 0.0, 0.3], [0.8, 0.3, 0.0]])
+    items = np.array([0, 0, 1, 2])
+    shown = np.array([[0, 1, -1], [0, 1, -1], [0, 1, 2], [1, 2, -1]])
+    priorities = comparison_priorities(items, shown, uncertainty, 4)
+    assert priorities[:3] == pytest.approx([0.1, 0.8, 0.3])
+    assert math.isnan(priorities[3])  # no answers compared anything on it
+    assert np.isnan(comparison_priorities(np.array([], dtype=int), np.zeros((0, 0)), uncertainty, 2)).all()
+
+
+def test_a_settled_comparison_outweighs_the_items_own_split_votes():
+    """The pick's observations are left out, its closeness stands in: an item whose own two
+    answers split but whose systems are far apart falls behind an unanimous item whose
+    systems are still close (vote shares alone would order them the other way)."""
+    items = np.array([0, 0, 1, 1])
+    questions = np.array(["better"] * 4)
+    values = np.array(["a", "b", "c", "c"], dtype=object)
+    nominal = np.ones(4, dtype=bool)
+    by_votes = item_priorities(items, questions, values, nominal, 3)
+    assert by_votes[0] > by_votes[1]
+    closeness = np.array([0.02, 0.9, np.nan])
+    none = np.zeros(0, dtype=bool)
+    by_pairs = item_priorities(items[none], questions[none], values[none], nominal[none], 3, closeness)
+    assert by_pairs[0] < by_pairs[1] and by_pairs[2] == 1.0
+    # a scale question on the same page still counts: the item takes its least settled
+    scale = (np.array([0, 0]), np.array(["q", "q"]), np.array([1.0, 7.0]), np.zeros(2, dtype=bool))
+    both = item_priorities(*scale, 3, closeness)
+    assert both[0] == pytest.approx(1.0) and both[1] == pytest.approx(0.9)
 
 
 def test_the_sequence_is_the_whole_line_until_it_can_say_something():

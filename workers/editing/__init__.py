@@ -5,8 +5,10 @@ prompt, no weight change), ``ft`` (FT-L: one MLP fine-tuned within an L∞ bound
 token predicted at the prompt's end), ``ft_m`` (FT-M: the same with the target
 teacher-forced), ``rome``
 (a rank-one update of one MLP down projection), ``memit`` (several edits at once, spread
-over a range of layers). Each method module defines ``NAME``, ``system_name(lm)`` (the label
-its passages carry), ``touched_parameters(lm, hp)`` and ``apply(lm, requests, hp)``;
+over a range of layers), ``mend`` (a trained editor network turns the edit's gradient
+into a low-rank change of several MLP weights; ``train_mend`` trains it per model). Each
+method module defines ``NAME``, ``system_name(lm)`` (the label its passages carry),
+``touched_parameters(lm, hp)`` and ``apply(lm, requests, hp)``;
 ``workers.editing.base.edit_applied`` applies one and restores every touched weight bit
 for bit on the way out.
 
@@ -19,7 +21,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-METHODS = ("none", "ike", "ft", "rome", "memit", "ft_m")
+METHODS = ("none", "ike", "ft", "rome", "memit", "ft_m", "mend")
 
 
 def get_method(name: str) -> ModuleType:

@@ -75,6 +75,10 @@ class Hparams:
         """Null layers replaced by the defaults for a model this deep; other layers checked."""
         return self
 
+    def located(self, path: Path) -> Self:
+        """The values with paths read relative to the file at ``path`` (MEND's editor)."""
+        return self
+
 
 @dataclass(frozen=True, kw_only=True)
 class NoneHparams(Hparams):
@@ -179,9 +183,33 @@ class MemitHparams(LocatedHparams):
         return _chosen(self.layers)
 
 
+@dataclass(frozen=True, kw_only=True)
+class MendHparams(Hparams):
+    """MEND's one key: the editor ``train_mend`` trained for this model (its directory).
+
+    In a file, ``editor`` is a folder beside the file (a relative path that stays inside the
+    file's own folder: a researcher's hyperparameter folder cannot send a job elsewhere);
+    ``--hparams`` may name the editor's directory itself (``read_hparams_file``). The layers
+    and settings live in the editor's ``definition.json``, not here.
+    """
+
+    method: ClassVar[str] = "mend"
+    editor: str
+
+    def located(self, path: Path) -> Self:
+        editor = Path(self.editor)
+        if editor.is_absolute() or ".." in editor.parts or not editor.parts:
+            raise HparamsError(
+                f"The mend hyperparameter 'editor' must be a folder beside the file, not {self.editor!r}."
+            )
+        return dataclasses.replace(self, editor=str(path.parent / editor))
+
+
 HPARAMS: dict[str, type[Hparams]] = {
-    cls.method: cls for cls in (NoneHparams, IkeHparams, FtHparams, FtMHparams, RomeHparams, MemitHparams)
+    cls.method: cls
+    for cls in (NoneHparams, IkeHparams, FtHparams, FtMHparams, RomeHparams, MemitHparams, MendHparams)
 }
+MISSING_HINTS = {"mend": " MEND needs an editor trained for the model: run train_mend and name its folder."}
 
 
 def search_dirs(extra: str | Path | None = None) -> list[Path]:
@@ -204,14 +232,23 @@ def find_hparams_file(method: str, keys: list[str], extra_dir: str | Path | None
             path = directory / method / f"{key}.json"
             if path.is_file():
                 return path
-    raise HparamsError(f"No hyperparameter file for method {method!r} (looked for {[*keys, 'default']}).")
+    raise HparamsError(
+        f"No hyperparameter file for method {method!r} (looked for {[*keys, 'default']})."
+        + MISSING_HINTS.get(method, "")
+    )
 
 
 def read_hparams_file(method: str, path: str | Path) -> Hparams:
-    """One file as the method's dataclass (layers as written: ``null`` stays ``None``)."""
+    """One file as the method's dataclass (layers as written: ``null`` stays ``None``).
+
+    For ``mend`` the path may be a trained editor's directory: the hyperparameters are then
+    that editor (its definition's version), with nothing else to read.
+    """
     path = Path(path)
     if method not in HPARAMS:
         raise HparamsError(f"Unknown editing method {method!r}; known: {', '.join(HPARAMS)}.")
+    if method == MendHparams.method and path.is_dir():
+        return MendHparams(version=_editor_version(path), editor=str(path), file=path.name)
     try:
         values = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
@@ -219,7 +256,7 @@ def read_hparams_file(method: str, path: str | Path) -> Hparams:
     if not isinstance(values, dict) or "version" not in values:
         raise HparamsError(f"{path}: a hyperparameter file is a JSON object with a 'version'.")
     try:
-        return HPARAMS[method].from_dict(values, file=path.name)
+        return HPARAMS[method].from_dict(values, file=path.name).located(path)
     except HparamsError as exc:
         raise HparamsError(f"{path}: {exc}") from None
 
@@ -253,6 +290,21 @@ def load_hparams(
     except HparamsError as exc:
         message = str(exc)
         raise HparamsError(message if message.startswith(str(path)) else f"{path}: {message}") from None
+
+
+EDITOR_DEFINITION = "definition.json"  # what train_mend writes beside the editor's networks
+
+
+def _editor_version(directory: Path) -> int:
+    """The version in a trained editor's definition; ``HparamsError`` when it is not an editor."""
+    try:
+        definition = json.loads((directory / EDITOR_DEFINITION).read_text(encoding="utf-8"))
+        return int(definition["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise HparamsError(
+            f"{directory}: not a trained MEND editor "
+            f"(no readable {EDITOR_DEFINITION}; train_mend writes one)."
+        ) from None
 
 
 def default_layer(num_layers: int) -> int:

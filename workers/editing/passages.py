@@ -48,6 +48,16 @@ def hparams_for(lm: LoadedLM, method: str, extra_dir: str | None = None, path: s
     )
 
 
+def checked_hparams(
+    lm: LoadedLM, method: str, extra_dir: str | None = None, path: str | None = None
+) -> Hparams:
+    """``hparams_for``, and the weights the method would touch looked up now: a layer the model
+    lacks, or a MEND editor trained for another model, fails before any edit is made."""
+    hp = hparams_for(lm, method, extra_dir, path)
+    get_method(method).touched_parameters(lm, hp)
+    return hp
+
+
 def passage_seed(seed: int, case_id: str, role: str) -> int:
     """The same for every method on one case and role: paired passages share their random stream."""
     digest = hashlib.sha256(f"{seed}:{case_id}:{role}".encode()).digest()
@@ -115,7 +125,7 @@ def edited_passages_into_study(
     requests = read_edit_requests(parameters.requests)
     methods = list(parameters.methods)
     lm = shared_lm(parameters.model)
-    hparams = {m: hparams_for(lm, m, parameters.hparams_dir) for m in methods}
+    hparams = {m: checked_hparams(lm, m, parameters.hparams_dir) for m in methods}
     held = set(Item.objects.filter(study=study).values_list("external_id", flat=True))
     plan = [(r, methods_needed(kind, r, methods, lm.spec.tag, held)) for r in requests]
     check_items_fit(study, kind, plan, lm)

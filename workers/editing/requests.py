@@ -183,12 +183,13 @@ def read_edit_request(path: str | Path) -> EditRequest:
     return parse_edit_request(data)
 
 
-def read_edit_requests(path: str | Path) -> list[EditRequest]:
-    """Every line of a JSONL file; any bad line rejects the file, naming line and field."""
+def read_edit_requests(path: str | Path, *, parameter: str = "requests") -> list[EditRequest]:
+    """Every line of a JSONL file; any bad line rejects the file, naming line and field
+    (errors about the file itself name ``parameter``, the option that gave its path)."""
     return read_jsonl_file(
         path,
         parse_edit_request,
-        parameter="requests",
+        parameter=parameter,
         what="edit requests",
         id_field="case_id",
         unique_by=lambda request: request.case_id,

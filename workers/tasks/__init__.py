@@ -14,6 +14,7 @@ from . import (
     rate,
     reports,
     simulatability,
+    train_mend,
     train_rater,
 )
 
@@ -28,5 +29,6 @@ __all__ = [
     "rate",
     "reports",
     "simulatability",
+    "train_mend",
     "train_rater",
 ]

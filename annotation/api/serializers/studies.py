@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from annotation.models import Study
 from annotation.services.assignment import item_progress
+from annotation.services.research import CLOSING_FIELDS
 from annotation.services.studies import STUDY_SETTINGS, CompletionURLField, StudyFields
 from annotation.services.validation import ItemFields
 
@@ -42,17 +43,26 @@ class StudySummary(serializers.ModelSerializer):
 
 
 class StudyDetail(serializers.ModelSerializer):
+    """The full record; ``closed_at``, ``closed_because`` and ``closed_details`` (why, when and
+    on what figures the study closed) are read-only: the closing rules write them."""
+
     owner = serializers.CharField(source="owner.username", default=None, allow_null=True)
     shared_with: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", many=True, read_only=True
     )
     completion_url = CompletionURLField()
     progress = serializers.SerializerMethodField()
+    closed_because = serializers.ChoiceField(
+        choices=[("", "not closed"), *Study.ClosedBecause.choices],
+        read_only=True,
+        help_text="Why the study closed; empty while it is not closed.",
+    )
 
     class Meta:
         model = Study
         fields = [
-            *StudyFields.Meta.fields, "config", "owner", "shared_with", "progress", "created_at", "updated_at"
+            *StudyFields.Meta.fields, "config", "owner", "shared_with", "progress", *CLOSING_FIELDS,
+            "created_at", "updated_at",
         ]  # fmt: skip
 
     @extend_schema_field(Progress)

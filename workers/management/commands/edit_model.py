@@ -10,12 +10,13 @@ from django.core.management.base import CommandError
 from annotation.errors import InputError
 from workers.management.modelcommand import ModelCommand
 
-WEIGHT_METHODS = ["rome", "memit", "ft", "ft_m"]
+WEIGHT_METHODS = ["rome", "memit", "ft", "ft_m", "mend"]
 
 
 class Command(ModelCommand):
     help = (
-        "Edit a model with ROME, MEMIT, FT-L or FT-M from one CounterFact record and save the edited "
+        "Edit a model with ROME, MEMIT, FT-L, FT-M or MEND (--hparams: the editor train_mend saved) "
+        "from one CounterFact record and save the edited "
         "model and its tokenizer to a directory, with edit.json (request, hyperparameters, metrics)."
     )
 
@@ -26,7 +27,10 @@ class Command(ModelCommand):
         parser.add_argument("--method", required=True, choices=WEIGHT_METHODS)
         parser.add_argument("--request", required=True, help="a CounterFact record (JSON)")
         parser.add_argument("--output", required=True, help="directory for the edited model (new or empty)")
-        parser.add_argument("--hparams", help="a hyperparameter file instead of the model's usual one")
+        parser.add_argument(
+            "--hparams",
+            help="a hyperparameter file instead of the model's usual one (mend: the trained editor's folder)",
+        )
 
     def handle(
         self, *args, model: str, method: str, request: str, output: str, hparams: str | None, **options
@@ -34,7 +38,7 @@ class Command(ModelCommand):
         from workers.editing.base import apply_edit
         from workers.editing.hparams import HparamsError
         from workers.editing.metrics import preferences, short_form_metrics
-        from workers.editing.passages import hparams_for
+        from workers.editing.passages import checked_hparams
         from workers.editing.requests import read_edit_request
         from workers.lm.loading import load_lm
         from workers.lm.registry import ModelNotFound
@@ -51,7 +55,7 @@ class Command(ModelCommand):
         except ModelNotFound as exc:
             raise CommandError(f"--model: {exc}") from None
         try:
-            hp = hparams_for(lm, method, path=hparams)
+            hp = checked_hparams(lm, method, path=hparams)
         except HparamsError as exc:
             raise CommandError(f"--hparams: {exc}") from None
         before = preferences(lm, edit)
