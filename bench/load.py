@@ -64,6 +64,9 @@ SUBMIT_ACTION = re.compile(r'action="(/s/[\w-]+/a/\d+/)"')
 ROUND = re.compile(r"/a/(\d+)/boundary/")
 SEEN = re.compile(r'name="seen" value="(\d+)"')
 SENTENCES = 10
+# Rows per INSERT of the bulk writes: PostgreSQL takes at most 65,535 bound parameters in
+# one statement (psycopg 3 binds them on the server), and an item or assignment has 11.
+BULK_BATCH = 2000
 
 
 # --- the server ----------------------------------------------------------------------------
@@ -455,8 +458,11 @@ def make_survey(slug: str, items: int, per_session: int, per_item: int, config: 
     template = Item.objects.filter(study=study).first()
     for start in range(1000, items, 20000):
         Item.objects.bulk_create(
-            Item(study=study, external_id=f"c{n}", payload=template.payload, gold=template.gold)
-            for n in range(start, min(start + 20000, items))
+            (
+                Item(study=study, external_id=f"c{n}", payload=template.payload, gold=template.gold)
+                for n in range(start, min(start + 20000, items))
+            ),
+            batch_size=BULK_BATCH,
         )
 
 
@@ -487,18 +493,21 @@ def make_history(slug: str, people: int, pages: int) -> None:
             for person in batch
         )
         Assignment.objects.bulk_create(
-            Assignment(
-                study=study,
-                item_id=items[(n * pages + position) % len(items)],
-                participant=person,
-                position=position + 1,
-                status=Assignment.Status.ANSWERED,
-                assigned_at=now,
-                expires_at=now,
-                answered_at=now,
-            )
-            for n, person in enumerate(batch, start)
-            for position in range(pages)
+            (
+                Assignment(
+                    study=study,
+                    item_id=items[(n * pages + position) % len(items)],
+                    participant=person,
+                    position=position + 1,
+                    status=Assignment.Status.ANSWERED,
+                    assigned_at=now,
+                    expires_at=now,
+                    answered_at=now,
+                )
+                for n, person in enumerate(batch, start)
+                for position in range(pages)
+            ),
+            batch_size=BULK_BATCH,
         )
 
 

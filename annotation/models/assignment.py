@@ -19,7 +19,12 @@ class Assignment(models.Model):
         EXPIRED = "expired", "Expired"
         RELEASED = "released", "Released"
 
-    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="assignments")
+    # No index of its own: ``(study, status, expires_at)`` starts with it. With one, the
+    # sweep of a study's expired pages (each newcomer's ``study_is_full``) read every page of
+    # the study through it whenever the statistics were older than the study's pages.
+    study = models.ForeignKey(
+        "annotation.Study", on_delete=models.CASCADE, related_name="assignments", db_index=False
+    )
     item = models.ForeignKey("annotation.Item", on_delete=models.CASCADE, related_name="assignments")
     # No index of its own: the two unique constraints below start with it. The item pick's
     # "had it before" look-up (participant and item) then finds nothing in one step, where
@@ -45,6 +50,11 @@ class Assignment(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["participant", "study", "position"], name="assignment_unique_position"
+            ),
+            # What a response's composite key refers to (models.response): its id with the
+            # study, item and participant a response copies.
+            models.UniqueConstraint(
+                fields=["item", "participant", "study", "id"], name="assignment_response_key"
             ),
         ]
         indexes = [

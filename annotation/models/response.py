@@ -9,16 +9,26 @@ class Response(models.Model):
     """Stored once per assignment (the one-to-one key makes a double submit harmless).
 
     Study, item and participant are repeated from the assignment so that reports and
-    exports read responses with one query and no joins through assignments.
+    exports read responses with one query and no joins through assignments. The four
+    columns have no single-column foreign keys in the database: on PostgreSQL one composite
+    key, ``response_same_as_assignment`` (migration 0019), refers to the assignment's
+    ``assignment_response_key`` with all four, so a response names an existing assignment
+    and exactly its study, item and participant, and a submit's commit makes one key check
+    instead of four (docs/architecture.md, "One key check per answer"). Deleting still
+    cascades: Django's ``on_delete`` runs in Python.
     """
 
     assignment = models.OneToOneField(
-        "annotation.Assignment", on_delete=models.CASCADE, related_name="response"
+        "annotation.Assignment", on_delete=models.CASCADE, related_name="response", db_constraint=False
     )
-    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="responses")
-    item = models.ForeignKey("annotation.Item", on_delete=models.CASCADE, related_name="responses")
+    study = models.ForeignKey(
+        "annotation.Study", on_delete=models.CASCADE, related_name="responses", db_constraint=False
+    )
+    item = models.ForeignKey(
+        "annotation.Item", on_delete=models.CASCADE, related_name="responses", db_constraint=False
+    )
     participant = models.ForeignKey(
-        "annotation.Participant", on_delete=models.CASCADE, related_name="responses"
+        "annotation.Participant", on_delete=models.CASCADE, related_name="responses", db_constraint=False
     )
     answer = models.JSONField()
     points = models.FloatField(null=True, blank=True)
