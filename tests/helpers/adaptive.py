@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from annotation.models import Study
+from annotation.services.assignment import assign_next_item
+from annotation.services.submission import submit_response
+
 ITEMS, CAP = 20, 5
 
 
@@ -30,3 +34,19 @@ def likert_study_file(stop: dict | None, *, slug: str = "adaptive-likert") -> di
         },
         "items": items,
     }
+
+
+def answer_all(study: Study, enrolled, ratings: dict[str, list[int]]) -> None:
+    """Participants answer until no page is left, each system's ratings in turn."""
+    turn = {system: 0 for system in ratings}
+    while True:
+        participant = enrolled(study)
+        pages = 0
+        while (page := assign_next_item(participant=participant, study=study)) is not None:
+            system = page.item.provenance["system"]
+            rating = ratings[system][turn[system] % len(ratings[system])]
+            turn[system] += 1
+            submit_response(assignment=page, answer={"ratings": {"quality": rating}})
+            pages += 1
+        if not pages:
+            return

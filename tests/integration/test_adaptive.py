@@ -14,7 +14,7 @@ from annotation.services.studies import load_study_file
 from annotation.services.submission import submit_response
 from scoring.services import compute_study_reports
 from tests.conftest import claim_study_file
-from tests.helpers.adaptive import likert_study_file
+from tests.helpers.adaptive import answer_all, likert_study_file
 from tests.helpers.flow import answer_pages, start, task_action
 from tests.helpers.gate import CLAIM_ANSWER
 
@@ -156,26 +156,10 @@ def test_the_budget_closes_the_study_once_over_http(client, researcher):
     assert Participant.objects.count() == 3
 
 
-def _answer_all(study: Study, enrolled, ratings: dict[str, list[int]]) -> None:
-    """Participants answer until the study has no page for them, each system's ratings in turn."""
-    turn = {system: 0 for system in ratings}
-    while True:
-        participant = enrolled(study)
-        pages = 0
-        while (page := assign_next_item(participant=participant, study=study)) is not None:
-            system = page.item.provenance["system"]
-            rating = ratings[system][turn[system] % len(ratings[system])]
-            turn[system] += 1
-            submit_response(assignment=page, answer={"ratings": {"quality": rating}})
-            pages += 1
-        if not pages:
-            return
-
-
 def test_the_reports_job_closes_the_study_when_the_interval_is_narrow_enough(enrolled):
     stop = {"question": "quality", "systems": ["A", "B"], "width": 3.0}
     study = load_study_file(likert_study_file(stop)).study
-    _answer_all(study, enrolled, {"A": [5, 6], "B": [5, 4]})  # 100 answers: every slot
+    answer_all(study, enrolled, {"A": [5, 6], "B": [5, 4]})  # 100 answers: every slot
     compute_study_reports(study)
     study.refresh_from_db()
     assert study.status == Study.Status.CLOSED
@@ -191,7 +175,7 @@ def test_the_reports_job_closes_the_study_when_the_interval_is_narrow_enough(enr
 def test_a_rule_not_met_leaves_the_study_live(enrolled):
     stop = {"question": "quality", "systems": ["A", "B"], "width": 0.1}
     study = load_study_file(likert_study_file(stop)).study
-    _answer_all(study, enrolled, {"A": [5, 6], "B": [5, 4]})
+    answer_all(study, enrolled, {"A": [5, 6], "B": [5, 4]})
     compute_study_reports(study)
     study.refresh_from_db()
     assert study.status == Study.Status.LIVE and study.closed_because == ""

@@ -9,33 +9,15 @@ import pytest
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services.assignment import assign_next_item
 from annotation.services.studies import load_study_file
-from annotation.services.submission import submit_response
 from scoring.models import Report
 from scoring.services import compute_study_reports
 from tests.conftest import claim_study_file
-from tests.helpers.adaptive import ITEMS, likert_study_file
+from tests.helpers.adaptive import ITEMS, answer_all, likert_study_file
 
 pytestmark = pytest.mark.django_db
 
 NOT_MET = {"question": "quality", "systems": ["A", "B"], "width": 0.1}
-
-
-def answer_all(study: Study, enrolled, ratings: dict[str, list[int]]) -> None:
-    """Participants answer until no page is left, each system's ratings in turn."""
-    turn = {system: 0 for system in ratings}
-    while True:
-        participant = enrolled(study)
-        pages = 0
-        while (page := assign_next_item(participant=participant, study=study)) is not None:
-            system = page.item.provenance["system"]
-            rating = ratings[system][turn[system] % len(ratings[system])]
-            turn[system] += 1
-            submit_response(assignment=page, answer={"ratings": {"quality": rating}})
-            pages += 1
-        if not pages:
-            return
 
 
 def stored_interval(study: Study) -> Report:
