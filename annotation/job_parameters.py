@@ -11,6 +11,7 @@ defaults). A unit test holds the two to the same field names.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from rest_framework import serializers
 
@@ -379,6 +380,33 @@ class PlatformPublishParameters(JobParameters):
         draft = serializers.BooleanField(default=False, help_text="Prolific: create it, do not publish.")
         sandbox = serializers.BooleanField(default=False, help_text="MTurk: the requester sandbox.")
         dry_run = serializers.BooleanField(default=False)
+
+        def validate(self, data: dict) -> dict:
+            """A real publish sends participants to ``study_url``: it must be an https address
+            they can reach, never this machine's own (``SITE_URL`` unset on a server, a page
+            opened on localhost). A dry run may show any link."""
+            if not data.get("dry_run"):
+                problem = unreachable_link(data["study_url"])
+                if problem:
+                    raise serializers.ValidationError({"study_url": [problem]})
+            return data
+
+
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "testserver"}  # noqa: S104 - names compared, nothing bound
+
+
+def unreachable_link(url: str) -> str | None:
+    """Why participants on a crowd platform could not open ``url``, or None."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if host in LOOPBACK_HOSTS or host.endswith(".localhost") or host.startswith("127."):
+        return (
+            f"Participants cannot reach {host!r}: set SITE_URL (or open this page) at the site's "
+            "public address."
+        )
+    if parts.scheme != "https":
+        return "The platforms open studies over https only: the site's public address must be https://…"
+    return None
 
 
 @dataclass(frozen=True, kw_only=True)

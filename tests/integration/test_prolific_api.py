@@ -284,3 +284,19 @@ def test_a_platform_that_is_down_fails_the_job_and_marks_nothing_paid(fake, stud
     assert PlatformCall.objects.filter(status=None).exclude(error="").exists()
     prolific("bonus", study.slug, bonus_file(tmp_path, "pid-a,1.50\n"))  # up again: paid now, once
     assert len(fake.payments) == 1
+
+
+@pytest.mark.parametrize(
+    ("site", "named_in_error"),
+    [("http://127.0.0.1:8000", "'127.0.0.1'"), ("http://eval.example.org", "https only")],
+)
+def test_a_link_participants_cannot_open_is_never_published_but_a_dry_run_shows_it(
+    fake, study, site, named_in_error
+):
+    with override_settings(SITE_URL=site):
+        with pytest.raises(CommandError, match="study_url") as refused:
+            prolific("publish", study.slug, "--reward", "150", "--minutes", "10")
+        assert named_in_error in str(refused.value)
+        assert not fake.studies and not PlatformCall.objects.exists()
+        shown = prolific("publish", study.slug, "--reward", "150", "--minutes", "10", "--dry-run")
+    assert f"{site}/s/{study.slug}/" in shown and not fake.studies
