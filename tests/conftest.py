@@ -12,6 +12,7 @@ from django.test import override_settings
 from annotation.models import Participant, Study
 from annotation.services.studies import load_study_file
 from tests.factories import ParticipantFactory, researcher_user
+from tests.tiny_models import ENCODER, MEND_EDITOR, SIM, SUBJECT, TINY, is_built
 
 # Plugins and fixtures that several test modules share, kept with their helpers: a Redis
 # database per xdist worker, the transactional tests' quick flush, one Playwright for every
@@ -44,10 +45,30 @@ STARTED_FIRST = (
 )
 
 
+# The fixtures that hand a test a tiny model, and the model each one waits for.
+MODEL_FIXTURES = {
+    "tiny_lm_dir": TINY,
+    "tiny_mend_dir": MEND_EDITOR,
+    "subject_lm": SUBJECT,
+    "tiny_sim_registry": SIM,
+    "tiny_encoder_dir": ENCODER,
+}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slow model-free modules of ``STARTED_FIRST`` first, the rest in collection order."""
+    """The slow model-free modules of ``STARTED_FIRST`` first, the rest in collection order,
+    and last the tests that need a tiny model the cache lacks yet: with a cold cache, a
+    worker that reached one early sat idle until the background build got to its model
+    (52 s for the simulation model), while model-free tests were left; at the end of the
+    list they run (or are stolen by the other worker) once the build is done."""
     first = {path: rank for rank, path in enumerate(STARTED_FIRST)}
-    where = {id(item): first.get(item.nodeid.split("::", 1)[0], len(first)) for item in items}
+    missing = {fixture for fixture, model in MODEL_FIXTURES.items() if not is_built(model)}
+
+    def order(item: pytest.Item) -> tuple[bool, int]:
+        waits = bool(missing.intersection(getattr(item, "fixturenames", ())))
+        return waits, first.get(item.nodeid.split("::", 1)[0], len(first))
+
+    where = {id(item): order(item) for item in items}
     items.sort(key=lambda item: where[id(item)])  # stable: the order within a module stays
 
 

@@ -125,6 +125,12 @@ def built_model(name: str) -> Path:
     return target
 
 
+def is_built(name: str) -> bool:
+    """Whether the cache holds model ``name`` already (nothing locked, nothing built)."""
+    recipe = RECIPES[name]
+    return (model_cache_root() / f"{name}-{recipe.key()}" / recipe.marker).is_file()
+
+
 @contextmanager
 def _locked(path: Path) -> Iterator[None]:
     """An exclusive lock on ``path`` across processes; the OS drops it if the holder dies."""
