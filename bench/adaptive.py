@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,17 +58,19 @@ class Design:
     every: int
 
 
-class Study:
+class Study(ABC):
     """One synthetic study: ``answer(item)`` draws the next answer to an item (a code among
     ``options``); ``accuracy(counts)`` scores the aggregate of the answers so far."""
 
     options: int
 
+    @abstractmethod
     def answer(self, item: int) -> int:
-        raise NotImplementedError
+        """The next answer to ``item``, drawn from the study's truth."""
 
+    @abstractmethod
     def accuracy(self, counts: np.ndarray) -> float:
-        raise NotImplementedError
+        """How well the aggregate of ``counts`` (answers per item and option) recovers the truth."""
 
     def priorities(self, counts: np.ndarray) -> np.ndarray:
         """Each item's priority from the answers so far, as the reports job computes it."""

@@ -21,13 +21,13 @@ from typing import Any
 from django.utils import timezone
 
 from annotation.errors import InputError
-from annotation.models import Enrollment, Participant, Platform, PlatformBonus, PlatformDecision, Study
+from annotation.models import Enrollment, Participant, Platform, PlatformBonus, Study
 
 from .links import participant_links
 from .platform_audit import CallContext, record_call
 from .platform_bonus import BonusLine, bonus_pseudonym, check_bonus_lines, record_bonuses
 from .platform_errors import PlatformError, PlatformOutcomeUnknown, PlatformRefused, PlatformUnreachable
-from .platform_review import APPROVE, LEAVE, send_decision_once, shown_name, verdict
+from .platform_review import APPROVE, LEAVE, send_decision_once, sent_decisions, shown_name, verdict
 from .prolific import platform_study
 from .prolific_client import PlannedCall
 from .pseudonyms import PseudonymCache
@@ -183,6 +183,7 @@ def review_assignments(study: Study, calls: MTurkCalls) -> dict:
     enrollments = {e.participant.platform_worker_id: e for e in rows}
     names = PseudonymCache(study.pseudonym_salt)
     outcome: dict[str, list] = {"approved": [], "rejected": [], "left": [], "already_sent": []}
+    sent = set(sent_decisions(study, Platform.MTURK).values_list("submission_id", flat=True))
     token = None
     while True:
         page = calls.read(
@@ -198,9 +199,7 @@ def review_assignments(study: Study, calls: MTurkCalls) -> dict:
             decided, name = verdict(study, enrollment), shown_name(names, enrollment, worker)
             if decided.action == LEAVE:
                 outcome["left"].append({"participant": name, "why": decided.reason})
-            elif PlatformDecision.objects.filter(
-                platform=Platform.MTURK, submission_id=assignment_id, state=PlatformDecision.State.SENT
-            ).exists():
+            elif assignment_id in sent:
                 outcome["already_sent"].append(name)
             else:
                 _decide(study, calls, assignment_id, enrollment, decided.action, decided.reason)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from annotation.models import PlatformDecision, PlatformStudy, Study
+from annotation.models import PlatformStudy, Study
 
 from .capacity import places_wanted
 from .platform_bonus import BonusLine, PlannedBonus, check_bonus_lines
-from .platform_review import APPROVE, REJECT, verdict
+from .platform_review import APPROVE, REJECT, sent_decisions, verdict
 from .populations import real_enrollments
 from .pseudonyms import PseudonymCache
 
@@ -51,7 +51,7 @@ def review_plan(study: Study, *, platform: str) -> ReviewPlan:
     """Our verdict on each of the study's participants from ``platform`` whose submission
     has no decision sent yet: what ``… review`` will do for the ones the platform lists as
     awaiting review."""
-    sent = PlatformDecision.objects.filter(study=study, platform=platform, state=PlatformDecision.State.SENT)
+    sent = sent_decisions(study, platform)
     enrollments = (
         real_enrollments(study)
         .filter(participant__source=platform)

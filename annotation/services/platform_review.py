@@ -81,6 +81,12 @@ def shown_name(names: PseudonymCache, enrollment: Enrollment | None, platform_id
     return names.get(p.pk, p.source, p.platform_worker_id, p.public_id)
 
 
+def sent_decisions(study: Study, platform: str):
+    """The study's decisions on ``platform`` that went out: each review skips their
+    submissions, and the plans leave their participants out."""
+    return PlatformDecision.objects.filter(study=study, platform=platform, state=PlatformDecision.State.SENT)
+
+
 def send_decision_once(
     study: Study,
     *,
@@ -93,9 +99,9 @@ def send_decision_once(
 ) -> None:
     """Record a decision on a platform's submission (SENDING), ``send`` it, mark it SENT.
 
-    The record comes first: a run that dies after sending leaves it SENDING, and a second
-    run sees the submission as decided rather than sending it again (each platform's review
-    skips submissions with a record)."""
+    A SENT decision is never sent again (``sent_decisions``). A run that dies between the
+    send and the mark leaves it SENDING: the next review sends it again only if the platform
+    still lists the submission as awaiting review, that is, if the first send never landed."""
     decision, _ = PlatformDecision.objects.get_or_create(
         platform=platform,
         submission_id=submission_id,

@@ -17,7 +17,6 @@ from annotation.models import (
     Participant,
     Platform,
     PlatformBonus,
-    PlatformDecision,
     PlatformStudy,
     Study,
 )
@@ -26,7 +25,7 @@ from .capacity import places_wanted
 from .links import participant_links
 from .platform_bonus import BonusLine, bonus_pseudonym, check_bonus_lines, record_bonuses, stuck_bonuses
 from .platform_errors import PlatformError, PlatformRefused
-from .platform_review import APPROVE, LEAVE, REJECT, send_decision_once, shown_name, verdict
+from .platform_review import APPROVE, LEAVE, REJECT, send_decision_once, sent_decisions, shown_name, verdict
 from .prolific_client import ProlificClient
 from .pseudonyms import PseudonymCache
 from .research import mark_returned
@@ -145,6 +144,7 @@ def review_submissions(study: Study, client: ProlificClient) -> dict:
         "released": [],
     }
     released: list[str] = []
+    sent = set(sent_decisions(study, Platform.PROLIFIC).values_list("submission_id", flat=True))
     for submission in list(client.pages("/api/v1/submissions/", {"study": prolific_id})):
         pid, status = submission.get("participant_id", ""), submission.get("status", "")
         enrollment = enrollments.get(pid)
@@ -159,7 +159,7 @@ def review_submissions(study: Study, client: ProlificClient) -> dict:
         if decided.action == LEAVE:
             outcome["left"].append({"participant": name, "why": decided.reason})
             continue
-        if _already_sent(submission["id"]):
+        if submission["id"] in sent:
             outcome["already_sent"].append(name)
             continue
         _transition(study, client, submission["id"], enrollment, decided.action, decided.reason)
@@ -167,12 +167,6 @@ def review_submissions(study: Study, client: ProlificClient) -> dict:
     if released and not client.context.dry_run:
         outcome["released_pages"] = mark_returned(study, participants=released)["released_assignments"]
     return outcome
-
-
-def _already_sent(submission_id: str) -> bool:
-    return PlatformDecision.objects.filter(
-        platform=Platform.PROLIFIC, submission_id=submission_id, state=PlatformDecision.State.SENT
-    ).exists()
 
 
 def _transition(

@@ -4,6 +4,7 @@ job of the platform's kind run here (or queued), its outcome printed for a perso
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -34,7 +35,7 @@ def cents_from(text: str, *, option: str) -> int:
     return int(value)
 
 
-class PlatformCommand(BaseCommand):
+class PlatformCommand(BaseCommand, ABC):
     platform = ""  # "prolific" or "mturk"
 
     def add_common(self, parser) -> None:
@@ -105,10 +106,9 @@ class PlatformCommand(BaseCommand):
             return {"bonuses": [line.as_dict() for line in lines]}
         return self.publish_parameters(study, options)
 
-    def publish_parameters(
-        self, study: Study, options: dict
-    ) -> dict:  # pragma: no cover - each command's own
-        raise NotImplementedError
+    @abstractmethod
+    def publish_parameters(self, study: Study, options: dict) -> dict:
+        """The publish job's parameters from the command's options (each platform's own)."""
 
     def settle(self, study: Study, payment_id: str, outcome: str) -> None:
         if outcome not in ("paid", "unpaid"):
