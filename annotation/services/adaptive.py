@@ -10,7 +10,7 @@ study whose pages past the minimum are spent where the answers disagree.
 
 Two rules close an adaptive study, each through ``research.close_study_by_rule`` (one
 conditional UPDATE: exactly once whoever decides first): ``adaptive.budget`` answers that
-count, checked on each submit (``capacity.close_if_budget_spent``), and ``adaptive.stop``,
+count, checked on each submit (``capacity.close_if_collected``), and ``adaptive.stop``,
 the researcher's stopping rule on two systems' comparison, checked by the reports job
 (``scoring.adaptive``).
 """

@@ -42,6 +42,14 @@ def quota_reached(study: Study) -> bool:
     return not items.annotate(n=counted_per_item()).filter(n__lt=study.annotations_per_item).exists()
 
 
+def close_if_collected(study: Study, *, item: Item) -> bool:
+    """After an answer that counts was stored on ``item``: close a live study that has
+    what it wanted, its quota (``close_if_quota_reached``) or an adaptive study's answer
+    budget (``close_if_budget_spent``); True if this answer closed it. Every path that
+    stores a participant's answer asks here, so both rules hold on all of them."""
+    return close_if_quota_reached(study, item=item) or close_if_budget_spent(study)
+
+
 def close_if_quota_reached(study: Study, *, item: Item) -> bool:
     """After an answer that counts was stored on ``item``: close a live study that this
     answer made full, when its setting says so; True if closed.

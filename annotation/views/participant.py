@@ -21,7 +21,7 @@ from annotation.services.access import (
     require_study_open,
 )
 from annotation.services.assignment import assign_next_item, pages_held_by_others
-from annotation.services.capacity import close_if_budget_spent, close_if_quota_reached, study_is_full
+from annotation.services.capacity import close_if_collected, study_is_full
 from annotation.services.crowd import crowd_exit
 from annotation.services.exams import failed_exam_attempt, needs_exam
 from annotation.services.participants import (
@@ -150,8 +150,7 @@ def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
         return redirect("study-task", slug=study.slug)
     if result.screened_out:
         return redirect("study-done", slug=study.slug)
-    filled = result.counts and close_if_quota_reached(study, item=assignment.item)
-    if filled or (result.counts and close_if_budget_spent(study)):
+    if result.counts and close_if_collected(study, item=assignment.item):
         # This answer filled the study or spent its budget: the session is over (the done
         # page gives the code).
         step.enrollment.refresh_from_db()
