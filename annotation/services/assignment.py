@@ -442,6 +442,7 @@ def _end_assignments(queryset, status: str) -> int:
     with transaction.atomic():
         rows = list(
             queryset.filter(status=Assignment.Status.ASSIGNED)
+            .order_by()  # no join of the study for the default ordering's slug
             .select_for_update(skip_locked=True, of=("self",))
             .values_list("pk", "item_id")
         )
