@@ -1,7 +1,6 @@
 # Two commands: `make run` (the embedded demo) and `make test` (the whole suite).
 VENV ?= .venv
 PY := $(VENV)/bin/python
-PIP := $(VENV)/bin/pip
 PYTHON ?= python3
 TEST_WORKERS ?= 2
 export HF_HUB_OFFLINE := 1
@@ -16,24 +15,25 @@ unexport PYTHONDONTWRITEBYTECODE
 
 # Two installs: the web's (requirements-web.txt: what `make run` needs, no torch) and the
 # whole (requirements.txt: the web's plus the workers' model stack; requirements-dev.txt: that
-# plus the test tools, for `make test`), each one pip run. --no-compile: pip's byte-compiling
-# of every installed module (torch's and transformers' thousands) cost 50 of 86 seconds; Python
-# compiles the few it imports on first use.
-PIP_INSTALL := $(PIP) install -q --no-compile
+# plus the test tools, for `make test`), each one run of uv from pip's package sources
+# (bin/install-requirements: half pip's time, pip again if uv fails). Nothing is byte-compiled
+# at install (pip's compiling of torch's and transformers' thousands of modules cost 50 of 86
+# seconds); Python compiles the few it imports on first use.
+PIP_INSTALL := bin/install-requirements $(VENV)
 
 $(VENV)/.installed-web: requirements-web.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP_INSTALL) -r requirements-web.txt
+	$(PIP_INSTALL) requirements-web.txt
 	touch $@
 
 $(VENV)/.installed: requirements.txt requirements-web.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP_INSTALL) -r requirements.txt
+	$(PIP_INSTALL) requirements.txt
 	touch $(VENV)/.installed-web $@
 
 $(VENV)/.installed-dev: requirements-dev.txt requirements.txt requirements-web.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP_INSTALL) -r requirements-dev.txt
+	$(PIP_INSTALL) requirements-dev.txt
 	touch $(VENV)/.installed-web $(VENV)/.installed $@
 
 ## run: create .venv, install the web's requirements (no torch), migrate, load the demo, serve on http://127.0.0.1:8000 (PORT=8001 for another port)
