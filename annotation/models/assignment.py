@@ -61,7 +61,8 @@ class Assignment(models.Model):
             models.Index(fields=["item", "status"]),
             models.Index(fields=["study", "status", "expires_at"]),
             # A participant's live page in a study, the newest first (services.assignment's
-            # resume): one entry or none, however many pages they answered. The participant
+            # resume, below their newest page when that one is not live): one entry or none,
+            # however many pages they answered. The participant
             # in the condition keeps it to look-ups that name one (their ``participant_id =``
             # implies it): PostgreSQL cannot use it for a study's sweep of expired pages,
             # which it once read whole instead of (study, status, expires_at), with each

@@ -123,13 +123,21 @@ def _lock_and_resume(
     live assignment to resume (an out-of-date one is expired on the way), and their last
     position in the study (0 before the first page).
 
-    One round trip: the lock, then a read that sees whatever another request of theirs
-    committed while the lock waited (its own statement, so its own snapshot)."""
+    One round trip: the lock, which returns the enrollment as it is once locked (the newest
+    version, should another request of theirs have changed it while the lock waited), then
+    a read of their pages that sees whatever that request committed (its own statement, so
+    its own snapshot). The enrollment is read once."""
     key = [participant.pk, study.pk]
-    rows = sql_rows.execute_in_one_trip([(LOCK_ENROLLMENT, key), (_resume_statement(), key)])
-    if not rows:
+    steps = [(_lock_statement(), key), (_resume_statement(), key * 2)]
+    locked, pages = sql_rows.execute_each_in_one_trip(steps)
+    if not locked:
         raise Enrollment.DoesNotExist(f"No enrollment of participant {participant.pk} in study {study.pk}.")
-    enrollment, newest, last_position = _resume_row(rows[0], study, participant)
+    names, _ = sql_rows.columns(Enrollment)
+    enrollment = sql_rows.models_from_rows(Enrollment, names, locked)[0]
+    enrollment.participant, enrollment.study = participant, study
+    if not pages:
+        return enrollment, None, 0
+    newest, last_position = _resume_row(pages[0], study, participant)
     if newest is None or newest.status != Assignment.Status.ASSIGNED:
         return enrollment, None, last_position
     if assignment_is_open(newest, now):
@@ -139,50 +147,56 @@ def _lock_and_resume(
     return enrollment, None, last_position
 
 
-LOCK_ENROLLMENT = sql_rows.Statement(
-    "roft_lock_enrollment",
-    f"SELECT 1 FROM {Enrollment._meta.db_table} "  # noqa: S608 - the model's own table
-    "WHERE participant_id = %s AND study_id = %s /*pg:FOR UPDATE*/",
-)
-RESUME_TABLES = ((Enrollment, "e"), (Assignment, "a"), (Item, "i"))
+@functools.cache
+def _lock_statement() -> sql_rows.Statement:
+    """The participant's enrollment in the study, locked, with every column."""
+    return sql_rows.Statement(
+        "roft_lock_enrollment",
+        f"SELECT {sql_rows.columns(Enrollment)[1]} FROM {Enrollment._meta.db_table} "  # noqa: S608 - the model's own columns
+        "WHERE participant_id = %s AND study_id = %s /*pg:FOR UPDATE*/",
+    )
+
+
+RESUME_TABLES = ((Assignment, "a"), (Item, "i"))
 
 
 @functools.cache
 def _resume_statement() -> sql_rows.Statement:
-    """The enrollment; the participant's live page in the study (the newest, should there
-    be two), with its item; and their last position. The live page is read through the
-    partial index ``assignment_live_page`` and the last position from the end of
-    ``assignment_unique_position``: one index entry each, however many pages they answered."""
+    """The participant's newest page in the study, whose position is their last (read from
+    the end of ``assignment_unique_position``: one entry, however many pages they have),
+    and their live page, with its item: the newest page itself when it is live, else the
+    newest live page below it (the partial index ``assignment_live_page``; the newest one,
+    should there be two). No row before their first page.
+
+    Only below the newest page: when it was answered it left its entry in the partial index
+    (until a scan or VACUUM clears it), and the usual step, right after an answer, does not
+    read that entry again."""
     table = Assignment._meta.db_table
-    columns = sql_rows.joined_columns(RESUME_TABLES)
-    mine = "participant_id = e.participant_id AND {0}.study_id = e.study_id"
-    live = (
-        f"SELECT n.id FROM {table} n WHERE n.{mine.format('n')} "  # noqa: S608 - the model's own table
-        f"AND n.status = '{Assignment.Status.ASSIGNED}' ORDER BY n.position DESC LIMIT 1"
+    assigned = Assignment.Status.ASSIGNED
+    newest = (
+        f"SELECT m.id, m.position, m.status FROM {table} m "  # noqa: S608 - the model's own table
+        "WHERE m.participant_id = %s AND m.study_id = %s ORDER BY m.position DESC LIMIT 1"
     )
-    last = (
-        f"SELECT m.position FROM {table} m WHERE m.{mine.format('m')} "  # noqa: S608 - the model's own table
-        "ORDER BY m.position DESC LIMIT 1"
+    below = (
+        f"SELECT n.id FROM {table} n WHERE n.participant_id = %s AND n.study_id = %s "  # noqa: S608 - the model's own table
+        f"AND n.status = '{assigned}' AND n.position < newest.position ORDER BY n.position DESC LIMIT 1"
     )
+    live = f"CASE WHEN newest.status = '{assigned}' THEN newest.id ELSE ({below}) END"
     return sql_rows.Statement(
         "roft_resume",
-        f"SELECT {columns}, ({last}) "  # noqa: S608 - the models' own columns
-        f"FROM {Enrollment._meta.db_table} e LEFT JOIN {table} a ON a.id = ({live}) "
-        f"LEFT JOIN {Item._meta.db_table} i ON i.id = a.item_id "
-        "WHERE e.participant_id = %s AND e.study_id = %s",
+        f"SELECT {sql_rows.joined_columns(RESUME_TABLES)}, newest.position FROM ({newest}) newest "  # noqa: S608 - the models' own columns
+        f"LEFT JOIN {table} a ON a.id = {live} LEFT JOIN {Item._meta.db_table} i ON i.id = a.item_id",
     )
 
 
-def _resume_row(row, study: Study, participant: Participant) -> tuple[Enrollment, Assignment | None, int]:
-    """The enrollment, the live assignment if any (with its item) and the last position
-    from a row of ``_resume_statement``."""
-    built = sql_rows.models_from_joined_row(RESUME_TABLES, row)
-    enrollment, assignment, item = built
-    enrollment.participant, enrollment.study = participant, study
+def _resume_row(row, study: Study, participant: Participant) -> tuple[Assignment | None, int]:
+    """The live assignment if any (with its item) and the last position from a row of
+    ``_resume_statement``."""
+    assignment, item = sql_rows.models_from_joined_row(RESUME_TABLES, row)
     if assignment is not None:
         item.study = study
         assignment.study, assignment.item, assignment.participant = study, item, participant
-    return enrollment, assignment, row[-1] or 0
+    return assignment, row[-1]
 
 
 def _pick_item(study: Study, participant: Participant, draw: float, *, attention: bool) -> Item | None:

@@ -60,11 +60,21 @@ def execute_in_one_trip(steps: Sequence[tuple[Statement, Sequence[Any]]]) -> lis
     snapshot (READ COMMITTED): a later one sees what was committed while an earlier one
     waited for a lock.
     """
-    with connection.cursor() as cursor:
+    return execute_each_in_one_trip(steps)[-1]
+
+
+def execute_each_in_one_trip(steps: Sequence[tuple[Statement, Sequence[Any]]]) -> list[list[tuple]]:
+    """``execute_in_one_trip``, with the rows of every statement, in order: a lock that
+    returns the row it locked, and a read after it, cost one round trip and one read of
+    that row."""
+    with contextlib.ExitStack() as cursors:
+        opened = []
         with _one_trip(len(steps)):  # the pipeline sends its statements as it closes
             for statement, params in steps:
+                cursor = cursors.enter_context(connection.cursor())
                 cursor.execute(statement.for_vendor(connection.vendor), params)
-        return cursor.fetchall() if cursor.description else []
+                opened.append(cursor)
+        return [cursor.fetchall() if cursor.description else [] for cursor in opened]
 
 
 def _one_trip(statements: int) -> contextlib.AbstractContextManager:

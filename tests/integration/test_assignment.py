@@ -16,7 +16,7 @@ from annotation.services.assignment import (
     release_expired_assignments,
     release_participant_assignments,
 )
-from annotation.services.submission import SubmissionClosed, submit_response
+from annotation.services.submission import SubmissionClosed, store_answer_given_elsewhere, submit_response
 from tests.helpers.flow import answer_pages
 
 pytestmark = pytest.mark.django_db
@@ -67,6 +67,22 @@ def test_resume_returns_the_same_assignment(make_claim_study, enrolled):
     participant = enrolled(study)
     first = assign_next_item(participant=participant, study=study)
     assert assign_next_item(participant=participant, study=study) == first
+
+
+def test_a_live_page_below_a_newer_answered_one_is_resumed(make_claim_study, enrolled):
+    """The resume looks below the newest page when that one is not live: an answer stored
+    after the page was handed out (an import, a guest's answers moved to the account) takes
+    a later position, and the page the participant holds is still theirs to answer."""
+    study = make_claim_study(items=4)
+    participant = enrolled(study)
+    held = assign_next_item(participant=participant, study=study)
+    later = Item.objects.filter(study=study).exclude(pk=held.item_id).first()
+    store_answer_given_elsewhere(
+        study=study, participant=participant, item=later, answer=ANSWER, state={}, answered_at=timezone.now()
+    )
+    assert Assignment.objects.filter(participant=participant, study=study).latest("position").item == later
+    assert assign_next_item(participant=participant, study=study) == held
+    assert Assignment.objects.filter(participant=participant, study=study, status="assigned").count() == 1
 
 
 def test_expired_assignment_is_released_lazily_and_its_slot_reused(make_claim_study, enrolled):

@@ -50,3 +50,12 @@ def test_statements_sent_in_one_trip_answer_with_the_last_ones_rows():
     third = sql_rows.Statement("roft_test_third", "SELECT %s::int")
     assert sql_rows.execute_in_one_trip([(first, [1]), (second, [3, "x"])]) == [(6, "x")]
     assert sql_rows.execute_in_one_trip([(third, [1]), (third, [4])]) == [(4,)]
+
+
+def test_statements_sent_in_one_trip_each_answer_with_their_own_rows():
+    first = sql_rows.Statement("roft_test_first", "SELECT %s::int + 10")
+    second = sql_rows.Statement("roft_test_second", "SELECT %s::int * 2, %s::text")
+    third = sql_rows.Statement("roft_test_third", "SELECT %s::int")
+    steps = [(first, [1]), (second, [3, "x"]), (third, [7])]
+    assert sql_rows.execute_each_in_one_trip(steps) == [[(11,)], [(6, "x")], [(7,)]]
+    assert sql_rows.execute_each_in_one_trip([(third, [1]), (third, [4])]) == [[(1,)], [(4,)]]
