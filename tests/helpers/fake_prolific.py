@@ -20,6 +20,10 @@ from urllib.parse import parse_qs, urlsplit
 
 TOKEN = "fake-prolific-token"
 PAGE_SIZE = 2
+# Seconds ``serve_forever`` sleeps between looks at its shutdown flag: ``server.shutdown()``
+# waits up to this long. The standard library's 0.5 s cost every test using the fake half a
+# second at teardown; requests are answered at once either way (the loop selects on the socket).
+POLL_INTERVAL_S = 0.05
 
 
 @dataclass
@@ -182,7 +186,9 @@ def serve() -> tuple[FakeProlific, ThreadingHTTPServer]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     fake.url = f"http://127.0.0.1:{server.server_address[1]}"
-    threading.Thread(target=server.serve_forever, name="fake-prolific", daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, args=(POLL_INTERVAL_S,), name="fake-prolific", daemon=True
+    ).start()
     return fake, server
 
 

@@ -26,12 +26,32 @@ from annotation.models import Job
 from annotation.services.jobs import STALLED_ERROR, start_job, sweep_stalled_jobs
 from scoring.models import Report
 from scoring.services import REPORTS_JOB, compute_study_reports
-from tests.celery_worker import worker_process
+from tests.celery_worker import WorkerProcesses, tasks_sent_to_the_broker
 from tests.helpers.jobs import wait_until
 from tests.helpers.reports import game_study
 
 GRACE_S = 2
 WORKER_ENV = {"JOB_HEARTBEAT_GRACE_S": str(GRACE_S), "TEST_JOB_STEP_DELAY_S": "1.5"}
+
+
+@pytest.fixture(scope="module")
+def workers(tmp_path_factory, django_db_setup, django_db_blocker):
+    """The worker process the module's tests share (a new one after a test killed it)."""
+    with django_db_blocker.unblock():  # the worker is started on the test database
+        processes = WorkerProcesses(["default"], tmp_path_factory.mktemp("workers"), WORKER_ENV)
+        try:
+            yield processes
+        finally:
+            processes.close()
+
+
+@pytest.fixture
+def worker(workers: WorkerProcesses):
+    """The module's running worker, its log read from this test on, with tasks sent to it."""
+    with tasks_sent_to_the_broker():
+        running = workers.live()
+        running.new_log()
+        yield running
 
 
 def report_values(study) -> list[tuple]:
@@ -62,13 +82,12 @@ def run_job_and_hurt(worker, hurt, *, when: str):
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_job_whose_pool_process_is_killed_is_taken_over_and_finishes_once(tmp_path):
-    with worker_process(["default"], tmp_path / "worker.log", WORKER_ENV) as worker:
-        (child,) = worker.pool_children()
-        study, reference, job = run_job_and_hurt(
-            worker, lambda: os.kill(child, signal.SIGKILL), when="Reading the responses"
-        )
-        log = worker.log()
+def test_a_job_whose_pool_process_is_killed_is_taken_over_and_finishes_once(worker):
+    (child,) = worker.pool_children()
+    study, reference, job = run_job_and_hurt(
+        worker, lambda: os.kill(child, signal.SIGKILL), when="Reading the responses"
+    )
+    log = worker.log()
     assert "WorkerLostError" in log or "SIGKILL" in log, log[-3000:]
     assert job.status == Job.Status.DONE, (job.error, log[-3000:])
     assert job.attempts == 2  # the killed run, then the one that took it over
@@ -77,7 +96,7 @@ def test_a_job_whose_pool_process_is_killed_is_taken_over_and_finishes_once(tmp_
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_job_whose_database_connection_drops_is_retried_on_a_fresh_one(tmp_path):
+def test_a_job_whose_database_connection_drops_is_retried_on_a_fresh_one(worker):
     def cut_the_workers_connections():
         with connection.cursor() as cursor:
             cursor.execute(
@@ -86,11 +105,10 @@ def test_a_job_whose_database_connection_drops_is_retried_on_a_fresh_one(tmp_pat
             )
             assert cursor.fetchone()[0] >= 1
 
-    with worker_process(["default"], tmp_path / "worker.log", WORKER_ENV) as worker:
-        study, reference, job = run_job_and_hurt(
-            worker, cut_the_workers_connections, when="Computing the figures"
-        )
-        log = worker.log()
+    study, reference, job = run_job_and_hurt(
+        worker, cut_the_workers_connections, when="Computing the figures"
+    )
+    log = worker.log()
     assert "OperationalError" in log, log[-3000:]  # the run saw its connection drop
     assert job.status == Job.Status.DONE, (job.error, log[-3000:])
     assert job.attempts == 2
@@ -121,26 +139,21 @@ def test_a_stalled_reports_job_never_blocks_recompute(
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_killed_workers_job_is_requeued_by_the_sweeper_and_finishes_once(tmp_path, settings):
+def test_a_killed_workers_job_is_requeued_by_the_sweeper_and_finishes_once(worker, workers, settings):
     settings.JOB_HEARTBEAT_GRACE_S = int(WORKER_ENV["JOB_HEARTBEAT_GRACE_S"])
     study = game_study()
     reference = undisturbed_reports(study)
-    with worker_process(["default"], tmp_path / "first.log", WORKER_ENV) as first:
-        from annotation.services.jobs import start_job
-
-        job = start_job(kind=REPORTS_JOB, study=study)
-        assert wait_until(lambda: Job.objects.get(pk=job.pk).message.startswith("Reading"), seconds=120)
-        first.kill()
+    first = worker
+    job = start_job(kind=REPORTS_JOB, study=study)
+    assert wait_until(lambda: Job.objects.get(pk=job.pk).message.startswith("Reading"), seconds=120)
+    first.kill()
     assert Job.objects.get(pk=job.pk).status == Job.Status.RUNNING
 
-    with worker_process(["default"], tmp_path / "second.log", WORKER_ENV) as second:
-        output = StringIO()
-        assert wait_until(
-            lambda: call_command("sweepjobs", stdout=output) or f"({job.pk})" in output.getvalue()
-        )
-        assert wait_until(lambda: Job.objects.get(pk=job.pk).status in Job.FINISHED, seconds=120), (
-            second.log()
-        )
+    second = workers.live()  # a new worker: the first one is gone
+    assert second is not first
+    output = StringIO()
+    assert wait_until(lambda: call_command("sweepjobs", stdout=output) or f"({job.pk})" in output.getvalue())
+    assert wait_until(lambda: Job.objects.get(pk=job.pk).status in Job.FINISHED, seconds=120), second.log()
     done = Job.objects.get(pk=job.pk)
     assert done.status == Job.Status.DONE and done.attempts == 2, done.error
     assert report_values(study) == reference

