@@ -44,6 +44,14 @@ def page(browser):
     context.close()
 
 
+@pytest.fixture
+def quick_polls(settings):
+    """The research pages that poll while something runs (a job's row, a recompute, an export, a
+    study's progress) ask every 0.2 s instead of every 2 or 5: a test that follows a job waits
+    for the job, not for the product's interval (the live server reads the same settings)."""
+    settings.JOB_POLL_SECONDS = settings.PROGRESS_POLL_SECONDS = 0.2
+
+
 def _press_keys_once_loaded(page) -> None:
     """Key presses wait for the page's load event. The keyboard shortcuts are deferred
     scripts: a test that waits for the new page's text can press a key before they have run
@@ -59,12 +67,18 @@ def _press_keys_once_loaded(page) -> None:
 
 
 @pytest.fixture
-def screenshot(page):
+def screenshot(request):
+    """``screenshot(name, target=page)``: the whole page as test-artifacts/screenshots/<name>.png.
+    Animations are taken at their end (a game sentence's fade-in, for one), so a screenshot
+    never catches one halfway and no test waits for one to finish. The ``page`` fixture is
+    asked for only when no target is given: a test that shoots its own phone context alone
+    opens no desktop one (a browser context and its page cost about 0.3 s)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
     def take(name: str, target=None) -> Path:
         path = SCREENSHOTS / f"{name}.png"
-        (target or page).screenshot(path=str(path), full_page=True)
+        target = target or request.getfixturevalue("page")
+        target.screenshot(path=str(path), full_page=True, animations="disabled")
         return path
 
     return take

@@ -12,7 +12,7 @@ PASSWORD = "a-long-test-password-42"
 
 
 def test_adjudicate_a_disagreement_then_read_the_adjudicated_figures(
-    live_server, page, screenshot, django_user_model
+    live_server, page, screenshot, django_user_model, quick_polls
 ):
     owner = django_user_model.objects.create_user("owner", password=PASSWORD, is_staff=True)
     study = claim_study(owner=owner)

@@ -19,7 +19,7 @@ def log_in(page, live_server, next_url: str) -> None:
     page.get_by_role("button", name="Log in").click()
 
 
-def test_recompute_then_read_tables_and_plots(live_server, page, screenshot, django_user_model):
+def test_recompute_then_read_tables_and_plots(live_server, page, screenshot, django_user_model, quick_polls):
     owner = django_user_model.objects.create_user("owner", password=PASSWORD, is_staff=True)
     study = game_study(owner=owner)
     log_in(page, live_server, f"/research/s/{study.slug}/dashboard/")

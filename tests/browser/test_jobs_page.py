@@ -16,7 +16,7 @@ def log_in(page, live_server, username, password):
     page.locator("form button[type=submit], form input[type=submit]").first.click()
 
 
-def test_progress_bars_follow_the_running_job(live_server, page, screenshot, django_user_model):
+def test_progress_bars_follow_the_running_job(live_server, page, screenshot, django_user_model, quick_polls):
     from annotation.services.studies import load_study_file
 
     user = django_user_model.objects.create_user("res", password="a-long-test-password", is_staff=True)

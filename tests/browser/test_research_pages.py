@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_researcher_uploads_sees_progress_and_downloads_an_export(
-    live_server, page, screenshot, django_user_model, tmp_path, settings
+    live_server, page, screenshot, django_user_model, tmp_path, settings, quick_polls
 ):
     settings.EXPORT_DIR = tmp_path / "exports"
     researcher_user("rosa", password="a-long-password-1")
