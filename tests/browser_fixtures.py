@@ -84,6 +84,25 @@ def screenshot(request):
     return take
 
 
+def open_signed_in(page, live_server, user, path: str) -> None:
+    """Open ``path`` signed in as ``user`` (a user or a username), by a session cookie that
+    Django's test client makes with ``force_login``: for the tests whose subject is the page
+    behind the login, not the login form (its page load, post and redirect each time)."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    if isinstance(user, str):
+        user = get_user_model().objects.get(username=user)
+    client = Client()
+    client.force_login(user)
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    page.context.add_cookies(
+        [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": live_server.url}]
+    )
+    page.goto(f"{live_server.url}{path}")
+
+
 def plots_drawn(page) -> bool:
     """Every plot image of a dashboard loaded and decoded (scrolled to first: they load lazily)."""
     for image in page.locator(".plots img").all():
