@@ -5,6 +5,7 @@ browser shares one Playwright (two in one thread clash)."""
 
 from __future__ import annotations
 
+import base64
 import os
 from pathlib import Path
 
@@ -69,19 +70,59 @@ def _press_keys_once_loaded(page) -> None:
 @pytest.fixture
 def screenshot(request):
     """``screenshot(name, target=page)``: the whole page as test-artifacts/screenshots/<name>.png.
-    Animations are taken at their end (a game sentence's fade-in, for one), so a screenshot
-    never catches one halfway and no test waits for one to finish. The ``page`` fixture is
-    asked for only when no target is given: a test that shoots its own phone context alone
-    opens no desktop one (a browser context and its page cost about 0.3 s)."""
+    The ``page`` fixture is asked for only when no target is given: a test that shoots its
+    own phone context alone opens no desktop one (a browser context and its page cost about
+    0.3 s)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
     def take(name: str, target=None) -> Path:
         path = SCREENSHOTS / f"{name}.png"
-        target = target or request.getfixturevalue("page")
-        target.screenshot(path=str(path), full_page=True, animations="disabled")
+        _whole_page_png(target or request.getfixturevalue("page"), path)
         return path
 
     return take
+
+
+# Made ready for a screenshot as Playwright's own are: finite animations jump to their end (a
+# game sentence's fade-in, for one: no test waits for one to finish) and the text caret is
+# hidden; then the page's whole size, measured as Playwright measures it.
+_READY_FOR_A_SCREENSHOT = """() => {
+  for (const animation of document.getAnimations()) {
+    if (animation.effect && animation.effect.getComputedTiming().endTime !== Infinity) animation.finish();
+  }
+  const style = document.createElement("style");
+  style.id = "screenshot-no-caret";
+  style.textContent = "* { caret-color: transparent !important; }";
+  document.head.appendChild(style);
+  const boxes = [document.body, document.documentElement];
+  return [
+    Math.max(...boxes.flatMap((box) => [box.scrollWidth, box.offsetWidth, box.clientWidth])),
+    Math.max(...boxes.flatMap((box) => [box.scrollHeight, box.offsetHeight, box.clientHeight])),
+  ];
+}"""
+
+
+def _whole_page_png(page, path: Path) -> None:
+    """The whole page, as Playwright's ``full_page`` screenshot takes it, but asked of Chromium
+    directly with ``optimizeForSpeed``: the PNG is compressed less (files about a quarter
+    larger, the same pixels), and a screenshot costs Chromium less than half the CPU it did
+    (about 0.06 s less, for each of the suite's hundred-odd screenshots)."""
+    width, height = page.evaluate(_READY_FOR_A_SCREENSHOT)
+    session = page.context.new_cdp_session(page)
+    try:
+        shot = session.send(
+            "Page.captureScreenshot",
+            {
+                "format": "png",
+                "captureBeyondViewport": True,
+                "optimizeForSpeed": True,
+                "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
+            },
+        )
+    finally:
+        session.detach()
+        page.evaluate("() => document.getElementById('screenshot-no-caret').remove()")
+    path.write_bytes(base64.b64decode(shot["data"]))
 
 
 def open_signed_in(page, live_server, user, path: str) -> None:
