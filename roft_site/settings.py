@@ -372,6 +372,12 @@ JOB_HEARTBEAT_GRACE_S = env_int("JOB_HEARTBEAT_GRACE_S", 60, minimum=1)
 JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3, minimum=1)
 # Seconds between sweeps for stalled jobs (celery beat; ``manage.py sweepjobs`` does one by hand).
 JOB_SWEEP_EVERY_S = env_int("JOB_SWEEP_EVERY_S", 60, minimum=1)
+# Seconds between a research page's checks while something runs: a job's row on the jobs page,
+# a dashboard's recompute and an export (JOB_POLL_SECONDS); a study overview's progress figures,
+# which poll for as long as the page is open (PROGRESS_POLL_SECONDS). The browser tests shorten
+# both (tests/browser_fixtures.py), so a test that follows a job waits for it, not the clock.
+JOB_POLL_SECONDS = env_float("JOB_POLL_SECONDS", 2, minimum=0.05)
+PROGRESS_POLL_SECONDS = env_float("PROGRESS_POLL_SECONDS", 5, minimum=0.05)
 # The boundary game: scored rounds a player needs before a leaderboard ranks them, and
 # how many rows a leaderboard shows.
 LEADERBOARD_MIN_ROUNDS = env_int("LEADERBOARD_MIN_ROUNDS", 10, minimum=1)

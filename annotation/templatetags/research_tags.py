@@ -1,6 +1,7 @@
 """Template helpers for the researchers' pages and the top bar."""
 
 from django import template
+from django.conf import settings
 
 from annotation.services.access import can_invite_researchers as _can_invite_researchers
 from annotation.services.access import is_researcher as _is_researcher
@@ -25,6 +26,15 @@ def can_invite_researchers(user) -> bool:
 def percent(part, whole) -> int:
     """0-100, for progress bars; 0 when there is nothing to do."""
     return _percent(part, whole)
+
+
+@register.simple_tag
+def poll_every(what: str) -> str:
+    """htmx's trigger for a part of a page that asks the server again while something runs:
+    ``hx-trigger="{% poll_every "job" %}"`` (``JOB_POLL_SECONDS``) or ``"progress"``
+    (``PROGRESS_POLL_SECONDS``), so the intervals are settings, not literals in four templates."""
+    seconds = {"job": settings.JOB_POLL_SECONDS, "progress": settings.PROGRESS_POLL_SECONDS}[what]
+    return f"every {seconds:g}s"
 
 
 @register.filter

@@ -8,6 +8,7 @@ from annotation.services.assignment import assign_next_item
 from annotation.services.studies import load_study_file
 from annotation.services.submission import submit_response
 from scoring.services import compute_study_reports
+from tests.browser_fixtures import open_signed_in
 from tests.factories import ParticipantFactory, researcher_user
 from tests.helpers.adaptive import likert_study_file
 
@@ -29,10 +30,7 @@ def test_the_overview_says_why_and_when_the_study_closed(live_server, page, scre
     compute_study_reports(study)
     study.refresh_from_db()
     assert study.closed_because == Study.ClosedBecause.STOPPING_RULE
-    page.goto(f"{live_server.url}/accounts/login/?next=/research/s/{study.slug}/")
-    page.fill("input[name=username]", "owner")
-    page.fill("input[name=password]", PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    open_signed_in(page, live_server, owner, f"/research/s/{study.slug}/")
     page.wait_for_selector("#closed-because")
     closed = page.inner_text("#closed-because")
     assert "the stopping rule was met" in closed and "A less B on quality" in closed

@@ -4,6 +4,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.models import Adjudication
+from tests.browser_fixtures import open_signed_in
 from tests.integration.test_adjudication import claim_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -12,14 +13,11 @@ PASSWORD = "a-long-test-password-42"
 
 
 def test_adjudicate_a_disagreement_then_read_the_adjudicated_figures(
-    live_server, page, screenshot, django_user_model
+    live_server, page, screenshot, django_user_model, quick_polls
 ):
     owner = django_user_model.objects.create_user("owner", password=PASSWORD, is_staff=True)
     study = claim_study(owner=owner)
-    page.goto(f"{live_server.url}/accounts/login/?next=/research/s/{study.slug}/")
-    page.fill("input[name=username]", "owner")
-    page.fill("input[name=password]", PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    open_signed_in(page, live_server, owner, f"/research/s/{study.slug}/")
     page.locator(".research-nav").get_by_role("link", name="Adjudication").click()
     expect(page.locator("#disagreements tbody tr")).to_have_count(1)  # waits for the page
     page.get_by_role("link", name="c1").click()

@@ -2,27 +2,33 @@
 to the end, sees the truth and the points, finds the leaderboard and the profile; the
 pages fit a phone."""
 
-from io import StringIO
+import copy
 
 import pytest
-from django.core.management import call_command
 
 from annotation.models import Assignment, Response
+from annotation.services.studies import load_study_file
+from workers.demo.game import DEMO_STUDIES, demo_study_file
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+@pytest.fixture(scope="module")
+def demo_study_files() -> list[dict]:
+    """The demo's study files, generated once for the module: the generator is seeded, so
+    each test would build the same files again, at about a CPU second apiece."""
+    return [demo_study_file(spec) for spec in DEMO_STUDIES]
+
+
 @pytest.fixture
-def demo_game():
-    call_command("loaddemogame", stdout=StringIO())
+def demo_game(demo_study_files):
+    """The demo's studies in the database, as ``loaddemogame`` loads them."""
+    for study_file in demo_study_files:
+        load_study_file(copy.deepcopy(study_file))
 
 
 def current_round() -> Assignment:
     return Assignment.objects.filter(status="assigned").select_related("item").latest("id")
-
-
-def settle(page) -> None:
-    page.wait_for_timeout(350)  # let the new sentence's fade-in finish before a screenshot
 
 
 def test_a_guest_plays_demo_rounds_to_the_reveal(live_server, page, screenshot, settings, demo_game):
@@ -42,7 +48,6 @@ def test_a_guest_plays_demo_rounds_to_the_reveal(live_server, page, screenshot, 
     assert page.locator("#passage li").count() == min(boundary, 9) + 1
     hidden = sentences[min(boundary, 9) + 1 :]
     assert not any(sentence in page.content() for sentence in hidden)
-    settle(page)
     screenshot("game-round")
     if boundary < len(sentences):
         page.get_by_role("button", name=f"Sentence {boundary + 1} is machine-written").click()
@@ -103,7 +108,6 @@ def test_the_round_and_the_leaderboard_fit_a_phone(live_server, browser, screens
         phone.get_by_role("button", name="Next sentence — still human").click()
         phone.wait_for_selector(f"#passage li:nth-child({shown})")
     assert phone.evaluate("document.documentElement.scrollWidth") <= 380
-    settle(phone)
     screenshot("game-round-phone", phone)
     phone.get_by_role("button", name="Sentence 4 is machine-written").click()
     phone.fill("#reason", "   ")  # blank to the server: it answers 400 and the form says why

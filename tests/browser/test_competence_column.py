@@ -5,6 +5,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from annotation.models import Participant
+from tests.browser_fixtures import open_signed_in
 from tests.helpers.competence import SPAMMER, competence_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -16,10 +17,7 @@ def test_participants_sorted_by_competence(live_server, page, screenshot, django
     owner = django_user_model.objects.create_user("owner", password=PASSWORD)
     owner.groups.add(Group.objects.get_or_create(name="researchers")[0])
     study = competence_study(owner)
-    page.goto(f"{live_server.url}/accounts/login/?next=/research/s/{study.slug}/participants/")
-    page.fill("input[name=username]", "owner")
-    page.fill("input[name=password]", PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    open_signed_in(page, live_server, owner, f"/research/s/{study.slug}/participants/")
     page.wait_for_selector("#competence-header")
     page.locator("#competence-header a").click()
     page.wait_for_url("**?sort=competence")

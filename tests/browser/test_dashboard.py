@@ -3,7 +3,7 @@
 import pytest
 
 from annotation.models import Job
-from tests.browser_fixtures import plots_drawn
+from tests.browser_fixtures import open_signed_in, plots_drawn
 from tests.factories import AnsweredResponseFactory
 from tests.helpers.reports import game_study, likert_study
 
@@ -12,17 +12,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "a-long-test-password-42"
 
 
-def log_in(page, live_server, next_url: str) -> None:
-    page.goto(f"{live_server.url}/accounts/login/?next={next_url}")
-    page.fill("input[name=username]", "owner")
-    page.fill("input[name=password]", PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-
-
-def test_recompute_then_read_tables_and_plots(live_server, page, screenshot, django_user_model):
+def test_recompute_then_read_tables_and_plots(live_server, page, screenshot, django_user_model, quick_polls):
     owner = django_user_model.objects.create_user("owner", password=PASSWORD, is_staff=True)
     study = game_study(owner=owner)
-    log_in(page, live_server, f"/research/s/{study.slug}/dashboard/")
+    open_signed_in(page, live_server, owner, f"/research/s/{study.slug}/dashboard/")
     page.wait_for_selector("text=No reports yet")
     page.get_by_role("button", name="Recompute").click()
     page.wait_for_selector("text=Items complete")  # the page reloads once the job is done
@@ -51,7 +44,7 @@ def test_likert_dashboard_on_a_phone(live_server, browser, screenshot, django_us
     compute_study_reports(study)
     context = browser.new_context(viewport={"width": 390, "height": 860}, is_mobile=True, bypass_csp=True)
     phone = context.new_page()
-    log_in(phone, live_server, f"/research/s/{study.slug}/dashboard/")
+    open_signed_in(phone, live_server, owner, f"/research/s/{study.slug}/dashboard/")
     phone.wait_for_selector("text=Mean rating per question and system")
     assert plots_drawn(phone)
     for title in ("Agreement over all questions", "Cohen's kappa of each pair of annotators"):

@@ -4,19 +4,13 @@ import pytest
 
 from annotation.models import Job
 from annotation.services.jobs import claim_job, finish_job, report_progress
+from tests.browser_fixtures import open_signed_in
 from tests.conftest import claim_study_file
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def log_in(page, live_server, username, password):
-    page.goto(f"{live_server.url}/accounts/login/?next=/research/jobs/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", password)
-    page.locator("form button[type=submit], form input[type=submit]").first.click()
-
-
-def test_progress_bars_follow_the_running_job(live_server, page, screenshot, django_user_model):
+def test_progress_bars_follow_the_running_job(live_server, page, screenshot, django_user_model, quick_polls):
     from annotation.services.studies import load_study_file
 
     user = django_user_model.objects.create_user("res", password="a-long-test-password", is_staff=True)
@@ -28,7 +22,7 @@ def test_progress_bars_follow_the_running_job(live_server, page, screenshot, dja
         kind="continuations", study=study, status="done", progress_done=5, progress_total=5
     )
 
-    log_in(page, live_server, "res", "a-long-test-password")
+    open_signed_in(page, live_server, user, "/research/jobs/")
     row = page.locator(f'tr[data-job-id="{job.pk}"]')
     row.wait_for()
     assert row.locator("progress").get_attribute("value") == "1"

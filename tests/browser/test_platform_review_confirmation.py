@@ -7,6 +7,7 @@ from django.test import override_settings
 
 from annotation.models import PlatformStudy
 from annotation.services.studies import load_study_file
+from tests.browser_fixtures import open_signed_in
 from tests.conftest import claim_study_file
 from tests.helpers.fake_prolific import TOKEN, serve
 from tests.helpers.platforms import BAD, GOOD, crowd_participant
@@ -28,10 +29,7 @@ def test_review_confirmation_lists_each_decision_and_the_cost(
     crowd_participant(study, "pid-bad", BAD)
     crowd_participant(study, "pid-half", GOOD, pages=1)
 
-    page.goto(f"{live_server.url}/accounts/login/?next=/research/s/{study.slug}/")
-    page.fill("input[name=username]", "owner")
-    page.fill("input[name=password]", PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    open_signed_in(page, live_server, "owner", f"/research/s/{study.slug}/")
     page.locator("#platforms-link").click()
     page.get_by_role("button", name="Review on Prolific…").click()
     page.wait_for_selector("#confirm-summary")

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.browser_fixtures import plots_drawn
+from tests.browser_fixtures import open_signed_in, plots_drawn
 from tests.conftest import EXAMPLES
 from workers.demo.studies import load_demo_study
 
@@ -33,10 +33,7 @@ def test_each_questionnaire_example_s_dashboard_shows_its_figures(
     demo.study.owner = owner
     demo.study.save(update_fields=["owner"])
 
-    page.goto(f"{live_server.url}/accounts/login/?next=/research/s/{demo.study.slug}/dashboard/")
-    page.fill("input[name=username]", "owner")
-    page.fill("input[name=password]", PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    open_signed_in(page, live_server, owner, f"/research/s/{demo.study.slug}/dashboard/")
     page.wait_for_selector("text=Items complete")
     table = page.locator("section.report-table", has=page.locator("h2", has_text=EXPECTED[name]))
     assert table.locator("tbody tr").count() > 0

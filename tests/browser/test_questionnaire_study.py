@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from annotation.models import Participant, Response
 from annotation.services.imports import import_responses
 from annotation.services.studies import load_study_file
+from tests.browser_fixtures import open_signed_in
 from tests.conftest import EXAMPLES
 from tests.helpers.questionnaire import questionnaire_file
 
@@ -102,10 +103,7 @@ def test_the_adjudication_form_follows_show_if_too(live_server, page, screenshot
     ]
     import_responses(study, lines, source=Participant.Source.LAB)
     item = study.items.get()
-    page.goto(f"{live_server.url}/accounts/login/?next=/research/s/{study.slug}/adjudication/{item.pk}/")
-    page.fill("input[name=username]", "owner")
-    page.fill("input[name=password]", "a-long-test-password-42")
-    page.get_by_role("button", name="Log in").click()
+    open_signed_in(page, live_server, "owner", f"/research/s/{study.slug}/adjudication/{item.pk}/")
     which = page.locator('#adjudication-form fieldset[data-question="q-which"]')
     expect(which).to_be_hidden()
     page.locator('#adjudication-form label.choice:has(input[name="q-issue"][value="yes"])').click()

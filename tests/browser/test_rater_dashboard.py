@@ -4,7 +4,8 @@ its verdicts (the random rater marked not calibrated) and the plot of alpha per 
 import pytest
 
 from scoring.services import compute_study_reports
-from tests.browser.test_dashboard import PASSWORD, log_in
+from tests.browser.test_dashboard import PASSWORD
+from tests.browser_fixtures import open_signed_in
 from tests.helpers.raters import ITEMS, QUESTIONS, rater_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -16,7 +17,7 @@ def test_rater_table_marks_the_random_rater_and_the_plot_is_drawn(
     owner = django_user_model.objects.create_user("owner", password=PASSWORD, is_staff=True)
     study, _, raters = rater_study(owner=owner, items=ITEMS[:8])  # few: the page is this test's
     compute_study_reports(study)
-    log_in(page, live_server, f"/research/s/{study.slug}/dashboard/")
+    open_signed_in(page, live_server, owner, f"/research/s/{study.slug}/dashboard/")
     title = "Raters against the humans, per question"
     page.wait_for_selector(f"h2:has-text('{title}')")
     table = page.locator("section.report-table", has=page.locator("h2", has_text=title))

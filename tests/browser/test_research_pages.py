@@ -9,6 +9,7 @@ import pytest
 from annotation.models import Study
 from annotation.services.assignment import assign_next_item
 from annotation.services.submission import submit_response
+from tests.browser_fixtures import open_signed_in
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory, researcher_user
 
@@ -16,14 +17,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_researcher_uploads_sees_progress_and_downloads_an_export(
-    live_server, page, screenshot, django_user_model, tmp_path, settings
+    live_server, page, screenshot, django_user_model, tmp_path, settings, quick_polls
 ):
     settings.EXPORT_DIR = tmp_path / "exports"
-    researcher_user("rosa", password="a-long-password-1")
-    page.goto(f"{live_server.url}/accounts/login/?next=/research/")
-    page.fill("input[name=username]", "rosa")
-    page.fill("input[name=password]", "a-long-password-1")
-    page.locator("form button[type=submit], form input[type=submit]").last.click()
+    open_signed_in(page, live_server, researcher_user("rosa", password="a-long-password-1"), "/research/")
     page.wait_for_selector("text=Your studies")
 
     broken = claim_study_file(slug="browser-study", items=3)
