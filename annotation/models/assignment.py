@@ -22,10 +22,22 @@ class Assignment(models.Model):
     # No index of its own: ``(study, status, expires_at)`` starts with it. With one, the
     # sweep of a study's expired pages (each newcomer's ``study_is_full``) read every page of
     # the study through it whenever the statistics were older than the study's pages.
+    # Study and item have no single-column foreign keys in the database: on PostgreSQL one
+    # composite key, ``assignment_same_study_as_item`` (migration 0021), refers to the item's
+    # ``item_assignment_key`` with both, so a page names an existing item of its own study
+    # (the item's key to its study keeps the study), and a page handed out makes one key
+    # check for the two instead of two (docs/architecture.md, "One key check per answer").
+    # Deleting still cascades: Django's ``on_delete`` runs in Python.
     study = models.ForeignKey(
-        "annotation.Study", on_delete=models.CASCADE, related_name="assignments", db_index=False
+        "annotation.Study",
+        on_delete=models.CASCADE,
+        related_name="assignments",
+        db_index=False,
+        db_constraint=False,
     )
-    item = models.ForeignKey("annotation.Item", on_delete=models.CASCADE, related_name="assignments")
+    item = models.ForeignKey(
+        "annotation.Item", on_delete=models.CASCADE, related_name="assignments", db_constraint=False
+    )
     # No index of its own: the two unique constraints below start with it. The item pick's
     # "had it before" look-up (participant and item) then finds nothing in one step, where
     # the planner took a participant index and filtered each of their pages.

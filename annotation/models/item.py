@@ -45,6 +45,9 @@ class Item(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["study", "external_id"], name="item_unique_external_id"),
+            # What an assignment's composite key refers to (models.assignment): its id with
+            # the study an assignment copies.
+            models.UniqueConstraint(fields=["id", "study"], name="item_assignment_key"),
         ]
         indexes = [
             # The item pick (services.assignment): the least-filled open items in random order.

@@ -1,0 +1,71 @@
+"""An assignment's one composite key to its item (migration 0021) keeps what its two keys kept.
+
+On PostgreSQL an assignment refers to its item with (item, study) instead of one foreign
+key per column: the item must exist and the page's study must be the item's own (the
+item's key to its study keeps the study). Deleting a study or an item still removes their
+pages (Django's ``on_delete``). The keys are deferred to commit; each test asks PostgreSQL
+to check them at once (``SET CONSTRAINTS ALL IMMEDIATE``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+from annotation.models import Assignment, Item, Study
+from annotation.services.assignment import assign_next_item
+from annotation.services.studies import load_study_file
+from tests.conftest import claim_study_file
+
+pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's composite key")
+
+
+@pytest.fixture
+def page(enrolled) -> Assignment:
+    """One page handed out, and a second study with its own items."""
+    study = load_study_file(claim_study_file(slug="page-key")).study
+    assigned = assign_next_item(participant=enrolled(study), study=study)
+    load_study_file(claim_study_file(slug="page-key-other"))
+    return assigned
+
+
+def check_keys_now() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("column", ["study_id", "item_id"])
+def test_an_assignment_must_name_an_item_of_its_own_study(page, column):
+    others = {
+        "study_id": Study.objects.get(slug="page-key-other").pk,
+        "item_id": Item.objects.filter(study__slug="page-key-other").first().pk,
+    }
+    with pytest.raises(IntegrityError, match="assignment_same_study_as_item"), transaction.atomic():
+        Assignment.objects.filter(pk=page.pk).update(**{column: others[column]})
+        check_keys_now()
+
+
+@pytest.mark.django_db
+def test_an_assignment_must_name_an_existing_item(page):
+    missing = Item.objects.order_by("-pk").first().pk + 1000
+    with pytest.raises(IntegrityError, match="assignment_same_study_as_item"), transaction.atomic():
+        Assignment.objects.filter(pk=page.pk).update(item_id=missing)
+        check_keys_now()
+
+
+@pytest.mark.django_db
+def test_an_assignment_of_its_items_study_is_kept(page):
+    with transaction.atomic():
+        Assignment.objects.filter(pk=page.pk).update(item_id=page.item_id, study_id=page.study_id)
+        check_keys_now()
+    assert Assignment.objects.filter(pk=page.pk, item=page.item, study=page.study).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("owner", [lambda page: page.study, lambda page: page.item], ids=["study", "item"])
+def test_deleting_what_an_assignment_names_deletes_the_assignment(page, owner):
+    with transaction.atomic():
+        owner(page).delete()
+        check_keys_now()
+    assert not Assignment.objects.filter(pk=page.pk).exists()
