@@ -32,7 +32,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from .ranking import bradley_terry
 
@@ -61,6 +60,8 @@ def scale_uncertainty(values: np.ndarray, span: float) -> float:
     values = np.asarray(values, dtype=np.float64)
     if values.size < 2 or not span > 0:
         return 1.0
+    from scipy import stats as scipy_stats  # imported on use: see stats/__init__.py
+
     quantile = scipy_stats.t.ppf(0.5 + CONFIDENCE / 2, values.size - 1)
     half = quantile * values.std(ddof=1) / math.sqrt(values.size)
     return min(1.0, 2 * half / span)
@@ -92,6 +93,8 @@ def pair_uncertainty(wins: np.ndarray) -> np.ndarray:
     variance = np.diag(covariance)[:, None] + np.diag(covariance)[None, :] - 2 * covariance
     gap = np.abs(strengths[:, None] - strengths[None, :])
     z = gap / np.sqrt(np.maximum(variance, np.finfo(np.float64).tiny))
+    from scipy import stats as scipy_stats  # imported on use: see stats/__init__.py
+
     return np.where(np.eye(size, dtype=bool), 0.0, 2 * scipy_stats.norm.sf(z))
 
 

@@ -40,10 +40,12 @@ import math
 import numbers
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import sparse
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 from .estimate import Estimate
 from .groups import factorize
@@ -135,6 +137,8 @@ def alpha_and_percent_from_value_counts(
 
 
 def _counts_and_domain(value_counts, value_domain, level: str):
+    from scipy import sparse  # imported on use: see stats/__init__.py
+
     counts = value_counts if sparse.issparse(value_counts) else np.asarray(value_counts)
     if counts.ndim != 2:
         raise ValueError("value counts are a units × values table (2-D)")
@@ -178,6 +182,8 @@ def percent_agreement_from_pairs(units: Sequence | np.ndarray, values: Sequence 
 
 
 def percent_agreement_from_value_counts(value_counts) -> Estimate:
+    from scipy import sparse  # imported on use: see stats/__init__.py
+
     counts = value_counts if sparse.issparse(value_counts) else np.asarray(value_counts)
     return _percent(_Pairable.gather([counts]))
 
@@ -200,6 +206,8 @@ def value_counts_from_pairs(
     if n_units * len(domain) <= DENSE_COUNTS:
         dense = np.bincount(unit_codes * len(domain) + value_codes, minlength=n_units * len(domain))
         return dense.reshape(n_units, len(domain)), domain
+    from scipy import sparse  # imported on use: see stats/__init__.py
+
     counts = sparse.csr_matrix(
         (np.ones(unit_codes.size, dtype=np.float64), (unit_codes, value_codes)),
         shape=(n_units, len(domain)),
@@ -246,6 +254,8 @@ class _Pairable:
 
 def _block_entries(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(unit, code, count) of the units with two or more values in one count block."""
+    from scipy import sparse  # imported on use: see stats/__init__.py
+
     if sparse.issparse(counts):
         rows = sparse.csr_matrix(counts)
         keep = np.asarray(rows.sum(axis=1)).ravel() >= 2
@@ -717,6 +727,8 @@ class _ReliabilityTable:
             return counts.reshape(n_units, size + 1)[:, :size]
         distinct, counts = np.unique(keys[codes < size], return_counts=True)
         unit, code = np.divmod(distinct, size + 1)
+        from scipy import sparse  # imported on use: see stats/__init__.py
+
         return sparse.csr_matrix((counts.astype(np.float64), (unit, code)), shape=(n_units, size))
 
     def _codes(self, block: np.ndarray) -> np.ndarray:

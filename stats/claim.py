@@ -9,7 +9,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
 from .estimate import Estimate
 from .overlap import set_f1
@@ -51,6 +50,8 @@ def chi_square_independence(rows: Sequence, columns: Sequence) -> Estimate:
         return Estimate.undefined("needs two or more systems and two or more labels", n=n)
     table = np.zeros((len(row_levels), len(column_levels)), dtype=np.int64)
     np.add.at(table, (row_index.ravel(), column_index.ravel()), 1)
+    from scipy import stats  # imported on use: see stats/__init__.py
+
     result = stats.chi2_contingency(table, correction=False)
     details = {
         "statistic": float(result.statistic),

@@ -36,7 +36,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import digamma
 
 # Probabilities are kept above this before their logarithm (an empty confusion cell).
 FLOOR = 1e-10
@@ -301,6 +300,8 @@ def _mace_m_step(step: _MaceStep, variational: bool, smoothing: float) -> tuple[
 
 def _variational(counts: np.ndarray, prior: np.ndarray) -> np.ndarray:
     """Variational Bayes weights ``exp(ψ(count + prior) − ψ(Σ (count + prior)))`` per row."""
+    from scipy.special import digamma  # imported on use: see stats/__init__.py
+
     posterior = counts + prior
     return np.exp(digamma(posterior) - digamma(posterior.sum(axis=1, keepdims=True)))
 

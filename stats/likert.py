@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from .estimate import Estimate
 
@@ -47,6 +46,8 @@ def wilcoxon_greater(first, second) -> Estimate:
     }
     if np.count_nonzero(difference) == 0:
         return Estimate.undefined("no pair differs", n=int(x.size), **details)
+    from scipy import stats  # imported on use: see stats/__init__.py
+
     result = stats.wilcoxon(x, y, alternative="greater", zero_method="wilcox", method=_method(difference))
     details["statistic"] = float(result.statistic)
     details["method"] = _method(difference)

@@ -35,7 +35,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 SIMULATIONS = 1000
 ITEMS = (10, 20, 30, 50, 75, 100, 150, 200, 300)
@@ -262,6 +261,8 @@ def _paired_p(differences: np.ndarray) -> np.ndarray:
     sd = differences.std(axis=1, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / (sd / np.sqrt(n))
+    from scipy import stats  # imported on use: see stats/__init__.py
+
     p = 2 * stats.t.sf(np.abs(t), n - 1)
     return np.where(sd > 0, p, np.where(mean != 0, 0.0, 1.0))
 
@@ -276,5 +277,7 @@ def _welch_p(first: np.ndarray, second: np.ndarray) -> np.ndarray:
         freedom = variance**2 / (
             (first.var(axis=1, ddof=1) / n) ** 2 / (n - 1) + (second.var(axis=1, ddof=1) / n) ** 2 / (n - 1)
         )
+    from scipy import stats  # imported on use: see stats/__init__.py
+
     p = 2 * stats.t.sf(np.abs(t), np.nan_to_num(freedom, nan=1.0))
     return np.where(variance > 0, p, np.where(mean != 0, 0.0, 1.0))

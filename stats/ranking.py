@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from .estimate import Estimate
 
@@ -101,6 +100,8 @@ def sign_tests(wins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     The family for Holm's correction is every unordered pair with at least one decisive
     comparison; the matrices are symmetric, NaN where two systems never met.
     """
+    from scipy import stats  # imported on use: see stats/__init__.py
+
     size = len(wins)
     raw = np.full((size, size), np.nan)
     pairs = [(i, j) for i in range(size) for j in range(i + 1, size) if wins[i, j] + wins[j, i] > 0]
@@ -151,6 +152,8 @@ def split_half_reliability(
     Spearman correlation of the two sets of scores is averaged over ``splits`` splits.
     ``details`` add the Spearman-Brown prediction for the full set.
     """
+    from scipy import stats  # imported on use: see stats/__init__.py
+
     item_of_response = np.asarray(items, dtype=np.int64)
     rng = np.random.default_rng(seed)
     per_item = np.bincount(item_of_response)

@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
 
 from .estimate import Estimate
 
@@ -138,6 +137,8 @@ def within_points_from_value_counts(value_counts, domain, points: float) -> Esti
     if len(values) > MAX_WITHIN_VALUES:
         return Estimate.undefined(f"more than {MAX_WITHIN_VALUES} distinct values: not a rating scale")
     band = (np.abs(np.subtract.outer(values, values)) <= points).astype(np.float64)
+    from scipy import sparse  # imported on use: see stats/__init__.py
+
     if sparse.issparse(value_counts):
         counts = sparse.csr_matrix(value_counts, dtype=np.float64)
         per_unit = np.asarray(counts.sum(axis=1)).ravel()

@@ -26,17 +26,22 @@ class CheckedClient(APIClient):
         return response
 
 
-@pytest.fixture
-def users(django_user_model):
+def create_users(user_model) -> dict:
+    """The four users behind the roles (anonymous has none), by role."""
     researchers = Group.objects.get_or_create(name="researchers")[0]
-    owner = django_user_model.objects.create_user("owner", password="pw-owner-1")
-    other = django_user_model.objects.create_user("other", password="pw-other-1")
+    owner = user_model.objects.create_user("owner", password="pw-owner-1")
+    other = user_model.objects.create_user("other", password="pw-other-1")
     owner.groups.add(researchers)
     other.groups.add(researchers)
-    participant = django_user_model.objects.create_user("participant", password="pw-part-1")
+    participant = user_model.objects.create_user("participant", password="pw-part-1")
     Participant.objects.create(user=participant)
-    admin = django_user_model.objects.create_superuser("admin", "admin@example.org", "pw-admin-1")
+    admin = user_model.objects.create_superuser("admin", "admin@example.org", "pw-admin-1")
     return {"owner": owner, "other": other, "participant": participant, "admin": admin}
+
+
+@pytest.fixture
+def users(django_user_model):
+    return create_users(django_user_model)
 
 
 @pytest.fixture
@@ -53,10 +58,14 @@ def client_for(users):
     return make
 
 
+def create_owned_study(owner) -> Study:
+    """A live claim study owned by ``owner``."""
+    return load_study_file(claim_study_file(slug="owned", items=4), owner=owner).study
+
+
 @pytest.fixture
 def owned_study(users):
-    """A live claim study owned by ``owner``."""
-    return load_study_file(claim_study_file(slug="owned", items=4), owner=users["owner"]).study
+    return create_owned_study(users["owner"])
 
 
 @pytest.fixture

@@ -3,35 +3,62 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
-from django.test import Client
+from django.contrib.auth import get_user_model
+from django.test import Client, TestCase, override_settings
 
 from annotation.models import Job, Response
 from annotation.services.assignment import assign_next_item
 from annotation.services.jobs import start_job
 from annotation.services.submission import submit_response
 from tests.conftest import claim_study_file
+from tests.factories import ParticipantFactory
+from tests.helpers.module_data import rows_for_the_module
 
-from .conftest import ROLES
+from .conftest import ROLES, create_owned_study, create_users
 
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(scope="module")
+def module_world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[dict]:
+    """The users, a study with one answered page, and a finished export of it, written once
+    for the module (tests/helpers/module_data.py): about 130 tests read them, and the few
+    that write (renaming, closing, excluding, new items and jobs) change rows only, which
+    their own transaction rolls back. No endpoint here touches the export's file, so it
+    is shared too, in a directory of the module's own: the primary keys of it all."""
+    with (
+        override_settings(EXPORT_DIR=tmp_path_factory.mktemp("exports")),
+        rows_for_the_module(django_db_blocker),
+    ):
+        users = create_users(get_user_model())
+        study = create_owned_study(users["owner"])
+        participant = ParticipantFactory(enrolled_in=study, source="prolific", platform_worker_id="PID-1")
+        assignment = assign_next_item(participant=participant, study=study)
+        submit_response(assignment=assignment, answer={"label": "supports", "evidence": [0]})
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            export = start_job(kind="export", parameters={"format": "csv"}, study=study, user=users["owner"])
+        export.refresh_from_db()
+        assert export.status == Job.Status.DONE
+        yield {
+            "users": {role: user.pk for role, user in users.items()},
+            "public_id": participant.public_id,
+            "export": export.pk,
+        }
+
+
 @pytest.fixture
-def world(owned_study, enrolled, django_capture_on_commit_callbacks, users, tmp_path, settings):
-    """A study with one answered page, and a finished export of it."""
-    settings.EXPORT_DIR = tmp_path
-    participant = enrolled(owned_study, source="prolific", platform_worker_id="PID-1")
-    assignment = assign_next_item(participant=participant, study=owned_study)
-    submit_response(assignment=assignment, answer={"label": "supports", "evidence": [0]})
-    with django_capture_on_commit_callbacks(execute=True):
-        export = start_job(
-            kind="export", parameters={"format": "csv"}, study=owned_study, user=users["owner"]
-        )
-    export.refresh_from_db()
-    assert export.status == Job.Status.DONE
-    return {"public_id": participant.public_id, "export": export.pk}
+def users(module_world, django_user_model):
+    """The module's users, fetched afresh for each test (overrides tests/api/conftest.py's)."""
+    return {role: django_user_model.objects.get(pk=pk) for role, pk in module_world["users"].items()}
+
+
+@pytest.fixture
+def world(module_world, users):
+    """What the endpoints' paths name: the participant's public id and the export's key."""
+    return {"public_id": module_world["public_id"], "export": module_world["export"]}
 
 
 def study_file(slug: str) -> dict:

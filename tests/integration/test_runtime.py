@@ -16,14 +16,30 @@ def run_python(code: str, **env) -> subprocess.CompletedProcess:
     )
 
 
+# What a web process and a Celery worker import as they start.
+START_UP = (
+    "import sys, django; django.setup();"
+    "import roft_site.wsgi, roft_site.urls;"
+    "from django.urls import get_resolver; get_resolver().url_patterns;"
+    "import workers.tasks;"
+    "from annotation.kinds import all_kinds; all_kinds();"
+)
+
+
 def test_web_process_does_not_import_torch():
-    code = (
-        "import sys, django; django.setup();"
-        "import roft_site.wsgi, roft_site.urls;"
-        "from django.urls import get_resolver; get_resolver().url_patterns;"
-        "import workers.tasks;"
-        "from annotation.kinds import all_kinds; all_kinds();"
+    code = START_UP + (
         "leaked = [m for m in ('torch', 'transformers') if m in sys.modules];"
+        "print(leaked); sys.exit(1 if leaked else 0)"
+    )
+    result = run_python(code, DJANGO_SETTINGS_MODULE="roft_site.settings")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_start_up_leaves_scipy_to_the_functions_that_use_it():
+    """stats/ imports scipy on use (stats/__init__.py): about a CPU second per process."""
+    code = START_UP + (
+        "heavy = ('scipy', 'sklearn', 'pandas', 'statsmodels');"
+        "leaked = sorted(m for m in sys.modules if m.partition('.')[0] in heavy);"
         "print(leaked); sys.exit(1 if leaked else 0)"
     )
     result = run_python(code, DJANGO_SETTINGS_MODULE="roft_site.settings")
