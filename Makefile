@@ -52,10 +52,6 @@ test: $(VENV)/.installed-dev
 # that needs one still being trained waits for it (tests/tiny_models.py).
 	mkdir -p test-artifacts
 	$(PY) -m tests.tiny_models > test-artifacts/tiny-models.log 2>&1 &
-# A fresh clone has no bytecode: collecting the tests once, in the background while lint runs,
-# compiles what the workers import (27 CPU seconds where a compiled tree takes 11), which both
-# workers would otherwise compile side by side.
-	$(VENV)/bin/pytest --collect-only -q > test-artifacts/collect.log 2>&1 &
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 # The packages' import direction and what stays out of stats/ and the web (pyproject.toml
