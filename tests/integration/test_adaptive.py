@@ -17,6 +17,7 @@ from tests.conftest import claim_study_file
 from tests.helpers.adaptive import answer_all, likert_study_file
 from tests.helpers.flow import answer_pages, start, task_action
 from tests.helpers.gate import CLAIM_ANSWER
+from tests.helpers.pick_plan import plan_of_the_pick
 
 pytestmark = pytest.mark.django_db
 
@@ -123,17 +124,7 @@ def test_the_adaptive_pick_reads_its_index_and_sorts_nothing(enrolled):
     participant = enrolled(study)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE annotation_item")
-    sent = []
-    with connection.execute_wrapper(
-        lambda run, sql, params, *rest: sent.append((sql, params)) or run(sql, params, *rest)
-    ):
-        assert assign_next_item(participant=participant, study=study) is not None
-    pick = _pick_statement(False, True).for_vendor("postgresql")
-    picks = [params for sql, params in sent if sql == pick]
-    assert len(picks) == 1
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN {pick}", picks[0])
-        plan = "\n".join(row[0] for row in cursor.fetchall())
+    plan = plan_of_the_pick(participant, study, _pick_statement(False, True).for_vendor("postgresql"))
     assert "Sort" not in plan, plan
     assert "item_adaptive_order" in plan and "item_pick_order" in plan, plan
 

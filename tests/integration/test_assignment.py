@@ -18,6 +18,7 @@ from annotation.services.assignment import (
 )
 from annotation.services.submission import SubmissionClosed, store_answer_given_elsewhere, submit_response
 from tests.helpers.flow import answer_pages
+from tests.helpers.pick_plan import plan_of_the_pick
 
 pytestmark = pytest.mark.django_db
 
@@ -149,17 +150,7 @@ def test_the_item_pick_reads_an_index_in_order_and_sorts_nothing(make_claim_stud
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE annotation_item")
         cursor.execute("ANALYZE annotation_assignment")
-    sent = []
-    with connection.execute_wrapper(
-        lambda run, sql, params, *rest: sent.append((sql, params)) or run(sql, params, *rest)
-    ):
-        assert assign_next_item(participant=participant, study=study) is not None
-    pick = _pick_statement(attention=False).for_vendor("postgresql")
-    picks = [params for sql, params in sent if sql == pick]
-    assert len(picks) == 1  # the pick: lock, wrap-around and slot in one statement
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN {pick}", picks[0])
-        plan = "\n".join(row[0] for row in cursor.fetchall())
+    plan = plan_of_the_pick(participant, study, _pick_statement(attention=False).for_vendor("postgresql"))
     assert "Sort" not in plan, plan
     assert "LockRows" in plan and "item_pick_order" in plan, plan
 
