@@ -106,7 +106,12 @@ def _whole_page_png(page, path: Path) -> None:
     """The whole page, as Playwright's ``full_page`` screenshot takes it, but asked of Chromium
     directly with ``optimizeForSpeed``: the PNG is compressed less (files about a quarter
     larger, the same pixels), and a screenshot costs Chromium less than half the CPU it did
-    (about 0.06 s less, for each of the suite's hundred-odd screenshots)."""
+    (about 0.06 s less, for each of the suite's hundred-odd screenshots).
+
+    It waits for the page's load event first: a click that follows a link returns once the
+    next page has begun to arrive, and until its parser has made ``<head>`` and ``<body>``
+    there is no page to measure (a busy machine once caught it there)."""
+    page.wait_for_load_state("load")
     width, height = page.evaluate(_READY_FOR_A_SCREENSHOT)
     session = page.context.new_cdp_session(page)
     try:
