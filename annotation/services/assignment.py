@@ -35,7 +35,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Enrollment, Item, Participant, Study
 
-from . import sql_rows
+from . import row_addresses, sql_rows
 from .adaptive import adaptive_settings
 from .attention import attention_pages
 from .populations import counted_per_item
@@ -45,7 +45,11 @@ LOCKED_WAIT_SECONDS = 5.0
 
 
 def assign_next_item(
-    *, participant: Participant, study: Study, now: datetime | None = None
+    *,
+    participant: Participant,
+    study: Study,
+    now: datetime | None = None,
+    enrollment: Enrollment | None = None,
 ) -> Assignment | None:
     """The participant's current item in the study, or a new one; None when there is none.
 
@@ -61,10 +65,14 @@ def assign_next_item(
     their time are swept by the periodic ``release_expired_assignments`` task, not here;
     only when no item is open does a request sweep the study itself, so the last slots
     held by abandoned pages come back at once.
+
+    ``enrollment``: the participant's enrollment as the step's gate read it, if at hand: the
+    lock looks for it where the gate found it first (``row_addresses``).
     """
     now = now or timezone.now()
     with transaction.atomic():
-        enrollment, current, last_position = _lock_and_resume(participant, study, now)
+        address = row_addresses.address_of(enrollment)
+        enrollment, current, last_position = _lock_and_resume(participant, study, now, address)
         if current is not None:
             if current.shown_at is None:
                 current.shown_at = now
@@ -117,7 +125,7 @@ def pick_draw(study: Study, participant: Participant, position: int) -> float:
 
 
 def _lock_and_resume(
-    participant: Participant, study: Study, now: datetime
+    participant: Participant, study: Study, now: datetime, address: str | None = None
 ) -> tuple[Enrollment, Assignment | None, int]:
     """The participant's enrollment, locked (it serialises their requests: two tabs), a
     live assignment to resume (an out-of-date one is expired on the way), and their last
@@ -126,10 +134,14 @@ def _lock_and_resume(
     One round trip: the lock, which returns the enrollment as it is once locked (the newest
     version, should another request of theirs have changed it while the lock waited), then
     a read of their pages that sees whatever that request committed (its own statement, so
-    its own snapshot). The enrollment is read once."""
+    its own snapshot). The enrollment is read once: at ``address`` (where the step's gate
+    read it), else by key, and by key again when it has moved since (``row_addresses``)."""
     key = [participant.pk, study.pk]
-    steps = [(_lock_statement(), key), (_resume_statement(), key * 2)]
-    locked, pages = sql_rows.execute_each_in_one_trip(steps)
+    lock = row_addresses.step_at(_lock_statement(), key, address)
+    locked, pages = sql_rows.execute_each_in_one_trip([lock, (_resume_statement(), key * 2)])
+    if not locked and lock[0] is not _lock_statement().by_key:
+        steps = [(_lock_statement().by_key, key), (_resume_statement(), key * 2)]
+        locked, pages = sql_rows.execute_each_in_one_trip(steps)
     if not locked:
         raise Enrollment.DoesNotExist(f"No enrollment of participant {participant.pk} in study {study.pk}.")
     names, _ = sql_rows.columns(Enrollment)
@@ -148,12 +160,12 @@ def _lock_and_resume(
 
 
 @functools.cache
-def _lock_statement() -> sql_rows.Statement:
+def _lock_statement() -> row_addresses.AddressedStatement:
     """The participant's enrollment in the study, locked, with every column."""
-    return sql_rows.Statement(
+    return row_addresses.AddressedStatement(
         "roft_lock_enrollment",
         f"SELECT {sql_rows.columns(Enrollment)[1]} FROM {Enrollment._meta.db_table} "  # noqa: S608 - the model's own columns
-        "WHERE participant_id = %s AND study_id = %s /*pg:FOR UPDATE*/",
+        f"WHERE {row_addresses.ADDRESS_MARK}participant_id = %s AND study_id = %s /*pg:FOR UPDATE*/",
     )
 
 
@@ -262,6 +274,12 @@ def _take_first_item(study: Study, participant: Participant, draw: float, *, att
     return item
 
 
+# How the pick's update finds the row its scans locked: by address on PostgreSQL (a TID
+# scan: no index look-up; the address is of the version locked, which no one else can
+# change before the update), by id on SQLite.
+ROW = "/*pg:ctid*//*lite:id*/"
+
+
 @functools.cache
 def _pick_statement(attention: bool, adaptive: bool = False) -> sql_rows.Statement:
     """The pick (see ``_take_first_item``). ``adaptive`` (an adaptive study,
@@ -285,7 +303,7 @@ def _pick_statement(attention: bool, adaptive: bool = False) -> sql_rows.Stateme
 
     def scan(name: str, comparison: str) -> str:
         return (
-            f"{name} AS (SELECT i.id FROM {table} i "  # noqa: S608 - the models' own tables
+            f"{name} AS (SELECT i.{ROW} AS picked FROM {table} i "  # noqa: S608 - the models' own tables
             f"WHERE i.study_id = %s AND i.is_attention_check = %s {group}AND {had} "
             f"AND i.shuffle_key {comparison} %s ORDER BY i.shuffle_key LIMIT 1 "
             "/*pg:FOR UPDATE OF i SKIP LOCKED*/)"
@@ -298,18 +316,18 @@ def _pick_statement(attention: bool, adaptive: bool = False) -> sql_rows.Stateme
     settled, from_settled, decay = "", "", ""
     if adaptive:
         settled = (
-            f", settled AS (SELECT i.id FROM {table} i WHERE i.study_id = %s "  # noqa: S608
+            f", settled AS (SELECT i.{ROW} AS picked FROM {table} i WHERE i.study_id = %s "  # noqa: S608
             f"AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} "
             "ORDER BY i.priority DESC, i.shuffle_key LIMIT 1 /*pg:FOR UPDATE OF i SKIP LOCKED*/)"
         )
-        from_settled = " UNION ALL SELECT id FROM settled"
+        from_settled = " UNION ALL SELECT picked FROM settled"
         decay = ", priority = priority * (slots_taken + 1) / (slots_taken + 2.0)"
     name = "check" if attention else ("adaptive" if adaptive else "item")
     return sql_rows.Statement(
         f"roft_pick_{name}",
-        f"UPDATE {table} SET slots_taken = slots_taken + 1{decay} WHERE id = ("  # noqa: S608
+        f"UPDATE {table} SET slots_taken = slots_taken + 1{decay} WHERE {ROW} = ("  # noqa: S608
         f"WITH {'' if attention else least}{scan('onward', '>=')}, {scan('wrapped', '<')}{settled} "
-        f"SELECT id FROM onward UNION ALL SELECT id FROM wrapped{from_settled} LIMIT 1"
+        f"SELECT picked FROM onward UNION ALL SELECT picked FROM wrapped{from_settled} LIMIT 1"
         f") RETURNING {returning}",
     )
 

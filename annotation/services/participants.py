@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.models import Enrollment, Participant, Study
+
+from . import row_addresses
 
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 # The query parameters of a study link that say who a crowd participant is.
@@ -137,7 +140,14 @@ class CountedAnswers:
 
 
 def count_answers(
-    *, participant_id: int, study_id: int, answers: int, points: float, passed: int = 0, failed: int = 0
+    *,
+    participant_id: int,
+    study_id: int,
+    answers: int,
+    points: float,
+    passed: int = 0,
+    failed: int = 0,
+    address: str | None = None,
 ) -> CountedAnswers:
     """Add stored answers, their points and attention checks passed and failed to the
     enrollment's totals: the only writer of ``answered_count``, ``points_total``,
@@ -146,25 +156,30 @@ def count_answers(
     count goes below zero.
 
     One statement: the update returns the row's id and attention failures, so a submit
-    needs no read of the enrollment before or after it.
+    needs no read of the enrollment before or after it. ``address``: where the step's gate
+    read the enrollment, looked at first (``row_addresses``).
     """
-    table = Enrollment._meta.db_table
-    most = "GREATEST" if connection.vendor == "postgresql" else "MAX"  # SQLite: MAX of two values
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table} SET answered_count = {most}(answered_count + %s, 0), "  # noqa: S608 - the model's own table name
-            "points_total = points_total + %s, "
-            f"attention_passed = {most}(attention_passed + %s, 0), "
-            f"attention_failed = {most}(attention_failed + %s, 0) "
-            "WHERE participant_id = %s AND study_id = %s "
-            "RETURNING id, attention_failed, flagged, excluded, is_test",
-            [answers, points, passed, failed, participant_id, study_id],
-        )
-        row = cursor.fetchone()
-    if row is None:
+    params = [answers, points, passed, failed, participant_id, study_id]
+    rows = row_addresses.execute_at(_count_statement(), params, address)
+    if not rows:
         raise Enrollment.DoesNotExist(f"No enrollment of participant {participant_id} in study {study_id}.")
+    row = rows[0]
     return CountedAnswers(
         enrollment_id=row[0], attention_failed=row[1], flagged=row[2], excluded=row[3], is_test=row[4]
+    )
+
+
+@functools.cache
+def _count_statement() -> row_addresses.AddressedStatement:
+    most = "/*pg:GREATEST*//*lite:MAX*/"  # the larger of two values (SQLite: MAX)
+    return row_addresses.AddressedStatement(
+        "roft_count_answers",
+        f"UPDATE {Enrollment._meta.db_table} SET answered_count = {most}(answered_count + %s, 0), "  # noqa: S608 - the model's own table name
+        "points_total = points_total + %s, "
+        f"attention_passed = {most}(attention_passed + %s, 0), "
+        f"attention_failed = {most}(attention_failed + %s, 0) "
+        f"WHERE {row_addresses.ADDRESS_MARK}participant_id = %s AND study_id = %s "
+        "RETURNING id, attention_failed, flagged, excluded, is_test",
     )
 
 

@@ -35,17 +35,18 @@ _converters: dict[tuple[str, type[Model], tuple[str, ...]], list[tuple[Any, list
 class Statement:
     """One SQL statement with ``%s`` placeholders, and a name that says what it is for.
 
-    ``postgresql_only`` parts are written ``/*pg:...*/`` (row-lock clauses such as
-    ``FOR UPDATE SKIP LOCKED``): kept on PostgreSQL, dropped on SQLite, whose write
-    transactions are serialised already (settings: IMMEDIATE)."""
+    PostgreSQL's own parts are written ``/*pg:...*/`` (row-lock clauses such as ``FOR UPDATE
+    SKIP LOCKED``, a row's ``ctid``): kept on PostgreSQL, dropped on SQLite, whose write
+    transactions are serialised already (settings: IMMEDIATE). SQLite's are written
+    ``/*lite:...*/`` (``MAX`` of two values where PostgreSQL says ``GREATEST``)."""
 
     name: str
     sql: str
 
     def for_vendor(self, vendor: str) -> str:
-        if vendor == "postgresql":
-            return re.sub(r"/\*pg:(.*?)\*/", r"\1", self.sql, flags=re.S)
-        return re.sub(r"/\*pg:(.*?)\*/", "", self.sql, flags=re.S)
+        keep, drop = ("pg", "lite") if vendor == "postgresql" else ("lite", "pg")
+        sql = re.sub(rf"/\*{drop}:(.*?)\*/", "", self.sql, flags=re.S)
+        return re.sub(rf"/\*{keep}:(.*?)\*/", r"\1", sql, flags=re.S)
 
 
 def execute(statement: Statement, params: Sequence[Any]) -> list[tuple]:

@@ -8,6 +8,7 @@ answers imported from elsewhere (``annotation.services.imports``) are both store
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -19,7 +20,7 @@ from rest_framework.exceptions import ValidationError
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
-from . import sql_rows
+from . import row_addresses, sql_rows
 from .assignment import OPEN_SQL, create_assignment, free_slots, open_params
 from .attention import record_attention_outcome
 from .participants import count_answers
@@ -39,11 +40,15 @@ class SubmitResult:
     counts: bool = False  # the answer counts toward the quota (``populations``)
 
 
-def submit_response(*, assignment: Assignment, answer: dict, now: datetime | None = None) -> SubmitResult:
+def submit_response(
+    *, assignment: Assignment, answer: dict, now: datetime | None = None, enrollment: Enrollment | None = None
+) -> SubmitResult:
     """Validate ``answer`` with the study's kind and store it, once.
 
     A second submit for the same assignment (a retry, a double click) returns the stored
     response and awards nothing. Bad input raises ``InputError`` and writes nothing.
+    ``enrollment``: the participant's enrollment as the step's gate read it, if at hand (the
+    count of answers looks for its row there first: ``row_addresses``).
     """
     now = now or timezone.now()
     item = assignment.item
@@ -62,24 +67,30 @@ def submit_response(*, assignment: Assignment, answer: dict, now: datetime | Non
         locked.item, locked.study = item, assignment.study
         shown_at = locked.shown_at or locked.assigned_at
         response = store_response(assignment=locked, answer=validated, shown_at=shown_at, answered_at=now)
-        screened_out, counts = _update_enrollment(locked, response)
+        screened_out, counts = _update_enrollment(locked, response, row_addresses.address_of(enrollment))
     return SubmitResult(response=response, created=True, screened_out=screened_out, counts=counts)
 
 
 def _claim(assignment: Assignment, now: datetime) -> Assignment | None:
     """Lock the assignment and mark it answered at ``now`` in one statement, when it is
     open (``assignment_is_open``: handed out, unanswered, in time); its row as it is then.
-    None: it was answered already, or closed; nothing changed."""
-    names, columns = sql_rows.columns(Assignment)
-    statement = sql_rows.Statement(
-        "roft_claim_assignment",
-        f"UPDATE {Assignment._meta.db_table} SET status = %s, answered_at = %s "  # noqa: S608 - the model's own table
-        f"WHERE id = %s AND {OPEN_SQL} RETURNING {columns}",
-    )
-    rows = sql_rows.execute(statement, [Assignment.Status.ANSWERED, now, assignment.pk, *open_params(now)])
+    None: it was answered already, or closed; nothing changed. The row is looked for where
+    the step's gate read it first (``row_addresses``)."""
+    params = [Assignment.Status.ANSWERED, now, assignment.pk, *open_params(now)]
+    rows = row_addresses.execute_at(_claim_statement(), params, row_addresses.address_of(assignment))
     if not rows:
         return None
-    return sql_rows.models_from_rows(Assignment, names, rows)[0]
+    return sql_rows.models_from_rows(Assignment, sql_rows.columns(Assignment)[0], rows)[0]
+
+
+@functools.cache
+def _claim_statement() -> row_addresses.AddressedStatement:
+    return row_addresses.AddressedStatement(
+        "roft_claim_assignment",
+        f"UPDATE {Assignment._meta.db_table} SET status = %s, answered_at = %s "  # noqa: S608 - the model's own table
+        f"WHERE {row_addresses.ADDRESS_MARK}id = %s AND {OPEN_SQL} "
+        f"RETURNING {sql_rows.columns(Assignment)[1]}",
+    )
 
 
 def store_response(
@@ -180,14 +191,18 @@ def store_answer_given_elsewhere(
     )
 
 
-def _update_enrollment(assignment: Assignment, response: Response) -> tuple[bool, bool]:
+def _update_enrollment(assignment: Assignment, response: Response, address: str | None) -> tuple[bool, bool]:
     """Count the answer on the enrollment; mark it flagged when its participant is flagged
     in the study, and give back the slot of an answer that does not count (flagged, excluded
     or a researcher's test: the item still lacks it); record an attention check's outcome. Returns
     (screened out by this answer, the answer counts toward the quota)."""
     study = assignment.study
     counted = count_answers(
-        participant_id=assignment.participant_id, study_id=study.pk, answers=1, points=response.points or 0
+        participant_id=assignment.participant_id,
+        study_id=study.pk,
+        answers=1,
+        points=response.points or 0,
+        address=address,
     )
     if counted.flagged:
         # Flagged in this study and still answering (a volunteer the kind lets play on, or
