@@ -45,13 +45,14 @@ install-all: $(VENV)/.installed
 
 ## test: dev requirements, PostgreSQL + Redis up, Chromium and gettext present, lint, migrations, types, the whole suite
 test: $(VENV)/.installed-dev
+# The tiny models a cold cache lacks are trained in the background from here on, while the
+# services, Chromium and lint are seen to; a test that needs one still being trained waits
+# for it (tests/tiny_models.py).
+	mkdir -p test-artifacts
+	$(PY) -m tests.tiny_models > test-artifacts/tiny-models.log 2>&1 &
 	bin/ensure-services
 	bin/ensure-chromium
 	bin/ensure-gettext
-# The tiny models a cold cache lacks are trained in the background while lint runs; a test
-# that needs one still being trained waits for it (tests/tiny_models.py).
-	mkdir -p test-artifacts
-	$(PY) -m tests.tiny_models > test-artifacts/tiny-models.log 2>&1 &
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 # The packages' import direction and what stays out of stats/ and the web (pyproject.toml
