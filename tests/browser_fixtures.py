@@ -12,7 +12,40 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+# Playwright's own --disable-features list (chromiumSwitches.ts of the pinned version): Chromium
+# keeps only the last --disable-features switch it is given, and ours comes after Playwright's,
+# so it repeats that list (tests/unit/test_browser_flags.py checks it against the installed
+# Playwright) and adds to it.
+PLAYWRIGHT_DISABLED_FEATURES = [
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+]
+# Each new context's window preloads its address bar's suggestion popups, two WebUI pages
+# (chrome://omnibox-popup.top-chrome/) in a renderer of their own, that a headless test never
+# opens: about 0.7 CPU-s of Chromium's for every context a test opens (0.5 in that renderer,
+# 0.2 in the browser process), more than the page under test cost in most tests.
+UNUSED_BROWSER_UI = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES + UNUSED_BROWSER_UI),
+]
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "screenshots"
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
