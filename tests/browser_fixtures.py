@@ -12,7 +12,40 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+# Playwright's own --disable-features list (chromiumSwitches.ts of the pinned version): Chromium
+# keeps only the last --disable-features switch it is given, and ours comes after Playwright's,
+# so it repeats that list (tests/unit/test_browser_flags.py checks it against the installed
+# Playwright) and adds to it.
+PLAYWRIGHT_DISABLED_FEATURES = [
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+]
+# Each new context's window preloads its address bar's suggestion popups, two WebUI pages
+# (chrome://omnibox-popup.top-chrome/) in a renderer of their own, that a headless test never
+# opens: about 0.7 CPU-s of Chromium's for every context a test opens (0.5 in that renderer,
+# 0.2 in the browser process), more than the page under test cost in most tests.
+UNUSED_BROWSER_UI = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES + UNUSED_BROWSER_UI),
+]
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "screenshots"
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
@@ -119,7 +152,7 @@ def _whole_page_png(page, path: Path) -> None:
             "Page.captureScreenshot",
             {
                 "format": "png",
-                "captureBeyondViewport": True,
+                "captureBeyondViewport": not _fits_the_viewport(page, width, height),
                 "optimizeForSpeed": True,
                 "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
             },
@@ -128,6 +161,24 @@ def _whole_page_png(page, path: Path) -> None:
         session.detach()
         page.evaluate("() => document.getElementById('screenshot-no-caret').remove()")
     path.write_bytes(base64.b64decode(shot["data"]))
+
+
+def _fits_the_viewport(page, width: int, height: int) -> bool:
+    """Whether the whole page is what the viewport shows. Then Chromium captures the
+    viewport as it is, the same pixels, without laying the page out again at the
+    screenshot's size as ``captureBeyondViewport`` has it do (about 0.03 CPU-s of
+    Chromium's a screenshot). The page's size is at least the viewport's (it is measured
+    with the root's client size), so a page that fits is exactly the viewport and cannot
+    have been scrolled."""
+    viewport = page.viewport_size
+    return viewport is not None and width <= viewport["width"] and height <= viewport["height"]
+
+
+# How often a ``wait_for_function`` predicate is asked, in milliseconds. Playwright's default
+# asks on every animation frame, which keeps Chromium drawing 60 frames a second for as long
+# as the wait lasts (about 0.12 CPU-s per second waited); a wait for a poll, a job's row or a
+# plot's image is over within a tenth of a second of it all the same.
+POLL_MS = 100
 
 
 def open_signed_in(page, live_server, user, path: str) -> None:
@@ -153,7 +204,9 @@ def plots_drawn(page) -> bool:
     """Every plot image of a dashboard loaded and decoded (scrolled to first: they load lazily)."""
     for image in page.locator(".plots img").all():
         image.scroll_into_view_if_needed()
-    page.wait_for_function("Array.from(document.querySelectorAll('.plots img')).every(img => img.complete)")
+    page.wait_for_function(
+        "Array.from(document.querySelectorAll('.plots img')).every(img => img.complete)", polling=POLL_MS
+    )
     return page.evaluate(
         "Array.from(document.querySelectorAll('.plots img'))"
         ".every(img => img.complete && img.naturalWidth > 0)"

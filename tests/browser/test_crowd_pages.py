@@ -211,7 +211,8 @@ def play_one_round(target) -> None:
 def test_the_last_passage_of_a_category_ends_on_the_game_page(live_server, browser, page, shoot):
     load_study_file(boundary_study_file(slug="news", items=1))
     load_study_file(boundary_study_file(slug="stories", items=1, category="stories", title="Short stories"))
-    for target, name in ((page, "desktop"), (browser.new_context(**PHONE).new_page(), "phone")):
+    phone = browser.new_context(**PHONE)
+    for target, name in ((page, "desktop"), (phone.new_page(), "phone")):
         target.goto(f"{live_server.url}/play/")
         target.locator(".category-card", has_text="Game news").get_by_role("button", name="Play").click()
         play_one_round(target)
@@ -226,3 +227,4 @@ def test_the_last_passage_of_a_category_ends_on_the_game_page(live_server, brows
         target.goto(f"{live_server.url}/play/profile/")
         target.wait_for_selector("#chart-x-label")
         shoot(f"crowd-game-profile-axes-{name}", target)
+    phone.close()  # its page would otherwise live on, idle, until the session's browser closes

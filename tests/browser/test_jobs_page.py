@@ -4,7 +4,7 @@ import pytest
 
 from annotation.models import Job
 from annotation.services.jobs import claim_job, finish_job, report_progress
-from tests.browser_fixtures import open_signed_in
+from tests.browser_fixtures import POLL_MS, open_signed_in
 from tests.conftest import claim_study_file
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -32,14 +32,18 @@ def test_progress_bars_follow_the_running_job(live_server, page, screenshot, dja
 
     report_progress(job.pk, done=3, total=4, message="case c2: memit")
     page.wait_for_function(
-        f"document.querySelector('tr[data-job-id=\"{job.pk}\"] progress').value == 3", timeout=10000
+        f"document.querySelector('tr[data-job-id=\"{job.pk}\"] progress').value == 3",
+        timeout=10000,
+        polling=POLL_MS,
     )
     assert "case c2: memit" in row.inner_text()
 
     report_progress(job.pk, done=4, message="case c2 done, 12 items added")
     finish_job(job.pk, result={"added": 12})
     page.wait_for_function(
-        f"document.querySelector('tr[data-job-id=\"{job.pk}\"]').dataset.finished == '1'", timeout=10000
+        f"document.querySelector('tr[data-job-id=\"{job.pk}\"]').dataset.finished == '1'",
+        timeout=10000,
+        polling=POLL_MS,
     )
     assert "Done" in row.inner_text() and "4 / 4 (100%)" in row.inner_text()
     assert row.locator('[data-field="finished_at"]').inner_text() != "—"

@@ -9,7 +9,7 @@ import pytest
 from annotation.models import Study
 from annotation.services.assignment import assign_next_item
 from annotation.services.submission import submit_response
-from tests.browser_fixtures import open_signed_in
+from tests.browser_fixtures import POLL_MS, open_signed_in
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory, researcher_user
 
@@ -46,7 +46,7 @@ def test_researcher_uploads_sees_progress_and_downloads_an_export(
         assignment=assign_next_item(participant=participant, study=study), answer={"label": "neutral"}
     )
     page.wait_for_function(
-        "document.querySelector('#progress-responses').innerText === '1 / 6'", timeout=15000
+        "document.querySelector('#progress-responses').innerText === '1 / 6'", timeout=15000, polling=POLL_MS
     )
     screenshot("research-overview")
 
