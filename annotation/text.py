@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 import pysbd
 
@@ -14,4 +14,12 @@ def _segmenter() -> pysbd.Segmenter:
 
 def split_sentences(text: str) -> list[str]:
     """Rule-based English sentence splitting (offline; nothing is downloaded)."""
-    return [s.strip() for s in _segmenter().segment(text) if s.strip()]
+    return list(_split(text))
+
+
+@lru_cache(maxsize=4096)
+def _split(text: str) -> tuple[str, ...]:
+    """The sentences of one text, remembered: pysbd's regexes cost milliseconds a passage, and
+    the same passages are split again and again (checked when loaded, then in the reports;
+    the demo game regenerates every passage to find it has nothing new)."""
+    return tuple(s.strip() for s in _segmenter().segment(text) if s.strip())

@@ -4,15 +4,21 @@ never started is asked to return the study (docs/crowd.md, "When a study fills u
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from django.test import Client
 
 from annotation.models import Enrollment, Participant, Study
 from annotation.services.attention import screen_out
 from annotation.services.research import change_study_status
+from annotation.services.studies import load_study_file
+from tests.conftest import claim_study_file
 from tests.factories import researcher_user
 from tests.helpers.flow import start, task_action
+from tests.helpers.module_data import rows_for_the_module
 
+pytestmark = pytest.mark.django_db
 ANSWER = {"label": "supports", "evidence": ["0"]}
 RETURN_IT = "return this study on Prolific"
 
@@ -39,15 +45,23 @@ def set_status(study: Study, status: str) -> None:
         change_study_status(study, status=Study.Status.CLOSED)
 
 
+@pytest.fixture(scope="module")
+def crowd_rows(django_db_setup, django_db_blocker) -> Iterator[int]:
+    """A claim study with a finished, a screened-out and a mid-session Prolific participant,
+    written once for the module (tests/helpers/module_data.py): the study's primary key."""
+    with rows_for_the_module(django_db_blocker):
+        study = load_study_file(claim_study_file(items=6, items_per_session=2, annotations_per_item=3)).study
+        take_part(study, "done-1", 2)
+        take_part(study, "out-1", 1)
+        screen_out(enrollment=Enrollment.objects.get(participant__platform_worker_id="out-1"), reason="test")
+        take_part(study, "mid-1", 1)
+        yield study.pk
+
+
 @pytest.fixture
-def crowd(make_claim_study):
-    """A claim study with a finished, a screened-out and a mid-session Prolific participant."""
-    study = make_claim_study(items=6, items_per_session=2, annotations_per_item=3)
-    take_part(study, "done-1", 2)
-    take_part(study, "out-1", 1)
-    screen_out(enrollment=Enrollment.objects.get(participant__platform_worker_id="out-1"), reason="test")
-    take_part(study, "mid-1", 1)
-    return study
+def crowd(crowd_rows) -> Study:
+    """The crowd's study as written, read afresh for each test (which may close it)."""
+    return Study.objects.get(pk=crowd_rows)
 
 
 @pytest.mark.parametrize("status", ["live", "quota", "researcher"])

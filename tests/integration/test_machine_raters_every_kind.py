@@ -10,6 +10,7 @@ twin study the judge never answered."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 from collections import Counter
@@ -268,11 +269,23 @@ def _rounded(value):
 
 # --- the tests ----------------------------------------------------------------------------
 
+# kind → the report rows of its judged study: both tests of a kind read the same rows, so the
+# first to run (in this process) builds the study and computes them, the other reads them.
+_JUDGED_ROWS: dict[str, list[dict]] = {}
+
+
+def judged_rows(kind: str) -> list[dict]:
+    """``computereports --json`` on the kind's study answered by the humans and the judge;
+    a copy, so neither test sees what the other did to its rows."""
+    if kind not in _JUDGED_ROWS:
+        _JUDGED_ROWS[kind] = computereports_json(_study(CASES[kind](), f"judged-{kind}"))
+    return copy.deepcopy(_JUDGED_ROWS[kind])
+
 
 @pytest.mark.parametrize("kind", sorted(CASES))
 def test_the_judge_against_humans_and_their_majority_equals_a_computation_by_hand(kind):
     case = CASES[kind]()
-    rows = computereports_json(_study(case, f"judged-{kind}"))
+    rows = judged_rows(kind)
     scopes = _scopes(case)
     assert scopes, kind
     for group, reference in scopes:
@@ -291,9 +304,8 @@ def test_the_judge_against_humans_and_their_majority_equals_a_computation_by_han
 
 @pytest.mark.parametrize("kind", sorted(CASES))
 def test_the_kinds_own_figures_and_human_agreement_do_not_move_with_the_judge(kind):
-    case = CASES[kind]()
-    judged = computereports_json(_study(case, f"judged-{kind}"))
-    humans_only = computereports_json(_study(case, f"humans-{kind}", raters=HUMANS))
+    judged = judged_rows(kind)
+    humans_only = computereports_json(_study(CASES[kind](), f"humans-{kind}", raters=HUMANS))
 
     def figures(rows: list[dict]) -> dict[str, dict]:
         kept = [r for r in rows if r["metric"].startswith(f"{kind}.") or r["metric"] in HUMAN_METRICS]

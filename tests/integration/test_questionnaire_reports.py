@@ -3,9 +3,11 @@ computation (the krippendorff package, SciPy, choix, plain loops): scale, choice
 sentences questions on one-passage items of two systems paired by case; best, best-worst
 and pairwise picks on items of several systems; every population gets them."""
 
+import copy
 import itertools
 import json
 import random
+from collections.abc import Iterator
 
 import choix
 import krippendorff
@@ -15,12 +17,13 @@ from nltk.metrics.agreement import AnnotationTask
 from nltk.metrics.distance import masi_distance
 from scipy import stats
 
-from annotation.models import Participant
+from annotation.models import Participant, Study
 from annotation.services.adjudication import adjudicate
 from annotation.services.imports import import_responses
 from annotation.services.studies import load_study_file
 from scoring.models import Report
 from scoring.services import compute_study_reports
+from tests.helpers.module_data import rows_for_the_module
 
 pytestmark = pytest.mark.django_db
 ANNOTATORS = ["ann", "bob", "cat"]
@@ -100,9 +103,20 @@ def system_of(item_id: str) -> str:
     return item_id.split("-")[1]
 
 
+@pytest.fixture(scope="module")
+def page_study_rows(django_db_setup, django_db_blocker) -> Iterator[tuple[int, dict]]:
+    """The page study with its answers and reports, written once for the module
+    (tests/helpers/module_data.py): its primary key and the answers as imported."""
+    with rows_for_the_module(django_db_blocker):
+        study, answers = load_with_answers(study_file("quest-page", PAGE_QUESTIONS, PAGE_ITEMS), page_answer)
+        yield study.pk, answers
+
+
 @pytest.fixture
-def page_study():
-    return load_with_answers(study_file("quest-page", PAGE_QUESTIONS, PAGE_ITEMS), page_answer)
+def page_study(page_study_rows) -> tuple[Study, dict]:
+    """The study as written (read afresh) and a copy of the answers, for one test."""
+    pk, answers = page_study_rows
+    return Study.objects.get(pk=pk), copy.deepcopy(answers)
 
 
 def reliability(answers, value, units) -> np.ndarray:

@@ -1,5 +1,7 @@
 """Reports computed from PostgreSQL for each kind, stored per population, replaced whole."""
 
+from collections.abc import Iterator
+
 import krippendorff
 import numpy as np
 import pytest
@@ -12,9 +14,24 @@ from annotation.models import Enrollment, Response, Study
 from scoring.models import Report
 from scoring.services import compute_study_reports, reports_are_stale, stale_live_studies, study_fingerprint
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
+from tests.helpers.module_data import rows_for_the_module
 from tests.helpers.reports import GAME, PASSAGES, game_study, likert_study, points, simulation_study
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def game_rows(django_db_setup, django_db_blocker) -> Iterator[int]:
+    """The RoFT game study with its answers (tests/helpers/reports.py), written once for the
+    module (tests/helpers/module_data.py): its primary key."""
+    with rows_for_the_module(django_db_blocker):
+        yield game_study().pk
+
+
+@pytest.fixture
+def game(game_rows) -> Study:
+    """The game study as written, read afresh for each test (which may change it)."""
+    return Study.objects.get(pk=game_rows)
 
 
 def reports(study, population="all") -> dict:
@@ -29,8 +46,8 @@ def get(found: dict, metric: str, **group) -> Report:
 # --- the RoFT game ----------------------------------------------------------------------
 
 
-def test_game_reports_match_the_hand_made_table():
-    study = game_study()
+def test_game_reports_match_the_hand_made_table(game):
+    study = game
     compute_study_reports(study)
     found = reports(study)
     all_points = [points(g, PASSAGES[i][0]) for _, i, g in GAME]
@@ -75,8 +92,8 @@ def test_game_reports_match_the_hand_made_table():
     assert alpha.value == pytest.approx(krippendorff.alpha(matrix, level_of_measurement="interval"), abs=1e-9)
 
 
-def test_populations_leave_out_exclusions_and_attention_failures():
-    study = game_study()
+def test_populations_leave_out_exclusions_and_attention_failures(game):
+    study = game
     failed = AnsweredResponseFactory.from_specs(
         study,
         [
@@ -106,8 +123,8 @@ def test_populations_leave_out_exclusions_and_attention_failures():
     assert get(everyone, "progress.participants").value == 4  # ann, bob, cat, eve
 
 
-def test_reports_are_replaced_whole_with_the_fingerprint():
-    study = game_study()
+def test_reports_are_replaced_whole_with_the_fingerprint(game):
+    study = game
     first = compute_study_reports(study)
     count = Report.objects.filter(study=study).count()
     assert count == first.rows and not reports_are_stale(study)
@@ -443,9 +460,9 @@ def test_declared_agreement_fields_read_as_columns_equal_the_kinds_own_values():
     assert got == expected and len(got) == len(GAME)
 
 
-def test_a_run_takes_its_fingerprint_counts_from_the_responses_it_read():
+def test_a_run_takes_its_fingerprint_counts_from_the_responses_it_read(game):
     """No second pass over every response to count them (only the latest time, by index)."""
-    study = game_study()
+    study = game
     Response.objects.filter(study=study, participant__platform_worker_id="dan").update(flagged=True)
     with CaptureQueriesContext(connection) as queries:
         result = compute_study_reports(study)
@@ -455,13 +472,13 @@ def test_a_run_takes_its_fingerprint_counts_from_the_responses_it_read():
     assert counts == []
 
 
-def test_the_responses_are_read_without_their_ids():
+def test_the_responses_are_read_without_their_ids(game):
     """The reports never use a response's id: it is neither read nor copied per population
     (the items keep theirs, which the responses are matched to)."""
     from scoring.data import load_study_data, one_snapshot
     from scoring.reports import report_for
 
-    study = game_study()
+    study = game
     with one_snapshot():
         data = load_study_data(study, report_for(study.kind))
     assert "id" not in data.responses and len(data.responses) == len(GAME)
@@ -469,12 +486,12 @@ def test_the_responses_are_read_without_their_ids():
     assert sorted(data.responses["item"].tolist()) == sorted("ABCD".index(item) for _, item, _ in GAME)
 
 
-def test_declared_agreement_values_have_the_items_row_numbers_as_units():
+def test_declared_agreement_values_have_the_items_row_numbers_as_units(game):
     """Whole numbers grouped by counting, with the same codes as the item ids would give."""
     from scoring.data import load_study_data, one_snapshot
     from scoring.reports import report_for
 
-    study = game_study()
+    study = game
     with one_snapshot():
         data = load_study_data(study, report_for(study.kind))
     units = data.observations["unit"]

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 ORDER = 3
 OPENING_TOKENS = 8  # a prefix whose first tokens open a training document comes from it
 MIN_OPENING_TOKENS = 4
+SEEN_CACHE_SIZE = 100_000  # contexts whose next words a model remembers (then it starts afresh)
 SENTENCE_END = {".", "!", "?"}
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z0-9]+)*|[.,!?;:]")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r" ([.,!?;:])")
@@ -57,6 +58,7 @@ class NgramModel:
         self.document_counts: dict[str, Counts] = {}
         self.openings: dict[tuple[str, ...], str] = {}
         self._unigram_cache: dict[str | None, tuple] = {}
+        self._seen_cache: dict[tuple[tuple[str, ...], str | None], tuple[dict[str, float], float]] = {}
         for document in documents:
             tokens = tokenize(document.text)
             own = _count(tokens)
@@ -83,14 +85,28 @@ class NgramModel:
         The unigram level's order is fixed, so only the few words seen after the context
         need sorting; the two sorted streams are merged as the sampler walks them.
         """
-        higher, carried = self._higher_orders(context, leave_out)
-        unigrams, counts, total = self._unigrams(leave_out)
-        scale = carried / total
-        seen = sorted(
-            ((word, weight + scale * counts.get(word, 0)) for word, weight in higher.items()), key=_rank
-        )
-        rest = ((word, scale * count) for word, count in unigrams if word not in higher)
-        return heapq.merge(seen, rest, key=_rank)
+        seen, scale = self._seen_after(tuple(context[len(context) - (ORDER - 1) :]), leave_out)
+        unigrams = self._unigrams(leave_out)[0]
+        rest = ((word, scale * count) for word, count in unigrams if word not in seen)
+        return heapq.merge(seen.items(), rest, key=_rank)
+
+    def _seen_after(self, context: tuple[str, ...], leave_out: str | None) -> tuple[dict[str, float], float]:
+        """The words seen after the context (its last ``ORDER - 1`` words), with their
+        probabilities, most likely first, and the unigram level's scale; remembered, since
+        a text's common word pairs come back again and again (the demo game's generation
+        spent most of its time here)."""
+        key = (context, leave_out)
+        if key not in self._seen_cache:
+            if len(self._seen_cache) >= SEEN_CACHE_SIZE:
+                self._seen_cache.clear()
+            higher, carried = self._higher_orders(context, leave_out)
+            _, counts, total = self._unigrams(leave_out)
+            scale = carried / total
+            seen = sorted(
+                ((word, weight + scale * counts.get(word, 0)) for word, weight in higher.items()), key=_rank
+            )
+            self._seen_cache[key] = (dict(seen), scale)
+        return self._seen_cache[key]
 
     def generate(self, prefix: str, *, p: float, seed: int, max_new_tokens: int) -> str:
         """Continue ``prefix``; the text ends at the last complete sentence."""
