@@ -137,11 +137,8 @@ def _lock_and_resume(
     its own snapshot). The enrollment is read once: at ``address`` (where the step's gate
     read it), else by key, and by key again when it has moved since (``row_addresses``)."""
     key = [participant.pk, study.pk]
-    lock = row_addresses.step_at(_lock_statement(), key, address)
-    locked, pages = sql_rows.execute_each_in_one_trip([lock, (_resume_statement(), key * 2)])
-    if not locked and lock[0] is not _lock_statement().by_key:
-        steps = [(_lock_statement().by_key, key), (_resume_statement(), key * 2)]
-        locked, pages = sql_rows.execute_each_in_one_trip(steps)
+    resume = (_resume_statement(), key * 2)
+    locked, pages = row_addresses.execute_each_at(_lock_statement(), key, address, then=[resume])
     if not locked:
         raise Enrollment.DoesNotExist(f"No enrollment of participant {participant.pk} in study {study.pk}.")
     names, _ = sql_rows.columns(Enrollment)

@@ -73,22 +73,34 @@ def address_of(instance: Model | None) -> str | None:
     return None if instance is None else instance.__dict__.get(_ATTRIBUTE)
 
 
-def step_at(
+def _step_at(
     statement: AddressedStatement, params: Sequence[Any], address: str | None
 ) -> tuple[sql_rows.Statement, list[Any]]:
-    """``statement`` and its parameters for one trip: at ``address`` when there is one (on
-    PostgreSQL), else by key."""
+    """``statement`` and its parameters: at ``address`` when there is one (on PostgreSQL),
+    else by key."""
     if address is None or connection.vendor != "postgresql":
         return statement.by_key, list(params)
     at = statement.address_position
     return statement.by_address, [*params[:at], address, *params[at:]]
 
 
+def execute_each_at(
+    statement: AddressedStatement,
+    params: Sequence[Any],
+    address: str | None,
+    then: Sequence[tuple[sql_rows.Statement, Sequence[Any]]] = (),
+) -> list[list[tuple]]:
+    """Run ``statement`` at ``address`` first, and the statements ``then`` after it in the
+    same round trip (``sql_rows.execute_each_in_one_trip``: a lock and the read it
+    serialises); all of them again, with ``statement`` by key, when the address finds no row
+    (the row has moved). The rows of each statement, in order."""
+    chosen, values = _step_at(statement, params, address)
+    results = sql_rows.execute_each_in_one_trip([(chosen, values), *then])
+    if results[0] or chosen is statement.by_key:
+        return results
+    return sql_rows.execute_each_in_one_trip([(statement.by_key, list(params)), *then])
+
+
 def execute_at(statement: AddressedStatement, params: Sequence[Any], address: str | None) -> list[tuple]:
-    """Run ``statement`` at ``address`` first; by key when that finds no row (the row has
-    moved, or the address is unknown). Its rows."""
-    chosen, values = step_at(statement, params, address)
-    rows = sql_rows.execute(chosen, values)
-    if rows or chosen is statement.by_key:
-        return rows
-    return sql_rows.execute(statement.by_key, params)
+    """``execute_each_at`` for one statement: its rows."""
+    return execute_each_at(statement, params, address)[0]

@@ -92,3 +92,19 @@ def test_a_second_submit_of_an_answered_page_stores_nothing_more(step):
     again = submit_response(assignment=page, answer=SUPPORTS, enrollment=enrollment)
     assert first.created and not again.created and again.response.pk == first.response.pk
     assert Enrollment.objects.get(pk=enrollment.pk).answered_count == 1
+
+
+def test_a_fetch_whose_enrollment_moved_after_the_gate_locks_it_by_key(enrolled):
+    """The fetch's lock and the read of pages it serialises go again, together, when the
+    enrollment has a new version since the gate read it."""
+    study = load_study_file(claim_study_file(slug="moved", items=4, annotations_per_item=2)).study
+    participant = enrolled(study)
+    step = require_live_step(slug=study.slug, user=AnonymousUser(), participant_id=participant.pk)
+    Enrollment.objects.filter(pk=step.enrollment.pk).update(points_total=F("points_total") + 1)
+    assert row_addresses.address_of(step.enrollment) != _address_now(Enrollment, step.enrollment.pk)
+
+    page = assign_next_item(participant=participant, study=study, enrollment=step.enrollment)
+
+    assert page is not None and page.position == 1
+    again = assign_next_item(participant=participant, study=study, enrollment=step.enrollment)
+    assert again.pk == page.pk  # the page read after the lock: resumed, not a second one
