@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 # source again, 13 of the 21 CPU seconds a worker spent collecting the tests.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run install-all test lint format migrate demo worker beat
+.PHONY: run install-all test chromium-install-started lint format migrate demo worker beat
 
 # Two installs: the web's (requirements-web.txt: what `make run` needs, no torch) and the
 # whole (requirements.txt: the web's plus the workers' model stack; requirements-dev.txt: that
@@ -43,8 +43,13 @@ run: $(VENV)/.installed-web
 ## install-all: add the workers' model stack (torch, transformers, the sentence encoder) to .venv
 install-all: $(VENV)/.installed
 
+# On a machine without Debian's Chromium its install starts before the requirements' and
+# runs beside them (bin/ensure-chromium); the recipe below waits for it.
+chromium-install-started:
+	bin/ensure-chromium --in-background
+
 ## test: dev requirements, PostgreSQL + Redis up, Chromium and gettext present, lint, migrations, types, the whole suite
-test: $(VENV)/.installed-dev
+test: chromium-install-started $(VENV)/.installed-dev
 # The tiny models a cold cache lacks are trained in the background from here on, while the
 # services, Chromium and lint are seen to; a test that needs one still being trained waits
 # for it (tests/tiny_models.py).

@@ -85,7 +85,7 @@ def test_make_run_installs_the_web_requirements_and_they_hold_no_torch():
     # make test installs the dev requirements, which hold the whole model stack
     assert re.search(r"^-r requirements\.txt$", (ROOT / "requirements-dev.txt").read_text(), re.M)
     assert re.search(r"^\$\(VENV\)/\.installed-dev: requirements-dev\.txt requirements\.txt ", makefile, re.M)
-    assert re.search(r"^test: \$\(VENV\)/\.installed-dev$", makefile, re.M)
+    assert re.search(r"^test: chromium-install-started \$\(VENV\)/\.installed-dev$", makefile, re.M)
     dockerfile = (ROOT / "Dockerfile").read_text()
     web_stage = dockerfile.split("FROM base AS web", 1)[1]
     assert "requirements.txt" not in web_stage.replace("requirements-web.txt", "")
