@@ -51,12 +51,11 @@ chromium-install-started:
 ## test: dev requirements, PostgreSQL + Redis up, Chromium and gettext present, lint, migrations, types, the whole suite
 test: chromium-install-started $(VENV)/.installed-dev
 # The tiny models a cold cache lacks are trained in the background from here on, while the
-# services, Chromium and lint are seen to; a test that needs one still being trained waits
-# for it (tests/tiny_models.py).
+# services and lint are seen to; a test that needs one still being trained waits for it
+# (tests/tiny_models.py).
 	mkdir -p test-artifacts
 	$(PY) -m tests.tiny_models > test-artifacts/tiny-models.log 2>&1 &
 	bin/ensure-services
-	bin/ensure-chromium
 	bin/ensure-gettext
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -68,6 +67,8 @@ test: chromium-install-started $(VENV)/.installed-dev
 # Types over annotation (views, API, admin, services), scoring, stats and workers (pyproject.toml [tool.mypy]); the Django
 # plugin reads the settings, which need a key and nothing else.
 	SECRET_KEY=mypy-check DATABASE_URL=sqlite:///:memory: $(VENV)/bin/mypy
+# Chromium's install, if one was started, is done by now (it ran beside the installs and lint).
+	bin/ensure-chromium
 # Across TEST_WORKERS processes (pytest-xdist), each with its own PostgreSQL test database and
 # Redis database (tests/xdist_env.py); an idle worker takes tests queued for a busy one.
 	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist worksteal
