@@ -385,9 +385,9 @@ class RowCounters:
     counted only after ``settle`` seconds. The list of tables and indexes is a query over
     the catalogs (``pg_stat_user_indexes`` joins ``pg_class``): some 2,700 catalog rows that
     ``tup_returned`` counts too, which fell in the next phase's window and, spread over its
-    loops, added 3 to 8 rows per loop that no participant read. So each reading takes the
-    database's counters twice, before that query and after it (its own reads sent first):
-    a phase runs from one reading's second to the next reading's first."""
+    loops, added 2 to 5 rows per loop (500 to 1,300 loops) that no participant read. So each
+    reading takes the database's counters twice, before that query and after it (its own
+    reads sent first): a phase runs from one reading's second to the next reading's first."""
 
     def __init__(self, url: str):
         import psycopg
