@@ -173,11 +173,14 @@ TEMPLATES = [
 
 _default_sqlite = f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
 # Persistent connections (checked before reuse): opening a PostgreSQL connection per
-# request cost about a sixth of every participant request under load.
+# request cost about a sixth of every participant request under load. Kept ten minutes: a
+# new connection's server process reads the catalogs again (some 1,500 rows) and plans
+# every prepared statement again, which once a minute per worker was most of the rows
+# PostgreSQL read outside the participants' own in bench/load.py's phases.
 DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", _default_sqlite),
-        conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0),
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 600, minimum=0),
         conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", True),
     )
 }

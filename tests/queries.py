@@ -86,3 +86,21 @@ def _user_rows_read() -> int:
             " + (SELECT coalesce(sum(idx_tup_read), 0) FROM pg_stat_user_indexes)"
         )
         return int(cursor.fetchone()[0])
+
+
+def entries_read_per_index(action: Callable[[], object]) -> dict[tuple[str, str], int]:
+    """The index entries ``action()`` read (``rows_read``'s, a key check's look-up in the
+    referenced table's index included), per (table, index); those it read none of left out."""
+    before = _entries_read_per_index()
+    action()
+    after = _entries_read_per_index()
+    return {place: after[place] - before[place] for place in after if after[place] != before[place]}
+
+
+def _entries_read_per_index() -> dict[tuple[str, str], int]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_force_next_flush()")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT relname, indexrelname, idx_tup_read FROM pg_stat_user_indexes")
+        return {(table, index): int(read) for table, index, read in cursor.fetchall()}

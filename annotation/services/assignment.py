@@ -11,11 +11,11 @@ model's answers, a guest's pages moved to an account) takes its numbers from
 ``next_positions``, read once for the batch.
 
 Each item keeps ``slots_taken``, its number of live (assigned or answered) assignments,
-changed only by ``take_slots`` and ``free_slots`` and by the page's item pick
-(``_take_first_item``, which takes the slot in the statement that locks the item), in the
-same transaction as the assignments it counts. Because the counter is a column of the locked row, PostgreSQL
-re-checks ``slots_taken < wanted`` against the newest row version when a lock is acquired,
-so a count is never stale.
+changed only by ``take_slots`` and ``free_slots`` and by the page handed out after the
+item pick (``_take_first_item`` locks the item, ``create_assignment`` takes its slot right
+after writing the page), in the same transaction as the assignments it counts. Because the
+counter is a column of the locked row, PostgreSQL re-checks ``slots_taken < wanted``
+against the newest row version when a lock is acquired, so a count is never stale.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -83,21 +84,21 @@ def assign_next_item(
         position = position_after(last_position)
         draw = pick_draw(study, participant, position)
         wants_check = (enrollment.answered_count + 1) in attention_pages(study, enrollment.pk)
-        item = _pick_item(study, participant, draw, attention=wants_check)
-        if item is None and wants_check:
-            item = _pick_item(study, participant, draw, attention=False)
-        if item is None:
+        picked = _pick_item(study, participant, draw, attention=wants_check)
+        if picked is None and wants_check:
+            picked = _pick_item(study, participant, draw, attention=False)
+        if picked is None:
             return None
         expires_at = page_expires_at(study, answered=enrollment.answered_count, now=now)
         return create_assignment(
             study=study,
-            item=item,
+            item=picked.item,
             participant=participant,
             now=now,
             position=position,
             shown_at=now,
             expires_at=expires_at,
-            takes_slot=False,  # the pick took it, in the statement that locked the item
+            picked_slot=picked.takes_slot,
         )
 
 
@@ -138,7 +139,10 @@ def _lock_and_resume(
     read it), else by key, and by key again when it has moved since (``row_addresses``)."""
     key = [participant.pk, study.pk]
     resume = (_resume_statement(), key * 2)
-    locked, pages = row_addresses.execute_each_at(_lock_statement(), key, address, then=[resume])
+    # The page handed out is written before its item's slot is taken: its key is checked then.
+    keys_now = sql_rows.keys_checked_at_each_statement()
+    then = [resume, *keys_now]
+    locked, pages, *_ = row_addresses.execute_each_at(_lock_statement(), key, address, then=then)
     if not locked:
         raise Enrollment.DoesNotExist(f"No enrollment of participant {participant.pk} in study {study.pk}.")
     names, _ = sql_rows.columns(Enrollment)
@@ -208,22 +212,30 @@ def _resume_row(row, study: Study, participant: Participant) -> tuple[Assignment
     return assignment, row[-1]
 
 
-def _pick_item(study: Study, participant: Participant, draw: float, *, attention: bool) -> Item | None:
+@dataclass(frozen=True)
+class Picked:
+    """An item the pick locked for a page (its row's address noted: ``row_addresses``), and
+    the statement that takes its slot once the page is written (``_slot_statement``)."""
+
+    item: Item
+    takes_slot: row_addresses.AddressedStatement
+
+
+def _pick_item(study: Study, participant: Participant, draw: float, *, attention: bool) -> Picked | None:
     """Lock an open item for the participant; when none is open, sweep expired pages once
     and look again."""
-    item = _lock_available_item(study, participant, draw, attention=attention)
-    if item is None and not attention and release_expired_assignments(study=study):
-        item = _lock_available_item(study, participant, draw, attention=attention)
-    return item
+    picked = _lock_available_item(study, participant, draw, attention=attention)
+    if picked is None and not attention and release_expired_assignments(study=study):
+        picked = _lock_available_item(study, participant, draw, attention=attention)
+    return picked
 
 
 def _lock_available_item(
     study: Study, participant: Participant, draw: float, *, attention: bool
-) -> Item | None:
-    """Lock an item for the participant and take its slot (``take_slots``'s counter, in
-    the statement that locks the row), or None when every candidate is taken or locked."""
+) -> Picked | None:
+    """Lock an item for the participant, or None when every candidate is taken or locked."""
     deadline = time.monotonic() + LOCKED_WAIT_SECONDS
-    while (item := _take_first_item(study, participant, draw, attention=attention)) is None:
+    while (picked := _take_first_item(study, participant, draw, attention=attention)) is None:
         open_items = Item.objects.filter(
             study=study, is_attention_check=False, slots_taken__lt=study.annotations_per_item
         ).exclude(pk__in=Assignment.objects.filter(participant=participant, study=study).values("item_id"))
@@ -234,7 +246,7 @@ def _lock_available_item(
         # keeps the rows it rejected locked), so look again shortly: each new statement
         # sees the other transactions' commits.
         time.sleep(LOCKED_RETRY_SECONDS)
-    return item
+    return picked
 
 
 def first_of(items) -> list[int]:
@@ -245,13 +257,16 @@ def first_of(items) -> list[int]:
     return list(items.order_by("slots_taken").values_list("pk", flat=True)[:1])
 
 
-def _take_first_item(study: Study, participant: Participant, draw: float, *, attention: bool) -> Item | None:
+def _take_first_item(
+    study: Study, participant: Participant, draw: float, *, attention: bool
+) -> Picked | None:
     """The first unlocked candidate at or after ``draw`` in the items' random order,
-    wrapping around, locked (SKIP LOCKED) and its slot taken, in one statement: two index
-    range scans (``item_pick_order``) whatever the number of items, the second run only
-    when the first finds nothing. Candidates: items of the kind asked for (attention
-    checks or not) the participant never had; ordinary items only among the least-filled
-    open ones (attention checks are shown to everyone and have no annotation budget)."""
+    wrapping around, locked (SKIP LOCKED), in one statement: two index range scans
+    (``item_pick_order``) whatever the number of items, the second run only when the first
+    finds nothing. Its slot is taken once its page is written (``create_assignment``).
+    Candidates: items of the kind asked for (attention checks or not) the participant never
+    had; ordinary items only among the least-filled open ones (attention checks are shown to
+    everyone and have no annotation budget)."""
     names, _ = sql_rows.columns(Item, "i")
     adaptive = None if attention else adaptive_settings(study)
     if attention:
@@ -266,28 +281,24 @@ def _take_first_item(study: Study, participant: Participant, draw: float, *, att
     rows = sql_rows.execute(_pick_statement(attention, adaptive is not None), params)
     if not rows:
         return None
-    item = sql_rows.models_from_rows(Item, names, rows)[0]
+    item = sql_rows.models_from_rows(Item, names, [rows[0][:-1]])[0]
+    row_addresses.note_addresses([item], rows[0][-1:])
     item.study = study
-    return item
-
-
-# How the pick's update finds the row its scans locked: by address on PostgreSQL (a TID
-# scan: no index look-up; the address is of the version locked, which no one else can
-# change before the update), by id on SQLite.
-ROW = "/*pg:ctid*//*lite:id*/"
+    return Picked(item=item, takes_slot=_slot_statement(adaptive is not None))
 
 
 @functools.cache
 def _pick_statement(attention: bool, adaptive: bool = False) -> sql_rows.Statement:
-    """The pick (see ``_take_first_item``). ``adaptive`` (an adaptive study,
-    ``services.adaptive``): the least-filled group is the items below the study's minimum,
-    and only when there is none, a third scan (``item_adaptive_order``) takes the open item
-    of highest ``priority``, the least settled; the statement lowers the priority of the
-    item it hands out by (n + 1) / (n + 2) for its n live pages, as the variance of a mean
-    shrinks, so that pages spread over the unsettled items until the reports job writes
-    their priorities again (docs/statistics.md, "Adaptive collection")."""
+    """The pick (see ``_take_first_item``): the locked item's columns, then its address.
+    ``adaptive`` (an adaptive study, ``services.adaptive``): the least-filled group is the
+    items below the study's minimum, and only when there is none, a third scan
+    (``item_adaptive_order``) takes the open item of highest ``priority``, the least
+    settled (its slot statement lowers that priority: ``_slot_statement``)."""
     table, had_table = Item._meta.db_table, Assignment._meta.db_table
-    _, returning = sql_rows.columns(Item)
+    _, item_columns = sql_rows.columns(Item, "i")
+    # The version locked, which its page's slot update finds by address (a TID scan: no
+    # index look-up; no one else can change it before). None on SQLite: there, by id.
+    picked = f"{item_columns}, {row_addresses.address_columns(('i',))} AS picked"
     # Per candidate, a look-up of (participant, item) in ``assignment_once_per_item_attempt``
     # that finds nothing for an item they never had. OFFSET 0 keeps it a look-up on
     # PostgreSQL: as an anti-join the planner read all the participant's pages (or all the
@@ -300,7 +311,7 @@ def _pick_statement(attention: bool, adaptive: bool = False) -> sql_rows.Stateme
 
     def scan(name: str, comparison: str) -> str:
         return (
-            f"{name} AS (SELECT i.{ROW} AS picked FROM {table} i "  # noqa: S608 - the models' own tables
+            f"{name} AS (SELECT {picked} FROM {table} i "  # noqa: S608 - the models' own tables
             f"WHERE i.study_id = %s AND i.is_attention_check = %s {group}AND {had} "
             f"AND i.shuffle_key {comparison} %s ORDER BY i.shuffle_key LIMIT 1 "
             "/*pg:FOR UPDATE OF i SKIP LOCKED*/)"
@@ -310,22 +321,34 @@ def _pick_statement(attention: bool, adaptive: bool = False) -> sql_rows.Stateme
         f"least AS (SELECT i.slots_taken FROM {table} i WHERE i.study_id = %s "  # noqa: S608
         f"AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} ORDER BY i.slots_taken LIMIT 1), "
     )
-    settled, from_settled, decay = "", "", ""
+    settled, from_settled = "", ""
     if adaptive:
         settled = (
-            f", settled AS (SELECT i.{ROW} AS picked FROM {table} i WHERE i.study_id = %s "  # noqa: S608
+            f", settled AS (SELECT {picked} FROM {table} i WHERE i.study_id = %s "  # noqa: S608
             f"AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} "
             "ORDER BY i.priority DESC, i.shuffle_key LIMIT 1 /*pg:FOR UPDATE OF i SKIP LOCKED*/)"
         )
-        from_settled = " UNION ALL SELECT picked FROM settled"
-        decay = ", priority = priority * (slots_taken + 1) / (slots_taken + 2.0)"
+        from_settled = " UNION ALL SELECT * FROM settled"
     name = "check" if attention else ("adaptive" if adaptive else "item")
     return sql_rows.Statement(
         f"roft_pick_{name}",
-        f"UPDATE {table} SET slots_taken = slots_taken + 1{decay} WHERE {ROW} = ("  # noqa: S608
-        f"WITH {'' if attention else least}{scan('onward', '>=')}, {scan('wrapped', '<')}{settled} "
-        f"SELECT picked FROM onward UNION ALL SELECT picked FROM wrapped{from_settled} LIMIT 1"
-        f") RETURNING {returning}",
+        f"WITH {'' if attention else least}{scan('onward', '>=')}, {scan('wrapped', '<')}{settled} "  # noqa: S608 - the models' own tables
+        f"SELECT * FROM onward UNION ALL SELECT * FROM wrapped{from_settled} LIMIT 1",
+    )
+
+
+@functools.cache
+def _slot_statement(adaptive: bool) -> row_addresses.AddressedStatement:
+    """Take the slot of the item the pick locked, at the address it locked (by id on
+    SQLite). ``adaptive``: also lower the item's priority by (n + 1) / (n + 2) for its n
+    live pages, as the variance of a mean shrinks, so that pages spread over the unsettled
+    items until the reports job writes their priorities again (docs/statistics.md,
+    "Adaptive collection")."""
+    decay = ", priority = priority * (slots_taken + 1) / (slots_taken + 2.0)" if adaptive else ""
+    return row_addresses.AddressedStatement(
+        f"roft_take_slot{'_adaptive' if adaptive else ''}",
+        f"UPDATE {Item._meta.db_table} SET slots_taken = slots_taken + 1{decay} "  # noqa: S608 - the model's own table
+        f"WHERE {row_addresses.ADDRESS_MARK}id = %s RETURNING id",
     )
 
 
@@ -364,6 +387,7 @@ def create_assignment(
     shown_at: datetime | None = None,
     answered_at: datetime | None = None,
     takes_slot: bool = True,
+    picked_slot: row_addresses.AddressedStatement | None = None,
 ) -> Assignment:
     """Create an assignment and take its item's slot, in the caller's transaction.
 
@@ -372,12 +396,16 @@ def create_assignment(
     ``next_positions``); ``expires_at`` to the study's
     timeout. ``takes_slot=False`` only for a caller that took the slots of a whole batch
     at once with ``take_slots`` (an import, which must lock its items in id order).
+    ``picked_slot``: the item was locked by the pick (``Picked``), whose statement takes its
+    slot after the page is written, in the same round trip, where the pick locked it; the
+    page's key check, which a fetch makes at once (``sql_rows.keys_checked_at_each_statement``),
+    then reads the item's one index entry, not its old version's beside it.
     """
     if position is None:
         position = next(next_positions(study, [participant.pk])[participant.pk])
     if state is None:
         state = study.task_kind.prepare_assignment(item, random.Random())
-    if takes_slot:
+    if takes_slot and picked_slot is None:
         take_slots({item.pk: 1})
     assignment = Assignment(
         study=study,
@@ -392,7 +420,13 @@ def create_assignment(
         shown_at=shown_at,
         answered_at=answered_at,
     )
-    sql_rows.insert(assignment, "roft_insert_assignment")
+    inserted = sql_rows.insert_step(assignment, "roft_insert_assignment")
+    if picked_slot is None:
+        sql_rows.note_inserted(assignment, sql_rows.execute(*inserted))
+        return assignment
+    address = row_addresses.address_of(item)
+    written = row_addresses.execute_each_at(picked_slot, [item.pk], address, before=[inserted])
+    sql_rows.note_inserted(assignment, written[0])
     return assignment
 
 
@@ -418,8 +452,8 @@ def assignment_is_open(assignment: Assignment, now: datetime) -> bool:
     return assignment.status == Assignment.Status.ASSIGNED and assignment.expires_at > now
 
 
-# ``assignment_is_open`` as the condition of a statement that changes an assignment only
-# while it is open (a submit's claim, a reveal); its parameters: ``open_params(now)``.
+# ``assignment_is_open`` as the condition of a statement that acts on an assignment only
+# while it is open (a submit's lock, a reveal); its parameters: ``open_params(now)``.
 OPEN_SQL = "status = %s AND expires_at > %s"
 
 

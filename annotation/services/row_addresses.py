@@ -89,16 +89,19 @@ def execute_each_at(
     params: Sequence[Any],
     address: str | None,
     then: Sequence[tuple[sql_rows.Statement, Sequence[Any]]] = (),
+    before: Sequence[tuple[sql_rows.Statement, Sequence[Any]]] = (),
 ) -> list[list[tuple]]:
     """Run ``statement`` at ``address`` first, and the statements ``then`` after it in the
     same round trip (``sql_rows.execute_each_in_one_trip``: a lock and the read it
-    serialises); all of them again, with ``statement`` by key, when the address finds no row
-    (the row has moved). The rows of each statement, in order."""
+    serialises); ``statement`` by key and ``then`` again when the address finds no row (the
+    row has moved). ``before``: statements sent ahead of ``statement`` in the first trip
+    (an insert that must precede it), run once. The rows of each statement, in order."""
     chosen, values = _step_at(statement, params, address)
-    results = sql_rows.execute_each_in_one_trip([(chosen, values), *then])
-    if results[0] or chosen is statement.by_key:
+    results = sql_rows.execute_each_in_one_trip([*before, (chosen, values), *then])
+    done = results[: len(before)]
+    if results[len(before)] or chosen is statement.by_key:
         return results
-    return sql_rows.execute_each_in_one_trip([(statement.by_key, list(params)), *then])
+    return done + sql_rows.execute_each_in_one_trip([(statement.by_key, list(params)), *then])
 
 
 def execute_at(statement: AddressedStatement, params: Sequence[Any], address: str | None) -> list[tuple]:

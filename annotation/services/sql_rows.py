@@ -150,13 +150,46 @@ def insert(instance: Model, name: str) -> None:
     """Insert ``instance`` (an unsaved model with an automatic primary key) as ``save()``
     would, its values prepared by its fields, and set its primary key; as the statement
     ``name``, without the ORM's query compiler."""
+    note_inserted(instance, execute(*insert_step(instance, name)))
+
+
+def insert_step(instance: Model, name: str) -> tuple[Statement, list[Any]]:
+    """``insert``'s statement and parameters, to send with others (``execute_each_in_one_trip``);
+    its rows then go to ``note_inserted``."""
     model = type(instance)
     fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
-    statement = _insert_statement(model, name)
     values = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
-    rows = execute(statement, values)
+    return _insert_statement(model, name), values
+
+
+def note_inserted(instance: Model, rows: Sequence[Sequence[Any]]) -> None:
+    """Set the primary key of ``instance`` from the rows of its ``insert_step``: saved."""
     instance.pk = rows[0][0]
     instance._state.adding, instance._state.db = False, connection.alias
+
+
+# See ``keys_checked_at_each_statement``.
+_KEYS_CHECKED_NOW = Statement("roft_keys_checked_now", "SET CONSTRAINTS ALL IMMEDIATE")
+
+
+def keys_checked_at_each_statement() -> list[tuple[Statement, list[Any]]]:
+    """The statement (none on SQLite) that makes the current transaction check its foreign
+    keys at the end of each statement rather than at commit, to send before its writes.
+
+    A key check looks its row up in the referenced table's index, and counts every entry it
+    passes: a row the transaction changed in an indexed column (an item's ``slots_taken``, a
+    page's ``status``) has two entries until the transaction ends, its old version's and its
+    new one's. A step that writes the row that refers (the page handed out, the answer) before
+    it changes the row referred to (the item's slot, the page marked answered), with its key
+    checked at once, reads one entry where the check at commit read two; the check holds the
+    same. Only in transactions that write in that order, and only where the caller's
+    ``atomic`` block is the transaction itself (the outermost: a request's step), so that the
+    setting ends with the step's commit; nested in a larger transaction (a test's, a batch's)
+    keys stay deferred to that one's commit, as Django's are everywhere else (a merge moves a
+    guest's pages and answers in either order)."""
+    if connection.vendor != "postgresql" or len(connection.atomic_blocks) != 1:
+        return []
+    return [(_KEYS_CHECKED_NOW, [])]
 
 
 @functools.cache

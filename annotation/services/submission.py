@@ -54,13 +54,13 @@ def submit_response(
     item = assignment.item
     kind = assignment.study.task_kind
     with transaction.atomic():
-        locked = _claim(assignment, now)
+        locked = _lock_open(assignment, now)
         if locked is None:
             locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
             if locked.status == Assignment.Status.ANSWERED:
                 return SubmitResult(response=Response.objects.get(assignment=locked), created=False)
             raise SubmissionClosed(PAGE_EXPIRED)
-        try:  # a bad answer raises here, and the transaction undoes the claim
+        try:  # a bad answer raises here, and the transaction lets the page go
             validated = kind.validate_answer(item, answer, state=locked.state)
         except ValidationError as exc:
             raise InputError.from_validation(exc) from exc
@@ -71,25 +71,45 @@ def submit_response(
     return SubmitResult(response=response, created=True, screened_out=screened_out, counts=counts)
 
 
-def _claim(assignment: Assignment, now: datetime) -> Assignment | None:
-    """Lock the assignment and mark it answered at ``now`` in one statement, when it is
-    open (``assignment_is_open``: handed out, unanswered, in time); its row as it is then.
-    None: it was answered already, or closed; nothing changed. The row is looked for where
-    the step's gate read it first (``row_addresses``)."""
-    params = [Assignment.Status.ANSWERED, now, assignment.pk, *open_params(now)]
-    rows = row_addresses.execute_at(_claim_statement(), params, row_addresses.address_of(assignment))
+def _lock_open(assignment: Assignment, now: datetime) -> Assignment | None:
+    """Lock the assignment when it is open (``assignment_is_open``: handed out, unanswered,
+    in time); its row as it is then, with where it lies (``row_addresses``), at which
+    ``store_response`` marks it answered once the response is written. None: it was answered
+    already, or closed; nothing is locked. The row is looked for where the step's gate read
+    it first.
+
+    The response is written before the page changes, and the transaction checks its keys at
+    each statement from here (``sql_rows.keys_checked_at_each_statement``): the response's key
+    check finds the page's one index entry, where at commit, after the page's update, it read
+    two. The lock is the one an update takes (``FOR NO KEY UPDATE``): a second submit of the
+    page waits for this one, and the sweep of expired pages passes it by."""
+    params = [assignment.pk, *open_params(now)]
+    address = row_addresses.address_of(assignment)
+    keys_now = sql_rows.keys_checked_at_each_statement()
+    rows = row_addresses.execute_each_at(_lock_statement(), params, address, then=keys_now)[0]
     if not rows:
         return None
-    return sql_rows.models_from_rows(Assignment, sql_rows.columns(Assignment)[0], rows)[0]
+    locked = sql_rows.models_from_rows(Assignment, sql_rows.columns(Assignment)[0], [rows[0][:-1]])[0]
+    row_addresses.note_addresses([locked], rows[0][-1:])
+    return locked
 
 
 @functools.cache
-def _claim_statement() -> row_addresses.AddressedStatement:
+def _lock_statement() -> row_addresses.AddressedStatement:
     return row_addresses.AddressedStatement(
-        "roft_claim_assignment",
+        "roft_lock_open_assignment",
+        f"SELECT {sql_rows.columns(Assignment, 'a')[1]}, {row_addresses.address_columns(('a',))} "  # noqa: S608 - the model's own columns
+        f"FROM {Assignment._meta.db_table} a WHERE {row_addresses.ADDRESS_MARK}id = %s AND {OPEN_SQL} "
+        "/*pg:FOR NO KEY UPDATE*/",
+    )
+
+
+@functools.cache
+def _answered_statement() -> row_addresses.AddressedStatement:
+    return row_addresses.AddressedStatement(
+        "roft_mark_answered",
         f"UPDATE {Assignment._meta.db_table} SET status = %s, answered_at = %s "  # noqa: S608 - the model's own table
-        f"WHERE {row_addresses.ADDRESS_MARK}id = %s AND {OPEN_SQL} "
-        f"RETURNING {sql_rows.columns(Assignment)[1]}",
+        f"WHERE {row_addresses.ADDRESS_MARK}id = %s RETURNING id",
     )
 
 
@@ -137,11 +157,14 @@ def store_response(
         imported=imported,
         incomplete=bool(missing),
     )
-    sql_rows.insert(response, "roft_insert_response")
-    if assignment.status != Assignment.Status.ANSWERED:
-        Assignment.objects.filter(pk=assignment.pk).update(
-            status=Assignment.Status.ANSWERED, answered_at=answered_at
-        )
+    inserted = sql_rows.insert_step(response, "roft_insert_response")
+    if assignment.status == Assignment.Status.ANSWERED:
+        sql_rows.note_inserted(response, sql_rows.execute(*inserted))
+    else:  # marked answered after the response is written (``_lock_open``), in the same trip
+        marked = [Assignment.Status.ANSWERED, answered_at, assignment.pk]
+        address = row_addresses.address_of(assignment)
+        written = row_addresses.execute_each_at(_answered_statement(), marked, address, before=[inserted])
+        sql_rows.note_inserted(response, written[0])
         assignment.status, assignment.answered_at = Assignment.Status.ANSWERED, answered_at
     kind.after_response(response)
     return response

@@ -29,7 +29,7 @@ def settings_under(**env: str) -> list:
 
 def test_connections_persist_with_health_checks_and_sessions_come_from_redis():
     found = settings_under(DATABASE_URL="postgres://u@db:5432/roft", REDIS_URL="redis://redis:6379/0")
-    assert found == [60, True, "django.contrib.sessions.backends.cached_db", False]
+    assert found == [600, True, "django.contrib.sessions.backends.cached_db", False]
 
 
 def test_each_default_can_be_changed_and_no_redis_means_database_sessions():
