@@ -34,3 +34,27 @@ def settle_tables(tables=STUDY_TABLES) -> None:
     with connection.cursor() as cursor:
         for table in tables:
             cursor.execute(f"VACUUM ANALYZE {table}")
+
+
+def copy_rows_like(template, varying: tuple[str, ...], rows) -> None:
+    """Insert rows of ``template``'s model with ``COPY … FROM STDIN``: each row is the
+    template's values (an unsaved instance, prepared by its fields as ``save()`` would)
+    with the columns named in ``varying`` set from one tuple of ``rows``.
+
+    For the bench's bulk data: ``bulk_create`` spent most of its time preparing every
+    field of every row (20,000 pages of a used site took 5 of ``make_history``'s 6 CPU
+    seconds, which ``tests/integration/test_rows_read.py`` paid once per test)."""
+    from django.db import connection
+
+    model = type(template)
+    fields = [field for field in model._meta.concrete_fields if field is not model._meta.pk]
+    base = [field.get_db_prep_save(field.pre_save(template, True), connection) for field in fields]
+    columns = [field.column for field in fields]
+    where = [columns.index(column) for column in varying]
+    statement = f"COPY {model._meta.db_table} ({', '.join(columns)}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+        for values in rows:
+            row = list(base)
+            for position, value in zip(where, values, strict=True):
+                row[position] = value
+            copy.write_row(row)

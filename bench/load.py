@@ -51,7 +51,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._database import ensure_database, settle_tables  # noqa: E402 - after the path
+from bench._database import copy_rows_like, ensure_database, settle_tables  # noqa: E402 - after the path
 from bench._django import production_like_env  # noqa: E402 - after the path
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
@@ -512,33 +512,22 @@ def make_history(slug: str, people: int, pages: int) -> None:
     study = Study.objects.get(slug=slug)
     items = list(Item.objects.filter(study=study).values_list("pk", flat=True))
     now = timezone.now()
-    for start in range(0, people, 2000):
-        batch = Participant.objects.bulk_create(
-            Participant() for _ in range(start, min(start + 2000, people))
-        )
-        Enrollment.objects.bulk_create(
-            Enrollment(
-                participant=person, study=study, status=Enrollment.Status.COMPLETED, answered_count=pages
-            )
-            for person in batch
-        )
-        Assignment.objects.bulk_create(
-            (
-                Assignment(
-                    study=study,
-                    item_id=items[(n * pages + position) % len(items)],
-                    participant=person,
-                    position=position + 1,
-                    status=Assignment.Status.ANSWERED,
-                    assigned_at=now,
-                    expires_at=now,
-                    answered_at=now,
-                )
-                for n, person in enumerate(batch, start)
-                for position in range(pages)
-            ),
-            batch_size=BULK_BATCH,
-        )
+    made = Participant.objects.bulk_create((Participant() for _ in range(people)), batch_size=BULK_BATCH)
+    people_ids = [person.pk for person in made]
+    enrolled = Enrollment(study=study, status=Enrollment.Status.COMPLETED, answered_count=pages)
+    copy_rows_like(enrolled, ("participant_id",), ((person,) for person in people_ids))
+    answered = Assignment(
+        study=study, status=Assignment.Status.ANSWERED, assigned_at=now, expires_at=now, answered_at=now
+    )
+    copy_rows_like(
+        answered,
+        ("participant_id", "item_id", "position"),
+        (
+            (person, items[(n * pages + position) % len(items)], position + 1)
+            for n, person in enumerate(people_ids)
+            for position in range(pages)
+        ),
+    )
 
 
 def make_game(slug: str, items: int) -> None:
