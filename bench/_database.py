@@ -46,15 +46,19 @@ def copy_rows_like(template, varying: tuple[str, ...], rows) -> None:
     seconds, which ``tests/integration/test_rows_read.py`` paid once per test)."""
     from django.db import connection
 
+    from annotation.services.pgcopy import copy_from
+
     model = type(template)
     fields = [field for field in model._meta.concrete_fields if field is not model._meta.pk]
     base = [field.get_db_prep_save(field.pre_save(template, True), connection) for field in fields]
     columns = [field.column for field in fields]
     where = [columns.index(column) for column in varying]
-    statement = f"COPY {model._meta.db_table} ({', '.join(columns)}) FROM STDIN"
-    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
-        for values in rows:
-            row = list(base)
-            for position, value in zip(where, values, strict=True):
-                row[position] = value
-            copy.write_row(row)
+
+    def filled(values) -> list:
+        row = list(base)
+        for position, value in zip(where, values, strict=True):
+            row[position] = value
+        return row
+
+    with connection.cursor() as cursor:
+        copy_from(cursor, model._meta.db_table, columns, (filled(values) for values in rows))

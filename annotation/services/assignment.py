@@ -281,8 +281,7 @@ def _take_first_item(
     rows = sql_rows.execute(_pick_statement(attention, adaptive is not None), params)
     if not rows:
         return None
-    item = sql_rows.models_from_rows(Item, names, [rows[0][:-1]])[0]
-    row_addresses.note_addresses([item], rows[0][-1:])
+    item = row_addresses.model_with_address(Item, names, rows[0])
     item.study = study
     return Picked(item=item, takes_slot=_slot_statement(adaptive is not None))
 
@@ -420,13 +419,12 @@ def create_assignment(
         shown_at=shown_at,
         answered_at=answered_at,
     )
-    inserted = sql_rows.insert_step(assignment, "roft_insert_assignment")
     if picked_slot is None:
-        sql_rows.note_inserted(assignment, sql_rows.execute(*inserted))
-        return assignment
-    address = row_addresses.address_of(item)
-    written = row_addresses.execute_each_at(picked_slot, [item.pk], address, before=[inserted])
-    sql_rows.note_inserted(assignment, written[0])
+        sql_rows.insert(assignment, "roft_insert_assignment")
+    else:
+        address = row_addresses.address_of(item)
+        name = "roft_insert_assignment"
+        row_addresses.insert_then_execute_at(assignment, name, picked_slot, [item.pk], address)
     return assignment
 
 

@@ -10,7 +10,7 @@ on SQLite), for the paths that read rows in Python.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from django.db import connection
 
@@ -43,12 +43,13 @@ def copy_to(cursor, sql: str, params: Sequence, options: str, out) -> int:
     return raw.rowcount
 
 
-def copy_from(cursor, table: str, columns: Sequence[str], rows: Sequence[Sequence]) -> None:
+def copy_from(cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence]) -> None:
     """PostgreSQL only: ``rows`` into ``table``'s ``columns`` with ``COPY … FROM STDIN`` on
-    ``cursor`` (Django's). The values must not hold tabs, newlines or backslashes."""
-    text = "".join("\t".join(str(value) for value in row) + "\n" for row in rows)
+    ``cursor`` (Django's), each value adapted by psycopg as a statement's parameter would be
+    (None as NULL, JSON, times)."""
     with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-        copy.write(text)
+        for row in rows:
+            copy.write_row(row)
 
 
 def buffered(out, size: int = COPY_BUFFER_BYTES) -> io.BufferedWriter:

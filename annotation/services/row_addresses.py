@@ -68,6 +68,14 @@ def note_addresses(instances: Sequence[Model | None], addresses: Sequence[str | 
             instance.__dict__[_ATTRIBUTE] = address
 
 
+def model_with_address(model: type[sql_rows.M], names: Sequence[str], row: Sequence[Any]) -> sql_rows.M:
+    """The instance of ``model`` in ``row``: its columns (``names``), then its address (one
+    ``address_columns`` entry, last), which is noted on it."""
+    instance = sql_rows.models_from_rows(model, names, [row[:-1]])[0]
+    note_addresses([instance], row[-1:])
+    return instance
+
+
 def address_of(instance: Model | None) -> str | None:
     """The address the gate read ``instance``'s row at; None when it was read elsewhere."""
     return None if instance is None else instance.__dict__.get(_ATTRIBUTE)
@@ -102,6 +110,19 @@ def execute_each_at(
     if results[len(before)] or chosen is statement.by_key:
         return results
     return done + sql_rows.execute_each_in_one_trip([(statement.by_key, list(params)), *then])
+
+
+def insert_then_execute_at(
+    instance: Model, name: str, statement: AddressedStatement, params: Sequence[Any], address: str | None
+) -> list[tuple]:
+    """Insert ``instance`` (``sql_rows.insert``, as the statement ``name``) and, in the same
+    round trip, run ``statement`` at ``address`` (``execute_each_at``): a row written before
+    the row it names changes, so that its key check finds that row's one version. The
+    instance is saved; the rows of ``statement``."""
+    inserted = sql_rows.insert_step(instance, name)
+    written, rows = execute_each_at(statement, params, address, before=[inserted])
+    sql_rows.note_inserted(instance, written)
+    return rows
 
 
 def execute_at(statement: AddressedStatement, params: Sequence[Any], address: str | None) -> list[tuple]:

@@ -89,9 +89,7 @@ def _lock_open(assignment: Assignment, now: datetime) -> Assignment | None:
     rows = row_addresses.execute_each_at(_lock_statement(), params, address, then=keys_now)[0]
     if not rows:
         return None
-    locked = sql_rows.models_from_rows(Assignment, sql_rows.columns(Assignment)[0], [rows[0][:-1]])[0]
-    row_addresses.note_addresses([locked], rows[0][-1:])
-    return locked
+    return row_addresses.model_with_address(Assignment, sql_rows.columns(Assignment)[0], rows[0])
 
 
 @functools.cache
@@ -157,14 +155,13 @@ def store_response(
         imported=imported,
         incomplete=bool(missing),
     )
-    inserted = sql_rows.insert_step(response, "roft_insert_response")
     if assignment.status == Assignment.Status.ANSWERED:
-        sql_rows.note_inserted(response, sql_rows.execute(*inserted))
+        sql_rows.insert(response, "roft_insert_response")
     else:  # marked answered after the response is written (``_lock_open``), in the same trip
         marked = [Assignment.Status.ANSWERED, answered_at, assignment.pk]
         address = row_addresses.address_of(assignment)
-        written = row_addresses.execute_each_at(_answered_statement(), marked, address, before=[inserted])
-        sql_rows.note_inserted(response, written[0])
+        name = "roft_insert_response"
+        row_addresses.insert_then_execute_at(response, name, _answered_statement(), marked, address)
         assignment.status, assignment.answered_at = Assignment.Status.ANSWERED, answered_at
     kind.after_response(response)
     return response
