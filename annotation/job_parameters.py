@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from rest_framework import serializers
 
 from annotation.kinds.base import StrictSerializer
+from annotation.services.amounts import MAX_BONUS_CENTS, MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS
 from annotation.services.jobs import JobParameters
 
 EDIT_METHODS = ["none", "ike", "ft", "rome", "memit", "ft_m", "mend"]  # the modules of workers/editing/
@@ -354,7 +355,7 @@ class TrainMendParameters(JobParameters):
 
 class BonusLineSerializer(StrictSerializer):
     participant = serializers.CharField(max_length=200, help_text="A pseudonym or the platform's id.")
-    amount_cents = serializers.IntegerField(min_value=1)
+    amount_cents = serializers.IntegerField(min_value=1, max_value=MAX_BONUS_CENTS)
     reason = serializers.CharField(max_length=200, allow_blank=True, default="")
 
 
@@ -373,10 +374,16 @@ class PlatformPublishParameters(JobParameters):
     class Serializer(StrictSerializer):
         study_url = serializers.URLField(help_text="The study's absolute link, /s/<slug>/.")
         places = serializers.IntegerField(
-            min_value=1, allow_null=True, default=None, help_text="Empty: from the answers still wanted."
+            min_value=1,
+            max_value=MAX_PLACES,
+            allow_null=True,
+            default=None,
+            help_text="Empty: from the answers still wanted.",
         )
-        reward_cents = serializers.IntegerField(min_value=1, help_text="Per participant, in cents.")
-        minutes = serializers.IntegerField(min_value=1, max_value=24 * 60)
+        reward_cents = serializers.IntegerField(
+            min_value=1, max_value=MAX_REWARD_CENTS, help_text="Per participant, in cents."
+        )
+        minutes = serializers.IntegerField(min_value=1, max_value=MAX_MINUTES)
         draft = serializers.BooleanField(default=False, help_text="Prolific: create it, do not publish.")
         sandbox = serializers.BooleanField(default=False, help_text="MTurk: the requester sandbox.")
         dry_run = serializers.BooleanField(default=False)
