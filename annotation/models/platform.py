@@ -75,8 +75,9 @@ class PlatformStudy(models.Model):
 class PlatformDecision(models.Model):
     """An approve or reject decided for one submission (Prolific) or assignment (MTurk).
 
-    Created SENDING before the call and marked SENT after it: a submission with a SENT
-    decision is never sent a second transition. A SENDING row left by a crash is sent again
+    Created SENDING (and claimed by the review that created it) before the call and marked
+    SENT after it: only the claiming review sends, and a submission with a SENT decision is
+    never sent a second transition. A SENDING row left by a crash is sent again
     only while the platform still lists the submission as awaiting review."""
 
     class Action(models.TextChoices):
@@ -98,6 +99,9 @@ class PlatformDecision(models.Model):
     action = models.CharField(max_length=10, choices=Action.choices)
     message = models.TextField(blank=True)
     state = models.CharField(max_length=10, choices=State.choices, default=State.SENDING)
+    claimed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a review took it to send (empty: no review holds it)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     sent_at = models.DateTimeField(null=True, blank=True)
 

@@ -201,9 +201,10 @@ def review_assignments(study: Study, calls: MTurkCalls) -> dict:
                 outcome["left"].append({"participant": name, "why": decided.reason})
             elif assignment_id in sent:
                 outcome["already_sent"].append(name)
-            else:
-                _decide(study, calls, assignment_id, enrollment, decided.action, decided.reason)
+            elif _decide(study, calls, assignment_id, enrollment, decided.action, decided.reason):
                 outcome["approved" if decided.action == APPROVE else "rejected"].append(name)
+            else:  # a review at the same time holds it
+                outcome["already_sent"].append(name)
         token = page.get("NextToken")
         if not token:
             return outcome
@@ -216,7 +217,8 @@ def _decide(
     enrollment: Enrollment | None,
     action: str,
     reason: str,
-) -> None:
+) -> bool:
+    """Send the decision once (``send_decision_once``); whether this run sent it."""
     if action == APPROVE:
         operation, params = "ApproveAssignment", {"AssignmentId": assignment_id}
     else:
@@ -226,8 +228,8 @@ def _decide(
         )
     if calls.context.dry_run:
         calls.write(operation, **params)
-        return
-    send_decision_once(
+        return True
+    return send_decision_once(
         study,
         platform=Platform.MTURK,
         submission_id=assignment_id,

@@ -173,8 +173,10 @@ def review_submissions(study: Study, client: ProlificClient) -> dict:
         if submission["id"] in sent:
             outcome["already_sent"].append(name)
             continue
-        _transition(study, client, submission["id"], enrollment, decided.action, decided.reason)
-        outcome["approved" if decided.action == APPROVE else "rejected"].append(name)
+        if _transition(study, client, submission["id"], enrollment, decided.action, decided.reason):
+            outcome["approved" if decided.action == APPROVE else "rejected"].append(name)
+        else:  # a review at the same time holds it
+            outcome["already_sent"].append(name)
     if released and not client.context.dry_run:
         outcome["released_pages"] = mark_returned(study, participants=released)["released_assignments"]
     return outcome
@@ -187,15 +189,16 @@ def _transition(
     enrollment: Enrollment | None,
     action: str,
     reason: str,
-) -> None:
-    """Record the decision (SENDING), send it, mark it SENT. A dry run records nothing."""
+) -> bool:
+    """Record the decision (SENDING), send it, mark it SENT; whether this run sent it (a
+    review running at the same time may hold it). A dry run records nothing."""
     body = {"action": action}
     if action == REJECT:
         body |= {"rejection_category": "FAILED_CHECK", "message": reason}
     if client.context.dry_run:
         client.post(f"/api/v1/submissions/{submission_id}/transition/", body)
-        return
-    send_decision_once(
+        return True
+    return send_decision_once(
         study,
         platform=Platform.PROLIFIC,
         submission_id=submission_id,
