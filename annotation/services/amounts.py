@@ -36,6 +36,15 @@ _WHOLE = re.compile(r"[+-]?[0-9]{1,18}")
 _AMOUNT = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,2})?|\.[0-9]{1,2}")
 
 
+def plain_int(text: str) -> int | None:
+    """``text`` as an int when it is a plain whole number (an optional sign, at most 18
+    ASCII digits: within a 64-bit column), else None, for a form that passes other text on
+    to the validator that names what is wrong with it (never ``int()``'s ``ValueError`` on
+    ``²`` or on more than 4,300 digits)."""
+    value = text.strip()
+    return int(value) if _WHOLE.fullmatch(value) else None
+
+
 def whole_number(text: str, *, field: str, low: int, high: int) -> int:
     """``text`` as an integer in ``[low, high]``; ``InputError`` under ``field`` otherwise."""
     value = text.strip()
