@@ -263,21 +263,22 @@ def unpaid_batches(study: Study) -> list[dict]:
         status__lt=300,
     ).order_by("id")
     rows = PlatformBonus.objects.filter(study=study, platform=Platform.PROLIFIC).exclude(batch_id="")
-    states: dict[str, set[str]] = {}
+    states: dict[str, list[str]] = {}
     for batch_id, state in rows.values_list("batch_id", "state"):
-        states.setdefault(batch_id, set()).add(state)
+        states.setdefault(batch_id, []).append(state)
     listed = []
     for call in created:
-        batch_id = str((call.response_body or {}).get("id", ""))
-        held = states.get(batch_id, set())
-        if not batch_id or held & {PlatformBonus.State.PAYING, PlatformBonus.State.PAID}:
+        reply = call.response_body if isinstance(call.response_body, dict) else {}
+        batch_id = str(reply.get("id", ""))
+        held = states.get(batch_id, [])
+        if not batch_id or PlatformBonus.State.PAYING in held or PlatformBonus.State.PAID in held:
             continue
         listed.append(
             {
                 "batch_id": batch_id,
-                "amount_cents": (call.response_body or {}).get("amount"),
+                "amount_cents": reply.get("amount"),
                 "created_at": call.created_at,
-                "waiting": rows.filter(batch_id=batch_id, state=PlatformBonus.State.CREATED).count(),
+                "waiting": held.count(PlatformBonus.State.CREATED),
             }
         )
     return listed
