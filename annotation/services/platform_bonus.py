@@ -1,11 +1,16 @@
 """Bonuses on a crowd platform: the researcher's file, the cap, and the records that make
 each bonus (one participant, one reason) paid at most once, whatever fails in between.
 
-``PlatformBonus`` moves NEW → CREATED → PAYING → PAID with conditional UPDATEs; the platform's
-pay call goes out only after the rows are PAYING in a committed transaction, so a crash at
-any point leaves either rows that were never paid (NEW, CREATED: paid by the next run) or
-rows whose payment may have happened (PAYING: never paid again until the researcher says,
+``PlatformBonus`` moves NEW → CREATING → CREATED → PAYING → PAID with conditional UPDATEs;
+the platform's create and pay calls go out only after one run has claimed the rows in a
+committed transaction, so two runs at once never send the same rows, and a crash at any
+point leaves either rows that were never paid (NEW, CREATING, CREATED: paid by the next run)
+or rows whose payment may have happened (PAYING: never paid again until the researcher says,
 ``settle_bonuses``, what the platform's own records show).
+
+The cap holds whatever runs at once: ``record_bonuses`` checks the file against it and
+writes the rows while holding the study's ``PlatformStudy`` row (``SELECT … FOR UPDATE``),
+so a second run's check waits for the first one's rows and counts them.
 """
 
 from __future__ import annotations
@@ -13,17 +18,26 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from datetime import timedelta
 
+from django.db import transaction
 from django.db.models import Sum
+from django.utils import timezone
 
 from annotation.errors import InputError
-from annotation.models import Participant, PlatformBonus, PlatformStudy, Study
+from annotation.models import Participant, Platform, PlatformBonus, PlatformCall, PlatformStudy, Study
 
+from .amounts import MAX_BONUS_CAP_CENTS, MAX_BONUS_CENTS, cents_from_text
 from .populations import real_enrollments
 from .pseudonyms import PseudonymCache
 
 MAX_REASON = 200
+# A run that claimed NEW rows to create their bulk bonus and has not named it after this
+# long has died (a create call times out after PLATFORM_API_TIMEOUT_S, seconds): creating
+# pays nothing, so its rows go back to NEW and the next run creates them again.
+CREATING_CLAIM_EXPIRES = timedelta(minutes=15)
+# Prolific's call that creates a bulk bonus (and the audit log's record of it).
+PROLIFIC_CREATE_PATH = "/api/v1/submissions/bonus-payments/"
 
 
 @dataclass(frozen=True)
@@ -51,9 +65,10 @@ def parse_bonus_csv(text: str) -> list[BonusLine]:
         if len(cells) not in (2, 3) or not cells[0]:
             errors.append(f"line {number}: expected participant,amount[,reason]")
             continue
-        cents = _cents(cells[1])
-        if cents is None:
-            errors.append(f"line {number}: {cells[1]!r} is not an amount above 0 with at most two decimals")
+        try:
+            cents = cents_from_text(cells[1], field="amount", high=MAX_BONUS_CENTS)
+        except InputError as exc:
+            errors.append(f"line {number}: {cells[1][:40]!r}: {' '.join(exc.errors['amount'])}")
             continue
         reason = cells[2] if len(cells) == 3 else ""
         if len(reason) > MAX_REASON:
@@ -67,15 +82,13 @@ def parse_bonus_csv(text: str) -> list[BonusLine]:
     return lines
 
 
-def _cents(text: str) -> int | None:
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        return None
-    cents = value * 100
-    if not value.is_finite() or value <= 0 or cents != cents.to_integral_value():
-        return None
-    return int(cents)
+def set_bonus_cap(study: Study, text: str) -> int:
+    """The study's bonus cap per participant from an amount typed by a person (``2.50``;
+    ``0``: no bonuses), at most ``MAX_BONUS_CAP_CENTS``. ``InputError`` naming
+    ``bonus_cap``, nothing changed, otherwise. Returns the cap in cents."""
+    cents = cents_from_text(text, field="bonus_cap", high=MAX_BONUS_CAP_CENTS, zero_ok=True)
+    PlatformStudy.objects.update_or_create(study=study, defaults={"bonus_cap_cents": cents})
+    return cents
 
 
 @dataclass(frozen=True)
@@ -175,20 +188,100 @@ def _over_cap(study: Study, platform: str, planned: list[PlannedBonus], cap: int
 
 
 def record_bonuses(
-    study: Study, *, platform: str, planned: list[PlannedBonus], user=None
-) -> list[PlatformBonus]:
-    """The bonus rows of these lines: new ones created NEW, recorded ones as they are."""
-    rows = []
-    for bonus in planned:
-        row, _ = PlatformBonus.objects.get_or_create(
-            study=study,
-            platform=platform,
-            participant=bonus.participant,
-            reason=bonus.line.reason,
-            defaults={"amount_cents": bonus.line.amount_cents, "created_by": user},
+    study: Study, *, platform: str, lines: list[BonusLine], user=None
+) -> tuple[list[PlannedBonus], list[PlatformBonus]]:
+    """Check the lines (``check_bonus_lines``) and record them, as one step no other run can
+    come between: the study's ``PlatformStudy`` row is locked first, so two files sent at
+    once are checked against the cap one after the other, the second counting the first's
+    rows. New bonuses are created NEW, recorded ones returned as they are. Both platforms'
+    bonus runs record through here; ``InputError`` (nothing recorded) as the check says."""
+    with transaction.atomic():
+        list(PlatformStudy.objects.select_for_update().filter(study=study).values_list("pk"))
+        planned = check_bonus_lines(study, platform=platform, lines=lines)
+        rows = []
+        for bonus in planned:
+            row, _ = PlatformBonus.objects.get_or_create(
+                study=study,
+                platform=platform,
+                participant=bonus.participant,
+                reason=bonus.line.reason,
+                defaults={"amount_cents": bonus.line.amount_cents, "created_by": user},
+            )
+            rows.append(row)
+    return planned, rows
+
+
+def claim_new_bonuses(study: Study, *, platform: str) -> list[PlatformBonus]:
+    """The NEW rows this run will create a bulk bonus for, claimed (→ CREATING, committed)
+    so that a run at the same time finds none of them and creates no second bulk bonus for
+    them. Claims left by a run that died (older than ``CREATING_CLAIM_EXPIRES``) are given
+    back first."""
+    rows = PlatformBonus.objects.filter(study=study, platform=platform)
+    rows.filter(
+        state=PlatformBonus.State.CREATING, paying_since__lt=timezone.now() - CREATING_CLAIM_EXPIRES
+    ).update(state=PlatformBonus.State.NEW, paying_since=None)
+    with transaction.atomic():
+        ids = list(
+            rows.select_for_update(skip_locked=True)
+            .filter(state=PlatformBonus.State.NEW)
+            .order_by("id")
+            .values_list("pk", flat=True)
         )
-        rows.append(row)
-    return rows
+        rows.filter(pk__in=ids, state=PlatformBonus.State.NEW).update(
+            state=PlatformBonus.State.CREATING, paying_since=timezone.now()
+        )
+    return list(rows.filter(pk__in=ids).select_related("participant").order_by("id"))
+
+
+def name_created_bonuses(rows: list[PlatformBonus], batch_id: str) -> None:
+    """The claimed rows are in the platform's bulk bonus ``batch_id`` (CREATING → CREATED)."""
+    PlatformBonus.objects.filter(pk__in=[r.pk for r in rows], state=PlatformBonus.State.CREATING).update(
+        state=PlatformBonus.State.CREATED, batch_id=batch_id, paying_since=None
+    )
+
+
+def give_back_claimed(rows: list[PlatformBonus]) -> None:
+    """The create call failed: the claimed rows are NEW again (creating paid nothing)."""
+    PlatformBonus.objects.filter(pk__in=[r.pk for r in rows], state=PlatformBonus.State.CREATING).update(
+        state=PlatformBonus.State.NEW, paying_since=None
+    )
+
+
+def unpaid_batches(study: Study) -> list[dict]:
+    """The bulk bonuses created on Prolific for this study and never paid, from the audit
+    log (every create call and its reply is kept there): their id, amount, when, and how
+    many of our bonuses wait in each (CREATED: the next run pays it; 0: none of ours does,
+    such as one whose rows were settled as unpaid). Listed on the platforms page and by
+    ``prolific bonus SLUG --list``, so that no bulk bonus is left created and forgotten."""
+    created = PlatformCall.objects.filter(
+        study=study,
+        platform=Platform.PROLIFIC,
+        method="POST",
+        path=PROLIFIC_CREATE_PATH,
+        dry_run=False,
+        status__gte=200,
+        status__lt=300,
+    ).order_by("id")
+    rows = PlatformBonus.objects.filter(study=study, platform=Platform.PROLIFIC).exclude(batch_id="")
+    states: dict[str, list[str]] = {}
+    for batch_id, state in rows.values_list("batch_id", "state"):
+        states.setdefault(batch_id, []).append(state)
+    listed = []
+    for call in created:
+        reply = call.response_body if isinstance(call.response_body, dict) else {}
+        batch_id = str(reply.get("id", ""))
+        held = states.get(batch_id, [])
+        if not batch_id or PlatformBonus.State.PAYING in held or PlatformBonus.State.PAID in held:
+            continue
+        listed.append(
+            {
+                "batch_id": batch_id,
+                "amount_cents": reply.get("amount"),
+                "created_at": call.created_at,
+                "waiting": held.count(PlatformBonus.State.CREATED),
+            }
+        )
+    return listed
 
 
 def stuck_bonuses(study: Study, *, platform: str):
@@ -201,8 +294,6 @@ def settle_bonuses(study: Study, *, platform: str, batch_id: str, paid: bool) ->
     paid → PAID; not paid → NEW (the next run pays it). Returns how many rows changed."""
     rows = stuck_bonuses(study, platform=platform).filter(batch_id=batch_id)
     if paid:
-        from django.utils import timezone
-
         return rows.update(state=PlatformBonus.State.PAID, paid_at=timezone.now())
     return rows.update(state=PlatformBonus.State.NEW, batch_id="")
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from annotation.errors import InputError
 from annotation.models import PlatformStudy, Study
 
+from .amounts import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS, cents_from_text, whole_number
 from .capacity import places_wanted
 from .platform_bonus import BonusLine, PlannedBonus, check_bonus_lines
 from .platform_review import APPROVE, REJECT, sent_decisions, verdict
@@ -82,6 +84,31 @@ class BonusPlan:
 def bonus_plan(study: Study, *, platform: str, lines: list[BonusLine]) -> BonusPlan:
     """The file's bonuses, checked (participants, cap): ``InputError`` as the job would raise."""
     return BonusPlan(check_bonus_lines(study, platform=platform, lines=lines))
+
+
+def publish_parameters(
+    *, study_url: str, reward: str, places: str, minutes: str, draft: bool, sandbox: bool
+) -> dict:
+    """A publish job's parameters from the page's text fields, each read by ``amounts`` with
+    the bounds the job's parameters hold (``PlatformPublishParameters``); every field at
+    fault named at once. Empty ``places``: from the answers still wanted."""
+    parameters: dict = {"study_url": study_url, "draft": draft, "sandbox": sandbox}
+    errors: dict[str, list[str]] = {}
+    readers = {
+        "reward_cents": lambda: cents_from_text(reward, field="reward", high=MAX_REWARD_CENTS),
+        "places": lambda: (
+            whole_number(places, field="places", low=1, high=MAX_PLACES) if places.strip() else None
+        ),
+        "minutes": lambda: whole_number(minutes, field="minutes", low=1, high=MAX_MINUTES),
+    }
+    for name, read in readers.items():
+        try:
+            parameters[name] = read()
+        except InputError as exc:
+            errors |= exc.errors
+    if errors:
+        raise InputError(errors)
+    return parameters
 
 
 def publish_places(study: Study, places: int | None) -> int:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.db.models import Q
 from django.utils import timezone
 
 from annotation.models import Enrollment, PlatformDecision, Response, Study
@@ -25,6 +27,9 @@ APPROVE, REJECT, LEAVE = "APPROVE", "REJECT", "LEAVE"
 ATTENTION_REASON = "failed attention checks"  # what ``attention.record_attention_outcome`` writes
 # Prolific refuses a rejection message shorter than this.
 MIN_REJECTION_MESSAGE = 100
+# A review that claimed a decision and has not marked it sent after this long has died (a
+# call times out after PLATFORM_API_TIMEOUT_S): the next review may take the decision over.
+CLAIM_EXPIRES = timedelta(minutes=15)
 
 
 @dataclass(frozen=True)
@@ -96,13 +101,18 @@ def send_decision_once(
     action: str,
     message: str,
     send: Callable[[], object],
-) -> None:
-    """Record a decision on a platform's submission (SENDING), ``send`` it, mark it SENT.
+) -> bool:
+    """Record a decision on a platform's submission (SENDING), claim it, ``send`` it, mark it
+    SENT. Returns whether this run sent it.
 
-    A SENT decision is never sent again (``sent_decisions``). A run that dies between the
-    send and the mark leaves it SENDING: the next review sends it again only if the platform
-    still lists the submission as awaiting review, that is, if the first send never landed."""
-    decision, _ = PlatformDecision.objects.get_or_create(
+    A SENT decision is never sent again (``sent_decisions``). Only the run holding the claim
+    sends: the run that created the row holds it, and a run at the same time (two review
+    confirmations at once) finds it held and sends nothing. A send that failed gives the claim
+    back, for the next review; a run that died between the send and the mark leaves it
+    SENDING and held until ``CLAIM_EXPIRES``, after which the next review sends it again only
+    if the platform still lists the submission as awaiting review, that is, if the first
+    send never landed."""
+    decision, created = PlatformDecision.objects.get_or_create(
         platform=platform,
         submission_id=submission_id,
         defaults={
@@ -110,9 +120,27 @@ def send_decision_once(
             "participant_id": enrollment.participant_id if enrollment else None,
             "action": action,
             "message": message,
+            "claimed_at": timezone.now(),
         },
     )
-    send()
+    if not created and not _claim(decision):
+        return False
+    try:
+        send()
+    except Exception:
+        PlatformDecision.objects.filter(pk=decision.pk, state=PlatformDecision.State.SENDING).update(
+            claimed_at=None
+        )
+        raise
     PlatformDecision.objects.filter(pk=decision.pk).update(
         state=PlatformDecision.State.SENT, sent_at=timezone.now()
     )
+    return True
+
+
+def _claim(decision: PlatformDecision) -> bool:
+    """Take a SENDING decision that no live run holds (one conditional UPDATE)."""
+    now = timezone.now()
+    free = Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - CLAIM_EXPIRES)
+    rows = PlatformDecision.objects.filter(free, pk=decision.pk, state=PlatformDecision.State.SENDING)
+    return rows.update(claimed_at=now) == 1

@@ -21,9 +21,20 @@ from annotation.models import (
     Study,
 )
 
+from .amounts import as_currency
 from .capacity import places_wanted
 from .links import participant_links
-from .platform_bonus import BonusLine, bonus_pseudonym, check_bonus_lines, record_bonuses, stuck_bonuses
+from .platform_bonus import (
+    PROLIFIC_CREATE_PATH,
+    BonusLine,
+    bonus_pseudonym,
+    check_bonus_lines,
+    claim_new_bonuses,
+    give_back_claimed,
+    name_created_bonuses,
+    record_bonuses,
+    stuck_bonuses,
+)
 from .platform_errors import PlatformError, PlatformRefused
 from .platform_review import APPROVE, LEAVE, REJECT, send_decision_once, sent_decisions, shown_name, verdict
 from .prolific_client import ProlificClient
@@ -162,8 +173,10 @@ def review_submissions(study: Study, client: ProlificClient) -> dict:
         if submission["id"] in sent:
             outcome["already_sent"].append(name)
             continue
-        _transition(study, client, submission["id"], enrollment, decided.action, decided.reason)
-        outcome["approved" if decided.action == APPROVE else "rejected"].append(name)
+        if _transition(study, client, submission["id"], enrollment, decided.action, decided.reason):
+            outcome["approved" if decided.action == APPROVE else "rejected"].append(name)
+        else:  # a review at the same time holds it
+            outcome["already_sent"].append(name)
     if released and not client.context.dry_run:
         outcome["released_pages"] = mark_returned(study, participants=released)["released_assignments"]
     return outcome
@@ -176,15 +189,16 @@ def _transition(
     enrollment: Enrollment | None,
     action: str,
     reason: str,
-) -> None:
-    """Record the decision (SENDING), send it, mark it SENT. A dry run records nothing."""
+) -> bool:
+    """Record the decision (SENDING), send it, mark it SENT; whether this run sent it (a
+    review running at the same time may hold it). A dry run records nothing."""
     body = {"action": action}
     if action == REJECT:
         body |= {"rejection_category": "FAILED_CHECK", "message": reason}
     if client.context.dry_run:
         client.post(f"/api/v1/submissions/{submission_id}/transition/", body)
-        return
-    send_decision_once(
+        return True
+    return send_decision_once(
         study,
         platform=Platform.PROLIFIC,
         submission_id=submission_id,
@@ -211,45 +225,50 @@ def pay_bonuses(study: Study, client: ProlificClient, *, lines: list[BonusLine])
             "while paying). Check Prolific's records, then run 'prolific bonus SLUG --settle ID paid' (or "
             "'unpaid'); nothing was sent now."
         )
-    planned = check_bonus_lines(study, platform=Platform.PROLIFIC, lines=lines)
-    total = sum(bonus.line.amount_cents for bonus in planned)
     if client.context.dry_run:
+        planned = check_bonus_lines(study, platform=Platform.PROLIFIC, lines=lines)
         csv_text = "".join(
-            f"{b.participant.platform_worker_id},{b.line.amount_cents / 100:.2f}\n" for b in planned
+            f"{b.participant.platform_worker_id},{as_currency(b.line.amount_cents)}\n" for b in planned
         )
         prolific_id = platform_study(study).prolific_study_id or "<study id>"
-        client.post("/api/v1/submissions/bonus-payments/", {"study_id": prolific_id, "csv_bonuses": csv_text})
+        client.post(PROLIFIC_CREATE_PATH, {"study_id": prolific_id, "csv_bonuses": csv_text})
         client.post("/api/v1/bulk-bonus-payments/<id>/pay/", {})
+        total = sum(bonus.line.amount_cents for bonus in planned)
         return {"bonuses": len(planned), "total_cents": total, "paid": [], "already_paid": []}
-    rows = record_bonuses(study, platform=Platform.PROLIFIC, planned=planned, user=client.context.user)
+    planned, rows = record_bonuses(study, platform=Platform.PROLIFIC, lines=lines, user=client.context.user)
+    total = sum(bonus.line.amount_cents for bonus in planned)
     already = [bonus_pseudonym(study, r) for r in rows if r.state == PlatformBonus.State.PAID]
     paid = _pay_created(study, client) + _create_and_pay(study, client)
     return {"bonuses": len(planned), "total_cents": total, "paid": paid, "already_paid": already}
 
 
 def _create_and_pay(study: Study, client: ProlificClient) -> list[str]:
-    """The NEW rows: one bulk bonus on Prolific (creating pays nothing), then paid."""
-    new = list(
-        PlatformBonus.objects.filter(study=study, platform=Platform.PROLIFIC, state=PlatformBonus.State.NEW)
-        .select_related("participant")
-        .order_by("id")
-    )
-    if not new:
-        return []
+    """The NEW rows, claimed by this run (``claim_new_bonuses``): one bulk bonus on Prolific
+    (creating pays nothing), then paid. A run at the same time claims none of them, so it
+    creates no second bulk bonus for the same bonuses."""
     prolific_id = platform_study(study).prolific_study_id
     if not prolific_id:
-        raise InputError({"study": ["The study is not on Prolific yet (publish it first)."]})
-    csv_text = "".join(f"{row.participant.platform_worker_id},{row.amount_cents / 100:.2f}\n" for row in new)
-    reply = client.post(
-        "/api/v1/submissions/bonus-payments/", {"study_id": prolific_id, "csv_bonuses": csv_text}
+        if PlatformBonus.objects.filter(
+            study=study, platform=Platform.PROLIFIC, state=PlatformBonus.State.NEW
+        ).exists():
+            raise InputError({"study": ["The study is not on Prolific yet (publish it first)."]})
+        return []
+    claimed = claim_new_bonuses(study, platform=Platform.PROLIFIC)
+    if not claimed:
+        return []
+    csv_text = "".join(
+        f"{row.participant.platform_worker_id},{as_currency(row.amount_cents)}\n" for row in claimed
     )
+    try:
+        reply = client.post(PROLIFIC_CREATE_PATH, {"study_id": prolific_id, "csv_bonuses": csv_text})
+    except PlatformError:
+        give_back_claimed(claimed)
+        raise
     batch_id = str(reply.get("id", ""))
     if not batch_id:
+        give_back_claimed(claimed)
         raise PlatformError("Prolific created the bonus payment but gave no id; nothing was paid.")
-    ids = [row.pk for row in new]
-    PlatformBonus.objects.filter(pk__in=ids, state=PlatformBonus.State.NEW).update(
-        state=PlatformBonus.State.CREATED, batch_id=batch_id
-    )
+    name_created_bonuses(claimed, batch_id)
     return _pay_created(study, client)
 
 

@@ -21,6 +21,7 @@ from annotation.errors import InputError
 from annotation.kinds.questions import PICK_MODES, TYPES
 from annotation.languages import check_study_language, language_codes
 from annotation.models import Study
+from annotation.services.amounts import plain_int
 from annotation.services.builder import QUESTION_FORM_KIND
 from annotation.services.item_files import ALIASES, JSON_COLUMNS, PASSAGE_COLUMN, TEXT_COLUMNS, ColumnMap
 from annotation.services.studies import STUDY_SETTINGS
@@ -137,7 +138,10 @@ def _setting(raw: str, field: dict) -> Any:
     if field["widget"] == "bool":
         return {"yes": True, "no": False}.get(raw, raw)
     if field["widget"] == "number" and NUMBER.match(raw):
-        return float(raw) if "." in raw or field["step"] == "any" else int(raw)
+        if "." in raw or field["step"] == "any":
+            return float(raw)
+        number = plain_int(raw)
+        return raw if number is None else number
     return raw  # the serializer names what is wrong with it
 
 
@@ -188,15 +192,23 @@ def _question(block: dict[str, str]) -> dict:
         _put_number(question, "min_length", block["min_length"])
         _put_number(question, "max_length", block["max_length"])
     if block["show_if"].strip():
-        values: list[Any] = [int(v) if v.isdigit() else v for v in _lines(block["show_if_values"])]
+        values: list[Any] = [_option_value(v) for v in _lines(block["show_if_values"])]
         question["show_if"] = {"question": block["show_if"].strip(), "in": values}
     return question
+
+
+def _option_value(raw: str) -> Any:
+    """A value of ``show_if``: a whole number ≥ 0 as a number, anything else as text."""
+    value = raw.strip()
+    number = plain_int(value) if value.isascii() and value.isdigit() else None
+    return raw if number is None else number
 
 
 def _put_number(question: dict, name: str, raw: str) -> None:
     raw = raw.strip()
     if raw:
-        question[name] = int(raw) if re.fullmatch(r"-?\d+", raw) else raw
+        number = plain_int(raw)
+        question[name] = raw if number is None else number
 
 
 def _lines(raw: str) -> list[str]:

@@ -13,10 +13,22 @@ from django.views.decorators.http import require_POST
 from annotation.errors import InputError
 from annotation.models import Platform, PlatformStudy, Study
 from annotation.services.access import access_study_for_researcher, can_use_platforms
+from annotation.services.amounts import (
+    MAX_BONUS_CAP_CENTS,
+    MAX_MINUTES,
+    MAX_PLACES,
+    MAX_REWARD_CENTS,
+    as_currency,
+)
 from annotation.services.capacity import places_wanted
 from annotation.services.platform_audit import study_calls
-from annotation.services.platform_bonus import parse_bonus_csv, pseudonymous_lines
-from annotation.services.platform_plans import bonus_plan, publish_places, review_plan
+from annotation.services.platform_bonus import (
+    parse_bonus_csv,
+    pseudonymous_lines,
+    set_bonus_cap,
+    unpaid_batches,
+)
+from annotation.services.platform_plans import bonus_plan, publish_parameters, publish_places, review_plan
 from annotation.services.platform_tokens import has_token, store_token
 from annotation.services.research import NotAllowed, start_job_for_researcher
 
@@ -39,7 +51,14 @@ def platform_page(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "study": study,
         "record": record,
-        "bonus_cap": f"{record.bonus_cap_cents / 100:.2f}",
+        "bonus_cap": as_currency(record.bonus_cap_cents),
+        "unpaid_batches": unpaid_batches(study),
+        "limits": {
+            "reward": as_currency(MAX_REWARD_CENTS),
+            "places": MAX_PLACES,
+            "minutes": MAX_MINUTES,
+            "bonus_cap": as_currency(MAX_BONUS_CAP_CENTS),
+        },
         "places_wanted": places_wanted(study),
         "prolific_token": has_token(request.user, platform=Platform.PROLIFIC),
         "calls": study_calls(study),
@@ -54,12 +73,12 @@ def platform_settings(request: HttpRequest, slug: str) -> HttpResponse:
     """The bonus cap (per participant, in the study's currency) and the researcher's token."""
     study = _study(request, slug)
     if "bonus_cap" in request.POST:
-        cents = _cents(request.POST["bonus_cap"], allow_zero=True)
-        if cents is None:
-            messages.error(request, "The bonus cap is an amount such as 2.50 (0: no bonuses).")
+        try:
+            cents = set_bonus_cap(study, request.POST["bonus_cap"])
+        except InputError as exc:
+            messages.error(request, f"Nothing changed. {exc.summary()} (0: no bonuses.)")
         else:
-            PlatformStudy.objects.update_or_create(study=study, defaults={"bonus_cap_cents": cents})
-            messages.success(request, f"Bonus cap: {cents / 100:.2f} per participant.")
+            messages.success(request, f"Bonus cap: {as_currency(cents)} per participant.")
     if "prolific_token" in request.POST:
         try:
             store_token(request.user, platform=Platform.PROLIFIC, token=request.POST["prolific_token"])
@@ -104,25 +123,14 @@ def _parameters(request: HttpRequest, study: Study, platform: str, action: str) 
     if action == "bonus":
         lines = pseudonymous_lines(study, platform=platform, lines=parse_bonus_csv(post.get("bonuses", "")))
         return {"bonuses": [line.as_dict() for line in lines]}
-    reward = _cents(post.get("reward", ""))
-    errors = {}
-    if reward is None:
-        errors["reward"] = ["The reward is an amount such as 1.50."]
-    places = _positive(post.get("places", ""))
-    minutes = _positive(post.get("minutes", ""))
-    if minutes is None:
-        errors["minutes"] = ["The minutes a participant needs, a whole number."]
-    if errors:
-        raise InputError(errors)
-    url = request.build_absolute_uri(reverse("study-entry", kwargs={"slug": study.slug}))
-    return {
-        "study_url": url,
-        "places": places,
-        "reward_cents": reward,
-        "minutes": minutes,
-        "draft": bool(post.get("draft")),
-        "sandbox": bool(post.get("sandbox")),
-    }
+    return publish_parameters(
+        study_url=request.build_absolute_uri(reverse("study-entry", kwargs={"slug": study.slug})),
+        reward=post.get("reward", ""),
+        places=post.get("places", ""),
+        minutes=post.get("minutes", ""),
+        draft=bool(post.get("draft")),
+        sandbox=bool(post.get("sandbox")),
+    )
 
 
 def _plan(study: Study, platform: str, action: str, parameters: dict) -> dict:
@@ -137,25 +145,3 @@ def _plan(study: Study, platform: str, action: str, parameters: dict) -> dict:
         return {"bonuses": bonuses, "count": len(bonuses.bonuses), "cost_cents": bonuses.total_cents}
     places = publish_places(study, parameters["places"])
     return {"publish": parameters, "count": places, "cost_cents": places * parameters["reward_cents"]}
-
-
-def _cents(text: str, *, allow_zero: bool = False) -> int | None:
-    from decimal import Decimal, InvalidOperation
-
-    try:
-        value = Decimal(text.strip()) * 100
-    except InvalidOperation:
-        return None
-    if (
-        not value.is_finite()
-        or value != value.to_integral_value()
-        or value < 0
-        or (value == 0 and not allow_zero)
-    ):
-        return None
-    return int(value)
-
-
-def _positive(text: str) -> int | None:
-    text = text.strip()
-    return int(text) if text.isdigit() and int(text) > 0 else None

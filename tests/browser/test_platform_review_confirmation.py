@@ -58,3 +58,22 @@ def test_review_confirmation_lists_each_decision_and_the_cost(
     )  # two pages of the list, the approval, the rejection
     assert "done" in page.locator("#platform-jobs").inner_text()
     screenshot("platform-audit-log")
+
+
+def test_the_page_states_the_bounds_and_names_a_cap_out_of_them(
+    live_server, page, screenshot, django_user_model
+):
+    owner = django_user_model.objects.create_user("owner", password=PASSWORD)
+    owner.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    study = load_study_file(claim_study_file(items=2), owner=owner).study
+    PlatformStudy.objects.create(study=study, bonus_cap_cents=200)
+
+    open_signed_in(page, live_server, "owner", f"/research/s/{study.slug}/platforms/")
+    assert "at most 500.00 per participant" in page.locator("#publish-limits").inner_text()
+    assert "1000.00" in page.locator("#bonus-cap-help").inner_text()
+    page.fill("#bonus-cap", "1e30")
+    page.locator("#bonus-cap-form").get_by_role("button", name="Save").click()
+    page.wait_for_selector("text=Nothing changed")
+    assert page.locator("#bonus-cap").input_value() == "2.00"
+    assert PlatformStudy.objects.get(study=study).bonus_cap_cents == 200
+    screenshot("platform-bonus-cap-refused")

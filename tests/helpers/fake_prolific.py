@@ -5,7 +5,9 @@ It follows the published API where our client touches it: the paths and methods,
 rejection without ``rejection_category`` or with a message under 100 characters, a transition
 of a submission not awaiting review, a bonus for someone who did not take part), 404 for an
 unknown id, paginated listings with ``_links.next.href``; and it can fail on purpose between
-creating a bulk bonus and paying it (``pay_failure``).
+creating a bulk bonus and paying it (``pay_failure``). A race test can hold the POSTs to
+some paths (``hold``) unanswered until it sets ``release``, to see what a second run does
+while the first one's call is out.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import itertools
 import json
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -39,6 +42,13 @@ class FakeProlific:
     # 503; "400": do not pay, answer 400 (say, the balance is too low). Each happens once.
     pay_failure: str | None = None
     ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+    # POSTs to a path for which ``hold`` says yes wait (at most a minute) for ``release``.
+    hold: Callable[[str], bool] | None = None
+    release: threading.Event = field(default_factory=threading.Event)
+
+    def posts_to(self, path_part: str) -> int:
+        """How many POSTs whose path contains ``path_part`` arrived (answered or held)."""
+        return sum(1 for method, path in self.calls if method == "POST" and path_part in path)
 
     def add_submission(self, study_id: str, participant_id: str, status: str = "AWAITING REVIEW") -> str:
         submission_id = f"sub-{next(self.ids)}"
@@ -68,6 +78,8 @@ def serve() -> tuple[FakeProlific, ThreadingHTTPServer]:
         def _route(self, method: str) -> None:
             parts = urlsplit(self.path)
             fake.calls.append((method, parts.path))
+            if method == "POST" and fake.hold is not None and fake.hold(parts.path):
+                fake.release.wait(timeout=60)
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             if self.headers.get("Authorization") != f"Token {TOKEN}":

@@ -19,10 +19,12 @@ from annotation.models import (
     PlatformCall,
     PlatformDecision,
     PlatformStudy,
+    Study,
 )
 from annotation.services.assignment import assign_next_item
 from annotation.services.flags import flag_in_study
 from annotation.services.platform_review import MIN_REJECTION_MESSAGE
+from tests.factories import researcher_user
 from tests.helpers.fake_prolific import TOKEN, closed_port_url, serve
 from tests.helpers.platforms import BAD, GOOD, crowd_participant, named
 
@@ -229,6 +231,44 @@ def test_bonus_created_but_not_paid_is_paid_by_the_rerun(fake, study, tmp_path):
     prolific("bonus", study.slug, path)
     assert len(fake.payments) == 1 and PlatformBonus.objects.get().state == "paid"
     assert len(fake.bonuses) == 2  # a fresh bulk bonus; the first one was never paid
+
+
+def test_a_bulk_bonus_created_and_never_paid_is_listed_by_the_command_and_the_page(
+    fake, study, tmp_path, client
+):
+    """Settled as unpaid, a bulk bonus stays on Prolific unpaid while the rerun pays a fresh
+    one: the command's --list and the platforms page name it, so it is not forgotten."""
+    bonus_study(study, fake)
+    path = bonus_file(tmp_path, "pid-a,1.50,accuracy\n")
+    fake.pay_failure = "503"
+    with pytest.raises(CommandError, match="may have been paid"):
+        prolific("bonus", study.slug, path)
+    first = PlatformBonus.objects.get().batch_id
+    assert f"Outcome unknown (settle it): payment {first}" in prolific("bonus", study.slug, "--list")
+    prolific("bonus", study.slug, "--settle", first, "unpaid")
+    prolific("bonus", study.slug, path)
+    second = PlatformBonus.objects.get(state="paid").batch_id
+
+    listed = prolific("bonus", study.slug, "--list")
+    assert f"Created, not paid: bulk bonus {first} (1.50)" in listed and "nothing here will pay it" in listed
+    assert second not in listed
+    owner = researcher_user("olga", password="pw")
+    Study.objects.filter(pk=study.pk).update(owner=owner)
+    client.force_login(owner)
+    page = client.get(f"/research/s/{study.slug}/platforms/").content.decode()
+    assert 'id="unpaid-batches"' in page and f"<code>{first}</code>" in page
+    assert f"<code>{second}</code>" not in page
+
+
+def test_a_bulk_bonus_refused_at_payment_is_listed_as_waiting_for_the_next_run(fake, study, tmp_path):
+    bonus_study(study, fake)
+    fake.pay_failure = "400"
+    with pytest.raises(CommandError, match="Nothing was paid"):
+        prolific("bonus", study.slug, bonus_file(tmp_path, "pid-a,1.50,accuracy\n"))
+    batch = PlatformBonus.objects.get().batch_id
+    assert f"bulk bonus {batch} (1.50); 1 bonus(es) of ours wait in it" in prolific(
+        "bonus", study.slug, "--list"
+    )
 
 
 def test_bonus_created_and_refused_at_payment_is_paid_in_the_same_bulk_bonus_by_the_rerun(

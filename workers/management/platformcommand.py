@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from django.conf import settings
@@ -14,8 +13,15 @@ from django.urls import reverse
 
 from annotation.errors import InputError
 from annotation.models import Job, Study
+from annotation.services.amounts import as_currency, cents_from_text
 from annotation.services.jobs import create_job
-from annotation.services.platform_bonus import parse_bonus_csv, pseudonymous_lines, settle_bonuses
+from annotation.services.platform_bonus import (
+    parse_bonus_csv,
+    pseudonymous_lines,
+    settle_bonuses,
+    stuck_bonuses,
+    unpaid_batches,
+)
 from workers.management.jobcommand import input_error, owner_named, run_or_queue
 
 
@@ -24,15 +30,13 @@ def study_url(study: Study) -> str:
     return settings.SITE_URL + reverse("study-entry", kwargs={"slug": study.slug})
 
 
-def cents_from(text: str, *, option: str) -> int:
-    """A money amount given in the currency's unit (``0.50``) as cents."""
+def cents_from(text: str, *, option: str, high: int) -> int:
+    """A money amount given in the currency's unit (``0.50``) as cents, read as the page and
+    the bonus file read theirs (``amounts.cents_from_text``); the option named otherwise."""
     try:
-        value = Decimal(text) * 100
-    except InvalidOperation:
-        raise CommandError(f"{option}: {text!r} is not an amount.") from None
-    if value <= 0 or value != value.to_integral_value():
-        raise CommandError(f"{option}: {text!r} must be above 0 with at most two decimals.")
-    return int(value)
+        return cents_from_text(text, field=option, high=high)
+    except InputError as exc:
+        raise CommandError(f"{exc.summary()} Nothing was sent.") from None
 
 
 class PlatformCommand(BaseCommand, ABC):
@@ -60,6 +64,11 @@ class PlatformCommand(BaseCommand, ABC):
             metavar=("PAYMENT_ID", "paid|unpaid"),
             help="after checking the platform's records: a payment of unknown outcome was paid, or not",
         )
+        bonus.add_argument(
+            "--list",
+            action="store_true",
+            help="list payments of unknown outcome and bulk bonuses created and never paid; send nothing",
+        )
 
     def handle(self, *args, action: str, **options):
         study = Study.objects.filter(slug=options["slug"]).first()
@@ -67,6 +76,9 @@ class PlatformCommand(BaseCommand, ABC):
             raise CommandError(f"There is no study {options['slug']!r}.")
         if action == "bonus" and options.get("settle"):
             self.settle(study, *options["settle"])
+            return
+        if action == "bonus" and options.get("list"):
+            self.list_unfinished(study)
             return
         parameters = self.parameters(action, study, options)
         if options["dry_run"]:
@@ -117,6 +129,26 @@ class PlatformCommand(BaseCommand, ABC):
         if not changed:
             raise CommandError(f"--settle: no bonus of {study.slug} is waiting on payment {payment_id!r}.")
         self.stdout.write(f"Settled {changed} bonus(es) of payment {payment_id} as {outcome}.")
+
+    def list_unfinished(self, study: Study) -> None:
+        """What a bonus run left unfinished: payments to settle, bulk bonuses never paid."""
+        stuck = sorted(set(stuck_bonuses(study, platform=self.platform).values_list("batch_id", flat=True)))
+        for payment in stuck:
+            self.stdout.write(f"Outcome unknown (settle it): payment {payment or '(no id)'}")
+        batches = unpaid_batches(study) if self.platform == "prolific" else []
+        for batch in batches:
+            amount = batch["amount_cents"]
+            waiting = (
+                f"{batch['waiting']} bonus(es) of ours wait in it: the next run pays it"
+                if batch["waiting"]
+                else "none of ours waits in it: nothing here will pay it"
+            )
+            self.stdout.write(
+                f"Created, not paid: bulk bonus {batch['batch_id']}"
+                f" ({as_currency(amount) if isinstance(amount, int) else 'amount unknown'}); {waiting}"
+            )
+        if not stuck and not batches:
+            self.stdout.write("Nothing unfinished: every bonus recorded is paid or waiting for the next run.")
 
     def report(self, job: Job) -> None:
         result = dict(job.result)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from annotation.models import Study
+from annotation.services.amounts import MAX_REWARD_CENTS
 from workers.management.platformcommand import PlatformCommand, cents_from, study_url
 
 
@@ -32,7 +33,7 @@ class Command(PlatformCommand):
         return {
             "study_url": study_url(study),
             "places": options["assignments"],
-            "reward_cents": cents_from(options["reward"], option="--reward"),
+            "reward_cents": cents_from(options["reward"], option="--reward", high=MAX_REWARD_CENTS),
             "minutes": options["minutes"],
             "sandbox": options["sandbox"],
         }

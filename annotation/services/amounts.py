@@ -1,0 +1,77 @@
+"""Whole numbers and money amounts typed by a person, read once for every way in.
+
+The platforms page, the ``prolific``/``mturk`` commands and the bonus file all read an amount
+such as ``1.50`` here (``cents_from_text``) and print one with ``as_currency``; every form
+field or command option that takes a whole number reads it with ``whole_number``. Each
+refuses, with an ``InputError`` naming the field, what ``int()``/``Decimal()`` would crash on
+or silently accept: superscript and other non-ASCII digits (``str.isdigit`` says yes to
+``²``), ``nan``, ``inf``, exponents (``1e30``), more than two decimals, thousands of digits,
+and any value above the field's bound. The bounds of a publish (reward, places, minutes)
+and of the bonus cap live here too, so the page's help text, the job's parameters and the
+docs (docs/crowd.md) say the same numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from annotation.errors import InputError
+
+# A publish asks a platform to pay this much per participant at most: a few hours of work
+# at a generous rate; more is a typo (cents for units, a digit too many).
+MAX_REWARD_CENTS = 500_00
+# Participants asked for by one publish: far above any study here (the largest plans a few
+# thousand), far below what a typo such as 1e30 would ask Prolific to charge for.
+MAX_PLACES = 100_000
+# The estimate of one participant's time: a day (Prolific and MTurk take minutes as an int).
+MAX_MINUTES = 24 * 60
+# The most one participant may get in bonuses in a study (the cap itself is the researcher's).
+MAX_BONUS_CAP_CENTS = 1_000_00
+# A single bonus line: no more than the largest cap could allow.
+MAX_BONUS_CENTS = MAX_BONUS_CAP_CENTS
+
+# ASCII digits only: ``\d`` and ``str.isdigit`` accept other scripts' digits and superscripts.
+_WHOLE = re.compile(r"[+-]?[0-9]{1,18}")
+_AMOUNT = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,2})?|\.[0-9]{1,2}")
+
+
+def plain_int(text: str) -> int | None:
+    """``text`` as an int when it is a plain whole number (an optional sign, at most 18
+    ASCII digits: within a 64-bit column), else None, for a form that passes other text on
+    to the validator that names what is wrong with it (never ``int()``'s ``ValueError`` on
+    ``²`` or on more than 4,300 digits)."""
+    value = text.strip()
+    return int(value) if _WHOLE.fullmatch(value) else None
+
+
+def whole_number(text: str, *, field: str, low: int, high: int) -> int:
+    """``text`` as an integer in ``[low, high]``; ``InputError`` under ``field`` otherwise."""
+    value = text.strip()
+    if not _WHOLE.fullmatch(value):
+        raise InputError({field: [f"A whole number from {low} to {high}, in digits 0-9."]})
+    number = int(value)
+    if not low <= number <= high:
+        raise InputError({field: [f"{value} is out of range: from {low} to {high}."]})
+    return number
+
+
+def cents_from_text(text: str, *, field: str, high: int, zero_ok: bool = False) -> int:
+    """An amount in the currency's unit (``1.50``: digits, at most two decimals, no sign,
+    no exponent) as cents, above 0 (or 0 if ``zero_ok``) and at most ``high`` cents."""
+    value = text.strip()
+    if not _AMOUNT.fullmatch(value):
+        raise InputError(
+            {field: [f"An amount such as 1.50: digits, at most two decimals, at most {as_currency(high)}."]}
+        )
+    cents = int(Decimal(value) * 100)
+    if cents == 0 and not zero_ok:
+        raise InputError({field: ["Must be more than 0."]})
+    if cents > high:
+        raise InputError({field: [f"{value} is more than the most allowed here, {as_currency(high)}."]})
+    return cents
+
+
+def as_currency(cents: int) -> str:
+    """Cents as an amount in the currency's unit with two decimals (``150`` → ``1.50``)."""
+    return str((Decimal(cents) / 100).quantize(Decimal("0.01")))
