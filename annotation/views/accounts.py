@@ -15,6 +15,7 @@ class PasswordReset(PasswordResetView):
     went out and what to do instead (503), never "sent"."""
 
     form_class = PasswordResetMailForm
+    template_name = "registration/password_reset_form.html"
 
     def get_context_data(self, **kwargs):
         return {**super().get_context_data(**kwargs), "mail_configured": mail_configured()}
