@@ -17,6 +17,7 @@ from django.contrib.auth.forms import PasswordResetForm
 from django.core.mail import EmailMultiAlternatives, get_connection
 from django.core.mail.backends.base import BaseEmailBackend
 from django.template import loader
+from django.utils.translation import gettext
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +35,13 @@ def open_mail_connection() -> BaseEmailBackend:
     """An open connection to the configured mail backend; ``MailNotSent`` when there is no
     mail or the server cannot be reached (logged for the operator)."""
     if not mail_configured():
-        raise MailNotSent("This site has no mail server configured.")
+        raise MailNotSent(gettext("This site has no mail server configured."))
     connection = get_connection(fail_silently=False)
     try:
         connection.open()
     except Exception as exc:  # any backend's failure to connect: SMTP, a socket, a TLS error
         log.warning("mail: could not connect to the mail server: %s", exc)
-        raise MailNotSent("The mail server could not be reached.") from exc
+        raise MailNotSent(gettext("The mail server could not be reached.")) from exc
     return connection
 
 
@@ -69,7 +70,7 @@ class PasswordResetMailForm(PasswordResetForm):
             message.send()
         except Exception as exc:  # the server refused or dropped the message
             log.warning("mail: the password-reset mail to user %s failed: %s", context["user"].pk, exc)
-            raise MailNotSent("The mail server did not take the message.") from exc
+            raise MailNotSent(gettext("The mail server did not take the message.")) from exc
 
 
 def send_password_reset(form: PasswordResetMailForm, **options) -> None:
