@@ -18,6 +18,7 @@ from annotation.services.submission import submit_response
 from scoring.services import compute_study_reports
 from tests.conftest import claim_study_file
 from tests.helpers.adaptive import answer_all, likert_study_file
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import answer_pages, start, task_action
 from tests.helpers.gate import CLAIM_ANSWER
 from tests.helpers.pick_plan import plan_of_the_pick
@@ -138,7 +139,7 @@ def test_the_budget_closes_the_study_once_over_http(client, researcher):
     study.save()
     for worker in ("w1", "w2", "w3"):
         client.logout()
-        html = start(client, study.slug, f"?PROLIFIC_PID={worker}")
+        html = start(client, study.slug, f"?PROLIFIC_PID={prolific_id(worker)}")
         client.post(task_action(html), CLAIM_ANSWER)
     study.refresh_from_db()
     assert study.status == Study.Status.CLOSED
