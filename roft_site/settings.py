@@ -247,6 +247,22 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# --- mail (password resets) -----------------------------------------------------------------
+# Mail is configured when EMAIL_HOST is set (SMTP) or EMAIL_BACKEND names a backend; without
+# either, the password-reset page says at once that no mail can be sent and what to do instead.
+EMAIL_HOST = env_str("EMAIL_HOST", "") or ""
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "") or ""
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "") or ""
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "") or "django.core.mail.backends.smtp.EmailBackend"
+EMAIL_CONFIGURED = bool(EMAIL_HOST or env_str("EMAIL_BACKEND"))
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "") or "webmaster@localhost"
+if EMAIL_USE_SSL:
+    EMAIL_USE_TLS = False  # the two are exclusive (Django refuses both): SSL on connect wins
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"

@@ -9,6 +9,7 @@ from django.views.defaults import page_not_found
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
+from annotation.views.accounts import PasswordReset
 from annotation.views.home import home
 from roft_site.health import healthz
 
@@ -29,6 +30,8 @@ urlpatterns = [
     path("favicon.ico", FaviconView.as_view(), name="favicon"),
     path("", include("annotation.urls")),
     path("research/", include("scoring.urls")),
+    # before django.contrib.auth's own: the reset that says when no mail could be sent
+    path("accounts/password_reset/", PasswordReset.as_view(), name="password_reset"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("roft_site.api_urls")),

@@ -137,7 +137,11 @@ def stop_look(data: StudyData, rule: StopRule) -> Look | None:
     except InputError:
         return None
     systems = data.items[SYSTEM][item].astype(str)
-    return difference_sequence(values[systems == rule.first], values[systems == rule.second], rule.alpha)
+    first, second = values[systems == rule.first], values[systems == rule.second]
+    # the range the question's answers took in the study (every system): the scale's width as
+    # far as the answers show it, which keeps answers that all agree from a certain interval
+    span = float(values.max() - values.min()) if values.size else 0.0
+    return difference_sequence(first, second, rule.alpha, span=span)
 
 
 def _met(look: Look, rule: StopRule) -> bool:

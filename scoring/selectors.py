@@ -22,6 +22,7 @@ from scoring.reports import report_for
 from scoring.reports.base import PlotSpec, TableSpec
 from scoring.reports.common import AGREEMENT_TABLE, ALPHA_PLOT, MORE_AGREEMENT_TABLES, RATER_PLOT
 from scoring.reports.competence import COMPETENCE_TABLES
+from stats.competence import NOT_IDENTIFIABLE
 
 PROGRESS_METRICS = (
     "progress.items_complete",
@@ -309,14 +310,22 @@ def annotator_competence(study: Study) -> dict[str, Competence]:
     found: dict[str, dict] = {}
     rows = Report.objects.filter(
         study=study, population="all", metric__in=("competence.mace", "competence.dawid_skene")
-    ).values_list("metric", "group", "value", "n")
-    for metric, group, value, n in rows:
+    ).values_list("metric", "group", "value", "n", "details")
+    for metric, group, value, n, details in rows:
         if set(group) != {"annotator"}:
             continue  # per question: the page shows the pooled figure
-        figures = found.setdefault(group["annotator"], {"answers": n})
+        figures = found.setdefault(group["annotator"], {"answers": n, "reason": ""})
         figures[metric.split(".", 1)[1]] = value
+        reason = (details or {}).get("reason", "")
+        if value is None and reason.startswith(NOT_IDENTIFIABLE):
+            figures["reason"] = reason
     return {
-        name: Competence(mace=f.get("mace"), dawid_skene=f.get("dawid_skene"), answers=f["answers"])
+        name: Competence(
+            mace=f.get("mace"),
+            dawid_skene=f.get("dawid_skene"),
+            answers=f["answers"],
+            not_identifiable=f["reason"],
+        )
         for name, f in found.items()
     }
 

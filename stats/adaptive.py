@@ -181,28 +181,44 @@ class Look:
         return self.low > 0 or self.high < 0
 
 
-def mean_sequence(values: np.ndarray, alpha: float, *, tightest_at: int = SEQUENCE_TIGHTEST_AT) -> Look:
+def mean_sequence(
+    values: np.ndarray, alpha: float, *, span: float = 0.0, tightest_at: int = SEQUENCE_TIGHTEST_AT
+) -> Look:
     """The asymptotic confidence sequence of a mean at level ``1 - alpha``, at this look
-    (``values``: every answer so far). Below two answers, or with no variation yet, it is
-    the whole line: nothing is known."""
+    (``values``: every answer so far). Below two answers it is the whole line: nothing is
+    known. ``span``: the range the answers can take (0: unknown); with it, the standard
+    deviation is at least ``spread_floor``, so answers that happen to agree (every rating a 7)
+    still give a finite interval; without it, answers without variation give the whole line."""
     values = np.asarray(values, dtype=np.float64)
     n = values.size
-    if n < 2 or not values.std(ddof=1) > 0:
+    sd = max(float(values.std(ddof=1)) if n > 1 else 0.0, spread_floor(span, n))
+    if n < 2 or not sd > 0:
         mean = float(values.mean()) if n else math.nan
         return Look(mean, -math.inf, math.inf, n)
     rho2 = (-2 * math.log(alpha) + math.log(-2 * math.log(alpha) + 1)) / tightest_at
-    radius = values.std(ddof=1) * math.sqrt(
-        2 * (n * rho2 + 1) / (n * n * rho2) * math.log(math.sqrt(n * rho2 + 1) / alpha)
-    )
+    radius = sd * math.sqrt(2 * (n * rho2 + 1) / (n * n * rho2) * math.log(math.sqrt(n * rho2 + 1) / alpha))
     mean = float(values.mean())
     return Look(mean, mean - radius, mean + radius, n)
 
 
-def difference_sequence(first: np.ndarray, second: np.ndarray, alpha: float) -> Look:
+def spread_floor(span: float, n: int) -> float:
+    """The least standard deviation the sequence uses after ``n`` answers on a range ``span``
+    wide: one imagined answer of the largest variance a value on that range can have,
+    ``(span / 2)²``, spread over ``n + 1`` (the regularised variance of Waudby-Smith &
+    Ramdas's bounded-mean sequences, 2023). It vanishes as answers come in, so the estimate
+    stays consistent and the sequence asymptotically valid; it only matters while the
+    answers so far barely vary, exactly where the sample variance would claim certainty."""
+    if not span > 0 or n < 1:
+        return 0.0
+    return (span / 2) / math.sqrt(n + 1)
+
+
+def difference_sequence(first: np.ndarray, second: np.ndarray, alpha: float, *, span: float = 0.0) -> Look:
     """A confidence sequence of ``mean(first) - mean(second)`` at level ``1 - alpha``: each
     mean's sequence at ``alpha / 2`` (so both hold together with probability ``1 - alpha``
-    at every look), the difference's bounds from theirs."""
-    a, b = mean_sequence(first, alpha / 2), mean_sequence(second, alpha / 2)
+    at every look), the difference's bounds from theirs. ``span``: the range of the scale
+    (``mean_sequence``)."""
+    a, b = mean_sequence(first, alpha / 2, span=span), mean_sequence(second, alpha / 2, span=span)
     return Look(a.estimate - b.estimate, a.low - b.high, a.high - b.low, a.n + b.n, (a.n, b.n))
 
 

@@ -146,6 +146,72 @@ class MaceModel(LabelModel):
     knowing_weight: np.ndarray
 
 
+# The fewest units answered by two annotators or more for competences to be estimated at all:
+# a competence says how an annotator's answers relate to the others' on the same units.
+MIN_SHARED_UNITS = 3
+NOT_IDENTIFIABLE = "not identifiable"
+
+
+@dataclass(frozen=True)
+class Identifiability:
+    """Whether the answers can tell annotators' competences apart. ``reason``: why the
+    question's competences cannot be estimated (None: they can); ``annotators``: per
+    annotator code, why theirs cannot (None: it can) when the question's can."""
+
+    reason: str | None
+    annotators: tuple[str | None, ...]
+
+    @property
+    def identifiable(self) -> bool:
+        return self.reason is None
+
+
+def competence_identifiability(
+    answers: Answers, *, min_shared_units: int = MIN_SHARED_UNITS
+) -> Identifiability:
+    """Whether MACE's and Dawid–Skene's competences mean anything on these answers.
+
+    Both models learn an annotator's competence only from how their answers agree with the
+    others' on the same units; without that the fit returns its starting point or a
+    boundary (one annotator alone: MACE 0.45, Dawid–Skene 0.99999999999, numbers that look
+    like findings). So they need at least two annotators, at least ``min_shared_units``
+    units answered by two of them or more, and at least one disagreement on those units
+    (annotators who never disagree all get a competence of 1, which the answers cannot tell
+    from agreeing by chance or by a shared habit). An annotator who shares no unit with
+    another has no competence of their own even when the others have."""
+    if not len(answers):
+        return Identifiability(f"{NOT_IDENTIFIABLE}: no answers", (None,) * answers.annotators)
+    pairs = np.unique(np.stack([answers.unit, answers.annotator]), axis=1)  # one per unit and annotator
+    per_unit = np.bincount(pairs[0], minlength=answers.units)
+    shared = per_unit >= 2
+    present = np.unique(answers.annotator)
+    reason = None
+    if len(present) < 2:
+        reason = "one annotator only: no one else's answers to compare theirs with"
+    elif int(shared.sum()) < min_shared_units:
+        reason = (
+            f"{int(shared.sum())} items answered by two annotators or more; "
+            f"at least {min_shared_units} are needed"
+        )
+    elif not _any_disagreement(answers, shared):
+        reason = "the annotators never disagree, so every competence would come out as 1"
+    if reason is not None:
+        return Identifiability(f"{NOT_IDENTIFIABLE}: {reason}", (None,) * answers.annotators)
+    sharing = np.zeros(answers.annotators, dtype=bool)
+    sharing[pairs[1][shared[pairs[0]]]] = True
+    alone = f"{NOT_IDENTIFIABLE}: shares no item with another annotator"
+    return Identifiability(
+        None, tuple(None if sharing[code] else alone for code in range(answers.annotators))
+    )
+
+
+def _any_disagreement(answers: Answers, shared: np.ndarray) -> bool:
+    """Whether some unit answered by two annotators or more got two different labels."""
+    on_shared = shared[answers.unit]
+    labelled = np.unique(np.stack([answers.unit[on_shared], answers.label[on_shared]]), axis=1)
+    return bool((np.bincount(labelled[0], minlength=answers.units) >= 2).any())
+
+
 def majority_shares(answers: Answers) -> np.ndarray:
     """Per unit each category's share of the votes (uniform for a unit without answers)."""
     votes = answers.votes()

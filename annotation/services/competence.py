@@ -19,11 +19,13 @@ from .pseudonyms import PseudonymCache
 
 @dataclass(frozen=True)
 class Competence:
-    """One annotator's competence over the study's categorical questions (None: undefined)."""
+    """One annotator's competence over the study's categorical questions (None: undefined;
+    ``not_identifiable``: why, when the answers cannot estimate it, ``stats.competence``)."""
 
     mace: float | None
     dawid_skene: float | None
     answers: int
+    not_identifiable: str = ""
 
 
 CompetenceReader = Callable[[Study], dict[str, Competence]]

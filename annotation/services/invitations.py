@@ -2,7 +2,9 @@
 ``manage.py createresearcher`` makes.
 
 An invitation's token is shown once, in the link its inviter copies; the table keeps only
-its SHA-256, so a leaked database or an admin page reveals no usable link. Opening the
+its SHA-256, so a leaked database or an admin page reveals no usable link. The link carries
+the token in its fragment (``/research/join/#<token>``), which browsers never send, and the
+join page posts it: so it is in no access log, no ``Referer`` and no proxy's URL list. Opening the
 link before it expires lets one person choose a username and password (Django's password
 validators, the same check as ``createresearcher``); the account joins the researchers
 group and the invitation is used up. A used, expired or unknown link creates nothing.
@@ -66,6 +68,17 @@ class InvitationClosed(Exception):
     def __init__(self, reason: str):
         self.reason = reason
         super().__init__(self.MESSAGES[reason])
+
+
+def token_from_pasted(text: str) -> str:
+    """The token in what an invitee pasted: the token alone, the whole link (the token after
+    its ``#``) or a link of the old form (``/research/join/<token>/``)."""
+    text = text.strip()
+    if "#" in text:
+        return text.rsplit("#", 1)[1].strip()
+    if "/join/" in text:
+        return text.rsplit("/join/", 1)[1].strip("/ ")
+    return text
 
 
 def token_hash(token: str) -> str:

@@ -8,6 +8,7 @@ cancelled job, is recognised and left alone.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import threading
@@ -188,15 +189,18 @@ def check_worker_paths(kind: str, parameters: dict | None, user=None) -> None:
     researcher, outside their own folder and the shared one.
 
     Researchers name files on the GPU workers (a corpus, a model directory); a path
-    anywhere else would let them probe, or read, the workers' files. The check is on the
-    path's text (the web process cannot see the workers' disks): absolute, no ``..``, under
-    one of the roots. ``InputError`` naming ``parameters.<field>`` otherwise.
+    anywhere else would let them probe, or read, the workers' files. The path's text must be
+    absolute, without ``..``, under one of the roots, and so must the path it resolves to on
+    this machine (``resolved``: a symbolic link inside one's own folder may point anywhere).
+    The web process may not see the workers' disks, so the worker checks again, with its own
+    disk, right before the job runs (``check_job_paths_now``). ``InputError`` naming
+    ``parameters.<field>`` otherwise.
 
     Ownership (``user`` given and not an admin, ``worker_folders``): under every root, a
     researcher's jobs read only ``<root>/<username>/…`` and ``<root>/shared/…`` and write only
-    into their own folder. The disk is never looked at, so the answer is the same whether
-    another researcher's file exists or not. ``user`` None (an operator's command, the admin's
-    form) skips this part; so does an admin.
+    into their own folder, by the path's text and by the path it resolves to. Only links are
+    followed, so the answer is the same whether another researcher's file exists or not.
+    ``user`` None (an operator's command, the admin's form) skips this part; so does an admin.
     """
     spec = JOB_KINDS.get(kind)
     if spec is None:
@@ -239,9 +243,24 @@ def _owned(value: object, root_kind: str, roots: list[str], folders: dict[str, s
         # owner may read (``workers.lm.registry.model_folders``), so it needs no check here.
         return True
     allowed = folders["write" if root_kind == "output" else "read"]
-    path = posixpath.normpath(value)
+    return all(_in_folders(path, under, allowed) for path, under in _as_given_and_resolved(value, roots))
+
+
+def _in_folders(path: str, roots: list[str], allowed: set[str]) -> bool:
     tops = [path[len(root) + 1 :].split("/")[0] for root in roots if path.startswith(root + "/")]
     return bool(tops) and all(top in allowed for top in tops)  # nested roots: yours under each
+
+
+def _as_given_and_resolved(value: str, roots: list[str]) -> list[tuple[str, list[str]]]:
+    """The path as written with the roots as configured, and the path this machine's disk
+    resolves it to with the roots resolved likewise: both must pass."""
+    return [(posixpath.normpath(value), roots), (resolved(value), [resolved(root) for root in roots])]
+
+
+def resolved(path: str) -> str:
+    """Where ``path`` leads on this machine: every symbolic link followed in the part that
+    exists (the nearest existing folder of an output not made yet), the rest as written."""
+    return os.path.realpath(posixpath.normpath(path))
 
 
 def _not_yours(root_kind: str, roots: list[str], folders: dict[str, set[str]]) -> str:
@@ -268,8 +287,19 @@ def _path_under(value: object, roots: list[str]) -> bool:
         return False
     if ".." in value.split("/"):
         return False
-    path = posixpath.normpath(value)
-    return any(root != "/" and (path == root or path.startswith(root + "/")) for root in roots)
+    return all(
+        any(root != "/" and (path == root or path.startswith(root + "/")) for root in under)
+        for path, under in _as_given_and_resolved(value, roots)
+    )
+
+
+def check_job_paths_now(job: Job) -> None:
+    """Check a researcher's job's worker paths again where and when it runs: the web process
+    checked them against its own disk when the job was created, but the worker's disk is the
+    one read and written, and a link may have been made since (``InputError``, the job fails
+    with the message). An operator's job (no owner) was never limited and is not now."""
+    if job.created_by_id is not None:
+        check_worker_paths(job.kind, job.parameters, job.created_by)
 
 
 def start_job(*, kind: str, parameters: dict | None = None, study: Study | None = None, user=None) -> Job:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from annotation.errors import InputError
 from annotation.models import Enrollment, Participant, Study
 
 from . import row_addresses
@@ -27,19 +29,49 @@ class CrowdEntry:
     preview: bool = False
 
 
+# The worker ids the platforms put on a study link. Prolific's are 24 lowercase hexadecimal
+# characters (a MongoDB ObjectId); MTurk's are "A" then capital letters and digits, 64
+# characters at most (the MTurk API reference's WorkerId). Anything else was made up or
+# mangled, and would hold pages as a participant no platform knows (review 3, N12).
+PROLIFIC_ID = re.compile(r"[0-9a-f]{24}")
+MTURK_WORKER_ID = re.compile(r"A[A-Z0-9]{1,63}")
+
+
+class CrowdIdRefused(InputError):
+    """A study link whose crowd worker id is not of its platform's form (``field``: the
+    query parameter); nothing is stored for it."""
+
+    def __init__(self, field: str, platform: str):
+        self.field = field
+        self.platform = platform
+        message = f"Not a {platform} id: the platform makes these, so the link was changed."
+        super().__init__({field: [message]})
+
+
 def parse_crowd_params(params) -> CrowdEntry:
-    """Prolific (PROLIFIC_PID, STUDY_ID, SESSION_ID) or MTurk (workerId, assignmentId, hitId)."""
+    """Prolific (PROLIFIC_PID, STUDY_ID, SESSION_ID) or MTurk (workerId, assignmentId, hitId).
+    The one place a crowd participant's id enters: ``CrowdIdRefused`` when it is not of the
+    platform's form."""
     if params.get("PROLIFIC_PID"):
         session = {k: params[k] for k in ("STUDY_ID", "SESSION_ID") if params.get(k)}
-        return CrowdEntry(Participant.Source.PROLIFIC, params["PROLIFIC_PID"].strip()[:200], session)
+        worker_id = _checked_worker_id(params, "PROLIFIC_PID", PROLIFIC_ID, "Prolific")
+        return CrowdEntry(Participant.Source.PROLIFIC, worker_id, session)
     assignment_id = params.get("assignmentId", "")
     if assignment_id == MTURK_PREVIEW:
         return CrowdEntry(Participant.Source.MTURK, preview=True)
     if params.get("workerId"):
         keys = ("assignmentId", "hitId", "turkSubmitTo")
         session = {k: params[k] for k in keys if params.get(k)}
-        return CrowdEntry(Participant.Source.MTURK, params["workerId"].strip()[:200], session)
+        worker_id = _checked_worker_id(params, "workerId", MTURK_WORKER_ID, "Mechanical Turk")
+        return CrowdEntry(Participant.Source.MTURK, worker_id, session)
     return CrowdEntry()
+
+
+def _checked_worker_id(params, field: str, form: re.Pattern, platform: str) -> str:
+    worker_id = params[field].strip()
+    if form.fullmatch(worker_id) is None:
+        raise CrowdIdRefused(field, platform)
+    return worker_id
 
 
 def browser_participant(

@@ -31,7 +31,7 @@ def invitation_list(request: HttpRequest) -> HttpResponse:
         except InputError as exc:
             errors = exc.errors
         else:
-            link = request.build_absolute_uri(reverse("researcher-join", kwargs={"token": new.token}))
+            link = join_link(request, new.token)
     context = {
         "link": link,
         "errors": list(errors.items()),
@@ -41,13 +41,26 @@ def invitation_list(request: HttpRequest) -> HttpResponse:
     return render(request, "research/invitations.html", context, status=400 if errors else 200)
 
 
+def join_link(request: HttpRequest, token: str) -> str:
+    """The invitation link: the token in the fragment, which the browser keeps to itself (no
+    access log, proxy or ``Referer`` sees it); the join page's script posts it."""
+    return f"{request.build_absolute_uri(reverse('researcher-join'))}#{token}"
+
+
 @never_cache
 @require_http_methods(["GET", "POST"])
-def researcher_join(request: HttpRequest, token: str) -> HttpResponse:
-    """The invitation link: choose a username and password, become a researcher, logged in."""
-    form = ResearcherAccountForm(request.POST if request.method == "POST" else None)
+def researcher_join(request: HttpRequest) -> HttpResponse:
+    """The invitation page. GET: a form for the token (the page's script fills it in from the
+    link's fragment and sends it; without scripts, the invitee pastes the link). POST with the
+    token alone: the account form if the invitation is open. POST with the account's fields:
+    the account, logged in."""
+    if request.method == "GET":
+        return render(request, "registration/researcher_join_start.html")
+    token = invitations.token_from_pasted(request.POST.get("token", ""))
+    choosing = any(name in request.POST for name in ("username", "password1", "password2"))
+    form = ResearcherAccountForm(request.POST if choosing else None)
     try:
-        if request.method == "POST":
+        if choosing:
             user = invitations.invitation_accept(token=token, form=form)
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(request, f"Welcome, {user.username}. Your researcher account is ready.")
@@ -60,6 +73,13 @@ def researcher_join(request: HttpRequest, token: str) -> HttpResponse:
         )
     except InputError:
         pass  # the form has its errors; shown again below
-    return render(
-        request, "registration/researcher_join.html", {"form": form}, status=400 if form.errors else 200
-    )
+    context = {"form": form, "token": token}
+    return render(request, "registration/researcher_join.html", context, status=400 if form.errors else 200)
+
+
+@never_cache
+def researcher_join_old_link(request: HttpRequest, token: str) -> HttpResponse:
+    """A link of the old form (the token in the path, so in that one request's log line):
+    sent on to the join page with the token in the fragment, which stays out of every later
+    request. No link of this form is made any more."""
+    return redirect(f"{reverse('researcher-join')}#{token}")

@@ -27,6 +27,7 @@ from annotation.services.exams import failed_exam_attempt, needs_exam
 from annotation.services.participants import (
     CROWD_PARAMS,
     CrowdEntry,
+    CrowdIdRefused,
     browser_participant,
     complete_enrollment,
     enroll,
@@ -52,7 +53,10 @@ def study_entry(request: HttpRequest, study: Study) -> HttpResponse:
     """The study link: a returning participant resumes where they were; a new one is asked
     to consent (with the crowd parameters carried along), or told at once that the study is
     full. Nothing is stored here: the participant is created when they consent."""
-    entry = parse_crowd_params(request.GET)
+    try:
+        entry = parse_crowd_params(request.GET)
+    except CrowdIdRefused as refused:
+        return crowd_id_refused(request, study, refused)
     if entry.preview:
         return mturk_preview(request, study)
     return _arrival(request, study, entry) or redirect(_consent_url(study, request.GET))
@@ -63,7 +67,10 @@ def study_entry(request: HttpRequest, study: Study) -> HttpResponse:
 def study_consent(request: HttpRequest, study: Study) -> HttpResponse:
     """Consent, with an explicit choice either way; agreeing creates the participant and
     their enrollment (the first write of a participant's path)."""
-    entry = parse_crowd_params(request.GET)
+    try:
+        entry = parse_crowd_params(request.GET)
+    except CrowdIdRefused as refused:
+        return crowd_id_refused(request, study, refused)
     arrived = _arrival(request, study, entry, consenting=True)
     if arrived is not None:
         return arrived
@@ -80,6 +87,12 @@ def study_consent(request: HttpRequest, study: Study) -> HttpResponse:
     is_test = is_test_visit(request.user, study)
     give_consent(enroll(participant=participant, study=study, session=entry.session, is_test=is_test))
     return redirect("study-task", slug=study.slug)
+
+
+def crowd_id_refused(request: HttpRequest, study: Study, refused: CrowdIdRefused) -> HttpResponse:
+    """A study link whose worker id no crowd platform made (400): say so, store nothing."""
+    context = {"study": study, "field": refused.field, "platform": refused.platform}
+    return render(request, "annotation/crowd_id_refused.html", context, status=400)
 
 
 def _arrival(request: HttpRequest, study: Study, entry: CrowdEntry, *, consenting: bool = False):

@@ -16,7 +16,7 @@ from django.urls import reverse
 from annotation.languages import in_study_language
 from annotation.models import Enrollment, Participant, Study
 from annotation.services.access import StepRefused, access_study_for_participant, require_live_step
-from annotation.services.participants import complete_enrollment, parse_crowd_params
+from annotation.services.participants import CrowdIdRefused, complete_enrollment, parse_crowd_params
 from annotation.services.submission import PAGE_EXPIRED
 
 from .session import PARTICIPANT_KEY, session_participant
@@ -135,7 +135,10 @@ def next_step_url(study: Study, enrollment: Enrollment | None) -> str:
 
 def _arrived_from(request: HttpRequest) -> str:
     """The crowd platform this visitor came from (for how to return a study there)."""
-    source = parse_crowd_params(request.GET).source
+    try:
+        source = parse_crowd_params(request.GET).source
+    except CrowdIdRefused:
+        source = Participant.Source.ORGANIC  # a mangled link: go by the session alone
     if source == Participant.Source.ORGANIC:
         participant = session_participant(request)
         if participant is not None:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from stats.bootstrap import seed_for
-from stats.competence import Answers, LabelModel, dawid_skene, mace
+from stats.competence import Answers, LabelModel, competence_identifiability, dawid_skene, mace
 from stats.estimate import Estimate
 from stats.groups import factorize
 from stats.raters import majority_codes
@@ -124,7 +124,7 @@ def competence_rows(
     if not human.all():
         ratings, context = ratings.take(human), context.take(human)
     rows: list[ReportRow] = []
-    pooled: dict[str, dict[str, list[tuple[float, int]]]] = {model: {} for model in MODELS}
+    pooled: dict[str, dict[str, list[tuple[float, int, str | None]]]] = {model: {} for model in MODELS}
     labels = data.population_name != "all"  # the answers that count label the items
     per_question: list[ReportRow] = []
     fitted = 0
@@ -236,17 +236,42 @@ def question_rows(
     per_unit = np.bincount(answers.unit, minlength=answers.units)
     names = context.labels(question.annotators)
     adjudicated = _adjudicated_codes(question, context)
+    identifiability = competence_identifiability(answers)
+    if not identifiability.identifiable:  # no fit: its figures would look like findings
+        reasons = [identifiability.reason] * len(names)
+        return _competence_rows(question, names, per_annotator, None, reasons, pooled), []
     annotators, rows = [], []
     for model in fit_models(question):
-        for code, name in enumerate(names):
-            competence = Estimate(float(model.competence[code]), n=int(per_annotator[code]))
-            group = {**question.group, "annotator": name}
-            annotators.append(row(f"competence.{model.model}", group, competence))
-            pooled[model.model].setdefault(name, []).append((competence.value, competence.n))
+        annotators += _competence_rows(
+            question, names, per_annotator, model, identifiability.annotators, pooled
+        )
         if labels and answers.units <= MAX_LABELLED_UNITS:
             rows += _label_rows(question, context, model, majority, adjudicated, per_unit)
         rows += _agreement_rows(question.group, model, majority, adjudicated)
     return annotators, rows
+
+
+def _competence_rows(
+    question: _Question,
+    names: Sequence[str],
+    per_annotator: np.ndarray,
+    model: LabelModel | None,
+    reasons: Sequence[str | None],
+    pooled: dict,
+) -> list[ReportRow]:
+    """Each annotator's competence row under ``model`` (every model when None: nothing
+    fitted), undefined with its reason where ``reasons`` gives one; also added to ``pooled``."""
+    rows = []
+    for model_name in MODELS if model is None else (model.model,):
+        for code, name in enumerate(names):
+            n, reason = int(per_annotator[code]), reasons[code]
+            if reason is not None or model is None:
+                competence = Estimate.undefined(reason or "not fitted", n=n)
+            else:
+                competence = Estimate(float(model.competence[code]), n=n)
+            rows.append(row(f"competence.{model_name}", {**question.group, "annotator": name}, competence))
+            pooled[model_name].setdefault(name, []).append((competence.value, n, reason))
+    return rows
 
 
 def fit_models(question: _Question) -> list[LabelModel]:
@@ -293,7 +318,7 @@ def _agreement_rows(group: dict, model: LabelModel, majority, adjudicated) -> li
     return rows
 
 
-def _pooled_rows(pooled: dict[str, dict[str, list[tuple[float, int]]]]) -> list[ReportRow]:
+def _pooled_rows(pooled: dict[str, dict[str, list[tuple[float, int, str | None]]]]) -> list[ReportRow]:
     """Each annotator's competence over the questions, weighted by their answers; the
     least competent by MACE first (the order the dashboard lists them in)."""
     rows = []
@@ -311,15 +336,17 @@ def _ascending(estimate: Estimate) -> tuple:
 
 
 def _weighted_means(
-    by_annotator: dict[str, list[tuple[float, int]]],
+    by_annotator: dict[str, list[tuple[float, int, str | None]]],
 ) -> Iterator[tuple[str, tuple[Estimate, int]]]:
-    """Annotator → (mean competence over their questions weighted by answers, questions)."""
+    """Annotator → (mean competence over their questions weighted by answers, questions);
+    over the questions where it is identifiable, undefined with the reasons where it is on none."""
     for name, figures in by_annotator.items():
-        values = np.array([v for v, _ in figures])
-        weights = np.array([n for _, n in figures], dtype=np.float64)
+        values = np.array([v for v, _, _ in figures])
+        weights = np.array([n for _, n, _ in figures], dtype=np.float64)
         known = ~np.isnan(values) & (weights > 0)
         if not known.any():
-            estimate = Estimate.undefined("no answers", n=0)
+            reasons = sorted({reason for _, _, reason in figures if reason})
+            estimate = Estimate.undefined("; ".join(reasons) or "no answers", n=int(weights.sum()))
         else:
             mean = float(np.average(values[known], weights=weights[known]))
             estimate = Estimate(mean, n=int(weights[known].sum()))

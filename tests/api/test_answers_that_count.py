@@ -25,6 +25,7 @@ from annotation.services.research import change_study_status
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import answer_pages, task_action
 from tests.helpers.reports import computereports_json, report_row
 
@@ -122,7 +123,7 @@ def test_a_model_raters_answers_never_close_a_crowd_study(users):
     # A third person arrives through the link: consent, two pages, and their last answer
     # fills the study, which closes itself then (and only then).
     browser = Client()
-    entry = browser.get("/s/counted/?PROLIFIC_PID=third", follow=True)
+    entry = browser.get(f"/s/counted/?PROLIFIC_PID={prolific_id('third')}", follow=True)
     html = browser.post(entry.redirect_chain[-1][0], {"decision": "agree"}, follow=True).content.decode()
     assert "Submit and continue" in html
     study.refresh_from_db()
@@ -188,7 +189,7 @@ def test_a_study_a_researcher_closed_stays_closed_and_a_reopened_full_study_stay
     unflag_in_study(enrollment(study, p1))
     change_study_status(study, status=Study.Status.LIVE)  # reopened while full
     # The next arrival is told the study is full, and the study stays as the researcher set it.
-    late = Client().get("/s/counted/?PROLIFIC_PID=late", follow=True).content.decode()
+    late = Client().get(f"/s/counted/?PROLIFIC_PID={prolific_id('late')}", follow=True).content.decode()
     assert "I agree" not in late
     study.refresh_from_db()
     assert study.status == Study.Status.LIVE

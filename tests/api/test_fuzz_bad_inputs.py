@@ -28,6 +28,7 @@ from annotation.services.json_input import MAX_JSON_DEPTH
 from annotation.services.studies import load_study_file
 from tests.api.openapi import openapi
 from tests.game_helpers import boundary_study_file, guess, round_id, start_game, step_url
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.exams import exam_action
 from tests.helpers.flow import start
 
@@ -232,7 +233,7 @@ def survey_page(example_study_file, kind: str) -> tuple[Client, str, str]:
     """A Prolific participant on the first page of the example study of ``kind``."""
     study = load_study_file(example_study_file(kind)).study
     client = Client()
-    html = start(client, study.slug, f"?PROLIFIC_PID=fuzz-{kind}")
+    html = start(client, study.slug, f"?PROLIFIC_PID={prolific_id(f'fuzz-{kind}')}")
     action = re.search(r'action="(/s/[\w-]+/a/\d+/)"', html)
     assert action, html
     return client, action.group(1), html
@@ -255,7 +256,7 @@ def test_fuzz_the_exam_form_refuses_generated_bad_input(example_study_file):
     main.update(qualification="demo-simulation-exam")
     study = load_study_file(main).study
     client = Client()
-    html = start(client, study.slug, "?PROLIFIC_PID=fuzz-exam")
+    html = start(client, study.slug, f"?PROLIFIC_PID={prolific_id('fuzz-exam')}")
     rng = random.Random(f"{SEED}-exam")
     before = row_counts()
     for form in bad_forms(form_fields(html), rng):

@@ -209,3 +209,74 @@ def test_a_command_naming_a_researcher_follows_their_rule_and_the_operators_does
     with django_capture_on_commit_callbacks() as queued:
         call_command("train_rater", "--study", "b-claims", "--output", into_alices, "--queue")
     assert len(queued) == Job.objects.count() == 1
+
+
+# Adversarial review 3, T5: the check was on the path's text alone, so a symbolic link inside
+# bob's own folder reached alice's files. Now the resolved path must be bob's too, at creation
+# and again in the worker just before the job runs.
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuestionsParameters(JobParameters):
+    questions: str
+
+    class Serializer(serializers.Serializer):
+        questions = serializers.CharField()
+
+
+register_job_kind(
+    "test-read-questions",
+    task="tests.read_questions_task",
+    parameters=QuestionsParameters,
+    worker_paths={"questions": "corpus"},
+)
+
+
+@job_task("tests.read_questions_task")
+def read_questions_task(job, parameters: QuestionsParameters, progress):
+    """Reads the named file, as a worker would: what it read is the job's result."""
+    return {"first_line": Path(parameters.questions).read_text().splitlines()[0]}
+
+
+def test_a_link_in_bobs_folder_to_alices_is_refused_as_her_folder_is(start, roots):
+    (roots["corpora"] / "bob" / "link-to-alice").symlink_to(roots["corpora"] / "alice")
+    through_link = str(roots["corpora"] / "bob" / "link-to-alice" / "secret-questions.jsonl")
+    refused = build(start, "bob", "b-sim", through_link)
+    assert refused.status_code == 400, refused.content
+    assert "Must be inside your own folder" in refused.json()["parameters.questions"][0]
+    (roots["corpora"] / "bob" / "to-etc").symlink_to("/etc")
+    outside = build(start, "bob", "b-sim", str(roots["corpora"] / "bob" / "to-etc" / "passwd"))
+    assert outside.status_code == 400 and list(outside.json()) == ["parameters.questions"]
+    assert not Job.objects.exists()
+
+
+def test_an_output_link_into_alices_folder_is_refused(start, roots):
+    (roots["models"] / "bob" / "out-link").symlink_to(roots["models"] / "alice")
+    for output in ("out-link", "out-link/raters"):  # the link itself, and a folder not made yet under it
+        refused = start("bob", "train_rater", "b-claims", output=str(roots["models"] / "bob" / output))
+        assert refused.status_code == 400, refused.content
+        assert "Must be a folder inside your own folder" in refused.json()["parameters.output"][0]
+    (roots["models"] / "bob" / "mine").mkdir()
+    (roots["models"] / "bob" / "own-link").symlink_to(roots["models"] / "bob" / "mine")
+    own = start("bob", "train_rater", "b-claims", output=str(roots["models"] / "bob" / "own-link"))
+    assert own.status_code == 201, own.content  # a link that stays inside his folder is his
+
+
+def test_a_link_repointed_after_the_job_was_accepted_is_refused_by_the_worker(
+    start, roots, django_capture_on_commit_callbacks
+):
+    """The worker checks the path again on its own disk right before reading (time of check,
+    time of use): bob's link pointed at his own file when he started the job."""
+    (roots["corpora"] / "bob" / "mine.jsonl").write_text("bob's line\n")
+    link = roots["corpora"] / "bob" / "questions.jsonl"
+    link.symlink_to(roots["corpora"] / "bob" / "mine.jsonl")
+    with django_capture_on_commit_callbacks() as queued:
+        answer = start("bob", "test-read-questions", None, questions=str(link))
+    assert answer.status_code == 201, answer.content
+    link.unlink()
+    link.symlink_to(roots["corpora"] / "alice" / "secret-questions.jsonl")
+    for callback in queued:
+        callback()
+    job = Job.objects.get(pk=answer.json()["id"])
+    assert job.status == "failed" and "Must be inside your own folder" in job.error, job.error
+    assert not job.result  # nothing of alice's file came back

@@ -5,13 +5,16 @@ import pytest
 from annotation.models import Response
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.helpers.crowd_ids import prolific_id
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_participant_completes_a_claim_study(live_server, page, screenshot):
     study = load_study_file(claim_study_file(items=3, items_per_session=3, annotations_per_item=1)).study
-    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=browser-1&STUDY_ID=s&SESSION_ID=x")
+    page.goto(
+        f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={prolific_id('browser-1')}&STUDY_ID=s&SESSION_ID=x"
+    )
     page.get_by_role("button", name="I agree").click()
 
     page.wait_for_selector("text=Page 1 of 3")

@@ -7,6 +7,7 @@ tests/integration/test_crowd_entry.py::test_consent_offers_an_explicit_no_and_no
 import pytest
 
 from annotation.services.studies import load_study_file
+from tests.helpers.crowd_ids import prolific_id
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
@@ -26,7 +27,7 @@ def test_consent_has_both_choices_focuses_none_and_covers_no_example(
     study = load_study_file(example_study_file("likert")).study
     context = browser.new_context(**(PHONE if device == "phone" else {}))
     page = context.new_page()
-    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={device}")
+    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={prolific_id(device)}")
     page.wait_for_selector(".worked-examples")
     assert page.evaluate("document.activeElement.tagName") == "BODY"
     assert page.locator("#consent-decline").inner_text() == "I do not agree"

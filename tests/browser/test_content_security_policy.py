@@ -11,6 +11,7 @@ import pytest
 
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.helpers.crowd_ids import prolific_id
 
 ROOT = Path(__file__).resolve().parents[2]
 INLINE_HANDLER = re.compile(r"\son[a-z]+\s*=", re.IGNORECASE)
@@ -120,7 +121,7 @@ def test_the_main_pages_run_without_a_csp_violation(live_server, page_under_csp,
     page.click("#add-question")
     assert page.locator("#question-list [data-question-block]").count() == 2
     assert page.evaluate("window.__cspViolations") == []
-    visit(f"/s/{study.slug}/?PROLIFIC_PID=csp-participant&STUDY_ID=s&SESSION_ID=x")
+    visit(f"/s/{study.slug}/?PROLIFIC_PID={prolific_id('csp-participant')}&STUDY_ID=s&SESSION_ID=x")
     consent = page.locator("form button[type=submit]").first
     if consent.count():
         with page.expect_navigation():  # to the first page, loaded

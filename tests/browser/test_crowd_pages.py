@@ -15,6 +15,7 @@ from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
 from tests.game_helpers import boundary_study_file
+from tests.helpers.crowd_ids import mturk_id, prolific_id
 from tests.helpers.exams import file_position
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -54,7 +55,7 @@ def test_a_prolific_participant_finishes_and_the_next_finds_the_study_full(live_
             items=2, items_per_session=2, annotations_per_item=1, qualification="demo-simulation-exam"
         )
     ).study
-    link = f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=first&STUDY_ID=s&SESSION_ID=x"
+    link = f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={prolific_id('first')}&STUDY_ID=s&SESSION_ID=x"
     page.goto(link)
     shoot("crowd-consent-desktop")
     assert page.evaluate("document.activeElement.tagName") == "BODY"  # nothing consents on Enter
@@ -86,13 +87,15 @@ def test_a_prolific_participant_finishes_and_the_next_finds_the_study_full(live_
 
     context = browser.new_context(**PHONE)
     phone = context.new_page()
-    phone.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=second&STUDY_ID=s&SESSION_ID=y")
+    phone.goto(
+        f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={prolific_id('second')}&STUDY_ID=s&SESSION_ID=y"
+    )
     phone.wait_for_selector("#study-closed")  # full, so the last answer closed it
     assert "return this study on Prolific" in phone.inner_text("main")
     assert phone.locator("text=I agree").count() == 0
     shoot("crowd-closed-full-phone", phone)
     context.close()
-    assert not Participant.objects.filter(platform_worker_id="second").exists()
+    assert not Participant.objects.filter(platform_worker_id=prolific_id("second")).exists()
 
 
 def test_a_full_study_and_a_declined_consent_on_the_phone(live_server, browser, shoot):
@@ -101,7 +104,7 @@ def test_a_full_study_and_a_declined_consent_on_the_phone(live_server, browser, 
     ).study
     context = browser.new_context(**PHONE)
     phone = context.new_page()
-    phone.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=holder")
+    phone.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={prolific_id('holder')}")
     shoot("crowd-consent-phone", phone)
     phone.get_by_role("button", name="I do not agree").click()
     phone.wait_for_selector("#consent-declined")
@@ -115,7 +118,7 @@ def test_a_full_study_and_a_declined_consent_on_the_phone(live_server, browser, 
     assert not hint_shown  # no Enter key hint on a touch screen
     late = context.new_page()
     late.context.clear_cookies()
-    late.goto(f"{live_server.url}/s/{study.slug}/?workerId=W2&assignmentId=A2&hitId=H2")
+    late.goto(f"{live_server.url}/s/{study.slug}/?workerId={mturk_id('W2')}&assignmentId=A2&hitId=H2")
     late.wait_for_selector("#study-full")
     assert "return this HIT on Mechanical Turk" in late.inner_text("main")
     shoot("crowd-full-mturk-phone", late)
@@ -127,7 +130,7 @@ def test_researcher_pages_and_the_game_preview(live_server, browser, page, shoot
     study = load_study_file(claim_study_file(items=2, items_per_session=1), owner=owner).study
     load_study_file(claim_study_file(slug="other-claims", items=1), owner=owner)
     game = load_study_file(boundary_study_file(slug="paid-game", public=False)).study
-    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=PID-42")
+    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={prolific_id('PID-42')}")
     page.get_by_role("button", name="I agree").click()
     page.wait_for_selector(".sentence")
 
@@ -151,7 +154,7 @@ def test_researcher_pages_and_the_game_preview(live_server, browser, page, shoot
     shoot("crowd-researcher-preview-phone", phone_preview)
     context.close()
     page.goto(f"{live_server.url}/research/s/{study.slug}/participants/")
-    assert "PID-42" in page.inner_text("#participants")
+    assert prolific_id("PID-42") in page.inner_text("#participants")
     shoot("crowd-participants-desktop")
     page.get_by_role("link", name="Flag…").first.click()  # a block is an admin's act now
     page.wait_for_selector("#mark")
@@ -180,7 +183,7 @@ def test_minimum_time_holds_the_submit_and_evidence_is_picked_by_keyboard(live_s
     # The page's clock is the test's: the hold lasts until the test moves time on, however
     # slowly a busy machine renders the page.
     page.clock.install()
-    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=keys")
+    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={prolific_id('keys')}")
     page.get_by_role("button", name="I agree").click()
     page.wait_for_selector("text=Page 1 of 1")
     page.wait_for_load_state("load")  # the hold is set by a deferred script

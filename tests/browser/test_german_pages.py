@@ -13,6 +13,7 @@ import pytest
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.game_helpers import boundary_study_file
+from tests.helpers.crowd_ids import prolific_id
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,7 +30,7 @@ def german_claims(**fields):
 
 def test_a_german_study_on_a_desktop(live_server, page, screenshot):
     study = german_claims(items=2, items_per_session=2, annotations_per_item=1, expected_seconds_per_page=90)
-    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=anna&STUDY_ID=s&SESSION_ID=x")
+    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={prolific_id('anna')}&STUDY_ID=s&SESSION_ID=x")
     assert page.get_attribute("html", "lang") == "de"
     assert "2 Seiten, jeweils etwa 2 Minuten." in page.inner_text("#study-plan-length")
     assert "Bitte lesen Sie genau." in page.inner_text("main")  # the researcher's words, as written
@@ -63,7 +64,7 @@ def test_german_pages_and_a_german_game_round_on_a_phone(live_server, browser, s
     phone = context.new_page()
     phone.set_default_timeout(15000)
 
-    phone.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=ben&STUDY_ID=s&SESSION_ID=y")
+    phone.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={prolific_id('ben')}&STUDY_ID=s&SESSION_ID=y")
     assert phone.evaluate(OVERFLOW) == 0
     # The consent question runs to two lines in German: inside its box (below the box's top
     # edge), not laid across the border (where it starts at the box's top edge).
@@ -80,14 +81,14 @@ def test_german_pages_and_a_german_game_round_on_a_phone(live_server, browser, s
 
     ranking = json.loads((EXAMPLES / "ranking.json").read_text())
     load_study_file({**ranking, "slug": "rangfolge", "language": "de"})
-    phone.goto(f"{live_server.url}/s/rangfolge/?PROLIFIC_PID=ben&STUDY_ID=r&SESSION_ID=r")
+    phone.goto(f"{live_server.url}/s/rangfolge/?PROLIFIC_PID={prolific_id('ben')}&STUDY_ID=r&SESSION_ID=r")
     phone.get_by_role("button", name="Ich bin einverstanden").click()
     phone.wait_for_selector(".rank-least .end-badge")
     assert phone.inner_text(".rank-least .end-badge") == "AM WENIGSTEN"
     assert phone.evaluate(OVERFLOW) == 0
     screenshot("i18n-de-ranking-phone", phone)
 
-    phone.goto(f"{live_server.url}/s/{game.slug}/?PROLIFIC_PID=ben&STUDY_ID=g&SESSION_ID=z")
+    phone.goto(f"{live_server.url}/s/{game.slug}/?PROLIFIC_PID={prolific_id('ben')}&STUDY_ID=g&SESSION_ID=z")
     phone.get_by_role("button", name="Ich bin einverstanden").click()
     phone.wait_for_selector("text=Mensch oder Maschine?")
     phone.click("#still-human")

@@ -12,6 +12,7 @@ from annotation.services.imports import import_responses
 from annotation.services.studies import load_study_file
 from tests.browser_fixtures import open_signed_in
 from tests.conftest import EXAMPLES
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.questionnaire import questionnaire_file
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -19,7 +20,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_questionnaire_by_keyboard(live_server, page, screenshot):
     study = load_study_file(questionnaire_file()).study
-    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=browser-quest")
+    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={prolific_id('browser-quest')}")
     page.get_by_role("button", name="I agree").click()
     page.wait_for_selector("text=Page 1 of 2")
     page.wait_for_load_state()  # the deferred scripts (show_if, the keys) have run
@@ -67,7 +68,7 @@ def test_questionnaire_by_keyboard(live_server, page, screenshot):
 def test_best_worst_example_by_keyboard_and_the_error_example_on_a_phone(live_server, page, screenshot):
     for name in ("questionnaire-best-worst", "questionnaire-errors"):
         load_study_file(json.loads((EXAMPLES / f"{name}.json").read_text()))
-    page.goto(f"{live_server.url}/s/demo-quest-best-worst/?PROLIFIC_PID=browser-bw")
+    page.goto(f"{live_server.url}/s/demo-quest-best-worst/?PROLIFIC_PID={prolific_id('browser-bw')}")
     page.get_by_role("button", name="I agree").click()
     page.wait_for_selector("text=Page 1 of 2")
     for key in "ad1":  # best A, worst D, faithful yes
@@ -83,7 +84,7 @@ def test_best_worst_example_by_keyboard_and_the_error_example_on_a_phone(live_se
     page.goto(f"{live_server.url}/s/demo-quest-errors/instructions/")
     page.wait_for_selector(".worked-examples")
     screenshot("questionnaire-errors-instructions-phone")
-    page.goto(f"{live_server.url}/s/demo-quest-errors/?PROLIFIC_PID=browser-err")
+    page.goto(f"{live_server.url}/s/demo-quest-errors/?PROLIFIC_PID={prolific_id('browser-err')}")
     page.get_by_role("button", name="I agree").click()
     page.wait_for_selector("text=Page 1 of 3")
     assert page.locator('fieldset[data-question="q-error_sentences"]').is_hidden()

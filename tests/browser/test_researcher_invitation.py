@@ -19,12 +19,17 @@ def test_an_invitee_accepts_an_invitation(live_server, page, browser, screenshot
     page.fill("#email", "nora@example.org")
     page.get_by_role("button", name="Create an invitation link").click()
     link = page.input_value("#invitation-link")
-    assert "/research/join/" in link
+    assert "/research/join/#" in link  # the token in the fragment (adversarial review 3, T12)
+    token = link.split("#")[1]
     screenshot("invitation-created")
 
     invitee = browser.new_context(viewport={"width": 1100, "height": 900}, bypass_csp=True).new_page()
     invitee.set_default_timeout(15000)
+    requested: list[str] = []
+    invitee.on("request", lambda request: requested.append(request.url))
     invitee.goto(link)
+    invitee.wait_for_selector("text=Choose a username and a password")
+    assert "#" not in invitee.url  # the script took the token out of the address bar
     invitee.fill("input[name=username]", "nora")
     invitee.fill("input[name=password1]", "12345")
     invitee.fill("input[name=password2]", "12345")
@@ -46,6 +51,8 @@ def test_an_invitee_accepts_an_invitation(live_server, page, browser, screenshot
     assert is_researcher(django_user_model.objects.get(username="nora"))
 
     invitee.goto(link)
+    invitee.wait_for_selector("#invitation-closed")
     assert "already been used" in invitee.inner_text("#invitation-closed")
     screenshot("invitation-used", invitee)
+    assert requested and not [url for url in requested if token in url]  # in no request's address
     invitee.context.close()

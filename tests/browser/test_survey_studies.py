@@ -6,6 +6,7 @@ import pytest
 
 from annotation.models import ExamAttempt, Response
 from annotation.services.studies import load_study_file
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.exams import GOLD, file_position
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -18,7 +19,7 @@ def load(example_study_file, kind: str, **fields):
 
 
 def enter(page, live_server, study, screenshot, name: str) -> None:
-    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=browser-{name}")
+    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={prolific_id('browser-' + name)}")
     page.wait_for_selector(".worked-examples")
     screenshot(f"{name}-consent")
     page.get_by_role("button", name="I agree").click()

@@ -16,6 +16,7 @@ from annotation.models import Assignment, Participant, Response, Study
 from annotation.services.research import change_study_status
 from annotation.services.studies import load_study_file
 from tests.game_helpers import answer, boundary_study_file, guess, reveal, round_id, start_game
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.exams import exam_action
 from tests.helpers.flow import start, task_action
 
@@ -43,10 +44,10 @@ def stopped(response, status: int, text: str) -> bool:
 def on_a_page(client, make_claim_study):
     """A Prolific participant who answered page 1 and holds page 2 of a claim study."""
     study = make_claim_study(items=4, items_per_session=4)
-    html = start(client, study.slug, "?PROLIFIC_PID=gate-1")
+    html = start(client, study.slug, f"?PROLIFIC_PID={prolific_id('gate-1')}")
     client.post(task_action(html), CLAIM_ANSWER)
     held = task_action(client.get(f"/s/{study.slug}/task/").content.decode())
-    return study, Participant.objects.get(platform_worker_id="gate-1"), held
+    return study, Participant.objects.get(platform_worker_id=prolific_id("gate-1")), held
 
 
 @pytest.fixture
@@ -66,8 +67,8 @@ def in_the_exam(client, example_study_file):
     main = example_study_file("plausibility")
     main.update(qualification="demo-simulation-exam")
     study = load_study_file(main).study
-    html = start(client, study.slug, "?PROLIFIC_PID=exam-gate")
-    return study, Participant.objects.get(platform_worker_id="exam-gate"), exam_action(html)
+    html = start(client, study.slug, f"?PROLIFIC_PID={prolific_id('exam-gate')}")
+    return study, Participant.objects.get(platform_worker_id=prolific_id("exam-gate")), exam_action(html)
 
 
 def survey_steps_refused(client: Client, on_a_page, stop: Stop, expected: tuple[int, str]) -> None:

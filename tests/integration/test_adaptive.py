@@ -4,7 +4,10 @@ writes, the budget and the stopping rule (docs/formats.md and docs/statistics.md
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
 from annotation.errors import InputError
@@ -15,6 +18,7 @@ from annotation.services.submission import submit_response
 from scoring.services import compute_study_reports
 from tests.conftest import claim_study_file
 from tests.helpers.adaptive import answer_all, likert_study_file
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import answer_pages, start, task_action
 from tests.helpers.gate import CLAIM_ANSWER
 from tests.helpers.pick_plan import plan_of_the_pick
@@ -135,7 +139,7 @@ def test_the_budget_closes_the_study_once_over_http(client, researcher):
     study.save()
     for worker in ("w1", "w2", "w3"):
         client.logout()
-        html = start(client, study.slug, f"?PROLIFIC_PID={worker}")
+        html = start(client, study.slug, f"?PROLIFIC_PID={prolific_id(worker)}")
         client.post(task_action(html), CLAIM_ANSWER)
     study.refresh_from_db()
     assert study.status == Study.Status.CLOSED
@@ -170,3 +174,18 @@ def test_a_rule_not_met_leaves_the_study_live(enrolled):
     compute_study_reports(study)
     study.refresh_from_db()
     assert study.status == Study.Status.LIVE and study.closed_because == ""
+
+
+def test_answers_that_all_agree_close_the_study_through_computereports(enrolled):
+    """Every rating of A a 7 and of B a 1: no variance within a system, which used to leave
+    the interval infinite and the study live for ever (adversarial review 3, T10)."""
+    stop = {"question": "quality", "systems": ["A", "B"], "ci_excludes_zero": True}
+    study = load_study_file(likert_study_file(stop)).study
+    answer_all(study, enrolled, {"A": [7], "B": [1]})
+    call_command("computereports", study.slug, stdout=io.StringIO())
+    study.refresh_from_db()
+    assert study.status == Study.Status.CLOSED
+    assert study.closed_because == Study.ClosedBecause.STOPPING_RULE
+    details = study.closed_details
+    assert details["difference"] == pytest.approx(6.0)
+    assert 0 < details["ci_low"] < 6.0 < details["ci_high"] < 12.0

@@ -8,6 +8,7 @@ from django.test import Client
 
 from annotation.models import Study
 from tests.helpers.admin import admin_form_data, form_errors
+from tests.helpers.crowd_ids import prolific_id
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,7 @@ def test_the_admin_keeps_a_live_studys_kind_and_participants_keep_their_page(
     assert "kind" in form_errors(answer)
     assert Study.objects.get(pk=study.pk).kind == "claim"
     participant = Client()
-    participant.post(f"/s/{study.slug}/consent/?PROLIFIC_PID=p1", {"decision": "agree"})
+    participant.post(f"/s/{study.slug}/consent/?PROLIFIC_PID={prolific_id('p1')}", {"decision": "agree"})
     assert participant.get(f"/s/{study.slug}/task/").status_code == 200
 
 

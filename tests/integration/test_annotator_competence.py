@@ -5,19 +5,23 @@ the dashboard lists the tables and the SQLite export has each item's aggregated 
 
 from __future__ import annotations
 
+import io
 import re
 import sqlite3
 from collections.abc import Iterator
 
 import pytest
+from django.core.management import call_command
 
 from annotation.models import Participant, Study
 from annotation.services.adjudication import adjudicate
 from annotation.services.exports import export_study
 from annotation.services.pseudonyms import participant_pseudonym
+from annotation.services.studies import load_study_file
 from scoring.models import Report
 from scoring.services import compute_study_reports
-from tests.factories import researcher_user
+from tests.conftest import claim_study_file
+from tests.factories import AnsweredResponseFactory, researcher_user
 from tests.helpers.competence import ITEMS, RELIABLE, SPAMMER, competence_study, slip, spam, truth
 from tests.helpers.module_data import rows_for_the_module
 
@@ -190,3 +194,43 @@ def test_participant_page_shows_their_competence(study, client):
         group={"annotator": pseudonym_of(study, SPAMMER)},
     ).value
     assert f"{mace:.2f};" in page.split('id="competence"')[1].split("</div>")[0]
+
+
+def test_a_single_annotators_competence_is_shown_as_not_identifiable_everywhere(client, tmp_path):
+    """Adversarial review 3, T11: the only annotator of a study got MACE 0.45 and Dawid–Skene
+    0.99999999999, numbers that read like findings. Now every place says it cannot be
+    estimated, and why."""
+    owner = researcher_user("solo-owner", password="pw")
+    client.force_login(owner)
+    study = load_study_file(claim_study_file(slug="c-one-annot", items=ITEMS), owner=owner).study
+    specs = [
+        {"participant": "only", "item": f"c{i}", "answer": {"label": truth(i), "evidence": [0]}}
+        for i in range(ITEMS)
+    ]
+    AnsweredResponseFactory.from_specs(study, specs)
+    call_command("computereports", study.slug, stdout=io.StringIO())
+    reason = "not identifiable: one annotator only"
+
+    stored = Report.objects.filter(study=study, metric__in=("competence.mace", "competence.dawid_skene"))
+    assert stored.exists() and all(r.value is None and r.details["reason"].startswith(reason) for r in stored)
+    for metric in ("competence.mace", "competence.dawid_skene"):
+        api = client.get(f"/api/v1/studies/{study.slug}/reports/", {"metric": metric}).json()
+        figures = api.get("results", api)
+        assert figures and all(f["value"] is None for f in figures)
+        assert all(f["details"]["reason"].startswith(reason) for f in figures)
+
+    participants = client.get(f"/api/v1/studies/{study.slug}/participants/").json()["results"]
+    competence = participants[0]["competence"]
+    assert competence["mace"] is None and competence["dawid_skene"] is None
+    assert competence["not_identifiable"].startswith(reason) and competence["answers"] >= ITEMS
+    page = client.get(f"/research/s/{study.slug}/participants/").content.decode()
+    assert reason in page and "0.45" not in page
+    public_id = Participant.objects.get(platform_worker_id="only").public_id
+    assert reason in client.get(f"/research/s/{study.slug}/participants/{public_id}/").content.decode()
+    assert reason in client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
+
+    export_study(study, fmt="sqlite", path=tmp_path / "one.sqlite")
+    exported = sqlite3.connect(tmp_path / "one.sqlite").execute(
+        "SELECT value, details FROM reports WHERE metric = 'competence.dawid_skene'"
+    )
+    assert all(value is None and reason in details for value, details in exported.fetchall())

@@ -13,6 +13,7 @@ from annotation.kinds.boundary.leaderboards import leaderboard
 from annotation.models import Assignment, Enrollment, Participant, PlayerStats, Response
 from annotation.services.studies import load_study_file
 from tests.game_helpers import answer, boundary_study_file, guess, reveal, round_id, start_game
+from tests.helpers.crowd_ids import prolific_id
 
 pytestmark = pytest.mark.django_db
 
@@ -88,8 +89,8 @@ def test_a_volunteer_who_passes_is_counted_and_not_flagged():
 def test_a_paid_participant_who_fails_is_screened_out_with_the_code():
     study = checked_study(public=False)
     client = Client()
-    client.get(f"/s/{study.slug}/?PROLIFIC_PID=paid-9")
-    client.post(f"/s/{study.slug}/consent/?PROLIFIC_PID=paid-9")
+    client.get(f"/s/{study.slug}/?PROLIFIC_PID={prolific_id('paid-9')}")
+    client.post(f"/s/{study.slug}/consent/?PROLIFIC_PID={prolific_id('paid-9')}")
     for _ in range(4):
         assignment, result = play_page(client, study.slug, fail_checks=True)
         if assignment.item.is_attention_check:

@@ -21,6 +21,7 @@ from tests.game_helpers import (
     start_game,
     step_url,
 )
+from tests.helpers.crowd_ids import prolific_id
 
 pytestmark = pytest.mark.django_db
 
@@ -211,7 +212,7 @@ def test_paid_participants_play_the_studys_items_by_its_link():
         boundary_study_file(slug="paid", items=2, public=False, items_per_session=2)
     ).study
     client = Client()
-    query = "?PROLIFIC_PID=worker-7&STUDY_ID=s&SESSION_ID=x"
+    query = f"?PROLIFIC_PID={prolific_id('worker-7')}&STUDY_ID=s&SESSION_ID=x"
     client.get(f"/s/{study.slug}/{query}")
     html = client.post(f"/s/{study.slug}/consent/{query}", follow=True).content.decode()
     assert "Passage 1 of 2" in html

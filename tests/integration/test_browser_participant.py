@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from annotation.models import Enrollment, Participant
+from tests.helpers.crowd_ids import prolific_id
 
 pytestmark = pytest.mark.django_db
 
@@ -23,9 +24,9 @@ def test_a_logged_in_player_who_opened_a_prolific_link_stays_that_participant_on
     own = Participant.objects.create(user=user)
     client = Client()
     client.force_login(user)
-    entry = client.get(f"/s/{study.slug}/?PROLIFIC_PID=PID-7", follow=True)
+    entry = client.get(f"/s/{study.slug}/?PROLIFIC_PID={prolific_id('PID-7')}", follow=True)
     client.post(entry.redirect_chain[-1][0], {"decision": "agree"})
-    prolific = Participant.objects.get(platform_worker_id="PID-7")
+    prolific = Participant.objects.get(platform_worker_id=prolific_id("PID-7"))
     assert client.session["participant_id"] == prolific.pk
 
     plain = client.get(f"/s/{study.slug}/")

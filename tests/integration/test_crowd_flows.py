@@ -7,6 +7,7 @@ import re
 import pytest
 
 from annotation.models import Assignment, Enrollment, Participant
+from tests.helpers.crowd_ids import mturk_id, prolific_id
 
 pytestmark = pytest.mark.django_db
 
@@ -26,28 +27,30 @@ def finish(client, study, query: str = "") -> str:
 
 def test_prolific_participant_gets_the_code_and_is_sent_back_to_prolific(client, make_claim_study):
     study = make_claim_study(items=2, items_per_session=2, annotations_per_item=1)
-    entry = client.get(f"/s/{study.slug}/?PROLIFIC_PID=pp-1&STUDY_ID=st&SESSION_ID=se")
+    entry = client.get(f"/s/{study.slug}/?PROLIFIC_PID={prolific_id('pp-1')}&STUDY_ID=st&SESSION_ID=se")
     assert entry.status_code == 302
     html = finish(client, study, "?" + entry.url.split("?")[1])
     assert 'id="completion-code">DONE-123<' in html
     url = "https://app.prolific.com/submissions/complete?cc=DONE-123"
     assert f'content="5;url={url}"' in html and f'href="{url}"' in html
-    enrollment = Enrollment.objects.get(participant__platform_worker_id="pp-1")
+    enrollment = Enrollment.objects.get(participant__platform_worker_id=prolific_id("pp-1"))
     assert enrollment.platform_session == {"STUDY_ID": "st", "SESSION_ID": "se"}
     assert enrollment.status == "completed"
 
 
 def test_prolific_screen_out_sends_the_screen_out_code(client, make_claim_study):
     study = make_claim_study(items=2, attention=2, items_per_session=3, attention_check_rate=0.67)
-    html = finish(client, study, "?PROLIFIC_PID=pp-2")  # answers "supports" to the neutral attention check
+    html = finish(
+        client, study, f"?PROLIFIC_PID={prolific_id('pp-2')}"
+    )  # answers "supports" to the neutral attention check
     assert "OUT-999" in html and "cc=OUT-999" in html
 
 
 def test_a_participant_who_leaves_releases_their_page(client, make_claim_study):
     study = make_claim_study(items=2, items_per_session=2)
-    client.post(f"/s/{study.slug}/consent/?PROLIFIC_PID=pp-3")
+    client.post(f"/s/{study.slug}/consent/?PROLIFIC_PID={prolific_id('pp-3')}")
     client.get(f"/s/{study.slug}/task/")
-    held = Assignment.objects.get(participant__platform_worker_id="pp-3")
+    held = Assignment.objects.get(participant__platform_worker_id=prolific_id("pp-3"))
     assert b"Leave the study" in client.get(f"/s/{study.slug}/leave/").content
     left = client.post(f"/s/{study.slug}/leave/")
     assert b"You have left this study" in left.content
@@ -72,7 +75,8 @@ def test_mturk_preview_shows_a_real_page_read_only_and_assigns_nothing(client, m
 
 def test_mturk_worker_submits_back_to_mturk_with_the_assignment_id(client, make_claim_study):
     study = make_claim_study(items=1, items_per_session=1, annotations_per_item=1)
-    query = "assignmentId=ASG1&hitId=HIT1&workerId=W1&turkSubmitTo=https%3A%2F%2Fworkersandbox.mturk.com"
+    sandbox = "https%3A%2F%2Fworkersandbox.mturk.com"
+    query = f"assignmentId=ASG1&hitId=HIT1&workerId={mturk_id('W1')}&turkSubmitTo={sandbox}"
     client.get(f"/s/{study.slug}/?{query}")
     html = finish(client, study, f"?{query}")
     assert 'action="https://workersandbox.mturk.com/mturk/externalSubmit"' in html
@@ -82,7 +86,9 @@ def test_mturk_worker_submits_back_to_mturk_with_the_assignment_id(client, make_
 
 def test_mturk_submit_host_must_be_mturk(client, make_claim_study):
     study = make_claim_study(items=1, items_per_session=1, annotations_per_item=1)
-    client.get(f"/s/{study.slug}/?assignmentId=A&hitId=H&workerId=W2&turkSubmitTo=https%3A%2F%2Fevil.example")
+    client.get(
+        f"/s/{study.slug}/?assignmentId=A&hitId=H&workerId={mturk_id('W2')}&turkSubmitTo=https%3A%2F%2Fevil.example"
+    )
     html = finish(client, study)
     assert "externalSubmit" not in html and "evil.example" not in html
     assert 'id="completion-code">DONE-123<' in html

@@ -7,6 +7,7 @@ import pytest
 
 from annotation.models import Enrollment
 from annotation.services.studies import load_study_file
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.exams import GOLD, take_exam
 from tests.helpers.flow import start
 
@@ -23,7 +24,9 @@ def study(example_study_file):
 
 
 def test_a_failed_attempt_offers_leave_and_leaving_returns_the_study(client, study):
-    html = take_exam(client, study.slug, start(client, study.slug, "?PROLIFIC_PID=quitter"), ["no"] * 3)
+    html = take_exam(
+        client, study.slug, start(client, study.slug, f"?PROLIFIC_PID={prolific_id('quitter')}"), ["no"] * 3
+    )
     assert "Not quite yet" in html and LEAVE in html
     assert client.get(f"/s/{study.slug}/leave/").status_code == 200
     client.post(f"/s/{study.slug}/leave/")

@@ -6,6 +6,7 @@ from django.test import Client
 
 from annotation.models import Assignment, Enrollment, ExamAttempt, Response
 from annotation.services.studies import load_study_file
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.exams import GOLD, exam_action, take_exam
 from tests.helpers.flow import start
 
@@ -62,7 +63,12 @@ def test_a_failed_attempt_offers_another_then_passing_continues(client, studies)
 
 
 def test_failing_every_attempt_ends_with_the_screenout_code(client, studies):
-    html = take_exam(client, studies.slug, start(client, studies.slug, "?PROLIFIC_PID=exam-fail"), ["no"] * 3)
+    html = take_exam(
+        client,
+        studies.slug,
+        start(client, studies.slug, f"?PROLIFIC_PID={prolific_id('exam-fail')}"),
+        ["no"] * 3,
+    )
     html = client.post(f"/s/{studies.slug}/exam/retry/", follow=True).content.decode()
     html = take_exam(client, studies.slug, html, ["no", "no", "yes"])
     assert "PLAUS-OUT" in html and "DEMO-PLAUS-3W7" not in html

@@ -15,6 +15,7 @@ from annotation.services.research import change_study_status
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import start, task_action
 from tests.helpers.module_data import rows_for_the_module
 
@@ -26,7 +27,7 @@ RETURN_IT = "return this study on Prolific"
 def take_part(study: Study, pid: str, pages: int) -> Client:
     """A Prolific participant who consents and answers ``pages`` pages over HTTP."""
     client = Client()
-    html = start(client, study.slug, f"?PROLIFIC_PID={pid}")
+    html = start(client, study.slug, f"?PROLIFIC_PID={prolific_id(pid)}")
     for _ in range(pages):
         response = client.post(task_action(html), ANSWER, follow=True)
         html = response.content.decode()
@@ -35,7 +36,7 @@ def take_part(study: Study, pid: str, pages: int) -> Client:
 
 def come_back(study: Study, pid: str):
     """The study link opened again from the platform, in a browser that has no session."""
-    return Client().get(f"/s/{study.slug}/?PROLIFIC_PID={pid}", follow=True)
+    return Client().get(f"/s/{study.slug}/?PROLIFIC_PID={prolific_id(pid)}", follow=True)
 
 
 def set_status(study: Study, status: str) -> None:
@@ -53,7 +54,10 @@ def crowd_rows(django_db_setup, django_db_blocker) -> Iterator[int]:
         study = load_study_file(claim_study_file(items=6, items_per_session=2, annotations_per_item=3)).study
         take_part(study, "done-1", 2)
         take_part(study, "out-1", 1)
-        screen_out(enrollment=Enrollment.objects.get(participant__platform_worker_id="out-1"), reason="test")
+        screen_out(
+            enrollment=Enrollment.objects.get(participant__platform_worker_id=prolific_id("out-1")),
+            reason="test",
+        )
         take_part(study, "mid-1", 1)
         yield study.pk
 
@@ -96,7 +100,7 @@ def test_only_someone_who_never_started_is_asked_to_return_a_closed_study(crowd,
     page = come_back(crowd, "never-1")
     assert page.status_code == 410
     assert RETURN_IT in page.content.decode()
-    assert not Participant.objects.filter(platform_worker_id="never-1").exists()
+    assert not Participant.objects.filter(platform_worker_id=prolific_id("never-1")).exists()
 
 
 def test_a_newcomer_at_a_live_study_is_asked_to_consent(crowd):
@@ -111,7 +115,7 @@ def test_mid_session_at_a_study_the_researcher_closed_gets_the_closed_page_sayin
     assert page.status_code == 410
     assert 'id="closed-mid-session"' in html and "The 1 page you answered is kept" in html
     assert "DONE-123" not in html
-    enrollment = Enrollment.objects.get(participant__platform_worker_id="mid-1")
+    enrollment = Enrollment.objects.get(participant__platform_worker_id=prolific_id("mid-1"))
     assert enrollment.status == Enrollment.Status.ACTIVE  # nothing changed by looking
 
 

@@ -10,6 +10,7 @@ from django.test import Client
 
 from annotation.services.studies import load_study_file
 from tests.game_helpers import boundary_study_file, guess, play_round, reveal, round_id, start_game
+from tests.helpers.crowd_ids import prolific_id
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +38,7 @@ def test_finishing_a_category_ends_on_the_game_page_and_play_marks_it():
 def test_paid_players_of_the_game_still_get_their_code():
     paid = load_study_file(boundary_study_file(slug="paid", items=1, public=False, items_per_session=1)).study
     client = Client()
-    client.post(f"/s/{paid.slug}/consent/?PROLIFIC_PID=w1", {"decision": "agree"})
+    client.post(f"/s/{paid.slug}/consent/?PROLIFIC_PID={prolific_id('w1')}", {"decision": "agree"})
     play_round(client, paid.slug, mark=2)
     assert "GAME-DONE" in client.get(f"/s/{paid.slug}/task/", follow=True).content.decode()
 

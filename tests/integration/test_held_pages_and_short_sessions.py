@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Enrollment, Participant
 from annotation.services.assignment import release_expired_assignments
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import start, task_action
 
 pytestmark = pytest.mark.django_db
@@ -34,8 +35,8 @@ def small_study(make_claim_study):
 
 
 def answer_first_page(client: Client, slug: str, pid: str) -> Participant:
-    client.post(task_action(start(client, slug, f"?PROLIFIC_PID={pid}")), ANSWER)
-    return Participant.objects.get(platform_worker_id=pid)
+    client.post(task_action(start(client, slug, f"?PROLIFIC_PID={prolific_id(pid)}")), ANSWER)
+    return Participant.objects.get(platform_worker_id=prolific_id(pid))
 
 
 def hog(slug: str) -> Assignment:
@@ -65,7 +66,7 @@ def test_pages_held_by_throwaway_sessions_do_not_end_a_session(client, small_stu
 
 
 def test_a_participant_holds_at_most_one_open_page(client, small_study):
-    start(client, small_study.slug, "?PROLIFIC_PID=one-page")
+    start(client, small_study.slug, f"?PROLIFIC_PID={prolific_id('one-page')}")
     for _ in range(3):
         assert client.get(f"/s/{small_study.slug}/task/").status_code == 200
     assert Assignment.objects.filter(status="assigned").count() == 1
@@ -74,8 +75,8 @@ def test_a_participant_holds_at_most_one_open_page(client, small_study):
 def test_a_first_page_is_held_briefly_whatever_the_source(client, small_study, settings):
     settings.FIRST_PAGE_MINUTES = 5
     crowd = Client()
-    start(crowd, small_study.slug, "?PROLIFIC_PID=crowd")
-    crowd_page = Assignment.objects.get(participant__platform_worker_id="crowd")
+    start(crowd, small_study.slug, f"?PROLIFIC_PID={prolific_id('crowd')}")
+    crowd_page = Assignment.objects.get(participant__platform_worker_id=prolific_id("crowd"))
     assert crowd_page.expires_at - crowd_page.assigned_at == timedelta(minutes=5)
     client.post(task_action(start(client, small_study.slug)), ANSWER)  # anonymous, answers page 1
     client.get(f"/s/{small_study.slug}/task/")
@@ -84,17 +85,21 @@ def test_a_first_page_is_held_briefly_whatever_the_source(client, small_study, s
 
 
 def test_made_up_crowd_ids_hold_the_last_pages_only_briefly(client, small_study, settings):
-    """N12: two sessions with made-up PROLIFIC_PIDs take the study's last two pages and never
-    answer; a real newcomer gets a page once the short first-page hold is over, not after the
-    study's 30 minutes."""
+    """N12: two sessions with ids of Prolific's form that no one on Prolific has take the
+    study's last two pages and never answer; a real newcomer gets a page once the short
+    first-page hold is over, not after the study's 30 minutes. (Ids not of the form take no
+    page at all: tests/integration/test_crowd_ids.py.)"""
     settings.FIRST_PAGE_MINUTES = 5
     answer_first_page(client, small_study.slug, "victim")
-    for pid in ("hog-1a2b", "hog-3c4d"):
+    made_up = [prolific_id("hog-1a2b"), prolific_id("hog-3c4d")]
+    for pid in made_up:
         start(Client(), small_study.slug, f"?PROLIFIC_PID={pid}")
-    hogs = Assignment.objects.filter(participant__platform_worker_id__startswith="hog-", status="assigned")
+    hogs = Assignment.objects.filter(participant__platform_worker_id__in=made_up, status="assigned")
     assert hogs.count() == 2
     newcomer = Client()
-    full = newcomer.get(f"/s/{small_study.slug}/?PROLIFIC_PID=real-newcomer").content.decode()
+    full = newcomer.get(
+        f"/s/{small_study.slug}/?PROLIFIC_PID={prolific_id('real-newcomer')}"
+    ).content.decode()
     assert "This study is full" in full  # within the hold
     # Six minutes later (well inside the study's 30): the holds are over.
     six_minutes = timedelta(minutes=6)
@@ -102,9 +107,11 @@ def test_made_up_crowd_ids_hold_the_last_pages_only_briefly(client, small_study,
         Assignment.objects.filter(pk=held.pk).update(
             assigned_at=held.assigned_at - six_minutes, expires_at=held.expires_at - six_minutes
         )
-    html = start(newcomer, small_study.slug, "?PROLIFIC_PID=real-newcomer")
+    html = start(newcomer, small_study.slug, f"?PROLIFIC_PID={prolific_id('real-newcomer')}")
     assert "Page 1 of 3" in html
-    held = Assignment.objects.filter(participant__platform_worker_id="real-newcomer", status="assigned")
+    held = Assignment.objects.filter(
+        participant__platform_worker_id=prolific_id("real-newcomer"), status="assigned"
+    )
     assert held.exists()
 
 
@@ -120,7 +127,7 @@ def test_a_session_cut_short_is_told_so_and_gets_no_code_by_default(client, smal
     html = run_out_of_items(client, small_study)
     assert 'id="cut-short"' in html and "after 1 of the 3 pages" in html
     assert CODE not in html and "pays complete sessions only" in html
-    assert Enrollment.objects.get(participant__platform_worker_id="victim").status == "completed"
+    assert Enrollment.objects.get(participant__platform_worker_id=prolific_id("victim")).status == "completed"
 
 
 def test_a_study_that_pays_partial_sessions_shows_the_code(client, make_claim_study):
@@ -134,6 +141,6 @@ def test_a_study_that_pays_partial_sessions_shows_the_code(client, make_claim_st
 
 def test_a_full_session_is_not_called_short(client, make_claim_study):
     study = make_claim_study(slug="full", items=3, annotations_per_item=1, items_per_session=1)
-    client.post(task_action(start(client, study.slug, "?PROLIFIC_PID=full")), ANSWER)
+    client.post(task_action(start(client, study.slug, f"?PROLIFIC_PID={prolific_id('full')}")), ANSWER)
     html = client.get(f"/s/{study.slug}/task/", follow=True).content.decode()
     assert "DONE-123" in html and 'id="cut-short"' not in html

@@ -14,6 +14,7 @@ import pytest
 from django.test import Client
 
 from annotation.services.studies import load_study_file
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import task_action
 
 pytestmark = pytest.mark.django_db
@@ -52,9 +53,13 @@ def test_ranking_pages_never_name_a_system(example_study_file):
     study = load_study_file(ranking_file(example_study_file)).study
     hidden = [*SYSTEMS.values(), "example-a", "example-b", "example-c"]
     visitor = Recorder()
-    html = visitor.request("get", f"/s/{study.slug}/?PROLIFIC_PID=leak-test").content.decode()
+    html = visitor.request(
+        "get", f"/s/{study.slug}/?PROLIFIC_PID={prolific_id('leak-test')}"
+    ).content.decode()
     assert "Worked example" in html
-    html = visitor.request("post", f"/s/{study.slug}/consent/?PROLIFIC_PID=leak-test").content.decode()
+    html = visitor.request(
+        "post", f"/s/{study.slug}/consent/?PROLIFIC_PID={prolific_id('leak-test')}"
+    ).content.decode()
     visitor.request("get", f"/s/{study.slug}/instructions/")
     form = {"consistency-most": "A", "consistency-least": "B", "fluency-most": "C", "fluency-least": "A"}
     for _ in range(3):

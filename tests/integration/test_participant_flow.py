@@ -3,6 +3,7 @@
 import pytest
 
 from annotation.models import Assignment, Enrollment, Participant, Response
+from tests.helpers.crowd_ids import mturk_id, prolific_id
 from tests.helpers.flow import start, task_action
 
 pytestmark = pytest.mark.django_db
@@ -12,19 +13,19 @@ def test_prolific_participant_completes_and_sees_code(client, make_claim_study):
     study = make_claim_study(
         items_per_session=3, completion_url="https://app.prolific.com/submissions/complete?cc={code}"
     )
-    html = start(client, study.slug, "?PROLIFIC_PID=pid-1&STUDY_ID=st&SESSION_ID=se")
+    html = start(client, study.slug, f"?PROLIFIC_PID={prolific_id('pid-1')}&STUDY_ID=st&SESSION_ID=se")
     for page in range(1, 4):
         assert f"Page {page} of 3" in html
         client.post(task_action(html), {"label": "supports", "evidence": ["0"]})
         html = client.get(f"/s/{study.slug}/task/", follow=True).content.decode()
     assert "DONE-123" in html
     assert "https://app.prolific.com/submissions/complete?cc=DONE-123" in html
-    participant = Participant.objects.get(source="prolific", platform_worker_id="pid-1")
+    participant = Participant.objects.get(source="prolific", platform_worker_id=prolific_id("pid-1"))
     enrollment = Enrollment.objects.get(participant=participant)
     assert enrollment.status == "completed"
     assert enrollment.platform_session == {"STUDY_ID": "st", "SESSION_ID": "se"}
     assert Response.objects.filter(participant=participant).count() == 3
-    assert "pid-1" not in html
+    assert prolific_id("pid-1") not in html
 
 
 def test_mturk_params_create_an_mturk_participant_and_preview_assigns_nothing(client, make_claim_study):
@@ -32,7 +33,7 @@ def test_mturk_params_create_an_mturk_participant_and_preview_assigns_nothing(cl
     preview = client.get(f"/s/{study.slug}/?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=h")
     assert preview.status_code == 200 and b"preview" in preview.content
     assert Participant.objects.count() == 0
-    start(client, study.slug, "?workerId=W1&assignmentId=A1&hitId=H1")
+    start(client, study.slug, f"?workerId={mturk_id('W1')}&assignmentId=A1&hitId=H1")
     assert Participant.objects.get().source == "mturk"
     assert Assignment.objects.count() == 1
 
@@ -95,8 +96,8 @@ def test_draft_study_is_hidden_and_closed_study_says_so(client, make_claim_study
 
 def test_blocked_participant_cannot_enter(client, make_claim_study):
     study = make_claim_study()
-    Participant.objects.create(source="prolific", platform_worker_id="bad", blocked=True)
-    assert client.get(f"/s/{study.slug}/?PROLIFIC_PID=bad").status_code == 403
+    Participant.objects.create(source="prolific", platform_worker_id=prolific_id("bad"), blocked=True)
+    assert client.get(f"/s/{study.slug}/?PROLIFIC_PID={prolific_id('bad')}").status_code == 403
 
 
 def test_screened_out_participant_gets_the_screenout_code(client, make_claim_study):

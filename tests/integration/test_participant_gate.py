@@ -12,6 +12,7 @@ from annotation.models import Enrollment, Response
 from annotation.services.attention import screen_out
 from annotation.services.studies import load_study_file
 from tests.game_helpers import boundary_study_file
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import start
 from tests.helpers.gate import BLOCKED, CLAIM_ANSWER, CLOSED, block, close, stopped
 
@@ -29,7 +30,7 @@ def test_a_screened_out_participant_cannot_answer_the_page_they_still_hold(clien
 def test_someone_elses_page_is_404_and_stores_nothing(on_a_page):
     study, _, held = on_a_page
     other = Client()
-    start(other, study.slug, "?PROLIFIC_PID=gate-2")
+    start(other, study.slug, f"?PROLIFIC_PID={prolific_id('gate-2')}")
     assert other.post(held, CLAIM_ANSWER).status_code == 404
     assert Response.objects.count() == 1
 

@@ -13,7 +13,9 @@ from django.test import Client
 from annotation.models import Enrollment, Participant
 from annotation.services.pseudonyms import participant_pseudonym
 from tests.factories import researcher_user
+from tests.helpers.crowd_ids import mturk_id, prolific_id
 from tests.helpers.flow import answer_pages, task_action
+from tests.helpers.platforms import crowd_participant as platform_participant
 
 pytestmark = pytest.mark.django_db
 
@@ -122,17 +124,21 @@ def test_the_for_prolific_and_for_mturk_lists_give_id_status_time_and_reason(mak
     study = make_claim_study(items=2, items_per_session=1, annotations_per_item=2)
     study.owner = owner
     study.save()
-    done, flagged = Client(), Client()
-    for client, pid in ((done, "=HYPERLINK(1)"), (flagged, "PID-F")):
-        client.post(f"/s/{study.slug}/consent/?PROLIFIC_PID={pid}", {"decision": "agree"})
-        html = client.get(f"/s/{study.slug}/task/").content.decode()
-        client.post(task_action(html), {"label": "supports", "evidence": "0"}, follow=True)
+    # A formula-looking id cannot come through a study link (not of Prolific's form): made
+    # here as an import could, to show the list defuses it.
+    platform_participant(study, "=HYPERLINK(1)", {"label": "supports", "evidence": [0]})
+    flagged = Client()
+    flagged.post(f"/s/{study.slug}/consent/?PROLIFIC_PID={prolific_id('PID-F')}", {"decision": "agree"})
+    html = flagged.get(f"/s/{study.slug}/task/").content.decode()
+    flagged.post(task_action(html), {"label": "supports", "evidence": "0"}, follow=True)
     worker = Client()
-    worker.post(f"/s/{study.slug}/consent/?workerId=W7&assignmentId=A7&hitId=H7", {"decision": "agree"})
+    worker.post(
+        f"/s/{study.slug}/consent/?workerId={mturk_id('W7')}&assignmentId=A7&hitId=H7", {"decision": "agree"}
+    )
     worker.post(f"/s/{study.slug}/leave/")
     researcher = Client()
     researcher.force_login(owner)
-    person = Participant.objects.get(platform_worker_id="PID-F")
+    person = Participant.objects.get(platform_worker_id=prolific_id("PID-F"))
     researcher.post(
         f"/research/s/{study.slug}/participants/{person.public_id}/",
         {"action": "flag", "reason": "straight-lined", "confirm": "yes"},
@@ -141,15 +147,16 @@ def test_the_for_prolific_and_for_mturk_lists_give_id_status_time_and_reason(mak
     assert prolific["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(prolific.content.decode().splitlines()))
     by_id = {row["PROLIFIC_PID"]: row for row in rows}
-    assert set(by_id) == {"'=HYPERLINK(1)", "PID-F"}  # a formula-looking id is defused
+    pid_f = prolific_id("PID-F")
+    assert set(by_id) == {"'=HYPERLINK(1)", pid_f}  # a formula-looking id is defused
     assert by_id["'=HYPERLINK(1)"]["status"] == "completed" and by_id["'=HYPERLINK(1)"]["code"] == "DONE-123"
-    assert by_id["PID-F"]["status"] == "flagged" and by_id["PID-F"]["reason"] == "straight-lined"
-    assert by_id["PID-F"]["seconds_taken"].isdigit()
-    assert by_id["PID-F"]["participant"] == participant_pseudonym(study, person)
+    assert by_id[pid_f]["status"] == "flagged" and by_id[pid_f]["reason"] == "straight-lined"
+    assert by_id[pid_f]["seconds_taken"].isdigit()
+    assert by_id[pid_f]["participant"] == participant_pseudonym(study, person)
     mturk = researcher.get(f"/research/s/{study.slug}/participants/for-mturk.csv").content.decode()
     (row,) = csv.DictReader(mturk.splitlines())
     assert (row["WorkerId"], row["status"], row["AssignmentId"], row["HITId"]) == (
-        "W7",
+        mturk_id("W7"),
         "returned",
         "A7",
         "H7",

@@ -17,6 +17,7 @@ from django.test import Client
 from annotation.models import Assignment, Response
 from annotation.services.studies import load_study_file
 from tests.conftest import ROOT
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import start, task_action
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +60,7 @@ def test_orders_vary_across_pages_and_participants(example_study_file):
     orders = set()
     for number in range(6):
         client = Client()
-        html = start(client, study.slug, f"?PROLIFIC_PID=order-{number}")
+        html = start(client, study.slug, f"?PROLIFIC_PID={prolific_id(f'order-{number}')}")
         for _ in range(4):
             client.post(task_action(html), FORM)
             html = client.get(f"/s/{study.slug}/task/", follow=True).content.decode()

@@ -9,6 +9,7 @@ import pytest
 from django.core.cache import cache
 
 from tests.factories import researcher_user
+from tests.helpers.crowd_ids import prolific_id
 
 pytestmark = pytest.mark.django_db
 
@@ -68,9 +69,12 @@ def test_participant_entry_is_rate_limited(client, accounts, settings, make_clai
     settings.RATE_LIMIT_ENTRY = "3/min"
     study = make_claim_study(slug="open-study")
     crowd = {"REMOTE_ADDR": "203.0.113.9"}
-    entries = [client.get(f"/s/{study.slug}/?PROLIFIC_PID=pid{n}", **crowd).status_code for n in range(3)]
+    entries = [
+        client.get(f"/s/{study.slug}/?PROLIFIC_PID={prolific_id(f'pid{n}')}", **crowd).status_code
+        for n in range(3)
+    ]
     assert 429 not in entries
-    assert client.get(f"/s/{study.slug}/?PROLIFIC_PID=pid9", **crowd).status_code == 429
+    assert client.get(f"/s/{study.slug}/?PROLIFIC_PID={prolific_id('pid9')}", **crowd).status_code == 429
     assert client.get(f"/s/{study.slug}/", REMOTE_ADDR="198.51.100.3").status_code != 429
 
 
@@ -87,6 +91,7 @@ def test_admin_login_sign_up_and_password_reset_share_the_login_limit(
 ):
     """Review 2, N10: these forms had no limit (30 admin passwords tried, 12 accounts made)."""
     settings.RATE_LIMIT_LOGIN = "3/min"
+    settings.EMAIL_CONFIGURED = True  # the reset sends its mail (to the test outbox)
     attacker = {"REMOTE_ADDR": "203.0.113.9"}
     for n in range(3):
         attempt = {**form, "username": f"{form.get('username', '')}{n}"} if "username" in form else form

@@ -16,6 +16,7 @@ from annotation.models import Participant
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import start, task_action
 from tests.helpers.jobs import wait_until
 
@@ -68,7 +69,7 @@ def test_participants_and_logins_go_on_while_redis_is_down(own_redis, django_use
     study = load_study_file(claim_study_file(slug="claims-outage")).study
     researcher_user("alice", password="pw-alice-1")  # API access
     before = Client()
-    first_page = start(before, study.slug, "?PROLIFIC_PID=before-outage")
+    first_page = start(before, study.slug, f"?PROLIFIC_PID={prolific_id('before-outage')}")
     assert Client().get("/healthz").status_code == 200
 
     stop(own_redis)
@@ -80,9 +81,9 @@ def test_participants_and_logins_go_on_while_redis_is_down(own_redis, django_use
     assert again.status_code == 200 and task_action(again.content.decode()) == task_action(first_page)
     # A new participant enters and consents.
     newcomer = Client()
-    page = start(newcomer, study.slug, "?PROLIFIC_PID=during-outage")
+    page = start(newcomer, study.slug, f"?PROLIFIC_PID={prolific_id('during-outage')}")
     assert task_action(page)
-    assert Participant.objects.filter(platform_worker_id="during-outage").exists()
+    assert Participant.objects.filter(platform_worker_id=prolific_id("during-outage")).exists()
     # The login form and the API token.
     login = Client().post("/accounts/login/", {"username": "alice", "password": "pw-alice-1"})
     assert login.status_code == 302

@@ -25,7 +25,9 @@ from tests.threads import run_in_threads
 pytestmark = pytest.mark.django_db
 
 GOOD_PASSWORD = "tarn-lichen-47-orbit"
-LINK = re.compile(r"https?://[^\"<\s]+/research/join/([A-Za-z0-9_-]+)/")
+# The token rides in the link's fragment, never in its path (adversarial review 3, T12).
+LINK = re.compile(r"https?://[^\"<\s#]+/research/join/#([A-Za-z0-9_-]+)")
+JOIN = "/research/join/"
 
 
 @pytest.fixture
@@ -36,15 +38,20 @@ def staff_client(django_user_model):
 
 
 def invite(staff_client, email: str = "") -> str:
-    """The link the staff page shows once, after making an invitation."""
+    """The token of the link the staff page shows once, after making an invitation."""
     answer = staff_client.post("/research/invitations/", {"email": email})
     assert answer.status_code == 200
-    return LINK.search(answer.content.decode()).group(0)
+    return LINK.search(answer.content.decode()).group(1)
 
 
-def join(link: str, username: str, password: str = GOOD_PASSWORD, again: str | None = None):
-    data = {"username": username, "password1": password, "password2": again or password}
-    return Client().post(link, data)
+def open_link(token: str, client: Client | None = None):
+    """What the join page's script does with the link's fragment: post the token."""
+    return (client or Client()).post(JOIN, {"token": token})
+
+
+def join(token: str, username: str, password: str = GOOD_PASSWORD, again: str | None = None):
+    data = {"token": token, "username": username, "password1": password, "password2": again or password}
+    return Client().post(JOIN, data)
 
 
 def test_the_researchers_group_exists_after_migrate_and_the_migration_is_idempotent():
@@ -62,15 +69,17 @@ def test_every_migrate_and_flush_brings_the_researchers_group_back():
 
 
 def test_an_invitee_joins_and_reaches_the_research_pages(staff_client, django_user_model):
-    link = invite(staff_client, email="nora@example.org")
-    token = LINK.search(link).group(1)
+    token = invite(staff_client, email="nora@example.org")
     invitation = ResearcherInvitation.objects.get()
     assert invitation.token_hash == token_hash(token) != token  # only the hash is stored
 
     invitee = Client()
-    form = invitee.get(link)
+    start = invitee.get(JOIN)
+    assert start.status_code == 200 and b'name="token"' in start.content
+    form = open_link(token, invitee)
     assert form.status_code == 200 and b"Create your researcher account" in form.content
-    answer = invitee.post(link, {"username": "nora", "password1": GOOD_PASSWORD, "password2": GOOD_PASSWORD})
+    account = {"token": token, "username": "nora", "password1": GOOD_PASSWORD, "password2": GOOD_PASSWORD}
+    answer = invitee.post(JOIN, account)
     assert answer.status_code == 302 and answer["Location"] == "/research/"
     home = invitee.get("/research/")
     assert home.status_code == 200 and b"Welcome, nora" in home.content
@@ -88,37 +97,34 @@ def test_an_invitee_joins_and_reaches_the_research_pages(staff_client, django_us
 
 
 def test_a_used_link_is_refused_and_creates_nothing(staff_client, django_user_model):
-    link = invite(staff_client)
-    assert join(link, "first").status_code == 302
-    again = join(link, "second")
+    token = invite(staff_client)
+    assert join(token, "first").status_code == 302
+    again = join(token, "second")
     assert again.status_code == 410
     assert b"already been used" in again.content
-    assert Client().get(link).status_code == 410
+    assert open_link(token).status_code == 410
     assert not django_user_model.objects.filter(username="second").exists()
 
 
 def test_an_expired_link_is_refused_and_creates_nothing(staff_client, django_user_model):
-    link = invite(staff_client)
+    token = invite(staff_client)
     ResearcherInvitation.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
-    shown = Client().get(link)
+    shown = open_link(token)
     assert shown.status_code == 410 and b"has expired" in shown.content
-    assert join(link, "late").status_code == 410
+    assert join(token, "late").status_code == 410
     assert not django_user_model.objects.filter(username="late").exists()
     assert ResearcherInvitation.objects.get().accepted_at is None
 
 
 def test_an_unknown_link_is_refused(django_user_model):
-    answer = Client().post(
-        "/research/join/not-a-real-token/",
-        {"username": "guess", "password1": GOOD_PASSWORD, "password2": GOOD_PASSWORD},
-    )
+    answer = join("not-a-real-token", "guess")
     assert answer.status_code == 404 and b"not valid" in answer.content
     assert not django_user_model.objects.filter(username="guess").exists()
 
 
 def test_a_refused_password_names_the_field_and_creates_nothing(staff_client, django_user_model):
-    link = invite(staff_client)
-    answer = join(link, "weak", password="12345")
+    token = invite(staff_client)
+    answer = join(token, "weak", password="12345")
     assert answer.status_code == 400
     errors = answer.context["form"].errors
     assert "password1" in errors and any("too short" in message for message in errors["password1"])
@@ -126,14 +132,14 @@ def test_a_refused_password_names_the_field_and_creates_nothing(staff_client, dj
     assert not django_user_model.objects.filter(username="weak").exists()
     assert ResearcherInvitation.objects.get().accepted_at is None
     # The link still works once the password is fixed.
-    assert join(link, "weak", password=GOOD_PASSWORD).status_code == 302
+    assert join(token, "weak", password=GOOD_PASSWORD).status_code == 302
 
 
 def test_a_taken_username_or_mismatched_passwords_name_their_field(staff_client, django_user_model):
     django_user_model.objects.create_user("taken")
-    link = invite(staff_client)
-    assert "username" in join(link, "Taken").context["form"].errors
-    assert "password2" in join(link, "fresh", again=GOOD_PASSWORD + "x").context["form"].errors
+    token = invite(staff_client)
+    assert "username" in join(token, "Taken").context["form"].errors
+    assert "password2" in join(token, "fresh", again=GOOD_PASSWORD + "x").context["form"].errors
     assert not django_user_model.objects.filter(username="fresh").exists()
     assert ResearcherInvitation.objects.get().accepted_at is None
 
@@ -159,25 +165,55 @@ def test_a_malformed_email_is_refused(staff_client):
 
 
 def test_the_admin_lists_invitations_without_their_links(staff_client, django_user_model):
-    link = invite(staff_client, email="ola@example.org")
+    token = invite(staff_client, email="ola@example.org")
     admin = Client()
     admin.force_login(django_user_model.objects.create_superuser("root", "", "root-password-1"))
     listing = admin.get("/admin/annotation/researcherinvitation/")
     assert listing.status_code == 200 and b"ola@example.org" in listing.content
-    assert LINK.search(link).group(1).encode() not in listing.content
+    assert token.encode() not in listing.content
     assert admin.get("/admin/annotation/researcherinvitation/add/").status_code == 403
 
 
 @pytest.mark.django_db(transaction=True)
 def test_two_people_racing_with_one_link_get_one_account(django_user_model):
     staff = django_user_model.objects.create_user("stella", is_staff=True)
-    link = f"/research/join/{invitation_create(created_by=staff).token}/"
+    token = invitation_create(created_by=staff).token
     answers: list[int] = []
 
     def accept(usernames: list[str]) -> None:
         for username in usernames:
-            answers.append(join(link, username).status_code)
+            answers.append(join(token, username).status_code)
 
     run_in_threads(accept, ["racer1", "racer2", "racer3", "racer4"], threads=4)
     assert sorted(answers) == [302, 410, 410, 410]
     assert django_user_model.objects.filter(username__startswith="racer").count() == 1
+
+
+def test_the_token_is_in_no_requests_path_and_an_old_link_still_works(staff_client, django_user_model):
+    """Adversarial review 3, T12: the token sat in the link's path, so in the access log (22
+    lines for one invitation). Now the link carries it in the fragment, which no request
+    sends; the page posts it. An old-style link is sent on to the new page, token in the
+    fragment, and still makes its one account."""
+    answer = staff_client.post("/research/invitations/", {"email": ""})
+    link = LINK.search(answer.content.decode()).group(0)
+    token = LINK.search(link).group(1)
+    path, fragment = link.split("#")
+    assert token not in path and fragment == token
+    old = Client().get(f"/research/join/{token}/")
+    assert old.status_code == 302 and old["Location"] == f"{JOIN}#{token}"
+    assert join(token, "olga").status_code == 302
+    assert Client().get(f"/research/join/{token}/")["Location"] == f"{JOIN}#{token}"
+    assert open_link(token).status_code == 410  # still one account per link
+
+
+@pytest.mark.parametrize("pasted", ["{link}", "  {token}  ", "{origin}/research/join/{token}/"])
+def test_without_scripts_the_invitee_pastes_the_link_or_the_token(staff_client, django_user_model, pasted):
+    answer = staff_client.post("/research/invitations/", {"email": ""})
+    link = LINK.search(answer.content.decode()).group(0)
+    token = LINK.search(link).group(1)
+    origin = link.split("/research/")[0]
+    typed = pasted.format(link=link, token=token, origin=origin)
+    form = Client().post(JOIN, {"token": typed})
+    assert form.status_code == 200 and b"Create your researcher account" in form.content
+    assert join(typed, "paula").status_code == 302
+    assert django_user_model.objects.filter(username="paula").exists()

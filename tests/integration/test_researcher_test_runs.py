@@ -17,6 +17,7 @@ from annotation.services.assignment import item_progress
 from annotation.services.capacity import quota_reached
 from annotation.services.exports import export_study
 from tests.factories import researcher_user
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import start, task_action
 from tests.helpers.reports import computereports_json
 
@@ -69,7 +70,7 @@ def test_the_owners_answers_on_a_live_study_are_a_test_that_counts_nowhere(
     assert item_progress(study)["responses"] == 0
     assert list(Item.objects.filter(study=study).values_list("slots_taken", flat=True)) == [0, 0]
     real = Client()
-    assert "Page 1 of 3" in start(real, study.slug, "?PROLIFIC_PID=real-one")
+    assert "Page 1 of 3" in start(real, study.slug, f"?PROLIFIC_PID={prolific_id('real-one')}")
     real.post(task_action(real.get(f"/s/{study.slug}/task/").content.decode()), ANSWER)
     # Not in the exports (CSV and SQLite), the reports or the participants lists.
     with open(export_study(study, fmt="csv", path=tmp_path / "o.csv").path, newline="") as handle:
@@ -113,12 +114,12 @@ def test_the_owners_test_of_a_draft_is_discarded_from_the_overview_freeing_its_s
 def test_discarding_leaves_real_participants_answers(make_claim_study, owner, owner_client):
     study = owned(make_claim_study, owner, items=3, annotations_per_item=2, items_per_session=1)
     crowd = Client()
-    crowd.post(task_action(start(crowd, study.slug, "?PROLIFIC_PID=real-two")), ANSWER)
+    crowd.post(task_action(start(crowd, study.slug, f"?PROLIFIC_PID={prolific_id('real-two')}")), ANSWER)
     answer_pages(owner_client, study, 1)
     owner_client.post(f"/research/s/{study.slug}/test-answers/discard/")
     assert list(
         Response.objects.filter(study=study).values_list("participant__platform_worker_id", flat=True)
-    ) == ["real-two"]
+    ) == [prolific_id("real-two")]
     assert item_progress(study)["responses"] == 1
 
 

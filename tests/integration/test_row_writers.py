@@ -19,6 +19,7 @@ from annotation.models import Assignment, Item, Response
 from annotation.services.assignment import release_expired_assignments
 from annotation.services.studies import load_study_file
 from tests.game_helpers import boundary_study_file, play_round, start_game
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.exams import exam_action
 from tests.helpers.flow import start, task_action
 
@@ -57,7 +58,7 @@ def test_slots_follow_imports_submits_and_expiry(tmp_path, make_claim_study):
     )
     assert_slots_match_live_assignments()
     site = Client()
-    html = start(site, study.slug, "?PROLIFIC_PID=site-1")
+    html = start(site, study.slug, f"?PROLIFIC_PID={prolific_id('site-1')}")
     site.post(task_action(html), {"label": "supports", "evidence": ["0"]})
     site.get(f"/s/{study.slug}/task/")  # holds a second page
     assert_slots_match_live_assignments()

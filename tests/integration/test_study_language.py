@@ -17,6 +17,7 @@ from annotation.services.studies import load_study_file
 from annotation.views.builder_form import form_values
 from tests.conftest import claim_study_file
 from tests.game_helpers import boundary_study_file, guess, play_round, start_game
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import task_action
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +31,9 @@ def test_a_german_study_speaks_german_on_every_participant_page_and_keeps_its_ow
     study = make_claim_study(language="de", items=2, items_per_session=2, title="Behauptungen prüfen")
     client = Client()
 
-    arrived = client.get(f"/s/{study.slug}/?PROLIFIC_PID=p1&STUDY_ID=s&SESSION_ID=x", follow=True)
+    arrived = client.get(
+        f"/s/{study.slug}/?PROLIFIC_PID={prolific_id('p1')}&STUDY_ID=s&SESSION_ID=x", follow=True
+    )
     assert arrived["Content-Language"] == "de"
     consent = page(arrived)
     assert '<html lang="de">' in consent
@@ -39,7 +42,11 @@ def test_a_german_study_speaks_german_on_every_participant_page_and_keeps_its_ow
     assert "Label each claim." in consent  # the study's instructions, as the researcher wrote them
     assert "Before you start" not in consent and "I agree" not in consent
 
-    task = page(client.post(f"/s/{study.slug}/consent/?PROLIFIC_PID=p1", {"decision": "agree"}, follow=True))
+    task = page(
+        client.post(
+            f"/s/{study.slug}/consent/?PROLIFIC_PID={prolific_id('p1')}", {"decision": "agree"}, follow=True
+        )
+    )
     assert "Seite 1 von 2" in task and "Absenden und weiter" in task
     assert "Der Text stützt die Behauptung" in task and "Wie verhält sich der Text zur Behauptung?" in task
     assert "Claim number" in task  # the item's own text is never translated

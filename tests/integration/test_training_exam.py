@@ -10,6 +10,7 @@ from django.test import Client
 
 from annotation.models import Item
 from annotation.services.studies import load_study_file
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.exams import file_position
 from tests.helpers.flow import start
 
@@ -31,7 +32,7 @@ def training(example_study_file):
 
 def test_each_question_is_followed_by_the_right_answer_and_why(training):
     client = Client()
-    html = start(client, training.slug, "?PROLIFIC_PID=learner")
+    html = start(client, training.slug, f"?PROLIFIC_PID={prolific_id('learner')}")
     action = re.search(r'action="(/s/[\w-]+/exam/a/(\d+)/)"', html)
     feedback_url = f"{action.group(1)}feedback/"
     assert client.get(feedback_url).status_code == 302  # nothing is shown before answering

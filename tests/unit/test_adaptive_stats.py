@@ -121,6 +121,46 @@ def test_the_sequence_is_the_whole_line_until_it_can_say_something():
     assert not settled(one_each, excludes_zero=True, width=1)
 
 
+@pytest.mark.parametrize("n", [2, 10, 40, 5000])
+def test_answers_that_all_agree_give_a_finite_interval_on_a_known_scale(n):
+    """Every rating of A a 7 and of B a 1 (a 6-point-wide scale): the sample variance is 0,
+    which used to leave the interval the whole line for ever; the floor keeps it finite,
+    around the difference, and narrowing as answers come in."""
+    look = difference_sequence(np.full(n, 7.0), np.full(n, 1.0), 0.05, span=6.0)
+    assert math.isfinite(look.low) and math.isfinite(look.high)
+    assert look.low < 6.0 < look.high
+    if n >= 10:
+        assert look.excludes_zero()
+    wider = difference_sequence(np.full(n // 2 + 1, 7.0), np.full(n // 2 + 1, 1.0), 0.05, span=6.0)
+    assert wider.width >= look.width
+
+
+def test_the_floor_leaves_answers_that_vary_as_they_were_and_an_unknown_span_as_before():
+    rng = np.random.default_rng(11)
+    values = rng.integers(1, 8, 100).astype(float)
+    assert mean_sequence(values, 0.05, span=6.0) == mean_sequence(values, 0.05)
+    assert math.isinf(mean_sequence(np.full(40, 7.0), 0.05).width)  # no span: nothing known
+
+
+def _false_stops_on_a_skewed_scale(runs: int = 300) -> float:
+    """Answers that are mostly one value (95% 7s, else uniform on 1..7), the same for both
+    systems, looked at every 10 answers per system: runs of agreeing answers are common
+    early, where the floor decides."""
+    rng = np.random.default_rng(20261129)
+    stops = 0
+    for _ in range(runs):
+        draws = [np.where(rng.random(MOST) < 0.95, 7.0, rng.integers(1, 8, MOST)) for _ in range(2)]
+        for n in range(LOOK_EVERY, MOST + 1, LOOK_EVERY):
+            if difference_sequence(draws[0][:n], draws[1][:n], 0.05, span=6.0).excludes_zero():
+                stops += 1
+                break
+    return stops / runs
+
+
+def test_mostly_agreeing_answers_under_the_null_stop_less_often_than_alpha():
+    assert _false_stops_on_a_skewed_scale() < 0.05
+
+
 def _false_stops(interval) -> float:
     rng = np.random.default_rng(20261126)
     stops = 0

@@ -22,6 +22,7 @@ from annotation.services.jobs import (
     JobCancelled,
     JobParameters,
     Progress,
+    check_job_paths_now,
     claim_job,
     fail_job,
     finish_job,
@@ -84,6 +85,7 @@ class JobTask(Task):
             with job_heartbeat(job_id, attempt, every), running_attempt(attempt), model_folders(readable):
                 if JOB_KINDS[job.kind].needs_study:
                     job_study(job)
+                check_job_paths_now(job)  # on this worker's disk, just before the job reads or writes
                 result = self.run_job(job, job_parameters(job), JobProgress(job.pk))
         except JobCancelled:
             return None

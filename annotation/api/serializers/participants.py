@@ -31,6 +31,10 @@ class CompetenceOut(serializers.Serializer):
         allow_null=True, help_text="Dawid–Skene's probability of a right answer"
     )
     answers = serializers.IntegerField(help_text="Categorical answers the estimates rest on")
+    not_identifiable = serializers.CharField(
+        help_text="Why the answers cannot estimate this annotator's competence (then both figures are "
+        "null), e.g. 'not identifiable: one annotator only: …'; empty when they can"
+    )
 
 
 class ParticipantOut(serializers.Serializer):
