@@ -95,6 +95,28 @@ def test_on_a_phone_no_key_hints_and_every_answer_target_is_44_px(live_server, b
     context.close()
 
 
+@pytest.mark.parametrize("kind", ["likert", "ranking", "plausibility", "claim"])
+def test_each_survey_kind_s_answer_targets_are_44_px_on_a_small_phone(
+    live_server, browser, example_study_file, kind
+):
+    """At 360 px, the narrowest common phone: every answer target is 44 × 44 px, and a scale
+    of up to seven points keeps its points on one row."""
+    study = load_study_file(example_study_file(kind)).study
+    context = browser.new_context(viewport={"width": 360, "height": 800}, is_mobile=True, has_touch=True)
+    phone = context.new_page()
+    phone.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=small-{kind}")
+    phone.get_by_role("button", name="I agree").click()
+    phone.wait_for_selector("#task-form")
+    sizes = answer_target_sizes(phone)
+    assert sizes and [s for s in sizes if s["width"] < TARGET or s["height"] < TARGET] == []
+    rows_per_scale = phone.eval_on_selector_all(
+        ".scale", "scales => scales.map(s => new Set([...s.children].map(p => p.offsetTop)).size)"
+    )
+    assert set(rows_per_scale) <= {1}
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 360
+    context.close()
+
+
 def test_the_prolific_done_page_waits_for_the_worker(live_server, page, screenshot):
     study = load_study_file(questionnaire_file(slug="done-wait", items_per_session=1)).study
     start_questionnaire(page, live_server, study.slug, "done-wait")
