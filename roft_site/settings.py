@@ -467,9 +467,22 @@ for _name in ("SESSION_COOKIE_SAMESITE", "CSRF_COOKIE_SAMESITE"):
     if globals()[_name] not in ("Lax", "Strict", "None"):
         raise ImproperlyConfigured(f"{_name} must be Lax, Strict or None.")
 
+# Every line goes to the root's console once. Django's own default gives its "django" logger a
+# console handler of its own (in DEBUG) besides the mail to ADMINS; with the root's console its
+# lines were printed twice ("Watching for file changes with StatReloader", "Internal Server
+# Error: /"), so "django" keeps only the mail handler and passes its lines on to the root.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"require_debug_false": {"()": "django.utils.log.RequireDebugFalse"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        "mail_admins": {
+            "level": "ERROR",
+            "filters": ["require_debug_false"],
+            "class": "django.utils.log.AdminEmailHandler",
+        },
+    },
+    "loggers": {"django": {"handlers": ["mail_admins"], "level": "INFO"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

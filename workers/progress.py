@@ -18,7 +18,7 @@ from django.db import DatabaseError, connection
 from tqdm import tqdm
 
 from annotation.models import Job
-from annotation.services.jobs import JOB_KINDS, JobCancelled, beat_job, report_progress
+from annotation.services.jobs import JOB_KINDS, JobCancelled, beat_job, report_progress, run_task_here
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +109,6 @@ def run_job_here(job: Job, *, description: str, stream=None) -> Job:
 
     task = app.tasks[JOB_KINDS[job.kind].task]
     with progress_bar(description, stream):
-        task.apply(args=[job.pk], throw=False)
+        run_task_here(task, job.pk)
     job.refresh_from_db()
     return job

@@ -28,7 +28,6 @@ class CrowdExit:
     screened_out: bool
     cut_short: bool = False  # the items ran out before the promised pages (``session_cut_short``)
     return_url: str = ""
-    redirect: bool = False  # send the browser on by itself (Prolific)
     mturk_submit_url: str = ""
     mturk_assignment_id: str = ""
 
@@ -54,7 +53,6 @@ def crowd_exit(study: Study, enrollment: Enrollment) -> CrowdExit:
         screened_out=screened_out,
         cut_short=cut_short,
         return_url=return_url,
-        redirect=bool(return_url) and source == Participant.Source.PROLIFIC,
         mturk_submit_url=submit_url,
         mturk_assignment_id=assignment_id,
     )

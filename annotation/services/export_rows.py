@@ -45,9 +45,11 @@ def neutralise(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
-def rows_written(progress: Progress, done: int, total: int) -> None:
-    """Report an export's progress in rows (the job's callback stops a cancelled export)."""
-    progress(done, total, f"{done} of {total} rows")
+def rows_written(progress: Progress, done: int, total: int, *, what: str = "responses") -> None:
+    """Report an export's progress (the job's callback stops a cancelled export). ``what`` the
+    rows are: responses (one a row, in CSV and JSONL), or every table's rows (SQLite), so the
+    count never reads as the responses the exports table lists beside it."""
+    progress(done, total, f"{done} of {total} {what}")
 
 
 @dataclass(frozen=True)

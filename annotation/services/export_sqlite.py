@@ -245,7 +245,7 @@ def _copy_table(target, table: Table, study: Study, done: int, total: int, progr
     for batch in read_batches(sql, params):
         target.executemany(insert, batch)
         written += len(batch)
-        rows_written(progress, done + written, total)
+        rows_written(progress, done + written, total, what="rows of all tables")
     return written
 
 

@@ -8,11 +8,13 @@ cancelled job, is recognised and left alone.
 
 from __future__ import annotations
 
+import logging
 import os
 import posixpath
 import re
 import threading
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field, fields
 from datetime import timedelta
 from typing import Any, ClassVar, Protocol, Self
@@ -342,9 +344,38 @@ def _send(job: Job) -> None:
     if settings.CELERY_TASK_ALWAYS_EAGER and settings.JOBS_IN_BACKGROUND_THREAD:
         _run_in_thread(app.tasks[spec.task], job.pk)
     elif settings.CELERY_TASK_ALWAYS_EAGER:
-        app.tasks[spec.task].apply(args=[job.pk], throw=False)
+        run_task_here(app.tasks[spec.task], job.pk)
     else:
         app.send_task(spec.task, args=[job.pk], queue=spec.queue)
+
+
+# Set while a job's task runs in this process (``run_task_here``); a context variable, so
+# a job run in a thread beside the request is quiet without quieting anyone else's lines.
+_RUNNING_HERE: ContextVar[bool] = ContextVar("job_task_running_here", default=False)
+
+
+class _CeleryLinesOfTasksRunHere(logging.Filter):
+    """Drops Celery's own INFO lines ("Task workers.tasks… succeeded in 0.05s: None") about a
+    task run in this process: its job row says how it ended, and the command that ran it
+    prints that (a "succeeded" beside the command's "job 4 failed" read as a contradiction,
+    since a job task that records a failure returns normally). Warnings and errors pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or not _RUNNING_HERE.get()
+
+
+logging.getLogger("celery.app.trace").addFilter(_CeleryLinesOfTasksRunHere())
+
+
+def run_task_here(task, job_id: int) -> None:
+    """Run a job's task in this process, as a worker would (its claim, finish and fail steps),
+    without Celery's per-task log lines: the one way commands, the embedded demo and eager
+    settings run a job here."""
+    token = _RUNNING_HERE.set(True)
+    try:
+        task.apply(args=[job_id], throw=False)
+    finally:
+        _RUNNING_HERE.reset(token)
 
 
 def _run_in_thread(task, job_id: int) -> None:
@@ -353,7 +384,7 @@ def _run_in_thread(task, job_id: int) -> None:
 
     def run() -> None:
         try:
-            task.apply(args=[job_id], throw=False)
+            run_task_here(task, job_id)
         finally:
             connections.close_all()  # this thread's own connections
 

@@ -38,4 +38,5 @@ def study_leave(request: HttpRequest, step: LiveStep) -> HttpResponse:
     if request.method == "POST":
         leave_study(enrollment)
         enrollment.refresh_from_db()
-    return render(request, "annotation/leave.html", {"study": step.study, "enrollment": enrollment})
+    context = {"study": step.study, "enrollment": enrollment, "source": step.participant.source}
+    return render(request, "annotation/leave.html", context)

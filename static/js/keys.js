@@ -1,5 +1,6 @@
 // Keyboard shortcuts for annotation pages: a digit picks the input marked data-key="digit",
-// Enter submits the task form. Typing in a text field is never intercepted.
+// Enter submits the task form, and so does Ctrl + Enter (⌘ + Enter), also from a text field,
+// whose other keys (Enter alone: a new line) are never intercepted.
 (function () {
   "use strict";
   // The one rule for "the person is typing, leave their keys alone", shared with the pages'
@@ -11,9 +12,16 @@
   }
   window.roftTyping = typing;
   document.addEventListener("keydown", function (event) {
-    if (event.ctrlKey || event.metaKey || event.altKey || typing(document.activeElement)) return;
     var form = document.getElementById("task-form");
     if (!form) return;
+    // Ctrl + Enter (⌘ + Enter on a Mac) submits from anywhere, a text box included, where
+    // Enter alone must stay a new line.
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey) {
+      event.preventDefault();
+      form.requestSubmit();
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(document.activeElement)) return;
     if (event.key === "Enter" && document.activeElement.tagName !== "BUTTON") {
       event.preventDefault();
       form.requestSubmit();

@@ -25,14 +25,19 @@ def finish(client, study, query: str = "") -> str:
     return page.content.decode()
 
 
-def test_prolific_participant_gets_the_code_and_is_sent_back_to_prolific(client, make_claim_study):
+def test_prolific_participant_gets_the_code_and_a_link_back_to_prolific(client, make_claim_study):
+    """The way back is a link the worker follows when ready: no timed redirect takes the page
+    away while they copy the code (WCAG 2.2.1)."""
     study = make_claim_study(items=2, items_per_session=2, annotations_per_item=1)
     entry = client.get(f"/s/{study.slug}/?PROLIFIC_PID={prolific_id('pp-1')}&STUDY_ID=st&SESSION_ID=se")
     assert entry.status_code == 302
     html = finish(client, study, "?" + entry.url.split("?")[1])
     assert 'id="completion-code">DONE-123<' in html
     url = "https://app.prolific.com/submissions/complete?cc=DONE-123"
-    assert f'content="5;url={url}"' in html and f'href="{url}"' in html
+    assert f'id="return-link" href="{url}"' in html
+    assert "http-equiv" not in html and "refresh" not in html.lower()
+    again = client.get(f"/s/{study.slug}/done/")
+    assert "http-equiv" not in again.content.decode() and "Refresh" not in again.headers
     enrollment = Enrollment.objects.get(participant__platform_worker_id=prolific_id("pp-1"))
     assert enrollment.platform_session == {"STUDY_ID": "st", "SESSION_ID": "se"}
     assert enrollment.status == "completed"
@@ -59,6 +64,24 @@ def test_a_participant_who_leaves_releases_their_page(client, make_claim_study):
     assert Enrollment.objects.get(participant=held.participant).status == "returned"
     done = client.get(f"/s/{study.slug}/done/").content.decode()
     assert "completion-code" not in done
+
+
+def test_a_prolific_worker_who_leaves_gets_the_button_to_return_it(client, make_claim_study):
+    """The leave page offers the same way back as the declined and full pages."""
+    study = make_claim_study(items=2, items_per_session=2)
+    client.post(f"/s/{study.slug}/consent/?PROLIFIC_PID={prolific_id('pp-4')}")
+    client.get(f"/s/{study.slug}/task/")
+    left = client.post(f"/s/{study.slug}/leave/").content.decode()
+    assert 'id="prolific-return" href="https://app.prolific.com/submissions"' in left
+    assert "return this study on Prolific" in left
+
+
+def test_a_worker_from_no_platform_who_leaves_gets_no_platform_button(client, make_claim_study):
+    study = make_claim_study(items=2, items_per_session=2)
+    client.post(f"/s/{study.slug}/consent/")
+    client.get(f"/s/{study.slug}/task/")
+    left = client.post(f"/s/{study.slug}/leave/").content.decode()
+    assert "You have left this study" in left and 'id="prolific-return"' not in left
 
 
 def test_mturk_preview_shows_a_real_page_read_only_and_assigns_nothing(client, make_claim_study):

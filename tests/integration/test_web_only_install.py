@@ -160,7 +160,7 @@ def web_only_run(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
         DJANGO_SETTINGS_MODULE="roft_site.settings",
         VAR_DIR=str(var_dir),
         SECRET_KEY="web-only-" + "k" * 40,
-        DEBUG="1",  # as bin/run-demo sets it
+        DEBUG="1",  # as bin/demo-env sets it for bin/run-demo
         ALLOWED_HOSTS="testserver",
         JOBS_IN_BACKGROUND_THREAD="0",
     )

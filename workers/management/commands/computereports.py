@@ -15,7 +15,7 @@ from annotation.services.export_rows import neutralise
 from annotation.services.jobs import check_job_parameters
 from scoring.models import Report
 from scoring.services import POPULATIONS, REPORTS_JOB
-from workers.tasks.reports import compute_study_reports_task
+from workers.progress import run_job_here
 
 FIELDS = ("metric", "group", "value", "n", "ci_low", "ci_high", "details")
 
@@ -53,8 +53,7 @@ class Command(BaseCommand):
         except InputError as error:
             raise CommandError(f"Bad option: {error}") from error
         job = Job.objects.create(kind=REPORTS_JOB, study=study, parameters=parameters)
-        compute_study_reports_task.apply(args=[job.pk])
-        job.refresh_from_db()
+        job = run_job_here(job, description=f"reports {slug}", stream=self.stderr)
         if job.status != Job.Status.DONE:
             raise CommandError(f"Computing the reports of {slug} failed:\n{job.error}")
         if json:
