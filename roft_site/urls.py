@@ -10,6 +10,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from annotation.views.home import home
+from annotation.views.research import LandingLoginView
 from roft_site.health import healthz
 
 
@@ -29,6 +30,8 @@ urlpatterns = [
     path("favicon.ico", FaviconView.as_view(), name="favicon"),
     path("", include("annotation.urls")),
     path("research/", include("scoring.urls")),
+    # before Django's own accounts URLs: a researcher lands on /research/ after logging in
+    path("accounts/login/", LandingLoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("roft_site.api_urls")),

@@ -94,6 +94,8 @@ def test_every_reader_counts_the_same_answers(users, client_for):
     short = api.get("/api/v1/studies/counted/items/?complete=false").json()["results"]
     assert [(i["external_id"], i["answered"]) for i in short] == [("c1", 2)]
     assert api.get("/api/v1/studies/counted/").json()["progress"]["responses"] == 5
+    listed = api.get("/api/v1/studies/").json()["results"]
+    assert [(s["slug"], s["response_count"]) for s in listed] == [("counted", 5)]
     owner = Client()
     owner.force_login(users["owner"])
     overview = owner.get("/research/s/counted/").content.decode()

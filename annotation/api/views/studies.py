@@ -11,9 +11,9 @@ from annotation.api.idempotency import idempotent
 from annotation.api.schema import documented
 from annotation.api.serializers.studies import StatusChange, StudyDetail, StudyFile, StudySummary, StudyUpdate
 from annotation.models import Item, Study
-from annotation.models import Response as Answer
 from annotation.services.access import researcher_studies
 from annotation.services.assignment import item_progress
+from annotation.services.populations import counted_per_study
 from annotation.services.research import change_study_status, update_study
 from annotation.services.studies import load_study_file_for
 
@@ -42,7 +42,9 @@ class StudyListView(ResearcherView):
         studies = (
             researcher_studies(request.user)
             .select_related("owner")
-            .annotate(n_items=_count(Item, is_attention_check=False), n_responses=_count(Answer))
+            # The answers that count (``populations``), as the study's progress counts them:
+            # never a test run, a model rater's, an adjudicator's or an attention check.
+            .annotate(n_items=_count(Item, is_attention_check=False), n_responses=counted_per_study())
             .order_by("slug")
         )
         page = self.paginate_queryset(studies)
