@@ -17,13 +17,6 @@ from .exports import ExportParameters, check_export_request
 from .jobs import JOB_KINDS, start_job
 from .validation import check_exam_study, check_kind_and_config, kind_named
 
-# Which status a study may move to from each status.
-STATUS_TRANSITIONS: dict[str, set[str]] = {
-    Study.Status.DRAFT: {Study.Status.LIVE, Study.Status.CLOSED},
-    Study.Status.LIVE: {Study.Status.CLOSED},
-    Study.Status.CLOSED: {Study.Status.LIVE},
-}
-
 
 class NotAllowed(Exception):
     """The user may see the object but not make this change (HTTP 403)."""
@@ -63,54 +56,6 @@ def _researchers_named(usernames: list[str]):
     if missing:
         raise InputError({"shared_with": [f"No researcher named {name!r}." for name in missing]})
     return users
-
-
-def change_study_status(study: Study, *, status: str, by_quota: bool = False) -> Study:
-    """Move a study along ``STATUS_TRANSITIONS``; anything else is an input error.
-    ``by_quota``: the study closes itself at its quota (``capacity.close_if_quota_reached``),
-    which lets ``capacity.reopen_if_short`` open it again; any other change clears that."""
-    if status not in Study.Status.values:
-        raise InputError({"status": [f"Unknown status {status!r}."]})
-    if status == study.status:
-        return study
-    if status not in STATUS_TRANSITIONS[study.status]:
-        raise InputError({"status": [f"A {study.status} study cannot become {status}."]})
-    now = timezone.now()
-    closing = status == Study.Status.CLOSED
-    because = (Study.ClosedBecause.QUOTA if by_quota else Study.ClosedBecause.RESEARCHER) if closing else ""
-    Study.objects.filter(pk=study.pk, status=study.status).update(
-        status=status,
-        closed_by_quota=by_quota,
-        updated_at=now,
-        closed_at=now if closing else None,
-        closed_because=because,
-        closed_details={},
-    )
-    study.refresh_from_db()
-    return study
-
-
-CLOSING_FIELDS = ["closed_at", "closed_because", "closed_details"]
-
-
-def close_study_by_rule(study: Study, *, because: str, details: dict) -> bool:
-    """Close a live study because a rule of its own says so (the adaptive budget or
-    stopping rule, ``Study.ClosedBecause``), recording why, when and on what figures.
-
-    One conditional UPDATE (live → closed) that changes one row or none: whichever of
-    several concurrent deciders (submits, reports jobs) comes first closes the study, the
-    others change nothing and get False, so a study closes exactly once."""
-    now = timezone.now()
-    changed = Study.objects.filter(pk=study.pk, status=Study.Status.LIVE).update(
-        status=Study.Status.CLOSED,
-        closed_by_quota=False,
-        updated_at=now,
-        closed_at=now,
-        closed_because=because,
-        closed_details=details,
-    )
-    study.refresh_from_db(fields=["status", "closed_by_quota", *CLOSING_FIELDS])
-    return changed == 1
 
 
 def mark_returned(study: Study, *, participants: list[str]) -> dict:

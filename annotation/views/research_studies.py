@@ -19,13 +19,9 @@ from annotation.services.assignment import item_progress
 from annotation.services.crowd import preview_page
 from annotation.services.json_input import parse_json
 from annotation.services.links import participant_links, studies_sharing_completion_code
-from annotation.services.research import (
-    STATUS_TRANSITIONS,
-    change_study_status,
-    discard_test_answers,
-    test_enrollments,
-)
+from annotation.services.research import discard_test_answers, test_enrollments
 from annotation.services.studies import load_study_file_for
+from annotation.services.study_status import STATUS_TRANSITIONS, change_study_status
 
 from .research import researcher_required
 from .steps import task_page_context

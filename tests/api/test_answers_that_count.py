@@ -21,8 +21,8 @@ from annotation.services.flags import flag_in_study, set_excluded, unflag_in_stu
 from annotation.services.human_answers import human_answers
 from annotation.services.imports import import_responses
 from annotation.services.model_answers import ModelAnswer, model_participant, store_model_answers
-from annotation.services.research import change_study_status
 from annotation.services.studies import load_study_file
+from annotation.services.study_status import change_study_status
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory
 from tests.helpers.flow import answer_pages, task_action

@@ -10,8 +10,8 @@ from rest_framework import serializers
 
 from annotation.models import Study
 from annotation.services.assignment import item_progress
-from annotation.services.research import CLOSING_FIELDS
 from annotation.services.studies import STUDY_SETTINGS, CompletionURLField, StudyFields
+from annotation.services.study_status import CLOSING_FIELDS
 from annotation.services.validation import ItemFields
 
 

@@ -14,8 +14,9 @@ from annotation.models import Item, Study
 from annotation.services.access import researcher_studies
 from annotation.services.assignment import item_progress
 from annotation.services.populations import counted_per_study
-from annotation.services.research import change_study_status, update_study
+from annotation.services.research import update_study
 from annotation.services.studies import load_study_file_for
+from annotation.services.study_status import change_study_status
 
 from .base import ResearcherView
 
