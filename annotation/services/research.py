@@ -6,20 +6,16 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.errors import InputError, checked
+from annotation.errors import InputError, NotAllowed, checked
 from annotation.models import Assignment, Enrollment, Job, Response, Study
 
-from .access import can_share_study, can_use_platforms, is_researcher, researcher_studies
+from .access import can_change_study, can_share_study, is_researcher, researcher_studies
 from .adaptive import check_stop_systems
 from .assignment import release_participant_assignments
 from .exams import detach_exam_from_unpermitted_studies
 from .exports import ExportParameters, check_export_request
 from .jobs import JOB_KINDS, start_job
 from .validation import check_exam_study, check_kind_and_config, kind_named
-
-
-class NotAllowed(Exception):
-    """The user may see the object but not make this change (HTTP 403)."""
 
 
 def update_study(study: Study, *, user, changes: dict) -> Study:
@@ -132,8 +128,8 @@ def start_job_for_researcher(*, user, kind: str, study_slug: str | None, paramet
     include_ids = bool((parameters or {}).get("include_platform_ids"))
     check_export_request(user, study, include_platform_ids=include_ids)
     spec = JOB_KINDS.get(kind)
-    if spec is not None and spec.owner_only and not can_use_platforms(user, study):
-        raise NotAllowed(f"Only the study's owner or an admin may start a {kind} job.")
+    if study is not None and spec is not None and not spec.analysis and not can_change_study(user, study):
+        raise NotAllowed(f"Only the study's owner or an admin may start a {kind} job on it.")
     # Paths on the workers: inside the configured folders, and the user's own or shared ones
     # (``check_new_job`` calls ``check_worker_paths`` for every job started for a user).
     return start_job(kind=kind, parameters=parameters, study=study, user=user)

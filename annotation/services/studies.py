@@ -114,14 +114,15 @@ OWN_SLUG = "You have a study with this slug: change it with PATCH or the items u
 
 def load_study_file_for(user, data: dict, *, update_own: bool) -> LoadResult:
     """A researcher's study file (the API, the upload page): create a study they will own,
-    or (``update_own``) update one they manage.
+    or (``update_own``) update one they may change (``access.can_change_study``: its owner or
+    an admin; one only shared with them is a ``NotAllowed``).
 
     The slug is checked last: a file whose slug is another researcher's is checked exactly
     as if the slug were free, so its errors (or the one ``SLUG_TAKEN`` for a valid file)
     never tell whether that study exists beyond what its public link already does, nor
     anything about it.
     """
-    from .access import can_manage_study
+    from .access import can_manage_study, require_study_change
 
     slug = data.get("slug") if isinstance(data, dict) else None
     # Only a well-formed slug is looked up (a NUL byte cannot even reach the database); the
@@ -133,6 +134,7 @@ def load_study_file_for(user, data: dict, *, update_own: bool) -> LoadResult:
     if can_manage_study(user, existing):
         if not update_own:  # said beside every other error of the file, checked as if new
             _raise_with({"slug": [OWN_SLUG]}, lambda: _check_study_file(_unused_slug(data), owner=user))
+        require_study_change(user, existing)  # a study shared with them is not theirs to change
         return load_study_file(data, owner=None)
     _check_study_file(_unused_slug(data), owner=user)
     raise InputError({"slug": [SLUG_TAKEN]})

@@ -78,7 +78,7 @@ class StudyDetailView(ResearcherView):
     )
     @idempotent
     def patch(self, request, slug):
-        study = self.study()
+        study = self.study_to_change()
         changes = self.body(lambda data: StudyUpdate(study, data=data, partial=True))
         update_study(study, user=request.user, changes=changes)
         return _detail(study)
@@ -95,5 +95,5 @@ class StudyStatusView(ResearcherView):
     )
     @idempotent
     def post(self, request, slug):
-        study = change_study_status(self.study(), status=self.body(StatusChange)["status"])
+        study = change_study_status(self.study_to_change(), status=self.body(StatusChange)["status"])
         return _detail(study)
