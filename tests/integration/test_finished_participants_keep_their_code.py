@@ -124,7 +124,7 @@ def test_mid_session_at_a_study_the_quota_closed_gets_the_done_page(crowd):
 
 def test_a_researcher_who_finished_a_preview_of_a_draft_sees_the_code(make_claim_study, django_user_model):
     owner = researcher_user("draft-owner")
-    study = make_claim_study(items=3, items_per_session=1, status="draft")
+    study = make_claim_study(slug="draft-preview", items=3, items_per_session=1, status="draft")
     Study.objects.filter(pk=study.pk).update(owner=owner)
     client = Client()
     client.force_login(owner)
