@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django import forms
 from django.contrib import admin
+from django.contrib.messages import ERROR, SUCCESS
 from django.db.models import Count, Exists, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
@@ -34,6 +35,7 @@ from .services.exams import check_qualification, detach_exam_from_unpermitted_st
 from .services.flags import flag_in_study, unflag_in_study
 from .services.jobs import JOB_KINDS, cancel_job, check_new_job, queue_job
 from .services.populations import counted_per_item, counted_per_study
+from .services.study_status import CLOSING_FIELDS, change_study_status
 from .services.validation import check_exam_study, check_kind_and_config, is_exam, kind_named, validate_item
 from .shares import percent
 
@@ -162,7 +164,28 @@ class StudyAdmin(admin.ModelAdmin):
     list_filter = ["kind", "status", "public"]
     search_fields = ["slug", "title"]
     prepopulated_fields = {"slug": ["title"]}
-    readonly_fields = ["created_at", "updated_at"]
+    # The status and the closing record have one writer (``study_status``): the actions
+    # below, never the form (a new study starts as a draft).
+    readonly_fields = ["status", "closed_by_quota", *CLOSING_FIELDS, "created_at", "updated_at"]
+    actions = ["go_live", "close"]
+
+    @admin.action(description="Go live (open the selected studies to participants)")
+    def go_live(self, request, queryset):
+        self._change_status(request, queryset, Study.Status.LIVE)
+
+    @admin.action(description="Close the selected studies")
+    def close(self, request, queryset):
+        self._change_status(request, queryset, Study.Status.CLOSED)
+
+    def _change_status(self, request, queryset, status: str) -> None:
+        """Each study through ``change_study_status``; a refused change is named, per study."""
+        for study in queryset.order_by("slug"):
+            try:
+                change_study_status(study, status=status)
+            except InputError as exc:
+                self.message_user(request, f"{study.slug}: {exc.summary()}", ERROR)
+            else:
+                self.message_user(request, f"{study.slug} is now {study.status}.", SUCCESS)
 
     def get_queryset(self, request):
         return (

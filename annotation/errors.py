@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from rest_framework.exceptions import ValidationError
+
+
+class NotAllowed(PermissionDenied):
+    """The user may see the object but not make this change: a 403 on the pages (Django
+    answers ``PermissionDenied`` so) and in the API (``api.errors``), nothing changed."""
 
 
 class InputError(Exception):

@@ -29,7 +29,11 @@ from annotation.services.exports import ExportParameters
 from annotation.services.jobs import register_job_kind
 
 register_job_kind(
-    "export", task="workers.tasks.exports.export_study_task", parameters=ExportParameters, needs_study=True
+    "export",
+    task="workers.tasks.exports.export_study_task",
+    parameters=ExportParameters,
+    needs_study=True,
+    analysis=True,
 )
 
 
@@ -104,6 +108,7 @@ register_job_kind(
     parameters=TrainRaterParameters,
     needs_study=True,
     worker_paths={"output": "output", "encoder": "model"},
+    analysis=True,  # learns from the answers; writes the rater to the worker's folder
 )
 register_job_kind(
     "rate",
@@ -134,5 +139,4 @@ for _platform in ("prolific", "mturk"):
             task=f"workers.tasks.platforms.{_platform}_{_action}_task",
             parameters=_parameters,
             needs_study=True,
-            owner_only=True,
         )

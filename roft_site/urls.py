@@ -11,6 +11,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from annotation.views.accounts import PasswordReset
 from annotation.views.home import home
+from annotation.views.research import LandingLoginView
 from roft_site.health import healthz
 
 
@@ -32,6 +33,8 @@ urlpatterns = [
     path("research/", include("scoring.urls")),
     # before django.contrib.auth's own: the reset that says when no mail could be sent
     path("accounts/password_reset/", PasswordReset.as_view(), name="password_reset"),
+    # before Django's own accounts URLs: a researcher lands on /research/ after logging in
+    path("accounts/login/", LandingLoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("roft_site.api_urls")),

@@ -10,7 +10,7 @@ which the pick reads through its index
 (``annotation.services.assignment``). The researcher's stopping rule (``adaptive.stop``)
 is checked on the same answers: once the confidence sequence of the difference between
 the two systems on the question excludes 0 (or is narrow enough), the study is closed,
-exactly once, with the interval recorded (``research.close_study_by_rule``). Whether met or
+exactly once, with the interval recorded (``study_status.close_study_by_rule``). Whether met or
 not, the rule's interval at this look is stored with the reports (``STOPPING_METRIC``), so
 the dashboard and the overview show how far the study is from stopping.
 """
@@ -25,7 +25,7 @@ from django.db import transaction
 from annotation.errors import InputError
 from annotation.models import Item, Study
 from annotation.services.adaptive import StopRule, adaptive_settings
-from annotation.services.research import close_study_by_rule
+from annotation.services.study_status import close_study_by_rule
 from scoring.models import Report
 from scoring.planning import SYSTEM, question_values
 from scoring.reports.base import KindReport, ReportRow, StudyData, TableSpec, row

@@ -46,4 +46,5 @@ register_job_kind(
     queue="default",
     parameters=ReportsParameters,
     needs_study=True,
+    analysis=True,
 )

@@ -7,8 +7,7 @@ from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from annotation.errors import InputError
-from annotation.services.research import NotAllowed
+from annotation.errors import InputError, NotAllowed
 
 
 class PayloadTooLarge(APIException):

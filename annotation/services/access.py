@@ -19,6 +19,7 @@ from django.db.models import Q
 from django.http import Http404
 from django.utils import timezone
 
+from annotation.errors import NotAllowed
 from annotation.models import Assignment, Enrollment, Exam, Item, Job, Participant, Response, Study
 
 from . import row_addresses, sql_rows
@@ -67,7 +68,8 @@ def researcher_accounts():
 def can_manage_study(user, study: Study) -> bool:
     """Those who reach the study in the researcher pages and the API (``researcher_studies``:
     its owner, researchers it is shared with, admins) manage it: they preview drafts, and
-    their own visits are tests. An owner who left the researchers group manages nothing."""
+    their own visits are tests. An owner who left the researchers group manages nothing.
+    Changing the study is narrower: ``can_change_study``."""
     return researcher_studies(user).filter(pk=study.pk).exists()
 
 
@@ -82,6 +84,35 @@ def _owns(user, study: Study | None) -> bool:
     if not is_researcher(user):
         return False
     return user.is_superuser or (study is not None and study.owner_id == user.pk)
+
+
+NOT_THE_OWNER = (
+    "This study is shared with you to read and analyse; only its owner (or an admin) may change it."
+)
+
+
+def can_change_study(user, study: Study) -> bool:
+    """The one rule for every change of a study's state and every deletion: its status, its
+    settings, config and items (the builder, PATCH, a study file loaded over it, an items
+    upload), its researchers' test runs discarded, its participants' marks and returns, its
+    adjudications, and the jobs that write into it (``JobKind.analysis`` says which only
+    read). Until roles land, sharing a study means reading and analysing it (its pages,
+    reports and exports): the changes are its owner's, and admins'."""
+    return _owns(user, study)
+
+
+def require_study_change(user, study: Study) -> None:
+    """``can_change_study``, or ``NotAllowed`` (403; the study itself is the user's to see)."""
+    if not can_change_study(user, study):
+        raise NotAllowed(NOT_THE_OWNER)
+
+
+def access_study_to_change(user, slug: str) -> Study:
+    """A study the user may change: 404 where they do not reach it (never reveal others'
+    studies), 403 where it is only shared with them."""
+    study = access_study_for_researcher(user, slug)
+    require_study_change(user, study)
+    return study
 
 
 def can_share_study(user, study: Study) -> bool:
@@ -396,6 +427,16 @@ def access_job_for_researcher(user, job_id) -> Job:
     job = researcher_jobs(user).select_related("study").filter(pk=_int_or_none(job_id)).first()
     if job is None:
         raise Http404("No such job.")
+    return job
+
+
+def access_job_to_cancel(user, job_id) -> Job:
+    """A job the user may stop: one they see (``access_job_for_researcher``, else 404) that
+    they started, or whose study they may change (``can_change_study``; 403 otherwise: a
+    researcher a study is shared with stops their own jobs, not its owner's)."""
+    job = access_job_for_researcher(user, job_id)
+    if job.created_by_id != user.pk and not (job.study is not None and can_change_study(user, job.study)):
+        raise NotAllowed("Only the job's starter or the study's owner (or an admin) may stop it.")
     return job
 
 

@@ -8,7 +8,7 @@ rather than to the least filled one; the pick itself stays the one indexed state
 number every lock, quota and "study full" rule reads), so an adaptive study is a uniform
 study whose pages past the minimum are spent where the answers disagree.
 
-Two rules close an adaptive study, each through ``research.close_study_by_rule`` (one
+Two rules close an adaptive study, each through ``study_status.close_study_by_rule`` (one
 conditional UPDATE: exactly once whoever decides first): ``adaptive.budget`` answers that
 count, checked on each submit (``capacity.close_if_collected``), and ``adaptive.stop``,
 the researcher's stopping rule on two systems' comparison, checked by the reports job

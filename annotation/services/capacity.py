@@ -17,7 +17,7 @@ from . import row_addresses
 from .adaptive import adaptive_settings
 from .assignment import first_of, release_expired_assignments
 from .populations import counted_per_item, counted_per_study
-from .research import change_study_status, close_study_by_rule
+from .study_status import change_study_status, close_study_by_rule
 
 
 def study_is_full(study: Study) -> bool:

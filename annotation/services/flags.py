@@ -25,7 +25,7 @@ from annotation.models import Assignment, Enrollment, Response
 
 from .assignment import free_slots, take_slots
 from .capacity import reopen_if_short
-from .populations import NOT_HUMAN, enrollment_counts
+from .populations import enrollment_keeps_slots
 
 
 def flag_in_study(enrollment: Enrollment, *, reason: str, by=None) -> Enrollment:
@@ -70,7 +70,7 @@ def _write(enrollment: Enrollment, **fields) -> Enrollment:
     with transaction.atomic():
         rows = Enrollment.objects.select_related("study", "participant")
         locked = rows.select_for_update(of=("self",)).get(pk=enrollment.pk)
-        counted_before = enrollment_counts(locked)
+        held_before = enrollment_keeps_slots(locked)
         for name, value in fields.items():
             setattr(locked, name, value)
         locked.save(update_fields=list(fields))
@@ -78,10 +78,10 @@ def _write(enrollment: Enrollment, **fields) -> Enrollment:
             Response.objects.filter(study=locked.study_id, participant=locked.participant_id).update(
                 flagged=locked.flagged
             )
-        counts_now = enrollment_counts(locked)
-        if counted_before != counts_now and locked.participant.source not in NOT_HUMAN:
-            _move_slots(locked, back=counts_now)
-            if not counts_now:
+        held_now = enrollment_keeps_slots(locked)
+        if held_before != held_now:
+            _move_slots(locked, back=held_now)
+            if not held_now:
                 reopen_if_short(locked.study)
     enrollment.__dict__.update({name: getattr(locked, name) for name in fields})
     return enrollment

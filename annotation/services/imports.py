@@ -17,6 +17,7 @@ from annotation.models import Assignment, Enrollment, Item, Participant, Respons
 
 from .assignment import next_positions, take_slots
 from .participants import count_answers, enroll, participant_by_platform_id
+from .populations import NOT_HUMAN, keeps_slot
 from .rows import Unique, collect_rows, json_lines
 from .submission import store_answer_given_elsewhere
 
@@ -140,9 +141,11 @@ def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:
     positions = next_positions(study, [participant.pk for participant in participants.values()])
     new_rows = [row for row in rows if (participants[row.participant].pk, row.item.pk) not in done]
     incomplete = Counter(part for row in new_rows for part in row.missing)
-    # Imported answers take their items' slots, like answers given on the site; all at
+    # Imported answers that count take their items' slots, like answers given on the site
+    # (``populations.keeps_slot``: a model rater's or an adjudicator's take none); all at
     # once, in item order, before the assignments are written.
-    take_slots(Counter(row.item.pk for row in new_rows))
+    keeping = _keeping_slots(study, participants.values(), source)
+    take_slots(Counter(row.item.pk for row in new_rows if participants[row.participant].pk in keeping))
     totals: dict[int, tuple[int, float]] = {}
     for row in new_rows:
         participant = participants[row.participant]
@@ -151,6 +154,26 @@ def _write(study: Study, rows: list[_Row], source: str) -> ImportResult:
         totals[participant.pk] = (count + 1, points + (response.points or 0))
     _update_enrollments(study, participants, totals)
     return ImportResult(created=len(new_rows), skipped=len(rows) - len(new_rows), incomplete=dict(incomplete))
+
+
+def _keeping_slots(study: Study, participants: Iterable[Participant], source: str) -> set[int]:
+    """The ids of the participants whose answers keep their slots (``keeps_slot``): by the
+    import's source, and the enrollment they already have in the study (a new one is
+    neither flagged, excluded nor a test)."""
+    ids = [participant.pk for participant in participants]
+    marks = {
+        pk: (flagged, excluded, is_test)
+        for pk, flagged, excluded, is_test in Enrollment.objects.filter(
+            study=study, participant_id__in=ids
+        ).values_list("participant_id", "flagged", "excluded", "is_test")
+    }
+    human = source not in NOT_HUMAN
+    keeping = set()
+    for pk in ids:
+        flagged, excluded, is_test = marks.get(pk, (False, False, False))
+        if keeps_slot(human=human, flagged=flagged, excluded=excluded, is_test=is_test):
+            keeping.add(pk)
+    return keeping
 
 
 def _participants(source: str, names: set[str]) -> dict[str, Participant]:

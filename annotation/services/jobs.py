@@ -108,9 +108,11 @@ class JobKind:
     needs_study: bool = False  # the job works on one study (Job.study must be set)
     # parameters that name files on the workers: field -> "model" or "corpus" (which roots)
     worker_paths: dict[str, str] = field(default_factory=dict)
-    # started for a user only by the study's owner or an admin (``access.can_use_platforms``):
-    # the crowd platforms' calls pay and judge the study's workers
-    owner_only: bool = False
+    # only reads its study (answers, items) and writes its own output (an export, reports, a
+    # trained rater): those the study is shared with may start it. Any other kind on a study
+    # changes it (items, model answers, the platforms' calls that pay and judge its workers)
+    # and is started for a user only by the study's owner or an admin (``access.can_change_study``).
+    analysis: bool = False
 
 
 JOB_KINDS: dict[str, JobKind] = {}
@@ -124,7 +126,7 @@ def register_job_kind(
     parameters: type[JobParameters] = NoParameters,
     needs_study: bool = False,
     worker_paths: dict[str, str] | None = None,
-    owner_only: bool = False,
+    analysis: bool = False,
 ) -> None:
     """Declare a job kind: its Celery task, its queue, the dataclass of its parameters (with
     their serializer), and which parameters are paths on the workers
@@ -140,7 +142,7 @@ def register_job_kind(
         parameters=parameters,
         needs_study=needs_study,
         worker_paths=dict(worker_paths or {}),
-        owner_only=owner_only,
+        analysis=analysis,
     )
 
 

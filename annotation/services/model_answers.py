@@ -8,7 +8,8 @@ them like anyone else's; ``scoring`` tells them apart by the source. Their raw o
 are kept as ``ModelOutput`` rows, including the ones that could not be parsed or that
 the kind refused: those are counted and never guessed into an answer.
 
-Model answers take no slot: a rater answering every item must not leave the people
+Model answers take no slot (``populations.keeps_slot``, the one slot rule, which an import
+of a model's answers follows too): a rater answering every item must not leave the people
 with nothing to do. Attention checks are for people, so ``items_for_model`` leaves
 them out.
 """

@@ -121,7 +121,25 @@ def counts_mask(*, flagged, excluded, attention, machine, adjudicator) -> np.nda
     return ~flagged & ~excluded & ~attention & ~machine & ~adjudicator
 
 
-def enrollment_counts(enrollment: Enrollment) -> bool:
-    """Whether this enrollment's answers count (its participant is a human, neither
-    flagged nor excluded in the study, and not trying it as a test)."""
-    return not (enrollment.flagged or enrollment.excluded or enrollment.is_test)
+def keeps_slot(*, human: bool, flagged: bool = False, excluded: bool = False, is_test: bool = False) -> bool:
+    """The slot rule: ``Item.slots_taken`` is the item's pages held (whoever holds them)
+    plus its answers that count, whatever path stored them. An answered page keeps its
+    item's slot exactly when its answer counts on the answerer's side: a human's
+    (``NOT_HUMAN``, a model rater or an adjudicator, run or imported, keeps none, so a
+    machine answering every item never tells people a study is full), in an enrollment
+    neither flagged, excluded nor a researcher's test. Every writer of answers asks here:
+    a page's submit (``submission``), an import of any source (``imports``), a flag or an
+    exclusion moving answers in or out (``flags``); a model's and an adjudicator's answers
+    are never human. (An attention check's item wants no number of answers: its slots
+    decide nothing.)"""
+    return human and not (flagged or excluded or is_test)
+
+
+def enrollment_keeps_slots(enrollment: Enrollment) -> bool:
+    """``keeps_slot`` for the answers of ``enrollment`` (its participant loaded)."""
+    return keeps_slot(
+        human=enrollment.participant.source not in NOT_HUMAN,
+        flagged=enrollment.flagged,
+        excluded=enrollment.excluded,
+        is_test=enrollment.is_test,
+    )

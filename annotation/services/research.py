@@ -6,27 +6,16 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.errors import InputError, checked
+from annotation.errors import InputError, NotAllowed, checked
 from annotation.models import Assignment, Enrollment, Job, Response, Study
 
-from .access import can_share_study, can_use_platforms, is_researcher, researcher_studies
+from .access import can_change_study, can_share_study, is_researcher, researcher_studies
 from .adaptive import check_stop_systems
 from .assignment import release_participant_assignments
 from .exams import detach_exam_from_unpermitted_studies
 from .exports import ExportParameters, check_export_request
 from .jobs import JOB_KINDS, start_job
 from .validation import check_exam_study, check_kind_and_config, kind_named
-
-# Which status a study may move to from each status.
-STATUS_TRANSITIONS: dict[str, set[str]] = {
-    Study.Status.DRAFT: {Study.Status.LIVE, Study.Status.CLOSED},
-    Study.Status.LIVE: {Study.Status.CLOSED},
-    Study.Status.CLOSED: {Study.Status.LIVE},
-}
-
-
-class NotAllowed(Exception):
-    """The user may see the object but not make this change (HTTP 403)."""
 
 
 def update_study(study: Study, *, user, changes: dict) -> Study:
@@ -63,54 +52,6 @@ def _researchers_named(usernames: list[str]):
     if missing:
         raise InputError({"shared_with": [f"No researcher named {name!r}." for name in missing]})
     return users
-
-
-def change_study_status(study: Study, *, status: str, by_quota: bool = False) -> Study:
-    """Move a study along ``STATUS_TRANSITIONS``; anything else is an input error.
-    ``by_quota``: the study closes itself at its quota (``capacity.close_if_quota_reached``),
-    which lets ``capacity.reopen_if_short`` open it again; any other change clears that."""
-    if status not in Study.Status.values:
-        raise InputError({"status": [f"Unknown status {status!r}."]})
-    if status == study.status:
-        return study
-    if status not in STATUS_TRANSITIONS[study.status]:
-        raise InputError({"status": [f"A {study.status} study cannot become {status}."]})
-    now = timezone.now()
-    closing = status == Study.Status.CLOSED
-    because = (Study.ClosedBecause.QUOTA if by_quota else Study.ClosedBecause.RESEARCHER) if closing else ""
-    Study.objects.filter(pk=study.pk, status=study.status).update(
-        status=status,
-        closed_by_quota=by_quota,
-        updated_at=now,
-        closed_at=now if closing else None,
-        closed_because=because,
-        closed_details={},
-    )
-    study.refresh_from_db()
-    return study
-
-
-CLOSING_FIELDS = ["closed_at", "closed_because", "closed_details"]
-
-
-def close_study_by_rule(study: Study, *, because: str, details: dict) -> bool:
-    """Close a live study because a rule of its own says so (the adaptive budget or
-    stopping rule, ``Study.ClosedBecause``), recording why, when and on what figures.
-
-    One conditional UPDATE (live → closed) that changes one row or none: whichever of
-    several concurrent deciders (submits, reports jobs) comes first closes the study, the
-    others change nothing and get False, so a study closes exactly once."""
-    now = timezone.now()
-    changed = Study.objects.filter(pk=study.pk, status=Study.Status.LIVE).update(
-        status=Study.Status.CLOSED,
-        closed_by_quota=False,
-        updated_at=now,
-        closed_at=now,
-        closed_because=because,
-        closed_details=details,
-    )
-    study.refresh_from_db(fields=["status", "closed_by_quota", *CLOSING_FIELDS])
-    return changed == 1
 
 
 def mark_returned(study: Study, *, participants: list[str]) -> dict:
@@ -187,8 +128,8 @@ def start_job_for_researcher(*, user, kind: str, study_slug: str | None, paramet
     include_ids = bool((parameters or {}).get("include_platform_ids"))
     check_export_request(user, study, include_platform_ids=include_ids)
     spec = JOB_KINDS.get(kind)
-    if spec is not None and spec.owner_only and not can_use_platforms(user, study):
-        raise NotAllowed(f"Only the study's owner or an admin may start a {kind} job.")
+    if study is not None and spec is not None and not spec.analysis and not can_change_study(user, study):
+        raise NotAllowed(f"Only the study's owner or an admin may start a {kind} job on it.")
     # Paths on the workers: inside the configured folders, and the user's own or shared ones
     # (``check_new_job`` calls ``check_worker_paths`` for every job started for a user).
     return start_job(kind=kind, parameters=parameters, study=study, user=user)

@@ -17,6 +17,7 @@ from annotation.models import Item, Study
 from .adaptive import check_stop_systems
 from .rows import list_rows
 from .study_extras import EXTRA_FIELDS, StudyExtras, check_study_extras, write_study_extras
+from .study_status import change_study_status, status_change_errors
 from .validation import check_kind_and_config, checked_items, is_exam, kind_named
 
 # A study's own settings, listed once: a study file's fields, the API's study record and
@@ -80,13 +81,18 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
     ``InputError`` naming each problem (``items[3].payload.sentences (external_id 'c3')``)
     and writes nothing.
     Items are matched by ``external_id``: known ones are updated, new ones added.
+    The file's ``status`` is a change like any other (``study_status.change_study_status``,
+    the one writer): a new study starts as a draft and moves to it; an existing one moves
+    to it only along the transitions (a live study never goes back to draft), and a file
+    that asks for a refused one is an error on ``status``. No ``status``: unchanged.
     """
     checked = _check_study_file(data, owner=owner)
+    fields = {name: value for name, value in checked.fields.items() if name != "status"}
     with transaction.atomic():
         study, created = Study.objects.update_or_create(
-            slug=checked.fields["slug"],
+            slug=fields["slug"],
             defaults={
-                **checked.fields,
+                **fields,
                 **checked.extras.study_fields,
                 "config": checked.config,
                 **({"owner": owner} if owner else {}),
@@ -94,6 +100,8 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
         )
         made, updated = write_items(study, checked.items)
         write_study_extras(study, checked.extras)
+        if "status" in checked.fields:
+            change_study_status(study, status=checked.fields["status"])
     return LoadResult(study=study, created=created, items_created=made, items_updated=updated)
 
 
@@ -106,14 +114,15 @@ OWN_SLUG = "You have a study with this slug: change it with PATCH or the items u
 
 def load_study_file_for(user, data: dict, *, update_own: bool) -> LoadResult:
     """A researcher's study file (the API, the upload page): create a study they will own,
-    or (``update_own``) update one they manage.
+    or (``update_own``) update one they may change (``access.can_change_study``: its owner or
+    an admin; one only shared with them is a ``NotAllowed``).
 
     The slug is checked last: a file whose slug is another researcher's is checked exactly
     as if the slug were free, so its errors (or the one ``SLUG_TAKEN`` for a valid file)
     never tell whether that study exists beyond what its public link already does, nor
     anything about it.
     """
-    from .access import can_manage_study
+    from .access import can_manage_study, require_study_change
 
     slug = data.get("slug") if isinstance(data, dict) else None
     # Only a well-formed slug is looked up (a NUL byte cannot even reach the database); the
@@ -125,6 +134,7 @@ def load_study_file_for(user, data: dict, *, update_own: bool) -> LoadResult:
     if can_manage_study(user, existing):
         if not update_own:  # said beside every other error of the file, checked as if new
             _raise_with({"slug": [OWN_SLUG]}, lambda: _check_study_file(_unused_slug(data), owner=user))
+        require_study_change(user, existing)  # a study shared with them is not theirs to change
         return load_study_file(data, owner=None)
     _check_study_file(_unused_slug(data), owner=user)
     raise InputError({"slug": [SLUG_TAKEN]})
@@ -169,10 +179,26 @@ def _check_study_file(data: dict, *, owner) -> _CheckedFile:
 
 def _check_known_fields(data: dict, *, owner) -> _CheckedFile:
     fields, kind = _check_study_fields(data)
+    existing = Study.objects.filter(slug=fields["slug"]).first()
+    status = _status_errors(existing, fields.get("status"))
+    checked: list[_CheckedFile] = []
+    # A refused status is reported with every other error, not in a pass of its own.
+    _raise_with(status, lambda: checked.append(_check_contents(data, fields, kind, existing, owner=owner)))
+    return checked[0]
+
+
+def _status_errors(existing: Study | None, wanted: str | None) -> dict[str, list[str]]:
+    """The file's status as a change of the study's (a new study starts as a draft)."""
+    if wanted is None:
+        return {}
+    errors = status_change_errors(existing.status if existing else Study.Status.DRAFT, wanted)
+    return {"status": errors} if errors else {}
+
+
+def _check_contents(data: dict, fields: dict, kind, existing: Study | None, *, owner) -> _CheckedFile:
     raw_items = data.get("items")
     if not isinstance(raw_items, list) or not raw_items:
         raise InputError({"items": ["A study file needs a non-empty list of items."]})
-    existing = Study.objects.filter(slug=fields["slug"]).first()
     config = check_kind_and_config(
         existing, kind, data.get("config") or {}, kept_items=_items_not_in(existing, raw_items)
     )

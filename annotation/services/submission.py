@@ -24,6 +24,7 @@ from . import row_addresses, sql_rows
 from .assignment import OPEN_SQL, create_assignment, free_slots, open_params
 from .attention import record_attention_outcome
 from .participants import count_answers
+from .populations import keeps_slot
 
 PAGE_EXPIRED = gettext_lazy("This page expired before it was answered; continue with the next one.")
 
@@ -184,9 +185,10 @@ def store_answer_given_elsewhere(
     import, an adjudication, a model's answer. ``answer`` is already validated by the kind.
 
     The assignment is written answered and takes no slot here: an adjudicator's or a
-    model's answer takes none at all, and an import takes its batch's slots beforehand
-    (in item order, with ``take_slots``). The caller holds the transaction and counts
-    the answers on the enrollment.
+    model's answer takes none at all (``populations.keeps_slot``: not human), and an import
+    takes the slots of its batch's answers that keep one beforehand (in item order, with
+    ``take_slots``). The caller holds the transaction and counts the answers on the
+    enrollment.
     """
     assignment = create_assignment(
         study=study,
@@ -229,7 +231,11 @@ def _update_enrollment(assignment: Assignment, response: Response, address: str 
         # a researcher's flag during the session): the copy ``flags`` keeps in step.
         Response.objects.filter(pk=response.pk).update(flagged=True)
         response.flagged = True
-    counts = not (counted.flagged or counted.excluded or counted.is_test)
+    # Pages are handed to people only (a model's or an adjudicator's answers are stored
+    # elsewhere, ``store_answer_given_elsewhere``): the answer keeps its slot when it counts.
+    counts = keeps_slot(
+        human=True, flagged=counted.flagged, excluded=counted.excluded, is_test=counted.is_test
+    )
     if not counts:
         free_slots({assignment.item_id: 1})
     if not response.is_attention_check:

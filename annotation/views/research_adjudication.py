@@ -9,7 +9,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.errors import InputError
 from annotation.models import Adjudication, Assignment, Item
-from annotation.services.access import access_study_for_researcher
+from annotation.services.access import access_study_for_researcher, can_change_study, require_study_change
 from annotation.services.adjudication import (
     DEFAULT_POINTS_APART,
     NOTE_MAX_CHARS,
@@ -54,6 +54,7 @@ def adjudication_item(request: HttpRequest, slug: str, item_id: int) -> HttpResp
     page = Assignment(study=study, item=item, state=adjudication_state(study, item))
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
+        require_study_change(request.user, study)  # an adjudicated answer is stored: the owner's
         answer = kind.answer_from_form(request.POST, item, page)
         try:
             adjudicate(
@@ -72,6 +73,7 @@ def adjudication_item(request: HttpRequest, slug: str, item_id: int) -> HttpResp
         decided=decided,
         note=request.POST.get("note", ""),
         note_max_chars=NOTE_MAX_CHARS,
+        can_change=can_change_study(request.user, study),
     )
     return render(request, "research/adjudication_item.html", context, status=400 if errors else 200)
 

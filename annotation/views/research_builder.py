@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.errors import InputError
 from annotation.models import Study
 from annotation.services import builder
-from annotation.services.access import access_study_for_researcher
+from annotation.services.access import access_study_for_researcher, access_study_to_change
 from annotation.services.item_files import csv_header, decoded, format_of
 from annotation.services.validation import is_config_kept
 
@@ -65,8 +65,9 @@ def builder_new(request: HttpRequest) -> HttpResponse:
 @researcher_required
 @require_http_methods(["GET", "POST"])
 def builder_edit(request: HttpRequest, slug: str) -> HttpResponse:
-    """A saved study's settings, config (while a draft) and more items."""
-    study = access_study_for_researcher(request.user, slug)
+    """A saved study's settings, config (while a draft) and more items: its owner's
+    (``access.can_change_study``; 403 to those it is shared with)."""
+    study = access_study_to_change(request.user, slug)
     if request.method == "GET":
         return _page(request, study=study, data=builder.study_file_of(study, items=False))
     form = _read(request, kind=study.kind, new=False)

@@ -16,7 +16,9 @@ from annotation.models.enrollment import FLAG_REASON_MAX
 from annotation.services.access import (
     access_enrollment_for_researcher,
     access_study_for_researcher,
+    can_change_study,
     can_see_platform_ids,
+    require_study_change,
 )
 from annotation.services.competence import COMPETENCE_SORTS, by_competence, study_competence
 from annotation.services.flags import set_study_marks
@@ -88,6 +90,7 @@ def participant_list(request: HttpRequest, slug: str) -> HttpResponse:
         "sort": sort,
         "has_competence": bool(competence),
         "sees_platform_id": can_see_platform_ids(request.user, study),
+        "can_change": can_change_study(request.user, study),
     }
     return render(request, "research/participants.html", context)
 
@@ -113,6 +116,7 @@ def participant_detail(request: HttpRequest, slug: str, public_id: str) -> HttpR
     study = access_study_for_researcher(request.user, slug)
     enrollment = access_enrollment_for_researcher(request.user, study, public_id)
     if request.method == "POST":
+        require_study_change(request.user, study)  # marks and returns: the owner's
         action = request.POST.get("action", "")
         if action == "return":
             mark_returned(study, participants=[public_id])
@@ -161,5 +165,6 @@ def _detail(request, study, enrollment, *, errors=None, action: str = "", status
         "confirmation": CONFIRMATIONS.get(action, ""),
         "reason": request.POST.get("reason", ""),
         "sees_platform_id": can_see_platform_ids(request.user, study),
+        "can_change": can_change_study(request.user, study),
     }
     return render(request, "research/participant.html", context, status=status)

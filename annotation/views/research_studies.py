@@ -13,19 +13,21 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services.access import access_study_for_researcher, can_use_platforms, researcher_studies
+from annotation.services.access import (
+    access_study_for_researcher,
+    access_study_to_change,
+    can_change_study,
+    can_use_platforms,
+    researcher_studies,
+)
 from annotation.services.adaptive import stopping_now
 from annotation.services.assignment import item_progress
 from annotation.services.crowd import preview_page
 from annotation.services.json_input import parse_json
 from annotation.services.links import participant_links, studies_sharing_completion_code
-from annotation.services.research import (
-    STATUS_TRANSITIONS,
-    change_study_status,
-    discard_test_answers,
-    test_enrollments,
-)
+from annotation.services.research import discard_test_answers, test_enrollments
 from annotation.services.studies import load_study_file_for
+from annotation.services.study_status import STATUS_TRANSITIONS, change_study_status
 
 from .research import researcher_required
 from .steps import task_page_context
@@ -78,6 +80,7 @@ def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "shared_code": studies_sharing_completion_code(study, request.user),
         "test_runs": test_enrollments(study).count(),
         "can_use_platforms": can_use_platforms(request.user, study),
+        "can_change": can_change_study(request.user, study),
         "stopping_now": stopping_now(study),
     }
     return render(request, "research/study_overview.html", context)
@@ -117,7 +120,7 @@ def study_progress(request: HttpRequest, slug: str) -> HttpResponse:
 @researcher_required
 @require_POST
 def study_status(request: HttpRequest, slug: str) -> HttpResponse:
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_to_change(request.user, slug)
     try:
         change_study_status(study, status=request.POST.get("status", ""))
     except InputError as exc:
@@ -130,8 +133,9 @@ def study_status(request: HttpRequest, slug: str) -> HttpResponse:
 @researcher_required
 @require_POST
 def study_discard_tests(request: HttpRequest, slug: str) -> HttpResponse:
-    """Delete the study's test answers (researchers who manage it taking part)."""
-    study = access_study_for_researcher(request.user, slug)
+    """Delete the study's test answers (researchers who manage it taking part): a deletion,
+    so the owner's (and admins'), not those it is shared with."""
+    study = access_study_to_change(request.user, slug)
     deleted = discard_test_answers(study)
     messages.success(request, f"Discarded {deleted} test answer{'s' if deleted != 1 else ''}.")
     return redirect("research-study", slug=slug)

@@ -21,8 +21,8 @@ from annotation.services.flags import flag_in_study, set_excluded, unflag_in_stu
 from annotation.services.human_answers import human_answers
 from annotation.services.imports import import_responses
 from annotation.services.model_answers import ModelAnswer, model_participant, store_model_answers
-from annotation.services.research import change_study_status
 from annotation.services.studies import load_study_file
+from annotation.services.study_status import change_study_status
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory
 from tests.helpers.crowd_ids import prolific_id
@@ -95,6 +95,8 @@ def test_every_reader_counts_the_same_answers(users, client_for):
     short = api.get("/api/v1/studies/counted/items/?complete=false").json()["results"]
     assert [(i["external_id"], i["answered"]) for i in short] == [("c1", 2)]
     assert api.get("/api/v1/studies/counted/").json()["progress"]["responses"] == 5
+    listed = api.get("/api/v1/studies/").json()["results"]
+    assert [(s["slug"], s["response_count"]) for s in listed] == [("counted", 5)]
     owner = Client()
     owner.force_login(users["owner"])
     overview = owner.get("/research/s/counted/").content.decode()

@@ -1,4 +1,6 @@
-"""The permission matrix: every endpoint × anonymous, participant, other researcher, owner, admin."""
+"""The permission matrix: every endpoint × anonymous, participant, other researcher, a
+researcher the study is shared with, owner, admin. Sharing means reading and analysing
+(``access.can_change_study``): every change and deletion is the owner's (and admins')."""
 
 from __future__ import annotations
 
@@ -9,15 +11,19 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client, TestCase, override_settings
 
-from annotation.models import Job, Response
+from annotation.models import Job, Response, Study
 from annotation.services.assignment import assign_next_item
 from annotation.services.jobs import start_job
 from annotation.services.submission import submit_response
 from tests.conftest import claim_study_file
-from tests.factories import ParticipantFactory
+from tests.factories import ParticipantFactory, researcher_user
 from tests.helpers.module_data import rows_for_the_module
 
-from .conftest import ROLES, create_owned_study, create_users
+from .conftest import ROLES as BASE_ROLES
+from .conftest import create_owned_study, create_users
+
+# "shared": a researcher the study is shared with (its owner's collaborator, no owner's rights).
+ROLES = [*BASE_ROLES, "shared"]
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +40,9 @@ def module_world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterat
         rows_for_the_module(django_db_blocker),
     ):
         users = create_users(get_user_model())
+        users["shared"] = researcher_user("shared", password="pw-shared-1")
         study = create_owned_study(users["owner"])
+        study.shared_with.add(users["shared"])
         participant = ParticipantFactory(enrolled_in=study, source="prolific", platform_worker_id="PID-1")
         assignment = assign_next_item(participant=participant, study=study)
         submit_response(assignment=assignment, answer={"label": "supports", "evidence": [0]})
@@ -69,8 +77,22 @@ def item_line() -> str:
     return json.dumps({"external_id": "new-1", "payload": {"claim": "A claim.", "sentences": ["One."]}})
 
 
-def scoped(success: int) -> dict:
-    return {"anonymous": 401, "participant": 403, "other": 404, "owner": success, "admin": success}
+def scoped(success: int, shared: int | None = None) -> dict:
+    """An endpoint on the study: its owner and admins succeed, and the researcher it is
+    shared with too unless ``shared`` says otherwise (a change: 403)."""
+    return {
+        "anonymous": 401,
+        "participant": 403,
+        "other": 404,
+        "shared": shared or success,
+        "owner": success,
+        "admin": success,
+    }
+
+
+def owners(success: int) -> dict:
+    """A change of the study: the owner's and admins'; 403 to a researcher it is shared with."""
+    return scoped(success, shared=403)
 
 
 def open_to_researchers(success: int, other: int | None = None) -> dict:
@@ -78,6 +100,7 @@ def open_to_researchers(success: int, other: int | None = None) -> dict:
         "anonymous": 401,
         "participant": 403,
         "other": other or success,
+        "shared": success,
         "owner": success,
         "admin": success,
     }
@@ -88,19 +111,19 @@ ENDPOINTS = [
     ("get", "/api/v1/studies/", None, None, open_to_researchers(200)),
     ("post", "/api/v1/studies/", study_file("fresh"), "json", open_to_researchers(201)),
     ("get", "/api/v1/studies/owned/", None, None, scoped(200)),
-    ("patch", "/api/v1/studies/owned/", {"title": "Renamed"}, "json", scoped(200)),
-    ("post", "/api/v1/studies/owned/status/", {"status": "closed"}, "json", scoped(200)),
+    ("patch", "/api/v1/studies/owned/", {"title": "Renamed"}, "json", owners(200)),
+    ("post", "/api/v1/studies/owned/status/", {"status": "closed"}, "json", owners(200)),
     ("get", "/api/v1/studies/owned/items/", None, None, scoped(200)),
-    ("post", "/api/v1/studies/owned/items/", item_line(), "application/x-ndjson", scoped(200)),
+    ("post", "/api/v1/studies/owned/items/", item_line(), "application/x-ndjson", owners(200)),
     ("get", "/api/v1/studies/owned/participants/", None, None, scoped(200)),
     ("get", "/api/v1/studies/owned/participants/{public_id}/", None, None, scoped(200)),
-    ("patch", "/api/v1/studies/owned/participants/{public_id}/", {"excluded": True}, "json", scoped(200)),
+    ("patch", "/api/v1/studies/owned/participants/{public_id}/", {"excluded": True}, "json", owners(200)),
     (
         "post",
         "/api/v1/studies/owned/participants/returned/",
         {"participants": ["PID-1"]},
         "json",
-        scoped(200),
+        owners(200),
     ),
     ("get", "/api/v1/studies/owned/reports/", None, None, scoped(200)),
     ("get", "/api/v1/studies/owned/exports/", None, None, scoped(200)),
@@ -111,7 +134,7 @@ ENDPOINTS = [
         "/api/v1/studies/owned/exports/",
         {"format": "csv", "include_platform_ids": True},
         "json",
-        scoped(202),
+        scoped(202, shared=400),
     ),
     ("get", "/api/v1/studies/owned/exports/{export}/", None, None, scoped(200)),
     ("get", "/api/v1/studies/owned/exports/{export}/download/", None, None, scoped(200)),
@@ -130,10 +153,19 @@ ENDPOINTS = [
         "/api/v1/jobs/",
         {"kind": "export", "study": "owned", "parameters": {"format": "csv", "include_platform_ids": True}},
         "json",
-        open_to_researchers(201, other=400),
+        {**open_to_researchers(201, other=400), "shared": 400},
+    ),
+    # A kind that writes into the study (model answers): the owner's; the gate comes before
+    # the parameters' check, so the others' answers say nothing about them.
+    (
+        "post",
+        "/api/v1/jobs/",
+        {"kind": "rate_llm", "study": "owned", "parameters": {}},
+        "json",
+        {**open_to_researchers(400), "shared": 403},
     ),
     ("get", "/api/v1/jobs/{export}/", None, None, scoped(200)),
-    ("post", "/api/v1/jobs/{export}/cancel/", None, "json", scoped(200)),
+    ("post", "/api/v1/jobs/{export}/cancel/", None, "json", owners(200)),
 ]
 
 
@@ -163,9 +195,12 @@ def test_a_shared_study_is_reachable_and_sharing_stays_with_the_owner(world, cli
     shared = client_for("owner").patch("/api/v1/studies/owned/", {"shared_with": ["other"]}, format="json")
     assert shared.json()["shared_with"] == ["other"]
     assert other.get("/api/v1/studies/owned/").status_code == 200
-    assert other.patch("/api/v1/studies/owned/", {"title": "Ours"}, format="json").status_code == 200
+    assert other.patch("/api/v1/studies/owned/", {"title": "Ours"}, format="json").status_code == 403
     refused = other.patch("/api/v1/studies/owned/", {"shared_with": []}, format="json")
     assert refused.status_code == 403
+    study = Study.objects.get(slug="owned")
+    assert study.title != "Ours"
+    assert list(study.shared_with.values_list("username", flat=True)) == ["other"]
     assert Response.objects.filter(study__slug="owned").count() == 1
 
 
@@ -230,3 +265,37 @@ def test_an_owner_who_left_the_researchers_group_manages_nothing(world, client_f
     assert not can_manage_study(owner, study) and not can_see_platform_ids(owner, study)
     assert client_for("owner").get("/api/v1/studies/owned/").status_code == 403
     assert browser.get("/s/owned/").status_code == 404
+
+
+def _state_of_the_study() -> tuple:
+    """What a change through the API would move: the study, its items, its participants'
+    marks and returns, its jobs."""
+    from annotation.models import Enrollment, Item
+
+    study = Study.objects.get(slug="owned")
+    return (
+        study.title,
+        study.status,
+        study.closed_at,
+        Item.objects.filter(study=study).count(),
+        list(Enrollment.objects.filter(study=study).values_list("status", "flagged", "excluded")),
+        list(Job.objects.filter(study=study).order_by("pk").values_list("kind", "status", "message")),
+    )
+
+
+SHARED_REFUSED = [endpoint for endpoint in ENDPOINTS if endpoint[4]["shared"] == 403]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "content_type", "expected"), SHARED_REFUSED)
+def test_a_shared_researcher_changes_nothing_through_the_api(
+    world, client_for, method, path, body, content_type, expected
+):
+    before = _state_of_the_study()
+    client = client_for("shared")
+    url = path.format(**world)
+    if content_type == "json":
+        answer = getattr(client, method)(url, body, format="json")
+    else:
+        answer = getattr(client, method)(url, body, content_type=content_type)
+    assert answer.status_code == 403
+    assert _state_of_the_study() == before

@@ -11,8 +11,8 @@ from django.test import Client
 
 from annotation.models import Enrollment, Participant, Study
 from annotation.services.attention import screen_out
-from annotation.services.research import change_study_status
 from annotation.services.studies import load_study_file
+from annotation.services.study_status import change_study_status
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
 from tests.helpers.crowd_ids import prolific_id
@@ -128,7 +128,7 @@ def test_mid_session_at_a_study_the_quota_closed_gets_the_done_page(crowd):
 
 def test_a_researcher_who_finished_a_preview_of_a_draft_sees_the_code(make_claim_study, django_user_model):
     owner = researcher_user("draft-owner")
-    study = make_claim_study(items=3, items_per_session=1, status="draft")
+    study = make_claim_study(slug="draft-preview", items=3, items_per_session=1, status="draft")
     Study.objects.filter(pk=study.pk).update(owner=owner)
     client = Client()
     client.force_login(owner)

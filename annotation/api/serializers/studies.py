@@ -10,8 +10,8 @@ from rest_framework import serializers
 
 from annotation.models import Study
 from annotation.services.assignment import item_progress
-from annotation.services.research import CLOSING_FIELDS
 from annotation.services.studies import STUDY_SETTINGS, CompletionURLField, StudyFields
+from annotation.services.study_status import CLOSING_FIELDS
 from annotation.services.validation import ItemFields
 
 
@@ -25,7 +25,11 @@ class Progress(serializers.Serializer):
 class StudySummary(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", default=None, allow_null=True)
     item_count = serializers.IntegerField(source="n_items")
-    response_count = serializers.IntegerField(source="n_responses")
+    response_count = serializers.IntegerField(
+        source="n_responses",
+        help_text="The answers that count (as the study's progress.responses): no test runs, "
+        "model raters, adjudicators or attention checks.",
+    )
 
     class Meta:
         model = Study

@@ -8,7 +8,7 @@ from rest_framework.generics import GenericAPIView
 from annotation.api.parsers import BoundedJSONParser
 from annotation.api.permissions import IsResearcher
 from annotation.errors import InputError, checked
-from annotation.services.access import access_study_for_researcher
+from annotation.services.access import access_study_for_researcher, access_study_to_change
 
 # Query parameters every list takes besides its filters: paging, and the browsable API's.
 PAGING_PARAMETERS = {"page", "page_size", "cursor", "format"}
@@ -23,6 +23,11 @@ class ResearcherView(GenericAPIView):
     def study(self):
         """The study named in the URL, if this researcher reaches it (404 otherwise)."""
         return access_study_for_researcher(self.request.user, self.kwargs["slug"])
+
+    def study_to_change(self):
+        """The study named in the URL, if this user may change it (``access.can_change_study``):
+        404 where they do not reach it, 403 where it is only shared with them."""
+        return access_study_to_change(self.request.user, self.kwargs["slug"])
 
     def query(self, serializer_class) -> dict:
         """Validated query parameters; a bad one is a 400 naming it. So is a filter given

@@ -52,6 +52,6 @@ class ItemListView(ResearcherView):
     )
     @idempotent
     def post(self, request, slug):
-        study = self.study()
+        study = self.study_to_change()
         result = upload_items(study, request.data)
         return Response(UploadResult(result).data, status=status.HTTP_200_OK)

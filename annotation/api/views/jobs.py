@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from annotation.api.idempotency import idempotent
 from annotation.api.schema import documented
 from annotation.api.serializers.jobs import JobFilter, JobIn, JobKindOut, JobOut
-from annotation.services.access import access_job_for_researcher, researcher_jobs
+from annotation.services.access import access_job_for_researcher, access_job_to_cancel, researcher_jobs
 from annotation.services.jobs import JOB_KINDS, cancel_job
 from annotation.services.research import start_job_for_researcher
 
@@ -86,7 +86,7 @@ class JobCancelView(ResearcherView):
     )
     @idempotent
     def post(self, request, job_id):
-        job = access_job_for_researcher(request.user, job_id)
+        job = access_job_to_cancel(request.user, job_id)
         cancel_job(job.pk)
         job.refresh_from_db()
         return Response(JobOut(job).data)

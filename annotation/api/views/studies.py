@@ -11,11 +11,12 @@ from annotation.api.idempotency import idempotent
 from annotation.api.schema import documented
 from annotation.api.serializers.studies import StatusChange, StudyDetail, StudyFile, StudySummary, StudyUpdate
 from annotation.models import Item, Study
-from annotation.models import Response as Answer
 from annotation.services.access import researcher_studies
 from annotation.services.assignment import item_progress
-from annotation.services.research import change_study_status, update_study
+from annotation.services.populations import counted_per_study
+from annotation.services.research import update_study
 from annotation.services.studies import load_study_file_for
+from annotation.services.study_status import change_study_status
 
 from .base import ResearcherView
 
@@ -42,7 +43,9 @@ class StudyListView(ResearcherView):
         studies = (
             researcher_studies(request.user)
             .select_related("owner")
-            .annotate(n_items=_count(Item, is_attention_check=False), n_responses=_count(Answer))
+            # The answers that count (``populations``), as the study's progress counts them:
+            # never a test run, a model rater's, an adjudicator's or an attention check.
+            .annotate(n_items=_count(Item, is_attention_check=False), n_responses=counted_per_study())
             .order_by("slug")
         )
         page = self.paginate_queryset(studies)
@@ -75,7 +78,7 @@ class StudyDetailView(ResearcherView):
     )
     @idempotent
     def patch(self, request, slug):
-        study = self.study()
+        study = self.study_to_change()
         changes = self.body(lambda data: StudyUpdate(study, data=data, partial=True))
         update_study(study, user=request.user, changes=changes)
         return _detail(study)
@@ -92,5 +95,5 @@ class StudyStatusView(ResearcherView):
     )
     @idempotent
     def post(self, request, slug):
-        study = change_study_status(self.study(), status=self.body(StatusChange)["status"])
+        study = change_study_status(self.study_to_change(), status=self.body(StatusChange)["status"])
         return _detail(study)
