@@ -16,6 +16,7 @@ from django.test import Client
 from annotation.models import Enrollment, Study
 from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import start, task_action
 
 pytestmark = pytest.mark.django_db
@@ -33,7 +34,7 @@ def study() -> Study:
 def take_part(worker: str) -> Client:
     """A crowd worker answers every page of their session over HTTP."""
     client = Client()
-    html = start(client, SLUG, f"?PROLIFIC_PID={worker}")
+    html = start(client, SLUG, f"?PROLIFIC_PID={prolific_id(worker)}")
     for _ in range(2):
         html = client.post(task_action(html), ANSWER, follow=True).content.decode()
     return client
@@ -55,7 +56,9 @@ def test_a_third_person_gets_a_page_beside_imported_machine_answers(study, tmp_p
     take_part("PID-2")
     import_one_answer_per_item(tmp_path, source)
     third = Client()
-    html = start(third, SLUG, "?PROLIFIC_PID=PID-3")  # the consent page, not "this study is full"
+    html = start(
+        third, SLUG, f"?PROLIFIC_PID={prolific_id('PID-3')}"
+    )  # the consent page, not "this study is full"
     for _ in range(2):
         html = third.post(task_action(html), ANSWER, follow=True).content.decode()
     # The third person's answers are the last that count: the study closes at its quota.
@@ -68,6 +71,8 @@ def test_imported_human_answers_still_take_their_places(study, tmp_path):
     take_part("PID-1")
     take_part("PID-2")
     import_one_answer_per_item(tmp_path, "lab")
-    answer = Client().get(f"/s/{SLUG}/?PROLIFIC_PID=PID-3", follow=True)
+    answer = Client().get(f"/s/{SLUG}/?PROLIFIC_PID={prolific_id('PID-3')}", follow=True)
     assert not any("/consent/" in url for url, _ in answer.redirect_chain)
-    assert not Enrollment.objects.filter(study=study, participant__platform_worker_id="PID-3").exists()
+    assert not Enrollment.objects.filter(
+        study=study, participant__platform_worker_id=prolific_id("PID-3")
+    ).exists()
