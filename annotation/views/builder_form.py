@@ -10,6 +10,7 @@ question in the page's order, so adding, removing and moving a question is the b
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,7 @@ from annotation.errors import InputError
 from annotation.kinds.questions import PICK_MODES, TYPES
 from annotation.languages import check_study_language, language_codes
 from annotation.models import Study
+from annotation.numbers import whole_number
 from annotation.services.builder import QUESTION_FORM_KIND
 from annotation.services.item_files import ALIASES, JSON_COLUMNS, PASSAGE_COLUMN, TEXT_COLUMNS, ColumnMap
 from annotation.services.studies import STUDY_SETTINGS
@@ -137,7 +139,7 @@ def _setting(raw: str, field: dict) -> Any:
     if field["widget"] == "bool":
         return {"yes": True, "no": False}.get(raw, raw)
     if field["widget"] == "number" and NUMBER.match(raw):
-        return float(raw) if "." in raw or field["step"] == "any" else int(raw)
+        return _number(raw, whole=not ("." in raw or field["step"] == "any"))
     return raw  # the serializer names what is wrong with it
 
 
@@ -188,7 +190,7 @@ def _question(block: dict[str, str]) -> dict:
         _put_number(question, "min_length", block["min_length"])
         _put_number(question, "max_length", block["max_length"])
     if block["show_if"].strip():
-        values: list[Any] = [int(v) if v.isdigit() else v for v in _lines(block["show_if_values"])]
+        values: list[Any] = [_whole_or_text(v) for v in _lines(block["show_if_values"])]
         question["show_if"] = {"question": block["show_if"].strip(), "in": values}
     return question
 
@@ -196,7 +198,22 @@ def _question(block: dict[str, str]) -> dict:
 def _put_number(question: dict, name: str, raw: str) -> None:
     raw = raw.strip()
     if raw:
-        question[name] = int(raw) if re.fullmatch(r"-?\d+", raw) else raw
+        question[name] = _whole_or_text(raw)
+
+
+def _whole_or_text(raw: str) -> int | str:
+    """A whole number where ``raw`` is one; else the text, which the study's check names."""
+    number = whole_number(raw)
+    return raw if number is None else number
+
+
+def _number(raw: str, *, whole: bool) -> int | float | str:
+    """A number setting as typed; the text where it is no finite number the settings take,
+    so the serializer refuses it with the field's own message."""
+    if whole:
+        return _whole_or_text(raw)
+    number = float(raw)
+    return number if math.isfinite(number) else raw
 
 
 def _lines(raw: str) -> list[str]:

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Response
+from annotation.numbers import whole_number
 from annotation.services.access import LiveStep, StepRefused
 from annotation.services.submission import SubmissionClosed, submit_response
 from annotation.views.steps import go_to, is_htmx, next_page, participant_step, task_page_context
@@ -166,7 +167,7 @@ def _retarget(response: HttpResponse, target: str, swap: str) -> HttpResponse:
 
 
 def _posted_int(request: HttpRequest, name: str) -> int:
-    try:
-        return int(request.POST.get(name, ""))
-    except ValueError:
-        raise RoundError(gettext("Must be a whole number."), name) from None
+    number = whole_number(request.POST.get(name, ""))
+    if number is None:
+        raise RoundError(gettext("Must be a whole number."), name)
+    return number

@@ -1,0 +1,30 @@
+"""Whole numbers from text a person typed or a form posted, parsed in one place.
+
+``int(text)`` is not a safe parser for such text: ``str.isdigit`` accepts superscripts
+(``"²"``) that ``int`` then refuses, ``int`` raises ``ValueError`` above 4,300 digits, and a
+number that parses can still be past what a database column holds (an ORM write of one wraps
+or fails). Every form field, query parameter and answer that takes a whole number goes
+through ``whole_number``, so odd text is "not a whole number" to every caller, never an
+exception.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# ASCII digits only, at most 18 of them: every such number fits a 64-bit column, and
+# nothing a form takes (a scale point, a page, a count) is longer.
+_WHOLE = re.compile(r"[+-]?[0-9]{1,18}")
+
+
+def whole_number(raw: Any) -> int | None:
+    """``raw`` as a whole number: an ``int`` (not a bool) as it is, or text of at most 18
+    ASCII digits with an optional sign and surrounding spaces; None for anything else."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, str) and _WHOLE.fullmatch(raw.strip(" \t\r\n")):
+        return int(raw.strip(" \t\r\n"))
+    return None
