@@ -22,11 +22,11 @@ KEEP_HOURS = 24
 TOKEN = re.compile(r"[0-9a-f]{32}")
 
 
-def keep_file(user_id: int, content: bytes) -> str:
-    """Keep ``content`` for ``user_id``; the token that finds it again."""
+def keep_file(user, content: bytes) -> str:
+    """Keep ``content`` for ``user``; the token that finds it again."""
     _remove_old()
     token = secrets.token_hex(16)
-    path = _path(user_id, token)
+    path = _path(user, token)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".part")
     partial.write_bytes(content)
@@ -34,19 +34,19 @@ def keep_file(user_id: int, content: bytes) -> str:
     return token
 
 
-def kept_file(user_id: int, token: str) -> bytes | None:
-    """The file ``user_id`` kept under ``token``; None when there is none (a token of
+def kept_file(user, token: str) -> bytes | None:
+    """The file ``user`` kept under ``token``; None when there is none (a token of
     another researcher, a made-up one, or one older than ``KEEP_HOURS``)."""
     if not TOKEN.fullmatch(token):
         return None
     try:
-        return _path(user_id, token).read_bytes()
+        return _path(user, token).read_bytes()
     except FileNotFoundError:
         return None
 
 
-def _path(user_id: int, token: str) -> Path:
-    return Path(settings.KEPT_UPLOADS_DIR) / str(int(user_id)) / token
+def _path(user, token: str) -> Path:
+    return Path(settings.KEPT_UPLOADS_DIR) / str(int(user.pk)) / token
 
 
 def _remove_old() -> None:

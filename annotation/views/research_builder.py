@@ -163,9 +163,9 @@ def _upload(request: HttpRequest, errors: dict) -> tuple[builder.ItemsUpload | N
             raise InputError({"file": [f"The file is larger than {settings.API_MAX_UPLOAD_BYTES:,} bytes."]})
         name, content = sent.name or "", sent.read()
         decoded(content)  # text, or the error before it is kept
-        token = kept_files.keep_file(request.user.pk, content)
+        token = kept_files.keep_file(request.user, content)
     elif token := request.POST.get("items_token", ""):
-        name, kept = request.POST.get("items_name", ""), kept_files.kept_file(request.user.pk, token)
+        name, kept = request.POST.get("items_name", ""), kept_files.kept_file(request.user, token)
         if kept is None:
             raise InputError({"file": ["The file uploaded earlier is no longer kept; choose it again."]})
         content = kept
