@@ -25,6 +25,7 @@ from annotation.models import Study
 from annotation.numbers import whole_number
 from annotation.services.builder import QUESTION_FORM_KIND
 from annotation.services.item_files import ALIASES, JSON_COLUMNS, PASSAGE_COLUMN, TEXT_COLUMNS, ColumnMap
+from annotation.services.json_input import BadJSON, read_json
 from annotation.services.studies import STUDY_SETTINGS
 
 TEXT_FIELDS = ("title", "description", "instructions", "consent")  # written, not set
@@ -147,9 +148,9 @@ def _json_field(raw: str, name: str, errors: dict[str, list[str]], *, empty: Any
     if not raw.strip():
         return empty
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        errors[name] = [f"Not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."]
+        return read_json(raw)  # the one reader: NaN, huge integers, deep nesting refused too
+    except BadJSON as exc:
+        errors[name] = [f"{exc.path}: {exc.message}" if exc.path else exc.message]
         return empty
 
 

@@ -34,7 +34,7 @@ def _ran_out(request: HttpRequest, refusal: StepRefused) -> HttpResponse:
 
 
 @require_POST
-@participant_step(assignment=True, on_expired=_ran_out)
+@participant_step(assignment=True, on_expired=_ran_out, kind="boundary")
 def reveal_sentence(request: HttpRequest, step: LiveStep) -> HttpResponse:
     study, assignment = step.study, step.owned_assignment
     try:
@@ -49,7 +49,7 @@ def reveal_sentence(request: HttpRequest, step: LiveStep) -> HttpResponse:
 
 
 @require_POST
-@participant_step(assignment=True, on_expired=_ran_out)
+@participant_step(assignment=True, on_expired=_ran_out, kind="boundary")
 def make_guess(request: HttpRequest, step: LiveStep) -> HttpResponse:
     study, assignment = step.study, step.owned_assignment
     try:
@@ -62,7 +62,7 @@ def make_guess(request: HttpRequest, step: LiveStep) -> HttpResponse:
 
 
 @require_POST
-@participant_step(assignment=True, on_expired=_ran_out)
+@participant_step(assignment=True, on_expired=_ran_out, kind="boundary")
 def give_reason(request: HttpRequest, step: LiveStep) -> HttpResponse:
     """Store the answer (the recorded guess with the reason), then show the truth."""
     study, assignment = step.study, step.owned_assignment
@@ -89,7 +89,7 @@ def give_reason(request: HttpRequest, step: LiveStep) -> HttpResponse:
 
 
 @require_GET
-@participant_step(assignment=True, on_expired=_ran_out)
+@participant_step(assignment=True, on_expired=_ran_out, kind="boundary")
 def round_result(request: HttpRequest, step: LiveStep) -> HttpResponse:
     """A finished round's truth, for its own player only; a round in play has none."""
     study, assignment = step.study, step.owned_assignment
