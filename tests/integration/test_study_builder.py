@@ -403,3 +403,19 @@ def test_form_text_over_djangos_limit_is_a_clear_page_not_a_bare_400(client, res
     assert page.status_code == 413
     assert "The form sent more than 2.5" in page.content.decode() and 'id="too-big"' in page.content.decode()
     assert row_counts() == before
+
+
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        ('{"n": ' + "9" * 5000 + "}", "more digits than we read"),
+        ('{"n": NaN}', "NaN and Infinity"),
+        ("[" * 100 + "]" * 100, "Nested deeper than"),
+    ],
+)
+def test_json_the_reader_refuses_in_a_builder_field_is_named_not_a_500(client, researcher, raw, message):
+    before = row_counts()
+    page = client.post("/research/builder/", {**form(slug="json"), "extras_json": raw, "action": "save"})
+    assert page.status_code == 400
+    assert message in errors_of(page)["examples and FAQ"]
+    assert row_counts() == before
