@@ -86,6 +86,7 @@ class World:
     participants: dict[str, Client]  # study slug → the participant's client
     values: dict[str, list[str]] = field(default_factory=dict)  # route parameter → values
     assignments: dict[str, str] = field(default_factory=dict)  # study slug → the page held
+    newcomers: dict[str, Client] = field(default_factory=dict)  # entered, not yet consented
 
 
 def build_world(example_study_file) -> World:
@@ -111,6 +112,9 @@ def build_world(example_study_file) -> World:
     )
     invitation = invitation_create(created_by=owner, email="new@example.org")
     world = World(owner=owner, researcher_slug=researched.slug, participants=participants)
+    newcomer = Client(raise_request_exception=False)
+    assert newcomer.get("/s/demo-claims/?PROLIFIC_PID=fuzz-newcomer&STUDY_ID=s&SESSION_ID=t").status_code == 302
+    world.newcomers["demo-claims"] = newcomer  # the consent form, on the page before consent
     world.values = {
         "item_id": [str(Item.objects.filter(study=researched).values_list("pk", flat=True).first())],
         "public_id": [Participant.objects.filter(enrollments__study=researched).first().public_id],
@@ -173,9 +177,10 @@ def concrete_urls(route: str, world: World) -> list[tuple[str, Client | None]]:
             for url in _filled(route, world, slug="fuzz-game", client=None)
         ]
     if route.startswith("s/"):
+        newcomers = world.newcomers.items() if "assignment_id" not in route else []
         return [
             (url, client)
-            for slug, client in world.participants.items()
+            for slug, client in [*world.participants.items(), *newcomers]
             for url in _filled(route, world, slug=slug, client=client)
         ]
     slug = world.researcher_slug if route.startswith("research/") else "fuzz-game"
