@@ -113,7 +113,8 @@ def build_world(example_study_file) -> World:
     invitation = invitation_create(created_by=owner, email="new@example.org")
     world = World(owner=owner, researcher_slug=researched.slug, participants=participants)
     newcomer = Client(raise_request_exception=False)
-    assert newcomer.get("/s/demo-claims/?PROLIFIC_PID=fuzz-newcomer&STUDY_ID=s&SESSION_ID=t").status_code == 302
+    entry = newcomer.get("/s/demo-claims/?PROLIFIC_PID=fuzz-newcomer&STUDY_ID=s&SESSION_ID=t")
+    assert entry.status_code == 302
     world.newcomers["demo-claims"] = newcomer  # the consent form, on the page before consent
     world.values = {
         "item_id": [str(Item.objects.filter(study=researched).values_list("pk", flat=True).first())],
