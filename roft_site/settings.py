@@ -440,6 +440,8 @@ API_MAX_UPLOAD_BYTES = env_int("API_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum
 IDEMPOTENCY_KEY_HOURS = env_int("IDEMPOTENCY_KEY_HOURS", 24, minimum=1)
 # Where export files are written; web and workers must share it (the `appdata` volume).
 EXPORT_DIR = Path(env_str("EXPORT_DIR", str(MEDIA_ROOT / "exports")))
+# Items files the builder keeps between the rounds of its form (annotation/services/kept_files.py).
+KEPT_UPLOADS_DIR = Path(env_str("KEPT_UPLOADS_DIR", str(MEDIA_ROOT / "kept-uploads")))
 # Prolific's completion link, used when a Prolific study sets no completion_url.
 PROLIFIC_COMPLETION_URL = env_str(
     "PROLIFIC_COMPLETION_URL", "https://app.prolific.com/submissions/complete?cc={code}"

@@ -2,10 +2,12 @@
 
 from django.conf import settings
 from django.contrib import admin
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import JsonResponse
+from django.shortcuts import render
 from django.templatetags.static import static
 from django.urls import include, path
-from django.views.defaults import page_not_found
+from django.views.defaults import bad_request, page_not_found
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
@@ -63,3 +65,26 @@ def not_found(request, exception):
 
 
 handler404 = not_found
+
+
+TOO_BIG = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
+
+
+def request_refused(request, exception):
+    """400, and 413 with what to do for a form past Django's bounds on form text
+    (``DATA_UPLOAD_MAX_MEMORY_SIZE``) or fields: the form cannot be read, so nothing was
+    saved and nothing of it can be shown again; files go in file fields, which take
+    ``API_MAX_UPLOAD_BYTES``. JSON under /api/, as every API answer."""
+    if not isinstance(exception, TOO_BIG):
+        return bad_request(request, exception)
+    context = {
+        "text_limit": settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
+        "field_limit": settings.DATA_UPLOAD_MAX_NUMBER_FIELDS,
+        "file_limit": settings.API_MAX_UPLOAD_BYTES,
+    }
+    if request.path_info.startswith("/api/"):
+        return JsonResponse({"detail": "The request is larger than this API accepts."}, status=413)
+    return render(request, "request_too_big.html", context, status=413)
+
+
+handler400 = request_refused

@@ -46,6 +46,21 @@ SOURCE = "source"  # the likert report's provenance.source_id
 DEFAULT_POWER = 0.8
 DEFAULT_ALPHA = 0.05
 
+# What a plan may ask for (docs/statistics.md, "Bounds"). The targets' ranges are those a
+# simulation of at most MAX_SIMULATIONS studies can tell apart; the designs' keep one plan
+# to about a minute of one core at most (the default designs simulate ~20 million answers).
+DIFFERENCE = (0.001, 1000.0)  # points of the scale
+POWER = (0.5, 0.999)
+ALPHA = (0.0001, 0.5)
+WIDTH = (0.001, 2.0)  # alpha lies in [-1, 1]: wider asks for nothing
+MAX_PRICE = 1_000_000
+MAX_ITEMS = 10_000  # per system
+MAX_ANSWERS = 100  # per item
+MAX_SIZES = 20  # values of --items, and of --answers
+MIN_SIMULATIONS = 100
+MAX_SIMULATIONS = 10_000
+MAX_SIMULATED_ANSWERS = 200_000_000
+
 
 @dataclass(frozen=True)
 class ComparisonTarget:
@@ -103,13 +118,14 @@ def plan_agreement(
     """The width of the alpha interval of each design for ``target``, from ``study``'s
     answers that count (every system's items together), and the cheapest design narrow
     enough; bad input raises ``InputError`` naming the field, and nothing is written."""
-    errors = _design_errors(price, items, answers_per_item)
-    if not target.width > 0:
-        errors["agreement-width"] = ["The interval width must be positive."]
-    if answers_per_item and min(answers_per_item) < 2:
-        errors["answers"] = ["Alpha compares answers: at least two answers per item."]
-    if errors:
-        raise InputError(errors)
+    check_agreement_design(
+        target,
+        price=price,
+        items=items,
+        answers_per_item=answers_per_item,
+        simulations=simulations,
+        seed=seed,
+    )
     values, item = question_values(_counting(study), target.question)
     answers = _side(values, item, np.ones(len(values), dtype=bool))
     if int(answers.items.max(initial=-1)) + 1 < 2:
@@ -145,7 +161,14 @@ def plan_comparison(
     the cheapest design reaching the power; bad input raises ``InputError`` naming the
     field (``compare``, ``question``, ``difference``, ``power``, ``alpha``, ``price``,
     ``items``, ``answers``) and nothing is written."""
-    check_design(target, price=price, items=items, answers_per_item=answers_per_item)
+    check_design(
+        target,
+        price=price,
+        items=items,
+        answers_per_item=answers_per_item,
+        simulations=simulations,
+        seed=seed,
+    )
     first, second, paired = pilot_answers(_counting(study), target)
     table = power_table(
         first,
@@ -171,31 +194,84 @@ def plan_comparison(
 
 
 def check_design(
-    target: ComparisonTarget, *, price: float | None, items: Sequence[int], answers_per_item: Sequence[int]
+    target: ComparisonTarget,
+    *,
+    price: float | None,
+    items: Sequence[int],
+    answers_per_item: Sequence[int],
+    simulations: int = SIMULATIONS,
+    seed: int = 0,
 ) -> None:
-    """The numbers of a plan, each named when out of range (before anything is read)."""
-    errors = _design_errors(price, items, answers_per_item)
+    """The numbers of a comparison plan, each named when out of range (before anything is
+    read); the one check the page and ``manage.py plan`` go through."""
+    errors = _design_errors(price, items, answers_per_item, simulations, seed)
     if target.first == target.second:
         errors["compare"] = ["Name two different systems."]
     if not target.difference > 0:
         errors["difference"] = ["The difference to detect must be positive."]
-    if not 0 < target.power < 1:
-        errors["power"] = ["The power must be between 0 and 1."]
-    if not 0 < target.alpha < 1:
-        errors["alpha"] = ["The significance level must be between 0 and 1."]
+    elif not DIFFERENCE[0] <= target.difference <= DIFFERENCE[1]:
+        errors["difference"] = [
+            f"The difference to detect: from {DIFFERENCE[0]:g} to {DIFFERENCE[1]:g} points."
+        ]
+    if not POWER[0] <= target.power <= POWER[1]:
+        errors["power"] = [f"The power must be from {POWER[0]:g} to {POWER[1]:g}."]
+    if not ALPHA[0] <= target.alpha <= ALPHA[1]:
+        errors["alpha"] = [f"The significance level must be from {ALPHA[0]:g} to {ALPHA[1]:g}."]
     if errors:
         raise InputError(errors)
 
 
-def _design_errors(price: float | None, items: Sequence[int], answers_per_item: Sequence[int]) -> dict:
-    """What is wrong with the designs to try and the price, by field."""
+def check_agreement_design(
+    target: AgreementTarget,
+    *,
+    price: float | None,
+    items: Sequence[int],
+    answers_per_item: Sequence[int],
+    simulations: int = SIMULATIONS,
+    seed: int = 0,
+) -> None:
+    """The numbers of an agreement plan, each named when out of range (as ``check_design``)."""
+    errors = _design_errors(price, items, answers_per_item, simulations, seed)
+    if not target.width > 0:
+        errors["agreement-width"] = ["The interval width must be positive."]
+    elif not WIDTH[0] <= target.width <= WIDTH[1]:
+        errors["agreement-width"] = [f"The interval width must be from {WIDTH[0]:g} to {WIDTH[1]:g}."]
+    if answers_per_item and min(answers_per_item) < 2:
+        errors["answers"] = ["Alpha compares answers: at least two answers per item."]
+    if errors:
+        raise InputError(errors)
+
+
+def _design_errors(
+    price: float | None, items: Sequence[int], answers_per_item: Sequence[int], simulations: int, seed: int
+) -> dict:
+    """What is wrong with the designs to try, the simulations and the price, by field. The
+    bounds keep one plan's memory and time within what a web request or a command on the
+    web machine may take (docs/statistics.md): the simulation's arrays are bounded by
+    ``stats.planning.CHUNK_VALUES``, its time by ``MAX_SIMULATED_ANSWERS``."""
     errors: dict[str, list[str]] = {}
-    if price is not None and not price >= 0:
-        errors["price"] = ["The price per answer cannot be negative."]
+    if price is not None and not 0 <= price <= MAX_PRICE:
+        errors["price"] = [f"The price per answer must be from 0 to {MAX_PRICE:,}."]
     if not items or min(items) < 2:
         errors["items"] = ["Designs need at least two items per system."]
+    elif max(items) > MAX_ITEMS or len(items) > MAX_SIZES:
+        errors["items"] = [f"At most {MAX_SIZES} sizes, each at most {MAX_ITEMS:,} items."]
     if not answers_per_item or min(answers_per_item) < 1:
         errors["answers"] = ["Designs need at least one answer per item."]
+    elif max(answers_per_item) > MAX_ANSWERS or len(answers_per_item) > MAX_SIZES:
+        errors["answers"] = [f"At most {MAX_SIZES} sizes, each at most {MAX_ANSWERS} answers per item."]
+    if not MIN_SIMULATIONS <= simulations <= MAX_SIMULATIONS:
+        errors["simulations"] = [
+            f"From {MIN_SIMULATIONS} to {MAX_SIMULATIONS:,} simulated studies per design."
+        ]
+    if not 0 <= seed < 2**32:
+        errors["seed"] = ["The seed is a whole number from 0 to 4294967295."]
+    if not errors and (work := simulations * sum(items) * sum(answers_per_item)) > MAX_SIMULATED_ANSWERS:
+        errors["items"] = [
+            f"These designs simulate {work:,} answers (simulations × items × answers per item, over "
+            f"every design); at most {MAX_SIMULATED_ANSWERS:,}: try fewer or smaller designs, or fewer "
+            "simulations."
+        ]
     return errors
 
 

@@ -39,6 +39,9 @@ import numpy as np
 SIMULATIONS = 1000
 ITEMS = (10, 20, 30, 50, 75, 100, 150, 200, 300)
 ANSWERS_PER_ITEM = (1, 2, 3, 5)
+# The most values one run of simulated studies holds in an array (8 bytes each, a few arrays
+# at once: ~100 MB): larger designs are simulated in runs of fewer studies.
+CHUNK_VALUES = 2**22
 
 
 @dataclass(frozen=True)
@@ -140,9 +143,12 @@ def width_table(
         for k in answers_per_item:
             if k < 2:
                 raise ValueError("alpha needs at least two answers per item")
-            rows = deviations[rng.integers(len(deviations), size=(simulations, n))]
-            values = rows[:, :, None] + residuals[rng.integers(len(residuals), size=(simulations, n, k))]
-            alphas = interval_alphas(values)
+            alphas = np.concatenate(
+                [
+                    _simulated_alphas(deviations, residuals, n, k, chunk, rng)
+                    for chunk in simulation_chunks(simulations, n * k)
+                ]
+            )
             low, middle, high = np.nanpercentile(alphas, [2.5, 50, 97.5])
             size = n * k
             table.append(
@@ -151,6 +157,24 @@ def width_table(
                 )
             )
     return table
+
+
+def _simulated_alphas(
+    deviations: np.ndarray, residuals: np.ndarray, n: int, k: int, simulations: int, rng: np.random.Generator
+) -> np.ndarray:
+    """The interval alphas of ``simulations`` studies of ``n`` items × ``k`` answers."""
+    rows = deviations[rng.integers(len(deviations), size=(simulations, n))]
+    values = rows[:, :, None] + residuals[rng.integers(len(residuals), size=(simulations, n, k))]
+    return interval_alphas(values)
+
+
+def simulation_chunks(simulations: int, values_per_study: int) -> list[int]:
+    """``simulations`` split into runs whose arrays hold at most ``CHUNK_VALUES`` values
+    (one run, and so the same draws, whenever they fit): a design's memory stays bounded
+    however many items, answers and simulations it has."""
+    per_chunk = max(1, CHUNK_VALUES // max(1, values_per_study))
+    full, rest = divmod(simulations, per_chunk)
+    return [per_chunk] * full + ([rest] if rest else [])
 
 
 def narrowest_enough(table: Sequence[DesignWidth], width: float) -> DesignWidth | None:
@@ -241,6 +265,18 @@ def _simulated_power(
     item whose test rejects at ``alpha``."""
     if n < 2:
         raise ValueError("a design needs at least two items per system")
+    rejected = sum(
+        int(np.sum(_simulated_p(model, difference, n, k, chunk, rng) < alpha))
+        for chunk in simulation_chunks(simulations, n * k)
+    )
+    return rejected / simulations
+
+
+def _simulated_p(
+    model: _Model, difference: float, n: int, k: int, simulations: int, rng: np.random.Generator
+) -> np.ndarray:
+    """The test's p of each of ``simulations`` studies of ``n`` items per system × ``k``
+    answers per item."""
     cases = rng.integers(len(model.deviations[0]), size=(simulations, n))
     side_means = []
     for side in (0, 1):
@@ -250,8 +286,7 @@ def _simulated_power(
         side_means.append(model.deviations[side][rows] + noise)
     side_means[0] += difference
     first, second = side_means
-    p = _paired_p(first - second) if model.paired else _welch_p(first, second)
-    return float(np.mean(p < alpha))
+    return _paired_p(first - second) if model.paired else _welch_p(first, second)
 
 
 def _paired_p(differences: np.ndarray) -> np.ndarray:

@@ -42,6 +42,7 @@ STARTED_FIRST = (
     "tests/integration/test_game_passage_order.py",
     "tests/integration/test_demo_game.py",
     "tests/api/test_fuzz_bad_inputs.py",
+    "tests/api/test_fuzz_html_forms.py",
 )
 
 

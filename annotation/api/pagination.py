@@ -10,6 +10,7 @@ from __future__ import annotations
 from rest_framework.pagination import CursorPagination, PageNumberPagination
 
 from annotation.errors import InputError
+from annotation.numbers import whole_number
 
 PAGE_SIZE_WRONG = "Give a whole number from 1 up (at most {maximum} are listed)."
 
@@ -22,11 +23,12 @@ class CheckedPageSize:
         values = request.query_params.getlist(self.page_size_query_param)
         if not values:
             return self.page_size  # type: ignore[attr-defined]
-        if len(values) > 1 or not values[0].isascii() or not values[0].isdigit() or int(values[0]) < 1:
+        number = whole_number(values[0]) if len(values) == 1 and values[0].isdigit() else None
+        if number is None or number < 1:
             raise InputError(
                 {self.page_size_query_param: [PAGE_SIZE_WRONG.format(maximum=self.max_page_size)]}
             )
-        return min(int(values[0]), self.max_page_size)
+        return min(number, self.max_page_size)
 
     def get_schema_operation_parameters(self, view):
         parameters = super().get_schema_operation_parameters(view)  # type: ignore[misc]

@@ -11,6 +11,8 @@ from typing import Any
 from django.utils.translation import gettext
 from rest_framework import serializers
 
+from annotation.numbers import whole_number
+
 from .base import Score
 
 
@@ -67,18 +69,17 @@ def integer_in_range(low: int, high: int) -> Callable[[Any], int]:
     """A check for whole numbers ``low``..``high`` (digit strings from a form are accepted)."""
 
     def check(value: Any) -> int:
-        if isinstance(value, str) and value.strip().isdigit():
-            value = int(value.strip())
-        if isinstance(value, bool) or not isinstance(value, int):
+        number = whole_number(value)
+        if number is None:
             raise ValueError(
                 gettext("a rating is a whole number from %(low)d to %(high)d.") % {"low": low, "high": high}
             )
-        if not low <= value <= high:
+        if not low <= number <= high:
             raise ValueError(
                 gettext("%(value)d is outside the scale (%(low)d to %(high)d).")
-                % {"value": value, "low": low, "high": high}
+                % {"value": number, "low": low, "high": high}
             )
-        return value
+        return number
 
     return check
 

@@ -18,6 +18,8 @@ from django.http import QueryDict
 from django.utils.translation import gettext_noop
 from rest_framework import serializers
 
+from annotation.numbers import whole_number
+
 from .base import (
     ModelOption,
     ModelQuestion,
@@ -517,9 +519,8 @@ def _model_choices(question: dict, value: Any, letters: dict, passages: list[dic
 
 def _form_value(question: dict, value: Any) -> Any:
     """A form's text as the value ``visible`` compares (scale points are numbers)."""
-    if question["type"] == "scale" and isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    return value
+    number = whole_number(value) if question["type"] == "scale" else None
+    return value if number is None else number
 
 
 def passage_order(item, state: dict | None) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any
 from django.utils.translation import gettext
 from rest_framework import serializers
 
+from annotation.numbers import whole_number
 from annotation.text import split_sentences
 
 TYPES = ("scale", "choice", "multi", "pick", "sentences", "text")
@@ -348,12 +349,11 @@ def _check_text_value(question: dict, raw: Any) -> str:
 
 
 def _whole_number(raw: Any, low: int, high: int, what: str) -> int:
-    if isinstance(raw, str) and raw.strip().isdigit():
-        raw = int(raw.strip())
-    if isinstance(raw, bool) or not isinstance(raw, int) or not low <= raw <= high:
+    number = whole_number(raw)
+    if number is None or not low <= number <= high:
         shown = (low + 1, high + 1) if what == "a sentence number" else (low, high)
         raise Invalid(f"{what}: a whole number from {shown[0]} to {shown[1]}.")
-    return raw
+    return number
 
 
 def _distinct_list(raw: Any, what: str) -> list:

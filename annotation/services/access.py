@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from annotation.errors import NotAllowed
 from annotation.models import Assignment, Enrollment, Exam, Item, Job, Participant, Response, Study
+from annotation.numbers import whole_number
 
 from . import row_addresses, sql_rows
 from .assignment import assignment_is_open
@@ -455,7 +456,4 @@ def _row_id(value) -> int | None:
 
 
 def _int_or_none(value) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
+    return whole_number(value)

@@ -2,7 +2,8 @@
 
 The platforms page, the ``prolific``/``mturk`` commands and the bonus file all read an amount
 such as ``1.50`` here (``cents_from_text``) and print one with ``as_currency``; every form
-field or command option that takes a whole number reads it with ``whole_number``. Each
+field or command option that takes a whole number reads it with
+``annotation.numbers.whole_number_within``. Each
 refuses, with an ``InputError`` naming the field, what ``int()``/``Decimal()`` would crash on
 or silently accept: superscript and other non-ASCII digits (``str.isdigit`` says yes to
 ``²``), ``nan``, ``inf``, exponents (``1e30``), more than two decimals, thousands of digits,
@@ -32,28 +33,7 @@ MAX_BONUS_CAP_CENTS = 1_000_00
 MAX_BONUS_CENTS = MAX_BONUS_CAP_CENTS
 
 # ASCII digits only: ``\d`` and ``str.isdigit`` accept other scripts' digits and superscripts.
-_WHOLE = re.compile(r"[+-]?[0-9]{1,18}")
 _AMOUNT = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,2})?|\.[0-9]{1,2}")
-
-
-def plain_int(text: str) -> int | None:
-    """``text`` as an int when it is a plain whole number (an optional sign, at most 18
-    ASCII digits: within a 64-bit column), else None, for a form that passes other text on
-    to the validator that names what is wrong with it (never ``int()``'s ``ValueError`` on
-    ``²`` or on more than 4,300 digits)."""
-    value = text.strip()
-    return int(value) if _WHOLE.fullmatch(value) else None
-
-
-def whole_number(text: str, *, field: str, low: int, high: int) -> int:
-    """``text`` as an integer in ``[low, high]``; ``InputError`` under ``field`` otherwise."""
-    value = text.strip()
-    if not _WHOLE.fullmatch(value):
-        raise InputError({field: [f"A whole number from {low} to {high}, in digits 0-9."]})
-    number = int(value)
-    if not low <= number <= high:
-        raise InputError({field: [f"{value} is out of range: from {low} to {high}."]})
-    return number
 
 
 def cents_from_text(text: str, *, field: str, high: int, zero_ok: bool = False) -> int:

@@ -210,7 +210,10 @@ def _checked_config(data: dict, errors: dict[str, list[str]]) -> dict | None:
 def items_file_errors(exc: InputError) -> dict[str, list[str]]:
     """An items file's errors (``line 4: passage.a.text``) named as the file's, so they read
     apart from the form's fields."""
-    return {f"{ITEMS_FILE}, {path}": messages for path, messages in exc.errors.items()}
+    return {
+        ITEMS_FILE if path == "file" else f"{ITEMS_FILE}, {path}": messages
+        for path, messages in exc.errors.items()
+    }
 
 
 def change_study(*, user, study: Study, changes: dict, upload: ItemsUpload | None) -> Study:

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 from annotation.errors import InputError
 from annotation.models import PlatformStudy, Study
+from annotation.numbers import whole_number_within
 
-from .amounts import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS, cents_from_text, whole_number
+from .amounts import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS, cents_from_text
 from .capacity import places_wanted
 from .platform_bonus import BonusLine, PlannedBonus, check_bonus_lines
 from .platform_review import APPROVE, REJECT, sent_decisions, verdict
@@ -97,9 +98,9 @@ def publish_parameters(
     readers = {
         "reward_cents": lambda: cents_from_text(reward, field="reward", high=MAX_REWARD_CENTS),
         "places": lambda: (
-            whole_number(places, field="places", low=1, high=MAX_PLACES) if places.strip() else None
+            whole_number_within(places, field="places", low=1, high=MAX_PLACES) if places.strip() else None
         ),
-        "minutes": lambda: whole_number(minutes, field="minutes", low=1, high=MAX_MINUTES),
+        "minutes": lambda: whole_number_within(minutes, field="minutes", low=1, high=MAX_MINUTES),
     }
     for name, read in readers.items():
         try:

@@ -10,6 +10,7 @@ question in the page's order, so adding, removing and moving a question is the b
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -21,9 +22,10 @@ from annotation.errors import InputError
 from annotation.kinds.questions import PICK_MODES, TYPES
 from annotation.languages import check_study_language, language_codes
 from annotation.models import Study
-from annotation.services.amounts import plain_int
+from annotation.numbers import whole_number
 from annotation.services.builder import QUESTION_FORM_KIND
 from annotation.services.item_files import ALIASES, JSON_COLUMNS, PASSAGE_COLUMN, TEXT_COLUMNS, ColumnMap
+from annotation.services.json_input import BadJSON, read_json
 from annotation.services.studies import STUDY_SETTINGS
 
 TEXT_FIELDS = ("title", "description", "instructions", "consent")  # written, not set
@@ -138,10 +140,7 @@ def _setting(raw: str, field: dict) -> Any:
     if field["widget"] == "bool":
         return {"yes": True, "no": False}.get(raw, raw)
     if field["widget"] == "number" and NUMBER.match(raw):
-        if "." in raw or field["step"] == "any":
-            return float(raw)
-        number = plain_int(raw)
-        return raw if number is None else number
+        return _number(raw, whole=not ("." in raw or field["step"] == "any"))
     return raw  # the serializer names what is wrong with it
 
 
@@ -149,9 +148,9 @@ def _json_field(raw: str, name: str, errors: dict[str, list[str]], *, empty: Any
     if not raw.strip():
         return empty
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        errors[name] = [f"Not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."]
+        return read_json(raw)  # the one reader: NaN, huge integers, deep nesting refused too
+    except BadJSON as exc:
+        errors[name] = [f"{exc.path}: {exc.message}" if exc.path else exc.message]
         return empty
 
 
@@ -192,23 +191,30 @@ def _question(block: dict[str, str]) -> dict:
         _put_number(question, "min_length", block["min_length"])
         _put_number(question, "max_length", block["max_length"])
     if block["show_if"].strip():
-        values: list[Any] = [_option_value(v) for v in _lines(block["show_if_values"])]
+        values: list[Any] = [_whole_or_text(v) for v in _lines(block["show_if_values"])]
         question["show_if"] = {"question": block["show_if"].strip(), "in": values}
     return question
-
-
-def _option_value(raw: str) -> Any:
-    """A value of ``show_if``: a whole number ≥ 0 as a number, anything else as text."""
-    value = raw.strip()
-    number = plain_int(value) if value.isascii() and value.isdigit() else None
-    return raw if number is None else number
 
 
 def _put_number(question: dict, name: str, raw: str) -> None:
     raw = raw.strip()
     if raw:
-        number = plain_int(raw)
-        question[name] = raw if number is None else number
+        question[name] = _whole_or_text(raw)
+
+
+def _whole_or_text(raw: str) -> int | str:
+    """A whole number where ``raw`` is one; else the text, which the study's check names."""
+    number = whole_number(raw)
+    return raw if number is None else number
+
+
+def _number(raw: str, *, whole: bool) -> int | float | str:
+    """A number setting as typed; the text where it is no finite number the settings take,
+    so the serializer refuses it with the field's own message."""
+    if whole:
+        return _whole_or_text(raw)
+    number = float(raw)
+    return number if math.isfinite(number) else raw
 
 
 def _lines(raw: str) -> list[str]:

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.errors import InputError
 from annotation.models import Adjudication, Assignment, Item
+from annotation.numbers import whole_number
 from annotation.services.access import access_study_for_researcher, can_change_study, require_study_change
 from annotation.services.adjudication import (
     DEFAULT_POINTS_APART,
@@ -88,7 +89,5 @@ def _points_apart(request: HttpRequest) -> int:
 
 def _number(text: str | None, default: int) -> int:
     """A whole number ≥ 0 from the query string; the default for anything else."""
-    try:
-        return max(0, int(text)) if text is not None else default
-    except ValueError:
-        return default
+    number = whole_number(text)
+    return default if number is None else max(0, number)

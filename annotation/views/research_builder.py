@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services import builder
+from annotation.services import builder, kept_files
 from annotation.services.access import access_study_for_researcher, access_study_to_change
 from annotation.services.item_files import csv_header, decoded, format_of
 from annotation.services.validation import is_config_kept
@@ -155,22 +155,28 @@ def _read(request: HttpRequest, *, kind: str, new: bool) -> _Form:
 
 
 def _upload(request: HttpRequest, errors: dict) -> tuple[builder.ItemsUpload | None, dict | None]:
-    """The items file and how the page shows it; a CSV's columns mapped wrongly are
-    ``errors`` (the file is still shown, to map again)."""
+    """The items file (uploaded now, or kept on the server since an earlier round) and how
+    the page shows it; a CSV's columns mapped wrongly are ``errors`` (the file is still
+    shown, to map again)."""
     sent = request.FILES.get("items_file")
     if sent is not None:
         if (sent.size or 0) > settings.API_MAX_UPLOAD_BYTES:
-            raise InputError({"file": [f"The file is larger than {settings.API_MAX_UPLOAD_BYTES} bytes."]})
+            raise InputError({"file": [f"The file is larger than {settings.API_MAX_UPLOAD_BYTES:,} bytes."]})
         name, content = sent.name or "", sent.read()
-    elif request.POST.get("items_text"):
-        name, content = request.POST.get("items_name", ""), request.POST["items_text"].encode()
+        decoded(content)  # text, or the error before it is kept
+        token = kept_files.keep_file(request.user, content)
+    elif token := request.POST.get("items_token", ""):
+        name, kept = request.POST.get("items_name", ""), kept_files.kept_file(request.user, token)
+        if kept is None:
+            raise InputError({"file": ["The file uploaded earlier is no longer kept; choose it again."]})
+        content = kept
     else:
         return None, None
     file_format = format_of(name)
     rows, columns = [], None
     if file_format == "csv":
         rows = builder_form.column_rows(csv_header(content), request.POST)
-    file = {"name": name, "text": decoded(content), "csv": file_format == "csv", "rows": rows}
+    file = {"name": name, "token": token, "csv": file_format == "csv", "rows": rows}
     if file_format == "csv":
         try:
             columns = builder_form.column_map(rows)

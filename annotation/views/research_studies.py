@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Study
+from annotation.numbers import whole_number
 from annotation.services.access import (
     access_study_for_researcher,
     access_study_to_change,
@@ -91,10 +92,7 @@ def study_preview(request: HttpRequest, slug: str) -> HttpResponse:
     """Every page of the study as a participant sees it (drafts too), with a banner and the
     gold / attention-check answer beside it; nothing is assigned or stored."""
     study = access_study_for_researcher(request.user, slug)
-    try:
-        number = int(request.GET.get("page", "1"))
-    except ValueError:
-        number = 0
+    number = whole_number(request.GET.get("page", "1")) or 0
     page = preview_page(study, number)
     if page is None:
         return render(request, "research/study_preview_empty.html", {"study": study}, status=404)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from functools import partial, wraps
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
@@ -38,11 +38,13 @@ def participant_step(
     exam: bool = False,
     before_consent: bool = False,
     on_expired: ExpiredHandler | None = None,
+    kind: str | None = None,
 ) -> Callable[[StepView], StepView]:
     """Decorate a participant view ``view(request, step, **kwargs)``: it runs only when the
     gate lets the step through. ``assignment``: the URL's ``assignment_id`` is the page acted
     on (an exam question when ``exam``); ``on_expired`` answers a page that ran out of time
-    (default: say so and go on with the next page)."""
+    (default: say so and go on with the next page); ``kind``: a kind's own step (its URLs
+    sit under every study's pages), a 404 on a study of another kind."""
 
     def decorate(view: StepView) -> StepView:
         @wraps(view)
@@ -60,6 +62,8 @@ def participant_step(
                 if refusal.reason == StepRefused.EXPIRED and on_expired is not None:
                     return in_study_language(refusal.study, partial(on_expired, request, refusal))
                 return in_study_language(refusal.study, partial(refused_step, request, refusal, exam=exam))
+            if kind is not None and step.study.kind != kind:
+                raise Http404("This study has no such step.")
             return in_study_language(step.study, partial(view, request, step, **kwargs))
 
         return wrapper

@@ -14,7 +14,7 @@ from annotation.models import Enrollment
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("value", ["abc", "0", "-5", "1.5", "", "٣"])
+@pytest.mark.parametrize("value", ["abc", "0", "-5", "1.5", "", "٣", "²", "9" * 5000])
 def test_a_page_size_that_is_not_a_positive_whole_number_is_a_400(client_for, owned_study, value):
     for path in ("/api/v1/studies/", "/api/v1/responses/", "/api/v1/studies/owned/items/"):
         answer = client_for("owner").get(path, {"page_size": value})

@@ -224,3 +224,19 @@ def test_paid_participants_play_the_studys_items_by_its_link():
     assert set(Response.objects.values_list("participant__source", flat=True)) == {"prolific"}
     orders = sorted(r.score_details["order"] for r in Response.objects.all())
     assert orders == [1, 2]
+
+
+def test_a_game_step_on_a_study_of_another_kind_is_a_404(client):
+    """The game's step URLs sit under every study's pages: on a study that is not a game
+    they are not found (they read a round's sentences the item does not have)."""
+    from annotation.models import Response
+    from annotation.services.studies import load_study_file
+    from tests.helpers.flow import start, task_action
+    from tests.helpers.questionnaire import questionnaire_file
+
+    study = load_study_file(questionnaire_file()).study
+    page = task_action(start(client, study.slug))
+    for step, form in (("reveal", {"seen": "1"}), ("guess", {"guess": "7"}), ("answer", {"reason": "x"})):
+        assert client.post(f"{page}boundary/{step}/", form, headers={"HX-Request": "true"}).status_code == 404
+    assert client.get(f"{page}boundary/result/").status_code in (404, 405)
+    assert Response.objects.count() == 0

@@ -237,6 +237,58 @@ class TestOnTheSharedPilot:
                 "--simulations",
                 "100",
             ),
+            # designs past what one command may compute: refused before anything is simulated
+            (
+                ["--question", "edit", "--agreement-width", "0.2", "--items", "200000", "--answers", "50"],
+                "--items",
+                "10,000 items",
+            ),
+            (
+                [
+                    "--question",
+                    "edit",
+                    "--agreement-width",
+                    "0.2",
+                    "--items",
+                    "1000000",
+                    "--answers",
+                    "1000000",
+                ],
+                "--items",
+                "10,000 items",
+            ),
+            (
+                ["--question", "edit", "--agreement-width", "0.2", "--items", "10", "--answers", "1000000"],
+                "--answers",
+                "at most 100",
+            ),
+            (
+                ["--question", "edit", "--agreement-width", "0.2", "--items", "10000", "--answers", "100"],
+                "--items",
+                "at most 200,000,000",
+            ),
+            (
+                ["--question", "edit", "--agreement-width", "0.2", "--simulations", "10000000"],
+                "--simulations",
+                "10,000",
+            ),
+            (["--question", "edit", "--agreement-width", "1e308"], "--agreement-width", "from 0.001 to 2"),
+            (["--question", "edit", "--agreement-width", "0.2", "--seed", "-1"], "--seed", "from 0"),
+            (
+                ["--question", "edit", "--compare", "ROME", "FT", "--difference", "1e-300"],
+                "--difference",
+                "from 0.001",
+            ),
+            (
+                ["--question", "edit", "--compare", "ROME", "FT", "--difference", "1", "--power", "0.999999"],
+                "--power",
+                "0.999",
+            ),
+            (
+                ["--question", "edit", "--compare", "ROME", "FT", "--difference", "1", "--price", "1e30"],
+                "--price",
+                "1,000,000",
+            ),
         ],
     )
     def test_a_bad_agreement_target_names_the_option(self, args, option, words):

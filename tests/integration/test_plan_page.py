@@ -72,3 +72,23 @@ def test_a_bad_target_is_said_on_the_form(client, owner, query, message):
     response = client.get(URL, query)
     page = response.content.decode()
     assert response.status_code == 200 and message in page and 'id="plan-table"' not in page
+
+
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ({**COMPARE, "difference": "1e-300", "power": "0.999999"}, "The difference to detect: from 0.001"),
+        ({**COMPARE, "difference": "1e-300", "power": "0.999999"}, "The power must be from 0.5 to 0.999."),
+        ({**COMPARE, "alpha": "1e-300"}, "The significance level must be from"),
+        ({**COMPARE, "difference": "1e308"}, "The difference to detect: from 0.001 to 1000 points."),
+        ({**COMPARE, "price": "1e300"}, "The price per answer must be from 0"),
+        ({"question": "edit", "agreement_width": "1e-300"}, "The interval width must be from 0.001 to 2."),
+    ],
+)
+def test_a_target_past_the_plans_bounds_is_said_on_the_form(client, owner, query, message):
+    """The page's targets go through the bounds the command's do: a message on the form and
+    no table, before anything is simulated."""
+    client.force_login(owner)
+    response = client.get(URL, query)
+    page = response.content.decode()
+    assert response.status_code == 200 and message in page and 'id="plan-table"' not in page

@@ -80,3 +80,22 @@ def test_imports_follow_the_same_rules_and_name_passages_by_id():
     assert "“Which kinds of mistake?”: not asked" in str(refused.value) and Response.objects.count() == 0
     result = import_responses(study, lines[:1], source=Participant.Source.LAB)
     assert result.created == 1 and Response.objects.get().answer == good
+
+
+@pytest.mark.parametrize(
+    "number",
+    ["9" * 5000, "²", "٣" * 30, "-1", str(2**63), "1e30", "NaN"],
+)
+def test_an_unparseable_number_on_a_scale_or_sentence_is_a_400_naming_it(client, number):
+    """Digits ``int`` refuses (over 4,300 of them, a superscript ``str.isdigit`` accepts) are
+    refused like any other wrong value: a 400 naming the question, nothing stored."""
+    study = load_study_file(questionnaire_file()).study
+    action = task_action(start(client, study.slug))
+    scale = client.post(action, {"q-better": "A", "q-fluency": number, "q-issue": "no"})
+    assert scale.status_code == 400
+    assert "“How fluent are they?”" in scale.content.decode()
+    form = {"q-better": "A", "q-fluency": "3", "q-issue": "yes", "q-which": ["facts"], "q-errors": [number]}
+    sentences = client.post(action, form)
+    assert sentences.status_code == 400
+    assert "sentence" in sentences.content.decode()
+    assert Response.objects.count() == 0

@@ -64,14 +64,22 @@ def errors_of(page) -> dict[str, str]:
     return {html.unescape(where): html.unescape(problem) for where, problem in rows}
 
 
-def build(client, **fields):
-    """Save a draft as a researcher would: upload the CSV and read its columns, map them, save."""
+def kept_file(client, text: str = CSV, name: str = "r.csv", **fields) -> dict[str, str]:
+    """Upload an items file and read its columns, as the page's first round does: the
+    fields by which the next round finds the file the server kept."""
     first = client.post(
         "/research/builder/",
-        {**form(**fields), "action": "columns", "items_file": SimpleUploadedFile("r.csv", CSV.encode())},
+        {**form(**fields), "action": "columns", "items_file": SimpleUploadedFile(name, text.encode())},
     )
-    assert first.status_code == 200 and 'id="column-map"' in first.content.decode()
-    kept = {"items_name": "r.csv", "items_text": CSV, **MAPPING}
+    assert first.status_code == 200 and 'id="kept-file"' in first.content.decode()
+    token = re.search(r'name="items_token" value="([0-9a-f]+)"', first.content.decode())
+    assert token, first.content.decode()
+    return {"items_name": name, "items_token": token[1]}
+
+
+def build(client, **fields):
+    """Save a draft as a researcher would: upload the CSV and read its columns, map them, save."""
+    kept = {**kept_file(client, **fields), **MAPPING}
     return client.post("/research/builder/", {**form(**fields), **kept, "action": "save"})
 
 
@@ -119,8 +127,7 @@ def test_every_error_is_listed_at_once_and_nothing_is_saved(client, researcher):
         "/research/builder/",
         {
             **form(slug="bad slug!", questions=bad_questions, items_per_session="0"),
-            "items_name": "r.csv",
-            "items_text": bad_csv,
+            **kept_file(client, bad_csv),
             **MAPPING,
             "action": "save",
         },
@@ -136,7 +143,7 @@ def test_every_error_is_listed_at_once_and_nothing_is_saved(client, researcher):
     # With the questions right, the items file's own errors are named by line and column.
     page = client.post(
         "/research/builder/",
-        {**form(slug="bad slug!"), "items_name": "r.csv", "items_text": bad_csv, **MAPPING, "action": "save"},
+        {**form(slug="bad slug!"), **kept_file(client, bad_csv), **MAPPING, "action": "save"},
     )
     errors = errors_of(page)
     assert "slug" in errors
@@ -266,9 +273,7 @@ def test_jsonl_items_a_show_if_and_a_passage_column_without_an_id(client, resear
     assert config[3]["show_if"] == {"question": "fluency", "in": [1, 2]}
 
     unmapped = {**MAPPING, "col_passage": ["", "", "", "a", "b", "b", ""]}  # reply_1's text has no id
-    page = client.post(
-        "/research/builder/", {**form(slug="nomap"), "items_name": "r.csv", "items_text": CSV, **unmapped}
-    )
+    page = client.post("/research/builder/", {**form(slug="nomap"), **kept_file(client), **unmapped})
     assert page.status_code == 400
     assert errors_of(page)["items file, column left"].startswith("Give the passage an id")
     assert 'id="kept-file"' in page.content.decode() and not Study.objects.filter(slug="nomap").exists()
@@ -344,3 +349,73 @@ def test_every_template_renders_previews_and_saves_as_it_comes(client, researche
     assert saved.status_code == 302, errors_of(saved)
     study = Study.objects.get(slug=f"from-{template}")
     assert study.items.count() == len(template_named(template).data["items"])
+
+
+def big_csv(size: int) -> str:
+    """The CSV with rows of long replies, to about ``size`` bytes (every cell under the CSV
+    reader's 128 KiB field limit)."""
+    header, rows = CSV.splitlines()[0], []
+    reply = "A fairly long reply sentence. " * 1500  # 45,000 characters (a passage takes 50,000)
+    while sum(map(len, rows)) < size:
+        n = len(rows)
+        rows.append(f'k{n},Say {n}.,"{reply}",alphamodel,"{reply}",betamodel,')
+    return "\n".join([header, *rows]) + "\n"
+
+
+def test_an_items_file_above_the_form_text_limit_is_read_then_saved(client, researcher, settings):
+    """The file is sent once and kept on the server: a 3.5 MB CSV (over the 2.5 MB of form
+    text Django reads, under the upload limit) is read, mapped and saved."""
+    text = big_csv(3_500_000)
+    assert settings.DATA_UPLOAD_MAX_MEMORY_SIZE < len(text.encode()) < settings.API_MAX_UPLOAD_BYTES
+    page = client.post("/research/builder/", {**form(slug="big"), **kept_file(client, text), **MAPPING})
+    assert page.status_code == 302, errors_of(page)
+    assert Study.objects.get(slug="big").items.count() == text.count("\nk")
+
+
+def test_a_file_over_the_upload_limit_is_named_and_the_form_kept(client, researcher, settings):
+    settings.API_MAX_UPLOAD_BYTES = 1_000_000
+    before = row_counts()
+    big = SimpleUploadedFile("r.csv", big_csv(1_200_000).encode())
+    page = client.post("/research/builder/", {**form(slug="too-big", title="Kept title"), "items_file": big})
+    assert page.status_code == 400
+    assert errors_of(page)["items file"] == "The file is larger than 1,000,000 bytes."
+    assert 'value="Kept title"' in page.content.decode() and 'value="too-big"' in page.content.decode()
+    assert row_counts() == before
+
+
+def test_a_kept_file_is_only_its_uploaders(client, researcher, django_user_model):
+    kept = kept_file(client)
+    from tests.factories import researcher_user
+
+    client.force_login(researcher_user("someone-else"))
+    page = client.post("/research/builder/", {**form(slug="theirs"), **kept, **MAPPING})
+    assert page.status_code == 400
+    assert errors_of(page)["items file"] == "The file uploaded earlier is no longer kept; choose it again."
+    assert not Study.objects.filter(slug="theirs").exists()
+
+
+@pytest.mark.parametrize("path", ["/research/builder/", "/s/any/consent/", "/accounts/login/"])
+def test_form_text_over_djangos_limit_is_a_clear_page_not_a_bare_400(client, researcher, settings, path):
+    """A form Django will not read (over DATA_UPLOAD_MAX_MEMORY_SIZE of text): 413 with a
+    page saying what happened and what to do, wherever it is posted."""
+    before = row_counts()
+    page = client.post(path, {**form(), "instructions": "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)})
+    assert page.status_code == 413
+    assert "The form sent more than 2.5" in page.content.decode() and 'id="too-big"' in page.content.decode()
+    assert row_counts() == before
+
+
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        ('{"n": ' + "9" * 5000 + "}", "more digits than we read"),
+        ('{"n": NaN}', "NaN and Infinity"),
+        ("[" * 100 + "]" * 100, "Nested deeper than"),
+    ],
+)
+def test_json_the_reader_refuses_in_a_builder_field_is_named_not_a_500(client, researcher, raw, message):
+    before = row_counts()
+    page = client.post("/research/builder/", {**form(slug="json"), "extras_json": raw, "action": "save"})
+    assert page.status_code == 400
+    assert message in errors_of(page)["examples and FAQ"]
+    assert row_counts() == before

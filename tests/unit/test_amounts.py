@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.errors import InputError
-from annotation.services.amounts import as_currency, cents_from_text, whole_number
+from annotation.numbers import whole_number_within
+from annotation.services.amounts import as_currency, cents_from_text
 
 
 @pytest.mark.parametrize(
@@ -50,13 +51,13 @@ def test_zero_only_where_allowed():
 
 @pytest.mark.parametrize(("text", "number"), [("1", 1), (" 42 ", 42), ("100000", 100000)])
 def test_whole_numbers_in_range(text, number):
-    assert whole_number(text, field="places", low=1, high=100000) == number
+    assert whole_number_within(text, field="places", low=1, high=100000) == number
 
 
 @pytest.mark.parametrize("text", ["0", "100001", "²", "٣", "1.0", "1e3", "", "9" * 5000, "-5", "0x10"])
 def test_whole_numbers_out_of_range_or_not_digits_are_refused(text):
     with pytest.raises(InputError) as refused:
-        whole_number(text, field="places", low=1, high=100000)
+        whole_number_within(text, field="places", low=1, high=100000)
     assert list(refused.value.errors) == ["places"]
 
 

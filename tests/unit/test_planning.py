@@ -149,3 +149,35 @@ def test_more_items_narrow_the_alpha_interval_and_the_cheapest_narrow_one_is_cho
     best = narrowest_enough(table, width[(80, 2)])
     assert best is not None and best.answers <= 160 and best.width <= width[(80, 2)]
     assert narrowest_enough(table, 0.0) is None
+
+
+def test_simulation_chunks_bound_every_run_and_keep_small_designs_whole():
+    """A design's arrays never hold more than CHUNK_VALUES values, whatever its size (the
+    command's 200,000 items × 50 answers tried to allocate 74.5 GiB at once); the defaults
+    stay one run, so their seeded draws are the same as before."""
+    from stats.planning import CHUNK_VALUES, simulation_chunks
+
+    assert simulation_chunks(1000, 300 * 5) == [1000]
+    chunks = simulation_chunks(10_000, 10_000 * 100)
+    assert sum(chunks) == 10_000 and max(chunks) * 10_000 * 100 <= CHUNK_VALUES
+    assert simulation_chunks(3, CHUNK_VALUES * 4) == [1, 1, 1]  # one study past the bound: one at a time
+
+
+def test_a_design_simulated_in_runs_matches_the_closed_form_power_and_width(monkeypatch):
+    """With runs of a few studies (CHUNK_VALUES made small), the power and the alpha width
+    are those of one run: chunking bounds memory without changing what is simulated."""
+    import stats.planning
+
+    monkeypatch.setattr(stats.planning, "CHUNK_VALUES", 30 * 3 * 7)
+    assert len(stats.planning.simulation_chunks(4000, 30 * 3)) > 500
+    first, second = synthetic_pilot()
+    (design,) = power_table(
+        first, second, difference=0.6, paired=True, items=[30], answers_per_item=[3], simulations=4000, seed=7
+    )
+    variance = 2 * ITEM_SD**2 * (1 - CORRELATION) + 2 * ANSWER_SD**2 / 3
+    expected = TTestPower().power(effect_size=0.6 / np.sqrt(variance), nobs=30, alpha=0.05)
+    assert design.power == pytest.approx(expected, abs=TOLERANCE)
+    (width,) = width_table(first, items=[30], answers_per_item=[3], simulations=2000, seed=5)
+    monkeypatch.undo()
+    (whole,) = width_table(first, items=[30], answers_per_item=[3], simulations=2000, seed=5)
+    assert width.width == pytest.approx(whole.width, rel=0.10)

@@ -89,8 +89,6 @@ class Command(BaseCommand):
         study = Study.objects.filter(slug=slug).first()
         if study is None:
             raise CommandError(f"No study with slug {slug!r}.")
-        if options["simulations"] < 100:
-            raise CommandError("--simulations: at least 100 simulated studies per design.")
         if options["compare"] and options["difference"] is None:
             raise CommandError(
                 "--difference: give the difference to detect between the systems of --compare."

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Response
+from annotation.numbers import whole_number
 from annotation.services.access import LiveStep, StepRefused
 from annotation.services.submission import SubmissionClosed, submit_response
 from annotation.views.steps import go_to, is_htmx, next_page, participant_step, task_page_context
@@ -33,7 +34,7 @@ def _ran_out(request: HttpRequest, refusal: StepRefused) -> HttpResponse:
 
 
 @require_POST
-@participant_step(assignment=True, on_expired=_ran_out)
+@participant_step(assignment=True, on_expired=_ran_out, kind="boundary")
 def reveal_sentence(request: HttpRequest, step: LiveStep) -> HttpResponse:
     study, assignment = step.study, step.owned_assignment
     try:
@@ -48,7 +49,7 @@ def reveal_sentence(request: HttpRequest, step: LiveStep) -> HttpResponse:
 
 
 @require_POST
-@participant_step(assignment=True, on_expired=_ran_out)
+@participant_step(assignment=True, on_expired=_ran_out, kind="boundary")
 def make_guess(request: HttpRequest, step: LiveStep) -> HttpResponse:
     study, assignment = step.study, step.owned_assignment
     try:
@@ -61,7 +62,7 @@ def make_guess(request: HttpRequest, step: LiveStep) -> HttpResponse:
 
 
 @require_POST
-@participant_step(assignment=True, on_expired=_ran_out)
+@participant_step(assignment=True, on_expired=_ran_out, kind="boundary")
 def give_reason(request: HttpRequest, step: LiveStep) -> HttpResponse:
     """Store the answer (the recorded guess with the reason), then show the truth."""
     study, assignment = step.study, step.owned_assignment
@@ -88,7 +89,7 @@ def give_reason(request: HttpRequest, step: LiveStep) -> HttpResponse:
 
 
 @require_GET
-@participant_step(assignment=True, on_expired=_ran_out)
+@participant_step(assignment=True, on_expired=_ran_out, kind="boundary")
 def round_result(request: HttpRequest, step: LiveStep) -> HttpResponse:
     """A finished round's truth, for its own player only; a round in play has none."""
     study, assignment = step.study, step.owned_assignment
@@ -166,7 +167,7 @@ def _retarget(response: HttpResponse, target: str, swap: str) -> HttpResponse:
 
 
 def _posted_int(request: HttpRequest, name: str) -> int:
-    try:
-        return int(request.POST.get(name, ""))
-    except ValueError:
-        raise RoundError(gettext("Must be a whole number."), name) from None
+    number = whole_number(request.POST.get(name, ""))
+    if number is None:
+        raise RoundError(gettext("Must be a whole number."), name)
+    return number
