@@ -44,6 +44,7 @@ from annotation.services.studies import load_study_file
 from annotation.views.research_platforms import ACTIONS
 from tests.factories import researcher_user
 from tests.game_helpers import boundary_study_file, start_game
+from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import start
 
 pytestmark = [pytest.mark.django_db, pytest.mark.fuzz]
@@ -92,14 +93,14 @@ def build_world(example_study_file) -> World:
     for kind in PARTICIPANT_KINDS:
         study = load_study_file(example_study_file(kind), owner=owner).study
         participants[study.slug] = Client(raise_request_exception=False)
-        start(participants[study.slug], study.slug, f"?PROLIFIC_PID=fuzz-{kind}")
+        start(participants[study.slug], study.slug, f"?PROLIFIC_PID={prolific_id('fuzz-' + kind)}")
     gated = example_study_file("plausibility") | {
         "slug": "fuzz-gated",
         "qualification": "demo-simulation-exam",
     }
     load_study_file(gated, owner=owner)
     participants["fuzz-gated"] = Client(raise_request_exception=False)
-    start(participants["fuzz-gated"], "fuzz-gated", "?PROLIFIC_PID=fuzz-exam")
+    start(participants["fuzz-gated"], "fuzz-gated", f"?PROLIFIC_PID={prolific_id('fuzz-exam')}")
     game = load_study_file(boundary_study_file(slug="fuzz-game", items=3), owner=owner).study
     participants[game.slug] = Client(raise_request_exception=False)
     start_game(participants[game.slug], game.slug)
@@ -109,7 +110,9 @@ def build_world(example_study_file) -> World:
     invitation = invitation_create(created_by=owner, email="new@example.org")
     world = World(owner=owner, researcher_slug=researched.slug, participants=participants)
     newcomer = Client(raise_request_exception=False)
-    entry = newcomer.get("/s/demo-claims/?PROLIFIC_PID=fuzz-newcomer&STUDY_ID=s&SESSION_ID=t")
+    entry = newcomer.get(
+        f"/s/demo-claims/?PROLIFIC_PID={prolific_id('fuzz-newcomer')}&STUDY_ID=s&SESSION_ID=t"
+    )
     assert entry.status_code == 302
     world.newcomers["demo-claims"] = newcomer  # the consent form, on the page before consent
     world.values = {
