@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rest_framework.exceptions import ValidationError
 
+from annotation.serializer_reuse import validated
+
 
 class InputError(Exception):
     """Bad input, nothing written. ``errors`` maps a field path to its messages."""
@@ -26,6 +28,11 @@ def checked(serializer_class, data, *, place: str = "", **kwargs) -> dict:
     Bad data raises ``InputError`` with each message under its field path, prefixed by
     ``place`` ("parameters" → "parameters.limit"). The one way services turn a DRF
     serializer's verdict into an ``InputError``."""
+    if set(kwargs) <= {"context"}:  # one instance for many values inside reused_serializers()
+        try:
+            return dict(validated(serializer_class, data, kwargs.get("context")))
+        except ValidationError as exc:
+            raise InputError(flatten_errors(exc.detail, place)) from None
     serializer = serializer_class(data=data, **kwargs)
     if not serializer.is_valid():
         raise InputError(flatten_errors(serializer.errors, place))

@@ -1,8 +1,9 @@
 """Adding items to a study from a JSONL stream (the API's bulk upload).
 
-Lines are validated one by one by the study's kind and written in batches inside one
-transaction: a stream of any length is held in memory one batch at a time, and an error
-anywhere rolls back every batch already written (all or nothing, like a study file).
+Lines are read, checked by the study's kind and written a chunk at a time inside one
+transaction (``item_load``): a stream of any length is held in memory one chunk at a time,
+and an error anywhere rolls back every chunk already written (all or nothing, like a study
+file). Known ids are updated, new ones added.
 """
 
 from __future__ import annotations
@@ -10,16 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db import transaction
-
-from annotation.errors import InputError
 from annotation.models import Study
 
+from .item_load import load_rows
 from .rows import json_lines
-from .studies import write_items
-from .validation import checked_items, is_exam
-
-BATCH = 1000
+from .validation import check_item, is_exam
 
 
 @dataclass(frozen=True)
@@ -30,22 +26,10 @@ class UploadResult:
 
 def upload_items(study: Study, lines: Iterable[bytes | str]) -> UploadResult:
     """Create or update items from JSONL lines; ``InputError`` ("line N: field") writes nothing."""
-    items = checked_items(study.task_kind, study.config, json_lines(lines), exam=is_exam(study))
-    created = updated = seen = 0
-    batch: list[dict] = []
-    with transaction.atomic():
-        for item in items:  # raises InputError, rolling back, after the last line if any was bad
-            batch.append(item)
-            seen += 1
-            if len(batch) >= BATCH:
-                created, updated = _flush(study, batch, created, updated)
-        if not seen:
-            raise InputError({"file": ["No items in the upload."]})
-        created, updated = _flush(study, batch, created, updated)
-    return UploadResult(created=created, updated=updated)
+    kind, config, exam = study.task_kind, study.config, is_exam(study)
 
+    def check_for(known: set[str]):  # known ids are updated, so checked as any other
+        return lambda raw: check_item(kind, config, raw, exam=exam)
 
-def _flush(study: Study, batch: list[dict], created: int, updated: int) -> tuple[int, int]:
-    made, changed = write_items(study, batch)
-    batch.clear()
-    return created + made, updated + changed
+    loaded = load_rows(study, json_lines(lines), check_for, empty="No items in the upload.")
+    return UploadResult(created=loaded.added, updated=loaded.updated)

@@ -15,6 +15,7 @@ from annotation.errors import InputError, checked
 from annotation.models import Item, Study
 
 from .adaptive import check_stop_systems
+from .item_load import write_items
 from .rows import list_rows
 from .study_extras import EXTRA_FIELDS, StudyExtras, check_study_extras, write_study_extras
 from .validation import check_kind_and_config, checked_items, is_exam, kind_named
@@ -197,33 +198,6 @@ def _items_not_in(study: Study | None, raw_items: list) -> QuerySet[Item]:
         return Item.objects.none()
     in_file = {raw.get("external_id") for raw in raw_items if isinstance(raw, dict)}
     return study.items.exclude(external_id__in={i for i in in_file if isinstance(i, str)})
-
-
-def write_items(study: Study, items: list[dict]) -> tuple[int, int]:
-    """Add new items, update changed ones (matched by external_id); returns (added, updated)."""
-    ids = [data["external_id"] for data in items]
-    existing = {item.external_id: item for item in Item.objects.filter(study=study, external_id__in=ids)}
-    new, changed = [], []
-    for data in items:
-        values = {
-            "payload": data["payload"],
-            "is_attention_check": data["attention_check"],
-            "gold": data["gold"],
-            "provenance": data["provenance"],
-            "explanation": data.get("explanation", ""),
-        }
-        item = existing.get(data["external_id"])
-        if item is None:
-            new.append(Item(study=study, external_id=data["external_id"], **values))
-        elif any(getattr(item, k) != v for k, v in values.items()):
-            for key, value in values.items():
-                setattr(item, key, value)
-            changed.append(item)
-    Item.objects.bulk_create(new, batch_size=1000)
-    Item.objects.bulk_update(
-        changed, ["payload", "is_attention_check", "gold", "provenance", "explanation"], batch_size=1000
-    )
-    return len(new), len(changed)
 
 
 @dataclass(frozen=True)
