@@ -28,7 +28,7 @@ from annotation.errors import InputError
 from annotation.kinds.base import TaskKind
 from annotation.models import Study
 
-from .item_load import CHUNK_ROWS, load_rows
+from .item_load import load_rows
 from .json_input import BadJSON, read_json
 from .rows import Row, Unique, collect_rows, json_lines
 from .validation import check_item, is_exam
@@ -62,14 +62,13 @@ def add_items_from_file(
     *,
     file_format: str,
     columns: ColumnMap | None = None,
-    chunk_rows: int = CHUNK_ROWS,
 ) -> ItemFileResult:
     """Add the items of a CSV or JSONL file (its bytes, or a binary file read as it goes) to
     ``study``: all of them, or none and an ``InputError`` naming every problem. A live study
     takes new items too, as ``add_items`` and the API upload let it (new items only widen
     what participants may be shown). ``columns``: a CSV's own column names mapped to ours
-    (``column_map``). Read and written ``chunk_rows`` rows at a time (``item_load``): a
-    million rows in bounded memory."""
+    (``column_map``). Read and written a chunk of rows at a time (``item_load``): a million
+    rows in bounded memory."""
     kind, config, exam = study.task_kind, study.config, is_exam(study)
     with _utf8(source):
         reading = _reading(_text(source, file_format), file_format, columns)
@@ -78,7 +77,6 @@ def add_items_from_file(
             reading.rows,
             lambda known: _item_check(kind, config, reading, known=known, exam=exam),
             first_errors=reading.header_errors,
-            chunk_rows=chunk_rows,
         )
     return ItemFileResult(added=loaded.added)
 

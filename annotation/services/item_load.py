@@ -51,7 +51,6 @@ def load_rows(
     *,
     first_errors: dict[str, list[str]] | None = None,
     empty: str = "No items in the file.",
-    chunk_rows: int = CHUNK_ROWS,
 ) -> Loaded:
     """Check and write ``rows`` into ``study``, a chunk at a time, all or nothing.
 
@@ -66,7 +65,7 @@ def load_rows(
     with transaction.atomic(), reused_serializers():
         Study.objects.select_for_update().filter(pk=study.pk).first()
         ledger = _IdLedger.create()
-        for chunk in _chunks(rows, chunk_rows):
+        for chunk in _chunks(rows, CHUNK_ROWS):
             any_row = True
             items, existing = _checked_chunk(study, chunk, check_for, ledger, errors)
             if not errors:
@@ -123,11 +122,10 @@ def _checked_chunk(
     existing = _existing(study, ids)
     seen: dict[Hashable, str] = dict(ledger.places(ids))
     before = set(seen)
+    known = set(existing) - before  # the study's before this load (an earlier chunk's are repeats)
     items: list[dict] = []
     try:
-        items = list(
-            collect_rows(chunk, check_for(set(existing)), id_field="external_id", unique=ONCE, seen=seen)
-        )
+        items = list(collect_rows(chunk, check_for(known), id_field="external_id", unique=ONCE, seen=seen))
     except InputError as exc:
         errors.add(exc.errors)
     ledger.add([(str(key), place) for key, place in seen.items() if key not in before])
