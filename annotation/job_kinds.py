@@ -26,10 +26,18 @@ from annotation.job_parameters import (
     TrainRaterParameters,
 )
 from annotation.services.exports import ExportParameters
+from annotation.services.items import ItemsUploadParameters
 from annotation.services.jobs import register_job_kind
 
 register_job_kind(
     "export", task="workers.tasks.exports.export_study_task", parameters=ExportParameters, needs_study=True
+)
+# A large API items upload (annotation.services.items.receive_items_upload), stored, loaded here.
+register_job_kind(
+    "items_upload",
+    task="workers.tasks.items.upload_items_task",
+    parameters=ItemsUploadParameters,
+    needs_study=True,
 )
 
 

@@ -61,7 +61,7 @@ def insert_instances(model: type[Model], instances: Sequence[Model]) -> None:
     ``save()`` prepares it (``auto_now_add`` too); a column with only a database default
     (``db_default``) is left to the database."""
     if connection.vendor != "postgresql":
-        model.objects.bulk_create(instances, batch_size=1000)
+        model._default_manager.bulk_create(instances, batch_size=1000)
         return
     fields = [
         field
@@ -73,7 +73,7 @@ def insert_instances(model: type[Model], instances: Sequence[Model]) -> None:
         for instance in instances
     )
     with connection.cursor() as cursor:
-        copy_from(cursor, model._meta.db_table, [field.column for field in fields], rows)
+        copy_from(cursor, model._meta.db_table, [str(field.column) for field in fields], rows)
 
 
 def buffered(out, size: int = COPY_BUFFER_BYTES) -> io.BufferedWriter:

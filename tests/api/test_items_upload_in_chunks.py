@@ -64,3 +64,46 @@ def test_a_late_bad_line_undoes_the_earlier_chunks_and_names_its_line(client_for
         Item.objects.get(study=owned_study, external_id="c0").payload["claim"]
         != "Changed in the first chunk."
     )
+
+
+def test_an_upload_past_the_inline_bound_is_a_job_that_loads_it(
+    client_for, owned_study, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    settings.ITEMS_UPLOAD_INLINE_LINES, settings.UPLOAD_DIR = 100, tmp_path
+    owner = client_for("owner")
+    small = upload(owner, [line(f"s{n}") for n in range(100)])
+    assert small.status_code == 200 and small.json() == {"created": 100, "updated": 0}
+    with django_capture_on_commit_callbacks(execute=True):
+        started = upload(owner, [line(f"n{n}") for n in range(700)])
+    assert started.status_code == 202 and started.json()["kind"] == "items_upload"
+    job = owner.get(started["Location"]).json()
+    assert job["status"] == "done" and job["result"] == {"created": 700, "updated": 0}
+    assert Item.objects.filter(study=owned_study).count() == 804
+    assert list(tmp_path.iterdir()) == []  # each upload deleted once loaded
+
+
+def test_a_refused_upload_job_fails_and_lists_every_line_error(
+    client_for, owned_study, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    settings.ITEMS_UPLOAD_INLINE_LINES, settings.UPLOAD_DIR = 100, tmp_path
+    owner = client_for("owner")
+    lines = [line(f"n{n}") for n in range(700)]
+    lines[650] = line("n650", sentences=[])
+    with django_capture_on_commit_callbacks(execute=True):
+        started = upload(owner, lines)
+    assert started.status_code == 202
+    job = owner.get(started["Location"]).json()
+    assert job["status"] == "failed" and "Nothing was written: 1 errors" in job["error"]
+    assert "line 651: payload.sentences (external_id 'n650')" in job["error"]
+    assert list(job["result"]["errors"]) == ["line 651: payload.sentences (external_id 'n650')"]
+    assert Item.objects.filter(study=owned_study).count() == 4
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_job_loads_only_a_stored_upload_of_its_own_study(client_for, owned_study):
+    answer = client_for("owner").post(
+        "/api/v1/jobs/",
+        {"kind": "items_upload", "study": "owned", "parameters": {"file": "../../etc/passwd"}},
+        format="json",
+    )
+    assert answer.status_code == 400 and "parameters.file" in answer.json()
