@@ -89,6 +89,17 @@ def write_items(study: Study, items: list[dict]) -> tuple[int, int]:
     return added, updated
 
 
+def known_ids(study: Study, ids: list) -> set[str]:
+    """Which of ``ids`` the study has, looked up a chunk at a time."""
+    texts = [value for value in ids if isinstance(value, str)]
+    known: set[str] = set()
+    for start in range(0, len(texts), CHUNK_ROWS):
+        chunk = texts[start : start + CHUNK_ROWS]
+        found = Item.objects.filter(study=study, external_id__in=chunk).values_list("external_id", flat=True)
+        known.update(found)
+    return known
+
+
 def write_chunk(study: Study, items: list[dict], existing: dict[str, Item]) -> tuple[int, int]:
     """Add the new ``items``, update the changed ones (``existing``: the study's items with
     these ids, by id); returns (added, updated)."""

@@ -7,15 +7,17 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import URLValidator, slug_re
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import QuerySet
+from django.db.models.expressions import RawSQL
 from rest_framework import serializers
 
 from annotation.errors import InputError, checked
 from annotation.models import Item, Study
+from annotation.serializer_reuse import reused_serializers
 
 from .adaptive import check_stop_systems
-from .item_load import write_items
+from .item_load import known_ids, write_items
 from .rows import list_rows
 from .study_extras import EXTRA_FIELDS, StudyExtras, check_study_extras, write_study_extras
 from .validation import check_kind_and_config, checked_items, is_exam, kind_named
@@ -82,7 +84,8 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
     and writes nothing.
     Items are matched by ``external_id``: known ones are updated, new ones added.
     """
-    checked = _check_study_file(data, owner=owner)
+    with reused_serializers():  # one serializer per kind of value, not one per item
+        checked = _check_study_file(data, owner=owner)
     with transaction.atomic():
         study, created = Study.objects.update_or_create(
             slug=checked.fields["slug"],
@@ -196,8 +199,11 @@ def _items_not_in(study: Study | None, raw_items: list) -> QuerySet[Item]:
     """The items a study keeps after loading a file (those the file does not mention)."""
     if study is None:
         return Item.objects.none()
-    in_file = {raw.get("external_id") for raw in raw_items if isinstance(raw, dict)}
-    return study.items.exclude(external_id__in={i for i in in_file if isinstance(i, str)})
+    sent = {raw.get("external_id") for raw in raw_items if isinstance(raw, dict)}
+    in_file = [i for i in sent if isinstance(i, str)]
+    if connection.vendor == "postgresql":  # one array parameter: IN (%s, …) stops at 65,535 ids
+        return study.items.exclude(external_id__in=RawSQL("SELECT unnest(%s::text[])", [in_file]))
+    return study.items.exclude(external_id__in=in_file)
 
 
 @dataclass(frozen=True)
@@ -219,31 +225,15 @@ def add_items(study: Study, items: list[dict]) -> AddResult:
     kind = study.task_kind
     with transaction.atomic():
         Study.objects.select_for_update().filter(pk=study.pk).first()
-        ids = [raw.get("external_id") for raw in items if isinstance(raw, dict)]
-        known = set(
-            Item.objects.filter(study=study, external_id__in=ids).values_list("external_id", flat=True)
-        )
+        known = known_ids(study, [raw.get("external_id") for raw in items if isinstance(raw, dict)])
         fresh = [
             (index, raw)
             for index, raw in enumerate(items)
             if not isinstance(raw, dict) or raw.get("external_id") not in known
         ]
-        checked = list(checked_items(kind, study.config, list_rows(fresh, "items"), exam=is_exam(study)))
-        Item.objects.bulk_create(
-            [
-                Item(
-                    study=study,
-                    external_id=data["external_id"],
-                    payload=data["payload"],
-                    is_attention_check=data["attention_check"],
-                    gold=data["gold"],
-                    provenance=data["provenance"],
-                    explanation=data.get("explanation", ""),
-                )
-                for data in checked
-            ],
-            batch_size=1000,
-        )
+        with reused_serializers():
+            checked = list(checked_items(kind, study.config, list_rows(fresh, "items"), exam=is_exam(study)))
+        write_items(study, checked)
     return AddResult(added=len(checked), skipped=len(items) - len(checked))
 
 

@@ -21,6 +21,8 @@ from annotation.errors import InputError
 from annotation.models import Item, Study
 from annotation.services import item_load
 from annotation.services.item_files import ALREADY_THERE, add_items_from_file
+from annotation.services.studies import add_items, load_study_file
+from tests.conftest import claim_study_file
 
 pytestmark = pytest.mark.django_db
 
@@ -138,3 +140,19 @@ def test_a_file_of_bad_rows_lists_the_first_thousand_errors_and_counts_the_rest(
     assert "line 2: passage.a.text (external_id 'b0')" in errors
     assert errors["file"] == ["300 more errors not listed (the first 1000 are); nothing was written."]
     assert Item.objects.filter(study=study).count() == 1
+
+
+def test_a_study_file_and_generated_items_longer_than_a_chunk_keep_queries_bounded():
+    data = claim_study_file(slug="long-claims", items=700)
+    most = largest_parameter_count(lambda: load_study_file(data))
+    study = Study.objects.get(slug="long-claims")
+    assert Item.objects.filter(study=study).count() == 700 and most <= CHUNK + 10
+    data["items"][650]["payload"]["claim"] = "Changed late in the file."
+    reloaded: list = []
+    most = largest_parameter_count(lambda: reloaded.append(load_study_file(data)))
+    assert (reloaded[0].items_created, reloaded[0].items_updated) == (0, 1) and most <= CHUNK + 10
+    generated = claim_study_file(items=800)["items"]  # the first 700 ids are the study's already
+    added: list = []
+    most = largest_parameter_count(lambda: added.append(add_items(study, generated)))
+    assert (added[0].added, added[0].skipped) == (100, 700) and most <= CHUNK + 10
+    assert Item.objects.filter(study=study).count() == 800
