@@ -108,7 +108,6 @@ def main() -> None:
             load_before = os.getloadavg()[0]
             seconds, cpu, rss, said = run_loaditems(slug, path)
             load_after = os.getloadavg()[0]
-            drop_study(slug)
             size = path.stat().st_size / 2**20
             print(
                 f"{rows:>9,} rows ({size:.0f} MiB {args.format}): {seconds:7.1f} s wall, {cpu:6.1f} s CPU, "
@@ -116,6 +115,7 @@ def main() -> None:
                 flush=True,
             )
             path.unlink()
+            drop_study(slug)
 
 
 if __name__ == "__main__":
