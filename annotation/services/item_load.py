@@ -25,7 +25,7 @@ from annotation.errors import InputError
 from annotation.models import Item, Study
 from annotation.serializer_reuse import reused_serializers
 
-from .pgcopy import copy_from, insert_instances
+from .pgcopy import copy_from, insert_like
 from .rows import Row, Unique, collect_rows
 
 CHUNK_ROWS = 5000
@@ -114,12 +114,12 @@ def write_chunk(study: Study, items: list[dict], existing: dict[str, Item]) -> t
         }
         item = existing.get(data["external_id"])
         if item is None:
-            new.append(Item(study=study, external_id=data["external_id"], **values))
+            new.append((data["external_id"], *values.values()))
         elif any(getattr(item, k) != v for k, v in values.items()):
             for key, value in values.items():
                 setattr(item, key, value)
             changed.append(item)
-    insert_instances(Item, new)
+    insert_like(Item(study=study), ("external_id", *WRITTEN), new)
     Item.objects.bulk_update(changed, WRITTEN, batch_size=1000)
     return len(new), len(changed)
 
