@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from rest_framework.exceptions import ValidationError
 
+from annotation.serializer_reuse import validated
+
 
 class NotAllowed(PermissionDenied):
     """The user may see the object but not make this change: a 403 on the pages (Django
@@ -32,6 +34,11 @@ def checked(serializer_class, data, *, place: str = "", **kwargs) -> dict:
     Bad data raises ``InputError`` with each message under its field path, prefixed by
     ``place`` ("parameters" → "parameters.limit"). The one way services turn a DRF
     serializer's verdict into an ``InputError``."""
+    if set(kwargs) <= {"context"}:  # one instance for many values inside reused_serializers()
+        try:
+            return dict(validated(serializer_class, data, kwargs.get("context")))
+        except ValidationError as exc:
+            raise InputError(flatten_errors(exc.detail, place)) from None
     serializer = serializer_class(data=data, **kwargs)
     if not serializer.is_valid():
         raise InputError(flatten_errors(serializer.errors, place))

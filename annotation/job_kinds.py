@@ -26,6 +26,7 @@ from annotation.job_parameters import (
     TrainRaterParameters,
 )
 from annotation.services.exports import ExportParameters
+from annotation.services.items import ItemsUploadParameters
 from annotation.services.jobs import register_job_kind
 
 register_job_kind(
@@ -34,6 +35,13 @@ register_job_kind(
     parameters=ExportParameters,
     needs_study=True,
     analysis=True,
+)
+# A large API items upload (annotation.services.items.receive_items_upload), stored, loaded here.
+register_job_kind(
+    "items_upload",
+    task="workers.tasks.items.upload_items_task",
+    parameters=ItemsUploadParameters,
+    needs_study=True,
 )
 
 

@@ -442,6 +442,11 @@ IDEMPOTENCY_KEY_HOURS = env_int("IDEMPOTENCY_KEY_HOURS", 24, minimum=1)
 EXPORT_DIR = Path(env_str("EXPORT_DIR", str(MEDIA_ROOT / "exports")))
 # Items files the builder keeps between the rounds of its form (annotation/services/kept_files.py).
 KEPT_UPLOADS_DIR = Path(env_str("KEPT_UPLOADS_DIR", str(MEDIA_ROOT / "kept-uploads")))
+# The API's items upload: a body of more lines than this is stored in UPLOAD_DIR (shared by
+# web and workers, as EXPORT_DIR) and loaded by an `items_upload` job (202 with the job), so
+# no web thread is held for minutes; up to it, it is loaded in the request (200).
+ITEMS_UPLOAD_INLINE_LINES = env_int("ITEMS_UPLOAD_INLINE_LINES", 20000, minimum=1)
+UPLOAD_DIR = Path(env_str("UPLOAD_DIR", str(MEDIA_ROOT / "uploads")))
 # Prolific's completion link, used when a Prolific study sets no completion_url.
 PROLIFIC_COMPLETION_URL = env_str(
     "PROLIFIC_COMPLETION_URL", "https://app.prolific.com/submissions/complete?cc={code}"

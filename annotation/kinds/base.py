@@ -19,6 +19,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import flatten_errors
+from annotation.serializer_reuse import validated
 from stats.agreement import LEVELS, check_level  # the levels of measurement, defined once
 
 if TYPE_CHECKING:  # no kind imports the models at run time; these names are for annotations
@@ -437,6 +438,4 @@ class TaskKind(ABC):
 def _validated(serializer_class: type[serializers.Serializer], data: object, context: dict) -> dict:
     if not isinstance(data, dict):
         raise serializers.ValidationError({"non_field_errors": ["Expected a JSON object."]})
-    serializer = serializer_class(data=data, context=context)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
+    return dict(validated(serializer_class, data, context))

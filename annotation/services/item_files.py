@@ -19,19 +19,18 @@ import csv
 import io
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from django.db import transaction
+from typing import Any, BinaryIO, TextIO
 
 from annotation.errors import InputError
 from annotation.kinds.base import TaskKind
-from annotation.models import Item, Study
+from annotation.models import Study
 
+from .item_load import load_rows
 from .json_input import BadJSON, read_json
 from .rows import Row, Unique, collect_rows, json_lines
-from .studies import write_items
 from .validation import check_item, is_exam
 
 FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -58,26 +57,28 @@ def format_of(name: str) -> str:
 
 
 def add_items_from_file(
-    study: Study, content: bytes, *, file_format: str, columns: ColumnMap | None = None
+    study: Study,
+    source: bytes | BinaryIO,
+    *,
+    file_format: str,
+    columns: ColumnMap | None = None,
 ) -> ItemFileResult:
-    """Add the items of a CSV or JSONL file to ``study``: all of them, or none and an
-    ``InputError`` naming every problem. A live study takes new items too, as ``add_items``
-    and the API upload let it (new items only widen what participants may be shown).
-    ``columns``: a CSV's own column names mapped to ours (``column_map``)."""
-    with transaction.atomic():
-        Study.objects.select_for_update().filter(pk=study.pk).first()  # one adder at a time
-        known = set(Item.objects.filter(study=study).values_list("external_id", flat=True))
-        items = read_items(
-            study.task_kind,
-            study.config,
-            content,
-            file_format=file_format,
-            columns=columns,
-            known=known,
-            exam=is_exam(study),
+    """Add the items of a CSV or JSONL file (its bytes, or a binary file read as it goes) to
+    ``study``: all of them, or none and an ``InputError`` naming every problem. A live study
+    takes new items too, as ``add_items`` and the API upload let it (new items only widen
+    what participants may be shown). ``columns``: a CSV's own column names mapped to ours
+    (``column_map``). Read and written a chunk of rows at a time (``item_load``): a million
+    rows in bounded memory."""
+    kind, config, exam = study.task_kind, study.config, is_exam(study)
+    with _utf8(source):
+        reading = _reading(_text(source, file_format), file_format, columns)
+        loaded = load_rows(
+            study,
+            reading.rows,
+            lambda known: _item_check(kind, config, reading, known=known, exam=exam),
+            first_errors=reading.header_errors,
         )
-        added, _ = write_items(study, items)
-    return ItemFileResult(added=added)
+    return ItemFileResult(added=loaded.added)
 
 
 def read_items(
@@ -87,17 +88,23 @@ def read_items(
     *,
     file_format: str,
     columns: ColumnMap | None = None,
-    known: set[str] | frozenset[str] = frozenset(),
     exam: bool = False,
 ) -> list[dict]:
     """The items of a CSV or JSONL file, each checked by ``kind`` under ``config`` as a
-    study file's item would be; ``known``: ids that are refused (the study has them). For a
-    study that exists (``add_items_from_file``) or one being made (the builder)."""
-    text = decoded(content)
-    if file_format == "csv":
-        reading = _csv_reading(text, columns)
-    else:
-        reading = _Reading(rows=json_lines(text.split("\n")), to_item=_as_sent)
+    study file's item would be, for a study being made (the builder: its study file)."""
+    with _utf8(content):
+        reading = _reading(_text(content, file_format), file_format, columns)
+        items = _collected(reading, _item_check(kind, config, reading, known=frozenset(), exam=exam))
+    if not items:
+        raise InputError({"file": ["No items in the file."]})
+    return items
+
+
+def _item_check(
+    kind: TaskKind, config: dict, reading: _Reading, *, known: set[str] | frozenset[str], exam: bool
+) -> Callable[[object], dict]:
+    """One row's check: the item it spells, checked by ``kind`` (``check_item``); an id in
+    ``known`` (the study has it) is refused."""
 
     def check(value) -> dict:
         sent, errors, rename = reading.to_item(value)
@@ -112,10 +119,29 @@ def read_items(
             raise InputError(errors)
         return item
 
-    items = _collected(reading, check)
-    if not items:
-        raise InputError({"file": ["No items in the file."]})
-    return items
+    return check
+
+
+@contextmanager
+def _utf8(source) -> Iterator[None]:
+    """A file that is not UTF-8 (found wherever its first bad byte is) is an error on ``file``."""
+    try:
+        yield
+    except UnicodeDecodeError:
+        raise InputError({"file": ["Not UTF-8 text."]}) from None
+
+
+def _text(source: bytes | BinaryIO, file_format: str) -> TextIO:
+    """The file as text, decoded as it is read; a CSV's line ends as the csv module wants
+    them, a JSON Lines file's split at ``\\n`` only. Excel's "CSV UTF-8" starts with a BOM."""
+    binary = io.BytesIO(source) if isinstance(source, bytes) else source
+    return io.TextIOWrapper(binary, encoding="utf-8-sig", newline="" if file_format == "csv" else "\n")
+
+
+def _reading(text: TextIO, file_format: str, columns: ColumnMap | None) -> _Reading:
+    if file_format == "csv":
+        return _csv_reading(text, columns)
+    return _Reading(rows=json_lines(text), to_item=_as_sent)
 
 
 def decoded(content: bytes) -> str:
@@ -173,8 +199,8 @@ def _as_sent(value: object) -> Mapped:
     return value, {}, lambda path: path
 
 
-def _csv_reading(text: str, mapping: ColumnMap | None = None) -> _Reading:
-    reader = csv.reader(io.StringIO(text, newline=""))
+def _csv_reading(text: TextIO, mapping: ColumnMap | None = None) -> _Reading:
+    reader = csv.reader(text)
     try:
         header = [name.strip() for name in next(reader, [])]
     except csv.Error as exc:

@@ -2,17 +2,20 @@
 
 ``copy_to``: PostgreSQL's ``COPY (SELECT …) TO STDOUT``, whose output the driver writes into
 a file (COPY takes no parameters: psycopg binds them on the client), and ``copy_from``,
-rows into a table with ``COPY … FROM STDIN`` (psycopg 3's ``cursor.copy`` both).
+rows into a table with ``COPY … FROM STDIN`` (psycopg 3's ``cursor.copy`` both), and
+``insert_like``, new rows of a model by ``copy_from``.
 ``read_batches`` / ``read_rows``: a server-side cursor read a batch at a time (a plain cursor
 on SQLite), for the paths that read rows in Python.
 """
 
 from __future__ import annotations
 
+import copy
 import io
 from collections.abc import Iterable, Iterator, Sequence
 
 from django.db import connection
+from django.db.models import Model
 
 BATCH_ROWS = 5000
 # What COPY's output gathers in before it is handed to the file.
@@ -50,6 +53,45 @@ def copy_from(cursor, table: str, columns: Sequence[str], rows: Iterable[Sequenc
     with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
         for row in rows:
             copy.write_row(row)
+
+
+def insert_like(template: Model, varying: Sequence[str], rows: Iterable[Sequence]) -> None:
+    """New rows of ``template``'s model, inserted as ``bulk_create`` inserts them but without
+    reading their ids back: each row is the template's values with the fields named in
+    ``varying`` set from one tuple of ``rows``. By COPY on PostgreSQL (``bulk_create``
+    elsewhere). The template's values are prepared once, as ``save()`` prepares them
+    (``auto_now_add`` too), and each varying value by its field: preparing every field of
+    every row was a fifth of loading a million items. A column with only a database default
+    (``db_default``) is left to the database."""
+    model = type(template)
+    if connection.vendor != "postgresql":
+        instances = [_like(template, varying, values) for values in rows]
+        model._default_manager.bulk_create(instances, batch_size=1000)
+        return
+    fields = [
+        field
+        for field in model._meta.concrete_fields
+        if field is not model._meta.pk and not (field.has_db_default() and not field.has_default())
+    ]
+    base = [field.get_db_prep_save(field.pre_save(template, True), connection) for field in fields]
+    position = {field.name: index for index, field in enumerate(fields)}
+    set_here = [(position[name], fields[position[name]]) for name in varying]
+
+    def filled(values: Sequence) -> list:
+        row = list(base)
+        for (index, field), value in zip(set_here, values, strict=True):
+            row[index] = field.get_db_prep_save(value, connection)
+        return row
+
+    with connection.cursor() as cursor:
+        copy_from(cursor, model._meta.db_table, [str(field.column) for field in fields], map(filled, rows))
+
+
+def _like(template: Model, varying: Sequence[str], values: Sequence) -> Model:
+    instance = copy.copy(template)
+    for name, value in zip(varying, values, strict=True):
+        setattr(instance, name, value)
+    return instance
 
 
 def buffered(out, size: int = COPY_BUFFER_BYTES) -> io.BufferedWriter:

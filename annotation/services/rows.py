@@ -76,6 +76,7 @@ def collect_rows(
     *,
     id_field: str | None = None,
     unique: Unique[T] | None = None,
+    seen: dict[Hashable, str] | None = None,
 ) -> Iterator[T]:
     """Check every row with ``check`` (which raises ``InputError`` naming fields).
 
@@ -83,9 +84,12 @@ def collect_rows(
     as they come inside a transaction; after the last row, raises one ``InputError`` with
     every error of every row when there was any. ``id_field`` names the field of a sent
     row that identifies it (``external_id``); its value is added to the row's errors.
+    ``seen``: the place of each ``unique`` key met before these rows (a stream checked a chunk
+    at a time passes the earlier chunks' places of this chunk's keys); the keys of these rows
+    are added to it.
     """
     errors: dict[str, list[str]] = {}
-    first_place: dict[Hashable, str] = {}
+    first_place: dict[Hashable, str] = {} if seen is None else seen
     for row in rows:
         label = _label(row.value, id_field)
         if row.error:

@@ -7,14 +7,17 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import URLValidator, slug_re
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import QuerySet
+from django.db.models.expressions import RawSQL
 from rest_framework import serializers
 
 from annotation.errors import InputError, checked
 from annotation.models import Item, Study
+from annotation.serializer_reuse import reused_serializers
 
 from .adaptive import check_stop_systems
+from .item_load import known_ids, write_items
 from .rows import list_rows
 from .study_extras import EXTRA_FIELDS, StudyExtras, check_study_extras, write_study_extras
 from .study_status import change_study_status, status_change_errors
@@ -86,7 +89,8 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
     to it only along the transitions (a live study never goes back to draft), and a file
     that asks for a refused one is an error on ``status``. No ``status``: unchanged.
     """
-    checked = _check_study_file(data, owner=owner)
+    with reused_serializers():  # one serializer per kind of value, not one per item
+        checked = _check_study_file(data, owner=owner)
     fields = {name: value for name, value in checked.fields.items() if name != "status"}
     with transaction.atomic():
         study, created = Study.objects.update_or_create(
@@ -221,35 +225,11 @@ def _items_not_in(study: Study | None, raw_items: list) -> QuerySet[Item]:
     """The items a study keeps after loading a file (those the file does not mention)."""
     if study is None:
         return Item.objects.none()
-    in_file = {raw.get("external_id") for raw in raw_items if isinstance(raw, dict)}
-    return study.items.exclude(external_id__in={i for i in in_file if isinstance(i, str)})
-
-
-def write_items(study: Study, items: list[dict]) -> tuple[int, int]:
-    """Add new items, update changed ones (matched by external_id); returns (added, updated)."""
-    ids = [data["external_id"] for data in items]
-    existing = {item.external_id: item for item in Item.objects.filter(study=study, external_id__in=ids)}
-    new, changed = [], []
-    for data in items:
-        values = {
-            "payload": data["payload"],
-            "is_attention_check": data["attention_check"],
-            "gold": data["gold"],
-            "provenance": data["provenance"],
-            "explanation": data.get("explanation", ""),
-        }
-        item = existing.get(data["external_id"])
-        if item is None:
-            new.append(Item(study=study, external_id=data["external_id"], **values))
-        elif any(getattr(item, k) != v for k, v in values.items()):
-            for key, value in values.items():
-                setattr(item, key, value)
-            changed.append(item)
-    Item.objects.bulk_create(new, batch_size=1000)
-    Item.objects.bulk_update(
-        changed, ["payload", "is_attention_check", "gold", "provenance", "explanation"], batch_size=1000
-    )
-    return len(new), len(changed)
+    sent = {raw.get("external_id") for raw in raw_items if isinstance(raw, dict)}
+    in_file = [i for i in sent if isinstance(i, str)]
+    if connection.vendor == "postgresql":  # one array parameter: IN (%s, …) stops at 65,535 ids
+        return study.items.exclude(external_id__in=RawSQL("SELECT unnest(%s::text[])", [in_file]))
+    return study.items.exclude(external_id__in=in_file)
 
 
 @dataclass(frozen=True)
@@ -271,31 +251,15 @@ def add_items(study: Study, items: list[dict]) -> AddResult:
     kind = study.task_kind
     with transaction.atomic():
         Study.objects.select_for_update().filter(pk=study.pk).first()
-        ids = [raw.get("external_id") for raw in items if isinstance(raw, dict)]
-        known = set(
-            Item.objects.filter(study=study, external_id__in=ids).values_list("external_id", flat=True)
-        )
+        known = known_ids(study, [raw.get("external_id") for raw in items if isinstance(raw, dict)])
         fresh = [
             (index, raw)
             for index, raw in enumerate(items)
             if not isinstance(raw, dict) or raw.get("external_id") not in known
         ]
-        checked = list(checked_items(kind, study.config, list_rows(fresh, "items"), exam=is_exam(study)))
-        Item.objects.bulk_create(
-            [
-                Item(
-                    study=study,
-                    external_id=data["external_id"],
-                    payload=data["payload"],
-                    is_attention_check=data["attention_check"],
-                    gold=data["gold"],
-                    provenance=data["provenance"],
-                    explanation=data.get("explanation", ""),
-                )
-                for data in checked
-            ],
-            batch_size=1000,
-        )
+        with reused_serializers():
+            checked = list(checked_items(kind, study.config, list_rows(fresh, "items"), exam=is_exam(study)))
+        write_items(study, checked)
     return AddResult(added=len(checked), skipped=len(items) - len(checked))
 
 

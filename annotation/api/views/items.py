@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Q
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiTypes
 from rest_framework import status
 from rest_framework.response import Response
@@ -11,8 +12,9 @@ from annotation.api.idempotency import idempotent
 from annotation.api.parsers import JSONLinesParser, JSONLParser
 from annotation.api.schema import documented
 from annotation.api.serializers.items import ItemFilter, ItemOut, UploadResult
-from annotation.models import Item
-from annotation.services.items import upload_items
+from annotation.api.serializers.jobs import JobOut
+from annotation.models import Item, Job
+from annotation.services.items import receive_items_upload
 from annotation.services.populations import counted_per_item
 
 from .base import ResearcherView
@@ -45,13 +47,21 @@ class ItemListView(ResearcherView):
         summary="Add or update items from JSON Lines (one study-file item per line)",
         description="Send `Content-Type: application/x-ndjson`. The body is read as a stream, at most "
         "API_MAX_UPLOAD_BYTES (413 beyond). Every line is checked by the study's kind; any error "
-        "writes nothing and the answer names each `line N: field`.",
+        "writes nothing and the answer names each `line N: field` (the first 1,000, then a count). "
+        "Up to ITEMS_UPLOAD_INLINE_LINES lines (default 20,000) are loaded in the request: 200 with "
+        "the counts. A longer body is stored and loaded by an `items_upload` job: 202 with the job "
+        "(follow it at `/api/v1/jobs/<id>/`, also in `Location`); once done its `result` has the "
+        "counts, and if it failed, its `error` says so and `result.errors` lists the lines' errors.",
         request={"application/x-ndjson": OpenApiTypes.STR, "application/jsonl": OpenApiTypes.STR},
-        responses={200: UploadResult},
+        responses={200: UploadResult, 202: JobOut},
         write=True,
     )
     @idempotent
     def post(self, request, slug):
         study = self.study_to_change()
-        result = upload_items(study, request.data)
-        return Response(UploadResult(result).data, status=status.HTTP_200_OK)
+        outcome = receive_items_upload(study, request.data, user=request.user)
+        if isinstance(outcome, Job):
+            location = reverse("api:job-detail", kwargs={"job_id": outcome.pk})
+            headers = {"Location": location}
+            return Response(JobOut(outcome).data, status=status.HTTP_202_ACCEPTED, headers=headers)
+        return Response(UploadResult(outcome).data, status=status.HTTP_200_OK)

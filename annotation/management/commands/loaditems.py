@@ -28,7 +28,7 @@ class Command(BaseCommand):
         try:
             file_format = format_of(file)
             with open(file, "rb") as handle:
-                result = add_items_from_file(study, handle.read(), file_format=file_format)
+                result = add_items_from_file(study, handle, file_format=file_format)  # read as it goes
         except (FileNotFoundError, IsADirectoryError):
             raise CommandError(f"{file}: no such file.") from None
         except InputError as exc:
