@@ -3,8 +3,6 @@ single annotator, one shared item or answers that never disagree gave figures su
 Dawid–Skene 0.99999999999 that read like findings; ``competence_identifiability`` decides,
 and the reports then store "not identifiable" with the reason instead of a number."""
 
-import numpy as np
-
 from scoring.reports.competence import competence_rows
 from stats.competence import Answers, competence_identifiability
 from tests.unit.test_competence_rows import study
@@ -48,9 +46,7 @@ def test_an_annotator_with_too_few_shared_answers_gets_the_reason_not_a_number()
     rows += [(u, 3, (u + 1) % 3) for u in range(9)]  # annotator 3: nine answers, one short
     found = competence_identifiability(answers(rows))
     assert found.identifiable and found.annotators[:3] == (None, None, None)
-    assert found.annotators[3] == (
-        "too few answers: 9 on items others also answered, at least 10 are needed"
-    )
+    assert found.annotators[3] == ("too few answers: 9 on items others also answered, at least 10 are needed")
 
 
 def test_the_reports_store_the_reason_not_a_number_for_a_single_annotator():
