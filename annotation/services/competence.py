@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from annotation.models import Enrollment, Study
 
@@ -102,5 +103,5 @@ def by_competence(
     return [enrollment for _, enrollment in sorted(enumerate(enrollments), key=key)]
 
 
-def _known(value: float | None) -> bool:
+def _known(value: float | None) -> TypeGuard[float]:
     return value is not None and not math.isnan(value)

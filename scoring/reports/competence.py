@@ -337,7 +337,8 @@ def question_rows(
 class _Aggregate(Protocol):
     """What the label and agreement rows read of a fitted model (or the median)."""
 
-    model: str
+    @property
+    def model(self) -> str: ...
 
     @property
     def labels(self) -> np.ndarray: ...

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from rest_framework.response import Response
 
 from annotation.api.idempotency import idempotent
@@ -14,6 +15,7 @@ from annotation.api.serializers.participants import (
     ReturnedIn,
     ReturnedOut,
 )
+from annotation.models import Enrollment
 from annotation.services.access import access_enrollment_for_researcher
 from annotation.services.competence import COMPETENCE_SORTS, by_competence, study_competence
 from annotation.services.flags import set_study_marks
@@ -37,10 +39,11 @@ class ParticipantListView(ResearcherView):
         sort = self.query(ParticipantSort).get("sort")
         enrollments = real_enrollments(study).select_related("participant", "study").order_by("id")
         competence = study_competence(study)
+        ordered: QuerySet[Enrollment] | list[Enrollment] = enrollments
         if sort is not None:
             descending = COMPETENCE_SORTS[sort]
-            enrollments = by_competence(study, list(enrollments), competence, descending=descending)
-        page = self.paginate_queryset(enrollments)
+            ordered = by_competence(study, list(enrollments), competence, descending=descending)
+        page = self.paginate_queryset(ordered)
         quality = study_quality(study, page)
         rows = [quality[enrollment.participant_id] for enrollment in page]
         context = {"request": request, "competence": competence}
