@@ -157,7 +157,7 @@ def competence_rows(
     if not human.all():
         ratings, context = ratings.take(human), context.take(human)
     questions = list(_categorical_questions(ratings))
-    resampling = _Resampling.of(questions, context, data.population_name)
+    resampling = _Resampling.of(context, data.population_name)
     rows: list[ReportRow] = []
     pooled: dict[str, dict[str, list[_Figure]]] = {measure: {} for measure in MEASURES}
     labels = data.population_name != "all"  # the answers that count label the items
@@ -171,7 +171,7 @@ def competence_rows(
         rows += others
     analysed = sum(1 for question in questions if not isinstance(question, dict))
     # per question only when there are several: else the pooled rows say the same
-    return (per_question if analysed > 1 else []) + _pooled_rows(pooled, resampling) + rows
+    return (per_question if analysed > 1 else []) + _pooled_rows(pooled) + rows
 
 
 @dataclass(frozen=True)
@@ -183,42 +183,42 @@ class _Figure:
     answers: int
     reason: str | None
     replicates: np.ndarray | None
+    no_interval: str = ""  # why it has no interval, when it has a value
 
 
 @dataclass(frozen=True)
 class _Resampling:
     """The study's bootstrap resamples of items (resamples × items: each item's multiplicity),
-    shared by every question so that the pooled figures resample items jointly; ``reason``:
-    why there are none (too many answers to refit in bounded time)."""
+    shared by every question so that the pooled figures resample items jointly. A question
+    uses the first ``resamples_for`` of them: fewer when it has many answers (bounded time),
+    none below ``MIN_RESAMPLED``."""
 
     item_counts: np.ndarray
-    reason: str
 
     @classmethod
-    def of(cls, questions: Sequence[_Question | dict], context: _Context, population: str) -> _Resampling:
-        fitted = [q for q in questions if not isinstance(q, dict)]
-        largest = max((len(q.answers) for q in fitted), default=0)
-        resamples = min(RESAMPLES, MAX_RESAMPLED_ANSWERS // max(largest, 1))
-        if resamples < MIN_RESAMPLED:
-            return cls(
-                np.zeros((0, 0), dtype=np.int64),
-                f"no interval: more than {MAX_RESAMPLED_ANSWERS // MIN_RESAMPLED} answers to a question",
-            )
+    def of(cls, context: _Context, population: str) -> _Resampling:
         items = int(context.item_of_rating.max()) + 1 if len(context.item_of_rating) else 0
-        counts = item_resamples(items, resamples=resamples, seed=seed_for("competence", population))
-        return cls(counts, "")
+        return cls(item_resamples(items, resamples=RESAMPLES, seed=seed_for("competence", population)))
 
-    def unit_counts(self, question: _Question, context: _Context) -> np.ndarray:
-        """Resamples × the question's units: each unit as often as its item was drawn."""
-        return self.item_counts[:, context.item_of_rating[question.units]]
+    @staticmethod
+    def resamples_for(question: _Question) -> int:
+        return min(RESAMPLES, MAX_RESAMPLED_ANSWERS // max(len(question.answers), 1))
+
+    @staticmethod
+    def reason(question: _Question) -> str:
+        """Why the question's competences have no interval ('' when they have one)."""
+        if _Resampling.resamples_for(question) >= MIN_RESAMPLED:
+            return ""
+        return f"no interval: more than {MAX_RESAMPLED_ANSWERS // MIN_RESAMPLED} answers to the question"
 
     def replicates(
         self, question: _Question, context: _Context, fit: Callable[[Answers], np.ndarray]
     ) -> np.ndarray | None:
         """Resamples × annotators: ``fit`` (competences) on each resample; None: no resamples."""
-        if self.reason:
+        if self.reason(question):
             return None
-        return bootstrap_competence(question.answers, fit, self.unit_counts(question, context))
+        counts = self.item_counts[: self.resamples_for(question), context.item_of_rating[question.units]]
+        return bootstrap_competence(question.answers, fit, counts)
 
 
 def _not_fitted_rows(group: dict) -> list[ReportRow]:
@@ -423,7 +423,8 @@ class _Competences:
         self.replicates = resampling.replicates(question, context, fit) if anyone else None
         if self.replicates is None:
             size = len(values)
-            self.bounds = Bounds(np.full(size, np.nan), np.full(size, np.nan), (resampling.reason,) * size)
+            reason = resampling.reason(question) or "no interval"
+            self.bounds = Bounds(np.full(size, np.nan), np.full(size, np.nan), (reason,) * size)
         else:
             self.bounds = percentile_bounds(self.replicates)
 
@@ -463,7 +464,7 @@ def _competence_rows(
     for measure in MODELS if figures is None else (figures.measure,):
         for code, name in enumerate(names):
             n, reason = int(per_annotator[code]), reasons[code]
-            ci, replicates, extra = None, None, {}
+            ci, replicates, extra, why = None, None, {}, ""
             if reason is not None or figures is None:
                 competence = Estimate.undefined(reason or "not fitted", n=n)
             else:
@@ -474,7 +475,8 @@ def _competence_rows(
                     replicates = figures.replicates[:, code]
             group = {**question.group, "annotator": name}
             rows.append(row(f"competence.{measure}", group, competence, ci, **extra))
-            pooled[measure].setdefault(name, []).append(_Figure(competence.value, n, reason, replicates))
+            figure = _Figure(competence.value, n, reason, replicates, why)
+            pooled[measure].setdefault(name, []).append(figure)
     return rows
 
 
@@ -530,7 +532,7 @@ def _agreement_rows(group: dict, model: _Aggregate, majority, adjudicated) -> li
     return rows
 
 
-def _pooled_rows(pooled: dict[str, dict[str, list[_Figure]]], resampling: _Resampling) -> list[ReportRow]:
+def _pooled_rows(pooled: dict[str, dict[str, list[_Figure]]]) -> list[ReportRow]:
     """Each annotator's competence over the questions, weighted by their answers, with the
     interval of the same weighted mean over the joint item resamples; the least competent
     by MACE first (the order the dashboard lists them in), then by median correlation."""
@@ -547,12 +549,8 @@ def _pooled_rows(pooled: dict[str, dict[str, list[_Figure]]], resampling: _Resam
         for name in sorted(names, key=ascending):
             if name not in means:
                 continue
-            estimate, ci, questions = means[name]
-            extra = (
-                {"interval": resampling.reason}
-                if estimate.defined and ci is None and resampling.reason
-                else {}
-            )
+            estimate, ci, why, questions = means[name]
+            extra = {"interval": why} if estimate.defined and ci is None else {}
             rows.append(
                 row(f"competence.{measure}", {"annotator": name}, estimate, ci, questions=questions, **extra)
             )
@@ -565,10 +563,10 @@ def _ascending(estimate: Estimate) -> tuple:
 
 def _weighted_means(
     by_annotator: dict[str, list[_Figure]],
-) -> Iterator[tuple[str, tuple[Estimate, Interval | None, int]]]:
-    """Annotator → (mean competence over their questions weighted by answers, its interval,
-    questions); over the questions where it is defined, undefined with the reasons where it is
-    on none."""
+) -> Iterator[tuple[str, tuple[Estimate, Interval | None, str, int]]]:
+    """Annotator → (mean competence over their questions weighted by answers, its interval or
+    why it has none, questions); over the questions where it is defined, undefined with the
+    reasons where it is on none."""
     for name, figures in by_annotator.items():
         values = np.array([f.value for f in figures])
         weights = np.array([f.answers for f in figures], dtype=np.float64)
@@ -576,26 +574,27 @@ def _weighted_means(
         if not known.any():
             reasons = sorted({f.reason for f in figures if f.reason})
             estimate = Estimate.undefined("; ".join(reasons) or "no answers", n=int(weights.sum()))
-            yield name, (estimate, None, len(figures))
+            yield name, (estimate, None, "", len(figures))
             continue
         mean = float(np.average(values[known], weights=weights[known]))
         estimate = Estimate(mean, n=int(weights[known].sum()))
-        yield (
-            name,
-            (estimate, _pooled_interval([f for f, k in zip(figures, known, strict=True) if k]), len(figures)),
-        )
+        ci, why = _pooled_interval([f for f, k in zip(figures, known, strict=True) if k])
+        yield name, (estimate, ci, why, len(figures))
 
 
-def _pooled_interval(figures: list[_Figure]) -> Interval | None:
-    """The percentile interval of the weighted mean over the questions' replicates."""
-    if any(f.replicates is None for f in figures):
-        return None
-    replicates = [f.replicates for f in figures if f.replicates is not None]
+def _pooled_interval(figures: list[_Figure]) -> tuple[Interval | None, str]:
+    """The percentile interval of the weighted mean over the questions' replicates (the
+    resamples they share: a question with many answers has fewer), or why there is none."""
+    missing = sorted({f.no_interval or "no interval" for f in figures if f.replicates is None})
+    if missing:
+        return None, "; ".join(missing)
+    shared = min(len(f.replicates) for f in figures if f.replicates is not None)
+    replicates = [f.replicates[:shared] for f in figures if f.replicates is not None]
     pooled = weighted_replicates(replicates, [f.answers for f in figures])
     bounds = percentile_bounds(pooled[:, None])
     if np.isnan(bounds.low[0]):
-        return None
-    return Interval(float(bounds.low[0]), float(bounds.high[0]), INTERVAL_METHOD)
+        return None, bounds.reason[0]
+    return Interval(float(bounds.low[0]), float(bounds.high[0]), INTERVAL_METHOD), ""
 
 
 def _unit_keys(context: _Context, rating: int) -> dict:

@@ -123,3 +123,55 @@ def test_a_question_with_too_many_answers_is_not_fitted(monkeypatch):
         ),
     ]
     assert rows[0].details["reason"] == "more than 10 answers to the question: not fitted"
+
+
+def nominal_study(items: int = 12) -> StudyData:
+    """Three annotators on ``items`` items of one nominal question, the third often wrong."""
+    item = np.repeat(np.arange(items), 3)
+    participant = np.tile(np.arange(3), items)
+    choice = np.where((participant == 2) & (item % 3 == 0), "b", np.where(item % 2, "a", "b")).astype(object)
+    count = len(item)
+    false = np.zeros(count, dtype=bool)
+    return StudyData(
+        kind="questionnaire",
+        config={},
+        annotations_per_item=3,
+        items=Columns(
+            {
+                "attention": np.zeros(items, dtype=bool),
+                "external_id": np.array([f"i{n}" for n in range(items)], dtype=object),
+            }
+        ),
+        responses=Columns(
+            {
+                "item": item,
+                "participant": participant,
+                "attention": false,
+                "flagged": false,
+                "excluded": false,
+            }
+        ),
+        participants=Columns(
+            {"model": np.zeros(3, dtype=bool), "name": np.array(["", "", ""], dtype=object)}
+        ),
+        observations=observation_columns(np.arange(count), item, "choice", choice, "nominal"),
+    )
+
+
+def test_every_competence_has_a_seeded_bootstrap_interval_over_items():
+    first = competence_rows(nominal_study().population("all").analysed())
+    again = competence_rows(nominal_study().population("all").analysed())
+    figures = [r for r in first if r.metric in ("competence.mace", "competence.dawid_skene")]
+    assert len(figures) == 6  # pooled only: one question
+    for found in figures:
+        assert found.ci_low <= found.value <= found.ci_high
+        assert found.details["ci_method"] == "percentile bootstrap over items"
+    assert [(r.ci_low, r.ci_high) for r in first] == [(r.ci_low, r.ci_high) for r in again]
+
+
+def test_a_question_with_too_many_answers_to_refit_has_figures_without_intervals(monkeypatch):
+    monkeypatch.setattr(competence, "MAX_RESAMPLED_ANSWERS", 36 * 49)  # 49 resamples: too few
+    rows = competence_rows(nominal_study().population("all").analysed())
+    figures = [r for r in rows if r.metric in ("competence.mace", "competence.dawid_skene")]
+    assert figures and all(r.value is not None and r.ci_low is None for r in figures)
+    assert {r.details["interval"] for r in figures} == {"no interval: more than 35 answers to the question"}
