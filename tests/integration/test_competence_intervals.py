@@ -118,6 +118,19 @@ def test_every_competence_has_an_interval_and_the_clicker_ranks_below_the_consis
     assert stored.details["ci_method"] == "percentile bootstrap over items"
 
 
+def test_the_exports_reports_table_carries_the_intervals(study, tmp_path):
+    export_study(study, fmt="sqlite", path=tmp_path / "c.sqlite")
+    rows = sqlite3.connect(tmp_path / "c.sqlite").execute(
+        "SELECT value, ci_low, ci_high, details FROM reports WHERE metric = 'competence.mace' "
+        "AND population = 'all' AND \"group\" NOT LIKE '%question%'"
+    )
+    found = rows.fetchall()
+    assert len(found) == 5  # the consistent three, the clicker, and the sparse one
+    with_figure = [(value, low, high) for value, low, high, _ in found if value is not None]
+    assert len(with_figure) == 4 and all(low <= value <= high for value, low, high in with_figure)
+    assert [json.loads(details)["reason"] for value, _, _, details in found if value is None] == [TOO_FEW]
+
+
 def test_a_sparse_participant_has_too_few_answers_not_a_number(study, client):
     sparse = next(
         row["competence"] for row in api_rows(client, study) if row["participant"] == public(SPARSE)
