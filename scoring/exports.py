@@ -48,7 +48,8 @@ def aggregated_labels_table() -> Table:
     return Table(
         "aggregated_labels",
         "Per item and categorical question, the label MACE and Dawid-Skene infer from the "
-        "answers that count, with its posterior probability, when the reports were last computed.",
+        "answers that count, with its posterior probability (an ordinal question: the median "
+        "answer, with the share of answers equal to it), when the reports were last computed.",
         [
             Column("item", "text", f"{group} ->> 'item'", "The item's external id."),
             Column(
@@ -58,9 +59,19 @@ def aggregated_labels_table() -> Table:
                 "The part of the item the question asks about (a claim's evidence sentence), else empty.",
             ),
             Column("question", "text", f"{group} ->> 'question'", "The question."),
-            Column("model", "text", f"{group} ->> 'model'", "mace or dawid_skene."),
+            Column(
+                "model",
+                "text",
+                f"{group} ->> 'model'",
+                "mace or dawid_skene (nominal questions); median (ordinal questions, scales).",
+            ),
             Column("label", "text", f"{details} ->> 'label'", "The aggregated label."),
-            Column("posterior", "real", "rep.value", "Its posterior probability under the model."),
+            Column(
+                "posterior",
+                "real",
+                "rep.value",
+                "Its posterior probability under the model (median: the share of answers equal to it).",
+            ),
             Column("majority", "text", f"{details} ->> 'majority'", "The majority vote (empty on a tie)."),
             Column("adjudicated", "text", f"{details} ->> 'adjudicated'", "The adjudicated answer, if any."),
             Column("answers", "integer", "rep.n", "How many answers the item had."),

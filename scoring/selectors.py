@@ -14,7 +14,7 @@ from datetime import datetime
 
 from annotation.models import Study
 from annotation.services.adaptive import StoppingNow
-from annotation.services.competence import Competence
+from annotation.services.competence import NO_FIGURE, Competence, Interval
 from scoring.adaptive import STOPPING_METRIC, STOPPING_POPULATION, STOPPING_TABLE
 from scoring.models import Report
 from scoring.plots import plotted, points_for
@@ -22,7 +22,8 @@ from scoring.reports import report_for
 from scoring.reports.base import PlotSpec, TableSpec
 from scoring.reports.common import AGREEMENT_TABLE, ALPHA_PLOT, MORE_AGREEMENT_TABLES, RATER_PLOT
 from scoring.reports.competence import COMPETENCE_TABLES
-from stats.competence import NOT_IDENTIFIABLE
+from scoring.reports.competence import MEASURES as COMPETENCE_MEASURES
+from stats.competence import UNESTIMABLE
 
 PROGRESS_METRICS = (
     "progress.items_complete",
@@ -304,25 +305,28 @@ def _order_of(keys: list[tuple]):
 
 
 def annotator_competence(study: Study) -> dict[str, Competence]:
-    """Pseudonym → the annotator's competence over the study's categorical questions, as
+    """Pseudonym → the annotator's competence over the study's questions with its interval, as
     the last reports estimated it from every answer (the ``all`` population: a participant
     already flagged still has one). Registered for the participants page."""
     found: dict[str, dict] = {}
     rows = Report.objects.filter(
-        study=study, population="all", metric__in=("competence.mace", "competence.dawid_skene")
-    ).values_list("metric", "group", "value", "n", "details")
-    for metric, group, value, n, details in rows:
+        study=study, population="all", metric__in=[f"competence.{m}" for m in COMPETENCE_MEASURES]
+    ).values_list("metric", "group", "value", "ci_low", "ci_high", "n", "details")
+    for metric, group, value, low, high, n, details in rows:
         if set(group) != {"annotator"}:
             continue  # per question: the page shows the pooled figure
-        figures = found.setdefault(group["annotator"], {"answers": n, "reason": ""})
-        figures[metric.split(".", 1)[1]] = value
+        figures = found.setdefault(group["annotator"], {"answers": 0, "reason": ""})
+        measure = metric.split(".", 1)[1]
+        figures[measure] = Interval(value, low, high)
+        figures["answers"] = max(figures["answers"], n)
         reason = (details or {}).get("reason", "")
-        if value is None and reason.startswith(NOT_IDENTIFIABLE):
+        if value is None and reason.startswith(UNESTIMABLE):
             figures["reason"] = reason
     return {
         name: Competence(
-            mace=f.get("mace"),
-            dawid_skene=f.get("dawid_skene"),
+            mace=f.get("mace", NO_FIGURE),
+            dawid_skene=f.get("dawid_skene", NO_FIGURE),
+            median_correlation=f.get("median_correlation", NO_FIGURE),
             answers=f["answers"],
             not_identifiable=f["reason"],
         )

@@ -150,6 +150,21 @@ class MaceModel(LabelModel):
 # a competence says how an annotator's answers relate to the others' on the same units.
 MIN_SHARED_UNITS = 3
 NOT_IDENTIFIABLE = "not identifiable"
+# The fewest answers on items someone else also answered for one annotator's competence to be
+# shown: below it the estimate is mostly the model's prior and its interval spans nearly
+# everything (a random clicker with 5 answers came out second best on a participants page).
+MIN_ANSWERS = 10
+TOO_FEW_ANSWERS = "too few answers"
+# Every reason a competence is not a number starts with one of these (pages and API read them).
+UNESTIMABLE = (NOT_IDENTIFIABLE, TOO_FEW_ANSWERS)
+
+
+def too_few_answers(compared: int, *, min_answers: int = MIN_ANSWERS) -> str | None:
+    """Why ``compared`` answers (on items others also answered) are too few for a competence,
+    or None when they are enough. The one place that decides it, for every competence measure."""
+    if compared >= min_answers:
+        return None
+    return f"{TOO_FEW_ANSWERS}: {compared} on items others also answered, at least {min_answers} are needed"
 
 
 @dataclass(frozen=True)
@@ -167,7 +182,7 @@ class Identifiability:
 
 
 def competence_identifiability(
-    answers: Answers, *, min_shared_units: int = MIN_SHARED_UNITS
+    answers: Answers, *, min_shared_units: int = MIN_SHARED_UNITS, min_answers: int = MIN_ANSWERS
 ) -> Identifiability:
     """Whether MACE's and Dawid–Skene's competences mean anything on these answers.
 
@@ -178,7 +193,8 @@ def competence_identifiability(
     units answered by two of them or more, and at least one disagreement on those units
     (annotators who never disagree all get a competence of 1, which the answers cannot tell
     from agreeing by chance or by a shared habit). An annotator who shares no unit with
-    another has no competence of their own even when the others have."""
+    another has no competence of their own even when the others have, nor one with fewer
+    than ``min_answers`` answers on shared units (``too_few_answers``)."""
     if not len(answers):
         return Identifiability(f"{NOT_IDENTIFIABLE}: no answers", (None,) * answers.annotators)
     pairs = np.unique(np.stack([answers.unit, answers.annotator]), axis=1)  # one per unit and annotator
@@ -197,11 +213,14 @@ def competence_identifiability(
         reason = "the annotators never disagree, so every competence would come out as 1"
     if reason is not None:
         return Identifiability(f"{NOT_IDENTIFIABLE}: {reason}", (None,) * answers.annotators)
-    sharing = np.zeros(answers.annotators, dtype=bool)
-    sharing[pairs[1][shared[pairs[0]]]] = True
+    compared = np.bincount(answers.annotator[shared[answers.unit]], minlength=answers.annotators)
     alone = f"{NOT_IDENTIFIABLE}: shares no item with another annotator"
     return Identifiability(
-        None, tuple(None if sharing[code] else alone for code in range(answers.annotators))
+        None,
+        tuple(
+            too_few_answers(int(compared[code]), min_answers=min_answers) if compared[code] else alone
+            for code in range(answers.annotators)
+        ),
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from annotation.models import Enrollment, Study
 
@@ -18,20 +19,41 @@ from .pseudonyms import PseudonymCache
 
 
 @dataclass(frozen=True)
-class Competence:
-    """One annotator's competence over the study's categorical questions (None: undefined;
-    ``not_identifiable``: why, when the answers cannot estimate it, ``stats.competence``)."""
+class Interval:
+    """A competence and its 95% interval (None: undefined; ends None: no interval)."""
 
-    mace: float | None
-    dawid_skene: float | None
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+
+
+NO_FIGURE = Interval(None)
+
+
+@dataclass(frozen=True)
+class Competence:
+    """One annotator's competence over the study's questions: MACE and Dawid–Skene on the
+    nominal ones, the correlation with the others' median on the ordinal ones, each with its
+    interval. ``not_identifiable``: why there is no figure (the answers cannot estimate it,
+    or too few answers, ``stats.competence``)."""
+
+    mace: Interval
+    dawid_skene: Interval
+    median_correlation: Interval
     answers: int
     not_identifiable: str = ""
+
+    def measure(self, name: str) -> Interval:
+        return getattr(self, name)
 
 
 CompetenceReader = Callable[[Study], dict[str, Competence]]
 _readers: list[CompetenceReader] = []
-# ``?sort=`` values of the participants page that order by competence (MACE's).
+# ``?sort=`` values of the participants page and API that order by competence: by the lower
+# end of its interval (a wide interval from few or erratic answers ranks low), lowest first.
 COMPETENCE_SORTS = {"competence": False, "-competence": True}
+# The measure the page sorts by: MACE when the study has nominal questions, else the scales'.
+SORTED_MEASURES = ("mace", "median_correlation")
 
 
 def register_competence_reader(reader: CompetenceReader) -> None:
@@ -44,12 +66,25 @@ def study_competence(study: Study) -> dict[str, Competence]:
     return _readers[0](study) if _readers else {}
 
 
+def sorted_measure(competence: dict[str, Competence]) -> str:
+    """The measure the study's participants are compared by: the first of ``SORTED_MEASURES``
+    that someone has a figure for (MACE when none has any)."""
+    for measure in SORTED_MEASURES:
+        if any(c.measure(measure).value is not None for c in competence.values()):
+            return measure
+    return SORTED_MEASURES[0]
+
+
 def by_competence(
     study: Study, enrollments: list[Enrollment], competence: dict[str, Competence], *, descending: bool
 ) -> list[Enrollment]:
-    """The enrollments ordered by MACE competence (ties and unknowns by enrollment order,
-    unknowns last either way). Needs every enrollment's pseudonym: a hash each, no query."""
+    """The enrollments ordered by the lower end of their competence's interval (the study's
+    ``sorted_measure``); figures without an interval after those with one, by their value;
+    ties and unknowns by enrollment order, unknowns last either way. Needs every enrollment's
+    pseudonym: a hash each, no query."""
     names = PseudonymCache(study.pseudonym_salt)
+    measure = sorted_measure(competence)
+    sign = -1.0 if descending else 1.0
 
     def key(indexed: tuple[int, Enrollment]) -> tuple:
         position, enrollment = indexed
@@ -58,9 +93,15 @@ def by_competence(
             participant.pk, participant.source, participant.platform_worker_id, participant.public_id
         )
         found = competence.get(name)
-        value = found.mace if found is not None else None
-        if value is None or math.isnan(value):
-            return (1, 0.0, position)
-        return (0, -value if descending else value, position)
+        figure = found.measure(measure) if found is not None else NO_FIGURE
+        if _known(figure.low):
+            return (0, sign * figure.low, position)
+        if _known(figure.value):
+            return (1, sign * figure.value, position)
+        return (2, 0.0, position)
 
     return [enrollment for _, enrollment in sorted(enumerate(enrollments), key=key)]
+
+
+def _known(value: float | None) -> TypeGuard[float]:
+    return value is not None and not math.isnan(value)

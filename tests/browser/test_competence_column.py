@@ -1,5 +1,8 @@
-"""A researcher sorts the participants page by competence and finds the annotator who
-answers at random at the top, with the flag button beside them."""
+"""A researcher sorts the participants page by competence (the lower end of its interval)
+and finds the annotator who answers at random at the top, with the figure's 95% interval and
+the flag button beside them."""
+
+import re
 
 import pytest
 from django.contrib.auth.models import Group
@@ -24,6 +27,7 @@ def test_participants_sorted_by_competence(live_server, page, screenshot, django
     spammer = Participant.objects.get(platform_worker_id=SPAMMER).public_id
     first = page.locator("#participants tbody tr").first
     assert first.get_attribute("id") == f"participant-{spammer}"
-    assert first.locator("td.competence").inner_text().startswith("0.")
+    cell = first.locator("td.competence").inner_text()
+    assert re.match(r"0\.\d\d \[0\.\d\d–[01]\.\d\d\]\s+\(DS ", cell), cell
     assert first.get_by_role("link", name="Flag…").count() == 1
     screenshot("participants-competence")

@@ -26,6 +26,7 @@ from tests.helpers.competence import ITEMS, RELIABLE, SPAMMER, competence_study,
 from tests.helpers.module_data import rows_for_the_module
 
 pytestmark = pytest.mark.django_db
+MACE_TITLE = 'title="MACE: how likely an answer is informed, not guessed"'
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +103,7 @@ def test_participants_page_shows_and_sorts_by_competence(study, client):
         metric="competence.mace",
         group={"annotator": pseudonym_of(study, SPAMMER)},
     ).value
-    assert f'<td class="num competence">{spammer_mace:.2f}' in row
+    assert f'<span class="competence-mace" {MACE_TITLE}>{spammer_mace:.2f}</span>' in row
     assert f"/research/s/{study.slug}/participants/{public[SPAMMER]}/?mark=flag" in row
 
 
@@ -193,7 +194,7 @@ def test_participant_page_shows_their_competence(study, client):
         metric="competence.mace",
         group={"annotator": pseudonym_of(study, SPAMMER)},
     ).value
-    assert f"{mace:.2f};" in page.split('id="competence"')[1].split("</div>")[0]
+    assert f'<span class="competence-mace" {MACE_TITLE}>{mace:.2f}</span>' in page.split('id="competence"')[1]
 
 
 def test_a_single_annotators_competence_is_shown_as_not_identifiable_everywhere(client, tmp_path):

@@ -1,5 +1,6 @@
 """Which questions get competence figures (``scoring/reports/competence.py``), without a
-database: nominal ones and ordinal ones with few values, humans only; the adjudicated
+database: nominal ones get MACE and Dawid–Skene, ordinal ones the median and the median
+correlation (never a nominal model), humans only; the adjudicated
 answers kept beside the populations are what aggregates are compared with; the dashboard
 lists a bounded number of label rows."""
 
@@ -66,7 +67,14 @@ def study() -> StudyData:
 def test_nominal_questions_get_both_models_humans_only():
     rows = competence_rows(study().population("passed").analysed())
     questions = {r.group.get("question") for r in rows}
-    assert questions == {"choice", None}  # stars: 9 values, not categories; score: interval
+    assert questions == {"choice", "stars", None}  # score: interval, no competence
+    stars = {(r.metric, r.group.get("model")) for r in rows if r.group.get("question") == "stars"}
+    assert stars == {
+        ("competence.median_correlation", None),
+        ("competence.label", "median"),
+        ("competence.majority_agreement", "median"),
+        ("competence.adjudicated_agreement", "median"),
+    }  # a scale: its median, never a nominal model
     annotators = {r.group["annotator"] for r in rows if r.metric == "competence.mace"}
     assert annotators == {"annotator 1", "annotator 2", "annotator 3"}  # no machine, no adjudicator
     labels = {
@@ -76,10 +84,10 @@ def test_nominal_questions_get_both_models_humans_only():
     }
     assert set(labels) == {"i0", "i1", "i2", "i3"}
     adjudicated = [r for r in rows if r.metric == "competence.adjudicated_agreement"]
-    assert {r.group["model"] for r in adjudicated} == {"mace", "dawid_skene"}
+    assert {r.group["model"] for r in adjudicated} == {"mace", "dawid_skene", "median"}
     assert all(r.n == 1 for r in adjudicated)  # item i2, adjudicated "b"
-    i2 = next(r for r in rows if r.metric == "competence.label" and r.group["item"] == "i2")
-    assert i2.details["adjudicated"] == "b"
+    i2 = [r for r in rows if r.metric == "competence.label" and r.group["item"] == "i2"]
+    assert {r.group["question"]: r.details["adjudicated"] for r in i2} == {"choice": "b", "stars": 3}
 
 
 def test_the_adjudicated_population_gets_no_aggregates():
@@ -108,5 +116,62 @@ def test_a_question_with_too_many_answers_is_not_fitted(monkeypatch):
     assert [(r.metric, r.group, r.value) for r in rows] == [
         ("competence.mace", {"question": "choice", "level": "nominal", "annotator": "all"}, None),
         ("competence.dawid_skene", {"question": "choice", "level": "nominal", "annotator": "all"}, None),
+        (
+            "competence.median_correlation",
+            {"question": "stars", "level": "ordinal", "annotator": "all"},
+            None,
+        ),
     ]
     assert rows[0].details["reason"] == "more than 10 answers to the question: not fitted"
+
+
+def nominal_study(items: int = 12) -> StudyData:
+    """Three annotators on ``items`` items of one nominal question, the third often wrong."""
+    item = np.repeat(np.arange(items), 3)
+    participant = np.tile(np.arange(3), items)
+    choice = np.where((participant == 2) & (item % 3 == 0), "b", np.where(item % 2, "a", "b")).astype(object)
+    count = len(item)
+    false = np.zeros(count, dtype=bool)
+    return StudyData(
+        kind="questionnaire",
+        config={},
+        annotations_per_item=3,
+        items=Columns(
+            {
+                "attention": np.zeros(items, dtype=bool),
+                "external_id": np.array([f"i{n}" for n in range(items)], dtype=object),
+            }
+        ),
+        responses=Columns(
+            {
+                "item": item,
+                "participant": participant,
+                "attention": false,
+                "flagged": false,
+                "excluded": false,
+            }
+        ),
+        participants=Columns(
+            {"model": np.zeros(3, dtype=bool), "name": np.array(["", "", ""], dtype=object)}
+        ),
+        observations=observation_columns(np.arange(count), item, "choice", choice, "nominal"),
+    )
+
+
+def test_every_competence_has_a_seeded_bootstrap_interval_over_items():
+    first = competence_rows(nominal_study().population("all").analysed())
+    again = competence_rows(nominal_study().population("all").analysed())
+    figures = [r for r in first if r.metric in ("competence.mace", "competence.dawid_skene")]
+    assert len(figures) == 6  # pooled only: one question
+    for found in figures:
+        assert found.ci_low <= found.value <= found.ci_high
+        assert found.details["ci_method"] == "percentile bootstrap over items"
+    assert [(r.ci_low, r.ci_high) for r in first] == [(r.ci_low, r.ci_high) for r in again]
+
+
+def test_a_question_with_too_many_answers_to_refit_has_figures_without_intervals(monkeypatch):
+    monkeypatch.setattr(competence, "MAX_RESAMPLED_ANSWERS", 36 * 49)  # 49 resamples: too few
+    rows = competence_rows(nominal_study().population("all").analysed())
+    figures = [r for r in rows if r.metric in ("competence.mace", "competence.dawid_skene")]
+    assert figures and all(r.value is not None and r.ci_low is None for r in figures)
+    assert {r.details["interval"] for r in figures} == {"no interval: more than 35 answers to the question"}

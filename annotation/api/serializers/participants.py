@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from annotation.models.enrollment import FLAG_REASON_MAX
 from annotation.services.access import can_see_platform_ids
+from annotation.services.competence import COMPETENCE_SORTS
 from annotation.services.quality import ParticipantQuality
 
 
@@ -23,17 +24,46 @@ class AgreementOut(serializers.Serializer):
     rate = serializers.FloatField(allow_null=True)
 
 
+class ParticipantSort(serializers.Serializer):
+    sort = serializers.ChoiceField(
+        choices=list(COMPETENCE_SORTS),
+        required=False,
+        help_text="competence: by the lower end of the competence's 95% interval (MACE; the "
+        "scales' median correlation in a study without nominal questions), lowest first; "
+        "-competence: highest first. Participants without a figure come last either way",
+    )
+
+
+def _end(attribute: str, text: str) -> serializers.FloatField:
+    return serializers.FloatField(source=attribute, allow_null=True, help_text=text)
+
+
+LOW = "Lower end of its 95% interval (bootstrap over items; null: none); ?sort=competence orders by it"
+HIGH = "Upper end of its 95% interval"
+
+
 class CompetenceOut(serializers.Serializer):
-    mace = serializers.FloatField(
-        allow_null=True, help_text="MACE's estimate: how likely an answer is informed, not guessed"
+    """MACE and Dawid–Skene on the nominal questions, the median correlation on the scales,
+    each with its 95% interval."""
+
+    mace = _end("mace.value", "MACE's estimate: how likely an answer is informed, not guessed")
+    mace_low = _end("mace.low", LOW)
+    mace_high = _end("mace.high", HIGH)
+    dawid_skene = _end("dawid_skene.value", "Dawid–Skene's probability of a right answer")
+    dawid_skene_low = _end("dawid_skene.low", LOW)
+    dawid_skene_high = _end("dawid_skene.high", HIGH)
+    median_correlation = _end(
+        "median_correlation.value",
+        "Scale (ordinal) questions: Spearman correlation of the answers with the other "
+        "annotators' median on the same items",
     )
-    dawid_skene = serializers.FloatField(
-        allow_null=True, help_text="Dawid–Skene's probability of a right answer"
-    )
-    answers = serializers.IntegerField(help_text="Categorical answers the estimates rest on")
+    median_correlation_low = _end("median_correlation.low", LOW)
+    median_correlation_high = _end("median_correlation.high", HIGH)
+    answers = serializers.IntegerField(help_text="Answers the estimates rest on")
     not_identifiable = serializers.CharField(
-        help_text="Why the answers cannot estimate this annotator's competence (then both figures are "
-        "null), e.g. 'not identifiable: one annotator only: …'; empty when they can"
+        help_text="Why there is no figure (then the figures are null): the answers cannot "
+        "estimate it ('not identifiable: one annotator only: …') or too few answers ('too few "
+        "answers: 4 on items others also answered, at least 10 are needed'); empty when there is one"
     )
 
 

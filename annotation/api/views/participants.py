@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from rest_framework.response import Response
 
 from annotation.api.idempotency import idempotent
@@ -10,11 +11,13 @@ from annotation.api.serializers.participants import (
     ParticipantDetailOut,
     ParticipantMarks,
     ParticipantOut,
+    ParticipantSort,
     ReturnedIn,
     ReturnedOut,
 )
+from annotation.models import Enrollment
 from annotation.services.access import access_enrollment_for_researcher
-from annotation.services.competence import study_competence
+from annotation.services.competence import COMPETENCE_SORTS, by_competence, study_competence
 from annotation.services.flags import set_study_marks
 from annotation.services.populations import real_enrollments
 from annotation.services.quality import participant_pages, study_quality
@@ -29,14 +32,21 @@ class ParticipantListView(ResearcherView):
     @documented(
         summary="Participants of a study with their quality figures",
         responses={200: ParticipantOut(many=True)},
+        parameters=[ParticipantSort],
     )
     def get(self, request, slug):
         study = self.study()
+        sort = self.query(ParticipantSort).get("sort")
         enrollments = real_enrollments(study).select_related("participant", "study").order_by("id")
-        page = self.paginate_queryset(enrollments)
+        competence = study_competence(study)
+        ordered: QuerySet[Enrollment] | list[Enrollment] = enrollments
+        if sort is not None:
+            descending = COMPETENCE_SORTS[sort]
+            ordered = by_competence(study, list(enrollments), competence, descending=descending)
+        page = self.paginate_queryset(ordered)
         quality = study_quality(study, page)
         rows = [quality[enrollment.participant_id] for enrollment in page]
-        context = {"request": request, "competence": study_competence(study)}
+        context = {"request": request, "competence": competence}
         return self.get_paginated_response(ParticipantOut(rows, many=True, context=context).data)
 
 
