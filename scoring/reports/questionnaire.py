@@ -1,7 +1,9 @@
 """A researcher's own questions: per question, the figures that fit its type.
 
-- ``scale``: mean with CI, pooled and per system; one-sided Wilcoxon signed-rank tests
-  between systems on paired cases (items sharing ``provenance.source_id``);
+- ``scale``: mean with a cluster-robust CI (items, or sources, and participants), pooled and
+  per system; per pair of systems on paired cases (items sharing ``provenance.source_id``)
+  the difference with its CI and a two-sided Wilcoxon signed-rank test, Holm-adjusted
+  over the question's pairs (``stats.likert``, as for the likert kind);
 - ``choice`` and ``multi``: the share of each option, pooled and per system; a chi-square
   test of independence of system and answer (a multi: per option, chosen or not);
 - ``pick``: per system, how often its passage was picked (best, pairwise) or the MOST /
@@ -25,11 +27,13 @@ import numpy as np
 
 from stats import claim, likert
 from stats import ranking as bws
+from stats.clustered import clustered_group_means, design_units
 from stats.estimate import Estimate
 from stats.groups import overall_mean
 from stats.sets import masi_alpha
 
 from .base import Comparisons, Field, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, mean_row, row
+from .scale import MEAN_NOTE, comparison_rows, pair_table
 
 TIE = "tie"  # as the kind stores a pairwise tie
 MAX_PASSAGES = 26  # as the kind allows (the letters A..Z)
@@ -56,6 +60,7 @@ class QuestionnaireReport(KindReport):
             ("questionnaire.mean",),
             ("question",),
             details=("sd",),
+            note=MEAN_NOTE,
         ),
         TableSpec(
             "Choice and multi questions: share of each option over all answers (95% CI)",
@@ -67,19 +72,9 @@ class QuestionnaireReport(KindReport):
             ("questionnaire.mean",),
             ("question", "system"),
             details=("sd",),
+            note=MEAN_NOTE,
         ),
-        TableSpec(
-            "Scale questions: paired comparisons "
-            "(one-sided Wilcoxon signed-rank: system rated higher than over)",
-            ("questionnaire.wilcoxon",),
-            ("question", "system", "over"),
-            details=("median_difference", "statistic"),
-            note="Pairs are cases (provenance.source_id) rated for both systems. Each pair once, in the "
-            "direction of the larger median difference.",
-            value_label="p",
-            pair=("system", "over"),
-            pair_prefer="median_difference",
-        ),
+        pair_table("questionnaire.difference", "cases"),
         TableSpec(
             "Choice and multi questions: share of each option per system (95% CI)",
             ("questionnaire.share",),
@@ -193,29 +188,21 @@ def _means(metric: str, group: dict, values: np.ndarray, label: str) -> list[Rep
 
 
 def _scale_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
+    """Means pooled and per system, clustered by item (or source) and participant, and the
+    paired comparisons of systems."""
     qid = question["id"]
     x = np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+    sources = data.items["source"][item]
+    participants = data.responses["participant"]
+    units = design_units(sources, item)
     rows = []
-    for group, mask in _by_system(systems):
-        rows += _means(
-            "questionnaire.mean", {"question": qid, **group}, x[mask], f"questionnaire.mean|{qid}|{group}"
-        )
-    return rows + _wilcoxon_rows(qid, data.items["source"][item], systems, x)
-
-
-def _wilcoxon_rows(qid: str, sources: np.ndarray, systems: np.ndarray, x: np.ndarray) -> list[ReportRow]:
-    paired = (sources != "") & (systems != "")
-    if not paired.any():
-        return []
-    codes = np.unique(sources[paired], return_inverse=True)[1].ravel()
-    rows = []
-    for system, over in itertools.permutations(sorted(set(systems[paired])), 2):
-        first, second = likert.paired_by_source(codes, systems[paired], x[paired], system, over)
-        if first.size:
-            test = likert.wilcoxon_greater(first, second)
-            group = {"question": qid, "system": system, "over": over}
-            rows.append(row("questionnaire.wilcoxon", group, test, alternative="greater"))
-    return rows
+    for mean in clustered_group_means(x, np.zeros(len(x), dtype=np.int8), units, participants):
+        rows.append(mean_row("questionnaire.mean", {"question": qid}, mean))
+    named = systems != ""
+    for mean in clustered_group_means(x[named], systems[named], units[named], participants[named]):
+        rows.append(mean_row("questionnaire.mean", {"question": qid, "system": mean.key[0]}, mean))
+    comparisons = likert.system_comparisons(x, systems, sources, participants)
+    return rows + comparison_rows("questionnaire", {"question": qid}, comparisons)
 
 
 # --- choice and multi -------------------------------------------------------------------------

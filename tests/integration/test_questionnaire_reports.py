@@ -172,11 +172,14 @@ def test_scale_means_and_wilcoxon_against_numpy_and_scipy(page_study):
     }
     alpha = [case_mean[(c, "alpha")] for c in range(CASES)]
     beta = [case_mean[(c, "beta")] for c in range(CASES)]
-    expected = stats.wilcoxon(alpha, beta, alternative="greater", method="approx")
+    expected = stats.wilcoxon(alpha, beta, alternative="two-sided", method="approx")
     found = figure(study, "questionnaire.wilcoxon", question="fluency", system="alpha", over="beta")
     assert found.n == CASES and found.details["statistic"] == pytest.approx(expected.statistic)
-    exact_or_approx = stats.wilcoxon(alpha, beta, alternative="greater", method=found.details["method"])
+    exact_or_approx = stats.wilcoxon(alpha, beta, alternative="two-sided", method=found.details["method"])
     assert found.value == pytest.approx(exact_or_approx.pvalue)
+    assert found.details["alternative"] == "two-sided"
+    # two systems: one comparison, so Holm leaves the p as it is
+    assert found.details["p_holm"] == pytest.approx(found.value)
 
 
 def test_option_shares_and_chi_square_against_counts_and_scipy(page_study):
