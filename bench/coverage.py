@@ -82,7 +82,7 @@ def simulate(row: Row, rng: np.random.Generator) -> Study:
     pool = max(ANSWERS_PER_ITEM + 1, round(answers / ITEMS_PER_PARTICIPANT))
     item = np.repeat(np.arange(items), ANSWERS_PER_ITEM)
     # each item's answers come from different participants of the pool
-    participant = np.concatenate([rng.choice(pool, ANSWERS_PER_ITEM, replace=False) for _ in range(items)])
+    participant = np.argsort(rng.random((items, pool)), axis=1)[:, :ANSWERS_PER_ITEM].ravel()
     leniency = rng.normal(0, tau / 2, pool)
     y = 4 + latent[item] + leniency[participant] + rng.normal(0, NOISE_SD, answers)
     ratings = np.clip(np.round(y), 1, 7)

@@ -42,7 +42,7 @@ class ClusteredFit:
 
     estimate: float
     se: float
-    df: int
+    df: float
     clusters: tuple[int, ...]
 
     def interval(self, method: str, confidence: float = CONFIDENCE) -> Interval:
@@ -52,28 +52,65 @@ class ClusteredFit:
         return Interval(self.estimate - half, self.estimate + half, method)
 
 
+@dataclass(frozen=True)
+class Sandwich:
+    """A cluster-robust fit: coefficients, covariance, and the one-way covariances it is
+    made of with their numbers of clusters and signs (+V₁, +V₂, −V₁∩₂ for two ways)."""
+
+    beta: np.ndarray
+    covariance: np.ndarray
+    parts: tuple[tuple[np.ndarray, int, int], ...]
+
+    def df(self, index: int) -> float:
+        """Degrees of freedom of coefficient ``index``'s t interval. One way: G − 1. Two
+        ways: Satterthwaite's for a sum of variance components, each read as a χ² with its
+        clusters − 1 degrees of freedom, kept between min(G) − 1 (statsmodels' choice,
+        which is very conservative when one clustering has a handful of clusters that
+        carry little of the variance: 4 participants give t₃) and max(G) − 1."""
+        sizes = [size for _, size, _ in self.parts]
+        if len(self.parts) == 1:
+            return float(sizes[0] - 1)
+        total = float(self.covariance[index, index])
+        spread = sum(float(part[index, index]) ** 2 / (size - 1) for part, size, _ in self.parts)
+        outer = sorted(sizes[:2])
+        found = total**2 / spread if spread > 0 else float(outer[0] - 1)
+        return float(min(max(found, outer[0] - 1), outer[1] - 1))
+
+
 def cluster_robust_ols(y, design, groups: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, int]:
     """OLS coefficients of ``y`` on ``design`` (n × k), their cluster-robust covariance and
-    the t degrees of freedom, clustered one way (``groups`` of one code array) or two ways
-    (two arrays: V = V₁ + V₂ − V₁∩₂, each with its own CR1 correction, as statsmodels'
-    ``cov_cluster_2groups``). A two-way covariance that is not positive (it can be, with
-    few clusters) falls back to the larger one-way covariance, Cameron et al.'s advice."""
+    statsmodels' t degrees of freedom (min(G) − 1), clustered one way (``groups`` of one
+    code array) or two ways (two arrays: V = V₁ + V₂ − V₁∩₂, each with its own CR1
+    correction, as statsmodels' ``cov_cluster_2groups``)."""
+    fit = sandwich(y, design, groups)
+    return fit.beta, fit.covariance, min(size for _, size, _ in fit.parts[:2]) - 1
+
+
+def sandwich(y, design, groups: list[np.ndarray]) -> Sandwich:
+    """``cluster_robust_ols`` with its parts. A two-way covariance that is not positive (it
+    can be, with few clusters) falls back to the larger one-way covariance, as Cameron,
+    Gelbach & Miller advise."""
     x = np.asarray(design, dtype=np.float64).reshape(len(y), -1)
     values = np.asarray(y, dtype=np.float64)
     bread = np.linalg.inv(x.T @ x)
     beta = bread @ (x.T @ values)
     scores = x * (values - x @ beta)[:, None]
     codes = [factorize(g)[1] for g in groups]
-    sizes = tuple(int(c.max()) + 1 for c in codes)
-    if len(codes) == 1:
-        covariance = _one_way(bread, scores, codes[0], sizes[0])
-    else:
+    sizes = [int(c.max()) + 1 for c in codes]
+    if len(codes) == 2:
         both = factorize(codes[0].astype(np.int64) * sizes[1] + codes[1])[1]
-        ways = [_one_way(bread, scores, c, s) for c, s in zip(codes, sizes, strict=True)]
-        covariance = ways[0] + ways[1] - _one_way(bread, scores, both, int(both.max()) + 1)
-        if np.any(np.diag(covariance) <= 0):
-            covariance = max(ways, key=lambda way: float(np.trace(way)))
-    return beta, covariance, min(sizes) - 1
+        codes.append(both)
+        sizes.append(int(both.max()) + 1)
+    parts = tuple(
+        (_one_way(bread, scores, c, size), size, -1 if k == 2 else 1)
+        for k, (c, size) in enumerate(zip(codes, sizes, strict=True))
+    )
+    covariance = sum(sign * part for part, _, sign in parts)
+    if len(parts) == 3 and np.any(np.diag(covariance) <= 0):
+        larger = max(parts[:2], key=lambda part: float(np.trace(part[0])))
+        parts = (larger,)
+        covariance = larger[0]
+    return Sandwich(beta, covariance, parts)
 
 
 def _one_way(bread: np.ndarray, scores: np.ndarray, codes: np.ndarray, size: int) -> np.ndarray:
@@ -91,11 +128,12 @@ def crossed(items, participants) -> bool:
     one-way clustering by item already covers)."""
     if participants is None:
         return False
-    person = np.asarray(participants)
-    if count_distinct(person) < 2:
+    person_labels, person = factorize(participants)
+    if len(person_labels) < 2:
         return False
-    pairs = np.unique(np.stack([factorize(person)[1], factorize(items)[1]]), axis=1)
-    return bool(pairs.shape[1] > count_distinct(person))
+    item_labels, item = factorize(items)
+    pairs = count_distinct(person.astype(np.int64) * len(item_labels) + item)
+    return pairs > len(person_labels)
 
 
 def clustered_mean(values, items, participants=None, *, confidence: float = CONFIDENCE) -> GroupMean | None:
@@ -158,10 +196,10 @@ def _centred(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
 
 
 def _coefficient(y: np.ndarray, design: np.ndarray, groups: list[np.ndarray], index: int) -> ClusteredFit:
-    beta, covariance, df = cluster_robust_ols(y, design, groups)
-    se = math.sqrt(max(float(covariance[index, index]), 0.0))
+    fit = sandwich(y, design, groups)
+    se = math.sqrt(max(float(fit.covariance[index, index]), 0.0))
     clusters = tuple(count_distinct(g) for g in groups)
-    return ClusteredFit(float(beta[index]), se, df, clusters)
+    return ClusteredFit(float(fit.beta[index]), se, fit.df(index), clusters)
 
 
 def clustered_group_means(values, keys, units, participants=None) -> list[GroupMean]:

@@ -5,6 +5,8 @@ centring), scipy's t intervals on item means, and statsmodels' Holm."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import statsmodels.api as sm
@@ -22,6 +24,7 @@ from stats.clustered import (
     crossed,
     design_units,
     paired_difference,
+    sandwich,
 )
 
 
@@ -80,7 +83,14 @@ def test_participants_count_as_a_second_clustering_only_where_they_cross_items()
     reference = sm.OLS(y, np.ones(y.size)).fit(
         cov_type="cluster", cov_kwds={"groups": np.column_stack([item, person])}, use_t=True
     )
-    assert (both.ci.low, both.ci.high) == pytest.approx(tuple(reference.conf_int()[0]), abs=1e-12)
+    # statsmodels' standard error; the t quantile from Satterthwaite's degrees of freedom,
+    # between statsmodels' min(G) - 1 = 5 and max(G) - 1 = 19
+    fit = sandwich(y, np.ones((y.size, 1)), [item, person])
+    assert math.sqrt(fit.covariance[0, 0]) == pytest.approx(reference.bse[0], rel=1e-12)
+    df = fit.df(0)
+    assert reference.df_resid_inference == 5 <= df <= 19
+    half = stats.t.ppf(0.975, df) * reference.bse[0]
+    assert (both.ci.low, both.ci.high) == pytest.approx((y.mean() - half, y.mean() + half), abs=1e-12)
     # each participant answered one item: participants are answer-level noise
     own = np.arange(y.size)
     assert not crossed(item, own) and clustered_mean(y, item, own).ci.method == ITEMS
@@ -163,3 +173,16 @@ def test_system_pairs_are_two_sided_and_holm_adjusted_over_the_questions_pairs()
     assert (back.interval.low, back.interval.high) == pytest.approx(
         (-first.interval.high, -first.interval.low)
     )
+
+
+def test_satterthwaite_follows_the_clustering_that_carries_the_variance():
+    """Participants who add nothing: the interval's t has far more degrees of freedom than
+    the 3 of four participants (not all 59 of the items: the participants' part of the
+    variance is itself estimated from four clusters); participants who carry it all: 3."""
+    rng = np.random.default_rng(6)
+    item = np.repeat(np.arange(60), 3)
+    person = rng.integers(0, 4, item.size)
+    items_vary = 4 + rng.normal(0, 1.0, 60)[item] + rng.normal(0, 0.3, item.size)
+    assert sandwich(items_vary, np.ones((item.size, 1)), [item, person]).df(0) > 10
+    people_vary = 4 + rng.normal(0, 1.0, 4)[person] + rng.normal(0, 0.3, item.size)
+    assert sandwich(people_vary, np.ones((item.size, 1)), [item, person]).df(0) < 6
