@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from stats.bootstrap import seed_for
 from stats.clustered import clustered_mean
 from stats.groups import overall_mean
-from stats.likert import paired_by_source, system_comparisons
+from stats.likert import paired_by_source, system_comparisons, wilcoxon_method
 
 NOISE_SD = 1.2
 ANSWERS_PER_ITEM = 3
@@ -109,7 +109,9 @@ def old_shown_p(study: Study) -> float:
         if not np.count_nonzero(difference):
             continue
         direction = "greater" if np.median(difference) >= 0 else "less"
-        smallest = min(smallest, stats.wilcoxon(first, second, alternative=direction).pvalue)
+        method = wilcoxon_method(difference)  # as the old rows: exact or normal, never permutations
+        p = stats.wilcoxon(first, second, alternative=direction, method=method).pvalue
+        smallest = min(smallest, p)
     return smallest
 
 

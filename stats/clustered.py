@@ -105,7 +105,7 @@ def sandwich(y, design, groups: list[np.ndarray]) -> Sandwich:
         (_one_way(bread, scores, c, size), size, -1 if k == 2 else 1)
         for k, (c, size) in enumerate(zip(codes, sizes, strict=True))
     )
-    covariance = sum(sign * part for part, _, sign in parts)
+    covariance = np.sum([sign * part for part, _, sign in parts], axis=0)
     if len(parts) == 3 and np.any(np.diag(covariance) <= 0):
         larger = max(parts[:2], key=lambda part: float(np.trace(part[0])))
         parts = (larger,)
@@ -150,8 +150,9 @@ def clustered_mean(values, items, participants=None, *, confidence: float = CONF
     sd = float(x.std(ddof=1)) if x.size > 1 else math.nan
     if count_distinct(item) < 2:
         return GroupMean((), mean, sd, int(x.size), None)
-    person = None if participants is None else np.asarray(participants)[keep]
-    groups = [item, person] if crossed(item, person) else [item]
+    groups = [item]
+    if participants is not None and crossed(item, person := np.asarray(participants)[keep]):
+        groups.append(person)
     fit = _coefficient(x, np.ones((x.size, 1)), groups, 0)
     method = ITEMS_AND_PARTICIPANTS if len(groups) == 2 else ITEMS
     return GroupMean((), mean, sd, int(x.size), fit.interval(method, confidence))
@@ -182,8 +183,9 @@ def paired_difference(
         return None
     x, side, source = x[both], side[both].astype(np.float64), source[both]
     centred_x, centred_side = _centred(x, source), _centred(side, source)
-    person = None if participants is None else np.asarray(participants)[keep][both]
-    groups = [source, person] if crossed(source, person) else [source]
+    groups = [source]
+    if participants is not None and crossed(source, person := np.asarray(participants)[keep][both]):
+        groups.append(person)
     fit = _coefficient(centred_x, centred_side[:, None], groups, 0)
     method = SOURCES_AND_PARTICIPANTS if len(groups) == 2 else SOURCES
     return fit, fit.interval(method, confidence)

@@ -88,7 +88,7 @@ def wilcoxon_signed_rank(first, second) -> Estimate:
         return Estimate.undefined("no pair differs", n=int(x.size), **details)
     from scipy import stats  # imported on use: see stats/__init__.py
 
-    method = _method(difference)
+    method = wilcoxon_method(difference)
     result = stats.wilcoxon(x, y, alternative="two-sided", zero_method="wilcox", method=method)
     details["statistic"] = float(result.statistic)
     details["method"] = method
@@ -118,7 +118,7 @@ def system_comparisons(values, systems, sources, participants=None) -> list[Pair
     return _holm_adjusted(found)
 
 
-def _one_pair(x, system, codes, person, name, over):
+def _one_pair(x, system, codes, person, name, over) -> tuple | None:
     mask = (system == name) | (system == over)
     fitted = paired_difference(
         x[mask], system[mask] == name, codes[mask], None if person is None else person[mask]
@@ -134,11 +134,12 @@ def _holm_adjusted(found: list[tuple]) -> list[PairComparison]:
     tested = [k for k, pair in enumerate(found) if pair[4].defined]
     adjusted = dict(zip(tested, holm([found[k][4].value for k in tested]), strict=True))
     return [
-        PairComparison(*pair, p_holm=float(adjusted.get(k, float("nan")))) for k, pair in enumerate(found)
+        PairComparison(name, over, fit, interval, test, float(adjusted.get(k, float("nan"))))
+        for k, (name, over, fit, interval, test) in enumerate(found)
     ]
 
 
-def _method(difference: np.ndarray) -> str:
+def wilcoxon_method(difference: np.ndarray) -> str:
     """The exact null distribution for small samples without ties, else the normal
     approximation; never SciPy's random permutations (a stored p-value must not jitter)."""
     nonzero = np.abs(difference[difference != 0])

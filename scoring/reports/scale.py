@@ -10,6 +10,8 @@ test.
 
 from __future__ import annotations
 
+from typing import Any
+
 from stats.estimate import Estimate
 from stats.likert import PairComparison
 
@@ -53,7 +55,7 @@ def comparison_rows(prefix: str, group: dict, comparisons: list[PairComparison])
 
 def _pair_rows(prefix: str, group: dict, pair: PairComparison) -> list[ReportRow]:
     test, fit = pair.test, pair.difference
-    shared = {
+    shared: dict[str, Any] = {
         "median_difference": test.details.get("median_difference"),
         "p_holm": pair.p_holm,
         "alternative": "two-sided",
