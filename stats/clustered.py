@@ -131,9 +131,12 @@ def crossed(items, participants) -> bool:
     person_labels, person = factorize(participants)
     if len(person_labels) < 2:
         return False
-    item_labels, item = factorize(items)
-    pairs = count_distinct(person.astype(np.int64) * len(item_labels) + item)
-    return pairs > len(person_labels)
+    unit = factorize(items)[1]
+    # one pass, no sort: a participant crosses units when one of their answers is to
+    # another unit than the last one written for them
+    seen = np.empty(len(person_labels), dtype=unit.dtype)
+    seen[person] = unit
+    return bool(np.any(seen[person] != unit))
 
 
 def clustered_mean(values, items, participants=None, *, confidence: float = CONFIDENCE) -> GroupMean | None:
@@ -225,12 +228,23 @@ def clustered_group_means(values, keys, units, participants=None) -> list[GroupM
     return out
 
 
-def design_units(sources, items) -> np.ndarray:
-    """The unit answers cluster in, as codes: the source (``provenance.source_id``) where
-    the item has one, since the items of one source share its text and so its effect, else
-    the item itself."""
+def case_codes(sources) -> np.ndarray:
+    """Each row's case (``provenance.source_id``) as a code from 0, -1 where it has none:
+    computed once per item (a study's few thousand texts), then read per answer."""
     labels, codes = factorize(np.asarray(sources, dtype=object))
-    blank = labels == ""
-    has_source = ~blank[codes] if blank.any() else np.ones(len(codes), dtype=bool)
+    blank = np.flatnonzero(labels == "")
+    if blank.size == 0:
+        return codes.astype(np.int64)
+    shifted = codes.astype(np.int64)
+    shifted[codes == blank[0]] = -1
+    shifted[codes > blank[0]] -= 1
+    return shifted
+
+
+def design_units(cases, items) -> np.ndarray:
+    """The unit answers cluster in, as codes: the case (``case_codes``) where the item has
+    one, since the items of one case share its text and so its effect, else the item
+    itself."""
+    case = np.asarray(cases, dtype=np.int64)
     item = np.asarray(items, dtype=np.int64)
-    return np.where(has_source, codes, len(labels) + item)
+    return np.where(case >= 0, case, int(case.max(initial=-1)) + 1 + item)

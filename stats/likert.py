@@ -27,6 +27,7 @@ import numpy as np
 from .bootstrap import Interval
 from .clustered import ClusteredFit, paired_difference
 from .estimate import Estimate
+from .groups import factorize
 from .ranking import holm
 
 EXACT_UP_TO = 50
@@ -98,35 +99,40 @@ def wilcoxon_signed_rank(first, second) -> Estimate:
 def system_comparisons(values, systems, sources, participants=None) -> list[PairComparison]:
     """Every unordered pair of (non-blank) systems compared on the sources both were rated
     on, in sorted order (``system`` < ``over``), Holm-adjusted together. ``sources`` are
-    codes or labels ("" for an item of no source: left out); pairs with fewer than two
-    shared sources have no interval and are left out."""
+    codes (``stats.clustered.case_codes``: -1 for an item of no source, left out) or labels
+    ("" for none); pairs with fewer than two shared sources have no interval and are left
+    out."""
     x = np.asarray(values, dtype=np.float64)
     source = np.asarray(sources)
     system = np.asarray(systems)
     person = None if participants is None else np.asarray(participants)
-    paired = (source != "") & (system != "") & ~np.isnan(x)
+    has_source = source >= 0 if source.dtype.kind in "iu" else source != ""
+    paired = has_source & (system != "") & ~np.isnan(x)
     if not paired.any():
         return []
-    x, system, source = x[paired], system[paired], source[paired]
+    x, source = x[paired], source[paired]
+    names, system = factorize(system[paired])  # codes: integer comparisons per pair
     person = None if person is None else person[paired]
-    codes = np.unique(source, return_inverse=True)[1].ravel()
+    codes = factorize(source)[1]
     found = []
-    for name, over in itertools.combinations(sorted(set(system.tolist())), 2):
-        pair = _one_pair(x, system, codes, person, name, over)
+    for first, second in itertools.combinations(range(len(names)), 2):
+        pair = _one_pair(x, system, codes, person, first, second)
         if pair is not None:
-            found.append(pair)
+            found.append((str(names[first]), str(names[second]), *pair))
     return _holm_adjusted(found)
 
 
-def _one_pair(x, system, codes, person, name, over) -> tuple | None:
-    mask = (system == name) | (system == over)
+def _one_pair(x, system, codes, person, first, second) -> tuple | None:
+    """The difference (fit, interval) and the Wilcoxon test of systems ``first`` and
+    ``second`` (codes)."""
+    mask = (system == first) | (system == second)
     fitted = paired_difference(
-        x[mask], system[mask] == name, codes[mask], None if person is None else person[mask]
+        x[mask], system[mask] == first, codes[mask], None if person is None else person[mask]
     )
     if fitted is None:
         return None
-    first, second = paired_by_source(codes, system, x, name, over)
-    return (name, over, fitted[0], fitted[1], wilcoxon_signed_rank(first, second))
+    means = paired_by_source(codes[mask], system[mask], x[mask], first, second)
+    return (fitted[0], fitted[1], wilcoxon_signed_rank(*means))
 
 
 def _holm_adjusted(found: list[tuple]) -> list[PairComparison]:

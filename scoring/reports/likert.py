@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from stats import likert
-from stats.clustered import clustered_group_means, design_units
+from stats.clustered import case_codes, clustered_group_means, design_units
 
 from .base import (
     Field,
@@ -50,8 +50,9 @@ class LikertReport(KindReport):
         item = data.responses["item"]
         participants = data.responses["participant"]
         systems = data.items["system"][item]
-        sources = data.items["source"][item]
-        units = design_units(sources, item)
+        cases = case_codes(data.items["source"])
+        sources = cases[item]
+        units = design_units(cases, np.arange(len(cases)))[item]
         everyone = np.zeros(len(item), dtype=np.int8)
         rows = []
         for question in questions(data):

@@ -27,7 +27,7 @@ import numpy as np
 
 from stats import claim, likert
 from stats import ranking as bws
-from stats.clustered import clustered_group_means, design_units
+from stats.clustered import case_codes, clustered_group_means, design_units
 from stats.estimate import Estimate
 from stats.groups import overall_mean
 from stats.sets import masi_alpha
@@ -192,9 +192,10 @@ def _scale_rows(question, values, item, passages, systems, data) -> list[ReportR
     paired comparisons of systems."""
     qid = question["id"]
     x = np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
-    sources = data.items["source"][item]
+    cases = case_codes(data.items["source"])
+    sources = cases[item]
     participants = data.responses["participant"]
-    units = design_units(sources, item)
+    units = design_units(cases, np.arange(len(cases)))[item]
     rows = []
     for mean in clustered_group_means(x, np.zeros(len(x), dtype=np.int8), units, participants):
         rows.append(mean_row("questionnaire.mean", {"question": qid}, mean))

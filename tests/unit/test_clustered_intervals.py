@@ -19,6 +19,7 @@ from stats.clustered import (
     ITEMS,
     ITEMS_AND_PARTICIPANTS,
     SOURCES_AND_PARTICIPANTS,
+    case_codes,
     cluster_robust_ols,
     clustered_mean,
     crossed,
@@ -99,7 +100,9 @@ def test_participants_count_as_a_second_clustering_only_where_they_cross_items()
 
 
 def test_design_units_are_the_source_where_items_have_one():
-    units = design_units(np.array(["a", "", "a", "b", ""], dtype=object), np.array([0, 1, 2, 3, 4]))
+    cases = case_codes(np.array(["b", "", "b", "a", ""], dtype=object))
+    assert cases.tolist() == [1, -1, 1, 0, -1]
+    units = design_units(cases, np.arange(5))
     assert units[0] == units[2] and len({units[0], units[1], units[3], units[4]}) == 4
 
 
