@@ -17,28 +17,18 @@ from statsmodels.stats.multitest import multipletests
 from annotation.models import Participant
 from annotation.services.imports import import_responses
 from annotation.services.studies import load_study_file
-from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
-from tests.helpers.reports import computereports_json, report_row
+from tests.helpers.reports import (
+    CLUSTERED_CASES,
+    CLUSTERED_SYSTEMS,
+    clustered_answers,
+    clustered_likert_study,
+    computereports_json,
+    report_row,
+)
 
 pytestmark = pytest.mark.django_db
-SYSTEMS = ("A", "B", "C")
-SHIFT = {"A": 1.0, "B": 0.0, "C": 0.0}
-CASES = 16
-RATERS = [f"r{k}" for k in range(8)]
-
-
-def _answers() -> list[tuple[str, int, str, int]]:
-    """(rater, case, system, rating): each item rated by 3 of 8 raters; cases differ a lot
-    (sd 1.3) against the raters' own noise (sd 0.5)."""
-    rng = np.random.default_rng(12)
-    case_effect = rng.normal(0, 1.3, CASES)
-    out = []
-    for case in range(CASES):
-        for system in SYSTEMS:
-            for rater in rng.choice(len(RATERS), 3, replace=False):
-                latent = 4 + case_effect[case] + SHIFT[system] + rng.normal(0, 0.5)
-                out.append((RATERS[rater], case, system, int(np.clip(np.round(latent), 1, 7))))
-    return out
+SYSTEMS = CLUSTERED_SYSTEMS
+CASES = CLUSTERED_CASES
 
 
 def _naive_width(values: list[int]) -> float:
@@ -91,31 +81,8 @@ def _check_means(rows: list[dict], metric: str, question: str, answers) -> None:
 
 
 def test_likert_means_are_clustered_and_pairs_two_sided_and_holm_adjusted(admin_client):
-    study = StudyFactory(
-        kind="likert",
-        slug="clustered-likert",
-        config={"questions": [{"id": "edit", "text": "…", "passage": "main"}]},
-    )
-    ItemFactory.from_specs(
-        study,
-        [
-            {
-                "external_id": f"{system}-{case}",
-                "payload": {"new_fact": "f", "old_facts": [], "main_passage": "p"},
-                "provenance": {"system": system, "source_id": f"case{case}"},
-            }
-            for system in SYSTEMS
-            for case in range(CASES)
-        ],
-    )
-    answers = _answers()
-    AnsweredResponseFactory.from_specs(
-        study,
-        [
-            {"participant": who, "item": f"{system}-{case}", "answer": {"ratings": {"edit": value}}}
-            for who, case, system, value in answers
-        ],
-    )
+    study = clustered_likert_study()
+    answers = clustered_answers()
     rows = computereports_json(study)
     _check_means(rows, "likert.mean", "edit", answers)
     _check_pairs(rows, "likert", "edit", answers)
@@ -149,7 +116,7 @@ def test_questionnaire_scale_means_are_clustered_and_pairs_two_sided_and_holm_ad
         ],
     }
     study = load_study_file(data).study
-    answers = _answers()
+    answers = clustered_answers()
     lines = [
         json.dumps({"participant": who, "item": f"c{case}-{system}", "answer": {"quality": value}})
         for who, case, system, value in answers
