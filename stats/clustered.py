@@ -10,10 +10,12 @@ The figures here are ordinary least-squares estimates (a mean is the intercept o
 ``y ~ 1``; a paired difference the slope of ``y ~ system`` within sources) with
 **cluster-robust (sandwich) standard errors**: one-way by item, or two-way by item and
 participant (Cameron, Gelbach & Miller 2011) when participants answer several items. The
-small-sample correction is statsmodels' (CR1: ``G/(G-1) · (N-1)/(N-K)`` per clustering)
-and the interval uses Student's t with ``G-1`` degrees of freedom for the smaller
-clustering, as statsmodels' ``OLS.fit(cov_type="cluster", use_t=True)`` does; the unit
-tests check every figure against statsmodels itself. The formula is written out here
+small-sample correction is statsmodels' (CR1: ``G/(G-1) · (N-1)/(N-K)`` per clustering),
+and so is the covariance: the unit tests check it against statsmodels'
+``OLS.fit(cov_type="cluster")`` one and two ways. The interval uses Student's t with G − 1
+degrees of freedom one way; two ways, Satterthwaite's for the sum of the one-way parts
+(``Sandwich.df``) rather than statsmodels' min(G) − 1, which over-covers (0.99) when a
+handful of participants carry little of the variance. The formula is written out here
 (a few lines of numpy) because statsmodels (with pandas and patsy) is a development
 dependency only: the web process computes reports with numpy and scipy.
 """
@@ -27,7 +29,7 @@ import numpy as np
 
 from .bootstrap import CONFIDENCE, Interval
 from .counting import count_distinct
-from .groups import GroupMean, factorize
+from .groups import GroupMean, factorize, group_index
 
 ITEMS = "cluster-robust t (items)"
 ITEMS_AND_PARTICIPANTS = "cluster-robust t (items x participants)"
@@ -212,8 +214,6 @@ def clustered_group_means(values, keys, units, participants=None) -> list[GroupM
     sorted order, each ``GroupMean.key`` the one-value tuple ``grouped_means`` would give.
     ``units``: per answer, what its answers share an effect with (the item, or the source
     when several items show one source)."""
-    from .groups import group_index
-
     x = np.asarray(values, dtype=np.float64)
     keep = ~np.isnan(x)
     tuples, index = group_index(np.asarray(keys)[keep])
