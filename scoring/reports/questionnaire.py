@@ -84,8 +84,9 @@ class QuestionnaireReport(KindReport):
             "Does the answer depend on the system? (chi-square test of independence)",
             ("questionnaire.chi_square",),
             ("question", "option"),
-            details=("statistic", "dof"),
+            details=("statistic", "dof", "p_holm"),
             value_label="p",
+            note="A multi question: a test per option, Holm-adjusted over the question's options.",
         ),
         TableSpec(
             "Pick questions: picked, MOST / LEAST, best-worst score and strength per system",
@@ -211,10 +212,12 @@ def _scale_rows(question, values, item, passages, systems, data) -> list[ReportR
 
 def _option_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
     """Share of each option among the answers (a multi: of answers choosing it among the
-    answers to the question), and the chi-square test of system × answer."""
+    answers to the question), and the chi-square test of system × answer (a multi: one per
+    option, Holm-adjusted over the question's options, a family of tests on one page)."""
     qid, multi = question["id"], question["type"] == "multi"
     answered = np.array([v is not None for v in values], dtype=bool)
     rows = []
+    option_tests = []
     for option in question["options"]:
         hit = np.array(
             [np.nan if v is None else float(option in v if multi else v == option) for v in values],
@@ -228,8 +231,8 @@ def _option_rows(question, values, item, passages, systems, data) -> list[Report
         if multi:
             known = answered & (systems != "")
             chosen = ["yes" if h == 1 else "no" for h in hit[known]]
-            test = claim.chi_square_independence(systems[known], chosen)
-            rows.append(row("questionnaire.chi_square", {"question": qid, "option": option}, test))
+            option_tests.append((option, claim.chi_square_independence(systems[known], chosen)))
+    rows += _holm_rows(qid, option_tests)
     if multi:
         chosen_sets = [set(v) for v in values if v is not None]
         alpha = masi_alpha(item[answered].tolist(), chosen_sets)
@@ -245,6 +248,17 @@ def _option_rows(question, values, item, passages, systems, data) -> list[Report
             )
         )
     return rows
+
+
+def _holm_rows(qid: str, option_tests: list[tuple[str, Estimate]]) -> list[ReportRow]:
+    """A multi question's chi-square rows, each with ``p_holm``: Holm over the options whose
+    test is defined."""
+    defined = [k for k, (_, test) in enumerate(option_tests) if test.defined]
+    adjusted = dict(zip(defined, bws.holm([option_tests[k][1].value for k in defined]), strict=True))
+    return [
+        row("questionnaire.chi_square", {"question": qid, "option": option}, test, p_holm=adjusted.get(k))
+        for k, (option, test) in enumerate(option_tests)
+    ]
 
 
 # --- pick ------------------------------------------------------------------------------------

@@ -209,6 +209,34 @@ def test_option_shares_and_chi_square_against_counts_and_scipy(page_study):
     )
 
 
+def test_a_multi_question_s_option_tests_are_holm_adjusted_over_its_options(page_study):
+    """Each option of a multi question gets a chi-square test: one family on the page, so
+    each carries its Holm-adjusted p (as statsmodels adjusts the options' p-values)."""
+    from statsmodels.stats.multitest import multipletests
+
+    study, answers = page_study
+    raw = []
+    for option in ("grammar", "facts"):
+        table = np.array(
+            [
+                [
+                    sum(
+                        1
+                        for (_, i), a in answers.items()
+                        if system_of(i) == s and (option in a["flaws"]) == chosen
+                    )
+                    for chosen in (False, True)
+                ]
+                for s in ("alpha", "beta")
+            ]
+        )
+        raw.append(stats.chi2_contingency(table, correction=False).pvalue)
+    adjusted = multipletests(raw, method="holm")[1]
+    for option, p, p_holm in zip(("grammar", "facts"), raw, adjusted, strict=True):
+        found = figure(study, "questionnaire.chi_square", question="flaws", option=option)
+        assert found.value == pytest.approx(p) and found.details["p_holm"] == pytest.approx(p_holm)
+
+
 def test_sentence_f1_against_plain_set_f1(page_study):
     study, answers = page_study
 
