@@ -196,6 +196,26 @@ def paired_difference(
     return fit, fit.interval(method, confidence)
 
 
+def unpaired_difference(
+    values, first, units, participants=None, *, confidence: float = CONFIDENCE
+) -> tuple[ClusteredFit, Interval] | None:
+    """The difference of the means of two systems shown on different units (no case in
+    common): the slope of ``y ~ 1 + first`` with a cluster-robust t interval by unit, and by
+    participant where participants cross units. None unless each system has two units."""
+    x = np.asarray(values, dtype=np.float64)
+    keep = ~np.isnan(x)
+    x, side, unit = x[keep], np.asarray(first, dtype=bool)[keep], np.asarray(units)[keep]
+    if count_distinct(unit[side]) < 2 or count_distinct(unit[~side]) < 2:
+        return None
+    design = np.column_stack([np.ones(x.size), side.astype(np.float64)])
+    groups = [unit]
+    if participants is not None and crossed(unit, person := np.asarray(participants)[keep]):
+        groups.append(person)
+    fit = _coefficient(x, design, groups, 1)
+    method = ITEMS_AND_PARTICIPANTS if len(groups) == 2 else ITEMS
+    return fit, fit.interval(method, confidence)
+
+
 def _centred(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
     size = int(codes.max()) + 1
     sums = np.bincount(codes, weights=values, minlength=size)

@@ -61,7 +61,7 @@ class LikertReport(KindReport):
                 rows.append(mean_row("likert.mean", {"question": question, "system": mean.key[0]}, mean))
             for mean in clustered_group_means(values, everyone, units, participants):
                 rows.append(mean_row("likert.mean", {"question": question}, mean))
-            comparisons = likert.system_comparisons(values, systems, sources, participants)
+            comparisons = likert.system_comparisons(values, systems, sources, participants, units)
             rows += comparison_rows("likert", {"question": question}, comparisons)
         return rows
 

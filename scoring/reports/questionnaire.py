@@ -203,7 +203,7 @@ def _scale_rows(question, values, item, passages, systems, data) -> list[ReportR
     named = systems != ""
     for mean in clustered_group_means(x[named], systems[named], units[named], participants[named]):
         rows.append(mean_row("questionnaire.mean", {"question": qid, "system": mean.key[0]}, mean))
-    comparisons = likert.system_comparisons(x, systems, sources, participants)
+    comparisons = likert.system_comparisons(x, systems, sources, participants, units)
     return rows + comparison_rows("questionnaire", {"question": qid}, comparisons)
 
 

@@ -32,10 +32,13 @@ def pair_table(metric: str, cases: str) -> TableSpec:
         (metric,),
         ("question", "system", "over"),
         details=("p_value", "p_holm", "median_difference", "pairs"),
-        note=f"Pairs are {cases} (provenance.source_id) rated for both systems; each pair of systems "
-        "once, in the direction of the positive difference. Difference: within cases, with a "
-        "cluster-robust 95% CI over cases and participants. p: two-sided Wilcoxon signed-rank test "
-        "on the per-case mean ratings; Holm-adjusted over the pairs of systems of the question.",
+        note=f"Each pair of systems once, in the direction of the positive difference. Systems rated "
+        f"on the same {cases} (provenance.source_id): the difference within {cases}, with a "
+        f"cluster-robust 95% CI over {cases} and participants, and a two-sided Wilcoxon signed-rank "
+        "test on the per-case mean ratings (pairs = cases). Systems never on the same case: the "
+        "difference of their means, CI over items and participants, and a two-sided Mann-Whitney "
+        "test on the per-item means (pairs = items). p Holm-adjusted over the pairs of systems of "
+        "the question.",
         value_label="difference",
         pair=("system", "over"),
         pair_prefer="value",
@@ -44,8 +47,8 @@ def pair_table(metric: str, cases: str) -> TableSpec:
 
 def comparison_rows(prefix: str, group: dict, comparisons: list[PairComparison]) -> list[ReportRow]:
     """Per pair, both ways: ``<prefix>.difference`` (the effect with its interval and the
-    tests' p-values) and ``<prefix>.wilcoxon`` (the two-sided p, kept for readers of the
-    earlier rows)."""
+    test's p-values) and, for a paired comparison, ``<prefix>.wilcoxon`` (the two-sided p,
+    kept for readers of the earlier rows)."""
     rows = []
     for comparison in comparisons:
         for side in (comparison, comparison.mirrored()):
@@ -72,8 +75,10 @@ def _pair_rows(prefix: str, group: dict, pair: PairComparison) -> list[ReportRow
         se=fit.se,
         df=fit.df,
         clusters=list(fit.clusters),
-        test="wilcoxon signed-rank",
+        design=pair.design,
+        test="wilcoxon signed-rank" if pair.design == "paired" else "mann-whitney u",
         **({"test_reason": test.reason} if test.reason else {}),
     )
-    wilcoxon = row(f"{prefix}.wilcoxon", group, test, **shared)
-    return [difference, wilcoxon]
+    if pair.design != "paired":  # the wilcoxon rows are the paired test's alone
+        return [difference]
+    return [difference, row(f"{prefix}.wilcoxon", group, test, **shared)]

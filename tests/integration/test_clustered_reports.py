@@ -97,9 +97,9 @@ def test_likert_means_are_clustered_and_pairs_two_sided_and_holm_adjusted(admin_
     assert f"{a_over_b['value']:.3f} [{a_over_b['ci_low']:.3f}, {a_over_b['ci_high']:.3f}]" in table
 
 
-def test_questionnaire_scale_means_are_clustered_and_pairs_two_sided_and_holm_adjusted():
-    data = {
-        "slug": "clustered-quest",
+def _questionnaire(slug: str, paired: bool) -> dict:
+    return {
+        "slug": slug,
         "title": "clustered",
         "kind": "questionnaire",
         "status": "live",
@@ -108,20 +108,47 @@ def test_questionnaire_scale_means_are_clustered_and_pairs_two_sided_and_holm_ad
         "items": [
             {
                 "external_id": f"c{case}-{system}",
-                "provenance": {"source_id": f"c{case}"},
+                **({"provenance": {"source_id": f"c{case}"}} if paired else {}),
                 "payload": {"passages": [{"id": "only", "text": "One. Two.", "system": system}]},
             }
             for case in range(CASES)
             for system in SYSTEMS
         ],
     }
+
+
+def _reported(data: dict, answers) -> list[dict]:
     study = load_study_file(data).study
-    answers = clustered_answers()
     lines = [
         json.dumps({"participant": who, "item": f"c{case}-{system}", "answer": {"quality": value}})
         for who, case, system, value in answers
     ]
     import_responses(study, lines, source=Participant.Source.LAB)
-    rows = computereports_json(study)
+    return computereports_json(study)
+
+
+def test_questionnaire_scale_means_are_clustered_and_pairs_two_sided_and_holm_adjusted():
+    answers = clustered_answers()
+    rows = _reported(_questionnaire("clustered-quest", paired=True), answers)
     _check_means(rows, "questionnaire.mean", "quality", answers)
     _check_pairs(rows, "questionnaire", "quality", answers)
+
+
+def test_systems_on_different_items_are_compared_unpaired_on_item_means():
+    """Without provenance.source_id every item is its own case: each pair of systems is
+    compared on its items (Mann-Whitney on the item means), Holm over the three pairs."""
+    answers = clustered_answers()
+    rows = _reported(_questionnaire("unpaired-quest", paired=False), answers)
+    raw = []
+    for system, over in (("A", "B"), ("A", "C"), ("B", "C")):
+        found = report_row(rows, "questionnaire.difference", question="quality", system=system, over=over)
+        first, second = _case_means(answers, system), _case_means(answers, over)
+        expected = stats.mannwhitneyu(first, second, alternative="two-sided", method="asymptotic").pvalue
+        assert found["details"]["design"] == "unpaired" and found["details"]["test"] == "mann-whitney u"
+        assert found["details"]["p_value"] == pytest.approx(expected)
+        assert found["value"] == pytest.approx(np.mean(first) - np.mean(second))
+        assert found["n"] == 2 * CASES
+        raw.append((found, expected))
+    adjusted = multipletests([p for _, p in raw], method="holm")[1]
+    assert [f["details"]["p_holm"] for f, _ in raw] == pytest.approx(list(adjusted))
+    assert not [r for r in rows if r["metric"] == "questionnaire.wilcoxon"]

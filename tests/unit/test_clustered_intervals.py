@@ -189,3 +189,30 @@ def test_satterthwaite_follows_the_clustering_that_carries_the_variance():
     assert sandwich(items_vary, np.ones((item.size, 1)), [item, person]).df(0) > 10
     people_vary = 4 + rng.normal(0, 1.0, 4)[person] + rng.normal(0, 0.3, item.size)
     assert sandwich(people_vary, np.ones((item.size, 1)), [item, person]).df(0) < 6
+
+
+def test_systems_on_different_items_are_compared_unpaired_against_statsmodels_and_scipy():
+    """No case in common: the difference of means with statsmodels' cluster-robust
+    covariance (items × participants), a two-sided Mann-Whitney U test on the item means."""
+    rng = np.random.default_rng(21)
+    item = np.repeat(np.arange(30), 4)
+    system = np.where(item < 15, "A", "B")
+    person = rng.integers(0, 6, item.size)
+    latent = 4 + 0.8 * (system == "A") + rng.normal(0, 0.9, 30)[item] + rng.normal(0, 0.3, 6)[person]
+    y = np.clip(np.round(latent + rng.normal(0, 1.2, item.size)), 1, 7)
+    no_case = np.full(item.size, "", dtype=object)
+    (pair,) = likert.system_comparisons(y, system, no_case, person, units=item)
+    assert pair.design == "unpaired" and (pair.system, pair.over) == ("A", "B")
+    design = np.column_stack([np.ones(y.size), (system == "A").astype(float)])
+    reference = sm.OLS(y, design).fit(
+        cov_type="cluster", cov_kwds={"groups": np.column_stack([item, person])}, use_t=True
+    )
+    assert pair.difference.estimate == pytest.approx(reference.params[1])
+    assert pair.difference.se == pytest.approx(reference.bse[1], rel=1e-12)
+    assert pair.interval.method == ITEMS_AND_PARTICIPANTS
+    means = y.reshape(30, 4).mean(axis=1)
+    expected = stats.mannwhitneyu(means[:15], means[15:], alternative="two-sided", method="asymptotic")
+    assert pair.test.value == pytest.approx(expected.pvalue) and pair.test.n == 30
+    assert pair.p_holm == pytest.approx(pair.test.value)
+    # without the items, nothing tells the two designs apart: no comparison
+    assert likert.system_comparisons(y, system, no_case, person) == []
