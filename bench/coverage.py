@@ -24,7 +24,11 @@ items' share of the latent variance (the ICC, sources and items together) is the
 Differences and FWER are measured with every system equal (s = 0); the means with s = 0 too,
 the truth being the expected rounded, clipped rating (computed once from 4·10⁶ draws).
 
-    .venv/bin/python bench/coverage.py [--runs 400] [--seed 20261129] [--quick]
+With ``--unpaired`` every item is its own case (no ``provenance.source_id`` in common): the
+systems are compared on their own items (difference of means, Mann-Whitney U on item
+means); the old tables had no comparison for such designs.
+
+    .venv/bin/python bench/coverage.py [--runs 400] [--seed 20261129] [--quick] [--unpaired]
 
 Monte-Carlo error of a share p over R runs: √(p(1−p)/R) (0.011 at p = 0.95, R = 400).
 """

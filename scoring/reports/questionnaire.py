@@ -2,8 +2,9 @@
 
 - ``scale``: mean with a cluster-robust CI (items, or sources, and participants), pooled and
   per system; per pair of systems on paired cases (items sharing ``provenance.source_id``)
-  the difference with its CI and a two-sided Wilcoxon signed-rank test, Holm-adjusted
-  over the question's pairs (``stats.likert``, as for the likert kind);
+  the difference with its CI and a two-sided Wilcoxon signed-rank test (systems never on
+  the same case: on their items, with a Mann-Whitney test), Holm-adjusted over the
+  question's pairs (``stats.likert``, as for the likert kind);
 - ``choice`` and ``multi``: the share of each option, pooled and per system; a chi-square
   test of independence of system and answer (a multi: per option, chosen or not);
 - ``pick``: per system, how often its passage was picked (best, pairwise) or the MOST /
