@@ -222,7 +222,8 @@ def _detail_cell(spec: TableSpec, value, name: str) -> Cell:
 
 def _one_direction(spec: TableSpec, cells: dict[tuple, dict[str, Report]]) -> dict[tuple, dict[str, Report]]:
     """Each comparison once: of the rows (a over b) and (b over a), the one whose
-    ``spec.pair_prefer`` detail is larger (the first seen on a tie or when it is missing)."""
+    ``spec.pair_prefer`` detail (``value``: the figure itself) is larger (the first seen on
+    a tie or when it is missing)."""
     side, other = (spec.keys.index(k) for k in spec.pair)
     kept: dict[tuple, tuple] = {}
     for key, by_metric in cells.items():
@@ -240,7 +241,7 @@ def _one_direction(spec: TableSpec, cells: dict[tuple, dict[str, Report]]) -> di
 
 def _preference(spec: TableSpec, by_metric: dict[str, Report]) -> float:
     first = next(by_metric[m] for m in spec.metrics if m in by_metric)
-    value = (first.details or {}).get(spec.pair_prefer)
+    value = first.value if spec.pair_prefer == "value" else (first.details or {}).get(spec.pair_prefer)
     return float(value) if isinstance(value, int | float) and not math.isnan(value) else -math.inf
 
 

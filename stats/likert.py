@@ -1,19 +1,65 @@
-"""Likert ratings: paired comparisons of systems on the same source (edit case).
+"""Ratings on a scale (Likert questions, questionnaire ``scale`` questions): system pairs
+compared on the same source (edit case).
 
 Items of different systems written for the same case share ``provenance.source_id``; a
-system pair is compared on the cases both have ratings for, with each side's ratings
-of that case averaged first.
+system pair is compared on the cases both have ratings for. Every pair of a question gets:
+
+- the **difference** in rating (first − second) within sources, with a cluster-robust t
+  interval over sources and participants (``stats.clustered.paired_difference``): the
+  effect size and its direction;
+- a **two-sided Wilcoxon signed-rank test** on the per-source mean ratings: an ordinal test
+  (it uses only the order of the per-source differences' sizes, not the distances between
+  scale points) whose unit is the source, so that several answers to one item, which share
+  the item's own effect, count once and the test keeps its level when items repeat;
+- systems never shown on the same case are compared on their own items instead: the
+  difference of their means with a cluster-robust interval over items and participants
+  (``stats.clustered.unpaired_difference``) and a **two-sided Mann-Whitney U test** on the
+  per-item mean ratings (ordinal as well; its unit is the item);
+- **Holm's adjustment** over the question's pairs (``stats.ranking.holm``): the family is
+  every pair of systems compared on the question, so "some pair differs" keeps its 5% level
+  with 3, 4 or more systems.
 """
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .bootstrap import Interval
+from .clustered import ClusteredFit, paired_difference, unpaired_difference
 from .estimate import Estimate
+from .groups import factorize
+from .ranking import holm
 
 EXACT_UP_TO = 50
+
+
+@dataclass(frozen=True)
+class PairComparison:
+    """One pair of systems on one question: ``system`` against ``over``."""
+
+    system: str
+    over: str
+    difference: ClusteredFit
+    interval: Interval
+    test: Estimate  # two-sided p (``details``: statistic, medians…)
+    p_holm: float
+    # "paired": on shared cases, Wilcoxon signed-rank; "unpaired": on item means, Mann-Whitney U
+    design: str = "paired"
+
+    def mirrored(self) -> PairComparison:
+        """The same comparison read the other way (over against system)."""
+        fit = self.difference
+        flipped = ClusteredFit(-fit.estimate, fit.se, fit.df, fit.clusters)
+        interval = Interval(-self.interval.high, -self.interval.low, self.interval.method)
+        details = dict(self.test.details)
+        if "median_difference" in details:
+            details["median_difference"] = -details["median_difference"]
+        test = Estimate(self.test.value, n=self.test.n, reason=self.test.reason, details=details)
+        return PairComparison(self.over, self.system, flipped, interval, test, self.p_holm, self.design)
 
 
 def paired_by_source(sources, systems, values, first, second) -> tuple[np.ndarray, np.ndarray]:
@@ -32,8 +78,8 @@ def paired_by_source(sources, systems, values, first, second) -> tuple[np.ndarra
     return means[0][1][both] / means[0][0][both], means[1][1][both] / means[1][0][both]
 
 
-def wilcoxon_greater(first, second) -> Estimate:
-    """One-sided Wilcoxon signed-rank test that ``first`` is rated higher than ``second``.
+def wilcoxon_signed_rank(first, second) -> Estimate:
+    """Two-sided Wilcoxon signed-rank test of paired values (per-source mean ratings).
 
     ``value`` is the p-value; ``n`` the number of pairs; zero differences are dropped
     (Wilcoxon's convention), and with no non-zero difference the test is undefined.
@@ -42,19 +88,117 @@ def wilcoxon_greater(first, second) -> Estimate:
     y = np.asarray(second, dtype=np.float64)
     difference = x - y
     details: dict[str, Any] = {
-        "median_difference": float(np.median(difference)) if difference.size else float("nan")
+        "median_difference": float(np.median(difference)) if difference.size else float("nan"),
+        "alternative": "two-sided",
     }
     if np.count_nonzero(difference) == 0:
         return Estimate.undefined("no pair differs", n=int(x.size), **details)
     from scipy import stats  # imported on use: see stats/__init__.py
 
-    result = stats.wilcoxon(x, y, alternative="greater", zero_method="wilcox", method=_method(difference))
+    method = wilcoxon_method(difference)
+    result = stats.wilcoxon(x, y, alternative="two-sided", zero_method="wilcox", method=method)
     details["statistic"] = float(result.statistic)
-    details["method"] = _method(difference)
+    details["method"] = method
     return Estimate(float(result.pvalue), n=int(x.size), details=details)
 
 
-def _method(difference: np.ndarray) -> str:
+def mann_whitney(first, second) -> Estimate:
+    """Two-sided Mann-Whitney U test of two independent samples (per-item mean ratings of
+    two systems shown on different items). ``median_difference``: the difference of the
+    medians; exact without ties up to ``EXACT_UP_TO`` values, else the normal approximation."""
+    x = np.asarray(first, dtype=np.float64)
+    y = np.asarray(second, dtype=np.float64)
+    details: dict[str, Any] = {
+        "median_difference": float(np.median(x) - np.median(y)),
+        "alternative": "two-sided",
+    }
+    both = np.concatenate([x, y])
+    if np.all(both == both[0]):
+        return Estimate.undefined("no item differs", n=int(both.size), **details)
+    from scipy import stats  # imported on use: see stats/__init__.py
+
+    small = both.size <= EXACT_UP_TO and np.unique(both).size == both.size
+    method = "exact" if small else "asymptotic"
+    result = stats.mannwhitneyu(x, y, alternative="two-sided", method=method)
+    details["statistic"] = float(result.statistic)
+    details["method"] = method
+    return Estimate(float(result.pvalue), n=int(both.size), details=details)
+
+
+def system_comparisons(values, systems, sources, participants=None, units=None) -> list[PairComparison]:
+    """Every unordered pair of (non-blank) systems, in sorted order (``system`` < ``over``),
+    Holm-adjusted together. A pair with two cases or more rated for both is compared on
+    them (paired); otherwise, given ``units`` (per answer, its item or case), on the two
+    systems' items (unpaired). ``sources`` are codes (``stats.clustered.case_codes``: -1 for
+    an item of no case) or labels ("" for none). Pairs that can be compared neither way are
+    left out."""
+    x = np.asarray(values, dtype=np.float64)
+    source = np.asarray(sources)
+    has_source = source >= 0 if source.dtype.kind in "iu" else source != ""
+    usable = (np.asarray(systems) != "") & ~np.isnan(x)
+    if not usable.any():
+        return []
+    x, source, has_source = x[usable], source[usable], has_source[usable]
+    names, system = factorize(np.asarray(systems)[usable])  # codes: integer comparisons per pair
+    person = None if participants is None else np.asarray(participants)[usable]
+    unit = None if units is None else factorize(np.asarray(units)[usable])[1]
+    codes = np.full(x.size, -1, dtype=np.int64)
+    if has_source.any():
+        codes[has_source] = factorize(source[has_source])[1]
+    found = []
+    for first, second in itertools.combinations(range(len(names)), 2):
+        pair = _paired(x, system, codes, person, first, second)
+        if pair is None and unit is not None:
+            pair = _unpaired(x, system, unit, person, first, second)
+        if pair is not None:
+            found.append((str(names[first]), str(names[second]), *pair))
+    return _holm_adjusted(found)
+
+
+def _paired(x, system, codes, person, first, second) -> tuple | None:
+    """The difference (fit, interval), the Wilcoxon test and the design of systems
+    ``first`` and ``second`` (codes) on their shared cases; None with fewer than two."""
+    mask = ((system == first) | (system == second)) & (codes >= 0)
+    fitted = paired_difference(
+        x[mask], system[mask] == first, codes[mask], None if person is None else person[mask]
+    )
+    if fitted is None:
+        return None
+    means = paired_by_source(codes[mask], system[mask], x[mask], first, second)
+    return (fitted[0], fitted[1], wilcoxon_signed_rank(*means), "paired")
+
+
+def _unpaired(x, system, unit, person, first, second) -> tuple | None:
+    """The same on each system's own items: the difference of means clustered by item (and
+    participant), the Mann-Whitney test on the per-item means."""
+    mask = (system == first) | (system == second)
+    side = system[mask] == first
+    fitted = unpaired_difference(x[mask], side, unit[mask], None if person is None else person[mask])
+    if fitted is None:
+        return None
+    means = [_unit_means(x[mask][chosen], unit[mask][chosen]) for chosen in (side, ~side)]
+    return (fitted[0], fitted[1], mann_whitney(*means), "unpaired")
+
+
+def _unit_means(values: np.ndarray, units: np.ndarray) -> np.ndarray:
+    size = int(units.max()) + 1
+    counts = np.bincount(units, minlength=size)
+    sums = np.bincount(units, weights=values, minlength=size)
+    present = counts > 0
+    return sums[present] / counts[present]
+
+
+def _holm_adjusted(found: list[tuple]) -> list[PairComparison]:
+    """Holm over the pairs whose test is defined (an undefined test is no hypothesis tested)."""
+    tested = [k for k, pair in enumerate(found) if pair[4].defined]
+    adjusted = dict(zip(tested, holm([found[k][4].value for k in tested]), strict=True))
+    return [
+        PairComparison(name, over, fit, interval, test, float(adjusted.get(k, float("nan"))), design)
+        for k, (name, over, fit, interval, test, design) in enumerate(found)
+    ]
+
+
+def wilcoxon_method(difference: np.ndarray) -> str:
     """The exact null distribution for small samples without ties, else the normal
     approximation; never SciPy's random permutations (a stored p-value must not jitter)."""
     nonzero = np.abs(difference[difference != 0])

@@ -246,7 +246,8 @@ class TableSpec:
     # The header of the metric's column when it is not the metric's name (a test's p).
     value_label: str = ""
     # Two keys naming the two sides of a comparison (``system``, ``over``): each pair is
-    # shown once, in the direction where the detail ``pair_prefer`` is larger.
+    # shown once, in the direction where the detail ``pair_prefer`` is larger (``value``:
+    # where the figure itself is).
     pair: tuple[str, ...] = ()
     pair_prefer: str = ""
     # Detail values the page marks as a warning (a rater ``not calibrated``).

@@ -1,13 +1,11 @@
-"""Likert survey (LEME): means per question and system, paired Wilcoxon tests."""
+"""Likert survey (LEME): means per question and system, paired comparisons of systems."""
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 
 from stats import likert
-from stats.groups import grouped_means
+from stats.clustered import case_codes, clustered_group_means, design_units
 
 from .base import (
     Field,
@@ -17,8 +15,8 @@ from .base import (
     StudyData,
     TableSpec,
     mean_row,
-    row,
 )
+from .scale import MEAN_NOTE, comparison_rows, pair_table
 
 
 class LikertReport(KindReport):
@@ -33,18 +31,9 @@ class LikertReport(KindReport):
             ("likert.mean",),
             ("question", "system"),
             details=("sd",),
+            note=MEAN_NOTE,
         ),
-        TableSpec(
-            "Paired comparisons (one-sided Wilcoxon signed-rank: system rated higher than over)",
-            ("likert.wilcoxon",),
-            ("question", "system", "over"),
-            details=("median_difference", "statistic"),
-            note="Pairs are edit cases (provenance.source_id) rated for both systems. Each pair of systems "
-            "once, in the direction of the larger median difference.",
-            value_label="p",
-            pair=("system", "over"),
-            pair_prefer="median_difference",
-        ),
+        pair_table("likert.difference", "edit cases"),
     )
     plots = (
         PlotSpec(
@@ -59,17 +48,21 @@ class LikertReport(KindReport):
 
     def rows(self, data: StudyData, *, embed=None) -> list[ReportRow]:
         item = data.responses["item"]
+        participants = data.responses["participant"]
         systems = data.items["system"][item]
-        sources = data.items["source"][item]
+        cases = case_codes(data.items["source"])
+        sources = cases[item]
+        units = design_units(cases, np.arange(len(cases)))[item]
+        everyone = np.zeros(len(item), dtype=np.int8)
         rows = []
         for question in questions(data):
             values = _ratings(data.responses["ratings"], question)
-            label = f"likert.mean|{question}"
-            for mean in grouped_means(values, systems, label=label):
+            for mean in clustered_group_means(values, systems, units, participants):
                 rows.append(mean_row("likert.mean", {"question": question, "system": mean.key[0]}, mean))
-            for mean in grouped_means(values, np.zeros(len(values), dtype=np.int8), label=label):
+            for mean in clustered_group_means(values, everyone, units, participants):
                 rows.append(mean_row("likert.mean", {"question": question}, mean))
-            rows += _wilcoxon_rows(question, sources, systems, values)
+            comparisons = likert.system_comparisons(values, systems, sources, participants, units)
+            rows += comparison_rows("likert", {"question": question}, comparisons)
         return rows
 
     def question_groups(self, config: dict) -> dict[str, str]:
@@ -86,23 +79,3 @@ def questions(data: StudyData) -> list[str]:
 
 def _ratings(ratings: np.ndarray, question: str) -> np.ndarray:
     return np.array([(r or {}).get(question, np.nan) for r in ratings], dtype=np.float64)
-
-
-def _wilcoxon_rows(
-    question: str, sources: np.ndarray, systems: np.ndarray, values: np.ndarray
-) -> list[ReportRow]:
-    """Every ordered pair of systems, on the cases (source ids) both were rated on."""
-    paired = sources != ""
-    if not paired.any():
-        return []
-    source_codes = np.unique(sources[paired], return_inverse=True)[1].ravel()
-    systems, values = systems[paired], values[paired]
-    rows = []
-    for system, over in itertools.permutations(sorted({s for s in systems if s}), 2):
-        first, second = likert.paired_by_source(source_codes, systems, values, system, over)
-        if first.size == 0:
-            continue
-        test = likert.wilcoxon_greater(first, second)
-        group = {"question": question, "system": system, "over": over}
-        rows.append(row("likert.wilcoxon", group, test, alternative="greater"))
-    return rows

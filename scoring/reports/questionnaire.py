@@ -1,7 +1,10 @@
 """A researcher's own questions: per question, the figures that fit its type.
 
-- ``scale``: mean with CI, pooled and per system; one-sided Wilcoxon signed-rank tests
-  between systems on paired cases (items sharing ``provenance.source_id``);
+- ``scale``: mean with a cluster-robust CI (items, or sources, and participants), pooled and
+  per system; per pair of systems on paired cases (items sharing ``provenance.source_id``)
+  the difference with its CI and a two-sided Wilcoxon signed-rank test (systems never on
+  the same case: on their items, with a Mann-Whitney test), Holm-adjusted over the
+  question's pairs (``stats.likert``, as for the likert kind);
 - ``choice`` and ``multi``: the share of each option, pooled and per system; a chi-square
   test of independence of system and answer (a multi: per option, chosen or not);
 - ``pick``: per system, how often its passage was picked (best, pairwise) or the MOST /
@@ -25,11 +28,13 @@ import numpy as np
 
 from stats import claim, likert
 from stats import ranking as bws
+from stats.clustered import case_codes, clustered_group_means, design_units
 from stats.estimate import Estimate
 from stats.groups import overall_mean
 from stats.sets import masi_alpha
 
 from .base import Comparisons, Field, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, mean_row, row
+from .scale import MEAN_NOTE, comparison_rows, pair_table
 
 TIE = "tie"  # as the kind stores a pairwise tie
 MAX_PASSAGES = 26  # as the kind allows (the letters A..Z)
@@ -56,6 +61,7 @@ class QuestionnaireReport(KindReport):
             ("questionnaire.mean",),
             ("question",),
             details=("sd",),
+            note=MEAN_NOTE,
         ),
         TableSpec(
             "Choice and multi questions: share of each option over all answers (95% CI)",
@@ -67,19 +73,9 @@ class QuestionnaireReport(KindReport):
             ("questionnaire.mean",),
             ("question", "system"),
             details=("sd",),
+            note=MEAN_NOTE,
         ),
-        TableSpec(
-            "Scale questions: paired comparisons "
-            "(one-sided Wilcoxon signed-rank: system rated higher than over)",
-            ("questionnaire.wilcoxon",),
-            ("question", "system", "over"),
-            details=("median_difference", "statistic"),
-            note="Pairs are cases (provenance.source_id) rated for both systems. Each pair once, in the "
-            "direction of the larger median difference.",
-            value_label="p",
-            pair=("system", "over"),
-            pair_prefer="median_difference",
-        ),
+        pair_table("questionnaire.difference", "cases"),
         TableSpec(
             "Choice and multi questions: share of each option per system (95% CI)",
             ("questionnaire.share",),
@@ -89,8 +85,9 @@ class QuestionnaireReport(KindReport):
             "Does the answer depend on the system? (chi-square test of independence)",
             ("questionnaire.chi_square",),
             ("question", "option"),
-            details=("statistic", "dof"),
+            details=("statistic", "dof", "p_holm"),
             value_label="p",
+            note="A multi question: a test per option, Holm-adjusted over the question's options.",
         ),
         TableSpec(
             "Pick questions: picked, MOST / LEAST, best-worst score and strength per system",
@@ -193,29 +190,22 @@ def _means(metric: str, group: dict, values: np.ndarray, label: str) -> list[Rep
 
 
 def _scale_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
+    """Means pooled and per system, clustered by item (or source) and participant, and the
+    paired comparisons of systems."""
     qid = question["id"]
     x = np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+    cases = case_codes(data.items["source"])
+    sources = cases[item]
+    participants = data.responses["participant"]
+    units = design_units(cases, np.arange(len(cases)))[item]
     rows = []
-    for group, mask in _by_system(systems):
-        rows += _means(
-            "questionnaire.mean", {"question": qid, **group}, x[mask], f"questionnaire.mean|{qid}|{group}"
-        )
-    return rows + _wilcoxon_rows(qid, data.items["source"][item], systems, x)
-
-
-def _wilcoxon_rows(qid: str, sources: np.ndarray, systems: np.ndarray, x: np.ndarray) -> list[ReportRow]:
-    paired = (sources != "") & (systems != "")
-    if not paired.any():
-        return []
-    codes = np.unique(sources[paired], return_inverse=True)[1].ravel()
-    rows = []
-    for system, over in itertools.permutations(sorted(set(systems[paired])), 2):
-        first, second = likert.paired_by_source(codes, systems[paired], x[paired], system, over)
-        if first.size:
-            test = likert.wilcoxon_greater(first, second)
-            group = {"question": qid, "system": system, "over": over}
-            rows.append(row("questionnaire.wilcoxon", group, test, alternative="greater"))
-    return rows
+    for mean in clustered_group_means(x, np.zeros(len(x), dtype=np.int8), units, participants):
+        rows.append(mean_row("questionnaire.mean", {"question": qid}, mean))
+    named = systems != ""
+    for mean in clustered_group_means(x[named], systems[named], units[named], participants[named]):
+        rows.append(mean_row("questionnaire.mean", {"question": qid, "system": mean.key[0]}, mean))
+    comparisons = likert.system_comparisons(x, systems, sources, participants, units)
+    return rows + comparison_rows("questionnaire", {"question": qid}, comparisons)
 
 
 # --- choice and multi -------------------------------------------------------------------------
@@ -223,10 +213,12 @@ def _wilcoxon_rows(qid: str, sources: np.ndarray, systems: np.ndarray, x: np.nda
 
 def _option_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
     """Share of each option among the answers (a multi: of answers choosing it among the
-    answers to the question), and the chi-square test of system × answer."""
+    answers to the question), and the chi-square test of system × answer (a multi: one per
+    option, Holm-adjusted over the question's options, a family of tests on one page)."""
     qid, multi = question["id"], question["type"] == "multi"
     answered = np.array([v is not None for v in values], dtype=bool)
     rows = []
+    option_tests = []
     for option in question["options"]:
         hit = np.array(
             [np.nan if v is None else float(option in v if multi else v == option) for v in values],
@@ -240,8 +232,8 @@ def _option_rows(question, values, item, passages, systems, data) -> list[Report
         if multi:
             known = answered & (systems != "")
             chosen = ["yes" if h == 1 else "no" for h in hit[known]]
-            test = claim.chi_square_independence(systems[known], chosen)
-            rows.append(row("questionnaire.chi_square", {"question": qid, "option": option}, test))
+            option_tests.append((option, claim.chi_square_independence(systems[known], chosen)))
+    rows += _holm_rows(qid, option_tests)
     if multi:
         chosen_sets = [set(v) for v in values if v is not None]
         alpha = masi_alpha(item[answered].tolist(), chosen_sets)
@@ -257,6 +249,17 @@ def _option_rows(question, values, item, passages, systems, data) -> list[Report
             )
         )
     return rows
+
+
+def _holm_rows(qid: str, option_tests: list[tuple[str, Estimate]]) -> list[ReportRow]:
+    """A multi question's chi-square rows, each with ``p_holm``: Holm over the options whose
+    test is defined."""
+    defined = [k for k, (_, test) in enumerate(option_tests) if test.defined]
+    adjusted = dict(zip(defined, bws.holm([option_tests[k][1].value for k in defined]), strict=True))
+    return [
+        row("questionnaire.chi_square", {"question": qid, "option": option}, test, p_holm=adjusted.get(k))
+        for k, (option, test) in enumerate(option_tests)
+    ]
 
 
 # --- pick ------------------------------------------------------------------------------------

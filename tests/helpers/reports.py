@@ -200,3 +200,56 @@ def report_row(rows: list[dict], metric: str, **group) -> dict:
     found = [r for r in rows if r["metric"] == metric and r["group"] == group]
     assert len(found) == 1, (metric, group, len(found))
     return found[0]
+
+
+# A Likert study whose cases differ a lot (every answer to a case shares the case's own
+# effect), three systems of which A is rated higher: the clustered intervals and the pair
+# table (tests/integration/test_clustered_reports.py, tests/browser/test_pair_table.py).
+CLUSTERED_SYSTEMS = ("A", "B", "C")
+CLUSTERED_CASES = 16
+CLUSTERED_RATERS = [f"r{k}" for k in range(8)]
+
+
+def clustered_answers() -> list[tuple[str, int, str, int]]:
+    """(rater, case, system, rating): each item rated by 3 of 8 raters; cases differ a lot
+    (sd 1.3) against the raters' own noise (sd 0.5); A is rated one point higher."""
+    rng = np.random.default_rng(12)
+    case_effect = rng.normal(0, 1.3, CLUSTERED_CASES)
+    shift = {"A": 1.0, "B": 0.0, "C": 0.0}
+    out = []
+    for case in range(CLUSTERED_CASES):
+        for system in CLUSTERED_SYSTEMS:
+            for rater in rng.choice(len(CLUSTERED_RATERS), 3, replace=False):
+                latent = 4 + case_effect[case] + shift[system] + rng.normal(0, 0.5)
+                out.append((CLUSTERED_RATERS[rater], case, system, int(np.clip(np.round(latent), 1, 7))))
+    return out
+
+
+def clustered_likert_study(slug: str = "clustered-likert", **fields):
+    """The study with ``clustered_answers`` stored (reports not computed)."""
+    study = StudyFactory(
+        kind="likert",
+        slug=slug,
+        config={"questions": [{"id": "edit", "text": "…", "passage": "main"}]},
+        **fields,
+    )
+    ItemFactory.from_specs(
+        study,
+        [
+            {
+                "external_id": f"{system}-{case}",
+                "payload": {"new_fact": "f", "old_facts": [], "main_passage": "p"},
+                "provenance": {"system": system, "source_id": f"case{case}"},
+            }
+            for system in CLUSTERED_SYSTEMS
+            for case in range(CLUSTERED_CASES)
+        ],
+    )
+    AnsweredResponseFactory.from_specs(
+        study,
+        [
+            {"participant": who, "item": f"{system}-{case}", "answer": {"ratings": {"edit": value}}}
+            for who, case, system, value in clustered_answers()
+        ],
+    )
+    return study

@@ -172,11 +172,14 @@ def test_scale_means_and_wilcoxon_against_numpy_and_scipy(page_study):
     }
     alpha = [case_mean[(c, "alpha")] for c in range(CASES)]
     beta = [case_mean[(c, "beta")] for c in range(CASES)]
-    expected = stats.wilcoxon(alpha, beta, alternative="greater", method="approx")
+    expected = stats.wilcoxon(alpha, beta, alternative="two-sided", method="approx")
     found = figure(study, "questionnaire.wilcoxon", question="fluency", system="alpha", over="beta")
     assert found.n == CASES and found.details["statistic"] == pytest.approx(expected.statistic)
-    exact_or_approx = stats.wilcoxon(alpha, beta, alternative="greater", method=found.details["method"])
+    exact_or_approx = stats.wilcoxon(alpha, beta, alternative="two-sided", method=found.details["method"])
     assert found.value == pytest.approx(exact_or_approx.pvalue)
+    assert found.details["alternative"] == "two-sided"
+    # two systems: one comparison, so Holm leaves the p as it is
+    assert found.details["p_holm"] == pytest.approx(found.value)
 
 
 def test_option_shares_and_chi_square_against_counts_and_scipy(page_study):
@@ -204,6 +207,34 @@ def test_option_shares_and_chi_square_against_counts_and_scipy(page_study):
     assert found.value == pytest.approx(expected.pvalue) and found.details["statistic"] == pytest.approx(
         expected.statistic
     )
+
+
+def test_a_multi_question_s_option_tests_are_holm_adjusted_over_its_options(page_study):
+    """Each option of a multi question gets a chi-square test: one family on the page, so
+    each carries its Holm-adjusted p (as statsmodels adjusts the options' p-values)."""
+    from statsmodels.stats.multitest import multipletests
+
+    study, answers = page_study
+    raw = []
+    for option in ("grammar", "facts"):
+        table = np.array(
+            [
+                [
+                    sum(
+                        1
+                        for (_, i), a in answers.items()
+                        if system_of(i) == s and (option in a["flaws"]) == chosen
+                    )
+                    for chosen in (False, True)
+                ]
+                for s in ("alpha", "beta")
+            ]
+        )
+        raw.append(stats.chi2_contingency(table, correction=False).pvalue)
+    adjusted = multipletests(raw, method="holm")[1]
+    for option, p, p_holm in zip(("grammar", "facts"), raw, adjusted, strict=True):
+        found = figure(study, "questionnaire.chi_square", question="flaws", option=option)
+        assert found.value == pytest.approx(p) and found.details["p_holm"] == pytest.approx(p_holm)
 
 
 def test_sentence_f1_against_plain_set_f1(page_study):

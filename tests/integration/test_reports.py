@@ -195,10 +195,14 @@ def test_likert_means_paired_tests_and_alpha_per_question():
     test = get(found, "likert.wilcoxon", question="edit", system="ROME", over="FT")
     # ties among the differences: the normal approximation, as SciPy computes it
     assert test.details["method"] == "asymptotic"
-    expected = stats.wilcoxon(per_case["ROME"], per_case["FT"], alternative="greater", method="asymptotic")
+    expected = stats.wilcoxon(per_case["ROME"], per_case["FT"], alternative="two-sided", method="asymptotic")
     assert test.value == pytest.approx(expected.pvalue)
     assert test.n == 12 and test.value < 0.01
-    assert get(found, "likert.wilcoxon", question="edit", system="FT", over="ROME").value > 0.5
+    # two-sided: the same p both ways; the direction is the difference's sign
+    assert get(found, "likert.wilcoxon", question="edit", system="FT", over="ROME").value == test.value
+    difference = get(found, "likert.difference", question="edit", system="ROME", over="FT")
+    assert difference.value == pytest.approx(np.mean(per_case["ROME"]) - np.mean(per_case["FT"]))
+    assert difference.ci_low <= difference.value <= difference.ci_high and difference.value > 0
     matrix = np.full((3, 24), np.nan)
     items = [f"{s}-{c}" for s in ("ROME", "FT") for c in range(12)]
     for r in rows:

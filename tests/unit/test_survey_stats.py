@@ -8,7 +8,7 @@ from stats import bootstrap, claim, likert, similarity, simulation
 from stats.groups import grouped_means
 
 
-def test_likert_pairs_average_each_system_per_case_then_test_one_sided():
+def test_likert_pairs_average_each_system_per_case_then_test_two_sided():
     sources = [0, 0, 0, 1, 1, 2, 2, 3]
     systems = ["ROME", "ROME", "FT", "ROME", "FT", "ROME", "FT", "FT"]
     values = [7, 5, 3, 6, 6, 5, 2, 4]
@@ -17,13 +17,16 @@ def test_likert_pairs_average_each_system_per_case_then_test_one_sided():
     rng = np.random.default_rng(0)
     a = rng.integers(1, 8, 40).astype(float)
     b = np.clip(a - rng.integers(0, 3, 40), 1, 7)
-    test = likert.wilcoxon_greater(a, b)
+    test = likert.wilcoxon_signed_rank(a, b)
     assert test.value == pytest.approx(
-        stats.wilcoxon(a, b, alternative="greater", method="asymptotic").pvalue
+        stats.wilcoxon(a, b, alternative="two-sided", method="asymptotic").pvalue
     )
-    assert test.value < 0.05 and test.n == 40
-    assert likert.wilcoxon_greater(b, a).value > 0.5
-    assert np.isnan(likert.wilcoxon_greater([3, 4], [3, 4]).value)
+    assert test.value < 0.05 and test.n == 40 and test.details["alternative"] == "two-sided"
+    # two-sided: the same p either way round, the direction in the median difference
+    reverse = likert.wilcoxon_signed_rank(b, a)
+    assert reverse.value == pytest.approx(test.value)
+    assert reverse.details["median_difference"] == -test.details["median_difference"]
+    assert np.isnan(likert.wilcoxon_signed_rank([3, 4], [3, 4]).value)
 
 
 def test_claim_evidence_f1_between_annotators_and_chi_square():
@@ -108,8 +111,8 @@ def test_grouped_means_per_key_combination():
 def test_wilcoxon_uses_the_exact_distribution_when_it_can():
     first = [5.0, 6.5, 7.25, 4.0, 6.0, 3.5, 6.75]
     second = [4.0, 4.0, 6.0, 4.6, 3.25, 3.0, 6.0]
-    test = likert.wilcoxon_greater(first, second)
+    test = likert.wilcoxon_signed_rank(first, second)
     assert test.details["method"] == "exact"
     assert test.value == pytest.approx(
-        stats.wilcoxon(first, second, alternative="greater", method="exact").pvalue
+        stats.wilcoxon(first, second, alternative="two-sided", method="exact").pvalue
     )
