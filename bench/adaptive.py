@@ -50,7 +50,7 @@ from stats.adaptive import (
     nominal_uncertainty,
     pair_uncertainty,
 )
-from stats.planning import Answers, cheapest, power_table
+from stats.planning import ITEMS, Answers, cheapest, power_table
 from stats.ranking import bradley_terry
 
 LABELS = 3
@@ -382,8 +382,9 @@ class PowerRow:
     the rule reached: ``power`` (the share of runs that stopped, on the right side) and
     ``answers`` (mean answers per system at the stop, ``MOST / 2`` for a run that never
     stopped) against ``fixed`` (answers per system of the cheapest design of
-    ``stats.planning.power_table`` with at least that power; None: no design of the grid has
-    it) and ``fixed_default`` (the same on ``plan``'s own grid of items and answers per item)."""
+    ``stats.planning.power_table`` with at least that power, or ``HIGHEST_POWER``; None: no
+    design of the grid has it) and ``fixed_default`` (the same on ``plan``'s own grid of items
+    and answers per item). The saving is against the cheaper of the two."""
 
     item_sd: float
     difference: float
@@ -395,7 +396,10 @@ class PowerRow:
     fixed_default: int | None
 
 
-FINE_ITEMS = tuple(range(10, 410, 10))
+FINE_ITEMS = tuple(sorted(set(range(10, 410, 10)) | set(ITEMS)))
+# The power the fixed design must reach: the rule's, at most this (a rule that stopped in every
+# run has a power near 1, which no finite simulation of a fixed design can certify as reached)
+HIGHEST_POWER = 0.99
 
 
 def scale_difference(item_sd: float, difference: float, draws: int = 400_000) -> float:
@@ -435,29 +439,69 @@ def power_row(item_sd: float, difference: float, runs: int, items: int = 200, se
     fixed = []
     for grid in ({"items": FINE_ITEMS, "answers_per_item": (1, 2, 3, 5)}, {}):
         table = power_table(first, second, difference=effect, paired=False, alpha=ALPHA, seed=seed, **grid)
-        chosen = cheapest(table, power)
+        chosen = cheapest(table, min(power, HIGHEST_POWER))
         fixed.append(None if chosen is None else chosen.answers // 2)
     return PowerRow(item_sd, difference, effect, runs, power, float(np.mean(given)) / 2, *fixed)
 
 
 def print_power_rows(rows: list[PowerRow]) -> None:
     print(
-        "| item sd | difference (1-7 scale) | runs | rule: power by 400 answers/system | rule: mean answers/system "
-        "| fixed design of that power (plan, items every 10) | on plan's default grid | rule saves |"
+        "| item sd | difference (1-7 scale) | runs | rule: power by 400 answers/system "
+        "| rule: mean answers/system | fixed design of that power (plan, items every 10) "
+        "| on plan's default grid | rule saves |"
     )
     print("|---|---|---|---|---|---|---|---|")
     for row in rows:
         fixed = "—" if row.fixed is None else str(row.fixed)
         default = "—" if row.fixed_default is None else str(row.fixed_default)
-        saves = "—" if row.fixed is None else f"{1 - row.answers / row.fixed:+.0%}"
+        designs = [answers for answers in (row.fixed, row.fixed_default) if answers is not None]
+        saves = f"{1 - row.answers / min(designs):+.0%}" if designs else "—"
         print(
-            f"| {row.item_sd:g} | {row.scale_difference:.2f} | {row.runs} | {row.power:.3f} | {row.answers:.0f} "
-            f"| {fixed} | {default} | {saves} |"
+            f"| {row.item_sd:g} | {row.scale_difference:.2f} | {row.runs} | {row.power:.3f} "
+            f"| {row.answers:.0f} | {fixed} | {default} | {saves} |"
         )
+
+
+def stopping_tables(runs: int, adaptive_runs: int, power_runs: int) -> None:
+    """Part C's three tables: false stops (no difference), stops on a difference (both rules),
+    and the rule's answers against the fixed design of the same power."""
+    print(f"\nC. Stopping rule: false stops (no difference; uniform {runs} runs, adaptive {adaptive_runs})")
+    print_stopping_rows(
+        [
+            stopping_row(assignment, item_sd, items, 0.0, runs if assignment == "uniform" else adaptive_runs)
+            for assignment in ("uniform", "adaptive")
+            for item_sd in (0.0, 0.6)
+            for items in (10, 40)
+        ]
+    )
+    print("\nC. Stopping rule: stops on a difference (40 items per system)")
+    print_stopping_rows(
+        [
+            stopping_row(
+                assignment,
+                item_sd,
+                40,
+                difference,
+                runs // 2 if assignment == "uniform" else adaptive_runs // 2,
+            )
+            for assignment in ("uniform", "adaptive")
+            for item_sd in (0.0, 0.6)
+            for difference in (0.3, 0.6)
+        ]
+    )
+    print("\nC. Stopping rule against the fixed design plan picks (200 items per system, answered in turn)")
+    print_power_rows(
+        [
+            power_row(item_sd, difference, power_runs)
+            for item_sd in (0.0, 0.6)
+            for difference in (0.3, 0.45, 0.6, 0.9)
+        ]
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--part", choices=("all", "savings", "stopping"), default="all")
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--systems", type=int, default=8)
@@ -466,17 +510,25 @@ def main() -> None:
     parser.add_argument("--min", type=int, default=2, dest="minimum")
     parser.add_argument("--cap", type=int, default=10)
     parser.add_argument("--every", type=int, default=20, help="answers between two recomputes")
+    parser.add_argument("--stopping-runs", type=int, default=1000, help="C: runs per uniform row")
+    parser.add_argument("--adaptive-stopping-runs", type=int, default=400, help="C: runs per adaptive row")
+    parser.add_argument("--power-runs", type=int, default=400, help="C: runs per row against plan")
     args = parser.parse_args()
-    design = Design(args.items, args.answers, args.minimum, args.cap, args.every)
-    print(
-        f"{args.items} items, uniform at {args.answers} answers per item against adaptive "
-        f"(minimum {args.minimum}, cap {args.cap}, priorities recomputed every {args.every} answers)"
-    )
-    report("labels", savings(lambda rng: LabelStudy(args.items, rng), design, args.seeds))
-    report(
-        "system ranking",
-        savings(lambda rng: PairStudy(args.items, args.systems, rng, args.item_effect), design, args.seeds),
-    )
+    if args.part in ("all", "savings"):
+        design = Design(args.items, args.answers, args.minimum, args.cap, args.every)
+        print(
+            f"{args.items} items, uniform at {args.answers} answers per item against adaptive "
+            f"(minimum {args.minimum}, cap {args.cap}, priorities recomputed every {args.every} answers)"
+        )
+        report("labels", savings(lambda rng: LabelStudy(args.items, rng), design, args.seeds))
+        report(
+            "system ranking",
+            savings(
+                lambda rng: PairStudy(args.items, args.systems, rng, args.item_effect), design, args.seeds
+            ),
+        )
+    if args.part in ("all", "stopping"):
+        stopping_tables(args.stopping_runs, args.adaptive_stopping_runs, args.power_runs)
 
 
 if __name__ == "__main__":

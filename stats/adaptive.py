@@ -192,7 +192,7 @@ def mean_sequence(
     still give a finite interval; without it, answers without variation give the whole line."""
     values = np.asarray(values, dtype=np.float64)
     n = values.size
-    sd = max(float(values.std(ddof=1)) if n > 1 else 0.0, spread_floor(span, n))
+    sd = math.sqrt(answer_variance(values, span))
     if n < 2 or not sd > 0:
         mean = float(values.mean()) if n else math.nan
         return Look(mean, -math.inf, math.inf, n)
@@ -252,31 +252,40 @@ def difference_sequence(
     if min(items) < 2:
         return Look(estimate, -math.inf, math.inf, sum(answers), answers, items)
     variance = sum(
-        max(float(side.var(ddof=1)) / side.size, spread_floor(span, np.size(values)) ** 2 / np.size(values))
-        for side, values in zip(means, (first, second), strict=True)
+        _mean_variance(side, values, span) for side, values in zip(means, (first, second), strict=True)
     )
     if not variance > 0:
         return Look(estimate, -math.inf, math.inf, sum(answers), answers, items)
     # The mixture is tuned in answers: tightest when the information reaches that of
     # ``tightest_at`` independent answers per system with the spread the answers show.
-    spread = sum(
-        max(
-            float(np.var(values, ddof=1)) if np.size(values) > 1 else 0.0,
-            spread_floor(span, np.size(values)) ** 2,
-        )
-        for values in (first, second)
-    )
+    spread = answer_variance(first, span) + answer_variance(second, span)
     tightest_information = tightest_at / spread if spread > 0 else 1 / variance
     radius = mixture_radius(1 / variance, tightest_information, alpha)
     return Look(estimate, estimate - radius, estimate + radius, sum(answers), answers, items)
 
 
+def answer_variance(values: np.ndarray, span: float) -> float:
+    """The answers' sample variance, at least ``spread_floor(span, n)²`` (0 below two answers
+    and no span)."""
+    n = np.size(values)
+    return max(float(np.var(values, ddof=1)) if n > 1 else 0.0, spread_floor(span, n) ** 2)
+
+
+def _mean_variance(item_means: np.ndarray, values: np.ndarray, span: float) -> float:
+    """The cluster-robust variance of one system's mean of item means (the item means'
+    variance over their number), at least what ``mean_sequence`` gives its ``n`` answers when
+    they all agree (``spread_floor(span, n)² / n``)."""
+    n = np.size(values)
+    return max(float(item_means.var(ddof=1)) / item_means.size, spread_floor(span, n) ** 2 / n)
+
+
 def mixture_radius(information: float, tightest_information: float, alpha: float) -> float:
     """The radius of the two-sided normal-mixture confidence sequence at level ``1 - alpha``
-    of an estimate whose variance is ``1 / information`` (Waudby-Smith, Arnold, Ramdas et
-    al. 2021, eq. (15) with the sum of ``t`` observations of variance σ² written through
-    the information ``I = t / σ²``): ``sqrt(2 (I ρ² + 1) / (I ρ)² log(sqrt(I ρ² + 1) / alpha))``,
-    ``ρ²`` chosen so that the radius is smallest near ``tightest_information``."""
+    of an estimate whose variance is ``1 / information``: Waudby-Smith, Arnold, Ramdas et
+    al.'s (2021) two-sided asymptotic sequence with Robbins' normal mixture, for the mean of
+    ``t`` observations of variance σ², written through the information ``I = t / σ²``:
+    ``sqrt(2 (I ρ² + 1) / (I² ρ²) log(sqrt(I ρ² + 1) / alpha))``, with their choice of ``ρ²``
+    that makes the radius smallest near ``tightest_information``."""
     rho2 = (-2 * math.log(alpha) + math.log(-2 * math.log(alpha) + 1)) / tightest_information
     scaled = information * rho2
     return math.sqrt(2 * (scaled + 1) / (information * scaled) * math.log(math.sqrt(scaled + 1) / alpha))
