@@ -27,7 +27,15 @@ reaches the target, looked at equally often (every items / 20 answers), up to ``
 answers; the saving is 1 − adaptive's answers / uniform's, printed as its mean and its 10th
 and 90th percentiles over the seeds.
 
-    .venv/bin/python bench/adaptive.py [--seeds 200] [--items 200] [--answers 5]
+  C. The stopping rule (``--part stopping``): two systems on a 1-7 scale (``RatedStudy``),
+     items answered in turn or by the adaptive pick, a look every 20 answers up to 400 per
+     system. Three tables: how often the rule stops with no difference (false stops) and
+     with one, for the rule now (``stats.adaptive.difference_sequence``: one sequence on the
+     difference of item means at alpha) and the rule before issue 37 (one sequence per
+     system's answers at alpha / 2); and the rule's mean answers against the fixed design
+     ``plan`` picks for the same power (``stats.planning.power_table`` on a large pilot).
+
+    .venv/bin/python bench/adaptive.py [--part all|savings|stopping] [--seeds 200] [--items 200] [--answers 5]
 """
 
 from __future__ import annotations
