@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
 from stats.adaptive import (
     comparison_priorities,
@@ -220,15 +221,25 @@ def _papers_radius(t: float, sigma: float, alpha: float, t_star: float) -> float
     )
 
 
+def _on_students_scale(radius: float, standard_error: float, freedom: float) -> float:
+    """A normal boundary of ``radius`` moved to Student's t of ``freedom`` degrees of freedom
+    at the same tail share (the sequence's small-sample correction)."""
+    multiplier = radius / standard_error
+    return standard_error * scipy_stats.t.ppf(scipy_stats.norm.cdf(multiplier), freedom)
+
+
 def test_with_independent_answers_the_interval_is_the_papers_sequence_on_the_difference_at_alpha():
     """One sequence at alpha on the difference, not one per system at alpha / 2: with n
     independent answers per system the radius is the paper's for n observations of the
-    paired difference's spread sqrt(s_A² + s_B²)."""
+    paired difference's spread sqrt(s_A² + s_B²), on Student's t scale with Welch's degrees
+    of freedom (scipy's Welch test gives them)."""
     rng = np.random.default_rng(3)
     first, second = rng.normal(0.4, 1.0, 150), rng.normal(0.0, 1.5, 150)
     look = _independent(first, second, 0.05)
     sigma = math.sqrt(first.var(ddof=1) + second.var(ddof=1))
-    radius = _papers_radius(150, sigma, 0.05, 200)
+    welch = scipy_stats.ttest_ind(first, second, equal_var=False)
+    radius = _on_students_scale(_papers_radius(150, sigma, 0.05, 200), sigma / math.sqrt(150), welch.df)
+    assert radius == pytest.approx(_papers_radius(150, sigma, 0.05, 200), rel=0.03)  # 298 df: nearly normal
     assert look.estimate == pytest.approx(first.mean() - second.mean())
     assert look.high - look.estimate == pytest.approx(radius, rel=1e-9)
     assert look.estimate - look.low == pytest.approx(radius, rel=1e-9)
@@ -255,7 +266,10 @@ def test_items_answered_many_times_count_once_each():
     answers_spread = math.sqrt(values["A"].var(ddof=1) + values["B"].var(ddof=1))
     # the information 1 / variance, as many independent answers per system as give it
     equivalent = answers_spread**2 / variance
-    radius = _papers_radius(equivalent, answers_spread, 0.05, 200)
+    freedom = scipy_stats.ttest_ind(by_item["A"], by_item["B"], equal_var=False).df
+    normal = _papers_radius(equivalent, answers_spread, 0.05, 200)
+    radius = _on_students_scale(normal, math.sqrt(variance), freedom)
+    assert radius > 2 * normal  # four items per system: a variance of six degrees of freedom
     assert look.estimate == pytest.approx(estimate)
     assert look.high - look.estimate == pytest.approx(radius, rel=1e-9)
     assert (look.counts, look.items) == ((120, 120), (4, 4))
