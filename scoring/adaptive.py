@@ -49,9 +49,10 @@ STOPPING_TABLE = TableSpec(
     "Stopping rule: the difference now, with its confidence sequence",
     (STOPPING_METRIC,),
     ("question", "system", "over"),
-    details=("n_first", "n_second", "looks", "alpha", "rule", "met"),
-    note="The first system's mean less the second's over the answers that count; the interval holds "
-    'at every look together (docs/statistics.md, "Adaptive collection"). n: answers of both systems; '
+    details=("n_first", "n_second", "items_first", "items_second", "looks", "alpha", "rule", "met"),
+    note="The mean of the first system's item means less the second's over the answers that count; "
+    "the interval holds at every look together and counts each item once however often it was "
+    'answered (docs/statistics.md, "Adaptive collection"). n: answers of both systems; '
     "looks: recomputes that measured it.",
 )
 
@@ -128,7 +129,8 @@ def write_priorities(study: Study, external_ids: np.ndarray, priorities: np.ndar
 
 def stop_look(data: StudyData, rule: StopRule) -> Look | None:
     """The confidence sequence of the first system's mean less the second's on the rule's
-    question, from the answers in ``data``; None while the question has no answers yet
+    question (means of item means: ``stats.adaptive.difference_sequence``), from the answers
+    in ``data``; None while the question has no answers yet
     or the items carry no system."""
     if SYSTEM not in data.items:
         return None
@@ -137,11 +139,14 @@ def stop_look(data: StudyData, rule: StopRule) -> Look | None:
     except InputError:
         return None
     systems = data.items[SYSTEM][item].astype(str)
-    first, second = values[systems == rule.first], values[systems == rule.second]
+    first, second = systems == rule.first, systems == rule.second
     # the range the question's answers took in the study (every system): the scale's width as
     # far as the answers show it, which keeps answers that all agree from a certain interval
     span = float(values.max() - values.min()) if values.size else 0.0
-    return difference_sequence(first, second, rule.alpha, span=span)
+    # by item: an item's answers are one draw of its system's items, however many there are
+    return difference_sequence(
+        values[first], item[first], values[second], item[second], rule.alpha, span=span
+    )
 
 
 def _met(look: Look, rule: StopRule) -> bool:
@@ -164,6 +169,7 @@ def stopping_row(look: Look | None, rule: StopRule, looks: int) -> ReportRow:
         reason = f"no answers that count to {rule.question!r} of items with a system yet"
         return ReportRow(STOPPING_METRIC, group, None, 0, details={**details, "met": False, "reason": reason})
     n_first, n_second = look.counts
+    items_first, items_second = look.items
     met = _met(look, rule)
     # ``row`` stores an infinite bound (too few answers) as empty
     estimate = Estimate(look.estimate, n=look.n)
@@ -174,6 +180,8 @@ def stopping_row(look: Look | None, rule: StopRule, looks: int) -> ReportRow:
         Interval(look.low, look.high, "confidence sequence"),
         n_first=n_first,
         n_second=n_second,
+        items_first=items_first,
+        items_second=items_second,
         met=met,
         **details,
     )

@@ -15,6 +15,8 @@ from annotation.models import Item, Participant, Study
 from annotation.services.assignment import _pick_statement, assign_next_item
 from annotation.services.studies import load_study_file
 from annotation.services.submission import submit_response
+from scoring.adaptive import STOPPING_METRIC
+from scoring.models import Report
 from scoring.services import compute_study_reports
 from tests.conftest import claim_study_file
 from tests.helpers.adaptive import answer_all, likert_study_file
@@ -189,3 +191,51 @@ def test_answers_that_all_agree_close_the_study_through_computereports(enrolled)
     details = study.closed_details
     assert details["difference"] == pytest.approx(6.0)
     assert 0 < details["ci_low"] < 6.0 < details["ci_high"] < 12.0
+
+
+def _answer_by_item(study: Study, enrolled, ratings: dict[str, list[int]]) -> None:
+    """Participants answer until no page is left, each item's ratings in turn (by external id)."""
+    turn = dict.fromkeys(ratings, 0)
+    while True:
+        participant = enrolled(study)
+        pages = 0
+        while (page := assign_next_item(participant=participant, study=study)) is not None:
+            name = page.item.external_id
+            submit_response(assignment=page, answer={"ratings": {"quality": ratings[name][turn[name] % 2]}})
+            turn[name] += 1
+            pages += 1
+        if not pages:
+            return
+
+
+def test_a_clear_difference_closes_the_study_through_computereports(enrolled):
+    stop = {"question": "quality", "systems": ["A", "B"], "ci_excludes_zero": True}
+    study = load_study_file(likert_study_file(stop)).study
+    answer_all(study, enrolled, {"A": [6, 7, 5], "B": [2, 1, 3]})
+    call_command("computereports", study.slug, stdout=io.StringIO())
+    study.refresh_from_db()
+    assert study.closed_because == Study.ClosedBecause.STOPPING_RULE
+    assert study.closed_details["ci_low"] > 0
+
+
+def test_few_items_answered_many_times_do_not_close_the_study_on_their_own_differences(enrolled):
+    """Three items per system answered 30 times each; A's items average 5.5, 6.5 and 6.5,
+    B's 3.5, 4.5 and 5.5: the systems' items overlap, and with three of each the difference
+    (1.67) is weak evidence that the systems differ (even a single t-test on the six item
+    means gives p = 0.07). Counting the 90 answers per system as independent (the rule until
+    issue 37) closed this study; counted once per item, the rule waits for more items."""
+    data = likert_study_file({"question": "quality", "systems": ["A", "B"], "ci_excludes_zero": True})
+    data["items"] = data["items"][:6]
+    data["annotations_per_item"] = 30
+    study = load_study_file(data).study
+    centre = {"p1": 5, "p3": 6, "p5": 7, "p0": 3, "p2": 4, "p4": 5}
+    _answer_by_item(
+        study, enrolled, {name: [mean, mean - 1 if mean == 7 else mean + 1] for name, mean in centre.items()}
+    )
+    call_command("computereports", study.slug, stdout=io.StringIO())
+    study.refresh_from_db()
+    assert study.status == Study.Status.LIVE and study.closed_because == ""
+    stored = Report.objects.get(study=study, metric=STOPPING_METRIC, population="passed")
+    assert stored.details["n_first"] == stored.details["n_second"] == 90
+    assert stored.details["items_first"] == stored.details["items_second"] == 3
+    assert stored.details["met"] is False and stored.ci_low < 0 < stored.ci_high

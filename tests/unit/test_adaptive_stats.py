@@ -12,12 +12,14 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
 from stats.adaptive import (
     comparison_priorities,
     difference_sequence,
     item_priorities,
     mean_sequence,
+    mixture_radius,
     nominal_uncertainty,
     pair_uncertainty,
     scale_uncertainty,
@@ -25,6 +27,11 @@ from stats.adaptive import (
 )
 
 RUNS, LOOK_EVERY, MOST = 300, 10, 400
+
+
+def _independent(first: np.ndarray, second: np.ndarray, alpha: float, **options):
+    """The difference's sequence when every answer is an item of its own (independent answers)."""
+    return difference_sequence(first, np.arange(len(first)), second, np.arange(len(second)), alpha, **options)
 
 
 def test_an_unanswered_item_is_unsettled_and_agreement_settles_it():
@@ -117,7 +124,7 @@ def test_a_settled_comparison_outweighs_the_items_own_split_votes():
 def test_the_sequence_is_the_whole_line_until_it_can_say_something():
     assert math.isinf(mean_sequence(np.array([3.0]), 0.05).width)
     assert math.isinf(mean_sequence(np.array([3.0, 3.0]), 0.05).width)
-    one_each = difference_sequence(np.array([5.0]), np.array([1.0]), 0.05)
+    one_each = _independent(np.array([5.0]), np.array([1.0]), 0.05)
     assert not settled(one_each, excludes_zero=True, width=1)
 
 
@@ -126,12 +133,12 @@ def test_answers_that_all_agree_give_a_finite_interval_on_a_known_scale(n):
     """Every rating of A a 7 and of B a 1 (a 6-point-wide scale): the sample variance is 0,
     which used to leave the interval the whole line for ever; the floor keeps it finite,
     around the difference, and narrowing as answers come in."""
-    look = difference_sequence(np.full(n, 7.0), np.full(n, 1.0), 0.05, span=6.0)
+    look = _independent(np.full(n, 7.0), np.full(n, 1.0), 0.05, span=6.0)
     assert math.isfinite(look.low) and math.isfinite(look.high)
     assert look.low < 6.0 < look.high
     if n >= 10:
         assert look.excludes_zero()
-    wider = difference_sequence(np.full(n // 2 + 1, 7.0), np.full(n // 2 + 1, 1.0), 0.05, span=6.0)
+    wider = _independent(np.full(n // 2 + 1, 7.0), np.full(n // 2 + 1, 1.0), 0.05, span=6.0)
     assert wider.width >= look.width
 
 
@@ -151,7 +158,7 @@ def _false_stops_on_a_skewed_scale(runs: int = 300) -> float:
     for _ in range(runs):
         draws = [np.where(rng.random(MOST) < 0.95, 7.0, rng.integers(1, 8, MOST)) for _ in range(2)]
         for n in range(LOOK_EVERY, MOST + 1, LOOK_EVERY):
-            if difference_sequence(draws[0][:n], draws[1][:n], 0.05, span=6.0).excludes_zero():
+            if _independent(draws[0][:n], draws[1][:n], 0.05, span=6.0).excludes_zero():
                 stops += 1
                 break
     return stops / runs
@@ -175,7 +182,7 @@ def _false_stops(interval) -> float:
 
 
 def _sequence(first, second):
-    look = difference_sequence(first, second, 0.05)
+    look = _independent(first, second, 0.05)
     return look.low, look.high
 
 
@@ -196,8 +203,102 @@ def test_a_plain_interval_looked_at_as_often_would_stop_far_too_often():
 def test_a_real_difference_stops_and_a_narrow_enough_interval_stops():
     rng = np.random.default_rng(7)
     first, second = rng.normal(0.5, 1, 400), rng.normal(0.0, 1, 400)
-    look = difference_sequence(first, second, 0.05)
+    look = _independent(first, second, 0.05)
     assert look.excludes_zero() and settled(look, excludes_zero=True, width=None)
     assert look.low < 0.5 < look.high
     assert settled(look, excludes_zero=False, width=look.width + 0.01)
     assert not settled(look, excludes_zero=False, width=look.width - 0.01)
+
+
+def _papers_radius(t: float, sigma: float, alpha: float, t_star: float) -> float:
+    """Waudby-Smith, Arnold, Ramdas et al. (2021), the two-sided asymptotic confidence
+    sequence (Robbins' normal mixture) for the mean of ``t`` observations of standard
+    deviation ``sigma``: sqrt(2 (t ρ² σ² ... written out here as in the paper, with ρ chosen
+    by their rule for tightness at ``t_star`` observations."""
+    rho = math.sqrt((-2 * math.log(alpha) + math.log(-2 * math.log(alpha) + 1)) / t_star)
+    return sigma * math.sqrt(
+        2 * (t * rho**2 + 1) / (t**2 * rho**2) * math.log(math.sqrt(t * rho**2 + 1) / alpha)
+    )
+
+
+def _on_students_scale(radius: float, standard_error: float, freedom: float) -> float:
+    """A normal boundary of ``radius`` moved to Student's t of ``freedom`` degrees of freedom
+    at the same tail share (the sequence's small-sample correction)."""
+    multiplier = radius / standard_error
+    return standard_error * scipy_stats.t.ppf(scipy_stats.norm.cdf(multiplier), freedom)
+
+
+def test_with_independent_answers_the_interval_is_the_papers_sequence_on_the_difference_at_alpha():
+    """One sequence at alpha on the difference, not one per system at alpha / 2: with n
+    independent answers per system the radius is the paper's for n observations of the
+    paired difference's spread sqrt(s_A² + s_B²), on Student's t scale with Welch's degrees
+    of freedom (scipy's Welch test gives them)."""
+    rng = np.random.default_rng(3)
+    first, second = rng.normal(0.4, 1.0, 150), rng.normal(0.0, 1.5, 150)
+    look = _independent(first, second, 0.05)
+    sigma = math.sqrt(first.var(ddof=1) + second.var(ddof=1))
+    welch = scipy_stats.ttest_ind(first, second, equal_var=False)
+    radius = _on_students_scale(_papers_radius(150, sigma, 0.05, 200), sigma / math.sqrt(150), welch.df)
+    assert radius == pytest.approx(_papers_radius(150, sigma, 0.05, 200), rel=0.03)  # 298 df: nearly normal
+    assert look.estimate == pytest.approx(first.mean() - second.mean())
+    assert look.high - look.estimate == pytest.approx(radius, rel=1e-9)
+    assert look.estimate - look.low == pytest.approx(radius, rel=1e-9)
+    two_halves = mean_sequence(first, 0.025).width + mean_sequence(second, 0.025).width
+    assert look.width < 0.8 * two_halves  # the rule before this one: narrower by a fifth at least
+
+
+def test_items_answered_many_times_count_once_each():
+    """Four items per system, each answered 30 times: the estimate is the mean of item means,
+    and the interval is the paper's sequence with the items' spread over four items (worked
+    out here by hand), far wider than if the 120 answers were independent."""
+    rng = np.random.default_rng(5)
+    item_means = {"A": [5.0, 6.0, 6.5, 4.0], "B": [4.0, 5.5, 3.0, 5.0]}
+    values, items = {}, {}
+    for system, means in item_means.items():
+        items[system] = np.repeat(np.arange(4), [30, 20, 40, 30])
+        values[system] = np.array(means)[items[system]] + rng.normal(0, 1, items[system].size)
+    look = difference_sequence(values["A"], items["A"], values["B"], items["B"], 0.05, span=6.0)
+    by_item = {
+        system: [values[system][items[system] == item].mean() for item in range(4)] for system in ("A", "B")
+    }
+    estimate = sum(by_item["A"]) / 4 - sum(by_item["B"]) / 4
+    variance = (np.var(by_item["A"], ddof=1) + np.var(by_item["B"], ddof=1)) / 4
+    answers_spread = math.sqrt(values["A"].var(ddof=1) + values["B"].var(ddof=1))
+    # the information 1 / variance, as many independent answers per system as give it
+    equivalent = answers_spread**2 / variance
+    freedom = scipy_stats.ttest_ind(by_item["A"], by_item["B"], equal_var=False).df
+    normal = _papers_radius(equivalent, answers_spread, 0.05, 200)
+    radius = _on_students_scale(normal, math.sqrt(variance), freedom)
+    assert radius > 2 * normal  # four items per system: a variance of six degrees of freedom
+    assert look.estimate == pytest.approx(estimate)
+    assert look.high - look.estimate == pytest.approx(radius, rel=1e-9)
+    assert (look.counts, look.items) == ((120, 120), (4, 4))
+    as_if_independent = _independent(values["A"], values["B"], 0.05, span=6.0)
+    assert look.width > 2 * as_if_independent.width
+
+
+def test_the_mixture_boundary_holds_at_every_step_of_a_random_walk_at_most_alpha_of_the_time():
+    """A Monte Carlo check of ``mixture_radius`` on its own: 4,000 standard normal random
+    walks of 2,000 steps (information t at step t); the share that ever leaves ±t·radius(t)
+    is at most alpha (plus three Monte Carlo standard errors)."""
+    rng = np.random.default_rng(2026)
+    steps = np.arange(1, 2001)
+    bound = steps * np.array([mixture_radius(float(t), 200.0, 0.05) for t in steps])
+    crossed = 0
+    for _ in range(4):
+        walks = np.cumsum(rng.standard_normal((1000, steps.size)), axis=1)
+        crossed += int(np.any(np.abs(walks) >= bound, axis=1).sum())
+    assert crossed / 4000 <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 4000)
+    assert crossed > 0  # a boundary that is never reached would pass for any alpha
+
+
+def test_items_answered_many_times_that_all_agree_still_stop():
+    """T10 with clusters: five items per system, each answered 8 times, every rating of A a 7
+    and of B a 1: the item means do not vary, the floor keeps the interval finite and it stops."""
+    items = np.repeat(np.arange(5), 8)
+    look = difference_sequence(np.full(40, 7.0), items, np.full(40, 1.0), items, 0.05, span=6.0)
+    assert look.excludes_zero() and look.low < 6.0 < look.high
+    one_item_each = difference_sequence(
+        np.full(8, 7.0), np.zeros(8), np.full(8, 1.0), np.zeros(8), 0.05, span=6.0
+    )
+    assert math.isinf(one_item_each.width)  # one item per system: nothing known of the items
