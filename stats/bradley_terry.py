@@ -191,8 +191,9 @@ def _sandwich(design, outcome, cluster, params, ridge) -> tuple[np.ndarray, int]
     p = _sigmoid(design @ params)
     scores = design * (outcome - p)[:, None]
     labels, index = np.unique(cluster, return_inverse=True)
-    per_cluster = np.zeros((labels.size, design.shape[1]))
-    np.add.at(per_cluster, index, scores)
+    per_cluster = np.column_stack(
+        [np.bincount(index, weights=column, minlength=labels.size) for column in scores.T]
+    )
     g = labels.size
     meat = per_cluster.T @ per_cluster * (g / (g - 1) if g > 1 else 1.0)
     information = (design * (p * (1 - p))[:, None]).T @ design + ridge * np.eye(design.shape[1])

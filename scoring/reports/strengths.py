@@ -4,6 +4,8 @@ rank interval, and per question the position bias (``stats.bradley_terry``)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from stats import bradley_terry as bt
 from stats.bootstrap import Interval
 from stats.estimate import Estimate
@@ -58,7 +60,8 @@ def strength_rows(prefix: str, group: dict, systems: list[str], data: bt.Compari
             for s, v in zip(systems, fitted.strengths, strict=True)
         ]
     rows = []
-    for code, system in enumerate(systems):
+    for code in np.argsort(-ranking.strengths, kind="stable"):  # the table lists the strongest first
+        system = systems[code]
         at = {**group, "system": system}
         strength = Estimate(float(ranking.strengths[code]), n=len(data))
         extra = {**_model(), "se": float(ranking.se[code]), "items": ranking.clusters}
