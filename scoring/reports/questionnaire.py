@@ -97,7 +97,7 @@ class QuestionnaireReport(KindReport):
             value_label="p",
         ),
         TableSpec(
-            "Pick questions: picked, MOST / LEAST, best-worst score and strength per system",
+            "Pick questions: picked, MOST / LEAST and best-worst score per system",
             (
                 "questionnaire.picked",
                 "questionnaire.most",

@@ -6,20 +6,19 @@ the dashboard's table."""
 
 from __future__ import annotations
 
-import random
 import re
+import sqlite3
+import zipfile
 
 import numpy as np
 import pytest
 import statsmodels.api as sm
 from scipy import stats
 
-from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
+from tests.helpers.bradley_terry import SYSTEMS, questionnaire_study, ranking_study
 from tests.helpers.reports import computereports_json, report_row
 
 pytestmark = pytest.mark.django_db
-SYSTEMS = ["base", "ft", "rome"]
-STRENGTH = {"base": -0.6, "ft": 0.0, "rome": 1.3}
 
 
 def reference(pairs: list[tuple[str, str, float, str]]) -> tuple[np.ndarray, np.ndarray, int]:
@@ -59,76 +58,10 @@ def check_strengths(rows: list[dict], prefix: str, group: dict, pairs) -> None:
     assert bias["ci_low"] < bias["value"] < bias["ci_high"] and bias["n"] == len(pairs)
 
 
-def ranking_study():
-    """40 items of three systems, 4 answers each, MOST / LEAST from Gumbel utilities, the
-    order shown shuffled per answer (``answer.shown``)."""
-    study = StudyFactory(kind="ranking", slug="bt-ranking", config={"show": 3})
-    passages = [{"system": s, "text": f"{s} text"} for s in SYSTEMS]
-    ItemFactory.from_specs(
-        study, [{"external_id": f"c{i}", "payload": {"fact": "f", "passages": passages}} for i in range(40)]
-    )
-    rng = random.Random(3)
-    specs, pairs = [], []
-    for i in range(40):
-        for who in ("ann", "bob", "cat", "dan"):
-            shown = rng.sample(SYSTEMS, 3)
-            utility = {s: STRENGTH[s] - np.log(-np.log(rng.random())) for s in shown}
-            order = sorted(shown, key=utility.get, reverse=True)
-            most, least = order[0], order[-1]
-            choices = {c: {"most": most, "least": least} for c in ("consistency", "fluency")}
-            specs.append(
-                {"participant": who, "item": f"c{i}", "answer": {"shown": shown, "choices": choices}}
-            )
-            rank = {most: 1, least: 3, order[1]: 2}
-            for a in range(3):
-                for b in range(a + 1, 3):
-                    pairs.append((shown[a], shown[b], float(rank[shown[a]] < rank[shown[b]]), f"c{i}"))
-    AnsweredResponseFactory.from_specs(study, specs)
-    return study, pairs
-
-
 def test_a_ranking_study_reports_strengths_with_intervals_ranks_and_position_bias():
     study, pairs = ranking_study()
     rows = computereports_json(study)
     check_strengths(rows, "ranking", {"criterion": "fluency"}, pairs)
-
-
-def questionnaire_study():
-    """A pairwise pick with ties on 30 items of two passages (three systems), 5 answers each,
-    the passages shown in the order recorded in ``display_order.order``."""
-    questions = [{"id": "better", "type": "pick", "pick": "pairwise", "tie": True, "text": "Better?"}]
-    study = StudyFactory(kind="questionnaire", slug="bt-pick", config={"questions": questions})
-    rng = random.Random(5)
-    items, specs, pairs = [], [], []
-    for i in range(30):
-        two = rng.sample(SYSTEMS, 2)
-        items.append(
-            {
-                "external_id": f"q{i}",
-                "payload": {
-                    "passages": [{"id": f"p{n}", "text": "T.", "system": s} for n, s in enumerate(two)]
-                },
-            }
-        )
-        for who in ("ann", "bob", "cat", "dan", "eve"):
-            order = rng.sample(["p0", "p1"], 2)
-            first, second = (two[int(pid[1])] for pid in order)
-            p_first = 1 / (1 + np.exp(-(STRENGTH[first] - STRENGTH[second] + 0.4)))  # a first-shown bias
-            draw = rng.random()
-            pick = "tie" if draw < 0.1 else order[0] if draw < 0.1 + 0.9 * p_first else order[1]
-            outcome = 0.5 if pick == "tie" else float(pick == order[0])
-            pairs.append((first, second, outcome, f"q{i}"))
-            specs.append(
-                {
-                    "participant": who,
-                    "item": f"q{i}",
-                    "answer": {"better": pick},
-                    "display_order": {"order": order},
-                }
-            )
-    ItemFactory.from_specs(study, items)
-    AnsweredResponseFactory.from_specs(study, specs)
-    return study, pairs
 
 
 def test_a_pairwise_pick_with_ties_reports_strengths_intervals_and_the_first_shown_bias():
@@ -160,3 +93,36 @@ def test_the_dashboard_shows_the_bradley_terry_table_with_intervals(admin_client
     assert text[rome + 2] == "1 [1–1]"
     assert re.search(r"\d \[\d–\d\]", " ".join(text))
     assert "Position bias: preference for the passage shown first" in html
+
+
+def test_the_api_and_the_sqlite_export_carry_the_intervals(admin_client, admin_user, tmp_path):
+    from rest_framework.test import APIClient
+
+    from annotation.services.exports import export_study
+
+    study, _ = questionnaire_study()
+    rows = computereports_json(study)
+    expected = report_row(rows, "questionnaire.rank", question="better", system="base")
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    page = api.get(f"/api/v1/studies/{study.slug}/reports/", {"metric": "questionnaire.rank"})
+    assert page.status_code == 200
+    found = {(r["group"]["system"], r["population"]): r for r in page.json()["results"]}
+    base = found[("base", "all")]
+    assert (base["value"], base["ci_low"], base["ci_high"]) == (
+        expected["value"],
+        expected["ci_low"],
+        expected["ci_high"],
+    )
+    assert base["details"]["ci_method"].startswith("simultaneous")
+
+    result = export_study(study, fmt="sqlite", path=tmp_path / "out.zip")
+    with zipfile.ZipFile(result.path) as archive:
+        archive.extractall(tmp_path)
+    database = sqlite3.connect(tmp_path / f"{study.slug}.sqlite")
+    stored = database.execute(
+        "SELECT value, ci_low, ci_high FROM reports WHERE metric = 'questionnaire.position_bias' "
+        "AND population = 'all'"
+    ).fetchall()
+    bias = report_row(rows, "questionnaire.position_bias", question="better")
+    assert stored == [(bias["value"], bias["ci_low"], bias["ci_high"])]

@@ -286,7 +286,7 @@ def test_best_and_best_worst_picks_against_loops_scipy_and_choix():
     expected -= expected.mean()
     for n, name in enumerate(SYSTEMS):
         found = figure(study, "questionnaire.strength", question="best", system=name)
-        assert found.value == pytest.approx(expected[n], abs=5e-3)  # up to the ridge (0.01)
+        assert found.value == pytest.approx(expected[n], abs=1e-2)  # the ridge (0.01), few comparisons
         assert found.ci_low < found.value < found.ci_high
     found = figure(study, "questionnaire.wins", question="best", system="x", over="y")
     assert found.value == wins[0, 1] and found.n == wins[0, 1] + wins[1, 0]

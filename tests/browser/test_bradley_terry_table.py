@@ -1,0 +1,33 @@
+"""The dashboard's Bradley-Terry table in the browser: strengths with intervals, rank
+intervals and the position-bias line of a ranking study. Screenshot
+``dashboard-bradley-terry.png`` (the table) for the issue's closing note."""
+
+import pytest
+
+from scoring.services import compute_study_reports
+from tests.browser_fixtures import SCREENSHOTS, open_signed_in
+from tests.helpers.bradley_terry import ranking_study
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "a-long-test-password-42"
+
+
+def test_the_bradley_terry_table_shows_strengths_intervals_and_rank_intervals(
+    live_server, page, django_user_model
+):
+    owner = django_user_model.objects.create_user("owner", password=PASSWORD, is_staff=True)
+    study, _ = ranking_study(owner=owner)
+    compute_study_reports(study)
+    open_signed_in(page, live_server, owner, f"/research/s/{study.slug}/dashboard/")
+    table = page.locator("section.report-table", has=page.locator("h2", has_text="Bradley-Terry strengths"))
+    rows = table.locator("tbody tr")
+    assert rows.count() == 6  # two criteria × three systems, strongest first
+    first = rows.nth(0).inner_text()
+    assert "rome" in first and "1 [1–1]" in first
+    assert "[" in rows.nth(1).inner_text() and "–" in rows.nth(1).inner_text()
+    bias = page.locator("section.report-table", has=page.locator("h2", has_text="Position bias"))
+    assert bias.locator("tbody tr").count() == 2
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    table.screenshot(path=SCREENSHOTS / "dashboard-bradley-terry.png")
+    bias.screenshot(path=SCREENSHOTS / "dashboard-position-bias.png")
