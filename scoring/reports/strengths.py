@@ -43,8 +43,15 @@ def position_table(prefix: str, key: str) -> TableSpec:
 def strength_rows(prefix: str, group: dict, systems: list[str], data: bt.Comparisons) -> list[ReportRow]:
     """``<prefix>.strength`` and ``<prefix>.rank`` per system, ``<prefix>.position_bias`` once;
     nothing without comparisons. With one item there is a strength but no interval."""
-    if len(data) == 0 or len(systems) < 2:
+    present = np.unique(np.concatenate([data.first, data.second]))
+    if present.size < 2:
         return []
+    # Systems this question never compared are left out (they would count as rivals of
+    # unknown strength in every rank interval).
+    code_of = np.full(len(systems), -1, dtype=np.int64)
+    code_of[present] = np.arange(present.size)
+    data = bt.Comparisons(code_of[data.first], code_of[data.second], data.outcome, data.cluster)
+    systems = [systems[i] for i in present]
     ranking = bt.rank_systems(data, len(systems))
     if ranking is None:
         fitted = bt.fit(data, len(systems))
