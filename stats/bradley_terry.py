@@ -148,9 +148,9 @@ def _stacked(parts) -> Comparisons:
 def fit(data: Comparisons, n_systems: int, *, position: bool = False, ridge: float = RIDGE) -> Fit:
     """The (ridge-penalised) maximum-likelihood strengths and their cluster-robust covariance;
     with ``position`` also the first-shown term γ."""
-    design = _design(data, n_systems, position)
-    params = _newton(design, data.outcome, ridge)
-    covariance, clusters = _sandwich(design, data.outcome, data.cluster, params, ridge)
+    model = _Model(data, n_systems, position)
+    params = model.newton(ridge)
+    covariance, clusters = model.sandwich(params, ridge)
     k = n_systems
     centre = np.eye(k) - 1.0 / k
     strengths = centre @ params[:k]
@@ -160,45 +160,68 @@ def fit(data: Comparisons, n_systems: int, *, position: bool = False, ridge: flo
     return Fit(strengths, strength_cov, gamma, gamma_var, clusters)
 
 
-def _design(data: Comparisons, n_systems: int, position: bool) -> np.ndarray:
-    """One row per comparison: +1 for the first system, −1 for the second (and 1 for γ)."""
-    rows = np.arange(len(data))
-    design = np.zeros((len(data), n_systems + int(position)))
-    design[rows, data.first] += 1.0
-    design[rows, data.second] -= 1.0
-    if position:
-        design[:, n_systems] = 1.0
-    return design
+class _Model:
+    """The logistic model's linear predictor, scores and information, computed from the
+    comparisons' indices (counting, no comparisons × parameters matrix: a study with a
+    million comparisons of 26 systems would need 200 MB for one)."""
 
+    def __init__(self, data: Comparisons, n_systems: int, position: bool):
+        self.data, self.k, self.position = data, n_systems, position
+        self.size = n_systems + int(position)
 
-def _newton(design: np.ndarray, outcome: np.ndarray, ridge: float) -> np.ndarray:
-    """Newton's method on the penalised log-likelihood (concave: it converges from zero)."""
-    params = np.zeros(design.shape[1])
-    penalty = ridge * np.eye(design.shape[1])
-    for _ in range(_NEWTON_STEPS):
-        p = _sigmoid(design @ params)
-        gradient = design.T @ (outcome - p) - ridge * params
-        hessian = (design * (p * (1 - p))[:, None]).T @ design + penalty
-        step = np.linalg.pinv(hessian, hermitian=True) @ gradient
-        params += step
-        if np.abs(step).max() < _TOLERANCE:
-            break
-    return params
+    def predictor(self, params: np.ndarray) -> np.ndarray:
+        eta = params[self.data.first] - params[self.data.second]
+        return eta + params[self.k] if self.position else eta
 
+    def gradient(self, residual: np.ndarray) -> np.ndarray:
+        """Σ over comparisons of (outcome − p) × the comparison's row of the design."""
+        k, data = self.k, self.data
+        out = np.bincount(data.first, residual, k) - np.bincount(data.second, residual, k)
+        return np.r_[out, residual.sum()] if self.position else out
 
-def _sandwich(design, outcome, cluster, params, ridge) -> tuple[np.ndarray, int]:
-    """Cluster-robust covariance H⁻¹ (G/(G−1) Σ_g s_g s_gᵀ) H⁻¹, s_g the cluster's score."""
-    p = _sigmoid(design @ params)
-    scores = design * (outcome - p)[:, None]
-    labels, index = np.unique(cluster, return_inverse=True)
-    per_cluster = np.column_stack(
-        [np.bincount(index, weights=column, minlength=labels.size) for column in scores.T]
-    )
-    g = labels.size
-    meat = per_cluster.T @ per_cluster * (g / (g - 1) if g > 1 else 1.0)
-    information = (design * (p * (1 - p))[:, None]).T @ design + ridge * np.eye(design.shape[1])
-    bread = np.linalg.pinv(information, hermitian=True)  # singular along Σθ without a ridge
-    return bread @ meat @ bread, int(g)
+    def information(self, weight: np.ndarray) -> np.ndarray:
+        """Σ over comparisons of p(1 − p) × the outer product of the design's row."""
+        k, data = self.k, self.data
+        pairs = np.bincount(data.first * k + data.second, weight, k * k).reshape(k, k)
+        as_first, as_second = np.bincount(data.first, weight, k), np.bincount(data.second, weight, k)
+        matrix = np.zeros((self.size, self.size))
+        matrix[:k, :k] = np.diag(as_first + as_second) - pairs - pairs.T
+        if self.position:
+            matrix[k, k] = weight.sum()
+            matrix[k, :k] = matrix[:k, k] = as_first - as_second
+        return matrix
+
+    def newton(self, ridge: float) -> np.ndarray:
+        """Newton's method on the penalised log-likelihood (concave: it converges from zero)."""
+        params = np.zeros(self.size)
+        penalty = ridge * np.eye(self.size)
+        for _ in range(_NEWTON_STEPS):
+            p = _sigmoid(self.predictor(params))
+            gradient = self.gradient(self.data.outcome - p) - ridge * params
+            step = np.linalg.pinv(self.information(p * (1 - p)) + penalty, hermitian=True) @ gradient
+            params += step
+            if np.abs(step).max() < _TOLERANCE:
+                break
+        return params
+
+    def sandwich(self, params: np.ndarray, ridge: float) -> tuple[np.ndarray, int]:
+        """Cluster-robust covariance H⁻¹ (G/(G−1) Σ_g s_g s_gᵀ) H⁻¹, s_g the cluster's score."""
+        data, k = self.data, self.k
+        p = _sigmoid(self.predictor(params))
+        residual = data.outcome - p
+        labels, index = np.unique(data.cluster, return_inverse=True)
+        g = labels.size
+        per_cluster = np.zeros((g, self.size))
+        per_cluster[:, :k] = (
+            np.bincount(index * k + data.first, residual, g * k)
+            - np.bincount(index * k + data.second, residual, g * k)
+        ).reshape(g, k)
+        if self.position:
+            per_cluster[:, k] = np.bincount(index, residual, g)
+        meat = per_cluster.T @ per_cluster * (g / (g - 1) if g > 1 else 1.0)
+        information = self.information(p * (1 - p)) + ridge * np.eye(self.size)
+        bread = np.linalg.pinv(information, hermitian=True)  # singular along Σθ without a ridge
+        return bread @ meat @ bread, int(g)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
