@@ -30,7 +30,7 @@ import numpy as np
 RIDGE = 0.01
 CONFIDENCE = 0.95
 _NEWTON_STEPS = 100
-_TOLERANCE = 1e-10
+_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -200,6 +200,7 @@ class _Model:
             gradient = self.gradient(self.data.outcome - p) - ridge * params
             step = np.linalg.pinv(self.information(p * (1 - p)) + penalty, hermitian=True) @ gradient
             params += step
+            step[: self.k] -= step[: self.k].mean()  # the mean of θ is the ridge's, and rounding's
             if np.abs(step).max() < _TOLERANCE:
                 break
         return params
