@@ -269,7 +269,9 @@ def _value_cell(report: Report | None) -> Cell:
     percent = report.metric.endswith(".percent")
     name = "p_value" if report.metric.endswith(("sign_test", "wilcoxon", "chi_square")) else ""
     text = _as_percent(report.value) if percent else format_number(report.value, name)
-    if report.ci_low is not None and report.ci_high is not None:
+    if report.ci_low is not None and report.ci_high is not None and report.metric.endswith(".rank"):
+        text += f" [{format_number(report.ci_low)}–{format_number(report.ci_high)}]"  # a range of ranks
+    elif report.ci_low is not None and report.ci_high is not None:
         shown = _as_percent if percent else format_number
         text += f" [{shown(report.ci_low)}, {shown(report.ci_high)}]"
     hint = f"n = {report.n}"

@@ -9,7 +9,8 @@
   test of independence of system and answer (a multi: per option, chosen or not);
 - ``pick``: per system, how often its passage was picked (best, pairwise) or the MOST /
   LEAST counts and best-worst score (best_worst); the wins those picks imply with sign tests
-  and Bradley-Terry strengths, as the ranking kind computes them; the share of ties;
+  and Bradley-Terry strengths with intervals, rank intervals and the position bias (the
+  passages' recorded display order), as the ranking kind computes them; the share of ties;
 - ``sentences``: F1 between the sentence sets two annotators of an item marked, pooled
   and per system of the passage.
 
@@ -26,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from stats import bradley_terry as bt
 from stats import claim, likert
 from stats import ranking as bws
 from stats.clustered import case_codes, clustered_group_means, design_units
@@ -35,13 +37,15 @@ from stats.sets import masi_alpha
 
 from .base import Comparisons, Field, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, mean_row, row
 from .scale import MEAN_NOTE, comparison_rows, pair_table
+from .strengths import position_table, strength_rows, strength_table
 
 TIE = "tie"  # as the kind stores a pairwise tie
 MAX_PASSAGES = 26  # as the kind allows (the letters A..Z)
 
 
 class QuestionnaireReport(KindReport):
-    response_fields = {"answer": Field("answer", "json")}
+    # ``order``: the passages' ids in the order the page showed them (the assignment's state).
+    response_fields = {"answer": Field("answer", "json"), "order": Field("display_order__order", "json")}
     # Each passage's id and system by position (text columns the item cache keeps; the
     # passages' texts are never read).
     item_fields = {
@@ -90,16 +94,19 @@ class QuestionnaireReport(KindReport):
             note="A multi question: a test per option, Holm-adjusted over the question's options.",
         ),
         TableSpec(
-            "Pick questions: picked, MOST / LEAST, best-worst score and strength per system",
+            "Pick questions: picked, MOST / LEAST and best-worst score per system",
             (
                 "questionnaire.picked",
                 "questionnaire.most",
                 "questionnaire.least",
                 "questionnaire.bws",
-                "questionnaire.strength",
             ),
             ("question", "system"),
         ),
+        strength_table(
+            "questionnaire", "question", "Pick questions: Bradley-Terry strengths and ranks per system"
+        ),
+        position_table("questionnaire", "question"),
         TableSpec(
             "Pick questions: wins with sign tests",
             ("questionnaire.wins",),
@@ -279,7 +286,9 @@ def pick_comparisons(data: StudyData) -> list[Comparisons]:
             continue
         qid = question["id"]
         values = [(a or {}).get(qid) for a in answers]
-        shown, best, worst, _, _ = _pick_codes(question, values, item, passages, code)
+        shown, best, worst, _, _ = _pick_codes(
+            question, values, item, passages, code, data.responses["order"]
+        )
         least = worst if question["pick"] == "best_worst" else None
         out.append(Comparisons((qid, f"{qid}.most", f"{qid}.least"), names, shown, best, least))
     return out
@@ -289,12 +298,14 @@ def _pick_rows(question, values, item, passages, systems, data) -> list[ReportRo
     qid = question["id"]
     names = sorted({p.get("system", "") for ps in passages for p in ps} - {""})
     code = {name: n for n, name in enumerate(names)}
-    shown, most, least, ties, answered = _pick_codes(question, values, item, passages, code)
+    orders = data.responses["order"]
+    shown, most, least, ties, answered = _pick_codes(question, values, item, passages, code, orders)
     rows: list[ReportRow] = []
     if question["pick"] == "best_worst":
         flat = bws.appearances(shown, most, least)
         rows += _best_worst_rows(qid, names, flat)
         wins = bws.win_matrix(flat, len(names))
+        compared = bt.from_best_worst(shown, most, least, item)
     else:
         rows += _picked_rows(qid, names, shown, most, answered)
         wins = bws.pick_win_matrix(shown, most, len(names))
@@ -302,12 +313,15 @@ def _pick_rows(question, values, item, passages, systems, data) -> list[ReportRo
             share = overall_mean(ties[answered].astype(np.float64), label=f"questionnaire.tie_share|{qid}")
             if share is not None:
                 rows.append(mean_row("questionnaire.tie_share", {"question": qid}, share))
-    return rows + _win_rows(qid, names, wins)
+        compared = bt.from_picks(shown, most, ties & answered, item)
+    rows += _win_rows(qid, names, wins)
+    return rows + strength_rows("questionnaire", {"question": qid}, names, compared)
 
 
-def _pick_codes(question, values, item, passages, code):
-    """Per response: the systems of the item's passages (codes, -1 padding), the code of the
-    pick (best, pairwise, or MOST) and of LEAST (-1 when none), ties, and answered."""
+def _pick_codes(question, values, item, passages, code, orders):
+    """Per response: the systems of the item's passages in the order the page showed them
+    (codes, -1 padding; the file's order where none was recorded), the code of the pick
+    (best, pairwise, or MOST) and of LEAST (-1 when none), ties, and answered."""
     width = max((len(ps) for ps in passages), default=0)
     shown = np.full((len(values), width), -1, dtype=np.int64)
     most = np.full(len(values), -1, dtype=np.int64)
@@ -318,7 +332,10 @@ def _pick_codes(question, values, item, passages, code):
         if value is None:
             continue
         answered[r] = True
-        by_id = {p["id"]: code.get(p.get("system", ""), -1) for p in passages[item[r]]}
+        by_id = {
+            p["id"]: code.get(p.get("system", ""), -1)
+            for p in _in_display_order(passages[item[r]], orders[r])
+        }
         shown[r, : len(by_id)] = list(by_id.values())
         if isinstance(value, dict):
             most[r], least[r] = by_id.get(value["most"], -1), by_id.get(value["least"], -1)
@@ -327,6 +344,16 @@ def _pick_codes(question, values, item, passages, code):
         else:
             most[r] = by_id.get(value, -1)
     return shown, most, least, ties, answered
+
+
+def _in_display_order(passages: list[dict], order) -> list[dict]:
+    """The passages in the recorded display order (as ``annotation.kinds.questionnaire.
+    passage_order`` reads it), the file's order when none or another set was recorded."""
+    ids = [p["id"] for p in passages]
+    if not order or sorted(order) != sorted(ids):
+        return passages
+    by_id = {p["id"]: p for p in passages}
+    return [by_id[pid] for pid in order]
 
 
 def _picked_rows(qid: str, names: list[str], shown, picked, answered) -> list[ReportRow]:
@@ -378,20 +405,6 @@ def _win_rows(qid: str, names: list[str], wins: np.ndarray) -> list[ReportRow]:
         }
         group = {"question": qid, "system": names[i], "over": names[j]}
         rows.append(row("questionnaire.wins", group, Estimate(float(wins[i, j]), n=met), **details))
-    strengths = bws.bradley_terry(wins)
-    if strengths is not None:
-        for n, name in enumerate(names):
-            estimate = Estimate(float(strengths[n]), n=int(wins.sum()))
-            group = {"question": qid, "system": name}
-            rows.append(
-                row(
-                    "questionnaire.strength",
-                    group,
-                    estimate,
-                    model="bradley-terry",
-                    alpha=bws.BT_REGULARISATION,
-                )
-            )
     return rows
 
 

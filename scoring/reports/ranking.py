@@ -1,9 +1,12 @@
-"""MOST/LEAST ranking (ROME): choice counts, best-worst scores, wins and strengths."""
+"""MOST/LEAST ranking (ROME): choice counts, best-worst scores, wins, and Bradley-Terry
+strengths with intervals, rank intervals and the position bias (``answer.shown`` is the
+display order)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from stats import bradley_terry as bt
 from stats import ranking as bws
 from stats.estimate import Estimate
 from stats.groups import grouped_means
@@ -19,6 +22,7 @@ from .base import (
     mean_row,
     row,
 )
+from .strengths import position_table, strength_rows, strength_table
 
 # Split-half reliability repeats its random split up to this many times, fewer for very
 # large studies (each split reads every response once).
@@ -37,10 +41,11 @@ class RankingReport(KindReport):
                 "ranking.least",
                 "ranking.bws",
                 "ranking.mean_rank",
-                "ranking.strength",
             ),
             ("criterion", "system"),
         ),
+        strength_table("ranking", "criterion", "Bradley-Terry strengths and ranks per system"),
+        position_table("ranking", "criterion"),
         TableSpec(
             "Pairwise wins (implied rankings) with sign tests",
             ("ranking.wins",),
@@ -76,6 +81,8 @@ class RankingReport(KindReport):
             most, least = _choice_codes(data.responses["choices"], criterion, systems)
             flat = bws.appearances(shown, most, least)
             rows += _criterion_rows(criterion, systems, flat, data.responses["item"])
+            compared = bt.from_best_worst(shown, most, least, data.responses["item"])
+            rows += strength_rows("ranking", {"criterion": criterion}, systems, compared)
         return rows
 
     def comparisons(self, data: StudyData) -> list[Comparisons]:
@@ -104,19 +111,6 @@ def _criterion_rows(
             rows.append(mean_row(metric, {"criterion": criterion, "system": mean.key[0]}, mean))
     wins = bws.win_matrix(flat, len(systems))
     rows += _win_rows(criterion, systems, wins)
-    strengths = bws.bradley_terry(wins)
-    if strengths is not None:
-        for code, system in enumerate(systems):
-            estimate = Estimate(float(strengths[code]), n=int(wins.sum()))
-            rows.append(
-                row(
-                    "ranking.strength",
-                    {"criterion": criterion, "system": system},
-                    estimate,
-                    model="bradley-terry",
-                    alpha=bws.BT_REGULARISATION,
-                )
-            )
     splits = max(10, min(SPLITS, SPLIT_BUDGET // max(len(flat.system), 1)))
     reliability = bws.split_half_reliability(items, flat, len(systems), splits=splits)
     rows.append(row("ranking.split_half", {"criterion": criterion}, reliability))

@@ -17,7 +17,7 @@ PASSWORD = "a-long-test-password-42"
 # Per example: a table its questions must fill (a figure, not only a heading).
 EXPECTED = {
     "pairwise": "Pick questions: wins with sign tests",
-    "best-worst": "Pick questions: picked, MOST / LEAST, best-worst score and strength per system",
+    "best-worst": "Pick questions: Bradley-Terry strengths and ranks per system",
     "errors": "Choice and multi questions: share of each option per system (95% CI)",
 }
 

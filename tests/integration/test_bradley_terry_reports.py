@@ -1,0 +1,128 @@
+"""Bradley-Terry strengths with intervals, rank intervals and the position bias through
+``computereports`` on PostgreSQL: a ranking study (MOST / LEAST in the shown order) and a
+questionnaire's pairwise pick with ties in the recorded passage order; each checked against
+statsmodels' logistic regression clustered by item on pairs built here by plain loops, and
+the dashboard's table."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import zipfile
+
+import numpy as np
+import pytest
+import statsmodels.api as sm
+from scipy import stats
+
+from tests.helpers.bradley_terry import SYSTEMS, questionnaire_study, ranking_study
+from tests.helpers.reports import computereports_json, report_row
+
+pytestmark = pytest.mark.django_db
+
+
+def reference(pairs: list[tuple[str, str, float, str]]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Strengths (mean zero), their item-clustered standard errors (CR1) and the items, by
+    statsmodels' binomial GLM on (first, second, outcome, item) rows."""
+    design = np.zeros((len(pairs), len(SYSTEMS)))
+    for r, (first, second, _, _) in enumerate(pairs):
+        design[r, SYSTEMS.index(first)] += 1
+        design[r, SYSTEMS.index(second)] -= 1
+    outcome = np.array([p[2] for p in pairs])
+    items = np.unique([p[3] for p in pairs], return_inverse=True)[1]
+    model = sm.GLM(outcome, design[:, 1:], family=sm.families.Binomial())
+    fitted = model.fit(cov_type="cluster", cov_kwds={"groups": items, "use_correction": False})
+    k = len(SYSTEMS)
+    centre = np.eye(k) - 1 / k
+    full = np.zeros((k, k))
+    full[1:, 1:] = fitted.cov_params()
+    g = int(items.max()) + 1
+    covariance = centre @ full @ centre.T * g / (g - 1)
+    return centre @ np.r_[0.0, fitted.params], np.sqrt(np.diag(covariance)), g
+
+
+def check_strengths(rows: list[dict], prefix: str, group: dict, pairs) -> None:
+    strengths, se, items = reference(pairs)
+    quantile = stats.t.ppf(0.975, items - 1)
+    for n, system in enumerate(SYSTEMS):
+        found = report_row(rows, f"{prefix}.strength", **group, system=system)
+        assert found["value"] == pytest.approx(strengths[n], abs=2e-3)  # up to the ridge (0.01)
+        assert found["ci_low"] == pytest.approx(strengths[n] - quantile * se[n], abs=5e-3)
+        assert found["ci_high"] == pytest.approx(strengths[n] + quantile * se[n], abs=5e-3)
+        assert found["details"]["items"] == items and found["details"]["ties"] == "halves"
+        rank = report_row(rows, f"{prefix}.rank", **group, system=system)
+        assert rank["value"] == 1 + sum(s > strengths[n] for s in strengths)
+        assert rank["ci_low"] <= rank["value"] <= rank["ci_high"]
+    assert report_row(rows, f"{prefix}.rank", **group, system="rome")["ci_high"] == 1  # surely first
+    bias = report_row(rows, f"{prefix}.position_bias", **group)
+    assert bias["ci_low"] < bias["value"] < bias["ci_high"] and bias["n"] == len(pairs)
+
+
+def test_a_ranking_study_reports_strengths_with_intervals_ranks_and_position_bias():
+    study, pairs = ranking_study()
+    rows = computereports_json(study)
+    check_strengths(rows, "ranking", {"criterion": "fluency"}, pairs)
+
+
+def test_a_pairwise_pick_with_ties_reports_strengths_intervals_and_the_first_shown_bias():
+    study, pairs = questionnaire_study()
+    rows = computereports_json(study)
+    check_strengths(rows, "questionnaire", {"question": "better"}, pairs)
+    design = np.zeros((len(pairs), 3))
+    for r, (first, second, _, _) in enumerate(pairs):
+        design[r, SYSTEMS.index(first)] += 1
+        design[r, SYSTEMS.index(second)] -= 1
+    design[:, 0] = 1.0  # γ in place of the reference system's column
+    outcome = np.array([p[2] for p in pairs])
+    gamma = sm.GLM(outcome, design, family=sm.families.Binomial()).fit().params[0]
+    bias = report_row(rows, "questionnaire.position_bias", question="better")
+    assert bias["value"] == pytest.approx(gamma, abs=5e-3)
+    assert bias["details"]["first_share"] == pytest.approx(outcome.mean())
+
+
+def test_the_dashboard_shows_the_bradley_terry_table_with_intervals(admin_client):
+    study, _ = questionnaire_study()
+    computereports_json(study)
+    html = admin_client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
+    start = html.index("Pick questions: Bradley-Terry strengths and ranks per system")
+    table = html[start : html.index("</table>", start)]
+    text = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[dh][^>]*>.*?</t[dh]>", table, re.S)]
+    assert "strength" in text and "rank" in text
+    rome = text.index("rome")
+    assert re.fullmatch(r"-?\d\.\d{3} \[-?\d\.\d{3}, -?\d\.\d{3}\]", text[rome + 1])
+    assert text[rome + 2] == "1 [1–1]"
+    assert re.search(r"\d \[\d–\d\]", " ".join(text))
+    assert "Position bias: preference for the passage shown first" in html
+
+
+def test_the_api_and_the_sqlite_export_carry_the_intervals(admin_client, admin_user, tmp_path):
+    from rest_framework.test import APIClient
+
+    from annotation.services.exports import export_study
+
+    study, _ = questionnaire_study()
+    rows = computereports_json(study)
+    expected = report_row(rows, "questionnaire.rank", question="better", system="base")
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    page = api.get(f"/api/v1/studies/{study.slug}/reports/", {"metric": "questionnaire.rank"})
+    assert page.status_code == 200
+    found = {(r["group"]["system"], r["population"]): r for r in page.json()["results"]}
+    base = found[("base", "all")]
+    assert (base["value"], base["ci_low"], base["ci_high"]) == (
+        expected["value"],
+        expected["ci_low"],
+        expected["ci_high"],
+    )
+    assert base["details"]["ci_method"].startswith("simultaneous")
+
+    result = export_study(study, fmt="sqlite", path=tmp_path / "out.zip")
+    with zipfile.ZipFile(result.path) as archive:
+        archive.extractall(tmp_path)
+    database = sqlite3.connect(tmp_path / f"{study.slug}.sqlite")
+    stored = database.execute(
+        "SELECT value, ci_low, ci_high FROM reports WHERE metric = 'questionnaire.position_bias' "
+        "AND population = 'all'"
+    ).fetchall()
+    bias = report_row(rows, "questionnaire.position_bias", question="better")
+    assert stored == [(bias["value"], bias["ci_low"], bias["ci_high"])]
