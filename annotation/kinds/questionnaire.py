@@ -300,9 +300,10 @@ class Questionnaire(TaskKind):
     def agreement_values(self, item, answer: dict) -> list[Observation]:
         """Per question, by type: a scale one ordinal value per answer (the reports read its
         interval figures from it); a choice, a pick (the passage id, or ``tie``), each option
-        of a multi (``<id>.<option>``, 0/1) and each sentence (unit ``<item>#<index>``, 0/1) nominal; a best-worst pick's best and
-        worst nominal (``<id>.most``, ``<id>.least``) and per passage +1 / 0 / -1 ordinal
-        (unit ``<item>#<passage id>``). Free text has none."""
+        of a multi (``<id>.<option>``, 0/1) and each sentence (unit ``<item>#<index>``, 0/1)
+        nominal; a best-worst pick's best and worst nominal (``<id>.most``, ``<id>.least``)
+        and per passage +1 / 0 / -1 ordinal (unit ``<item>#<passage id>``). Free text has
+        none."""
         unit = item.external_id
         values: list[Observation] = []
         for question in item.study.config["questions"]:
