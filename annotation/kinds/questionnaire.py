@@ -298,11 +298,12 @@ class Questionnaire(TaskKind):
         return tuple(q["id"] for q in config["questions"] if q["type"] == "scale")
 
     def agreement_values(self, item, answer: dict) -> list[Observation]:
-        """Per question, by type: a scale at the ordinal and the interval level; a choice,
-        a pick (the passage id, or ``tie``), each option of a multi (``<id>.<option>``, 0/1)
-        and each sentence (unit ``<item>#<index>``, 0/1) nominal; a best-worst pick's best and
-        worst nominal (``<id>.most``, ``<id>.least``) and per passage +1 / 0 / -1 ordinal
-        (unit ``<item>#<passage id>``). Free text has none."""
+        """Per question, by type: a scale one ordinal value per answer (the reports read its
+        interval figures from it); a choice, a pick (the passage id, or ``tie``), each option
+        of a multi (``<id>.<option>``, 0/1) and each sentence (unit ``<item>#<index>``, 0/1)
+        nominal; a best-worst pick's best and worst nominal (``<id>.most``, ``<id>.least``)
+        and per passage +1 / 0 / -1 ordinal (unit ``<item>#<passage id>``). Free text has
+        none."""
         unit = item.external_id
         values: list[Observation] = []
         for question in item.study.config["questions"]:
@@ -402,7 +403,10 @@ def _rater_shown(definitions: list[dict], values: dict[str, Any]) -> dict[str, A
 def _observations(question: dict, unit: str, value: Any, passages: list[dict]) -> list[Observation]:
     qid, kind = question["id"], question["type"]
     if kind == "scale":
-        return [Observation(unit, qid, value, "ordinal"), Observation(unit, qid, value, "interval")]
+        # One value per answer, as every other kind's rating: the reports read the interval
+        # figures (alpha at the interval level) from this one ordinal value, and every reader
+        # that counts answers (plan, the stopping rule, the adaptive priority) counts it once.
+        return [Observation(unit, qid, value, "ordinal")]
     if kind == "choice":
         return [Observation(unit, qid, value, "nominal")]
     if kind == "multi":

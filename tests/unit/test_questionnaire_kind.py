@@ -216,11 +216,19 @@ def test_agreement_values_per_type():
     by_question = {}
     for v in values:
         by_question.setdefault((v.question, v.level), []).append((v.unit, v.value))
-    assert by_question[("fluency", "ordinal")] == [("i1", 4)] == by_question[("fluency", "interval")]
+    assert by_question[("fluency", "ordinal")] == [("i1", 4)]
     assert by_question[("better", "nominal")] == [("i1", "p2")]
     assert by_question[("which.grammar", "nominal")] == [("i1", 1)]
     assert by_question[("errors", "nominal")] == [("i1#0", 0), ("i1#1", 1)]
     assert not any(v.question == "why" for v in values)
+
+
+def test_an_answer_gives_one_value_per_unit_and_question():
+    """A scale answer is one value (not one per level): every reader counts it once."""
+    values = KIND.agreement_values(item(), KIND.validate_answer(item(), GOOD))
+    keys = [(v.unit, v.question) for v in values]
+    assert len(keys) == len(set(keys))
+    assert [v.level for v in values if v.question == "fluency"] == ["ordinal"]
 
 
 def test_exports_have_one_column_per_question():
