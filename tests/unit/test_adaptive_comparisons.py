@@ -61,7 +61,12 @@ def test_a_questionnaires_pairwise_pick_compares_its_passages_systems_and_a_tie_
             items[f"passage{n}{key}"] = np.array([""], dtype=object)
     items["passage0id"][0], items["passage0system"][0] = "x0", "alpha"
     items["passage1id"][0], items["passage1system"][0] = "y0", "beta"
-    data = study("questionnaire", {"questions": [question]}, {"item": [0, 0, 0], "answer": answers}, items)
+    data = study(
+        "questionnaire",
+        {"questions": [question]},
+        {"item": [0, 0, 0], "answer": answers, "order": np.array([None] * 3, dtype=object)},
+        items,
+    )
     (better,) = QuestionnaireReport().comparisons(data)
     assert better.questions[0] == "better" and better.names == ["alpha", "beta"]
     assert better.wins().tolist() == [[0, 1], [1, 0]]
