@@ -41,7 +41,7 @@ from typing import Protocol
 import numpy as np
 
 from stats.bootstrap import Interval, seed_for
-from stats.competence import Answers, LabelModel, competence_identifiability, dawid_skene, mace
+from stats.competence import Answers, LabelModel, MaceModel, competence_identifiability, dawid_skene, mace
 from stats.competence_intervals import (
     INTERVAL_METHOD,
     MIN_RESAMPLED,
@@ -75,6 +75,12 @@ MAX_RESAMPLED_ANSWERS = 500_000
 # (a run of at most 50 EM steps over the question's answers; about 25 at this tolerance).
 REPORT_MACE_RESTARTS = 2
 REPORT_MACE_TOLERANCE = 1e-5
+# A refit on a resample starts at the whole question's fit and stops sooner: its figure enters
+# only a percentile of 100 resamples. On a seeded study (60 items, 6 annotators, 400
+# resamples) the ends moved by at most 0.034 against random restarts at 1e-5, within the
+# spread of the same ends from one block of 100 resamples to the next (sd up to 0.042); the
+# reports' competence cost fell from 16.4 to about 5 CPU-s on the ranking test's study.
+REFIT_MACE_TOLERANCE = 1e-4
 # The dashboard lists this many rows of a label or annotator table; the API and exports have all.
 DASHBOARD_LABELS = 200
 # Beyond this many answers to one question the models are not fitted (EM's time grows
@@ -370,7 +376,7 @@ def _nominal_rows(
         return _competence_rows(question, names, per_annotator, None, reasons, pooled), []
     rows: list[ReportRow] = []
     models = fit_models(question)
-    for model, fit in zip(models, _refits(question), strict=True):
+    for model, fit in zip(models, _refits(question, models[0]), strict=True):
         figures = _Competences(
             model.model, model.competence, identifiability.annotators, resampling, question, context, fit
         )
@@ -436,15 +442,12 @@ class _Competences:
         return Interval(float(low), float(high), INTERVAL_METHOD), ""
 
 
-def _refits(question: _Question) -> list[Callable[[Answers], np.ndarray]]:
-    """The competences of ``fit_models``'s models on a resample of the question's answers."""
-    seed = _mace_seed(question)
+def _refits(question: _Question, whole: LabelModel) -> list[Callable[[Answers], np.ndarray]]:
+    """The competences of ``fit_models``'s models on a resample of the question's answers;
+    MACE's refits start from its fit on the whole question (``whole``)."""
+    assert isinstance(whole, MaceModel)
     return [
-        lambda answers: (
-            mace(
-                answers, seed=seed, restarts=REPORT_MACE_RESTARTS, tolerance=REPORT_MACE_TOLERANCE
-            ).competence
-        ),
+        lambda answers: mace(answers, start=whole, tolerance=REFIT_MACE_TOLERANCE).competence,
         lambda answers: dawid_skene(answers).competence,
     ]
 
