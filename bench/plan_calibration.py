@@ -188,7 +188,8 @@ def main() -> None:
         )
         kind = "paired (Wilcoxon)" if design.paired else "unpaired (Mann-Whitney)"
         print(
-            f"| {kind} | {design.items} × {design.answers_per_item} | {design.difference} | "
+            f"| {kind} | {design.items} × {design.answers_per_item} | "
+            f"{observed_difference(design, args.rounded):.3f} | "
             f"{found.planned:.3f} ({found.planned_sd:.3f}) ± {found.planned_error:.3f} | "
             f"{found.realised:.3f} ± {found.realised_error:.3f} | {found.planned - found.realised:+.3f} |",
             flush=True,
