@@ -93,13 +93,29 @@ def wilcoxon_signed_rank(first, second) -> Estimate:
     }
     if np.count_nonzero(difference) == 0:
         return Estimate.undefined("no pair differs", n=int(x.size), **details)
-    from scipy import stats  # imported on use: see stats/__init__.py
+    statistic, p = wilcoxon_rows(x[None, :], y[None, :])
+    details["statistic"] = float(statistic[0])
+    details["method"] = wilcoxon_method(difference)
+    return Estimate(float(p[0]), n=int(x.size), details=details)
 
-    method = wilcoxon_method(difference)
-    result = stats.wilcoxon(x, y, alternative="two-sided", zero_method="wilcox", method=method)
-    details["statistic"] = float(result.statistic)
-    details["method"] = method
-    return Estimate(float(result.pvalue), n=int(x.size), details=details)
+
+def wilcoxon_rows(first, second) -> tuple[np.ndarray, np.ndarray]:
+    """The statistic and two-sided p of ``wilcoxon_signed_rank`` for each row of paired
+    values (studies × pairs), every row by its own ``wilcoxon_method``; NaN where no pair
+    differs. The reports test one row, ``stats.planning`` thousands of simulated studies:
+    the same test, vectorised."""
+    x = np.atleast_2d(np.asarray(first, dtype=np.float64))
+    y = np.atleast_2d(np.asarray(second, dtype=np.float64))
+    difference = x - y
+    exact = np.array([wilcoxon_method(row) == "exact" for row in difference], dtype=bool)
+    defined = np.count_nonzero(difference, axis=1) > 0
+    return _by_method(
+        lambda rows, method: _scipy_stats().wilcoxon(
+            x[rows], y[rows], axis=1, alternative="two-sided", zero_method="wilcox", method=method
+        ),
+        exact,
+        defined,
+    )
 
 
 def mann_whitney(first, second) -> Estimate:
@@ -115,14 +131,51 @@ def mann_whitney(first, second) -> Estimate:
     both = np.concatenate([x, y])
     if np.all(both == both[0]):
         return Estimate.undefined("no item differs", n=int(both.size), **details)
+    statistic, p = mann_whitney_rows(x[None, :], y[None, :])
+    details["statistic"] = float(statistic[0])
+    details["method"] = _mann_whitney_method(both)
+    return Estimate(float(p[0]), n=int(both.size), details=details)
+
+
+def mann_whitney_rows(first, second) -> tuple[np.ndarray, np.ndarray]:
+    """The statistic and two-sided p of ``mann_whitney`` for each row of two independent
+    samples (studies × values per system), every row by its own method; NaN where every
+    value of the row is equal (as ``wilcoxon_rows``)."""
+    x = np.atleast_2d(np.asarray(first, dtype=np.float64))
+    y = np.atleast_2d(np.asarray(second, dtype=np.float64))
+    both = np.concatenate([x, y], axis=1)
+    exact = np.array([_mann_whitney_method(row) == "exact" for row in both], dtype=bool)
+    defined = np.any(both != both[:, :1], axis=1)
+    return _by_method(
+        lambda rows, method: _scipy_stats().mannwhitneyu(
+            x[rows], y[rows], axis=1, alternative="two-sided", method=method
+        ),
+        exact,
+        defined,
+    )
+
+
+def _mann_whitney_method(both: np.ndarray) -> str:
+    """Exact without ties up to ``EXACT_UP_TO`` values, else the normal approximation."""
+    return "exact" if both.size <= EXACT_UP_TO and np.unique(both).size == both.size else "asymptotic"
+
+
+def _by_method(test, exact: np.ndarray, defined: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``test`` (a SciPy test over rows) run on the defined rows, the exact ones and the
+    others apart; statistic and p, NaN on undefined rows."""
+    statistic = np.full(exact.size, np.nan)
+    p = np.full(exact.size, np.nan)
+    for rows, method in ((defined & exact, "exact"), (defined & ~exact, "asymptotic")):
+        if rows.any():
+            result = test(rows, method)
+            statistic[rows], p[rows] = result.statistic, result.pvalue
+    return statistic, p
+
+
+def _scipy_stats():
     from scipy import stats  # imported on use: see stats/__init__.py
 
-    small = both.size <= EXACT_UP_TO and np.unique(both).size == both.size
-    method = "exact" if small else "asymptotic"
-    result = stats.mannwhitneyu(x, y, alternative="two-sided", method=method)
-    details["statistic"] = float(result.statistic)
-    details["method"] = method
-    return Estimate(float(result.pvalue), n=int(both.size), details=details)
+    return stats
 
 
 def system_comparisons(values, systems, sources, participants=None, units=None) -> list[PairComparison]:

@@ -2,8 +2,8 @@
 
 A design is a number of items per system and a number of answers per item. Its power to
 detect a difference ``d`` between two systems on one question is the share of simulated
-studies of that design whose two-sided t-test rejects "no difference" at level ``alpha``
-when the true difference is ``d``.
+studies of that design in which the test the reports run (``stats.likert``) rejects "no
+difference" at level ``alpha`` when the true difference is ``d``.
 
 Each simulated study resamples the pilot in two stages, so that both of its sources of
 spread carry over to designs the pilot did not have:
@@ -20,8 +20,16 @@ spread carry over to designs the pilot did not have:
 
 The first system's values are then moved by ``d``: the simulation keeps the pilot's
 spread and puts the difference the researcher wants to detect in place of the one the
-pilot happened to show. Paired pilots are tested with the paired t-test on the cases'
-differences of means, unpaired ones with Welch's t-test on the items' means.
+pilot happened to show. Each simulated study is then tested as the reports test a pair of
+systems, on the same units and with the same functions (one rule, one place): paired pilots
+with the two-sided Wilcoxon signed-rank test on the per-case mean ratings
+(``stats.likert.wilcoxon_rows``, the rows form of ``wilcoxon_signed_rank``), unpaired ones
+with the two-sided Mann-Whitney U test on the per-item mean ratings (``mann_whitney_rows``).
+The reports Holm-adjust over a question's pairs of systems; for the one pair a plan is made
+for, Holm is the identity (a study of ``m`` systems has ``m(m-1)/2`` pairs, and the pair
+with the smallest p is then tested at ``alpha / (m(m-1)/2)``: plan with that ``alpha`` to
+be safe). A study where the test is undefined (no case differs) counts as not rejecting,
+as its report shows no p-value.
 
 The agreement a design will measure is planned the same way: each simulated study's
 answers are an item's (shrunk) mean plus resampled answer deviations, and its Krippendorff's
@@ -35,6 +43,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from .likert import mann_whitney_rows, wilcoxon_rows
 
 SIMULATIONS = 1000
 ITEMS = (10, 20, 30, 50, 75, 100, 150, 200, 300)
@@ -286,33 +296,5 @@ def _simulated_p(
         side_means.append(model.deviations[side][rows] + noise)
     side_means[0] += difference
     first, second = side_means
-    return _paired_p(first - second) if model.paired else _welch_p(first, second)
-
-
-def _paired_p(differences: np.ndarray) -> np.ndarray:
-    """Two-sided p of the paired t-test per row (a row without spread: 0 unless its mean is 0)."""
-    n = differences.shape[1]
-    mean = differences.mean(axis=1)
-    sd = differences.std(axis=1, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / (sd / np.sqrt(n))
-    from scipy import stats  # imported on use: see stats/__init__.py
-
-    p = 2 * stats.t.sf(np.abs(t), n - 1)
-    return np.where(sd > 0, p, np.where(mean != 0, 0.0, 1.0))
-
-
-def _welch_p(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Two-sided p of Welch's t-test per row (rows without spread as in ``_paired_p``)."""
-    n = first.shape[1]
-    variance = (first.var(axis=1, ddof=1) + second.var(axis=1, ddof=1)) / n
-    mean = first.mean(axis=1) - second.mean(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / np.sqrt(variance)
-        freedom = variance**2 / (
-            (first.var(axis=1, ddof=1) / n) ** 2 / (n - 1) + (second.var(axis=1, ddof=1) / n) ** 2 / (n - 1)
-        )
-    from scipy import stats  # imported on use: see stats/__init__.py
-
-    p = 2 * stats.t.sf(np.abs(t), np.nan_to_num(freedom, nan=1.0))
-    return np.where(variance > 0, p, np.where(mean != 0, 0.0, 1.0))
+    test = wilcoxon_rows if model.paired else mann_whitney_rows
+    return test(first, second)[1]  # NaN (no difference at all: the test is undefined) never rejects
