@@ -19,7 +19,11 @@ priority below the cap (``--cap``), the priorities recomputed every ``--every`` 
 reports job) and lowered by (n + 1) / (n + 2) on each page handed out in between (the pick).
 The priority is the platform's for each question: the entropy of the item's vote shares for a
 label (A), how close the comparison of the item's two systems is over the whole study for a
-pick between systems (B: ``stats.adaptive.pair_uncertainty``).
+pick between systems (B: ``stats.adaptive.pair_uncertainty``). ``--ranking-priority`` swaps B's
+pair priority for one of two alternatives measured beside it (not the platform's): ``variance``,
+how much one more answer to the pair shrinks the variance of its fitted difference (the
+comparison that most reduces the ranking's uncertainty), and ``misorder``, how much it lowers
+the chance the pair is ordered wrongly.
 
 The target is uniform's mean accuracy after ``--answers`` answers per item (over the seeds, on
 draws of their own). Per seed, both ways collect on the same study until the accuracy first
@@ -35,7 +39,8 @@ and 90th percentiles over the seeds.
      system's answers at alpha / 2); and the rule's mean answers against the fixed design
      ``plan`` picks for the same power (``stats.planning.power_table`` on a large pilot).
 
-    .venv/bin/python bench/adaptive.py [--part all|savings|stopping] [--seeds 200] [--items 200] [--answers 5]
+    .venv/bin/python bench/adaptive.py [--part all|savings|ranking|stopping] [--seeds 200] [--items 200]
+        [--answers 5] [--ranking-priority closeness|variance|misorder]
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from stats.adaptive import (
+    INFORMATION_RIDGE,
     comparison_priorities,
     difference_sequence,
     mean_sequence,
@@ -113,8 +119,16 @@ class LabelStudy(Study):
 class PairStudy(Study):
     options = 2  # code 0: the first system of the pair is better; 1: the second
 
-    def __init__(self, items: int, systems: int, rng: np.random.Generator, item_effect: float = 1.0):
+    def __init__(
+        self,
+        items: int,
+        systems: int,
+        rng: np.random.Generator,
+        item_effect: float = 1.0,
+        priority: str = "closeness",
+    ):
         self.rng = rng
+        self.priority = priority
         self.systems = systems
         self.strength = rng.normal(0, 0.5, systems)
         self.pairs = np.array([rng.choice(systems, 2, replace=False) for _ in range(items)])
@@ -132,7 +146,7 @@ class PairStudy(Study):
         return wins
 
     def priorities(self, counts: np.ndarray) -> np.ndarray:
-        uncertainty = pair_uncertainty(self.wins(counts))
+        uncertainty = RANKING_PRIORITIES[self.priority](self.wins(counts))
         return comparison_priorities(np.arange(len(self.pairs)), self.pairs, uncertainty, len(self.pairs))
 
     def accuracy(self, counts: np.ndarray) -> float:
@@ -142,6 +156,55 @@ class PairStudy(Study):
         upper = np.triu_indices(self.systems, 1)
         truth = np.sign(self.strength[:, None] - self.strength[None, :])[upper]
         return float(np.mean(np.sign(fitted[:, None] - fitted[None, :])[upper] == truth))
+
+
+def _one_more_answer(wins: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Per pair of systems, the fitted gap in strength, the variance of its estimate now and
+    after one more answer comparing the pair (the Fisher information grows by p(1 - p));
+    None before the fit exists."""
+    strengths = bradley_terry(wins)
+    if strengths is None:
+        return None
+    size = len(wins)
+    p = 1 / (1 + np.exp(strengths[None, :] - strengths[:, None]))
+    weight = (wins + wins.T) * p * (1 - p)
+    information = np.diag(weight.sum(axis=1)) - weight + INFORMATION_RIDGE * np.eye(size)
+    covariance = np.linalg.inv(information)
+    diagonal = np.diag(covariance)
+    variance = np.maximum(diagonal[:, None] + diagonal[None, :] - 2 * covariance, 1e-12)
+    after = 1 / (1 / variance + p * (1 - p))
+    return np.abs(strengths[:, None] - strengths[None, :]), variance, after
+
+
+def variance_drop(wins: np.ndarray) -> np.ndarray:
+    """Alternative priority (not the platform's): how much one more answer shrinks the
+    variance of the pair's fitted difference, the pair whose comparison most reduces the
+    ranking's uncertainty first."""
+    found = _one_more_answer(wins)
+    if found is None:
+        return np.ones(wins.shape)
+    _, variance, after = found
+    return variance - after
+
+
+def misorder_drop(wins: np.ndarray) -> np.ndarray:
+    """Alternative priority (not the platform's): how much one more answer lowers the chance
+    that the pair is ordered wrongly, Φ(−gap / sd) now less after (a coin toss gains little)."""
+    found = _one_more_answer(wins)
+    if found is None:
+        return np.ones(wins.shape)
+    gap, variance, after = found
+    from scipy import stats as scipy_stats
+
+    return scipy_stats.norm.sf(gap / np.sqrt(variance)) - scipy_stats.norm.sf(gap / np.sqrt(after))
+
+
+# B's pair priority: the platform's (``closeness``) and the two alternatives measured beside it.
+RANKING_PRIORITIES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "closeness": pair_uncertainty,
+    "variance": variance_drop,
+    "misorder": misorder_drop,
+}
 
 
 def uniform_accuracy(study: Study, design: Design) -> float:
@@ -509,7 +572,13 @@ def stopping_tables(runs: int, adaptive_runs: int, power_runs: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=("all", "savings", "stopping"), default="all")
+    parser.add_argument("--part", choices=("all", "savings", "ranking", "stopping"), default="all")
+    parser.add_argument(
+        "--ranking-priority",
+        choices=sorted(RANKING_PRIORITIES),
+        default="closeness",
+        help="B: the pair priority (closeness: the platform's)",
+    )
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--systems", type=int, default=8)
@@ -522,17 +591,20 @@ def main() -> None:
     parser.add_argument("--adaptive-stopping-runs", type=int, default=400, help="C: runs per adaptive row")
     parser.add_argument("--power-runs", type=int, default=400, help="C: runs per row against plan")
     args = parser.parse_args()
-    if args.part in ("all", "savings"):
+    if args.part in ("all", "savings", "ranking"):
         design = Design(args.items, args.answers, args.minimum, args.cap, args.every)
         print(
             f"{args.items} items, uniform at {args.answers} answers per item against adaptive "
             f"(minimum {args.minimum}, cap {args.cap}, priorities recomputed every {args.every} answers)"
         )
-        report("labels", savings(lambda rng: LabelStudy(args.items, rng), design, args.seeds))
+        if args.part != "ranking":
+            report("labels", savings(lambda rng: LabelStudy(args.items, rng), design, args.seeds))
         report(
-            "system ranking",
+            f"system ranking ({args.ranking_priority})",
             savings(
-                lambda rng: PairStudy(args.items, args.systems, rng, args.item_effect), design, args.seeds
+                lambda rng: PairStudy(args.items, args.systems, rng, args.item_effect, args.ranking_priority),
+                design,
+                args.seeds,
             ),
         )
     if args.part in ("all", "stopping"):

@@ -398,6 +398,13 @@ class TaskKind(ABC):
         compares between systems. By default the declared agreement fields at those levels."""
         return tuple(f.question for f in self.agreement_fields if f.level in SCALE_LEVELS)
 
+    def compares_systems_only(self, config: dict) -> bool:
+        """Whether every question a page asks (free text aside) compares the page's systems
+        (a ranking's MOST and LEAST, a questionnaire's picks), so the study's only outcome is
+        a ranking of systems: adaptive assignment is refused for such a study
+        (``services.adaptive.check_adaptive_pays``). False by default."""
+        return False
+
     # --- exports ----------------------------------------------------------------------
 
     def export_fields(self, config: dict) -> list[tuple[str, tuple[str, ...]]]:

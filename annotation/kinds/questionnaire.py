@@ -297,6 +297,11 @@ class Questionnaire(TaskKind):
     def scale_questions(self, config: dict) -> tuple[str, ...]:
         return tuple(q["id"] for q in config["questions"] if q["type"] == "scale")
 
+    def compares_systems_only(self, config: dict) -> bool:
+        """At least one pick and nothing else but free text (which no priority reads)."""
+        types = {q["type"] for q in config["questions"]} - {"text"}
+        return types == {"pick"}
+
     def agreement_values(self, item, answer: dict) -> list[Observation]:
         """Per question, by type: a scale one ordinal value per answer (the reports read its
         interval figures from it); a choice, a pick (the passage id, or ``tie``), each option

@@ -224,6 +224,10 @@ class Ranking(TaskKind):
     Answer = RankingAnswer
     Gold = RankingGold
 
+    def compares_systems_only(self, config: dict) -> bool:
+        """A ranking asks nothing but MOST and LEAST of the shown systems."""
+        return True
+
     def export_fields(self, config: dict) -> list[tuple[str, tuple[str, ...]]]:
         """``choice.<criterion>.most`` and ``.least``: the chosen system, one column each."""
         return [

@@ -107,6 +107,42 @@ def check_stop_question(kind: TaskKind, config: dict) -> None:
         raise InputError({"config.adaptive.stop.question": [message]})
 
 
+# Why adaptive assignment is refused for a study that only ranks systems: what
+# ``bench/adaptive.py`` measured (docs/statistics.md, "Adaptive collection").
+RANKING_REFUSED = (
+    "Adaptive assignment is not offered for a study whose questions only compare systems "
+    "(a ranking, or picks with nothing else but free text): its outcome is a ranking of "
+    "systems, and for a ranking adaptive assignment needed 10.3% more answers than uniform "
+    "assignment for the same ranking accuracy (bench/adaptive.py, 200 seeds; docs/statistics.md, "
+    '"Adaptive collection"). Leave "assignment" out (uniform), or add a question on a scale '
+    "or a choice for it to adapt on."
+)
+
+
+def adaptive_refusal(kind: TaskKind, config: dict) -> str | None:
+    """Why ``config`` (validated) may not assign adaptively as ``kind``: the reason when it
+    asks for adaptive assignment and every question compares systems; None otherwise. The
+    overview shows it for a study stored before the rule (it keeps running)."""
+    if config.get("assignment") != ADAPTIVE or not kind.compares_systems_only(config):
+        return None
+    return RANKING_REFUSED
+
+
+def study_adaptive_refusal(study: Study) -> str | None:
+    """Why the stored study should not be assigned adaptively (``adaptive_refusal``): set only
+    for a study that only ranks systems and was saved adaptive before the rule."""
+    return adaptive_refusal(study.task_kind, study.config or {})
+
+
+def check_adaptive_pays(kind: TaskKind, config: dict, stored_config: dict | None) -> None:
+    """Adaptive assignment only where it saves answers: refused for a study that only ranks
+    systems (``adaptive_refusal``). A stored config that already had it and does not change
+    passes (a study saved before the rule keeps running; the overview warns)."""
+    reason = adaptive_refusal(kind, config)
+    if reason is not None and config != stored_config:
+        raise InputError({"config.assignment": [reason]})
+
+
 def check_stop_systems(config: dict, systems: Iterable[str]) -> None:
     """The stopping rule (if any) names two systems among ``systems``, the items'
     ``provenance.system`` values (the rule reads those)."""

@@ -27,7 +27,7 @@ from annotation.kinds.base import TaskKind
 from annotation.models import Exam, Item, Study
 
 from .adaptive import KEYS as ASSIGNMENT_KEYS
-from .adaptive import check_assignment_config, check_stop_question
+from .adaptive import check_adaptive_pays, check_assignment_config, check_stop_question
 from .exams import check_exam
 from .rows import Row, Unique, collect_rows
 
@@ -85,6 +85,9 @@ def check_kind_and_config(
     except ValidationError as exc:
         raise InputError.from_validation(exc, "config") from None
     check_stop_question(kind, config)
+    check_adaptive_pays(
+        kind, config, stored.config if stored is not None and stored.kind == kind.name else None
+    )
     if stored is None or stored.kind != kind.name or stored.config != config:
         misfits = _misfits(kind, config, kept_items)
         if misfits:

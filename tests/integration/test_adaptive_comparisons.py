@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import Item
+from annotation.models import Item, Study
 from annotation.services.assignment import assign_next_item
 from annotation.services.studies import load_study_file
 from annotation.services.submission import submit_response
@@ -50,8 +50,20 @@ def pick_study() -> dict:
     }
 
 
+def stored_before_the_rule(data: dict) -> Study:
+    """A pick-only study is refused adaptive assignment now (tests/integration/
+    test_adaptive_rankings.py); one stored adaptive before that keeps running, and its
+    priorities are what a pick beside other questions gets."""
+    config = data["config"]
+    study = load_study_file({**data, "config": {"questions": config["questions"]}}).study
+    adaptive = {"assignment": config["assignment"], "adaptive": config["adaptive"]}
+    Study.objects.filter(pk=study.pk).update(config={**study.config, **adaptive})
+    study.refresh_from_db()
+    return study
+
+
 def test_items_of_an_even_pair_of_systems_come_before_items_of_a_settled_pair(enrolled):
-    study = load_study_file(pick_study()).study
+    study = stored_before_the_rule(pick_study())
     given = {name: 0 for name in VOTES}
     for _ in range(CAP):
         participant = enrolled(study)
