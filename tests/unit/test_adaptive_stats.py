@@ -26,7 +26,7 @@ from stats.adaptive import (
     settled,
 )
 
-RUNS, LOOK_EVERY, MOST = 300, 10, 400
+RUNS, LOOK_EVERY, MOST = 150, 10, 400
 
 
 def _independent(first: np.ndarray, second: np.ndarray, alpha: float, **options):
@@ -149,7 +149,7 @@ def test_the_floor_leaves_answers_that_vary_as_they_were_and_an_unknown_span_as_
     assert math.isinf(mean_sequence(np.full(40, 7.0), 0.05).width)  # no span: nothing known
 
 
-def _false_stops_on_a_skewed_scale(runs: int = 300) -> float:
+def _false_stops_on_a_skewed_scale(runs: int = 150) -> float:
     """Answers that are mostly one value (95% 7s, else uniform on 1..7), the same for both
     systems, looked at every 10 answers per system: runs of agreeing answers are common
     early, where the floor decides."""

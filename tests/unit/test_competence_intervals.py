@@ -70,20 +70,20 @@ def test_a_random_clickers_interval_overlaps_or_lies_below_a_consistent_annotato
 
 
 def test_intervals_cover_the_true_competence_in_a_small_simulation():
-    """12 panels of 60 items, 3 categories, MACE's own model: Dawid–Skene's interval covers
+    """6 panels of 60 items, 3 categories, MACE's own model: Dawid–Skene's interval covers
     the probability of a right answer, MACE's the probability of knowing, and the median
     correlation's its value on 20,000 items, for the annotators other than the clicker
     (whose MACE target, 0, is a boundary no posterior mean reaches)."""
     tallies = {"mace": Tally(), "dawid_skene": Tally(), "median_correlation": Tally()}
     rng = np.random.default_rng(2)
-    for number in range(12):
+    for number in range(6):
         panel = nominal_panel(rng, 60, 3)
         for measure in ("mace", "dawid_skene"):
             tally_panel(panel, measure, tallies[measure], seed=number, resamples=50)
         ordinal = ordinal_panel(rng, 60)
         tally_panel(ordinal, "median_correlation", tallies["median_correlation"], seed=number, resamples=50)
     coverage = {measure: tally.row()["coverage"] for measure, tally in tallies.items()}
-    assert all(tally.intervals >= 40 for tally in tallies.values())
+    assert all(tally.intervals >= 20 for tally in tallies.values())
     assert coverage["dawid_skene"] >= 0.85, coverage
     assert coverage["mace"] >= 0.8, coverage
     assert coverage["median_correlation"] >= 0.85, coverage
