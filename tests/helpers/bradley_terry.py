@@ -16,16 +16,16 @@ STRENGTH = {"base": -0.6, "ft": 0.0, "rome": 1.3}
 
 
 def ranking_study(**fields):
-    """40 items of three systems, 4 answers each, MOST / LEAST from Gumbel utilities, the
+    """24 items of three systems, 4 answers each, MOST / LEAST from Gumbel utilities, the
     order shown shuffled per answer (``answer.shown``)."""
     study = StudyFactory(kind="ranking", slug="bt-ranking", config={"show": 3}, **fields)
     passages = [{"system": s, "text": f"{s} text"} for s in SYSTEMS]
     ItemFactory.from_specs(
-        study, [{"external_id": f"c{i}", "payload": {"fact": "f", "passages": passages}} for i in range(40)]
+        study, [{"external_id": f"c{i}", "payload": {"fact": "f", "passages": passages}} for i in range(24)]
     )
     rng = random.Random(3)
     specs, pairs = [], []
-    for i in range(40):
+    for i in range(24):
         for who in ("ann", "bob", "cat", "dan"):
             shown = rng.sample(SYSTEMS, 3)
             utility = {s: STRENGTH[s] - np.log(-np.log(rng.random())) for s in shown}
