@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def setup_django() -> None:
@@ -33,3 +41,28 @@ def production_like_env(host: str) -> dict[str, str]:
         "RATE_LIMIT_LOGIN": "100000000/min",
         "RATE_LIMIT_TOKEN": "100000000/min",
     }
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    """A ``manage.py`` command run in a child process: its wall seconds (Python and Django
+    start-up included), CPU seconds, peak RSS in MiB, exit status and output."""
+
+    seconds: float
+    cpu_seconds: float
+    peak_mib: float
+    status: int
+    output: str
+
+
+def run_manage(*arguments: str) -> CommandRun:
+    """``manage.py ARGUMENTS`` in a child process, measured by the kernel (``wait4``)."""
+    command = [sys.executable, str(ROOT / "manage.py"), *arguments]
+    with tempfile.TemporaryFile("w+") as out:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, stdout=out, stderr=out)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+        out.seek(0)
+        text = out.read()
+    return CommandRun(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, status, text)

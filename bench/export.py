@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._database import ensure_database, settle_tables  # noqa: E402 - after the path
+from bench._django import run_manage  # noqa: E402 - after the path
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only")
@@ -110,19 +111,11 @@ def build(rows: int) -> None:
 def run_exporter(fmt: str, path: Path) -> tuple[float, float, float]:
     """`manage.py exportstudy` in a child process: (seconds of the export as the command
     reports it, seconds of the whole process with Python and Django start-up, peak RSS MiB)."""
-    command = [sys.executable, str(ROOT / "manage.py"), "exportstudy", SLUG]
-    command += ["--format", fmt, "--output", str(path)]
-    with tempfile.TemporaryFile("w+") as out:
-        start = time.perf_counter()
-        child = subprocess.Popen(command, stdout=out, stderr=out)
-        _, status, usage = os.wait4(child.pid, 0)
-        seconds = time.perf_counter() - start
-        out.seek(0)
-        text = out.read()
-    if status:
-        sys.exit(f"exportstudy failed: {text}")
-    export = float(re.search(r"in ([0-9.]+) s\.", text).group(1))
-    return export, seconds, usage.ru_maxrss / 1024
+    run = run_manage("exportstudy", SLUG, "--format", fmt, "--output", str(path))
+    if run.status:
+        sys.exit(f"exportstudy failed: {run.output}")
+    export = float(re.search(r"in ([0-9.]+) s\.", run.output).group(1))
+    return export, run.seconds, run.peak_mib
 
 
 def anchor_copy(target: str, path: Path, *, wrap_json: bool = False, header: bool = False) -> float:

@@ -19,16 +19,15 @@ import argparse
 import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._database import ensure_database  # noqa: E402 - after the path
+from bench._django import run_manage  # noqa: E402 - after the path
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only")
@@ -79,17 +78,10 @@ def drop_study(slug: str) -> None:
 
 def run_loaditems(slug: str, path: Path) -> tuple[float, float, float, str]:
     """(wall seconds of the whole child process, its CPU seconds, peak RSS MiB, its output)."""
-    command = [sys.executable, str(ROOT / "manage.py"), "loaditems", slug, str(path)]
-    with tempfile.TemporaryFile("w+") as out:
-        start = time.perf_counter()
-        child = subprocess.Popen(command, stdout=out, stderr=out)
-        _, status, usage = os.wait4(child.pid, 0)
-        seconds = time.perf_counter() - start
-        out.seek(0)
-        text = out.read()
-    if status:
-        sys.exit(f"loaditems failed after {seconds:.1f} s: {text[-2000:]}")
-    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text.strip()
+    run = run_manage("loaditems", slug, str(path))
+    if run.status:
+        sys.exit(f"loaditems failed after {run.seconds:.1f} s: {run.output[-2000:]}")
+    return run.seconds, run.cpu_seconds, run.peak_mib, run.output.strip()
 
 
 def main() -> None:
