@@ -440,8 +440,6 @@ API_MAX_UPLOAD_BYTES = env_int("API_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum
 IDEMPOTENCY_KEY_HOURS = env_int("IDEMPOTENCY_KEY_HOURS", 24, minimum=1)
 # Where export files are written; web and workers must share it (the `appdata` volume).
 EXPORT_DIR = Path(env_str("EXPORT_DIR", str(MEDIA_ROOT / "exports")))
-# Items files the builder keeps between the rounds of its form (annotation/services/kept_files.py).
-KEPT_UPLOADS_DIR = Path(env_str("KEPT_UPLOADS_DIR", str(MEDIA_ROOT / "kept-uploads")))
 # The API's items upload: a body of more lines than this is stored in UPLOAD_DIR (shared by
 # web and workers, as EXPORT_DIR) and loaded by an `items_upload` job (202 with the job), so
 # no web thread is held for minutes; up to it, it is loaded in the request (200).

@@ -46,13 +46,18 @@ def kept_file(user, token: str) -> bytes | None:
 
 
 def _path(user, token: str) -> Path:
-    return Path(settings.KEPT_UPLOADS_DIR) / str(int(user.pk)) / token
+    return _folder() / str(int(user.pk)) / token
+
+
+def _folder() -> Path:
+    """Beside the uploads that wait for their job, in the folder the web instances share."""
+    return Path(settings.UPLOAD_DIR) / "kept"
 
 
 def _remove_old() -> None:
     """Files past ``KEEP_HOURS`` (cheap: one directory per researcher who uploaded lately)."""
     oldest = time.time() - KEEP_HOURS * 3600
-    for path in Path(settings.KEPT_UPLOADS_DIR).glob("*/*"):
+    for path in _folder().glob("*/*"):
         try:
             if path.stat().st_mtime < oldest:
                 path.unlink()
