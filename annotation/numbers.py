@@ -27,9 +27,8 @@ def whole_number(raw: Any) -> int | None:
         return None
     if isinstance(raw, int):
         return raw
-    if isinstance(raw, str) and _WHOLE.fullmatch(raw.strip(" \t\r\n")):
-        return int(raw.strip(" \t\r\n"))
-    return None
+    text = raw.strip(" \t\r\n") if isinstance(raw, str) else ""
+    return int(text) if _WHOLE.fullmatch(text) else None
 
 
 def whole_number_within(raw: str, *, field: str, low: int, high: int) -> int:

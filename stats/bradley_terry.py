@@ -27,8 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .bootstrap import CONFIDENCE
+
 RIDGE = 0.01
-CONFIDENCE = 0.95
 _NEWTON_STEPS = 100
 _TOLERANCE = 1e-9
 

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .bootstrap import CONFIDENCE
 from .competence import Answers, too_few_answers
 
 RESAMPLES = 100
 # An interval needs an annotator's competence in at least this many resamples.
 MIN_RESAMPLED = 50
-CONFIDENCE = 0.95
 INTERVAL_METHOD = "percentile bootstrap over items"
 
 

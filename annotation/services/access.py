@@ -425,7 +425,7 @@ def researcher_jobs(user):
 
 def access_job_for_researcher(user, job_id) -> Job:
     """A job the researcher may see and cancel, or 404."""
-    job = researcher_jobs(user).select_related("study").filter(pk=_int_or_none(job_id)).first()
+    job = researcher_jobs(user).select_related("study").filter(pk=whole_number(job_id)).first()
     if job is None:
         raise Http404("No such job.")
     return job
@@ -443,7 +443,7 @@ def access_job_to_cancel(user, job_id) -> Job:
 
 def access_export_for_researcher(user, study: Study, export_id) -> Job:
     """An export job of a reachable study, or 404 (exports are jobs of kind ``export``)."""
-    job = researcher_jobs(user).filter(pk=_int_or_none(export_id), study=study, kind="export").first()
+    job = researcher_jobs(user).filter(pk=whole_number(export_id), study=study, kind="export").first()
     if job is None:
         raise Http404("No such export.")
     return job
@@ -451,9 +451,5 @@ def access_export_for_researcher(user, study: Study, export_id) -> Job:
 
 def _row_id(value) -> int | None:
     """``value`` as a row id (a positive 64-bit integer), else None."""
-    number = _int_or_none(value)
+    number = whole_number(value)
     return number if number is not None and 0 < number < 2**63 else None
-
-
-def _int_or_none(value) -> int | None:
-    return whole_number(value)

@@ -1,4 +1,4 @@
-"""Whole numbers and money amounts typed by a person, read once for every way in.
+"""Money amounts typed by a person, read once for every way in.
 
 The platforms page, the ``prolific``/``mturk`` commands and the bonus file all read an amount
 such as ``1.50`` here (``cents_from_text``) and print one with ``as_currency``; every form

@@ -123,11 +123,6 @@ def _jsonable(value: Any) -> Any:
     return str(value)  # datetimes
 
 
-def dollars(cents: int) -> str:
-    """MTurk's amounts: a string in US dollars with two decimals."""
-    return as_currency(cents)
-
-
 def publish_hit(
     study: Study,
     calls: MTurkCalls,
@@ -152,7 +147,7 @@ def publish_hit(
         Title=study.title[:128],
         Description=(study.description or study.title)[:2000],
         Question=participant_links(study_url).mturk_external_question,
-        Reward=dollars(reward_cents),
+        Reward=as_currency(reward_cents),
         MaxAssignments=count,
         AssignmentDurationInSeconds=minutes * 60 * 2,
         LifetimeInSeconds=7 * 24 * 3600,
@@ -297,7 +292,7 @@ def _bonus_params(study: Study, participant: Participant, cents: int, reason: st
         )
     return {
         "WorkerId": participant.platform_worker_id,
-        "BonusAmount": dollars(cents),
+        "BonusAmount": as_currency(cents),
         "AssignmentId": assignment_id,
         "Reason": reason or f"A bonus for your work on {study.title}.",
         "UniqueRequestToken": bonus_token(study, participant, reason),

@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import Sum
@@ -28,14 +27,11 @@ from annotation.errors import InputError
 from annotation.models import Participant, Platform, PlatformBonus, PlatformCall, PlatformStudy, Study
 
 from .amounts import MAX_BONUS_CAP_CENTS, MAX_BONUS_CENTS, cents_from_text
+from .platform_review import CLAIM_EXPIRES
 from .populations import real_enrollments
 from .pseudonyms import PseudonymCache
 
 MAX_REASON = 200
-# A run that claimed NEW rows to create their bulk bonus and has not named it after this
-# long has died (a create call times out after PLATFORM_API_TIMEOUT_S, seconds): creating
-# pays nothing, so its rows go back to NEW and the next run creates them again.
-CREATING_CLAIM_EXPIRES = timedelta(minutes=15)
 # Prolific's call that creates a bulk bonus (and the audit log's record of it).
 PROLIFIC_CREATE_PATH = "/api/v1/submissions/bonus-payments/"
 
@@ -214,12 +210,12 @@ def record_bonuses(
 def claim_new_bonuses(study: Study, *, platform: str) -> list[PlatformBonus]:
     """The NEW rows this run will create a bulk bonus for, claimed (→ CREATING, committed)
     so that a run at the same time finds none of them and creates no second bulk bonus for
-    them. Claims left by a run that died (older than ``CREATING_CLAIM_EXPIRES``) are given
+    them. Claims left by a run that died (older than ``CLAIM_EXPIRES``) are given
     back first."""
     rows = PlatformBonus.objects.filter(study=study, platform=platform)
-    rows.filter(
-        state=PlatformBonus.State.CREATING, paying_since__lt=timezone.now() - CREATING_CLAIM_EXPIRES
-    ).update(state=PlatformBonus.State.NEW, paying_since=None)
+    rows.filter(state=PlatformBonus.State.CREATING, paying_since__lt=timezone.now() - CLAIM_EXPIRES).update(
+        state=PlatformBonus.State.NEW, paying_since=None
+    )
     with transaction.atomic():
         ids = list(
             rows.select_for_update(skip_locked=True)

@@ -8,7 +8,7 @@ range" for the same value. This is the one place that makes the ORM say so too, 
 integer field of every model (``save()``, ``QuerySet.update()``, ``bulk_create``): a value
 outside the column's range raises ``DataError`` naming the value and the column type, and
 nothing is written. Entry points still bound their own inputs with a message for a person
-(``annotation.validation.whole_number``); this is the net under them.
+(``annotation.numbers.whole_number``); this is the net under them.
 """
 
 from __future__ import annotations

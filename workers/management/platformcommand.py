@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
 from annotation.errors import InputError
-from annotation.models import Job, Study
+from annotation.models import Job, Platform, Study
 from annotation.services.amounts import as_currency, cents_from_text
 from annotation.services.jobs import create_job
 from annotation.services.platform_bonus import (
@@ -135,7 +135,7 @@ class PlatformCommand(BaseCommand, ABC):
         stuck = sorted(set(stuck_bonuses(study, platform=self.platform).values_list("batch_id", flat=True)))
         for payment in stuck:
             self.stdout.write(f"Outcome unknown (settle it): payment {payment or '(no id)'}")
-        batches = unpaid_batches(study) if self.platform == "prolific" else []
+        batches = unpaid_batches(study) if self.platform == Platform.PROLIFIC else []
         for batch in batches:
             amount = batch["amount_cents"]
             waiting = (
