@@ -46,8 +46,9 @@ def open_mail_connection() -> BaseEmailBackend:
 
 
 class PasswordResetMailForm(PasswordResetForm):
-    """Django's password-reset form, sending on the connection ``send_password_reset`` opened
-    and raising ``MailNotSent`` when a send fails (Django's own form logs it and goes on)."""
+    """Django's password-reset form, sending on the connection the reset view opened
+    (``open_mail_connection``) and raising ``MailNotSent`` when a send fails (Django's own
+    form logs it and goes on)."""
 
     connection: BaseEmailBackend | None = None
 
@@ -71,14 +72,3 @@ class PasswordResetMailForm(PasswordResetForm):
         except Exception as exc:  # the server refused or dropped the message
             log.warning("mail: the password-reset mail to user %s failed: %s", context["user"].pk, exc)
             raise MailNotSent(gettext("The mail server did not take the message.")) from exc
-
-
-def send_password_reset(form: PasswordResetMailForm, **options) -> None:
-    """Send the reset links of a valid ``form`` (``options``: those of ``PasswordResetForm.save``);
-    ``MailNotSent`` when no mail could be sent."""
-    connection = open_mail_connection()
-    try:
-        form.connection = connection
-        form.save(**options)
-    finally:
-        connection.close()

@@ -4,10 +4,10 @@ plainly when no mail could be sent."""
 from __future__ import annotations
 
 from django.contrib.auth.views import PasswordResetView
-from django.http import HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse
 from django.shortcuts import render
 
-from annotation.services.mail import MailNotSent, PasswordResetMailForm, mail_configured, send_password_reset
+from annotation.services.mail import MailNotSent, PasswordResetMailForm, mail_configured, open_mail_connection
 
 
 class PasswordReset(PasswordResetView):
@@ -21,19 +21,14 @@ class PasswordReset(PasswordResetView):
         return {**super().get_context_data(**kwargs), "mail_configured": mail_configured()}
 
     def form_valid(self, form) -> HttpResponse:
-        options = {
-            "use_https": self.request.is_secure(),
-            "token_generator": self.token_generator,
-            "from_email": self.from_email,
-            "email_template_name": self.email_template_name,
-            "subject_template_name": self.subject_template_name,
-            "request": self.request,
-            "html_email_template_name": self.html_email_template_name,
-            "extra_email_context": self.extra_email_context,
-        }
+        """Django's own reset (its options, its redirect) on a connection opened first, so a
+        missing or unreachable mail server is said before anything is sent."""
         try:
-            send_password_reset(form, **options)
+            form.connection = open_mail_connection()
+            try:
+                return super().form_valid(form)
+            finally:
+                form.connection.close()
         except MailNotSent as not_sent:
             context = {**self.get_context_data(form=form), "not_sent": str(not_sent)}
             return render(self.request, self.template_name, context, status=503)
-        return HttpResponseRedirect(self.get_success_url())
