@@ -128,12 +128,6 @@ def adaptive_refusal(kind: TaskKind, config: dict) -> str | None:
     return RANKING_REFUSED
 
 
-def study_adaptive_refusal(study: Study) -> str | None:
-    """Why the stored study should not be assigned adaptively (``adaptive_refusal``): set only
-    for a study that only ranks systems and was saved adaptive before the rule."""
-    return adaptive_refusal(study.task_kind, study.config or {})
-
-
 def check_adaptive_pays(kind: TaskKind, config: dict, stored_config: dict | None) -> None:
     """Adaptive assignment only where it saves answers: refused for a study that only ranks
     systems (``adaptive_refusal``). A stored config that already had it and does not change

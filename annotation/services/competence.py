@@ -75,6 +75,14 @@ def sorted_measure(competence: dict[str, Competence]) -> str:
     return SORTED_MEASURES[0]
 
 
+def sorted_enrollments(study: Study, enrollments, competence: dict[str, Competence], sort: str | None):
+    """The enrollments in a ``COMPETENCE_SORTS`` order (``by_competence``), or as given for
+    no sort: the one reading of ``?sort=`` for the participants page and its API."""
+    if sort not in COMPETENCE_SORTS:
+        return enrollments
+    return by_competence(study, list(enrollments), competence, descending=COMPETENCE_SORTS[sort])
+
+
 def by_competence(
     study: Study, enrollments: list[Enrollment], competence: dict[str, Competence], *, descending: bool
 ) -> list[Enrollment]:

@@ -20,7 +20,7 @@ from annotation.services.access import (
     can_see_platform_ids,
     require_study_change,
 )
-from annotation.services.competence import COMPETENCE_SORTS, by_competence, study_competence
+from annotation.services.competence import sorted_enrollments, study_competence
 from annotation.services.flags import set_study_marks
 from annotation.services.platform_lists import platform_csv_lines
 from annotation.services.populations import real_enrollments
@@ -75,12 +75,9 @@ def participant_list(request: HttpRequest, slug: str) -> HttpResponse:
     enrollments = real_enrollments(study).select_related("participant").order_by("id")
     competence = study_competence(study)
     sort = request.GET.get("sort", "")
-    if sort in COMPETENCE_SORTS:
-        ordered = by_competence(study, list(enrollments), competence, descending=COMPETENCE_SORTS[sort])
-        page = Paginator(ordered, PARTICIPANTS_PER_PAGE).get_page(request.GET.get("page"))
-    else:
-        sort = ""
-        page = Paginator(enrollments, PARTICIPANTS_PER_PAGE).get_page(request.GET.get("page"))
+    ordered = sorted_enrollments(study, enrollments, competence, sort)
+    sort = sort if ordered is not enrollments else ""
+    page = Paginator(ordered, PARTICIPANTS_PER_PAGE).get_page(request.GET.get("page"))
     quality = study_quality(study, list(page))
     rows = [(quality[e.participant_id], competence.get(quality[e.participant_id].pseudonym)) for e in page]
     context = {

@@ -21,7 +21,7 @@ from annotation.services.access import (
     can_use_platforms,
     researcher_studies,
 )
-from annotation.services.adaptive import stopping_now, study_adaptive_refusal
+from annotation.services.adaptive import adaptive_refusal, stopping_now
 from annotation.services.assignment import item_progress
 from annotation.services.crowd import preview_page
 from annotation.services.json_input import parse_json
@@ -83,7 +83,7 @@ def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "can_use_platforms": can_use_platforms(request.user, study),
         "can_change": can_change_study(request.user, study),
         "stopping_now": stopping_now(study),
-        "adaptive_refusal": study_adaptive_refusal(study),
+        "adaptive_refusal": adaptive_refusal(study.task_kind, study.config or {}),
     }
     return render(request, "research/study_overview.html", context)
 
