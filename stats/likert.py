@@ -32,7 +32,7 @@ from .bootstrap import Interval
 from .clustered import ClusteredFit, paired_difference, unpaired_difference
 from .estimate import Estimate
 from .groups import factorize
-from .ranking import holm
+from .ranking import holm_defined
 
 EXACT_UP_TO = 50
 
@@ -243,11 +243,10 @@ def _unit_means(values: np.ndarray, units: np.ndarray) -> np.ndarray:
 
 def _holm_adjusted(found: list[tuple]) -> list[PairComparison]:
     """Holm over the pairs whose test is defined (an undefined test is no hypothesis tested)."""
-    tested = [k for k, pair in enumerate(found) if pair[4].defined]
-    adjusted = dict(zip(tested, holm([found[k][4].value for k in tested]), strict=True))
+    adjusted = holm_defined([pair[4] for pair in found])
     return [
-        PairComparison(name, over, fit, interval, test, float(adjusted.get(k, float("nan"))), design)
-        for k, (name, over, fit, interval, test, design) in enumerate(found)
+        PairComparison(name, over, fit, interval, test, float("nan") if p is None else p, design)
+        for (name, over, fit, interval, test, design), p in zip(found, adjusted, strict=True)
     ]
 
 

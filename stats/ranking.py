@@ -10,6 +10,7 @@ k = 3 is a full ranking.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,6 +125,14 @@ def holm(pvalues) -> np.ndarray:
     adjusted = np.empty(m)
     adjusted[order] = stepped
     return adjusted
+
+
+def holm_defined(tests: Sequence[Estimate]) -> list[float | None]:
+    """Holm over the tests (``Estimate``s) that are defined, in their order; None for an
+    undefined one, which tests no hypothesis and so is no member of the family."""
+    tested = [k for k, test in enumerate(tests) if test.defined]
+    adjusted = dict(zip(tested, holm([tests[k].value for k in tested]), strict=True))
+    return [float(adjusted[k]) if k in adjusted else None for k in range(len(tests))]
 
 
 def bradley_terry(wins: np.ndarray, *, alpha: float = BT_REGULARISATION) -> np.ndarray | None:

@@ -261,11 +261,10 @@ def _option_rows(question, values, item, passages, systems, data) -> list[Report
 def _holm_rows(qid: str, option_tests: list[tuple[str, Estimate]]) -> list[ReportRow]:
     """A multi question's chi-square rows, each with ``p_holm``: Holm over the options whose
     test is defined."""
-    defined = [k for k, (_, test) in enumerate(option_tests) if test.defined]
-    adjusted = dict(zip(defined, bws.holm([option_tests[k][1].value for k in defined]), strict=True))
+    adjusted = bws.holm_defined([test for _, test in option_tests])
     return [
-        row("questionnaire.chi_square", {"question": qid, "option": option}, test, p_holm=adjusted.get(k))
-        for k, (option, test) in enumerate(option_tests)
+        row("questionnaire.chi_square", {"question": qid, "option": option}, test, p_holm=p)
+        for (option, test), p in zip(option_tests, adjusted, strict=True)
     ]
 
 
