@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator
 from django.db import models
 
-from annotation.services.amounts import MAX_BONUS_CAP_CENTS
+from annotation.platforms.money import MAX_BONUS_CAP_CENTS
 
 
 class Platform(models.TextChoices):

@@ -12,24 +12,24 @@ from django.views.decorators.http import require_POST
 
 from annotation.errors import InputError, NotAllowed
 from annotation.models import Platform, PlatformStudy, Study
-from annotation.services.access import access_study_for_researcher, can_use_platforms
-from annotation.services.amounts import (
+from annotation.platforms.audit import study_calls
+from annotation.platforms.bonuses import (
+    parse_bonus_csv,
+    pseudonymous_lines,
+    set_bonus_cap,
+    unpaid_batches,
+)
+from annotation.platforms.money import (
     MAX_BONUS_CAP_CENTS,
     MAX_MINUTES,
     MAX_PLACES,
     MAX_REWARD_CENTS,
     as_currency,
 )
+from annotation.platforms.plans import bonus_plan, publish_parameters, publish_places, review_plan
+from annotation.platforms.tokens import has_token, store_token
+from annotation.services.access import access_study_for_researcher, can_use_platforms
 from annotation.services.capacity import places_wanted
-from annotation.services.platform_audit import study_calls
-from annotation.services.platform_bonus import (
-    parse_bonus_csv,
-    pseudonymous_lines,
-    set_bonus_cap,
-    unpaid_batches,
-)
-from annotation.services.platform_plans import bonus_plan, publish_parameters, publish_places, review_plan
-from annotation.services.platform_tokens import has_token, store_token
 from annotation.services.research import start_job_for_researcher
 
 from .research import researcher_required
@@ -138,7 +138,7 @@ def _plan(study: Study, platform: str, action: str, parameters: dict) -> dict:
         plan = review_plan(study, platform=platform)
         return {"review": plan, "count": len(plan.rows), "cost_cents": plan.cost_cents}
     if action == "bonus":
-        from annotation.services.platform_bonus import BonusLine
+        from annotation.platforms.bonuses import BonusLine
 
         lines = [BonusLine(**row) for row in parameters["bonuses"]]
         bonuses = bonus_plan(study, platform=platform, lines=lines)

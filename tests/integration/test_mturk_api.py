@@ -14,7 +14,7 @@ from django.core.management.base import CommandError
 from django.test import override_settings
 
 from annotation.models import Participant, PlatformBonus, PlatformCall, PlatformStudy
-from annotation.services import mturk
+from annotation.platforms.mturk import calls as mturk
 from tests.helpers.platforms import BAD, GOOD, crowd_participant, named
 
 pytestmark = pytest.mark.django_db

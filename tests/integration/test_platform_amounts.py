@@ -14,7 +14,7 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from annotation.models import Job, PlatformStudy
-from annotation.services.amounts import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS
+from annotation.platforms.money import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS
 from tests.helpers.fake_prolific import TOKEN, serve
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from annotation.models import Job, Platform, PlatformCall, PlatformStudy, ResearcherToken
-from annotation.services.platform_tokens import researcher_token
+from annotation.platforms.tokens import researcher_token
 from tests.factories import researcher_user
 from tests.helpers.fake_prolific import TOKEN, serve
 from tests.helpers.platforms import BAD, GOOD, crowd_participant

@@ -21,9 +21,9 @@ from annotation.models import (
     PlatformStudy,
     Study,
 )
+from annotation.platforms.review import MIN_REJECTION_MESSAGE
 from annotation.services.assignment import assign_next_item
 from annotation.services.flags import flag_in_study
-from annotation.services.platform_review import MIN_REJECTION_MESSAGE
 from tests.factories import researcher_user
 from tests.helpers.fake_prolific import TOKEN, closed_port_url, serve
 from tests.helpers.platforms import BAD, GOOD, crowd_participant, named

@@ -13,15 +13,15 @@ from django.urls import reverse
 
 from annotation.errors import InputError
 from annotation.models import Job, Platform, Study
-from annotation.services.amounts import as_currency, cents_from_text
-from annotation.services.jobs import create_job
-from annotation.services.platform_bonus import (
+from annotation.platforms.bonuses import (
     parse_bonus_csv,
     pseudonymous_lines,
     settle_bonuses,
     stuck_bonuses,
     unpaid_batches,
 )
+from annotation.platforms.money import as_currency, cents_from_text
+from annotation.services.jobs import create_job
 from workers.management.jobcommand import input_error, owner_named, run_or_queue
 
 

@@ -13,11 +13,12 @@ from annotation.job_parameters import (
     PlatformReviewParameters,
 )
 from annotation.models import Job
-from annotation.services import mturk, prolific
+from annotation.platforms.audit import CallContext
+from annotation.platforms.bonuses import BonusLine
+from annotation.platforms.mturk import calls as mturk
+from annotation.platforms.prolific import calls as prolific
+from annotation.platforms.prolific.client import prolific_client
 from annotation.services.jobs import Progress
-from annotation.services.platform_audit import CallContext
-from annotation.services.platform_bonus import BonusLine
-from annotation.services.prolific_client import prolific_client
 
 from .base import job_study, job_task
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotation.models import Study
-from annotation.services.amounts import MAX_REWARD_CENTS
+from annotation.platforms.money import MAX_REWARD_CENTS
 from workers.management.platformcommand import PlatformCommand, cents_from, study_url
 
 

@@ -21,16 +21,27 @@ from django.utils import timezone
 
 from annotation.errors import InputError
 from annotation.models import Enrollment, Participant, Platform, PlatformBonus, Study
-
-from .amounts import as_currency
-from .links import participant_links
-from .platform_audit import CallContext, record_call
-from .platform_bonus import BonusLine, bonus_pseudonym, check_bonus_lines, record_bonuses
-from .platform_errors import PlatformError, PlatformOutcomeUnknown, PlatformRefused, PlatformUnreachable
-from .platform_review import APPROVE, LEAVE, send_decision_once, sent_decisions, shown_name, verdict
-from .prolific import platform_study
-from .prolific_client import PlannedCall
-from .pseudonyms import PseudonymCache
+from annotation.platforms.audit import CallContext, record_call
+from annotation.platforms.bonuses import BonusLine, bonus_pseudonym, check_bonus_lines, record_bonuses
+from annotation.platforms.errors import (
+    PlatformError,
+    PlatformOutcomeUnknown,
+    PlatformRefused,
+    PlatformUnreachable,
+)
+from annotation.platforms.money import as_currency
+from annotation.platforms.prolific.calls import platform_study
+from annotation.platforms.prolific.client import PlannedCall
+from annotation.platforms.review import (
+    APPROVE,
+    LEAVE,
+    send_decision_once,
+    sent_decisions,
+    shown_name,
+    verdict,
+)
+from annotation.services.links import participant_links
+from annotation.services.pseudonyms import PseudonymCache
 
 SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
 LIVE_ENDPOINT = "https://mturk-requester.us-east-1.amazonaws.com"
@@ -134,7 +145,7 @@ def publish_hit(
     sandbox: bool,
 ) -> dict:
     """Create a HIT with the study's ExternalQuestion; its id is stored on the study."""
-    from .capacity import places_wanted
+    from annotation.services.capacity import places_wanted
 
     record = platform_study(study)
     if record.mturk_hit_id:

@@ -8,13 +8,12 @@ from dataclasses import dataclass, field
 from annotation.errors import InputError
 from annotation.models import PlatformStudy, Study
 from annotation.numbers import whole_number_within
-
-from .amounts import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS, cents_from_text
-from .capacity import places_wanted
-from .platform_bonus import BonusLine, PlannedBonus, check_bonus_lines
-from .platform_review import APPROVE, REJECT, sent_decisions, verdict
-from .populations import real_enrollments
-from .pseudonyms import PseudonymCache
+from annotation.platforms.bonuses import BonusLine, PlannedBonus, check_bonus_lines
+from annotation.platforms.money import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS, cents_from_text
+from annotation.platforms.review import APPROVE, REJECT, sent_decisions, verdict
+from annotation.services.capacity import places_wanted
+from annotation.services.populations import real_enrollments
+from annotation.services.pseudonyms import PseudonymCache
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,7 @@ from annotation.models import (
     PlatformStudy,
     Study,
 )
-
-from .amounts import as_currency
-from .capacity import places_wanted
-from .links import participant_links
-from .platform_bonus import (
+from annotation.platforms.bonuses import (
     PROLIFIC_CREATE_PATH,
     BonusLine,
     bonus_pseudonym,
@@ -35,11 +31,22 @@ from .platform_bonus import (
     record_bonuses,
     stuck_bonuses,
 )
-from .platform_errors import PlatformError, PlatformRefused
-from .platform_review import APPROVE, LEAVE, REJECT, send_decision_once, sent_decisions, shown_name, verdict
-from .prolific_client import ProlificClient
-from .pseudonyms import PseudonymCache
-from .research import mark_returned
+from annotation.platforms.errors import PlatformError, PlatformRefused
+from annotation.platforms.money import as_currency
+from annotation.platforms.prolific.client import ProlificClient
+from annotation.platforms.review import (
+    APPROVE,
+    LEAVE,
+    REJECT,
+    send_decision_once,
+    sent_decisions,
+    shown_name,
+    verdict,
+)
+from annotation.services.capacity import places_wanted
+from annotation.services.links import participant_links
+from annotation.services.pseudonyms import PseudonymCache
+from annotation.services.research import mark_returned
 
 AWAITING_REVIEW = "AWAITING REVIEW"
 RELEASED_STATUSES = {"RETURNED", "TIMED-OUT"}

@@ -18,10 +18,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotation.models import Enrollment, PlatformDecision, Response, Study
-
-from .participants import session_cut_short
-from .platform_lists import platform_status
-from .pseudonyms import PseudonymCache
+from annotation.platforms.lists import platform_status
+from annotation.services.participants import session_cut_short
+from annotation.services.pseudonyms import PseudonymCache
 
 APPROVE, REJECT, LEAVE = "APPROVE", "REJECT", "LEAVE"
 ATTENTION_REASON = "failed attention checks"  # what ``attention.record_attention_outcome`` writes

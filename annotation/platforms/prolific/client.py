@@ -22,10 +22,14 @@ from urllib.parse import urlencode, urlsplit
 from django.conf import settings
 
 from annotation.models import Platform
-
-from .platform_audit import CallContext, record_call
-from .platform_errors import PlatformError, PlatformOutcomeUnknown, PlatformRefused, PlatformUnreachable
-from .platform_tokens import researcher_token
+from annotation.platforms.audit import CallContext, record_call
+from annotation.platforms.errors import (
+    PlatformError,
+    PlatformOutcomeUnknown,
+    PlatformRefused,
+    PlatformUnreachable,
+)
+from annotation.platforms.tokens import researcher_token
 
 
 @dataclass(frozen=True)

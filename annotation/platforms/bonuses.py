@@ -25,11 +25,10 @@ from django.utils import timezone
 
 from annotation.errors import InputError
 from annotation.models import Participant, Platform, PlatformBonus, PlatformCall, PlatformStudy, Study
-
-from .amounts import MAX_BONUS_CAP_CENTS, MAX_BONUS_CENTS, cents_from_text
-from .platform_review import CLAIM_EXPIRES
-from .populations import real_enrollments
-from .pseudonyms import PseudonymCache
+from annotation.platforms.money import MAX_BONUS_CAP_CENTS, MAX_BONUS_CENTS, cents_from_text
+from annotation.platforms.review import CLAIM_EXPIRES
+from annotation.services.populations import real_enrollments
+from annotation.services.pseudonyms import PseudonymCache
 
 MAX_REASON = 200
 # Prolific's call that creates a bulk bonus (and the audit log's record of it).
