@@ -15,6 +15,7 @@ from django.test import override_settings
 
 from annotation.models import Participant, PlatformBonus, PlatformCall, PlatformStudy
 from annotation.platforms.mturk import calls as mturk
+from annotation.platforms.mturk import client as mturk_client
 from tests.helpers.platforms import BAD, GOOD, crowd_participant, named
 
 pytestmark = pytest.mark.django_db
@@ -24,8 +25,8 @@ pytestmark = pytest.mark.django_db
 def stub(monkeypatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test-key")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
-    client = boto3.client("mturk", region_name="us-east-1", endpoint_url=mturk.SANDBOX_ENDPOINT)
-    monkeypatch.setattr(mturk, "mturk_boto_client", lambda *, sandbox: client)
+    client = boto3.client("mturk", region_name="us-east-1", endpoint_url=mturk_client.SANDBOX_ENDPOINT)
+    monkeypatch.setattr(mturk_client, "mturk_boto_client", lambda *, sandbox: client)
     with Stubber(client) as stubber, override_settings(SITE_URL="https://roft.example"):
         yield stubber
         stubber.assert_no_pending_responses()
@@ -86,10 +87,12 @@ def test_review_approves_rejects_and_leaves_once(stub, study):
         for w in ("W-GOOD", "W-BAD", "W-HALF")
     ]
     query = {"HITId": "HIT1", "AssignmentStatuses": ["Submitted"], "MaxResults": 100}
+    # Every page is listed before the first decision (a decision takes an assignment out of
+    # "Submitted", which would shift the pages after it).
     stub.add_response("list_assignments_for_hit", {"Assignments": listed[:2], "NextToken": "p2"}, query)
+    stub.add_response("list_assignments_for_hit", {"Assignments": listed[2:]}, {**query, "NextToken": "p2"})
     stub.add_response("approve_assignment", {}, {"AssignmentId": "as-W-GOOD"})
     stub.add_response("reject_assignment", {}, {"AssignmentId": "as-W-BAD", "RequesterFeedback": ANY})
-    stub.add_response("list_assignments_for_hit", {"Assignments": listed[2:]}, {**query, "NextToken": "p2"})
     out = run("review", study.slug)
     mturk_name = {w: named(study, w, Participant.Source.MTURK) for w in ("W-GOOD", "W-BAD", "W-HALF")}
     assert (

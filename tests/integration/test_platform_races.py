@@ -23,7 +23,7 @@ from django.db import connection, connections
 from django.test import Client, override_settings
 
 from annotation.models import Job, PlatformBonus, PlatformStudy
-from annotation.platforms.bonuses import unpaid_batches
+from annotation.platforms.prolific.calls import unpaid_batches
 from tests.factories import researcher_user
 from tests.helpers.fake_prolific import TOKEN, serve
 from tests.helpers.platforms import GOOD, crowd_participant

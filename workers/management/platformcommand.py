@@ -13,14 +13,9 @@ from django.urls import reverse
 
 from annotation.errors import InputError
 from annotation.models import Job, Platform, Study
-from annotation.platforms.bonuses import (
-    parse_bonus_csv,
-    pseudonymous_lines,
-    settle_bonuses,
-    stuck_bonuses,
-    unpaid_batches,
-)
+from annotation.platforms.bonuses import parse_bonus_csv, pseudonymous_lines, settle, stuck_keys
 from annotation.platforms.money import as_currency, cents_from_text
+from annotation.platforms.prolific.calls import unpaid_batches
 from annotation.services.jobs import create_job
 from workers.management.jobcommand import input_error, owner_named, run_or_queue
 
@@ -32,7 +27,7 @@ def study_url(study: Study) -> str:
 
 def cents_from(text: str, *, option: str, high: int) -> int:
     """A money amount given in the currency's unit (``0.50``) as cents, read as the page and
-    the bonus file read theirs (``amounts.cents_from_text``); the option named otherwise."""
+    the bonus file read theirs (``platforms.money.cents_from_text``); the option named otherwise."""
     try:
         return cents_from_text(text, field=option, high=high)
     except InputError as exc:
@@ -62,7 +57,10 @@ class PlatformCommand(BaseCommand, ABC):
             "--settle",
             nargs=2,
             metavar=("PAYMENT_ID", "paid|unpaid"),
-            help="after checking the platform's records: a payment of unknown outcome was paid, or not",
+            help=(
+                "after checking the platform's records: a payment of unknown outcome (as --list names it: "
+                "Prolific's bulk bonus id, MTurk's UniqueRequestToken) was paid, or not"
+            ),
         )
         bonus.add_argument(
             "--list",
@@ -125,14 +123,14 @@ class PlatformCommand(BaseCommand, ABC):
     def settle(self, study: Study, payment_id: str, outcome: str) -> None:
         if outcome not in ("paid", "unpaid"):
             raise CommandError("--settle: the outcome is 'paid' or 'unpaid'.")
-        changed = settle_bonuses(study, platform=self.platform, batch_id=payment_id, paid=outcome == "paid")
+        changed = settle(study, platform=self.platform, key=payment_id, paid=outcome == "paid")
         if not changed:
             raise CommandError(f"--settle: no bonus of {study.slug} is waiting on payment {payment_id!r}.")
         self.stdout.write(f"Settled {changed} bonus(es) of payment {payment_id} as {outcome}.")
 
     def list_unfinished(self, study: Study) -> None:
         """What a bonus run left unfinished: payments to settle, bulk bonuses never paid."""
-        stuck = sorted(set(stuck_bonuses(study, platform=self.platform).values_list("batch_id", flat=True)))
+        stuck = stuck_keys(study, platform=self.platform)
         for payment in stuck:
             self.stdout.write(f"Outcome unknown (settle it): payment {payment or '(no id)'}")
         batches = unpaid_batches(study) if self.platform == Platform.PROLIFIC else []
