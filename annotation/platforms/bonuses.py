@@ -291,9 +291,9 @@ def refuse_stuck(study: Study, *, platform: str, resend_within: timedelta | None
     if keys:
         name = Platform(platform).label
         raise PlatformError(
-            f"An earlier bonus payment ({', '.join(keys)}) may or may not have been paid (the run stopped "
-            f"while paying). Check {name}'s records, then run '{platform} bonus {study.slug} --settle ID "
-            "paid' (or 'unpaid'); nothing was sent now."
+            f"An earlier bonus payment may or may not have been paid (the run stopped while paying); "
+            f"nothing was sent now. Check {name}'s records, then run '{platform} bonus {study.slug} "
+            f"--settle ID paid' (or 'unpaid') for each of: {', '.join(keys)}."
         )
 
 
@@ -325,13 +325,12 @@ def pay_again(study: Study, *, platform: str, key: str, send: Callable[[], objec
     """A PAYING payment sent again under its key, which the platform pays at most once (MTurk's
     token, within its day; the caller checks the day, ``refuse_stuck``). PAID if the call goes
     through; any failure leaves it PAYING: a refusal may mean the first call landed."""
-    rows = stuck(study, platform=platform).filter(batch_id=key)
-    ids = list(rows.values_list("pk", flat=True))
+    ids = list(stuck(study, platform=platform).filter(batch_id=key).values_list("pk", flat=True))
     try:
         send()
     except PlatformError as exc:
         raise _pay_failed(exc, study, platform, key, resent=True) from None
-    return _mark_paid(rows.filter(pk__in=ids))
+    return _mark_paid(PlatformBonus.objects.filter(pk__in=ids))
 
 
 def give_back(rows, *, to: str) -> int:
@@ -353,10 +352,11 @@ def _pay_failed(
     settle it when that is the researcher's to do (its outcome unknown, or a resend failed)."""
     if exc.maybe_done or resent:
         kind = type(exc) if exc.maybe_done else PlatformOutcomeUnknown
+        # Ours first: a job's error keeps the first 300 characters, and the key must be in them.
         return kind(
-            f"{exc} The bonus payment {key} may have been paid: it is kept as 'paying' and will not be "
-            f"paid again. Check {Platform(platform).label}'s records, then settle it: "
-            f"'{platform} bonus {study.slug} --settle {key} paid' (or 'unpaid')."
+            f"The bonus payment may have been paid: it stays 'paying', never paid again until you check "
+            f"{Platform(platform).label}'s records and run "
+            f"'{platform} bonus {study.slug} --settle {key} paid' (or 'unpaid'). {exc}"
         )
     if isinstance(exc, PlatformRefused):
         return PlatformRefused(f"{exc} Nothing was paid.", status=exc.status, body=exc.body)

@@ -210,12 +210,12 @@ def _pay_created(study: Study, client: ProlificClient) -> list[str]:
     )
     paid: list[str] = []
     for batch_id in sorted(set(created.values_list("batch_id", flat=True))):
+
+        def pay(batch_id: str = batch_id) -> dict:
+            return client.post(f"/api/v1/bulk-bonus-payments/{batch_id}/pay/", {})
+
         rows = pay_once(
-            study,
-            platform=Platform.PROLIFIC,
-            key=batch_id,
-            before=PlatformBonus.State.CREATED,
-            send=lambda batch_id=batch_id: client.post(f"/api/v1/bulk-bonus-payments/{batch_id}/pay/", {}),
+            study, platform=Platform.PROLIFIC, key=batch_id, before=PlatformBonus.State.CREATED, send=pay
         )
         paid += [bonus_pseudonym(study, row) for row in rows]
     return paid
