@@ -375,6 +375,6 @@ def settle(study: Study, *, platform: str, key: str, paid: bool) -> int:
 
 
 def bonus_pseudonym(study: Study, bonus: PlatformBonus) -> str:
-    """A bonus's participant as a job's result names them (``platform_review.shown_name``)."""
+    """A bonus's participant as a job's result names them (``review.shown_name``)."""
     p = bonus.participant
     return PseudonymCache(study.pseudonym_salt).get(p.pk, p.source, p.platform_worker_id, p.public_id)

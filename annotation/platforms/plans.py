@@ -89,7 +89,7 @@ def bonus_plan(study: Study, *, platform: str, lines: list[BonusLine]) -> BonusP
 def publish_parameters(
     *, study_url: str, reward: str, places: str, minutes: str, draft: bool, sandbox: bool
 ) -> dict:
-    """A publish job's parameters from the page's text fields, each read by ``amounts`` with
+    """A publish job's parameters from the page's text fields, each read by ``money`` with
     the bounds the job's parameters hold (``PlatformPublishParameters``); every field at
     fault named at once. Empty ``places``: from the answers still wanted."""
     parameters: dict = {"study_url": study_url, "draft": draft, "sandbox": sandbox}

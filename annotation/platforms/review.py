@@ -4,7 +4,7 @@ the one loop that sends it once (``review``), behind ``prolific review`` and ``m
 and says which call carries a decision; the rest is here.
 
 - finished with the completion code and not flagged, excluded or blocked
-  (``platform_lists.platform_status`` is "completed") → approve;
+  (``lists.platform_status`` is "completed") → approve;
 - screened out by failed attention checks → reject, with a message that names the checks;
 - anything else (flagged by a researcher, excluded, returned, not finished, cut short
   without pay, unknown to us) → left for the researcher, with the reason.
