@@ -56,7 +56,12 @@ class BonusLine:
     reason: str = ""
 
     def as_dict(self) -> dict:
+        """As a job's parameters keep it (``from_dict`` reads it back)."""
         return {"participant": self.participant, "amount_cents": self.amount_cents, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, row: dict) -> BonusLine:
+        return cls(row["participant"], row["amount_cents"], row.get("reason", ""))
 
 
 def parse_bonus_csv(text: str) -> list[BonusLine]:

@@ -144,7 +144,7 @@ def _plan(study: Study, platform: str, action: str, parameters: dict) -> dict:
         plan = review_plan(study, platform=platform)
         return {"review": plan, "count": len(plan.rows), "cost_cents": plan.cost_cents}
     if action == "bonus":
-        lines = [BonusLine(**row) for row in parameters["bonuses"]]
+        lines = [BonusLine.from_dict(row) for row in parameters["bonuses"]]
         bonuses = bonus_plan(study, platform=platform, lines=lines)
         return {"bonuses": bonuses, "count": len(bonuses.bonuses), "cost_cents": bonuses.total_cents}
     places = publish_places(study, parameters["places"])

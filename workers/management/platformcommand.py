@@ -47,6 +47,23 @@ class PlatformCommand(BaseCommand, ABC):
             "--queue", action="store_true", help="queue the job for a worker instead of running it here"
         )
 
+    def add_arguments(self, parser):
+        """The three actions of every platform: ``publish`` (with the platform's own options,
+        ``add_publish``), ``review`` and ``bonus``."""
+        sub = parser.add_subparsers(dest="action", required=True)
+        publish = sub.add_parser("publish", help=self.publish_help)
+        self.add_common(publish)
+        self.add_publish(publish)
+        review = sub.add_parser("review", help="approve, reject or leave the submissions awaiting review")
+        self.add_common(review)
+        self.add_bonus(sub)
+
+    publish_help = ""
+
+    @abstractmethod
+    def add_publish(self, publish) -> None:
+        """The publish options of the platform (reward, minutes, places and its own)."""
+
     def add_bonus(self, sub) -> None:
         bonus = sub.add_parser(
             "bonus", help="pay bonuses from a CSV: participant (pseudonym or id), amount[, reason]"

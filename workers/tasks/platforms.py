@@ -35,10 +35,7 @@ def _with_plan(result: dict, would_send) -> dict:
 
 
 def _lines(parameters: PlatformBonusParameters) -> list[BonusLine]:
-    return [
-        BonusLine(row["participant"], row["amount_cents"], row.get("reason", ""))
-        for row in parameters.bonuses
-    ]
+    return [BonusLine.from_dict(row) for row in parameters.bonuses]
 
 
 @job_task("workers.tasks.platforms.prolific_publish_task")
