@@ -39,7 +39,7 @@ from django.utils import timezone
 from annotation.errors import InputError
 from annotation.models import Participant, Platform, PlatformBonus, PlatformStudy, Study
 from annotation.platforms.errors import PlatformError, PlatformOutcomeUnknown, PlatformRefused
-from annotation.platforms.money import MAX_BONUS_CAP_CENTS, MAX_BONUS_CENTS, cents_from_text
+from annotation.platforms.money import MAX_BONUS_CAP_CENTS, MAX_BONUS_CENTS, as_currency, cents_from_text
 from annotation.platforms.review import CLAIM_EXPIRES
 from annotation.services.populations import real_enrollments
 from annotation.services.pseudonyms import PseudonymCache
@@ -187,14 +187,14 @@ def _over_cap(study: Study, platform: str, planned: list[PlannedBonus], cap: int
             if recorded[key] != bonus.line.amount_cents:
                 errors.append(
                     f"{bonus.line.participant}: a bonus for {bonus.line.reason or 'no reason'!r} is already "
-                    f"recorded at {recorded[key]} cents, not {bonus.line.amount_cents}"
+                    f"recorded at {as_currency(recorded[key])}, not {as_currency(bonus.line.amount_cents)}"
                 )
             continue
         totals[bonus.participant.pk] = totals.get(bonus.participant.pk, 0) + bonus.line.amount_cents
         if totals[bonus.participant.pk] > cap:
             errors.append(
-                f"{bonus.line.participant}: {totals[bonus.participant.pk]} cents in bonuses would pass the "
-                f"study's cap of {cap} cents"
+                f"{bonus.line.participant}: {as_currency(totals[bonus.participant.pk])} in bonuses would "
+                f"pass the study's cap of {as_currency(cap)}"
             )
     return errors
 
