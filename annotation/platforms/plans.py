@@ -112,4 +112,6 @@ def publish_parameters(
 
 
 def publish_places(study: Study, places: int | None) -> int:
+    """The places (MTurk: assignments) a publish asks for: as given, else the participants
+    still needed (``capacity.places_wanted``). The confirmation's count and both publishes."""
     return places or places_wanted(study)

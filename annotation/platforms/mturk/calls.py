@@ -30,9 +30,9 @@ from annotation.platforms.bonuses import (
 )
 from annotation.platforms.money import as_currency
 from annotation.platforms.mturk.client import MTurkCalls
+from annotation.platforms.plans import publish_places
 from annotation.platforms.records import platform_study
 from annotation.platforms.review import APPROVE, AWAITING, DecisionCall, Submission, Verdict, review
-from annotation.services.capacity import places_wanted
 from annotation.services.links import participant_links
 
 TOKEN_LIFE = timedelta(days=1)  # how long MTurk remembers a UniqueRequestToken
@@ -54,7 +54,7 @@ def publish_hit(
         raise InputError({"study": [f"Already on MTurk as HIT {record.mturk_hit_id}."]})
     if not study_url.startswith("https://"):
         raise InputError({"study_url": ["MTurk shows only an https:// link in its frame."]})
-    count = assignments or places_wanted(study)
+    count = publish_places(study, assignments)
     reply = calls.change(
         "CreateHIT",
         Title=study.title[:128],

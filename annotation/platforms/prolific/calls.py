@@ -24,6 +24,7 @@ from annotation.platforms.bonuses import (
 )
 from annotation.platforms.errors import PlatformError
 from annotation.platforms.money import as_currency
+from annotation.platforms.plans import publish_places
 from annotation.platforms.prolific.client import ProlificClient
 from annotation.platforms.records import platform_study
 from annotation.platforms.review import (
@@ -35,7 +36,6 @@ from annotation.platforms.review import (
     Verdict,
     review,
 )
-from annotation.services.capacity import places_wanted
 from annotation.services.links import participant_links
 
 # Prolific's submission statuses, as the room's review loop reads them.
@@ -93,7 +93,7 @@ def publish_study(
     """Create the Prolific study (unless it exists: then only publish the draft) and publish
     it unless ``draft``; the Prolific id is stored on the study as soon as Prolific gives it."""
     record = platform_study(study)
-    places = places or places_wanted(study)
+    places = publish_places(study, places)
     if places <= 0:
         raise InputError({"places": ["The study lacks no answers: there is nothing to recruit for."]})
     prolific_id = record.prolific_study_id
