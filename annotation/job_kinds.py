@@ -25,6 +25,7 @@ from annotation.job_parameters import (
     TrainMendParameters,
     TrainRaterParameters,
 )
+from annotation.models import Platform
 from annotation.services.exports import ExportParameters
 from annotation.services.items import ItemsUploadParameters
 from annotation.services.jobs import register_job_kind
@@ -140,7 +141,7 @@ PLATFORM_JOBS = {
     "review": PlatformReviewParameters,
     "bonus": PlatformBonusParameters,
 }
-for _platform in ("prolific", "mturk"):
+for _platform in Platform.values:  # each platform's jobs: workers/tasks/platforms.py
     for _action, _parameters in PLATFORM_JOBS.items():
         register_job_kind(
             f"{_platform}_{_action}",

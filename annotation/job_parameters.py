@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from rest_framework import serializers
 
 from annotation.kinds.base import StrictSerializer
-from annotation.services.amounts import MAX_BONUS_CENTS, MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS
+from annotation.platforms.money import MAX_BONUS_CENTS, MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS
 from annotation.services.jobs import JobParameters
 
 # Every whole number a job takes has an upper bound (red-team round 4, T3): a seed reaches

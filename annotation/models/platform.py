@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator
 from django.db import models
 
-from annotation.services.amounts import MAX_BONUS_CAP_CENTS
+from annotation.platforms.money import MAX_BONUS_CAP_CENTS
 
 
 class Platform(models.TextChoices):
@@ -17,7 +17,7 @@ class Platform(models.TextChoices):
 
 class PlatformCall(models.Model):
     """One call to a crowd platform (or, in a dry run, one call that would have been made):
-    what was sent and what came back. Written by ``services.platform_audit`` only, never changed."""
+    what was sent and what came back. Written by ``platforms.audit`` only, never changed."""
 
     study = models.ForeignKey(
         "annotation.Study", null=True, on_delete=models.SET_NULL, related_name="platform_calls"
@@ -118,11 +118,14 @@ class PlatformBonus(models.Model):
     """One bonus for one participant and reason, through its states:
 
     NEW (recorded) → CREATING (claimed by one run, whose create call is going out) → CREATED
-    (in a bulk bonus the platform knows, not paid) → PAYING (the pay call is going out) → PAID.
-    A create call that failed goes back to NEW (creating pays nothing); a pay call that failed
-    before reaching the platform goes back to CREATED; one whose outcome is unknown (a crash,
-    a time-out, a 5xx) stays PAYING and is never paid again until the researcher settles it
-    (``settle_bonuses``)."""
+    (in a bulk bonus the platform knows, not paid) → PAYING (the pay call is going out) → PAID;
+    on MTurk, which pays in one call, NEW → PAYING → PAID. The one state machine is
+    ``platforms.bonuses``. A create call that failed goes back to NEW (creating pays nothing); a
+    pay call that did nothing goes back to the state before it; one whose outcome is unknown (a
+    crash, a time-out, a 5xx) stays PAYING and is never paid again (MTurk: except under the same
+    token within its day) until the researcher settles it
+    (``platforms.bonuses.settle``, by the key in ``batch_id``: Prolific's bulk bonus id or
+    MTurk's UniqueRequestToken)."""
 
     class State(models.TextChoices):
         NEW = "new", "Recorded"
@@ -160,7 +163,7 @@ class PlatformBonus(models.Model):
 
 
 class ResearcherToken(models.Model):
-    """A researcher's own platform token, encrypted (``services.platform_tokens``); never
+    """A researcher's own platform token, encrypted (``platforms.tokens``); never
     shown again, never exported, never in an API answer."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

@@ -3,6 +3,7 @@
 from django import template
 from django.conf import settings
 
+from annotation.platforms.money import as_currency
 from annotation.services.access import can_invite_researchers as _can_invite_researchers
 from annotation.services.access import is_researcher as _is_researcher
 from annotation.shares import percent as _percent
@@ -20,6 +21,14 @@ def is_researcher(user) -> bool:
 def can_invite_researchers(user) -> bool:
     """``{% if user|can_invite_researchers %}``: staff and admins."""
     return _can_invite_researchers(user)
+
+
+@register.filter
+def currency(cents) -> str:
+    """``{{ cost_cents|currency }}``: cents as the amount a researcher types (``150`` → ``1.50``,
+    ``platforms.money.as_currency``); "?" for an amount not known (not a whole number of cents,
+    as a platform's reply may hold)."""
+    return as_currency(cents) if isinstance(cents, int) and not isinstance(cents, bool) else "?"
 
 
 @register.filter

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods
 from annotation.errors import InputError
 from annotation.models import Participant
 from annotation.models.enrollment import FLAG_REASON_MAX
+from annotation.platforms.lists import platform_csv_lines
 from annotation.services.access import (
     access_enrollment_for_researcher,
     access_study_for_researcher,
@@ -22,7 +23,6 @@ from annotation.services.access import (
 )
 from annotation.services.competence import sorted_enrollments, study_competence
 from annotation.services.flags import set_study_marks
-from annotation.services.platform_lists import platform_csv_lines
 from annotation.services.populations import real_enrollments
 from annotation.services.pseudonyms import participant_pseudonym
 from annotation.services.quality import participant_assignments, participant_pages, study_quality

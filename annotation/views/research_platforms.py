@@ -11,25 +11,28 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation.errors import InputError, NotAllowed
-from annotation.models import Platform, PlatformStudy, Study
-from annotation.services.access import access_study_for_researcher, can_use_platforms
-from annotation.services.amounts import (
+from annotation.models import Platform, Study
+from annotation.platforms.audit import study_calls
+from annotation.platforms.bonuses import (
+    BonusLine,
+    parse_bonus_csv,
+    pseudonymous_lines,
+    set_bonus_cap,
+    stuck_keys,
+)
+from annotation.platforms.money import (
     MAX_BONUS_CAP_CENTS,
     MAX_MINUTES,
     MAX_PLACES,
     MAX_REWARD_CENTS,
     as_currency,
 )
+from annotation.platforms.plans import bonus_plan, publish_parameters, publish_places, review_plan
+from annotation.platforms.prolific.calls import unpaid_batches
+from annotation.platforms.records import platform_study
+from annotation.platforms.tokens import has_token, store_token
+from annotation.services.access import access_study_for_researcher, can_use_platforms
 from annotation.services.capacity import places_wanted
-from annotation.services.platform_audit import study_calls
-from annotation.services.platform_bonus import (
-    parse_bonus_csv,
-    pseudonymous_lines,
-    set_bonus_cap,
-    unpaid_batches,
-)
-from annotation.services.platform_plans import bonus_plan, publish_parameters, publish_places, review_plan
-from annotation.services.platform_tokens import has_token, store_token
 from annotation.services.research import start_job_for_researcher
 
 from .research import researcher_required
@@ -47,12 +50,15 @@ def _study(request: HttpRequest, slug: str) -> Study:
 @researcher_required
 def platform_page(request: HttpRequest, slug: str) -> HttpResponse:
     study = _study(request, slug)
-    record = PlatformStudy.objects.get_or_create(study=study)[0]
+    record = platform_study(study)
     context = {
         "study": study,
         "record": record,
         "bonus_cap": as_currency(record.bonus_cap_cents),
         "unpaid_batches": unpaid_batches(study),
+        "stuck_payments": [
+            (platform.label, key) for platform in Platform for key in stuck_keys(study, platform=platform)
+        ],
         "limits": {
             "reward": as_currency(MAX_REWARD_CENTS),
             "places": MAX_PLACES,
@@ -138,9 +144,7 @@ def _plan(study: Study, platform: str, action: str, parameters: dict) -> dict:
         plan = review_plan(study, platform=platform)
         return {"review": plan, "count": len(plan.rows), "cost_cents": plan.cost_cents}
     if action == "bonus":
-        from annotation.services.platform_bonus import BonusLine
-
-        lines = [BonusLine(**row) for row in parameters["bonuses"]]
+        lines = [BonusLine.from_dict(row) for row in parameters["bonuses"]]
         bonuses = bonus_plan(study, platform=platform, lines=lines)
         return {"bonuses": bonuses, "count": len(bonuses.bonuses), "cost_cents": bonuses.total_cents}
     places = publish_places(study, parameters["places"])

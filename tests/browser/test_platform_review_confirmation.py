@@ -36,7 +36,7 @@ def test_review_confirmation_lists_each_decision_and_the_cost(
     assert page.locator("#approve-count").inner_text() == "1"
     assert page.locator("#reject-count").inner_text() == "1"
     assert page.locator("#left-count").inner_text() == "1"
-    assert page.locator("#total-cost").inner_text() == "150 cents"
+    assert page.locator("#total-cost").inner_text() == "1.50"
     assert page.locator("#review-plan tbody tr").count() == 3
     assert page.get_by_role("button", name="Confirm and send").is_visible()
     assert page.get_by_role("button", name="Dry run (send nothing)").is_visible()

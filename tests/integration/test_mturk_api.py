@@ -4,6 +4,7 @@ call not expected): nothing leaves the machine."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from io import StringIO
 
 import boto3
@@ -12,9 +13,12 @@ from botocore.stub import ANY, Stubber
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import override_settings
+from django.utils import timezone
 
-from annotation.models import Participant, PlatformBonus, PlatformCall, PlatformStudy
-from annotation.services import mturk
+from annotation.models import Participant, PlatformBonus, PlatformCall, PlatformStudy, Study
+from annotation.platforms.mturk import calls as mturk
+from annotation.platforms.mturk import client as mturk_client
+from tests.factories import researcher_user
 from tests.helpers.platforms import BAD, GOOD, crowd_participant, named
 
 pytestmark = pytest.mark.django_db
@@ -24,8 +28,8 @@ pytestmark = pytest.mark.django_db
 def stub(monkeypatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test-key")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
-    client = boto3.client("mturk", region_name="us-east-1", endpoint_url=mturk.SANDBOX_ENDPOINT)
-    monkeypatch.setattr(mturk, "mturk_boto_client", lambda *, sandbox: client)
+    client = boto3.client("mturk", region_name="us-east-1", endpoint_url=mturk_client.SANDBOX_ENDPOINT)
+    monkeypatch.setattr(mturk_client, "mturk_boto_client", lambda *, sandbox: client)
     with Stubber(client) as stubber, override_settings(SITE_URL="https://roft.example"):
         yield stubber
         stubber.assert_no_pending_responses()
@@ -86,10 +90,12 @@ def test_review_approves_rejects_and_leaves_once(stub, study):
         for w in ("W-GOOD", "W-BAD", "W-HALF")
     ]
     query = {"HITId": "HIT1", "AssignmentStatuses": ["Submitted"], "MaxResults": 100}
+    # Every page is listed before the first decision (a decision takes an assignment out of
+    # "Submitted", which would shift the pages after it).
     stub.add_response("list_assignments_for_hit", {"Assignments": listed[:2], "NextToken": "p2"}, query)
+    stub.add_response("list_assignments_for_hit", {"Assignments": listed[2:]}, {**query, "NextToken": "p2"})
     stub.add_response("approve_assignment", {}, {"AssignmentId": "as-W-GOOD"})
     stub.add_response("reject_assignment", {}, {"AssignmentId": "as-W-BAD", "RequesterFeedback": ANY})
-    stub.add_response("list_assignments_for_hit", {"Assignments": listed[2:]}, {**query, "NextToken": "p2"})
     out = run("review", study.slug)
     mturk_name = {w: named(study, w, Participant.Source.MTURK) for w in ("W-GOOD", "W-BAD", "W-HALF")}
     assert (
@@ -137,3 +143,86 @@ def test_a_refused_call_fails_the_job_and_pays_nothing(stub, study, tmp_path):
     with pytest.raises(CommandError, match="Insufficient funds"):
         run("bonus", study.slug, str(path))
     assert PlatformBonus.objects.get().state == "new"
+
+
+def bonus_run(study, tmp_path) -> tuple[Participant, str, dict]:
+    """One worker with a bonus file: the participant, the file's path and the SendBonus call."""
+    PlatformStudy.objects.create(study=study, mturk_hit_id="HIT1", bonus_cap_cents=200)
+    participant = worker(study, "W-GOOD", GOOD)
+    path = tmp_path / "bonus.csv"
+    path.write_text("W-GOOD,1.25,accuracy\n")
+    token = mturk.bonus_token(study, participant, "accuracy")
+    params = {
+        "WorkerId": "W-GOOD",
+        "BonusAmount": "1.25",
+        "AssignmentId": "as-W-GOOD",
+        "Reason": "accuracy",
+        "UniqueRequestToken": token,
+    }
+    return participant, str(path), params
+
+
+def test_a_bonus_of_unknown_outcome_is_sent_again_under_the_same_token_within_the_day(stub, study, tmp_path):
+    _, path, params = bonus_run(study, tmp_path)
+    token = params["UniqueRequestToken"]
+    stub.add_client_error("send_bonus", "ServiceFault", "Busy.", http_status_code=500, expected_params=params)
+    with pytest.raises(CommandError, match=f"may have been paid.*--settle {token}"):
+        run("bonus", study.slug, path)
+    bonus = PlatformBonus.objects.get()
+    assert bonus.state == "paying" and bonus.batch_id == token
+    assert f"Outcome unknown (settle it): payment {token}" in run("bonus", study.slug, "--list")
+
+    stub.add_response("send_bonus", {}, params)  # the same token: MTurk pays it at most once
+    out = run("bonus", study.slug, path)
+    assert PlatformBonus.objects.get().state == "paid"
+    assert f'"paid": ["{named(study, "W-GOOD", Participant.Source.MTURK)}"]' in out
+
+
+def test_a_bonus_of_unknown_outcome_older_than_a_day_is_refused_until_settled(stub, study, tmp_path):
+    _, path, params = bonus_run(study, tmp_path)
+    token = params["UniqueRequestToken"]
+    stub.add_client_error("send_bonus", "ServiceFault", "Busy.", http_status_code=500, expected_params=params)
+    with pytest.raises(CommandError):
+        run("bonus", study.slug, path)
+    PlatformBonus.objects.update(paying_since=timezone.now() - timedelta(days=2))
+    sends = PlatformCall.objects.filter(method="SendBonus").count()
+    with pytest.raises(CommandError, match=f"may or may not have been paid.*: {token}"):
+        run("bonus", study.slug, path)  # MTurk forgot the token: a resend could pay twice
+    assert PlatformCall.objects.filter(method="SendBonus").count() == sends
+
+    assert "Settled 1" in run("bonus", study.slug, "--settle", token, "paid")
+    out = run("bonus", study.slug, path)  # no call expected: Stubber would fail on one
+    assert PlatformBonus.objects.get().state == "paid" and '"already_paid": [' in out
+
+
+def test_a_refused_resend_keeps_the_bonus_paying_and_settled_unpaid_it_is_sent_again(stub, study, tmp_path):
+    _, path, params = bonus_run(study, tmp_path)
+    token = params["UniqueRequestToken"]
+    stub.add_client_error("send_bonus", "ServiceFault", "Busy.", http_status_code=500, expected_params=params)
+    with pytest.raises(CommandError):
+        run("bonus", study.slug, path)
+    # MTurk refuses the same token again: the first call may have landed, so never given back.
+    stub.add_client_error(
+        "send_bonus", "RequestError", "Token used.", http_status_code=400, expected_params=params
+    )
+    with pytest.raises(CommandError, match="may have been paid"):
+        run("bonus", study.slug, path)
+    assert PlatformBonus.objects.get().state == "paying"
+
+    assert "Settled 1" in run("bonus", study.slug, "--settle", token, "unpaid")
+    assert PlatformBonus.objects.get().state == "new"
+    stub.add_response("send_bonus", {}, params)  # keyed again by the same token
+    run("bonus", study.slug, path)
+    assert PlatformBonus.objects.get().state == "paid"
+
+
+def test_the_platforms_page_names_a_payment_to_settle(stub, study, tmp_path, client):
+    _, path, params = bonus_run(study, tmp_path)
+    stub.add_client_error("send_bonus", "ServiceFault", "Busy.", http_status_code=500, expected_params=params)
+    with pytest.raises(CommandError):
+        run("bonus", study.slug, path)
+    owner = researcher_user("olga", password="pw")
+    Study.objects.filter(pk=study.pk).update(owner=owner)
+    client.force_login(owner)
+    page = client.get(f"/research/s/{study.slug}/platforms/").content.decode()
+    assert 'id="stuck-payments"' in page and f"<code>{params['UniqueRequestToken']}</code>" in page

@@ -14,7 +14,7 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from annotation.models import Job, PlatformStudy
-from annotation.services.amounts import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS
+from annotation.platforms.money import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS
 from tests.helpers.fake_prolific import TOKEN, serve
 
 pytestmark = pytest.mark.django_db
@@ -146,7 +146,16 @@ def test_the_mturk_command_names_a_bad_reward_instead_of_a_traceback(owned_study
 
 
 @pytest.mark.parametrize(
-    "options", [("--reward", str(10**12)), ("--places", str(10**9)), ("--minutes", str(10**6))]
+    "options",
+    [
+        ("--reward", str(10**12)),
+        ("--places", str(10**9)),
+        ("--minutes", str(10**6)),
+        ("--reward", "nan"),
+        ("--reward", "inf"),
+        ("--places", "inf"),
+        ("--minutes", "nan"),
+    ],
 )
 def test_the_prolific_command_refuses_values_out_of_bounds(owned_study, fake, options):
     arguments = {"--reward": "150", "--minutes": "10", **dict([options])}
@@ -163,3 +172,15 @@ def test_a_bonus_file_amount_out_of_bounds_names_its_line(owned_study, tmp_path,
         command("prolific", "bonus", owned_study.slug, str(path))
     assert all(f"line {n}" in str(refused.value) for n in (1, 2, 3))
     assert not Job.objects.exists()
+
+
+@pytest.mark.parametrize("platform", ["prolific", "mturk"])
+def test_a_bonus_file_amount_that_is_nan_or_inf_names_its_line_on_either_command(
+    owned_study, tmp_path, fake, platform
+):
+    path = tmp_path / "bonuses.csv"
+    path.write_text("pid-a,nan\npid-b,inf\npid-c,-inf\n")
+    with pytest.raises(CommandError) as refused:
+        command(platform, "bonus", owned_study.slug, str(path))
+    assert all(f"line {n}" in str(refused.value) for n in (1, 2, 3))
+    assert not Job.objects.exists() and fake.calls == []

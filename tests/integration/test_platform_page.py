@@ -9,7 +9,7 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from annotation.models import Job, Platform, PlatformCall, PlatformStudy, ResearcherToken
-from annotation.services.platform_tokens import researcher_token
+from annotation.platforms.tokens import researcher_token
 from tests.factories import researcher_user
 from tests.helpers.fake_prolific import TOKEN, serve
 from tests.helpers.platforms import BAD, GOOD, crowd_participant
@@ -54,7 +54,7 @@ def test_review_confirmation_shows_counts_and_confirming_sends_with_the_owners_t
 
     confirm = client.post(f"/research/s/{study.slug}/platforms/prolific/review/").content.decode()
     assert 'id="approve-count">1<' in confirm and 'id="reject-count">1<' in confirm
-    assert 'id="left-count">1<' in confirm and 'id="total-cost">150 cents<' in confirm
+    assert 'id="left-count">1<' in confirm and 'id="total-cost">1.50<' in confirm
     assert fake.calls == []  # the confirmation sends nothing
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -77,13 +77,13 @@ def test_bonus_confirmation_shows_the_total_and_refuses_past_the_cap(client, own
     confirm = client.post(
         f"/research/s/{study.slug}/platforms/prolific/bonus/", {"bonuses": "pid-good,1.25,accuracy\n"}
     )
-    assert 'id="total-cost">125 cents<' in confirm.content.decode()
+    assert 'id="total-cost">1.25<' in confirm.content.decode()
     refused = client.post(
         f"/research/s/{study.slug}/platforms/prolific/bonus/",
         {"bonuses": "pid-good,2.50,accuracy\n"},
         follow=True,
     )
-    assert "cap of 200 cents" in refused.content.decode() and fake.calls == []
+    assert "cap of 2.00" in refused.content.decode() and fake.calls == []
 
 
 def test_only_the_owner_reaches_the_page_and_starts_platform_jobs(client, owned_study):

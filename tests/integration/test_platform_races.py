@@ -23,7 +23,7 @@ from django.db import connection, connections
 from django.test import Client, override_settings
 
 from annotation.models import Job, PlatformBonus, PlatformStudy
-from annotation.services.platform_bonus import unpaid_batches
+from annotation.platforms.prolific.calls import unpaid_batches
 from tests.factories import researcher_user
 from tests.helpers.fake_prolific import TOKEN, serve
 from tests.helpers.platforms import GOOD, crowd_participant
@@ -128,7 +128,7 @@ def test_two_bonuses_confirmed_at_once_never_pass_the_cap(owner, study, fake):
     assert paid == 150 and len(fake.payments) == 1
     jobs = Job.objects.filter(kind="prolific_bonus").order_by("id")
     assert sorted(job.status for job in jobs) == ["done", "failed"]
-    assert "cap of 200 cents" in next(job.error for job in jobs if job.status == "failed")
+    assert "cap of 2.00" in next(job.error for job in jobs if job.status == "failed")
     assert len(fake.bonuses) == 1 and unpaid_batches(study) == []
 
 

@@ -21,9 +21,9 @@ from annotation.models import (
     PlatformStudy,
     Study,
 )
+from annotation.platforms.review import MIN_REJECTION_MESSAGE
 from annotation.services.assignment import assign_next_item
 from annotation.services.flags import flag_in_study
-from annotation.services.platform_review import MIN_REJECTION_MESSAGE
 from tests.factories import researcher_user
 from tests.helpers.fake_prolific import TOKEN, closed_port_url, serve
 from tests.helpers.platforms import BAD, GOOD, crowd_participant, named
@@ -289,7 +289,7 @@ def test_bonus_created_and_refused_at_payment_is_paid_in_the_same_bulk_bonus_by_
 def test_bonus_over_the_cap_or_without_one_is_refused_before_any_call(fake, study, tmp_path):
     bonus_study(study, fake, cap=100)
     calls = len(fake.calls)
-    with pytest.raises(CommandError, match="cap of 100 cents"):
+    with pytest.raises(CommandError, match=r"cap of 1\.00"):
         prolific("bonus", study.slug, bonus_file(tmp_path, "pid-a,0.60,one\npid-a,0.60,two\n"))
     PlatformStudy.objects.filter(study=study).update(bonus_cap_cents=0)
     with pytest.raises(CommandError, match="bonus cap"):

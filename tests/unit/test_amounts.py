@@ -1,4 +1,4 @@
-"""Amounts and whole numbers typed by a person (``annotation.services.amounts``): the one
+"""Amounts and whole numbers typed by a person (``annotation.platforms.money``): the one
 reader of the platforms page, the commands and the bonus file (code review 3, C4)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from annotation.errors import InputError
 from annotation.numbers import whole_number_within
-from annotation.services.amounts import as_currency, cents_from_text
+from annotation.platforms.money import as_currency, cents_from_text
 
 
 @pytest.mark.parametrize(

@@ -13,11 +13,11 @@ from django.test import override_settings
 
 from annotation.errors import InputError
 from annotation.models import Enrollment, Study
-from annotation.services.platform_bonus import BonusLine, parse_bonus_csv
-from annotation.services.platform_errors import PlatformOutcomeUnknown, PlatformUnreachable
-from annotation.services.platform_review import MIN_REJECTION_MESSAGE, rejection_message
-from annotation.services.platform_tokens import _fernet
-from annotation.services.prolific_client import _not_answered
+from annotation.platforms.bonuses import BonusLine, parse_bonus_csv
+from annotation.platforms.errors import PlatformOutcomeUnknown, PlatformUnreachable
+from annotation.platforms.prolific.client import _not_answered
+from annotation.platforms.review import MIN_REJECTION_MESSAGE, rejection_message
+from annotation.platforms.tokens import _fernet
 
 
 def test_bonus_file_with_header_reasons_and_amounts_in_cents():
@@ -52,7 +52,7 @@ def test_a_refused_connection_sent_nothing_and_a_dropped_one_may_have_acted():
 
 
 def test_the_rejection_message_is_long_enough_even_with_no_check_recorded(monkeypatch):
-    monkeypatch.setattr("annotation.services.platform_review.failed_checks", lambda study, enrollment: [])
+    monkeypatch.setattr("annotation.platforms.review.failed_checks", lambda study, enrollment: [])
     message = rejection_message(Study(max_attention_failures=0), Enrollment(attention_failed=1))
     assert len(message) >= MIN_REJECTION_MESSAGE
 

@@ -13,15 +13,10 @@ from django.urls import reverse
 
 from annotation.errors import InputError
 from annotation.models import Job, Platform, Study
-from annotation.services.amounts import as_currency, cents_from_text
+from annotation.platforms.bonuses import parse_bonus_csv, pseudonymous_lines, settle, stuck_keys
+from annotation.platforms.money import as_currency, cents_from_text
+from annotation.platforms.prolific.calls import unpaid_batches
 from annotation.services.jobs import create_job
-from annotation.services.platform_bonus import (
-    parse_bonus_csv,
-    pseudonymous_lines,
-    settle_bonuses,
-    stuck_bonuses,
-    unpaid_batches,
-)
 from workers.management.jobcommand import input_error, owner_named, run_or_queue
 
 
@@ -32,7 +27,7 @@ def study_url(study: Study) -> str:
 
 def cents_from(text: str, *, option: str, high: int) -> int:
     """A money amount given in the currency's unit (``0.50``) as cents, read as the page and
-    the bonus file read theirs (``amounts.cents_from_text``); the option named otherwise."""
+    the bonus file read theirs (``platforms.money.cents_from_text``); the option named otherwise."""
     try:
         return cents_from_text(text, field=option, high=high)
     except InputError as exc:
@@ -52,6 +47,23 @@ class PlatformCommand(BaseCommand, ABC):
             "--queue", action="store_true", help="queue the job for a worker instead of running it here"
         )
 
+    def add_arguments(self, parser):
+        """The three actions of every platform: ``publish`` (with the platform's own options,
+        ``add_publish``), ``review`` and ``bonus``."""
+        sub = parser.add_subparsers(dest="action", required=True)
+        publish = sub.add_parser("publish", help=self.publish_help)
+        self.add_common(publish)
+        self.add_publish(publish)
+        review = sub.add_parser("review", help="approve, reject or leave the submissions awaiting review")
+        self.add_common(review)
+        self.add_bonus(sub)
+
+    publish_help = ""
+
+    @abstractmethod
+    def add_publish(self, publish) -> None:
+        """The publish options of the platform (reward, minutes, places and its own)."""
+
     def add_bonus(self, sub) -> None:
         bonus = sub.add_parser(
             "bonus", help="pay bonuses from a CSV: participant (pseudonym or id), amount[, reason]"
@@ -62,7 +74,10 @@ class PlatformCommand(BaseCommand, ABC):
             "--settle",
             nargs=2,
             metavar=("PAYMENT_ID", "paid|unpaid"),
-            help="after checking the platform's records: a payment of unknown outcome was paid, or not",
+            help=(
+                "after checking the platform's records: a payment of unknown outcome (as --list names it: "
+                "Prolific's bulk bonus id, MTurk's UniqueRequestToken) was paid, or not"
+            ),
         )
         bonus.add_argument(
             "--list",
@@ -125,14 +140,14 @@ class PlatformCommand(BaseCommand, ABC):
     def settle(self, study: Study, payment_id: str, outcome: str) -> None:
         if outcome not in ("paid", "unpaid"):
             raise CommandError("--settle: the outcome is 'paid' or 'unpaid'.")
-        changed = settle_bonuses(study, platform=self.platform, batch_id=payment_id, paid=outcome == "paid")
+        changed = settle(study, platform=self.platform, key=payment_id, paid=outcome == "paid")
         if not changed:
             raise CommandError(f"--settle: no bonus of {study.slug} is waiting on payment {payment_id!r}.")
         self.stdout.write(f"Settled {changed} bonus(es) of payment {payment_id} as {outcome}.")
 
     def list_unfinished(self, study: Study) -> None:
         """What a bonus run left unfinished: payments to settle, bulk bonuses never paid."""
-        stuck = sorted(set(stuck_bonuses(study, platform=self.platform).values_list("batch_id", flat=True)))
+        stuck = stuck_keys(study, platform=self.platform)
         for payment in stuck:
             self.stdout.write(f"Outcome unknown (settle it): payment {payment or '(no id)'}")
         batches = unpaid_batches(study) if self.platform == Platform.PROLIFIC else []

@@ -13,11 +13,14 @@ from annotation.job_parameters import (
     PlatformReviewParameters,
 )
 from annotation.models import Job
-from annotation.services import mturk, prolific
+from annotation.platforms.audit import CallContext
+from annotation.platforms.bonuses import BonusLine
+from annotation.platforms.mturk import calls as mturk
+from annotation.platforms.mturk.client import MTurkCalls, mturk_calls
+from annotation.platforms.prolific import calls as prolific
+from annotation.platforms.prolific.client import prolific_client
+from annotation.platforms.records import platform_study
 from annotation.services.jobs import Progress
-from annotation.services.platform_audit import CallContext
-from annotation.services.platform_bonus import BonusLine
-from annotation.services.prolific_client import prolific_client
 
 from .base import job_study, job_task
 
@@ -32,10 +35,7 @@ def _with_plan(result: dict, would_send) -> dict:
 
 
 def _lines(parameters: PlatformBonusParameters) -> list[BonusLine]:
-    return [
-        BonusLine(row["participant"], row["amount_cents"], row.get("reason", ""))
-        for row in parameters.bonuses
-    ]
+    return [BonusLine.from_dict(row) for row in parameters.bonuses]
 
 
 @job_task("workers.tasks.platforms.prolific_publish_task")
@@ -67,14 +67,12 @@ def prolific_bonus_task(job: Job, parameters: PlatformBonusParameters, progress:
     )
 
 
-def _mturk_calls(job: Job, dry_run: bool, *, sandbox: bool | None = None) -> mturk.MTurkCalls:
+def _mturk_calls(job: Job, dry_run: bool, *, sandbox: bool | None = None) -> MTurkCalls:
+    """The calls of a job on the HIT's endpoint (a publish: the one it asks for)."""
     context = _context(job, dry_run)
     if sandbox is None:
-        sandbox = prolific.platform_study(context.study).mturk_sandbox
-    endpoint = mturk.SANDBOX_ENDPOINT if sandbox else mturk.LIVE_ENDPOINT
-    return mturk.MTurkCalls(
-        context=context, client=mturk.mturk_boto_client(sandbox=sandbox), endpoint=endpoint
-    )
+        sandbox = platform_study(context.study).mturk_sandbox
+    return mturk_calls(context, sandbox=sandbox)
 
 
 @job_task("workers.tasks.platforms.mturk_publish_task")

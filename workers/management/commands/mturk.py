@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotation.models import Study
-from annotation.services.amounts import MAX_REWARD_CENTS
+from annotation.platforms.money import MAX_REWARD_CENTS
 from workers.management.platformcommand import PlatformCommand, cents_from, study_url
 
 
@@ -15,19 +15,15 @@ class Command(PlatformCommand):
     )
     platform = "mturk"
 
-    def add_arguments(self, parser):
-        sub = parser.add_subparsers(dest="action", required=True)
-        publish = sub.add_parser("publish", help="create a HIT with the study's ExternalQuestion")
-        self.add_common(publish)
+    publish_help = "create a HIT with the study's ExternalQuestion"
+
+    def add_publish(self, publish) -> None:
         publish.add_argument(
             "--assignments", type=int, help="assignments wanted (default: from the answers still wanted)"
         )
         publish.add_argument("--reward", required=True, help="reward per assignment, in US dollars (0.50)")
         publish.add_argument("--minutes", type=int, required=True, help="estimated minutes per assignment")
         publish.add_argument("--sandbox", action="store_true", help="the requester sandbox")
-        review = sub.add_parser("review", help="approve, reject or leave the submitted assignments")
-        self.add_common(review)
-        self.add_bonus(sub)
 
     def publish_parameters(self, study: Study, options: dict) -> dict:
         return {

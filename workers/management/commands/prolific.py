@@ -13,19 +13,15 @@ class Command(PlatformCommand):
     )
     platform = "prolific"
 
-    def add_arguments(self, parser):
-        sub = parser.add_subparsers(dest="action", required=True)
-        publish = sub.add_parser("publish", help="create the Prolific study and publish it")
-        self.add_common(publish)
+    publish_help = "create the Prolific study and publish it"
+
+    def add_publish(self, publish) -> None:
         publish.add_argument(
             "--places", type=int, help="participants wanted (default: from the answers still wanted)"
         )
         publish.add_argument("--reward", type=int, required=True, help="reward per participant, in cents")
         publish.add_argument("--minutes", type=int, required=True, help="estimated minutes per participant")
         publish.add_argument("--draft", action="store_true", help="create it as a draft, do not publish")
-        review = sub.add_parser("review", help="approve, reject or leave the submissions awaiting review")
-        self.add_common(review)
-        self.add_bonus(sub)
 
     def publish_parameters(self, study: Study, options: dict) -> dict:
         return {

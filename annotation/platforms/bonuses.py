@@ -1,39 +1,50 @@
-"""Bonuses on a crowd platform: the researcher's file, the cap, and the records that make
-each bonus (one participant, one reason) paid at most once, whatever fails in between.
+"""Bonuses on a crowd platform: the researcher's file, the cap, and the one state machine
+that makes each bonus (one participant, one reason) paid at most once, whatever fails in
+between, on every platform.
 
-``PlatformBonus`` moves NEW → CREATING → CREATED → PAYING → PAID with conditional UPDATEs;
-the platform's create and pay calls go out only after one run has claimed the rows in a
-committed transaction, so two runs at once never send the same rows, and a crash at any
-point leaves either rows that were never paid (NEW, CREATING, CREATED: paid by the next run)
-or rows whose payment may have happened (PAYING: never paid again until the researcher says,
-``settle_bonuses``, what the platform's own records show).
+``PlatformBonus`` moves with conditional UPDATEs, each committed before the call it guards:
 
-The cap holds whatever runs at once: ``record_bonuses`` checks the file against it and
-writes the rows while holding the study's ``PlatformStudy`` row (``SELECT … FOR UPDATE``),
-so a second run's check waits for the first one's rows and counts them.
+- NEW (recorded, ``record_bonuses``) → CREATING (``claim_new_bonuses``: one run's create call
+  of a bulk bonus is going out) → CREATED (``name_created_bonuses``: in a bulk bonus the
+  platform knows, not paid) for a platform that pays in two steps (Prolific);
+- the state before the pay call (CREATED, or NEW on a platform that pays in one call, MTurk)
+  → PAYING (``pay_once`` claims the rows of one payment) → PAID after the call;
+- a call that did nothing (refused, never sent) gives the rows back to the state before it
+  (``give_back``, ``give_back_claimed``); one whose outcome is unknown (a time-out, a 5xx, a
+  crash) leaves them PAYING;
+- a PAYING payment is never paid again, except under a key the platform itself keeps once
+  (MTurk's ``UniqueRequestToken``, within its day: ``pay_again``), until the researcher says
+  what the platform's records show (``settle``, by the payment's key, which ``stuck`` lists for
+  the ``bonus --list`` command and the platforms page).
+
+Every payment has a key in ``PlatformBonus.batch_id``: Prolific's bulk bonus id, or MTurk's
+``UniqueRequestToken`` (set when the bonus is recorded). The cap holds whatever runs at once:
+``record_bonuses`` checks the file against it and writes the rows while holding the study's
+``PlatformStudy`` row (``SELECT … FOR UPDATE``), so a second run's check waits for the first
+one's rows and counts them.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Q, Sum
 from django.utils import timezone
 
 from annotation.errors import InputError
-from annotation.models import Participant, Platform, PlatformBonus, PlatformCall, PlatformStudy, Study
-
-from .amounts import MAX_BONUS_CAP_CENTS, MAX_BONUS_CENTS, cents_from_text
-from .platform_review import CLAIM_EXPIRES
-from .populations import real_enrollments
-from .pseudonyms import PseudonymCache
+from annotation.models import Participant, Platform, PlatformBonus, PlatformStudy, Study
+from annotation.platforms.errors import PlatformError, PlatformOutcomeUnknown, PlatformRefused
+from annotation.platforms.money import MAX_BONUS_CAP_CENTS, MAX_BONUS_CENTS, as_currency, cents_from_text
+from annotation.platforms.review import CLAIM_EXPIRES
+from annotation.services.populations import real_enrollments
+from annotation.services.pseudonyms import PseudonymCache
 
 MAX_REASON = 200
-# Prolific's call that creates a bulk bonus (and the audit log's record of it).
-PROLIFIC_CREATE_PATH = "/api/v1/submissions/bonus-payments/"
 
 
 @dataclass(frozen=True)
@@ -45,7 +56,12 @@ class BonusLine:
     reason: str = ""
 
     def as_dict(self) -> dict:
+        """As a job's parameters keep it (``from_dict`` reads it back)."""
         return {"participant": self.participant, "amount_cents": self.amount_cents, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, row: dict) -> BonusLine:
+        return cls(row["participant"], row["amount_cents"], row.get("reason", ""))
 
 
 def parse_bonus_csv(text: str) -> list[BonusLine]:
@@ -171,26 +187,34 @@ def _over_cap(study: Study, platform: str, planned: list[PlannedBonus], cap: int
             if recorded[key] != bonus.line.amount_cents:
                 errors.append(
                     f"{bonus.line.participant}: a bonus for {bonus.line.reason or 'no reason'!r} is already "
-                    f"recorded at {recorded[key]} cents, not {bonus.line.amount_cents}"
+                    f"recorded at {as_currency(recorded[key])}, not {as_currency(bonus.line.amount_cents)}"
                 )
             continue
         totals[bonus.participant.pk] = totals.get(bonus.participant.pk, 0) + bonus.line.amount_cents
         if totals[bonus.participant.pk] > cap:
             errors.append(
-                f"{bonus.line.participant}: {totals[bonus.participant.pk]} cents in bonuses would pass the "
-                f"study's cap of {cap} cents"
+                f"{bonus.line.participant}: {as_currency(totals[bonus.participant.pk])} in bonuses would "
+                f"pass the study's cap of {as_currency(cap)}"
             )
     return errors
 
 
 def record_bonuses(
-    study: Study, *, platform: str, lines: list[BonusLine], user=None
+    study: Study,
+    *,
+    platform: str,
+    lines: list[BonusLine],
+    user=None,
+    key: Callable[[Participant, str], str] | None = None,
 ) -> tuple[list[PlannedBonus], list[PlatformBonus]]:
     """Check the lines (``check_bonus_lines``) and record them, as one step no other run can
     come between: the study's ``PlatformStudy`` row is locked first, so two files sent at
     once are checked against the cap one after the other, the second counting the first's
-    rows. New bonuses are created NEW, recorded ones returned as they are. Both platforms'
-    bonus runs record through here; ``InputError`` (nothing recorded) as the check says."""
+    rows. New bonuses are created NEW, recorded ones returned as they are. ``key``: a platform
+    whose every bonus is its own payment names it here (MTurk's token, from the participant and
+    the reason), so that from its first call on it can be settled by name; a row recorded
+    without one gets it now. Both platforms' bonus runs record through here; ``InputError``
+    (nothing recorded) as the check says."""
     with transaction.atomic():
         list(PlatformStudy.objects.select_for_update().filter(study=study).values_list("pk"))
         planned = check_bonus_lines(study, platform=platform, lines=lines)
@@ -201,8 +225,15 @@ def record_bonuses(
                 platform=platform,
                 participant=bonus.participant,
                 reason=bonus.line.reason,
-                defaults={"amount_cents": bonus.line.amount_cents, "created_by": user},
+                defaults={
+                    "amount_cents": bonus.line.amount_cents,
+                    "created_by": user,
+                    "batch_id": key(bonus.participant, bonus.line.reason) if key else "",
+                },
             )
+            if key and not row.batch_id:
+                row.batch_id = key(bonus.participant, bonus.line.reason)
+                PlatformBonus.objects.filter(pk=row.pk, batch_id="").update(batch_id=row.batch_id)
             rows.append(row)
     return planned, rows
 
@@ -243,58 +274,112 @@ def give_back_claimed(rows: list[PlatformBonus]) -> None:
     )
 
 
-def unpaid_batches(study: Study) -> list[dict]:
-    """The bulk bonuses created on Prolific for this study and never paid, from the audit
-    log (every create call and its reply is kept there): their id, amount, when, and how
-    many of our bonuses wait in each (CREATED: the next run pays it; 0: none of ours does,
-    such as one whose rows were settled as unpaid). Listed on the platforms page and by
-    ``prolific bonus SLUG --list``, so that no bulk bonus is left created and forgotten."""
-    created = PlatformCall.objects.filter(
-        study=study,
-        platform=Platform.PROLIFIC,
-        method="POST",
-        path=PROLIFIC_CREATE_PATH,
-        dry_run=False,
-        status__gte=200,
-        status__lt=300,
-    ).order_by("id")
-    rows = PlatformBonus.objects.filter(study=study, platform=Platform.PROLIFIC).exclude(batch_id="")
-    states: dict[str, list[str]] = {}
-    for batch_id, state in rows.values_list("batch_id", "state"):
-        states.setdefault(batch_id, []).append(state)
-    listed = []
-    for call in created:
-        reply = call.response_body if isinstance(call.response_body, dict) else {}
-        batch_id = str(reply.get("id", ""))
-        held = states.get(batch_id, [])
-        if not batch_id or PlatformBonus.State.PAYING in held or PlatformBonus.State.PAID in held:
-            continue
-        listed.append(
-            {
-                "batch_id": batch_id,
-                "amount_cents": reply.get("amount"),
-                "created_at": call.created_at,
-                "waiting": held.count(PlatformBonus.State.CREATED),
-            }
-        )
-    return listed
-
-
-def stuck_bonuses(study: Study, *, platform: str):
+def stuck(study: Study, *, platform: str):
     """Bonuses whose pay call may have gone through (PAYING): never paid again as they are."""
     return PlatformBonus.objects.filter(study=study, platform=platform, state=PlatformBonus.State.PAYING)
 
 
-def settle_bonuses(study: Study, *, platform: str, batch_id: str, paid: bool) -> int:
-    """The researcher checked the platform's records for a payment whose outcome was unknown:
-    paid → PAID; not paid → NEW (the next run pays it). Returns how many rows changed."""
-    rows = stuck_bonuses(study, platform=platform).filter(batch_id=batch_id)
+def stuck_keys(study: Study, *, platform: str) -> list[str]:
+    """The keys of the payments to settle, as ``--settle`` and the platforms page name them."""
+    return sorted(set(stuck(study, platform=platform).values_list("batch_id", flat=True)))
+
+
+def refuse_stuck(study: Study, *, platform: str, resend_within: timedelta | None = None) -> None:
+    """Refuse a bonus run while a payment may or may not have been paid, naming its key: all
+    of them, or (``resend_within``: how long the platform keeps a payment's key) those older
+    than that, which could now be paid twice. ``PlatformError``; nothing sent."""
+    rows = stuck(study, platform=platform)
+    if resend_within is not None:
+        cutoff = timezone.now() - resend_within
+        rows = rows.filter(Q(paying_since__lt=cutoff) | Q(paying_since__isnull=True, created_at__lt=cutoff))
+    keys = sorted(set(rows.values_list("batch_id", flat=True)))
+    if keys:
+        name = Platform(platform).label
+        raise PlatformError(
+            f"An earlier bonus payment may or may not have been paid (the run stopped while paying); "
+            f"nothing was sent now. Check {name}'s records, then run '{platform} bonus {study.slug} "
+            f"--settle ID paid' (or 'unpaid') for each of: {', '.join(keys)}."
+        )
+
+
+def pay_once(
+    study: Study, *, platform: str, key: str, before: str, send: Callable[[], object]
+) -> list[PlatformBonus]:
+    """One payment through the states: its rows in ``before`` are claimed (→ PAYING, committed),
+    ``send`` makes the platform's call, and they become PAID. A call that did nothing gives them
+    back to ``before``; one of unknown outcome leaves them PAYING. Returns the rows paid (none:
+    another run claimed them first)."""
+    rows = PlatformBonus.objects.filter(study=study, platform=platform, batch_id=key)
+    with transaction.atomic():
+        ids = list(rows.select_for_update().filter(state=before).values_list("pk", flat=True))
+        claimed = rows.filter(pk__in=ids, state=before).update(
+            state=PlatformBonus.State.PAYING, paying_since=timezone.now()
+        )
+    if not claimed:
+        return []
+    try:
+        send()
+    except PlatformError as exc:
+        if not exc.maybe_done:
+            give_back(rows.filter(pk__in=ids), to=before)
+        raise _pay_failed(exc, study, platform, key) from None
+    return _mark_paid(rows.filter(pk__in=ids))
+
+
+def pay_again(study: Study, *, platform: str, key: str, send: Callable[[], object]) -> list[PlatformBonus]:
+    """A PAYING payment sent again under its key, which the platform pays at most once (MTurk's
+    token, within its day; the caller checks the day, ``refuse_stuck``). PAID if the call goes
+    through; any failure leaves it PAYING: a refusal may mean the first call landed."""
+    ids = list(stuck(study, platform=platform).filter(batch_id=key).values_list("pk", flat=True))
+    try:
+        send()
+    except PlatformError as exc:
+        raise _pay_failed(exc, study, platform, key, resent=True) from None
+    return _mark_paid(PlatformBonus.objects.filter(pk__in=ids))
+
+
+def give_back(rows, *, to: str) -> int:
+    """The pay call did nothing: its PAYING rows are back in the state before it."""
+    return rows.filter(state=PlatformBonus.State.PAYING).update(state=to, paying_since=None)
+
+
+def _mark_paid(rows) -> list[PlatformBonus]:
+    rows.filter(state=PlatformBonus.State.PAYING).update(
+        state=PlatformBonus.State.PAID, paid_at=timezone.now()
+    )
+    return list(rows.select_related("participant").order_by("id"))
+
+
+def _pay_failed(
+    exc: PlatformError, study: Study, platform: str, key: str, *, resent: bool = False
+) -> PlatformError:
+    """The error a failed pay call ends the run with: what became of the payment, and how to
+    settle it when that is the researcher's to do (its outcome unknown, or a resend failed)."""
+    if exc.maybe_done or resent:
+        kind = type(exc) if exc.maybe_done else PlatformOutcomeUnknown
+        # Ours first: a job's error keeps the first 300 characters, and the key must be in them.
+        return kind(
+            f"The bonus payment may have been paid: it stays 'paying', never paid again until you check "
+            f"{Platform(platform).label}'s records and run "
+            f"'{platform} bonus {study.slug} --settle {key} paid' (or 'unpaid'). {exc}"
+        )
+    if isinstance(exc, PlatformRefused):
+        return PlatformRefused(f"{exc} Nothing was paid.", status=exc.status, body=exc.body)
+    return type(exc)(f"{exc} Nothing was paid.")
+
+
+def settle(study: Study, *, platform: str, key: str, paid: bool) -> int:
+    """The researcher checked the platform's records for a payment whose outcome was unknown
+    (its ``key``, as ``stuck_keys`` lists it): paid → PAID; not paid → NEW, without the key
+    (the next run pays it afresh: in a new bulk bonus, or under the token ``record_bonuses``
+    gives it again). Returns how many rows changed."""
+    rows = stuck(study, platform=platform).filter(batch_id=key)
     if paid:
         return rows.update(state=PlatformBonus.State.PAID, paid_at=timezone.now())
-    return rows.update(state=PlatformBonus.State.NEW, batch_id="")
+    return rows.update(state=PlatformBonus.State.NEW, batch_id="", paying_since=None)
 
 
 def bonus_pseudonym(study: Study, bonus: PlatformBonus) -> str:
-    """A bonus's participant as a job's result names them (``platform_review.shown_name``)."""
+    """A bonus's participant as a job's result names them (``review.shown_name``)."""
     p = bonus.participant
     return PseudonymCache(study.pseudonym_salt).get(p.pk, p.source, p.platform_worker_id, p.public_id)

@@ -8,13 +8,12 @@ from dataclasses import dataclass, field
 from annotation.errors import InputError
 from annotation.models import PlatformStudy, Study
 from annotation.numbers import whole_number_within
-
-from .amounts import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS, cents_from_text
-from .capacity import places_wanted
-from .platform_bonus import BonusLine, PlannedBonus, check_bonus_lines
-from .platform_review import APPROVE, REJECT, sent_decisions, verdict
-from .populations import real_enrollments
-from .pseudonyms import PseudonymCache
+from annotation.platforms.bonuses import BonusLine, PlannedBonus, check_bonus_lines
+from annotation.platforms.money import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS, cents_from_text
+from annotation.platforms.review import APPROVE, REJECT, sent_decisions, verdict
+from annotation.services.capacity import places_wanted
+from annotation.services.populations import real_enrollments
+from annotation.services.pseudonyms import PseudonymCache
 
 
 @dataclass(frozen=True)
@@ -90,7 +89,7 @@ def bonus_plan(study: Study, *, platform: str, lines: list[BonusLine]) -> BonusP
 def publish_parameters(
     *, study_url: str, reward: str, places: str, minutes: str, draft: bool, sandbox: bool
 ) -> dict:
-    """A publish job's parameters from the page's text fields, each read by ``amounts`` with
+    """A publish job's parameters from the page's text fields, each read by ``money`` with
     the bounds the job's parameters hold (``PlatformPublishParameters``); every field at
     fault named at once. Empty ``places``: from the answers still wanted."""
     parameters: dict = {"study_url": study_url, "draft": draft, "sandbox": sandbox}
@@ -113,4 +112,6 @@ def publish_parameters(
 
 
 def publish_places(study: Study, places: int | None) -> int:
+    """The places (MTurk: assignments) a publish asks for: as given, else the participants
+    still needed (``capacity.places_wanted``). The confirmation's count and both publishes."""
     return places or places_wanted(study)

@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from annotation.models import Enrollment, Participant, Study
-
-from .export_rows import neutralise
-from .populations import real_enrollments
-from .pseudonyms import PseudonymCache
+from annotation.services.export_rows import neutralise
+from annotation.services.populations import real_enrollments
+from annotation.services.pseudonyms import PseudonymCache
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
-"""What a platform submission deserves, decided from our records: the one rule behind
-``prolific review`` and ``mturk review`` (and their confirmation page).
+"""The review of a platform's submissions: what each deserves, decided from our records, and
+the one loop that sends it once (``review``), behind ``prolific review`` and ``mturk review``
+(and their confirmation page). Each platform lists its submissions as ``Submission`` tuples
+and says which call carries a decision; the rest is here.
 
 - finished with the completion code and not flagged, excluded or blocked
-  (``platform_lists.platform_status`` is "completed") → approve;
+  (``lists.platform_status`` is "completed") → approve;
 - screened out by failed attention checks → reject, with a message that names the checks;
 - anything else (flagged by a researcher, excluded, returned, not finished, cut short
   without pay, unknown to us) → left for the researcher, with the reason.
@@ -10,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -18,10 +20,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotation.models import Enrollment, PlatformDecision, Response, Study
-
-from .participants import session_cut_short
-from .platform_lists import platform_status
-from .pseudonyms import PseudonymCache
+from annotation.platforms.base import PlatformCalls
+from annotation.platforms.lists import platform_status
+from annotation.services.participants import session_cut_short
+from annotation.services.pseudonyms import PseudonymCache
+from annotation.services.research import mark_returned
 
 APPROVE, REJECT, LEAVE = "APPROVE", "REJECT", "LEAVE"
 ATTENTION_REASON = "failed attention checks"  # what ``attention.record_attention_outcome`` writes
@@ -30,6 +33,9 @@ MIN_REJECTION_MESSAGE = 100
 # A review that claimed a decision and has not marked it sent after this long has died (a
 # call times out after PLATFORM_API_TIMEOUT_S): the next review may take the decision over.
 CLAIM_EXPIRES = timedelta(minutes=15)
+# A submission's status as the loop reads it (each platform maps its own words onto these).
+AWAITING = "awaiting review"
+RELEASED = "released"  # returned or timed out: the participant's held pages go back
 
 
 @dataclass(frozen=True)
@@ -144,3 +150,99 @@ def _claim(decision: PlatformDecision) -> bool:
     free = Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - CLAIM_EXPIRES)
     rows = PlatformDecision.objects.filter(free, pk=decision.pk, state=PlatformDecision.State.SENDING)
     return rows.update(claimed_at=now) == 1
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One submission as the platform lists it: its id there (Prolific's submission id,
+    MTurk's AssignmentId), the worker's platform id, and ``AWAITING``, ``RELEASED`` or
+    anything else (passed over)."""
+
+    submission_id: str
+    worker_id: str
+    status: str
+
+
+@dataclass(frozen=True)
+class DecisionCall:
+    """The write that carries a decision on the platform."""
+
+    method: str
+    path: str
+    body: dict
+
+
+def review(
+    study: Study,
+    calls: PlatformCalls,
+    submissions: Iterable[Submission],
+    *,
+    decision_call: Callable[[str, Verdict], DecisionCall],
+) -> dict:
+    """Approve, reject or leave each submission awaiting review (``verdict``); release the
+    pages of returned and timed-out ones. A submission with a decision already sent gets
+    nothing, and only one review sends each decision (``send_decision_once``). A dry run sends
+    no decision and records none. Returns the job's result: who was approved, rejected, left
+    (and why), already sent and released, each named by pseudonym."""
+    enrollments = {
+        e.participant.platform_worker_id: e
+        for e in Enrollment.objects.filter(study=study, participant__source=calls.platform).select_related(
+            "participant"
+        )
+    }
+    names = PseudonymCache(study.pseudonym_salt)
+    outcome: dict[str, list] = {
+        "approved": [],
+        "rejected": [],
+        "left": [],
+        "already_sent": [],
+        "released": [],
+    }
+    released: list[str] = []
+    sent = set(sent_decisions(study, calls.platform).values_list("submission_id", flat=True))
+    for submission in list(submissions):  # every page first: a decision would shift the pages
+        enrollment = enrollments.get(submission.worker_id)
+        name = shown_name(names, enrollment, submission.worker_id)
+        if submission.status == RELEASED and enrollment is not None:
+            released.append(submission.worker_id)
+            outcome["released"].append(name)
+            continue
+        if submission.status != AWAITING:
+            continue
+        decided = verdict(study, enrollment)
+        if decided.action == LEAVE:
+            outcome["left"].append({"participant": name, "why": decided.reason})
+        elif submission.submission_id in sent:
+            outcome["already_sent"].append(name)
+        elif _send(
+            study, calls, submission, enrollment, decided, decision_call(submission.submission_id, decided)
+        ):
+            outcome["approved" if decided.action == APPROVE else "rejected"].append(name)
+        else:  # a review at the same time holds it
+            outcome["already_sent"].append(name)
+    if released and not calls.context.dry_run:
+        outcome["released_pages"] = mark_returned(study, participants=released)["released_assignments"]
+    return outcome
+
+
+def _send(
+    study: Study,
+    calls: PlatformCalls,
+    submission: Submission,
+    enrollment: Enrollment | None,
+    decided: Verdict,
+    call: DecisionCall,
+) -> bool:
+    """Send one decision; whether this run sent it."""
+    if calls.context.dry_run:
+        calls.write(call.method, call.path, call.body)
+        return True
+    return send_decision_once(
+        study,
+        platform=calls.platform,
+        submission_id=submission.submission_id,
+        enrollment=enrollment,
+        action=decided.action,
+        message=decided.reason if decided.action == REJECT else "",
+        send=lambda: calls.write(call.method, call.path, call.body),
+    )

@@ -1,10 +1,9 @@
-"""A small client of Prolific's public API (https://docs.prolific.com), on the standard library.
+"""Prolific's transport: its public API (https://docs.prolific.com) on the standard library,
+with the researcher's token.
 
-Every call is written to the audit log (``platform_audit.record_call``) with its reply. In a
-dry run, reads are made (they change nothing) and writes are only recorded and listed in
-``would_send``: what a real run would have sent. The token goes in the ``Authorization:
-Token …`` header only, and only to ``PROLIFIC_API_URL``: a pagination link pointing anywhere
-else is refused.
+The token goes in the ``Authorization: Token …`` header only, and only to
+``PROLIFIC_API_URL``: a pagination link pointing anywhere else is refused. Recording, the dry
+run and the reading of outcomes are the room's (``platforms.base``).
 """
 
 from __future__ import annotations
@@ -15,49 +14,38 @@ import socket
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 
 from annotation.models import Platform
-
-from .platform_audit import CallContext, record_call
-from .platform_errors import PlatformError, PlatformOutcomeUnknown, PlatformRefused, PlatformUnreachable
-from .platform_tokens import researcher_token
-
-
-@dataclass(frozen=True)
-class PlannedCall:
-    """A write a dry run did not send."""
-
-    method: str
-    path: str
-    body: dict
-
-    def line(self) -> str:
-        return f"{self.method} {self.path} {json.dumps(self.body, sort_keys=True)}"
+from annotation.platforms.audit import CallContext
+from annotation.platforms.base import PlatformCalls
+from annotation.platforms.errors import (
+    PlatformError,
+    PlatformOutcomeUnknown,
+    PlatformRefused,
+    PlatformUnreachable,
+)
+from annotation.platforms.tokens import researcher_token
 
 
 @dataclass
-class ProlificClient:
-    context: CallContext
+class ProlificClient(PlatformCalls):
+    platform = Platform.PROLIFIC
+    name = "Prolific"
+
     token: str
     base_url: str
     timeout: float
-    would_send: list[PlannedCall] = field(default_factory=list)
 
     def get(self, path: str, params: dict | None = None) -> dict:
-        return self._send("GET", path + (f"?{urlencode(params)}" if params else ""), None)
+        return self.read("GET", path + (f"?{urlencode(params)}" if params else ""))
 
     def post(self, path: str, body: dict | None = None) -> dict:
         """A write; in a dry run only recorded (and the reply is empty)."""
-        if self.context.dry_run:
-            self.would_send.append(PlannedCall("POST", path, body or {}))
-            record_call(self.context, platform=Platform.PROLIFIC, method="POST", path=path, body=body)
-            return {}
-        return self._send("POST", path, body or {})
+        return self.write("POST", path, body or {})
 
     def pages(self, path: str, params: dict) -> Iterator[dict]:
         """Every result of a listing, following ``_links.next`` to the last page."""
@@ -80,7 +68,7 @@ class ProlificClient:
         path = parts.path[len(prefix) :] if prefix and parts.path.startswith(prefix) else parts.path
         return path + (f"?{parts.query}" if parts.query else "")
 
-    def _send(self, method: str, path: str, body: dict | None) -> dict:
+    def send(self, method: str, path: str, body: dict | None) -> tuple[int, object]:
         data = json.dumps(body).encode() if body is not None else None
         url = self.base_url + path  # PROLIFIC_API_URL: an http(s) address from the settings
         request = urllib.request.Request(url, data=data, method=method)  # noqa: S310
@@ -88,31 +76,31 @@ class ProlificClient:
         request.add_header("Accept", "application/json")
         if data is not None:
             request.add_header("Content-Type", "application/json")
-        audit: dict[str, Any] = {"platform": Platform.PROLIFIC, "method": method, "path": path, "body": body}
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as reply:  # noqa: S310 - as above
-                status, raw = reply.status, reply.read()
+                return reply.status, _json(reply.read())
         except urllib.error.HTTPError as exc:
-            status, raw = exc.code, exc.read()
-        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-            error = _not_answered(exc)
-            record_call(self.context, **audit, error=str(error))
-            raise error from None
-        parsed = _json(raw)
-        record_call(self.context, **audit, status=status, reply=parsed)
-        if status >= 500:
-            raise PlatformOutcomeUnknown(f"Prolific answered {status} to {method} {path}: {_detail(parsed)}")
+            return exc.code, _json(exc.read())
+
+    def unanswered(self, exc: Exception) -> PlatformError | None:
+        if isinstance(exc, (urllib.error.URLError, OSError, http.client.HTTPException)):
+            return _not_answered(exc)
+        return None
+
+    def failure(self, status: int, method: str, path: str, reply: dict) -> PlatformError:
         if status == 401:
-            raise PlatformRefused(
-                f"Prolific refused the token (401) on {method} {path}: {_detail(parsed)}",
+            return PlatformRefused(
+                f"Prolific refused the token (401) on {method} {path}: {self.detail(reply)}",
                 status=401,
-                body=parsed,
+                body=reply,
             )
-        if status >= 400:
-            raise PlatformRefused(
-                f"Prolific refused {method} {path} ({status}): {_detail(parsed)}", status=status, body=parsed
-            )
-        return parsed if isinstance(parsed, dict) else {"value": parsed}
+        return super().failure(status, method, path, reply)
+
+    def detail(self, reply: dict) -> str:
+        error = reply.get("error", reply)
+        if isinstance(error, dict):
+            return str(error.get("detail") or error.get("title") or error)[:300]
+        return str(error)[:300]
 
 
 def _not_answered(exc: BaseException) -> PlatformError:
@@ -128,15 +116,6 @@ def _json(raw: bytes) -> object:
         return json.loads(raw.decode() or "{}")
     except (ValueError, UnicodeDecodeError):
         return {"text": raw[:2000].decode(errors="replace")}
-
-
-def _detail(parsed: object) -> str:
-    if isinstance(parsed, dict):
-        error = parsed.get("error", parsed)
-        if isinstance(error, dict):
-            return str(error.get("detail") or error.get("title") or error)[:300]
-        return str(error)[:300]
-    return str(parsed)[:300]
 
 
 def prolific_client(context: CallContext) -> ProlificClient:

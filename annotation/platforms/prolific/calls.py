@@ -1,53 +1,47 @@
 """Prolific through its API: publish a study, review its submissions, pay bonuses.
 
-The jobs (``workers/tasks/platforms.py``) call these with a ``ProlificClient``; the rules
-they apply are the site's own: the link (``links``), the codes (the study's), the places
-(``capacity.places_wanted``), the verdicts (``platform_review``), released pages
-(``research.mark_returned``) and the bonus records (``platform_bonus``).
+The jobs (``workers/tasks/platforms.py``) call these with a ``ProlificClient``. What is
+Prolific's own is here: the study body with our link and codes, the submissions listed as the
+room's review loop reads them, the decision call, and the bulk bonus (created, then paid). The
+rules are the room's: the verdicts and the loop (``platforms.review``), the bonus states
+(``platforms.bonuses``), the record (``platforms.records``).
 """
 
 from __future__ import annotations
 
-from django.db import transaction
-from django.utils import timezone
-
 from annotation.errors import InputError
-from annotation.models import (
-    Enrollment,
-    Participant,
-    Platform,
-    PlatformBonus,
-    PlatformStudy,
-    Study,
-)
-
-from .amounts import as_currency
-from .capacity import places_wanted
-from .links import participant_links
-from .platform_bonus import (
-    PROLIFIC_CREATE_PATH,
+from annotation.models import Platform, PlatformBonus, PlatformCall, PlatformStudy, Study
+from annotation.platforms.bonuses import (
     BonusLine,
     bonus_pseudonym,
     check_bonus_lines,
     claim_new_bonuses,
     give_back_claimed,
     name_created_bonuses,
+    pay_once,
     record_bonuses,
-    stuck_bonuses,
+    refuse_stuck,
 )
-from .platform_errors import PlatformError, PlatformRefused
-from .platform_review import APPROVE, LEAVE, REJECT, send_decision_once, sent_decisions, shown_name, verdict
-from .prolific_client import ProlificClient
-from .pseudonyms import PseudonymCache
-from .research import mark_returned
+from annotation.platforms.errors import PlatformError
+from annotation.platforms.money import as_currency
+from annotation.platforms.plans import publish_places
+from annotation.platforms.prolific.client import ProlificClient
+from annotation.platforms.records import platform_study
+from annotation.platforms.review import (
+    AWAITING,
+    REJECT,
+    RELEASED,
+    DecisionCall,
+    Submission,
+    Verdict,
+    review,
+)
+from annotation.services.links import participant_links
 
-AWAITING_REVIEW = "AWAITING REVIEW"
-RELEASED_STATUSES = {"RETURNED", "TIMED-OUT"}
-
-
-def platform_study(study: Study) -> PlatformStudy:
-    """The study's platform record, created on first use."""
-    return PlatformStudy.objects.get_or_create(study=study)[0]
+# Prolific's submission statuses, as the room's review loop reads them.
+STATUSES = {"AWAITING REVIEW": AWAITING, "RETURNED": RELEASED, "TIMED-OUT": RELEASED}
+# Prolific's call that creates a bulk bonus (and the audit log's record of it).
+CREATE_BONUS_PATH = "/api/v1/submissions/bonus-payments/"
 
 
 # --- publish -----------------------------------------------------------------------------
@@ -99,7 +93,7 @@ def publish_study(
     """Create the Prolific study (unless it exists: then only publish the draft) and publish
     it unless ``draft``; the Prolific id is stored on the study as soon as Prolific gives it."""
     record = platform_study(study)
-    places = places or places_wanted(study)
+    places = publish_places(study, places)
     if places <= 0:
         raise InputError({"places": ["The study lacks no answers: there is nothing to recruit for."]})
     prolific_id = record.prolific_study_id
@@ -134,79 +128,24 @@ def publish_study(
 # --- review ------------------------------------------------------------------------------
 
 
-def _enrollments_by_pid(study: Study) -> dict[str, Enrollment]:
-    rows = Enrollment.objects.filter(study=study, participant__source=Participant.Source.PROLIFIC)
-    return {e.participant.platform_worker_id: e for e in rows.select_related("participant")}
-
-
 def review_submissions(study: Study, client: ProlificClient) -> dict:
     """Approve, reject or leave each submission awaiting review; release the pages of
-    returned and timed-out ones. A submission with a decision already sent gets nothing."""
+    returned and timed-out ones (``review.review``)."""
     prolific_id = platform_study(study).prolific_study_id
     if not prolific_id:
         raise InputError({"study": ["The study is not on Prolific yet (publish it first)."]})
-    enrollments = _enrollments_by_pid(study)
-    names = PseudonymCache(study.pseudonym_salt)
-    outcome: dict[str, list] = {
-        "approved": [],
-        "rejected": [],
-        "left": [],
-        "already_sent": [],
-        "released": [],
-    }
-    released: list[str] = []
-    sent = set(sent_decisions(study, Platform.PROLIFIC).values_list("submission_id", flat=True))
-    for submission in list(client.pages("/api/v1/submissions/", {"study": prolific_id})):
-        pid, status = submission.get("participant_id", ""), submission.get("status", "")
-        enrollment = enrollments.get(pid)
-        name = shown_name(names, enrollment, pid)
-        if status in RELEASED_STATUSES and enrollment is not None:
-            released.append(pid)
-            outcome["released"].append(name)
-            continue
-        if status != AWAITING_REVIEW:
-            continue
-        decided = verdict(study, enrollment)
-        if decided.action == LEAVE:
-            outcome["left"].append({"participant": name, "why": decided.reason})
-            continue
-        if submission["id"] in sent:
-            outcome["already_sent"].append(name)
-            continue
-        if _transition(study, client, submission["id"], enrollment, decided.action, decided.reason):
-            outcome["approved" if decided.action == APPROVE else "rejected"].append(name)
-        else:  # a review at the same time holds it
-            outcome["already_sent"].append(name)
-    if released and not client.context.dry_run:
-        outcome["released_pages"] = mark_returned(study, participants=released)["released_assignments"]
-    return outcome
-
-
-def _transition(
-    study: Study,
-    client: ProlificClient,
-    submission_id: str,
-    enrollment: Enrollment | None,
-    action: str,
-    reason: str,
-) -> bool:
-    """Record the decision (SENDING), send it, mark it SENT; whether this run sent it (a
-    review running at the same time may hold it). A dry run records nothing."""
-    body = {"action": action}
-    if action == REJECT:
-        body |= {"rejection_category": "FAILED_CHECK", "message": reason}
-    if client.context.dry_run:
-        client.post(f"/api/v1/submissions/{submission_id}/transition/", body)
-        return True
-    return send_decision_once(
-        study,
-        platform=Platform.PROLIFIC,
-        submission_id=submission_id,
-        enrollment=enrollment,
-        action=action,
-        message=body.get("message", ""),
-        send=lambda: client.post(f"/api/v1/submissions/{submission_id}/transition/", body),
+    listed = (
+        Submission(row["id"], row.get("participant_id", ""), STATUSES.get(row.get("status", ""), ""))
+        for row in client.pages("/api/v1/submissions/", {"study": prolific_id})
     )
+    return review(study, client, listed, decision_call=_decision_call)
+
+
+def _decision_call(submission_id: str, decided: Verdict) -> DecisionCall:
+    body = {"action": decided.action}
+    if decided.action == REJECT:
+        body |= {"rejection_category": "FAILED_CHECK", "message": decided.reason}
+    return DecisionCall("POST", f"/api/v1/submissions/{submission_id}/transition/", body)
 
 
 # --- bonuses -----------------------------------------------------------------------------
@@ -216,22 +155,14 @@ def pay_bonuses(study: Study, client: ProlificClient, *, lines: list[BonusLine])
     """Pay the file's bonuses once each: checked against the cap, recorded, created on
     Prolific as one bulk bonus, then paid. Refuses while an earlier payment's outcome is
     unknown (PAYING rows), naming it: the researcher settles it first."""
-    stuck = list(
-        stuck_bonuses(study, platform=Platform.PROLIFIC).values_list("batch_id", flat=True).distinct()
-    )
-    if stuck:
-        raise PlatformError(
-            f"An earlier bonus payment ({', '.join(stuck)}) may or may not have been paid (the run stopped "
-            "while paying). Check Prolific's records, then run 'prolific bonus SLUG --settle ID paid' (or "
-            "'unpaid'); nothing was sent now."
-        )
+    refuse_stuck(study, platform=Platform.PROLIFIC)
     if client.context.dry_run:
         planned = check_bonus_lines(study, platform=Platform.PROLIFIC, lines=lines)
         csv_text = "".join(
             f"{b.participant.platform_worker_id},{as_currency(b.line.amount_cents)}\n" for b in planned
         )
         prolific_id = platform_study(study).prolific_study_id or "<study id>"
-        client.post(PROLIFIC_CREATE_PATH, {"study_id": prolific_id, "csv_bonuses": csv_text})
+        client.post(CREATE_BONUS_PATH, {"study_id": prolific_id, "csv_bonuses": csv_text})
         client.post("/api/v1/bulk-bonus-payments/<id>/pay/", {})
         total = sum(bonus.line.amount_cents for bonus in planned)
         return {"bonuses": len(planned), "total_cents": total, "paid": [], "already_paid": []}
@@ -260,7 +191,7 @@ def _create_and_pay(study: Study, client: ProlificClient) -> list[str]:
         f"{row.participant.platform_worker_id},{as_currency(row.amount_cents)}\n" for row in claimed
     )
     try:
-        reply = client.post(PROLIFIC_CREATE_PATH, {"study_id": prolific_id, "csv_bonuses": csv_text})
+        reply = client.post(CREATE_BONUS_PATH, {"study_id": prolific_id, "csv_bonuses": csv_text})
     except PlatformError:
         give_back_claimed(claimed)
         raise
@@ -273,39 +204,55 @@ def _create_and_pay(study: Study, client: ProlificClient) -> list[str]:
 
 
 def _pay_created(study: Study, client: ProlificClient) -> list[str]:
-    """Pay each bulk bonus whose rows are all CREATED: the rows become PAYING (committed)
-    before the call, PAID after it; a refusal or an unsent call puts them back to CREATED."""
+    """Pay each bulk bonus whose rows are CREATED, one payment each (``pay_once``)."""
     created = PlatformBonus.objects.filter(
         study=study, platform=Platform.PROLIFIC, state=PlatformBonus.State.CREATED
     )
     paid: list[str] = []
     for batch_id in sorted(set(created.values_list("batch_id", flat=True))):
-        batch = PlatformBonus.objects.filter(study=study, platform=Platform.PROLIFIC, batch_id=batch_id)
-        with transaction.atomic():
-            claimed = batch.filter(state=PlatformBonus.State.CREATED).update(
-                state=PlatformBonus.State.PAYING, paying_since=timezone.now()
-            )
-        if not claimed:
-            continue  # another run took it
-        try:
-            client.post(f"/api/v1/bulk-bonus-payments/{batch_id}/pay/", {})
-        except PlatformError as exc:
-            if not exc.maybe_done:  # refused, or never sent: nothing was paid
-                batch.filter(state=PlatformBonus.State.PAYING).update(state=PlatformBonus.State.CREATED)
-            raise _pay_failed(exc, batch_id) from None
-        batch.filter(state=PlatformBonus.State.PAYING).update(
-            state=PlatformBonus.State.PAID, paid_at=timezone.now()
+
+        def pay(batch_id: str = batch_id) -> dict:
+            return client.post(f"/api/v1/bulk-bonus-payments/{batch_id}/pay/", {})
+
+        rows = pay_once(
+            study, platform=Platform.PROLIFIC, key=batch_id, before=PlatformBonus.State.CREATED, send=pay
         )
-        paid += [bonus_pseudonym(study, row) for row in batch.select_related("participant")]
+        paid += [bonus_pseudonym(study, row) for row in rows]
     return paid
 
 
-def _pay_failed(exc: PlatformError, batch_id: str) -> PlatformError:
-    if exc.maybe_done:
-        return type(exc)(
-            f"{exc} The bonus payment {batch_id} may have been paid: it is kept as 'paying' and will not "
-            "be paid again. Check Prolific's records, then settle it (--settle)."
+def unpaid_batches(study: Study) -> list[dict]:
+    """The bulk bonuses created on Prolific for this study and never paid, from the audit
+    log (every create call and its reply is kept there): their id, amount, when, and how
+    many of our bonuses wait in each (CREATED: the next run pays it; 0: none of ours does,
+    such as one whose rows were settled as unpaid). Listed on the platforms page and by
+    ``prolific bonus SLUG --list``, so that no bulk bonus is left created and forgotten."""
+    created = PlatformCall.objects.filter(
+        study=study,
+        platform=Platform.PROLIFIC,
+        method="POST",
+        path=CREATE_BONUS_PATH,
+        dry_run=False,
+        status__gte=200,
+        status__lt=300,
+    ).order_by("id")
+    rows = PlatformBonus.objects.filter(study=study, platform=Platform.PROLIFIC).exclude(batch_id="")
+    states: dict[str, list[str]] = {}
+    for batch_id, state in rows.values_list("batch_id", "state"):
+        states.setdefault(batch_id, []).append(state)
+    listed = []
+    for call in created:
+        reply = call.response_body if isinstance(call.response_body, dict) else {}
+        batch_id = str(reply.get("id", ""))
+        held = states.get(batch_id, [])
+        if not batch_id or PlatformBonus.State.PAYING in held or PlatformBonus.State.PAID in held:
+            continue
+        listed.append(
+            {
+                "batch_id": batch_id,
+                "amount_cents": reply.get("amount"),
+                "created_at": call.created_at,
+                "waiting": held.count(PlatformBonus.State.CREATED),
+            }
         )
-    if isinstance(exc, PlatformRefused):
-        return PlatformRefused(f"{exc} Nothing was paid.", status=exc.status, body=exc.body)
-    return type(exc)(f"{exc} Nothing was paid.")
+    return listed

@@ -1,0 +1,1 @@
+"""Prolific through its API: the client (token, HTTP) and the calls (publish, review, pay)."""
