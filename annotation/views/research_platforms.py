@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.errors import InputError, NotAllowed
 from annotation.models import Platform, PlatformStudy, Study
+from annotation.research.views.decorators import researcher_required
 from annotation.services.access import access_study_for_researcher, can_use_platforms
 from annotation.services.amounts import (
     MAX_BONUS_CAP_CENTS,
@@ -31,8 +32,6 @@ from annotation.services.platform_bonus import (
 from annotation.services.platform_plans import bonus_plan, publish_parameters, publish_places, review_plan
 from annotation.services.platform_tokens import has_token, store_token
 from annotation.services.research import start_job_for_researcher
-
-from .research import researcher_required
 
 ACTIONS = ("publish", "review", "bonus")
 

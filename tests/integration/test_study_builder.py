@@ -14,9 +14,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Item, Study
+from annotation.research.views.builder_form import form_values
 from annotation.services.builder import as_new_study, builder_templates, study_file_of, template_named
 from annotation.services.validation import CONFIG_KEPT
-from annotation.views.builder_form import form_values
 from tests.helpers.uploads import row_counts, upload_page
 
 pytestmark = pytest.mark.django_db
