@@ -43,18 +43,20 @@ TYPE_KEYS = {
     "sentences": {"passage"},
     "text": {"min_length", "max_length"},
 }
-# How a form writes each setting of ``TYPE_KEYS`` (the builder's question block reads this
-# with ``TYPE_KEYS``, so a setting or a type added here appears there): ``number`` a whole
-# number, ``lines`` a list with one text per line, ``yes_no`` true or false, ``choice`` one
-# of its ``choices``. A setting means the same in every type that takes it (``options``).
 
 
 @dataclass(frozen=True)
 class SettingInput:
-    kind: str  # number, lines, yes_no or choice
+    """How a form writes one setting: ``number`` a whole number, ``lines`` a list with one
+    text per line, ``yes_no`` true or false, ``choice`` one of ``choices``."""
+
+    kind: str
     choices: tuple[str, ...] = ()
 
 
+# Each setting of ``TYPE_KEYS`` and how it is written. The builder's form and its question
+# block read this with ``TYPE_KEYS``, so a setting or a type declared here appears there. A
+# setting means the same in every type that takes it (``options``).
 SETTING_INPUTS = {
     "points": SettingInput("number"),
     "labels": SettingInput("lines"),
