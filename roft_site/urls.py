@@ -11,9 +11,8 @@ from django.views.defaults import bad_request, page_not_found
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
-from annotation.views.accounts import PasswordReset
+from annotation.views.accounts import LandingLoginView, PasswordReset
 from annotation.views.home import home
-from annotation.views.research import LandingLoginView
 from roft_site.health import healthz
 
 
@@ -31,7 +30,7 @@ urlpatterns = [
     path("", home, name="home"),
     path("healthz", healthz, name="healthz"),
     path("favicon.ico", FaviconView.as_view(), name="favicon"),
-    path("", include("annotation.urls")),
+    path("", include("annotation.participation.urls")),
     path("research/", include("scoring.urls")),
     # before django.contrib.auth's own: the reset that says when no mail could be sent
     path("accounts/password_reset/", PasswordReset.as_view(), name="password_reset"),
@@ -44,7 +43,7 @@ urlpatterns = [
     # the split view serves its script from a URL: no inline script (Content-Security-Policy)
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
-    path("research/", include("annotation.research_urls")),
+    path("research/", include("annotation.research.urls")),
 ]
 
 if settings.BENCH_ANCHORS:  # bench/load.py's anchors; never on in a deployment

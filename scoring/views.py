@@ -15,9 +15,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Job
+from annotation.research.views.decorators import researcher_required
 from annotation.services.access import access_study_for_researcher
 from annotation.services.jobs import job_status
-from annotation.views.research import researcher_required
 from scoring import plots
 from scoring.forms import PAGE_SIMULATIONS, PlanForm
 from scoring.planning import Plan

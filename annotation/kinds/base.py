@@ -203,7 +203,7 @@ class TaskKind(ABC):
     Gold: ClassVar[type[serializers.Serializer] | None] = None  # defaults to Answer
     # Pages of the kind's round steps, mounted under each assignment
     # (``/s/<slug>/a/<id>/<name>/``), and the kind's own pages on the site (the game's
-    # ``/play/``), mounted at the site's root by ``annotation.urls``.
+    # ``/play/``), mounted at the site's root by ``annotation.participation.urls``.
     urls: ClassVar[list[URLPattern | URLResolver]] = []
     site_urls: ClassVar[list[URLPattern | URLResolver]] = []
     # A template included at the top of the home page (the game's invitation), or "".

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext
@@ -41,6 +42,39 @@ TYPE_KEYS = {
     "pick": {"pick", "tie"},
     "sentences": {"passage"},
     "text": {"min_length", "max_length"},
+}
+
+
+@dataclass(frozen=True)
+class SettingInput:
+    """How a form writes one setting: ``number`` a whole number, ``lines`` a list with one
+    text per line, ``yes_no`` true or false, ``choice`` one of ``choices``."""
+
+    kind: str
+    choices: tuple[str, ...] = ()
+
+
+# Each setting of ``TYPE_KEYS`` and how it is written. The builder's form and its question
+# block read this with ``TYPE_KEYS``, so a setting or a type declared here appears there. A
+# setting means the same in every type that takes it (``options``).
+SETTING_INPUTS = {
+    "points": SettingInput("number"),
+    "labels": SettingInput("lines"),
+    "options": SettingInput("lines"),
+    "pick": SettingInput("choice", PICK_MODES),
+    "tie": SettingInput("yes_no"),
+    "passage": SettingInput("number"),
+    "min_length": SettingInput("number"),
+    "max_length": SettingInput("number"),
+}
+# What a setting left out of a definition is (the checks fill these in; the builder shows them).
+DEFAULTS: dict[str, Any] = {
+    "points": 5,
+    "labels": [],
+    "tie": False,
+    "passage": 1,
+    "min_length": 0,
+    "max_length": DEFAULT_TEXT_MAX,
 }
 # Types whose answers another question's ``show_if`` may look at (values a page can compare).
 CONDITION_TYPES = ("scale", "choice", "multi")
@@ -102,15 +136,15 @@ def check_question(raw: Any, earlier: list[dict]) -> dict:
 
 
 def _check_scale(raw: dict) -> dict:
-    points = raw.get("points", 5)
+    points = raw.get("points", DEFAULTS["points"])
     if isinstance(points, bool) or not isinstance(points, int) or not 2 <= points <= 11:
         raise Invalid("points: a whole number from 2 to 11.")
-    labels = raw.get("labels", [])
+    labels = raw.get("labels", DEFAULTS["labels"])
     if not isinstance(labels, list) or not all(isinstance(x, str) and len(x) <= 60 for x in labels):
         raise Invalid("labels: a list of texts of at most 60 characters.")
     if len(labels) not in (0, 2, points):
         raise Invalid(f"labels: give 2 (the ends) or {points} (every point).")
-    return {"points": points, "labels": labels}
+    return {"points": points, "labels": list(labels)}  # never the shared default
 
 
 def _check_options(raw: dict) -> dict:
@@ -128,21 +162,21 @@ def _check_pick(raw: dict) -> dict:
     mode = raw.get("pick")
     if mode not in PICK_MODES:
         raise Invalid(f"pick: one of {', '.join(PICK_MODES)}.")
-    tie = raw.get("tie", False)
+    tie = raw.get("tie", DEFAULTS["tie"])
     if not isinstance(tie, bool) or (tie and mode != "pairwise"):
         raise Invalid("tie: true or false, and only for pick: pairwise.")
     return {"pick": mode, "tie": tie}
 
 
 def _check_sentences(raw: dict) -> dict:
-    passage = raw.get("passage", 1)
+    passage = raw.get("passage", DEFAULTS["passage"])
     if isinstance(passage, bool) or not isinstance(passage, int) or not 1 <= passage <= MAX_PASSAGES:
         raise Invalid("passage: which of the item's passages (1 = the first), a whole number.")
     return {"passage": passage}
 
 
 def _check_text(raw: dict) -> dict:
-    low, high = raw.get("min_length", 0), raw.get("max_length", DEFAULT_TEXT_MAX)
+    low, high = raw.get("min_length", DEFAULTS["min_length"]), raw.get("max_length", DEFAULTS["max_length"])
     for name, value in (("min_length", low), ("max_length", high)):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= TEXT_LIMIT:
             raise Invalid(f"{name}: a whole number from 0 to {TEXT_LIMIT}.")

@@ -1,12 +1,14 @@
-"""Account pages of our own beside ``django.contrib.auth``'s: the password reset that says
-plainly when no mail could be sent."""
+"""Account pages of our own beside ``django.contrib.auth``'s: the login that lands a researcher
+on their studies, and the password reset that says plainly when no mail could be sent."""
 
 from __future__ import annotations
 
-from django.contrib.auth.views import PasswordResetView
+from django.conf import settings
+from django.contrib.auth.views import LoginView, PasswordResetView
 from django.http import HttpResponse
-from django.shortcuts import render
+from django.shortcuts import render, resolve_url
 
+from annotation.services.access import is_researcher
 from annotation.services.mail import MailNotSent, PasswordResetMailForm, mail_configured, open_mail_connection
 
 
@@ -32,3 +34,13 @@ class PasswordReset(PasswordResetView):
         except MailNotSent as not_sent:
             context = {**self.get_context_data(form=form), "not_sent": str(not_sent)}
             return render(self.request, self.template_name, context, status=503)
+
+
+class LandingLoginView(LoginView):
+    """The login page: after logging in, a researcher lands on their studies (``/research/``),
+    everyone else on the home page; a safe ``?next=`` wins for both (Django's own check)."""
+
+    def get_default_redirect_url(self) -> str:
+        if is_researcher(self.request.user):
+            return resolve_url("research-home")
+        return resolve_url(settings.LOGIN_REDIRECT_URL)

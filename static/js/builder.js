@@ -1,5 +1,6 @@
 // The study builder's question list: add a question (a copy of the page's <template>), remove
-// one, move one up or down, and show only the fields of each question's type. The server
+// one, move one up or down, and show only the fields of each question's type (each field's
+// data-for-types, written from kinds/questions.py's TYPE_KEYS: no type is named here). The server
 // reads the blocks in the page's order; without this script every field stays visible and
 // the list can still be edited by hand.
 (function () {

@@ -39,9 +39,9 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
 from annotation.models import Item, Participant, Study
+from annotation.research.views.platforms import ACTIONS
 from annotation.services.invitations import invitation_create
 from annotation.services.studies import load_study_file
-from annotation.views.research_platforms import ACTIONS
 from tests.factories import researcher_user
 from tests.game_helpers import boundary_study_file, start_game
 from tests.helpers.crowd_ids import prolific_id

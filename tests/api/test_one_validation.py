@@ -26,7 +26,7 @@ def superuser(django_user_model):
 
 
 @pytest.fixture
-def admin_client(client, superuser):
+def superuser_client(client, superuser):
     client.force_login(superuser)
     return client
 
@@ -49,18 +49,18 @@ def ranking_study(example_study_file, slug: str = "ranking", **fields) -> Study:
 # --- the admin ---------------------------------------------------------------------------
 
 
-def test_admin_refuses_a_bad_payload_with_the_kinds_message(admin_client, superuser, make_claim_study):
+def test_admin_refuses_a_bad_payload_with_the_kinds_message(superuser_client, superuser, make_claim_study):
     item = make_claim_study(items=1).items.get()
     before = item.payload
     url = f"/admin/annotation/item/{item.pk}/change/"
-    answer = admin_client.post(url, admin_form_data(Item, item, superuser, payload=BAD_PAYLOAD))
+    answer = superuser_client.post(url, admin_form_data(Item, item, superuser, payload=BAD_PAYLOAD))
     _, messages = loader_message(lambda d: d["items"][1].update(payload=BAD_PAYLOAD))
     assert f"claim: {messages[0]}" in form_errors(answer)
     item.refresh_from_db()
     assert item.payload == before
 
 
-def test_admin_refuses_a_gold_less_attention_check(admin_client, superuser, make_claim_study):
+def test_admin_refuses_a_gold_less_attention_check(superuser_client, superuser, make_claim_study):
     study = make_claim_study(items=1)
     data = {
         "study": study.pk,
@@ -69,81 +69,81 @@ def test_admin_refuses_a_gold_less_attention_check(admin_client, superuser, make
         "gold": "null",
         "provenance": "{}",
     }
-    answer = admin_client.post("/admin/annotation/attentioncheck/add/", data)
+    answer = superuser_client.post("/admin/annotation/attentioncheck/add/", data)
     assert "An attention check needs its expected answer in &#x27;gold&#x27;." in form_errors(answer)
     assert not Item.objects.filter(external_id="attn-new").exists()
     item = study.items.get()
     plain = admin_form_data(AttentionCheck, item, superuser, gold=None, is_attention_check="on")
     plain["gold"] = "null"
-    answer = admin_client.post(f"/admin/annotation/item/{item.pk}/change/", plain)
+    answer = superuser_client.post(f"/admin/annotation/item/{item.pk}/change/", plain)
     assert "An attention check needs its expected answer" in form_errors(answer)
     item.refresh_from_db()
     assert not item.is_attention_check and item.gold is not None
 
 
-def test_admin_refuses_bad_gold_with_the_kinds_message(admin_client, superuser, make_claim_study):
+def test_admin_refuses_bad_gold_with_the_kinds_message(superuser_client, superuser, make_claim_study):
     item = make_claim_study(items=1).items.get()
     data = admin_form_data(Item, item, superuser, gold={"label": "maybe"})
-    answer = admin_client.post(f"/admin/annotation/item/{item.pk}/change/", data)
+    answer = superuser_client.post(f"/admin/annotation/item/{item.pk}/change/", data)
     _, messages = loader_message(lambda d: d["items"][0].update(gold={"label": "maybe"}))
     assert f"label: {messages[0]}".replace('"', "&quot;") in form_errors(answer)
     item.refresh_from_db()
     assert item.gold == {"label": "supports", "evidence": [0]}
 
 
-def test_admin_refuses_a_config_the_kind_refuses(admin_client, superuser, example_study_file):
+def test_admin_refuses_a_config_the_kind_refuses(superuser_client, superuser, example_study_file):
     study = ranking_study(example_study_file)
     url = f"/admin/annotation/study/{study.pk}/change/"
-    answer = admin_client.post(url, admin_form_data(Study, study, superuser, config={"nonsense": 1}))
+    answer = superuser_client.post(url, admin_form_data(Study, study, superuser, config={"nonsense": 1}))
     assert "nonsense: Unknown field." in form_errors(answer)
-    answer = admin_client.post(url, admin_form_data(Study, study, superuser, config={"show": 5}))
+    answer = superuser_client.post(url, admin_form_data(Study, study, superuser, config={"show": 5}))
     assert "The study shows 5 passages per page; this item has 3." in form_errors(answer)
     study.refresh_from_db()
     assert study.config["show"] == 3
 
 
-def test_admin_refuses_a_kind_change_once_the_study_has_items(admin_client, superuser, make_claim_study):
+def test_admin_refuses_a_kind_change_once_the_study_has_items(superuser_client, superuser, make_claim_study):
     study = make_claim_study(items=2)
     url = f"/admin/annotation/study/{study.pk}/change/"
-    answer = admin_client.post(url, admin_form_data(Study, study, superuser, kind="likert"))
+    answer = superuser_client.post(url, admin_form_data(Study, study, superuser, kind="likert"))
     assert "The study has 2 items of kind &#x27;claim&#x27;; its kind cannot change." in form_errors(answer)
     assert Study.objects.get(pk=study.pk).kind == "claim"
 
 
-def test_admin_still_saves_a_good_change(admin_client, superuser, example_study_file):
+def test_admin_still_saves_a_good_change(superuser_client, superuser, example_study_file):
     study = ranking_study(example_study_file)
     url = f"/admin/annotation/study/{study.pk}/change/"
-    answer = admin_client.post(url, admin_form_data(Study, study, superuser, title="Renamed"))
+    answer = superuser_client.post(url, admin_form_data(Study, study, superuser, title="Renamed"))
     assert answer.status_code == 302
     assert Study.objects.get(pk=study.pk).title == "Renamed"
 
 
-def test_admin_applies_the_exam_rules_to_exam_items(admin_client, superuser, example_study_file):
+def test_admin_applies_the_exam_rules_to_exam_items(superuser_client, superuser, example_study_file):
     exam = load_study_file(example_study_file("simulation-exam")).study
     item = exam.items.first()
     data = admin_form_data(Item, item, superuser)
     data["gold"] = "null"
-    answer = admin_client.post(f"/admin/annotation/item/{item.pk}/change/", data)
+    answer = superuser_client.post(f"/admin/annotation/item/{item.pk}/change/", data)
     assert "Every exam item needs its gold answer." in form_errors(answer)
     assert Item.objects.get(pk=item.pk).gold is not None
 
 
-def test_admin_refuses_an_exam_that_breaks_the_exam_rules(admin_client, superuser, make_claim_study):
+def test_admin_refuses_an_exam_that_breaks_the_exam_rules(superuser_client, superuser, make_claim_study):
     study = make_claim_study(slug="not-an-exam", items=2, attention=1, status="draft")
     data = {"study": study.pk, "pass_mark": 5, "attempts_allowed": 2}
-    errors = form_errors(admin_client.post("/admin/annotation/exam/add/", data))
+    errors = form_errors(superuser_client.post("/admin/annotation/exam/add/", data))
     assert "Higher than the number of exam items (3)." in errors
     assert "item &#x27;attn0&#x27;: attention_check: An exam has no attention checks." in errors
     assert not Exam.objects.exists()
 
 
 def test_an_exam_cannot_be_made_public_by_patch_or_admin(
-    admin_client, superuser, client_for, users, example_study_file
+    superuser_client, superuser, client_for, users, example_study_file
 ):
     exam = load_study_file(example_study_file("simulation-exam"), owner=users["owner"]).study
     answer = client_for("owner").patch(f"/api/v1/studies/{exam.slug}/", {"public": True}, format="json")
     assert answer.status_code == 400 and "public" in answer.json()
-    page = admin_client.post(
+    page = superuser_client.post(
         f"/admin/annotation/study/{exam.pk}/change/", admin_form_data(Study, exam, superuser, public="on")
     )
     assert "it cannot be public" in form_errors(page)
@@ -172,7 +172,7 @@ def test_patch_reads_and_changes_every_setting_a_study_file_has(client_for, api_
 
 
 def test_loader_api_and_admin_give_the_same_message_for_the_same_payload(
-    admin_client, superuser, client_for, owned_study
+    superuser_client, superuser, client_for, owned_study
 ):
     path, loader = loader_message(lambda d: d["items"][1].update(payload=BAD_PAYLOAD))
     assert path == "items[1].payload.claim (external_id 'c1')"
@@ -182,7 +182,7 @@ def test_loader_api_and_admin_give_the_same_message_for_the_same_payload(
     )
     assert upload.json() == {"line 1: payload.claim (external_id 'bad')": loader}
     item = owned_study.items.first()
-    page = admin_client.post(
+    page = superuser_client.post(
         f"/admin/annotation/item/{item.pk}/change/",
         admin_form_data(Item, item, superuser, payload=BAD_PAYLOAD),
     )

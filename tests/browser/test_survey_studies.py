@@ -35,13 +35,18 @@ def test_likert_by_keyboard(live_server, page, screenshot, example_study_file):
     assert (
         page.locator(".likert-q.is-current legend").inner_text().startswith("Leaving all the facts out of it")
     )
+    answers_sent = []  # every answer the browser posts from here on
+    page.on("request", lambda request: answers_sent.append(request.url) if request.method == "POST" else None)
     page.get_by_role("button", name="Submit and continue").click()  # the browser asks for the rest
-    assert Response.objects.count() == 0
+    assert page.locator("form:invalid").count() == 1  # the browser's own check holds the form back
     for _ in range(7):
         page.keyboard.press("4")
     screenshot("likert-page-answered")
     page.keyboard.press("Enter")
     page.wait_for_selector("text=Page 2 of 2")
+    # Settled: the second page is shown. Only the complete answer went out, and it is stored.
+    assert len(answers_sent) == 1
+    assert Response.objects.count() == 1
     for _ in range(9):
         page.keyboard.press("6")
     page.keyboard.press("Enter")

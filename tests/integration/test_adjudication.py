@@ -185,7 +185,7 @@ def test_adjudicated_answer_is_exported_with_the_others(researcher, tmp_path):
 
 
 def test_disagreements_come_a_page_at_a_time(client, researcher, monkeypatch):
-    from annotation.views import research_adjudication
+    from annotation.research.views import adjudication as research_adjudication
 
     monkeypatch.setattr(research_adjudication, "DISAGREEMENTS_PER_PAGE", 1)
     study = likert_study()

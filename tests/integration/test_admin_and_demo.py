@@ -1,4 +1,5 @@
-"""The admin pages for researchers/admins, and the demo that `make run` loads."""
+"""The admin pages for researchers/admins (pytest-django's ``admin_client``, a superuser), and
+the demo that `make run` loads."""
 
 import json
 import re
@@ -12,13 +13,6 @@ from annotation.models import Enrollment, Study
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def admin_client(client, django_user_model):
-    user = django_user_model.objects.create_superuser("root", "", "pw-for-tests-only")
-    client.force_login(user)
-    return client
-
-
 def test_admin_lists_studies_with_progress(admin_client, make_claim_study):
     make_claim_study(items=4, annotations_per_item=2)
     html = admin_client.get("/admin/annotation/study/").content.decode()
@@ -26,12 +20,12 @@ def test_admin_lists_studies_with_progress(admin_client, make_claim_study):
 
 
 @pytest.mark.parametrize(
-    "page",
+    "model_name",
     ["item", "attentioncheck", "participant", "enrollment", "assignment", "response"],
 )
-def test_admin_pages_open(admin_client, make_claim_study, page):
+def test_admin_pages_open(admin_client, make_claim_study, model_name):
     make_claim_study(attention=1)
-    assert admin_client.get(f"/admin/annotation/{page}/").status_code == 200
+    assert admin_client.get(f"/admin/annotation/{model_name}/").status_code == 200
 
 
 def test_attention_check_admin_shows_only_checks(admin_client, make_claim_study):

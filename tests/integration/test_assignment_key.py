@@ -21,8 +21,8 @@ pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="Postg
 
 
 @pytest.fixture
-def page(enrolled) -> Assignment:
-    """One page handed out, and a second study with its own items."""
+def handed_out(enrolled) -> Assignment:
+    """One page handed out (its assignment), and a second study with its own items."""
     study = load_study_file(claim_study_file(slug="page-key")).study
     assigned = assign_next_item(participant=enrolled(study), study=study)
     load_study_file(claim_study_file(slug="page-key-other"))
@@ -36,36 +36,38 @@ def check_keys_now() -> None:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("column", ["study_id", "item_id"])
-def test_an_assignment_must_name_an_item_of_its_own_study(page, column):
+def test_an_assignment_must_name_an_item_of_its_own_study(handed_out, column):
     others = {
         "study_id": Study.objects.get(slug="page-key-other").pk,
         "item_id": Item.objects.filter(study__slug="page-key-other").first().pk,
     }
     with pytest.raises(IntegrityError, match="assignment_same_study_as_item"), transaction.atomic():
-        Assignment.objects.filter(pk=page.pk).update(**{column: others[column]})
+        Assignment.objects.filter(pk=handed_out.pk).update(**{column: others[column]})
         check_keys_now()
 
 
 @pytest.mark.django_db
-def test_an_assignment_must_name_an_existing_item(page):
+def test_an_assignment_must_name_an_existing_item(handed_out):
     missing = Item.objects.order_by("-pk").first().pk + 1000
     with pytest.raises(IntegrityError, match="assignment_same_study_as_item"), transaction.atomic():
-        Assignment.objects.filter(pk=page.pk).update(item_id=missing)
+        Assignment.objects.filter(pk=handed_out.pk).update(item_id=missing)
         check_keys_now()
 
 
 @pytest.mark.django_db
-def test_an_assignment_of_its_items_study_is_kept(page):
+def test_an_assignment_of_its_items_study_is_kept(handed_out):
     with transaction.atomic():
-        Assignment.objects.filter(pk=page.pk).update(item_id=page.item_id, study_id=page.study_id)
+        Assignment.objects.filter(pk=handed_out.pk).update(
+            item_id=handed_out.item_id, study_id=handed_out.study_id
+        )
         check_keys_now()
-    assert Assignment.objects.filter(pk=page.pk, item=page.item, study=page.study).exists()
+    assert Assignment.objects.filter(pk=handed_out.pk, item=handed_out.item, study=handed_out.study).exists()
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("owner", [lambda page: page.study, lambda page: page.item], ids=["study", "item"])
-def test_deleting_what_an_assignment_names_deletes_the_assignment(page, owner):
+@pytest.mark.parametrize("owner", [lambda a: a.study, lambda a: a.item], ids=["study", "item"])
+def test_deleting_what_an_assignment_names_deletes_the_assignment(handed_out, owner):
     with transaction.atomic():
-        owner(page).delete()
+        owner(handed_out).delete()
         check_keys_now()
-    assert not Assignment.objects.filter(pk=page.pk).exists()
+    assert not Assignment.objects.filter(pk=handed_out.pk).exists()

@@ -11,9 +11,9 @@ from django.utils import timezone
 
 from annotation.kinds.boundary.rounds import reveal_next_sentence
 from annotation.models import Assignment, Enrollment, Item, Participant, PlayerStats, Response
+from annotation.participation.views.session import PARTICIPANT_KEY
 from annotation.services.assignment import create_assignment
 from annotation.services.studies import load_study_file
-from annotation.views.session import PARTICIPANT_KEY
 from tests.factories import ParticipantFactory
 from tests.game_helpers import boundary_study_file, play_round, start_game
 

@@ -11,10 +11,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Enrollment, Participant, PlayerStats, Response
+from annotation.participation.views.session import PARTICIPANT_KEY
 from annotation.services.flags import flag_in_study
 from annotation.services.participants import enroll, give_consent
 from annotation.services.studies import load_study_file
-from annotation.views.session import PARTICIPANT_KEY
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory
 from tests.game_helpers import boundary_study_file, play_round, play_via_services, start_game

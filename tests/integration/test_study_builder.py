@@ -14,9 +14,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Item, Study
+from annotation.research.views.builder_form import QUESTION_FIELDS, form_values
 from annotation.services.builder import as_new_study, builder_templates, study_file_of, template_named
 from annotation.services.validation import CONFIG_KEPT
-from annotation.views.builder_form import form_values
 from tests.helpers.uploads import row_counts, upload_page
 
 pytestmark = pytest.mark.django_db
@@ -40,9 +40,7 @@ QUESTIONS = [
 
 def question_fields(questions: list[dict]) -> dict[str, list[str]]:
     """The question blocks as the page posts them: one list per field, in the page's order."""
-    names = ("id", "type", "text", "required", "points", "labels", "options", "pick", "tie", "passage")
-    names += ("min_length", "max_length", "show_if", "show_if_values")
-    return {f"q_{name}": [str(q.get(name, "")) for q in questions] for name in names}
+    return {f"q_{name}": [str(q.get(name, "")) for q in questions] for name in QUESTION_FIELDS}
 
 
 def form(slug: str = "built", questions: list[dict] = QUESTIONS, **fields) -> dict:

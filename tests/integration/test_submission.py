@@ -32,7 +32,20 @@ def test_score_comes_from_gold_on_the_server(make_claim_study, enrolled):
     result = submit_response(assignment=assignment, answer={"label": "supports", "evidence": [0, 1]})
     assert result.response.correct is True
     assert result.response.score_details["evidence_f1"] == pytest.approx(2 / 3)
-    assert result.response.duration_seconds >= 0
+
+
+def test_the_duration_runs_from_the_page_shown_to_the_answer(make_claim_study, enrolled):
+    """A page shown 90 seconds ago: its answer took (at least) those 90 seconds, measured
+    from the showing time the page recorded to the answer's own time."""
+    study = make_claim_study()
+    assignment = assign_next_item(participant=enrolled(study), study=study)
+    shown = timezone.now() - timedelta(seconds=90)
+    Assignment.objects.filter(pk=assignment.pk).update(shown_at=shown)
+    assignment.refresh_from_db()
+    response = submit_response(assignment=assignment, answer={"label": "supports", "evidence": [0]}).response
+    assert response.shown_at == shown
+    assert response.duration_seconds == pytest.approx((response.answered_at - shown).total_seconds())
+    assert response.duration_seconds >= 90
 
 
 @pytest.mark.parametrize(

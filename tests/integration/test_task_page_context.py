@@ -1,13 +1,14 @@
 """Every page that shows one task item (the participant's page, an exam question, the
 researcher's preview, MTurk's preview, adjudication, the game's round) builds its context
-with ``views.steps.task_page_context``; htmx steps are sent on with ``go_to``."""
+with ``views.task_page.task_page_context``; htmx steps are sent on with ``go_to``."""
 
 import pytest
 from django.http import QueryDict
 from django.test import RequestFactory
 
 from annotation.models import Assignment, Enrollment
-from annotation.views.steps import go_to, task_page_context
+from annotation.participation.views.steps import go_to
+from annotation.views.task_page import task_page_context
 from tests.factories import ItemFactory, ParticipantFactory
 
 pytestmark = pytest.mark.django_db

@@ -37,15 +37,15 @@ def participant_templates() -> list[Path]:
     return [path for path in every if not str(path.relative_to(TEMPLATES)).startswith(RESEARCH_ONLY)]
 
 
-# The modules of the participant views and the kinds (their pages and the game's).
-PARTICIPANT_VIEWS = ("participant.py", "crowd.py", "exam.py", "steps.py", "home.py")
+# The participant's face, the pages both faces share (home, accounts) and the kinds (their
+# pages and the game's): every module of these folders.
+PARTICIPANT_VIEWS = ("annotation/participation", "annotation/views", "annotation/kinds")
 
 
 def rendered_by_participant_views() -> set[str]:
     """The template names the participant views and the kinds name (a name built from the
     game's ``FRAGMENTS`` prefix included)."""
-    sources = [ROOT / "annotation" / "views" / name for name in PARTICIPANT_VIEWS]
-    sources += sorted((ROOT / "annotation" / "kinds").rglob("*.py"))
+    sources = [path for folder in PARTICIPANT_VIEWS for path in sorted((ROOT / folder).rglob("*.py"))]
     names: set[str] = set()
     for source in sources:
         text = source.read_text()

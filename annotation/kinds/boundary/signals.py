@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 
-from annotation.views.session import PARTICIPANT_KEY
+from annotation.participation.views.session import PARTICIPANT_KEY
 
 from .game import participant_after_login
 

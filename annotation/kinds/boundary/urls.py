@@ -1,6 +1,6 @@
 """The game's addresses: the round's steps and the public ``/play/`` pages.
 
-``round_steps`` is the kind's ``urls``, which ``annotation.urls`` mounts under each
+``round_steps`` is the kind's ``urls``, which ``annotation.participation.urls`` mounts under each
 assignment (``/s/<slug>/a/<id>/boundary/``); ``site_pages`` (the kind's ``site_urls``)
 puts ``urlpatterns`` under ``/play/``.
 """

@@ -12,10 +12,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models.game import OVERALL
+from annotation.participation.views.session import PARTICIPANT_KEY, remember_participant, session_participant
+from annotation.participation.views.steps import refused_step
 from annotation.services.access import StepRefused, access_game_study, require_not_blocked
 from annotation.services.participants import CrowdEntry, enroll, give_consent, identify_participant
-from annotation.views.session import PARTICIPANT_KEY, remember_participant, session_participant
-from annotation.views.steps import refused_step
 
 from .. import game
 from ..leaderboards import leaderboard, player_profile

@@ -19,10 +19,10 @@ from annotation.services import builder, kept_files
 from annotation.services.access import access_study_for_researcher, access_study_to_change
 from annotation.services.item_files import csv_header, decoded, format_of
 from annotation.services.validation import is_config_kept
+from annotation.views.task_page import task_page_context
 
 from . import builder_form
-from .research import researcher_required
-from .steps import task_page_context
+from .decorators import researcher_required
 
 QUESTION_PATH = re.compile(r"^config\.questions\[(\d+)\]\.?(.*)$")
 

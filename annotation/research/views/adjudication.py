@@ -19,9 +19,9 @@ from annotation.services.adjudication import (
     item_answers,
     study_disagreements,
 )
+from annotation.views.task_page import task_page_context
 
-from .research import researcher_required
-from .steps import task_page_context
+from .decorators import researcher_required
 
 
 @researcher_required

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET
 from annotation.services.access import access_job_for_researcher
 from annotation.services.jobs import RECENT_JOBS, job_board, job_status
 
-from .research import researcher_required
+from .decorators import researcher_required
 
 
 @researcher_required

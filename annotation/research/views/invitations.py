@@ -14,7 +14,7 @@ from annotation.errors import InputError
 from annotation.services import invitations
 from annotation.services.invitations import InvitationClosed, ResearcherAccountForm
 
-from .research import staff_required
+from .decorators import staff_required
 
 
 @staff_required

@@ -22,7 +22,7 @@ from annotation.services.access import (
 )
 from annotation.services.assignment import assign_next_item, pages_held_by_others
 from annotation.services.capacity import close_if_collected, study_is_full
-from annotation.services.crowd import crowd_exit
+from annotation.services.crowd import crowd_exit, preview_example
 from annotation.services.exams import failed_exam_attempt, needs_exam
 from annotation.services.participants import (
     CROWD_PARAMS,
@@ -36,10 +36,10 @@ from annotation.services.participants import (
     parse_crowd_params,
 )
 from annotation.services.submission import SubmissionClosed, submit_response
+from annotation.views.task_page import task_page_context
 
-from .crowd import mturk_preview
 from .session import PARTICIPANT_KEY, remember_participant, session_participant
-from .steps import next_step_url, participant_step, participant_study, refused_step, task_page_context
+from .steps import next_step_url, participant_step, participant_study, refused_step
 
 CONSENT_DECLINED = "decline"
 ANSWERED_ELSEWHERE = gettext_lazy(
@@ -60,6 +60,22 @@ def study_entry(request: HttpRequest, study: Study) -> HttpResponse:
     if entry.preview:
         return mturk_preview(request, study)
     return _arrival(request, study, entry) or redirect(_consent_url(study, request.GET))
+
+
+def mturk_preview(request: HttpRequest, study: Study) -> HttpResponse:
+    """ASSIGNMENT_ID_NOT_AVAILABLE: a real page of the task, read-only, nothing assigned."""
+    example = preview_example(study)
+    context: dict = {"study": study}
+    kind = study.task_kind
+    if example is None:
+        return render(request, "annotation/preview.html", context)
+    item, assignment = example
+    context = task_page_context(study, item, assignment, number=1, total=study.items_per_session)
+    context["preview"] = True
+    if kind.has_own_page:
+        # A kind with its own page (the game's round) renders it, its buttons switched off.
+        return render(request, kind.page_template, context)
+    return render(request, "annotation/preview.html", context)
 
 
 @require_http_methods(["GET", "POST"])

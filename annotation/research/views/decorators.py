@@ -1,13 +1,11 @@
-"""Shared pieces of the researchers' pages."""
+"""Who may open a researcher's page: the decorators every page under ``/research/`` wears."""
 
 from __future__ import annotations
 
 from functools import wraps
 
-from django.conf import settings
-from django.contrib.auth.views import LoginView, redirect_to_login
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.shortcuts import resolve_url
 
 from annotation.services.access import can_invite_researchers, is_researcher
 
@@ -38,13 +36,3 @@ def staff_required(view):
         return view(request, *args, **kwargs)
 
     return wrapped
-
-
-class LandingLoginView(LoginView):
-    """The login page: after logging in, a researcher lands on their studies (``/research/``),
-    everyone else on the home page; a safe ``?next=`` wins for both (Django's own check)."""
-
-    def get_default_redirect_url(self) -> str:
-        if is_researcher(self.request.user):
-            return resolve_url("research-home")
-        return resolve_url(settings.LOGIN_REDIRECT_URL)

@@ -29,9 +29,9 @@ from annotation.services.links import participant_links, studies_sharing_complet
 from annotation.services.research import discard_test_answers, test_enrollments
 from annotation.services.studies import load_study_file_for
 from annotation.services.study_status import STATUS_TRANSITIONS, change_study_status
+from annotation.views.task_page import task_page_context
 
-from .research import researcher_required
-from .steps import task_page_context
+from .decorators import researcher_required
 
 
 @researcher_required

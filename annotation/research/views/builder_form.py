@@ -4,7 +4,9 @@ study file → the values the page shows.
 
 A question is a block of fields with the same names (``q_id``, ``q_type``, …), one block per
 question in the page's order, so adding, removing and moving a question is the browser's work
-(``static/js/builder.js``) and the posted lists say the order.
+(``static/js/builder.js``) and the posted lists say the order. Which settings each question
+type has, and how each is written, is ``kinds.questions``' declaration (``TYPE_KEYS``,
+``SETTING_INPUTS``), read here and by the block's template; nothing here names a type.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from django.db.models import Field
 from django.http import QueryDict
 
 from annotation.errors import InputError
-from annotation.kinds.questions import PICK_MODES, TYPES
+from annotation.kinds.questions import DEFAULTS, SETTING_INPUTS, TYPE_KEYS, TYPES
 from annotation.languages import check_study_language, language_codes
 from annotation.models import Study
 from annotation.numbers import whole_number
@@ -31,10 +33,8 @@ from annotation.services.studies import STUDY_SETTINGS
 TEXT_FIELDS = ("title", "description", "instructions", "consent")  # written, not set
 SETTINGS = [name for name in STUDY_SETTINGS if name not in TEXT_FIELDS]
 EXTRAS = ("examples", "faq")  # the parts of a study file the page holds as JSON
-QUESTION_FIELDS = (
-    "id", "type", "text", "required", "points", "labels", "options", "pick", "tie", "passage",
-    "min_length", "max_length", "show_if", "show_if_values",
-)  # fmt: skip
+# A question block's fields: those every question has, then each type's settings.
+QUESTION_FIELDS = ("id", "type", "text", "required", *SETTING_INPUTS, "show_if", "show_if_values")
 # What a CSV column may hold (the builder's names for item_files' columns).
 ROLES = {
     "": "not read",
@@ -175,31 +175,28 @@ def _question(block: dict[str, str]) -> dict:
     }
     if block["required"] == "no":
         question["required"] = False
-    if kind == "scale":
-        _put_number(question, "points", block["points"])
-        if _lines(block["labels"]):
-            question["labels"] = _lines(block["labels"])
-    elif kind in ("choice", "multi"):
-        question["options"] = _lines(block["options"])
-    elif kind == "pick":
-        question["pick"] = block["pick"]
-        if block["tie"] == "yes":
-            question["tie"] = True
-    elif kind == "sentences":
-        _put_number(question, "passage", block["passage"])
-    elif kind == "text":
-        _put_number(question, "min_length", block["min_length"])
-        _put_number(question, "max_length", block["max_length"])
+    for name in sorted(TYPE_KEYS.get(kind, ())):  # an unknown type: the study's check names it
+        value = _setting_value(name, block[name])
+        if value is not _LEFT_OUT:
+            question[name] = value
     if block["show_if"].strip():
         values: list[Any] = [_whole_or_text(v) for v in _lines(block["show_if_values"])]
         question["show_if"] = {"question": block["show_if"].strip(), "in": values}
     return question
 
 
-def _put_number(question: dict, name: str, raw: str) -> None:
-    raw = raw.strip()
-    if raw:
-        question[name] = _whole_or_text(raw)
+def _setting_value(name: str, raw: str) -> Any:
+    """One setting of a question as its field holds it; a blank field (or "no", an empty
+    list) is left out, so the setting's default applies."""
+    written = SETTING_INPUTS[name].kind
+    if written == "number":
+        raw = raw.strip()
+        return _whole_or_text(raw) if raw else _LEFT_OUT
+    if written == "lines":
+        return _lines(raw) or _LEFT_OUT
+    if written == "yes_no":
+        return True if raw == "yes" else _LEFT_OUT
+    return raw.strip() or _LEFT_OUT  # a choice: the study's check names a word not offered
 
 
 def _whole_or_text(raw: str) -> int | str:
@@ -248,29 +245,49 @@ def form_values(data: dict) -> dict:
 
 
 def question_values(question: dict) -> dict:
-    """One question as its block's field values (lists one per line)."""
+    """One question as its block's field values (lists one per line): its type's settings
+    as set or by default, the other types' blank (the page hides them)."""
     show_if = question.get("show_if") or {}
     shown_values = show_if.get("in", [show_if["equals"]] if "equals" in show_if else [])
+    kind = question.get("type", TYPES[0])
+    own = TYPE_KEYS.get(kind, set())
+    settings = {
+        name: _shown(name, question.get(name, DEFAULTS.get(name)) if name in own else None)
+        for name in SETTING_INPUTS
+    }
     return {
         "id": question.get("id", ""),
-        "type": question.get("type", "scale"),
+        "type": kind,
         "text": question.get("text", ""),
         "required": "no" if question.get("required") is False else "yes",
-        "points": question.get("points", 5 if question.get("type") == "scale" else ""),
-        "labels": "\n".join(str(x) for x in question.get("labels", [])),
-        "options": "\n".join(str(x) for x in question.get("options", [])),
-        "pick": question.get("pick", "best"),
-        "tie": "yes" if question.get("tie") else "no",
-        "passage": question.get("passage", 1),
-        "min_length": question.get("min_length", ""),
-        "max_length": question.get("max_length", ""),
+        **settings,
         "show_if": show_if.get("question", ""),
         "show_if_values": "\n".join(str(v) for v in shown_values),
     }
 
 
+def _shown(name: str, value: Any) -> str:
+    """A setting's value as its field shows it (``None``: not set)."""
+    setting = SETTING_INPUTS[name]
+    if setting.kind == "lines":
+        return "\n".join(str(x) for x in value or [])
+    if setting.kind == "yes_no":
+        return "yes" if value else "no"
+    if setting.kind == "choice":
+        return str(value) if value is not None else setting.choices[0]
+    return "" if value is None else str(value)
+
+
 def question_choices() -> dict:
-    return {"types": TYPES, "pick_modes": PICK_MODES}
+    """What the question blocks offer: the types, each setting's choices, and for each
+    setting the types that have it (the block shows a field for its question's type only)."""
+    return {
+        "types": TYPES,
+        "setting_choices": {name: s.choices for name, s in SETTING_INPUTS.items() if s.choices},
+        "types_taking": {
+            name: " ".join(kind for kind in TYPES if name in TYPE_KEYS[kind]) for name in SETTING_INPUTS
+        },
+    }
 
 
 # --- a CSV's columns ------------------------------------------------------------------------------

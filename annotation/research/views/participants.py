@@ -28,7 +28,7 @@ from annotation.services.pseudonyms import participant_pseudonym
 from annotation.services.quality import participant_assignments, participant_pages, study_quality
 from annotation.services.research import mark_returned
 
-from .research import researcher_required
+from .decorators import researcher_required
 
 # What each button on the page changes (``flag`` takes the reason typed beside it).
 ACTIONS: dict[str, dict[str, bool | str]] = {

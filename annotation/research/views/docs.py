@@ -8,7 +8,7 @@ from django.shortcuts import render
 
 from annotation.markdown import render_markdown
 
-from .research import researcher_required
+from .decorators import researcher_required
 
 # The pages researchers are pointed to from the research pages, by name → file under docs/.
 RESEARCHER_DOCS = {

@@ -31,11 +31,10 @@ from annotation.platforms.plans import bonus_plan, publish_parameters, publish_p
 from annotation.platforms.prolific.calls import unpaid_batches
 from annotation.platforms.records import platform_study
 from annotation.platforms.tokens import has_token, store_token
+from annotation.research.views.decorators import researcher_required
 from annotation.services.access import access_study_for_researcher, can_use_platforms
 from annotation.services.capacity import places_wanted
 from annotation.services.research import start_job_for_researcher
-
-from .research import researcher_required
 
 ACTIONS = ("publish", "review", "bonus")
 

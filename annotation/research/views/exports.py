@@ -20,7 +20,7 @@ from annotation.services.exports import FORMATS, export_path
 from annotation.services.jobs import job_details
 from annotation.services.research import start_export
 
-from .research import researcher_required
+from .decorators import researcher_required
 
 
 def _exports(request, study) -> dict:

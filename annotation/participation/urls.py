@@ -1,9 +1,11 @@
-"""Participant pages."""
+"""The participant's pages: the study link, consent, the pages, the exam, leaving, the code;
+and the pages each kind adds (the game's rounds and ``/play/``)."""
 
 from django.urls import URLPattern, URLResolver, include, path
 
-from .kinds import all_kinds
-from .views import crowd, exam, participant
+from annotation.kinds import all_kinds
+
+from .views import exam, leave, participant
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("s/<slug:slug>/", participant.study_entry, name="study-entry"),
@@ -12,7 +14,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("s/<slug:slug>/a/<str:assignment_id>/", participant.study_submit, name="study-submit"),
     path("s/<slug:slug>/done/", participant.study_done, name="study-done"),
     path("s/<slug:slug>/instructions/", participant.study_instructions, name="study-instructions"),
-    path("s/<slug:slug>/leave/", crowd.study_leave, name="study-leave"),
+    path("s/<slug:slug>/leave/", leave.study_leave, name="study-leave"),
     path("s/<slug:slug>/exam/", exam.exam_page, name="study-exam"),
     path("s/<slug:slug>/exam/a/<str:assignment_id>/", exam.exam_submit, name="study-exam-submit"),
     path("s/<slug:slug>/exam/retry/", exam.exam_retry, name="study-exam-retry"),

@@ -20,8 +20,9 @@ from annotation.services.exams import (
 )
 from annotation.services.guides import example_context
 from annotation.services.submission import SubmissionClosed, submit_response
+from annotation.views.task_page import task_page_context
 
-from .steps import participant_step, task_page_context
+from .steps import participant_step
 
 
 @require_GET

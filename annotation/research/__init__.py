@@ -1,0 +1,1 @@
+"""The researchers' face: the pages under ``/research/`` and their URLs."""
