@@ -34,7 +34,7 @@ def test_a_failed_prolific_job_is_not_also_reported_as_a_succeeded_task(make_cla
     out, err = StringIO(), StringIO()
     with caplog.at_level(logging.INFO), pytest.raises(CommandError, match="failed"):
         call_command(
-            "prolific", "publish", study.slug, "--reward", "150", "--minutes", "10", stdout=out, stderr=err
+            "prolific", "publish", study.slug, "--reward", "1.50", "--minutes", "10", stdout=out, stderr=err
         )
     assert celery_lines(caplog) == []
     assert "succeeded" not in out.getvalue() + err.getvalue()

@@ -158,10 +158,18 @@ def test_the_mturk_command_names_a_bad_reward_instead_of_a_traceback(owned_study
     ],
 )
 def test_the_prolific_command_refuses_values_out_of_bounds(owned_study, fake, options):
-    arguments = {"--reward": "150", "--minutes": "10", **dict([options])}
+    arguments = {"--reward": "1.50", "--minutes": "10", **dict([options])}
     flat = [part for pair in arguments.items() for part in pair]
     with pytest.raises(CommandError, match=options[0].strip("-")):
         command("prolific", "publish", owned_study.slug, *flat, "--dry-run")
+    assert not Job.objects.exists() and fake.calls == []
+
+
+def test_the_prolific_reward_in_old_cents_is_refused_not_read_as_pounds(owned_study, fake):
+    """The option took cents until the room had one money reader: a script's ``--reward 150``
+    must not publish a reward of 150.00."""
+    with pytest.raises(CommandError, match=r"--reward.*1\.50"):
+        command("prolific", "publish", owned_study.slug, "--reward", "150", "--minutes", "10", "--dry-run")
     assert not Job.objects.exists() and fake.calls == []
 
 

@@ -56,12 +56,12 @@ def prolific(*args: str) -> str:
 
 def on_prolific(study, fake) -> str:
     """The study as published on the fake (its id stored on the study)."""
-    prolific("publish", study.slug, "--reward", "150", "--minutes", "10")
+    prolific("publish", study.slug, "--reward", "1.50", "--minutes", "10")
     return PlatformStudy.objects.get(study=study).prolific_study_id
 
 
 def test_publish_dry_run_sends_nothing_and_prints_the_body(fake, study):
-    out = prolific("publish", study.slug, "--reward", "150", "--minutes", "10", "--dry-run")
+    out = prolific("publish", study.slug, "--reward", "1.50", "--minutes", "10", "--dry-run")
     assert "Dry run" in out and "POST /api/v1/studies/ " in out
     assert "https://roft.example/s/claims/?PROLIFIC_PID={{%PROLIFIC_PID%}}" in out
     assert '"code": "DONE-123"' in out and '"code": "OUT-999"' in out
@@ -73,7 +73,7 @@ def test_publish_dry_run_sends_nothing_and_prints_the_body(fake, study):
 
 
 def test_publish_creates_publishes_and_stores_the_id(fake, study):
-    out = prolific("publish", study.slug, "--reward", "150", "--minutes", "10", "--places", "4")
+    out = prolific("publish", study.slug, "--reward", "1.50", "--minutes", "10", "--places", "4")
     prolific_id = PlatformStudy.objects.get(study=study).prolific_study_id
     assert prolific_id and prolific_id in out
     created = fake.studies[prolific_id]
@@ -96,7 +96,7 @@ def test_publish_creates_publishes_and_stores_the_id(fake, study):
 
 
 def test_draft_is_not_published(fake, study):
-    prolific("publish", study.slug, "--reward", "150", "--minutes", "10", "--draft")
+    prolific("publish", study.slug, "--reward", "1.50", "--minutes", "10", "--draft")
     prolific_id = PlatformStudy.objects.get(study=study).prolific_study_id
     assert fake.studies[prolific_id]["status"] == "UNPUBLISHED"
 
@@ -306,7 +306,7 @@ def test_bonus_dry_run_shows_the_csv_and_pays_nothing(fake, study, tmp_path):
 
 def test_a_refused_token_fails_the_job_with_the_reason(fake, study):
     with override_settings(PROLIFIC_API_TOKEN="wrong"), pytest.raises(CommandError, match=r"token \(401\)"):
-        prolific("publish", study.slug, "--reward", "150", "--minutes", "10")
+        prolific("publish", study.slug, "--reward", "1.50", "--minutes", "10")
     job = Job.objects.get(kind="prolific_publish")
     assert job.status == "failed" and "401" in job.error
     assert PlatformCall.objects.get().status == 401
@@ -335,8 +335,8 @@ def test_a_link_participants_cannot_open_is_never_published_but_a_dry_run_shows_
 ):
     with override_settings(SITE_URL=site):
         with pytest.raises(CommandError, match="study_url") as refused:
-            prolific("publish", study.slug, "--reward", "150", "--minutes", "10")
+            prolific("publish", study.slug, "--reward", "1.50", "--minutes", "10")
         assert named_in_error in str(refused.value)
         assert not fake.studies and not PlatformCall.objects.exists()
-        shown = prolific("publish", study.slug, "--reward", "150", "--minutes", "10", "--dry-run")
+        shown = prolific("publish", study.slug, "--reward", "1.50", "--minutes", "10", "--dry-run")
     assert f"{site}/s/{study.slug}/" in shown and not fake.studies

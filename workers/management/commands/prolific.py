@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from django.core.management.base import CommandError
+
 from annotation.models import Study
-from workers.management.platformcommand import PlatformCommand, study_url
+from annotation.platforms.money import MAX_REWARD_CENTS
+from workers.management.platformcommand import PlatformCommand, cents_from, study_url
 
 
 class Command(PlatformCommand):
@@ -19,7 +22,9 @@ class Command(PlatformCommand):
         publish.add_argument(
             "--places", type=int, help="participants wanted (default: from the answers still wanted)"
         )
-        publish.add_argument("--reward", type=int, required=True, help="reward per participant, in cents")
+        publish.add_argument(
+            "--reward", required=True, help="reward per participant, in pounds with two decimals (1.50)"
+        )
         publish.add_argument("--minutes", type=int, required=True, help="estimated minutes per participant")
         publish.add_argument("--draft", action="store_true", help="create it as a draft, do not publish")
 
@@ -27,7 +32,19 @@ class Command(PlatformCommand):
         return {
             "study_url": study_url(study),
             "places": options["places"],
-            "reward_cents": options["reward"],
+            "reward_cents": reward_cents(options["reward"]),
             "minutes": options["minutes"],
             "draft": options["draft"],
         }
+
+
+def reward_cents(text: str) -> int:
+    """The reward as cents, read like every other amount (``platforms.money``). A whole number
+    is refused: until this release the option took cents, so ``--reward 150`` from an old
+    script would otherwise ask for 150.00 instead of 1.50."""
+    if "." not in text:
+        raise CommandError(
+            f"--reward is in pounds with two decimals (1.50); {text!r} has no decimal point. "
+            "It took cents before: write 1.50 for 150 cents. Nothing was sent."
+        )
+    return cents_from(text, option="--reward", high=MAX_REWARD_CENTS)
