@@ -23,7 +23,7 @@ from annotation.errors import NotAllowed
 from annotation.models import Assignment, Enrollment, Exam, Item, Job, Participant, Response, Study
 from annotation.numbers import whole_number
 
-from . import row_addresses, sql_rows
+from . import sql_rows
 from .assignment import assignment_is_open
 from .participants import browser_participant
 from .populations import not_a_test_q
@@ -31,8 +31,6 @@ from .populations import not_a_test_q
 RESEARCHERS_GROUP = "researchers"
 # The gate's one query: the enrollment, its study and participant, the page and its item.
 STEP_TABLES = ((Enrollment, "e"), (Study, "s"), (Participant, "p"), (Assignment, "a"), (Item, "i"))
-# The rows a step comes back to after the gate (``row_addresses``): their addresses end the row.
-ADDRESSED = ("e", "a", "i")
 
 
 def is_researcher(user) -> bool:
@@ -353,7 +351,7 @@ def _step_enrollment(
 def _step_statement() -> sql_rows.Statement:
     return sql_rows.Statement(
         "roft_step_gate",
-        f"SELECT {sql_rows.joined_columns(STEP_TABLES)}, {row_addresses.address_columns(ADDRESSED)} "  # noqa: S608 - the models' own columns
+        f"SELECT {sql_rows.joined_columns(STEP_TABLES)} "  # noqa: S608 - the models' own columns
         f"FROM {Enrollment._meta.db_table} e "
         f"JOIN {Study._meta.db_table} s ON s.id = e.study_id "
         f"JOIN {Participant._meta.db_table} p ON p.id = e.participant_id "
@@ -373,7 +371,6 @@ def _session_step(
         return None, None
     built = sql_rows.models_from_joined_row(STEP_TABLES, rows[0])
     enrollment, study, participant, assignment, item = built
-    row_addresses.note_addresses([enrollment, assignment, item], rows[0][-len(ADDRESSED) :])
     enrollment.study, enrollment.participant = study, participant
     if assignment is not None:
         item.study = study

@@ -13,7 +13,7 @@ from django.db.models import Sum
 
 from annotation.models import Item, Study
 
-from . import row_addresses
+from . import sql_rows
 from .adaptive import adaptive_settings
 from .assignment import first_of, release_expired_assignments
 from .populations import counted_per_item, counted_per_study
@@ -71,19 +71,18 @@ def close_if_quota_reached(study: Study, *, item: Item) -> bool:
     return True
 
 
-ITEM_SLOTS = row_addresses.AddressedStatement(
+ITEM_SLOTS = sql_rows.Statement(
     "roft_item_slots",
-    f"SELECT slots_taken FROM {Item._meta.db_table} WHERE {row_addresses.ADDRESS_MARK}id = %s",  # noqa: S608 - the model's own table
+    f"SELECT slots_taken FROM {Item._meta.db_table} WHERE id = %s",  # noqa: S608 - the model's own table
 )
 
 
 def _slots_taken(item: Item) -> int:
     """The item's live pages now (``Item.slots_taken``). Its answers that count hold slots,
     so an item with fewer slots taken than the study wants is not complete: a submit reads
-    this one row (a prepared statement: nothing to plan; where the step's gate read it, when
-    it has not changed since: ``row_addresses``) and counts the item's answers, their
+    this one row (a prepared statement: nothing to plan) and counts the item's answers, their
     participants and enrollments only past it."""
-    rows = row_addresses.execute_at(ITEM_SLOTS, [item.pk], row_addresses.address_of(item))
+    rows = sql_rows.execute(ITEM_SLOTS, [item.pk])
     return rows[0][0] if rows else 0
 
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 from annotation.errors import InputError
 from annotation.models import Enrollment, Participant, Study
 
-from . import row_addresses
+from . import sql_rows
 
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 # The query parameters of a study link that say who a crowd participant is.
@@ -179,7 +179,6 @@ def count_answers(
     points: float,
     passed: int = 0,
     failed: int = 0,
-    address: str | None = None,
 ) -> CountedAnswers:
     """Add stored answers, their points and attention checks passed and failed to the
     enrollment's totals: the only writer of ``answered_count``, ``points_total``,
@@ -188,11 +187,10 @@ def count_answers(
     count goes below zero.
 
     One statement: the update returns the row's id and attention failures, so a submit
-    needs no read of the enrollment before or after it. ``address``: where the step's gate
-    read the enrollment, looked at first (``row_addresses``).
+    needs no read of the enrollment before or after it.
     """
     params = [answers, points, passed, failed, participant_id, study_id]
-    rows = row_addresses.execute_at(_count_statement(), params, address)
+    rows = sql_rows.execute(_count_statement(), params)
     if not rows:
         raise Enrollment.DoesNotExist(f"No enrollment of participant {participant_id} in study {study_id}.")
     row = rows[0]
@@ -202,15 +200,15 @@ def count_answers(
 
 
 @functools.cache
-def _count_statement() -> row_addresses.AddressedStatement:
+def _count_statement() -> sql_rows.Statement:
     most = "/*pg:GREATEST*//*lite:MAX*/"  # the larger of two values (SQLite: MAX)
-    return row_addresses.AddressedStatement(
+    return sql_rows.Statement(
         "roft_count_answers",
         f"UPDATE {Enrollment._meta.db_table} SET answered_count = {most}(answered_count + %s, 0), "  # noqa: S608 - the model's own table name
         "points_total = points_total + %s, "
         f"attention_passed = {most}(attention_passed + %s, 0), "
         f"attention_failed = {most}(attention_failed + %s, 0) "
-        f"WHERE {row_addresses.ADDRESS_MARK}participant_id = %s AND study_id = %s "
+        "WHERE participant_id = %s AND study_id = %s "
         "RETURNING id, attention_failed, flagged, excluded, is_test",
     )
 

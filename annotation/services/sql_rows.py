@@ -36,7 +36,7 @@ class Statement:
     """One SQL statement with ``%s`` placeholders, and a name that says what it is for.
 
     PostgreSQL's own parts are written ``/*pg:...*/`` (row-lock clauses such as ``FOR UPDATE
-    SKIP LOCKED``, a row's ``ctid``): kept on PostgreSQL, dropped on SQLite, whose write
+    SKIP LOCKED``): kept on PostgreSQL, dropped on SQLite, whose write
     transactions are serialised already (settings: IMMEDIATE). SQLite's are written
     ``/*lite:...*/`` (``MAX`` of two values where PostgreSQL says ``GREATEST``)."""
 
@@ -160,6 +160,17 @@ def insert_step(instance: Model, name: str) -> tuple[Statement, list[Any]]:
     fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
     values = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
     return _insert_statement(model, name), values
+
+
+def insert_then(instance: Model, name: str, statement: Statement, params: Sequence[Any]) -> list[tuple]:
+    """Insert ``instance`` (as ``insert``, the statement ``name``) and run ``statement`` after
+    it in the same round trip: a row written before the row it refers to changes (the page
+    before its item's slot is taken, the answer before its page is marked answered), so that
+    its key check, made at once (``keys_checked_at_each_statement``), finds that row's one
+    version. The instance is saved; the rows of ``statement``."""
+    written, rows = execute_each_in_one_trip([insert_step(instance, name), (statement, params)])
+    note_inserted(instance, written)
+    return rows
 
 
 def note_inserted(instance: Model, rows: Sequence[Sequence[Any]]) -> None:

@@ -139,7 +139,7 @@ def study_task(request: HttpRequest, step: LiveStep) -> HttpResponse:
     study, enrollment = step.study, step.enrollment
     if needs_exam(study=study, participant=enrollment.participant):
         return redirect("study-exam", slug=study.slug)
-    assignment = assign_next_item(participant=enrollment.participant, study=study, enrollment=enrollment)
+    assignment = assign_next_item(participant=enrollment.participant, study=study)
     if assignment is None:
         return _no_page(request, study, enrollment)
     return _render_task(request, study, enrollment, assignment)
@@ -155,7 +155,7 @@ def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
         return redirect("study-task", slug=study.slug)
     answer = study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
     try:
-        result = submit_response(assignment=assignment, answer=answer, enrollment=step.enrollment)
+        result = submit_response(assignment=assignment, answer=answer)
     except InputError as exc:
         return _render_task(request, study, step.enrollment, assignment, errors=exc.errors, status=400)
     except SubmissionClosed as exc:
