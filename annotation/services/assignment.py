@@ -38,7 +38,7 @@ from annotation.models import Assignment, Enrollment, Item, Participant, Study
 
 from . import sql_rows
 from .adaptive import adaptive_settings
-from .attention import attention_pages
+from .attention_schedule import attention_pages
 from .populations import counted_per_item
 
 LOCKED_RETRY_SECONDS = 0.02

@@ -16,6 +16,7 @@ from annotation.models import Item, Study
 from . import sql_rows
 from .adaptive import adaptive_settings
 from .assignment import first_of, release_expired_assignments
+from .attention_schedule import attention_pages
 from .populations import counted_per_item, counted_per_study
 from .study_status import change_study_status, close_study_by_rule
 
@@ -100,9 +101,7 @@ def reopen_if_short(study: Study) -> bool:
 def places_wanted(study: Study) -> int:
     """How many more participants the study needs for the answers it still lacks: the usable
     answers missing on its ordinary items (``populations``) over the ordinary pages of one
-    session (a session's attention-check pages, ``attention.attention_pages``, fill none)."""
-    from .attention import attention_pages  # attention → participants; imported when used
-
+    session (a session's attention-check pages, ``attention_schedule.attention_pages``, fill none)."""
     items = Item.objects.filter(study=study, is_attention_check=False).annotate(n=counted_per_item())
     missing = sum(max(study.annotations_per_item - n, 0) for n in items.values_list("n", flat=True))
     ordinary_pages = max(study.items_per_session - len(attention_pages(study, 0)), 1)

@@ -30,6 +30,7 @@ from .export_rows import (
     rows_written,
     stream_rows,
 )
+from .export_sqlite import write_sqlite
 from .jobs import JobParameters, Progress, no_progress
 from .populations import real_answers
 
@@ -94,8 +95,6 @@ def export_study(
     partial = path.with_name(path.name + ".partial")
     try:
         if fmt == "sqlite":
-            from .export_sqlite import write_sqlite
-
             rows = write_sqlite(
                 study,
                 partial,
