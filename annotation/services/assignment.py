@@ -31,8 +31,9 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import F, Max, Q
 from django.utils import timezone
+from psycopg import sql
 
 from annotation.models import Assignment, Enrollment, Item, Participant, Study
 
@@ -157,10 +158,14 @@ def _lock_and_resume(
 @functools.cache
 def _lock_statement() -> sql_rows.Statement:
     """The participant's enrollment in the study, locked, with every column."""
+    query = sql.SQL("SELECT {columns} FROM {table} WHERE participant_id = %s AND study_id = %s {lock}")
     return sql_rows.Statement(
         "roft_lock_enrollment",
-        f"SELECT {sql_rows.columns(Enrollment)[1]} FROM {Enrollment._meta.db_table} "  # noqa: S608 - the model's own columns
-        "WHERE participant_id = %s AND study_id = %s /*pg:FOR UPDATE*/",
+        query.format(
+            columns=sql_rows.columns(Enrollment)[1],
+            table=sql_rows.table(Enrollment),
+            lock=sql_rows.on_postgresql("FOR UPDATE"),
+        ),
     )
 
 
@@ -178,21 +183,25 @@ def _resume_statement() -> sql_rows.Statement:
     Only below the newest page: when it was answered it left its entry in the partial index
     (until a scan or VACUUM clears it), and the usual step, right after an answer, does not
     read that entry again."""
-    table = Assignment._meta.db_table
-    assigned = Assignment.Status.ASSIGNED
-    newest = (
-        f"SELECT m.id, m.position, m.status FROM {table} m "  # noqa: S608 - the model's own table
+    query = sql.SQL(
+        "SELECT {columns}, newest.position FROM ("
+        "SELECT m.id, m.position, m.status FROM {pages} m "
         "WHERE m.participant_id = %s AND m.study_id = %s ORDER BY m.position DESC LIMIT 1"
+        ") newest "
+        "LEFT JOIN {pages} a ON a.id = CASE WHEN newest.status = {assigned} THEN newest.id ELSE ("
+        "SELECT n.id FROM {pages} n WHERE n.participant_id = %s AND n.study_id = %s "
+        "AND n.status = {assigned} AND n.position < newest.position ORDER BY n.position DESC LIMIT 1"
+        ") END "
+        "LEFT JOIN {items} i ON i.id = a.item_id"
     )
-    below = (
-        f"SELECT n.id FROM {table} n WHERE n.participant_id = %s AND n.study_id = %s "  # noqa: S608 - the model's own table
-        f"AND n.status = '{assigned}' AND n.position < newest.position ORDER BY n.position DESC LIMIT 1"
-    )
-    live = f"CASE WHEN newest.status = '{assigned}' THEN newest.id ELSE ({below}) END"
     return sql_rows.Statement(
         "roft_resume",
-        f"SELECT {sql_rows.joined_columns(RESUME_TABLES)}, newest.position FROM ({newest}) newest "  # noqa: S608 - the models' own columns
-        f"LEFT JOIN {table} a ON a.id = {live} LEFT JOIN {Item._meta.db_table} i ON i.id = a.item_id",
+        query.format(
+            columns=sql_rows.joined_columns(RESUME_TABLES),
+            pages=sql_rows.table(Assignment),
+            items=sql_rows.table(Item),
+            assigned=sql.Literal(str(Assignment.Status.ASSIGNED)),
+        ),
     )
 
 
@@ -287,44 +296,52 @@ def _pick_statement(attention: bool, adaptive: bool = False) -> sql_rows.Stateme
     items below the study's minimum, and only when there is none, a third scan
     (``item_adaptive_order``) takes the open item of highest ``priority``, the least
     settled (its slot statement lowers that priority: ``_slot_statement``)."""
-    table, had_table = Item._meta.db_table, Assignment._meta.db_table
-    _, item_columns = sql_rows.columns(Item, "i")
     # Per candidate, a look-up of (participant, item) in ``assignment_once_per_item_attempt``
     # that finds nothing for an item they never had. OFFSET 0 keeps it a look-up on
     # PostgreSQL: as an anti-join the planner read all the participant's pages (or all the
     # item's) per pick. SQLite (the embedded runtime) takes no OFFSET without a LIMIT.
-    had = (
-        f"NOT EXISTS (SELECT 1 FROM {had_table} h WHERE h.participant_id = %s "  # noqa: S608
-        "AND h.item_id = i.id /*pg:OFFSET 0*/)"
-    )
-    group = "" if attention else "AND i.slots_taken = (SELECT slots_taken FROM least) "
+    had = sql.SQL(
+        "NOT EXISTS (SELECT 1 FROM {pages} h WHERE h.participant_id = %s AND h.item_id = i.id {fence})"
+    ).format(pages=sql_rows.table(Assignment), fence=sql_rows.on_postgresql("OFFSET 0"))
+    parts = {
+        "columns": sql_rows.columns(Item, "i")[1],
+        "items": sql_rows.table(Item),
+        "had": had,
+        "group": sql.SQL("" if attention else "AND i.slots_taken = (SELECT slots_taken FROM least) "),
+        "lock": sql_rows.on_postgresql("FOR UPDATE OF i SKIP LOCKED"),
+    }
 
-    def scan(name: str, comparison: str) -> str:
-        return (
-            f"{name} AS (SELECT {item_columns} FROM {table} i "  # noqa: S608 - the models' own tables
-            f"WHERE i.study_id = %s AND i.is_attention_check = %s {group}AND {had} "
-            f"AND i.shuffle_key {comparison} %s ORDER BY i.shuffle_key LIMIT 1 "
-            "/*pg:FOR UPDATE OF i SKIP LOCKED*/)"
-        )
+    def scan(name: str, comparison: str) -> sql.Composable:
+        return sql.SQL(
+            "{name} AS (SELECT {columns} FROM {items} i "
+            "WHERE i.study_id = %s AND i.is_attention_check = %s {group}AND {had} "
+            "AND i.shuffle_key {comparison} %s ORDER BY i.shuffle_key LIMIT 1 {lock})"
+        ).format(name=sql.Identifier(name), comparison=sql.SQL(comparison), **parts)
 
-    least = (
-        f"least AS (SELECT i.slots_taken FROM {table} i WHERE i.study_id = %s "  # noqa: S608
-        f"AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} ORDER BY i.slots_taken LIMIT 1), "
-    )
-    settled, from_settled = "", ""
+    least = sql.SQL(
+        "least AS (SELECT i.slots_taken FROM {items} i WHERE i.study_id = %s "
+        "AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} ORDER BY i.slots_taken LIMIT 1), "
+    ).format(**parts)
+    settled, from_settled = sql.SQL(""), sql.SQL("")
     if adaptive:
-        settled = (
-            f", settled AS (SELECT {item_columns} FROM {table} i WHERE i.study_id = %s "  # noqa: S608
-            f"AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} "
-            "ORDER BY i.priority DESC, i.shuffle_key LIMIT 1 /*pg:FOR UPDATE OF i SKIP LOCKED*/)"
-        )
-        from_settled = " UNION ALL SELECT * FROM settled"
+        settled = sql.SQL(
+            ", settled AS (SELECT {columns} FROM {items} i WHERE i.study_id = %s "
+            "AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} "
+            "ORDER BY i.priority DESC, i.shuffle_key LIMIT 1 {lock})"
+        ).format(**parts)
+        from_settled = sql.SQL(" UNION ALL SELECT * FROM settled")
     name = "check" if attention else ("adaptive" if adaptive else "item")
-    return sql_rows.Statement(
-        f"roft_pick_{name}",
-        f"WITH {'' if attention else least}{scan('onward', '>=')}, {scan('wrapped', '<')}{settled} "  # noqa: S608 - the models' own tables
-        f"SELECT * FROM onward UNION ALL SELECT * FROM wrapped{from_settled} LIMIT 1",
+    query = sql.SQL(
+        "WITH {least}{onward}, {wrapped}{settled} SELECT * FROM onward UNION ALL SELECT * FROM wrapped"
+        "{from_settled} LIMIT 1"
+    ).format(
+        least=sql.SQL("") if attention else least,
+        onward=scan("onward", ">="),
+        wrapped=scan("wrapped", "<"),
+        settled=settled,
+        from_settled=from_settled,
     )
+    return sql_rows.Statement(f"roft_pick_{name}", query)
 
 
 @functools.cache
@@ -334,10 +351,10 @@ def _slot_statement(adaptive: bool) -> sql_rows.Statement:
     so that pages spread over the unsettled items until the reports job writes their
     priorities again (docs/statistics.md, "Adaptive collection")."""
     decay = ", priority = priority * (slots_taken + 1) / (slots_taken + 2.0)" if adaptive else ""
+    query = sql.SQL("UPDATE {items} SET slots_taken = slots_taken + 1{decay} WHERE id = %s RETURNING id")
     return sql_rows.Statement(
         f"roft_take_slot{'_adaptive' if adaptive else ''}",
-        f"UPDATE {Item._meta.db_table} SET slots_taken = slots_taken + 1{decay} "  # noqa: S608 - the model's own table
-        "WHERE id = %s RETURNING id",
+        query.format(items=sql_rows.table(Item), decay=sql.SQL(decay)),
     )
 
 
@@ -439,8 +456,13 @@ def assignment_is_open(assignment: Assignment, now: datetime) -> bool:
 
 
 # ``assignment_is_open`` as the condition of a statement that acts on an assignment only
-# while it is open (a submit's lock, a reveal); its parameters: ``open_params(now)``.
+# while it is open: written for a query (``open_q``: a round's reveal) and for the submit's
+# hand-written lock (``OPEN_SQL``, whose parameters are ``open_params(now)``).
 OPEN_SQL = "status = %s AND expires_at > %s"
+
+
+def open_q(now: datetime) -> Q:
+    return Q(status=Assignment.Status.ASSIGNED, expires_at__gt=now)
 
 
 def open_params(now: datetime) -> list:

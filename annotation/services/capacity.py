@@ -10,6 +10,7 @@ when answers stop counting and it is short (see docs/crowd.md, "When a study fil
 from __future__ import annotations
 
 from django.db.models import Sum
+from psycopg import sql
 
 from annotation.models import Item, Study
 
@@ -74,7 +75,7 @@ def close_if_quota_reached(study: Study, *, item: Item) -> bool:
 
 ITEM_SLOTS = sql_rows.Statement(
     "roft_item_slots",
-    f"SELECT slots_taken FROM {Item._meta.db_table} WHERE id = %s",  # noqa: S608 - the model's own table
+    sql.SQL("SELECT slots_taken FROM {items} WHERE id = %s").format(items=sql_rows.table(Item)),
 )
 
 

@@ -22,6 +22,7 @@ from rest_framework import serializers
 from annotation.errors import InputError
 from annotation.models import Job, Study
 
+from .access import can_see_platform_ids
 from .export_rows import (
     Column,
     copy_csv_rows,
@@ -64,8 +65,6 @@ class ExportResult:
 def check_export_request(user, study: Study | None, *, include_platform_ids: bool) -> None:
     """Raw platform ids leave the server only for those who may see them
     (``access.can_see_platform_ids``: the study's owner and admins)."""
-    from .access import can_see_platform_ids
-
     if include_platform_ids and not can_see_platform_ids(user, study):
         raise InputError(
             {"include_platform_ids": ["Only the study's owner or an admin may include crowd-platform ids."]}

@@ -6,8 +6,9 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from psycopg import sql
 
 from annotation.errors import InputError
 from annotation.models import Enrollment, Participant, Study
@@ -201,16 +202,19 @@ def count_answers(
 
 @functools.cache
 def _count_statement() -> sql_rows.Statement:
-    most = "/*pg:GREATEST*//*lite:MAX*/"  # the larger of two values (SQLite: MAX)
-    return sql_rows.Statement(
-        "roft_count_answers",
-        f"UPDATE {Enrollment._meta.db_table} SET answered_count = {most}(answered_count + %s, 0), "  # noqa: S608 - the model's own table name
+    # The larger of two values: GREATEST, which SQLite calls MAX (as Django's ``Greatest``
+    # compiles it); the statement returns its row, which an ORM update does not.
+    most = sql.SQL("GREATEST" if connection.vendor == "postgresql" else "MAX")
+    query = sql.SQL(
+        "UPDATE {enrollments} SET answered_count = {most}(answered_count + %s, 0), "
         "points_total = points_total + %s, "
-        f"attention_passed = {most}(attention_passed + %s, 0), "
-        f"attention_failed = {most}(attention_failed + %s, 0) "
+        "attention_passed = {most}(attention_passed + %s, 0), "
+        "attention_failed = {most}(attention_failed + %s, 0) "
         "WHERE participant_id = %s AND study_id = %s "
-        "RETURNING id, attention_failed, flagged, excluded, is_test",
+        "RETURNING id, attention_failed, flagged, excluded, is_test"
     )
+    enrollments = sql_rows.table(Enrollment)
+    return sql_rows.Statement("roft_count_answers", query.format(enrollments=enrollments, most=most))
 
 
 def give_consent(enrollment: Enrollment) -> None:

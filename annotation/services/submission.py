@@ -15,6 +15,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
+from psycopg import sql
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError
@@ -88,20 +89,22 @@ def _lock_open(assignment: Assignment, now: datetime) -> Assignment | None:
 
 @functools.cache
 def _lock_statement() -> sql_rows.Statement:
+    query = sql.SQL("SELECT {columns} FROM {pages} a WHERE id = %s AND {open} {lock}")
     return sql_rows.Statement(
         "roft_lock_open_assignment",
-        f"SELECT {sql_rows.columns(Assignment, 'a')[1]} "  # noqa: S608 - the model's own columns
-        f"FROM {Assignment._meta.db_table} a WHERE id = %s AND {OPEN_SQL} /*pg:FOR NO KEY UPDATE*/",
+        query.format(
+            columns=sql_rows.columns(Assignment, "a")[1],
+            pages=sql_rows.table(Assignment),
+            open=sql.SQL(OPEN_SQL),
+            lock=sql_rows.on_postgresql("FOR NO KEY UPDATE"),
+        ),
     )
 
 
 @functools.cache
 def _answered_statement() -> sql_rows.Statement:
-    return sql_rows.Statement(
-        "roft_mark_answered",
-        f"UPDATE {Assignment._meta.db_table} SET status = %s, answered_at = %s "  # noqa: S608 - the model's own table
-        "WHERE id = %s RETURNING id",
-    )
+    query = sql.SQL("UPDATE {pages} SET status = %s, answered_at = %s WHERE id = %s RETURNING id")
+    return sql_rows.Statement("roft_mark_answered", query.format(pages=sql_rows.table(Assignment)))
 
 
 def store_response(

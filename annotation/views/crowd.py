@@ -7,8 +7,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
 from annotation.models import Study
-from annotation.services.access import LiveStep
 from annotation.services.crowd import preview_example
+from annotation.services.gate import LiveStep
 from annotation.services.research import leave_study
 
 from .steps import participant_step, task_page_context

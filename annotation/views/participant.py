@@ -13,17 +13,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Study
-from annotation.services.access import (
-    LiveStep,
-    StepRefused,
-    is_test_visit,
-    require_not_blocked,
-    require_study_open,
-)
+from annotation.services.access import is_test_visit
 from annotation.services.assignment import assign_next_item, pages_held_by_others
 from annotation.services.capacity import close_if_collected, study_is_full
 from annotation.services.crowd import crowd_exit
 from annotation.services.exams import failed_exam_attempt, needs_exam
+from annotation.services.gate import LiveStep, StepRefused, require_not_blocked, require_study_open
 from annotation.services.participants import (
     CROWD_PARAMS,
     CrowdEntry,

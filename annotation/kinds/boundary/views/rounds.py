@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Response
 from annotation.numbers import whole_number
-from annotation.services.access import LiveStep, StepRefused
+from annotation.services.gate import LiveStep, StepRefused
 from annotation.services.submission import SubmissionClosed, submit_response
 from annotation.views.steps import go_to, is_htmx, next_page, participant_step, task_page_context
 
