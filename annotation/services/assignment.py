@@ -322,7 +322,8 @@ def _pick_statement(attention: bool, adaptive: bool = False) -> sql_rows.Stateme
         "least AS (SELECT i.slots_taken FROM {items} i WHERE i.study_id = %s "
         "AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} ORDER BY i.slots_taken LIMIT 1), "
     ).format(**parts)
-    settled, from_settled = sql.SQL(""), sql.SQL("")
+    settled: sql.Composable = sql.SQL("")
+    from_settled = sql.SQL("")
     if adaptive:
         settled = sql.SQL(
             ", settled AS (SELECT {columns} FROM {items} i WHERE i.study_id = %s "

@@ -25,10 +25,10 @@ import contextlib
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from django.db import connection
-from django.db.models import Model
+from django.db.models import Field, Model
 from psycopg import sql
 
 M = TypeVar("M", bound=Model)
@@ -154,8 +154,14 @@ def columns(model: type[Model], alias: str = "") -> tuple[list[str], sql.Composa
     """The attribute names of ``model``'s concrete fields, and the SQL list of their columns
     (under the table alias ``alias``, when given), for a statement that builds instances."""
     fields = list(model._meta.concrete_fields)
-    names = [sql.Identifier(alias, f.column) if alias else sql.Identifier(f.column) for f in fields]
+    names = [sql.Identifier(alias, column(f)) if alias else sql.Identifier(column(f)) for f in fields]
     return [f.attname for f in fields], sql.SQL(", ").join(names)
+
+
+def column(field: Field) -> str:
+    """The database column of a concrete field (Django types it optional: a field without a
+    column is never concrete)."""
+    return cast(str, field.column)
 
 
 def insert(instance: Model, name: str) -> None:
@@ -220,8 +226,8 @@ def _insert_statement(model: type[Model], name: str) -> Statement:
     fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
     query = sql.SQL("INSERT INTO {table} ({names}) VALUES ({values}) RETURNING {key}").format(
         table=table(model),
-        names=sql.SQL(", ").join(sql.Identifier(f.column) for f in fields),
+        names=sql.SQL(", ").join([sql.Identifier(column(f)) for f in fields]),
         values=sql.SQL(", ").join(sql.Placeholder() * len(fields)),
-        key=sql.Identifier(model._meta.pk.column),
+        key=sql.Identifier(column(model._meta.pk)),
     )
     return Statement(name, query)
