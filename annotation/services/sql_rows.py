@@ -1,10 +1,13 @@
 """Hand-written SQL for the participant's hot path.
 
-The survey's and the game's steps run a handful of statements per request; built by the
-ORM, each costs more in Python (compiling the query, building model instances through
-the queryset machinery) than PostgreSQL takes to run it. The hot reads and writes are
-written here once as SQL, and their rows become model instances with ``Model.from_db``
-and the fields' own converters, as the ORM would build them.
+Every participant step (the survey's and the game's alike) passes the gate, fetches or
+answers a page: a handful of statements per request; built by the ORM, each costs more in
+Python (compiling the query, building model instances through the queryset machinery) than
+PostgreSQL takes to run it. Those statements (the gate, the page handed out, the answer,
+the count on the enrollment) are written once as SQL by the services that own them, and
+their rows become model instances with ``Model.from_db`` and the fields' own converters, as
+the ORM would build them. Only those services import this module (the contract
+``raw-sql-protected``); everything else uses the ORM.
 
 On PostgreSQL the driver (psycopg 3 with server-side binding: ``roft_site/settings.py``)
 prepares a statement once it has run it ``DB_PREPARE_THRESHOLD`` times on a connection, and
