@@ -31,14 +31,15 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import F, Max, Q
 from django.utils import timezone
+from psycopg import sql
 
 from annotation.models import Assignment, Enrollment, Item, Participant, Study
 
-from . import row_addresses, sql_rows
+from . import sql_rows
 from .adaptive import adaptive_settings
-from .attention import attention_pages
+from .attention_schedule import attention_pages
 from .populations import counted_per_item
 
 LOCKED_RETRY_SECONDS = 0.02
@@ -50,7 +51,6 @@ def assign_next_item(
     participant: Participant,
     study: Study,
     now: datetime | None = None,
-    enrollment: Enrollment | None = None,
 ) -> Assignment | None:
     """The participant's current item in the study, or a new one; None when there is none.
 
@@ -66,14 +66,10 @@ def assign_next_item(
     their time are swept by the periodic ``release_expired_assignments`` task, not here;
     only when no item is open does a request sweep the study itself, so the last slots
     held by abandoned pages come back at once.
-
-    ``enrollment``: the participant's enrollment as the step's gate read it, if at hand: the
-    lock looks for it where the gate found it first (``row_addresses``).
     """
     now = now or timezone.now()
     with transaction.atomic():
-        address = row_addresses.address_of(enrollment)
-        enrollment, current, last_position = _lock_and_resume(participant, study, now, address)
+        enrollment, current, last_position = _lock_and_resume(participant, study, now)
         if current is not None:
             if current.shown_at is None:
                 current.shown_at = now
@@ -126,7 +122,7 @@ def pick_draw(study: Study, participant: Participant, position: int) -> float:
 
 
 def _lock_and_resume(
-    participant: Participant, study: Study, now: datetime, address: str | None = None
+    participant: Participant, study: Study, now: datetime
 ) -> tuple[Enrollment, Assignment | None, int]:
     """The participant's enrollment, locked (it serialises their requests: two tabs), a
     live assignment to resume (an out-of-date one is expired on the way), and their last
@@ -135,14 +131,13 @@ def _lock_and_resume(
     One round trip: the lock, which returns the enrollment as it is once locked (the newest
     version, should another request of theirs have changed it while the lock waited), then
     a read of their pages that sees whatever that request committed (its own statement, so
-    its own snapshot). The enrollment is read once: at ``address`` (where the step's gate
-    read it), else by key, and by key again when it has moved since (``row_addresses``)."""
+    its own snapshot)."""
     key = [participant.pk, study.pk]
     resume = (_resume_statement(), key * 2)
     # The page handed out is written before its item's slot is taken: its key is checked then.
     keys_now = sql_rows.keys_checked_at_each_statement()
     then = [resume, *keys_now]
-    locked, pages, *_ = row_addresses.execute_each_at(_lock_statement(), key, address, then=then)
+    locked, pages, *_ = sql_rows.execute_each_in_one_trip([(_lock_statement(), key), *then])
     if not locked:
         raise Enrollment.DoesNotExist(f"No enrollment of participant {participant.pk} in study {study.pk}.")
     names, _ = sql_rows.columns(Enrollment)
@@ -161,12 +156,16 @@ def _lock_and_resume(
 
 
 @functools.cache
-def _lock_statement() -> row_addresses.AddressedStatement:
+def _lock_statement() -> sql_rows.Statement:
     """The participant's enrollment in the study, locked, with every column."""
-    return row_addresses.AddressedStatement(
+    query = sql.SQL("SELECT {columns} FROM {table} WHERE participant_id = %s AND study_id = %s {lock}")
+    return sql_rows.Statement(
         "roft_lock_enrollment",
-        f"SELECT {sql_rows.columns(Enrollment)[1]} FROM {Enrollment._meta.db_table} "  # noqa: S608 - the model's own columns
-        f"WHERE {row_addresses.ADDRESS_MARK}participant_id = %s AND study_id = %s /*pg:FOR UPDATE*/",
+        query.format(
+            columns=sql_rows.columns(Enrollment)[1],
+            table=sql_rows.table(Enrollment),
+            lock=sql_rows.on_postgresql("FOR UPDATE"),
+        ),
     )
 
 
@@ -184,21 +183,25 @@ def _resume_statement() -> sql_rows.Statement:
     Only below the newest page: when it was answered it left its entry in the partial index
     (until a scan or VACUUM clears it), and the usual step, right after an answer, does not
     read that entry again."""
-    table = Assignment._meta.db_table
-    assigned = Assignment.Status.ASSIGNED
-    newest = (
-        f"SELECT m.id, m.position, m.status FROM {table} m "  # noqa: S608 - the model's own table
+    query = sql.SQL(
+        "SELECT {columns}, newest.position FROM ("
+        "SELECT m.id, m.position, m.status FROM {pages} m "
         "WHERE m.participant_id = %s AND m.study_id = %s ORDER BY m.position DESC LIMIT 1"
+        ") newest "
+        "LEFT JOIN {pages} a ON a.id = CASE WHEN newest.status = {assigned} THEN newest.id ELSE ("
+        "SELECT n.id FROM {pages} n WHERE n.participant_id = %s AND n.study_id = %s "
+        "AND n.status = {assigned} AND n.position < newest.position ORDER BY n.position DESC LIMIT 1"
+        ") END "
+        "LEFT JOIN {items} i ON i.id = a.item_id"
     )
-    below = (
-        f"SELECT n.id FROM {table} n WHERE n.participant_id = %s AND n.study_id = %s "  # noqa: S608 - the model's own table
-        f"AND n.status = '{assigned}' AND n.position < newest.position ORDER BY n.position DESC LIMIT 1"
-    )
-    live = f"CASE WHEN newest.status = '{assigned}' THEN newest.id ELSE ({below}) END"
     return sql_rows.Statement(
         "roft_resume",
-        f"SELECT {sql_rows.joined_columns(RESUME_TABLES)}, newest.position FROM ({newest}) newest "  # noqa: S608 - the models' own columns
-        f"LEFT JOIN {table} a ON a.id = {live} LEFT JOIN {Item._meta.db_table} i ON i.id = a.item_id",
+        query.format(
+            columns=sql_rows.joined_columns(RESUME_TABLES),
+            pages=sql_rows.table(Assignment),
+            items=sql_rows.table(Item),
+            assigned=sql.Literal(str(Assignment.Status.ASSIGNED)),
+        ),
     )
 
 
@@ -214,11 +217,11 @@ def _resume_row(row, study: Study, participant: Participant) -> tuple[Assignment
 
 @dataclass(frozen=True)
 class Picked:
-    """An item the pick locked for a page (its row's address noted: ``row_addresses``), and
-    the statement that takes its slot once the page is written (``_slot_statement``)."""
+    """An item the pick locked for a page, and the statement that takes its slot once the
+    page is written (``_slot_statement``)."""
 
     item: Item
-    takes_slot: row_addresses.AddressedStatement
+    takes_slot: sql_rows.Statement
 
 
 def _pick_item(study: Study, participant: Participant, draw: float, *, attention: bool) -> Picked | None:
@@ -281,73 +284,78 @@ def _take_first_item(
     rows = sql_rows.execute(_pick_statement(attention, adaptive is not None), params)
     if not rows:
         return None
-    item = row_addresses.model_with_address(Item, names, rows[0])
+    item = sql_rows.models_from_rows(Item, names, rows)[0]
     item.study = study
     return Picked(item=item, takes_slot=_slot_statement(adaptive is not None))
 
 
 @functools.cache
 def _pick_statement(attention: bool, adaptive: bool = False) -> sql_rows.Statement:
-    """The pick (see ``_take_first_item``): the locked item's columns, then its address.
+    """The pick (see ``_take_first_item``): the locked item's columns.
     ``adaptive`` (an adaptive study, ``services.adaptive``): the least-filled group is the
     items below the study's minimum, and only when there is none, a third scan
     (``item_adaptive_order``) takes the open item of highest ``priority``, the least
     settled (its slot statement lowers that priority: ``_slot_statement``)."""
-    table, had_table = Item._meta.db_table, Assignment._meta.db_table
-    _, item_columns = sql_rows.columns(Item, "i")
-    # The version locked, which its page's slot update finds by address (a TID scan: no
-    # index look-up; no one else can change it before). None on SQLite: there, by id.
-    picked = f"{item_columns}, {row_addresses.address_columns(('i',))} AS picked"
     # Per candidate, a look-up of (participant, item) in ``assignment_once_per_item_attempt``
     # that finds nothing for an item they never had. OFFSET 0 keeps it a look-up on
     # PostgreSQL: as an anti-join the planner read all the participant's pages (or all the
     # item's) per pick. SQLite (the embedded runtime) takes no OFFSET without a LIMIT.
-    had = (
-        f"NOT EXISTS (SELECT 1 FROM {had_table} h WHERE h.participant_id = %s "  # noqa: S608
-        "AND h.item_id = i.id /*pg:OFFSET 0*/)"
-    )
-    group = "" if attention else "AND i.slots_taken = (SELECT slots_taken FROM least) "
+    had = sql.SQL(
+        "NOT EXISTS (SELECT 1 FROM {pages} h WHERE h.participant_id = %s AND h.item_id = i.id {fence})"
+    ).format(pages=sql_rows.table(Assignment), fence=sql_rows.on_postgresql("OFFSET 0"))
+    parts = {
+        "columns": sql_rows.columns(Item, "i")[1],
+        "items": sql_rows.table(Item),
+        "had": had,
+        "group": sql.SQL("" if attention else "AND i.slots_taken = (SELECT slots_taken FROM least) "),
+        "lock": sql_rows.on_postgresql("FOR UPDATE OF i SKIP LOCKED"),
+    }
 
-    def scan(name: str, comparison: str) -> str:
-        return (
-            f"{name} AS (SELECT {picked} FROM {table} i "  # noqa: S608 - the models' own tables
-            f"WHERE i.study_id = %s AND i.is_attention_check = %s {group}AND {had} "
-            f"AND i.shuffle_key {comparison} %s ORDER BY i.shuffle_key LIMIT 1 "
-            "/*pg:FOR UPDATE OF i SKIP LOCKED*/)"
-        )
+    def scan(name: str, comparison: str) -> sql.Composable:
+        return sql.SQL(
+            "{name} AS (SELECT {columns} FROM {items} i "
+            "WHERE i.study_id = %s AND i.is_attention_check = %s {group}AND {had} "
+            "AND i.shuffle_key {comparison} %s ORDER BY i.shuffle_key LIMIT 1 {lock})"
+        ).format(name=sql.Identifier(name), comparison=sql.SQL(comparison), **parts)
 
-    least = (
-        f"least AS (SELECT i.slots_taken FROM {table} i WHERE i.study_id = %s "  # noqa: S608
-        f"AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} ORDER BY i.slots_taken LIMIT 1), "
-    )
-    settled, from_settled = "", ""
+    least = sql.SQL(
+        "least AS (SELECT i.slots_taken FROM {items} i WHERE i.study_id = %s "
+        "AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} ORDER BY i.slots_taken LIMIT 1), "
+    ).format(**parts)
+    settled: sql.Composable = sql.SQL("")
+    from_settled = sql.SQL("")
     if adaptive:
-        settled = (
-            f", settled AS (SELECT {picked} FROM {table} i WHERE i.study_id = %s "  # noqa: S608
-            f"AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} "
-            "ORDER BY i.priority DESC, i.shuffle_key LIMIT 1 /*pg:FOR UPDATE OF i SKIP LOCKED*/)"
-        )
-        from_settled = " UNION ALL SELECT * FROM settled"
+        settled = sql.SQL(
+            ", settled AS (SELECT {columns} FROM {items} i WHERE i.study_id = %s "
+            "AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} "
+            "ORDER BY i.priority DESC, i.shuffle_key LIMIT 1 {lock})"
+        ).format(**parts)
+        from_settled = sql.SQL(" UNION ALL SELECT * FROM settled")
     name = "check" if attention else ("adaptive" if adaptive else "item")
-    return sql_rows.Statement(
-        f"roft_pick_{name}",
-        f"WITH {'' if attention else least}{scan('onward', '>=')}, {scan('wrapped', '<')}{settled} "  # noqa: S608 - the models' own tables
-        f"SELECT * FROM onward UNION ALL SELECT * FROM wrapped{from_settled} LIMIT 1",
+    query = sql.SQL(
+        "WITH {least}{onward}, {wrapped}{settled} SELECT * FROM onward UNION ALL SELECT * FROM wrapped"
+        "{from_settled} LIMIT 1"
+    ).format(
+        least=sql.SQL("") if attention else least,
+        onward=scan("onward", ">="),
+        wrapped=scan("wrapped", "<"),
+        settled=settled,
+        from_settled=from_settled,
     )
+    return sql_rows.Statement(f"roft_pick_{name}", query)
 
 
 @functools.cache
-def _slot_statement(adaptive: bool) -> row_addresses.AddressedStatement:
-    """Take the slot of the item the pick locked, at the address it locked (by id on
-    SQLite). ``adaptive``: also lower the item's priority by (n + 1) / (n + 2) for its n
-    live pages, as the variance of a mean shrinks, so that pages spread over the unsettled
-    items until the reports job writes their priorities again (docs/statistics.md,
-    "Adaptive collection")."""
+def _slot_statement(adaptive: bool) -> sql_rows.Statement:
+    """Take the slot of the item the pick locked. ``adaptive``: also lower the item's
+    priority by (n + 1) / (n + 2) for its n live pages, as the variance of a mean shrinks,
+    so that pages spread over the unsettled items until the reports job writes their
+    priorities again (docs/statistics.md, "Adaptive collection")."""
     decay = ", priority = priority * (slots_taken + 1) / (slots_taken + 2.0)" if adaptive else ""
-    return row_addresses.AddressedStatement(
+    query = sql.SQL("UPDATE {items} SET slots_taken = slots_taken + 1{decay} WHERE id = %s RETURNING id")
+    return sql_rows.Statement(
         f"roft_take_slot{'_adaptive' if adaptive else ''}",
-        f"UPDATE {Item._meta.db_table} SET slots_taken = slots_taken + 1{decay} "  # noqa: S608 - the model's own table
-        f"WHERE {row_addresses.ADDRESS_MARK}id = %s RETURNING id",
+        query.format(items=sql_rows.table(Item), decay=sql.SQL(decay)),
     )
 
 
@@ -386,7 +394,7 @@ def create_assignment(
     shown_at: datetime | None = None,
     answered_at: datetime | None = None,
     takes_slot: bool = True,
-    picked_slot: row_addresses.AddressedStatement | None = None,
+    picked_slot: sql_rows.Statement | None = None,
 ) -> Assignment:
     """Create an assignment and take its item's slot, in the caller's transaction.
 
@@ -396,7 +404,7 @@ def create_assignment(
     timeout. ``takes_slot=False`` only for a caller that took the slots of a whole batch
     at once with ``take_slots`` (an import, which must lock its items in id order).
     ``picked_slot``: the item was locked by the pick (``Picked``), whose statement takes its
-    slot after the page is written, in the same round trip, where the pick locked it; the
+    slot after the page is written, in the same round trip (``sql_rows.insert_then``): the
     page's key check, which a fetch makes at once (``sql_rows.keys_checked_at_each_statement``),
     then reads the item's one index entry, not its old version's beside it.
     """
@@ -422,9 +430,7 @@ def create_assignment(
     if picked_slot is None:
         sql_rows.insert(assignment, "roft_insert_assignment")
     else:
-        address = row_addresses.address_of(item)
-        name = "roft_insert_assignment"
-        row_addresses.insert_then_execute_at(assignment, name, picked_slot, [item.pk], address)
+        sql_rows.insert_then(assignment, "roft_insert_assignment", picked_slot, [item.pk])
     return assignment
 
 
@@ -451,8 +457,13 @@ def assignment_is_open(assignment: Assignment, now: datetime) -> bool:
 
 
 # ``assignment_is_open`` as the condition of a statement that acts on an assignment only
-# while it is open (a submit's lock, a reveal); its parameters: ``open_params(now)``.
+# while it is open: written for a query (``open_q``: a round's reveal) and for the submit's
+# hand-written lock (``OPEN_SQL``, whose parameters are ``open_params(now)``).
 OPEN_SQL = "status = %s AND expires_at > %s"
+
+
+def open_q(now: datetime) -> Q:
+    return Q(status=Assignment.Status.ASSIGNED, expires_at__gt=now)
 
 
 def open_params(now: datetime) -> list:

@@ -1,26 +1,14 @@
-"""Attention checks: where they fall in a session, and what failing them does."""
+"""Attention checks: what passing and failing them does (where they fall in a session:
+``attention_schedule``, which the hand-out of pages reads)."""
 
 from __future__ import annotations
 
-import random
+from django.utils import timezone
 
-from annotation.models import Enrollment, Participant, Study
-from annotation.services.participants import count_answers
+from annotation.models import Enrollment, Participant
 
-
-def attention_pages(study: Study, enrollment_id: int) -> set[int]:
-    """The page numbers (1-based) of one session that show an attention check.
-
-    ``rate × items_per_session`` pages, chosen at random but reproducibly per enrollment
-    (the same participant sees the same plan when they come back); never the first page,
-    so a participant meets the task before being tested on it.
-    """
-    count = round(study.attention_check_rate * study.items_per_session)
-    pages = list(range(2, study.items_per_session + 1))
-    if count <= 0 or not pages:
-        return set()
-    rng = random.Random(f"attention:{study.pk}:{enrollment_id}")
-    return set(rng.sample(pages, min(count, len(pages))))
+from .flags import flag_in_study
+from .participants import count_answers
 
 
 def record_attention_outcome(*, enrollment: Enrollment, passed: bool) -> bool:
@@ -52,14 +40,10 @@ def record_attention_outcome(*, enrollment: Enrollment, passed: bool) -> bool:
 
 def flag_participant(*, enrollment: Enrollment, reason: str) -> None:
     """Flag the participant in the study (``flags.flag_in_study``); the session goes on."""
-    from .flags import flag_in_study  # flags → assignment → attention: imported when used
-
     flag_in_study(enrollment, reason=reason, by=None)
 
 
 def screen_out(*, enrollment: Enrollment, reason: str) -> None:
-    from django.utils import timezone
-
     Enrollment.objects.filter(pk=enrollment.pk).update(
         status=Enrollment.Status.SCREENED_OUT, finished_at=timezone.now()
     )

@@ -10,12 +10,14 @@ when answers stop counting and it is short (see docs/crowd.md, "When a study fil
 from __future__ import annotations
 
 from django.db.models import Sum
+from psycopg import sql
 
 from annotation.models import Item, Study
 
-from . import row_addresses
+from . import sql_rows
 from .adaptive import adaptive_settings
 from .assignment import first_of, release_expired_assignments
+from .attention_schedule import attention_pages
 from .populations import counted_per_item, counted_per_study
 from .study_status import change_study_status, close_study_by_rule
 
@@ -71,19 +73,18 @@ def close_if_quota_reached(study: Study, *, item: Item) -> bool:
     return True
 
 
-ITEM_SLOTS = row_addresses.AddressedStatement(
+ITEM_SLOTS = sql_rows.Statement(
     "roft_item_slots",
-    f"SELECT slots_taken FROM {Item._meta.db_table} WHERE {row_addresses.ADDRESS_MARK}id = %s",  # noqa: S608 - the model's own table
+    sql.SQL("SELECT slots_taken FROM {items} WHERE id = %s").format(items=sql_rows.table(Item)),
 )
 
 
 def _slots_taken(item: Item) -> int:
     """The item's live pages now (``Item.slots_taken``). Its answers that count hold slots,
     so an item with fewer slots taken than the study wants is not complete: a submit reads
-    this one row (a prepared statement: nothing to plan; where the step's gate read it, when
-    it has not changed since: ``row_addresses``) and counts the item's answers, their
+    this one row (a prepared statement: nothing to plan) and counts the item's answers, their
     participants and enrollments only past it."""
-    rows = row_addresses.execute_at(ITEM_SLOTS, [item.pk], row_addresses.address_of(item))
+    rows = sql_rows.execute(ITEM_SLOTS, [item.pk])
     return rows[0][0] if rows else 0
 
 
@@ -101,9 +102,7 @@ def reopen_if_short(study: Study) -> bool:
 def places_wanted(study: Study) -> int:
     """How many more participants the study needs for the answers it still lacks: the usable
     answers missing on its ordinary items (``populations``) over the ordinary pages of one
-    session (a session's attention-check pages, ``attention.attention_pages``, fill none)."""
-    from .attention import attention_pages  # attention → participants; imported when used
-
+    session (a session's attention-check pages, ``attention_schedule.attention_pages``, fill none)."""
     items = Item.objects.filter(study=study, is_attention_check=False).annotate(n=counted_per_item())
     missing = sum(max(study.annotations_per_item - n, 0) for n in items.values_list("n", flat=True))
     ordinary_pages = max(study.items_per_session - len(attention_pages(study, 0)), 1)

@@ -22,6 +22,7 @@ from rest_framework import serializers
 from annotation.errors import InputError
 from annotation.models import Job, Study
 
+from .access import can_see_platform_ids
 from .export_rows import (
     Column,
     copy_csv_rows,
@@ -30,6 +31,7 @@ from .export_rows import (
     rows_written,
     stream_rows,
 )
+from .export_sqlite import write_sqlite
 from .jobs import JobParameters, Progress, no_progress
 from .populations import real_answers
 
@@ -63,8 +65,6 @@ class ExportResult:
 def check_export_request(user, study: Study | None, *, include_platform_ids: bool) -> None:
     """Raw platform ids leave the server only for those who may see them
     (``access.can_see_platform_ids``: the study's owner and admins)."""
-    from .access import can_see_platform_ids
-
     if include_platform_ids and not can_see_platform_ids(user, study):
         raise InputError(
             {"include_platform_ids": ["Only the study's owner or an admin may include crowd-platform ids."]}
@@ -94,8 +94,6 @@ def export_study(
     partial = path.with_name(path.name + ".partial")
     try:
         if fmt == "sqlite":
-            from .export_sqlite import write_sqlite
-
             rows = write_sqlite(
                 study,
                 partial,

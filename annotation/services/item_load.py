@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from django.db import connection, transaction
+from psycopg import sql
 
 from annotation.errors import InputError
 from annotation.models import Item, Study
@@ -196,12 +197,17 @@ class _IdLedger:
 
     table: str
 
+    def _sql(self, template: str, marks: sql.Composable | None = None) -> str:
+        """``template`` with this ledger's table (quoted) and ``marks`` (placeholders) in place."""
+        parts = {"table": sql.Identifier(self.table), "marks": marks or sql.SQL("")}
+        return sql.SQL(template).format(**parts).as_string(None)
+
     @classmethod
     def create(cls) -> _IdLedger:
         ledger = cls(f"item_load_ids_{uuid.uuid4().hex}")
         with connection.cursor() as cursor:
             cursor.execute(
-                f"CREATE TEMPORARY TABLE {ledger.table} (external_id text PRIMARY KEY, place text)"
+                ledger._sql("CREATE TEMPORARY TABLE {table} (external_id text PRIMARY KEY, place text)")
             )
         return ledger
 
@@ -210,10 +216,10 @@ class _IdLedger:
         if not ids:
             return []
         distinct = list(set(ids))
-        marks = ", ".join(["%s"] * len(distinct))
+        marks = sql.SQL(", ").join(sql.Placeholder() * len(distinct))
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SELECT external_id, place FROM {self.table} WHERE external_id IN ({marks})",  # noqa: S608 - our own table, marks only
+                self._sql("SELECT external_id, place FROM {table} WHERE external_id IN ({marks})", marks),
                 distinct,
             )
             return cursor.fetchall()
@@ -225,8 +231,8 @@ class _IdLedger:
             if connection.vendor == "postgresql":
                 copy_from(cursor, self.table, ["external_id", "place"], places)
             else:
-                cursor.executemany(f"INSERT INTO {self.table} VALUES (%s, %s)", places)  # noqa: S608 - our own table
+                cursor.executemany(self._sql("INSERT INTO {table} VALUES (%s, %s)"), places)
 
     def drop(self) -> None:
         with connection.cursor() as cursor:
-            cursor.execute(f"DROP TABLE {self.table}")
+            cursor.execute(self._sql("DROP TABLE {table}"))

@@ -6,13 +6,14 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from psycopg import sql
 
 from annotation.errors import InputError
 from annotation.models import Enrollment, Participant, Study
 
-from . import row_addresses
+from . import sql_rows
 
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 # The query parameters of a study link that say who a crowd participant is.
@@ -179,7 +180,6 @@ def count_answers(
     points: float,
     passed: int = 0,
     failed: int = 0,
-    address: str | None = None,
 ) -> CountedAnswers:
     """Add stored answers, their points and attention checks passed and failed to the
     enrollment's totals: the only writer of ``answered_count``, ``points_total``,
@@ -188,11 +188,10 @@ def count_answers(
     count goes below zero.
 
     One statement: the update returns the row's id and attention failures, so a submit
-    needs no read of the enrollment before or after it. ``address``: where the step's gate
-    read the enrollment, looked at first (``row_addresses``).
+    needs no read of the enrollment before or after it.
     """
     params = [answers, points, passed, failed, participant_id, study_id]
-    rows = row_addresses.execute_at(_count_statement(), params, address)
+    rows = sql_rows.execute(_count_statement(), params)
     if not rows:
         raise Enrollment.DoesNotExist(f"No enrollment of participant {participant_id} in study {study_id}.")
     row = rows[0]
@@ -202,17 +201,20 @@ def count_answers(
 
 
 @functools.cache
-def _count_statement() -> row_addresses.AddressedStatement:
-    most = "/*pg:GREATEST*//*lite:MAX*/"  # the larger of two values (SQLite: MAX)
-    return row_addresses.AddressedStatement(
-        "roft_count_answers",
-        f"UPDATE {Enrollment._meta.db_table} SET answered_count = {most}(answered_count + %s, 0), "  # noqa: S608 - the model's own table name
+def _count_statement() -> sql_rows.Statement:
+    # The larger of two values: GREATEST, which SQLite calls MAX (as Django's ``Greatest``
+    # compiles it); the statement returns its row, which an ORM update does not.
+    most = sql.SQL("GREATEST" if connection.vendor == "postgresql" else "MAX")
+    query = sql.SQL(
+        "UPDATE {enrollments} SET answered_count = {most}(answered_count + %s, 0), "
         "points_total = points_total + %s, "
-        f"attention_passed = {most}(attention_passed + %s, 0), "
-        f"attention_failed = {most}(attention_failed + %s, 0) "
-        f"WHERE {row_addresses.ADDRESS_MARK}participant_id = %s AND study_id = %s "
-        "RETURNING id, attention_failed, flagged, excluded, is_test",
+        "attention_passed = {most}(attention_passed + %s, 0), "
+        "attention_failed = {most}(attention_failed + %s, 0) "
+        "WHERE participant_id = %s AND study_id = %s "
+        "RETURNING id, attention_failed, flagged, excluded, is_test"
     )
+    enrollments = sql_rows.table(Enrollment)
+    return sql_rows.Statement("roft_count_answers", query.format(enrollments=enrollments, most=most))
 
 
 def give_consent(enrollment: Enrollment) -> None:

@@ -1,10 +1,13 @@
 """Hand-written SQL for the participant's hot path.
 
-The survey's and the game's steps run a handful of statements per request; built by the
-ORM, each costs more in Python (compiling the query, building model instances through
-the queryset machinery) than PostgreSQL takes to run it. The hot reads and writes are
-written here once as SQL, and their rows become model instances with ``Model.from_db``
-and the fields' own converters, as the ORM would build them.
+Every participant step (the survey's and the game's alike) passes the gate, fetches or
+answers a page: a handful of statements per request; built by the ORM, each costs more in
+Python (compiling the query, building model instances through the queryset machinery) than
+PostgreSQL takes to run it. Those statements (the gate, the page handed out, the answer,
+the count on the enrollment) are written once as SQL by the services that own them, and
+their rows become model instances with ``Model.from_db`` and the fields' own converters, as
+the ORM would build them. Only those services import this module (the contract
+``raw-sql-protected``); everything else uses the ORM.
 
 On PostgreSQL the driver (psycopg 3 with server-side binding: ``roft_site/settings.py``)
 prepares a statement once it has run it ``DB_PREPARE_THRESHOLD`` times on a connection, and
@@ -13,19 +16,23 @@ per request, and nothing here keeps count. Prepared statements live in the serve
 so they need a direct connection or a pooler in session mode (never PgBouncer in transaction
 mode; docs/deploy.md). Statements sent together go in one pipeline (one round trip). SQLite
 runs the same statements plainly.
+
+Statements are composed with ``psycopg.sql``: the names of tables and columns come from the
+models' ``_meta`` as quoted identifiers (``table``, ``columns``), values only as ``%s``
+parameters. A clause only PostgreSQL has (a row lock) is added by ``on_postgresql``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from django.db import connection
-from django.db.models import Model
+from django.db.models import Field, Model
+from psycopg import sql
 
 M = TypeVar("M", bound=Model)
 _converters: dict[tuple[str, type[Model], tuple[str, ...]], list[tuple[Any, list[Callable]]]] = {}
@@ -33,20 +40,28 @@ _converters: dict[tuple[str, type[Model], tuple[str, ...]], list[tuple[Any, list
 
 @dataclass(frozen=True)
 class Statement:
-    """One SQL statement with ``%s`` placeholders, and a name that says what it is for.
-
-    PostgreSQL's own parts are written ``/*pg:...*/`` (row-lock clauses such as ``FOR UPDATE
-    SKIP LOCKED``, a row's ``ctid``): kept on PostgreSQL, dropped on SQLite, whose write
-    transactions are serialised already (settings: IMMEDIATE). SQLite's are written
-    ``/*lite:...*/`` (``MAX`` of two values where PostgreSQL says ``GREATEST``)."""
+    """One SQL statement with ``%s`` placeholders, and a name that says what it is for;
+    ``sql`` composed with ``psycopg.sql`` (kept as its text) or a plain string."""
 
     name: str
-    sql: str
+    sql: str | sql.Composable
 
-    def for_vendor(self, vendor: str) -> str:
-        keep, drop = ("pg", "lite") if vendor == "postgresql" else ("lite", "pg")
-        sql = re.sub(rf"/\*{drop}:(.*?)\*/", "", self.sql, flags=re.S)
-        return re.sub(rf"/\*{keep}:(.*?)\*/", r"\1", sql, flags=re.S)
+    def __post_init__(self) -> None:
+        if isinstance(self.sql, sql.Composable):
+            object.__setattr__(self, "sql", self.sql.as_string(None))
+
+
+def on_postgresql(clause: str) -> sql.SQL:
+    """``clause`` (a row lock: ``FOR UPDATE``, ``SKIP LOCKED``; a planner fence) where the
+    database is PostgreSQL; nothing on SQLite, which has no row locks and whose write
+    transactions are serialised already (settings: IMMEDIATE). Statements are built once
+    per process, whose database is one."""
+    return sql.SQL(clause if connection.vendor == "postgresql" else "")
+
+
+def table(model: type[Model]) -> sql.Identifier:
+    """``model``'s table, quoted."""
+    return sql.Identifier(model._meta.db_table)
 
 
 def execute(statement: Statement, params: Sequence[Any]) -> list[tuple]:
@@ -73,7 +88,7 @@ def execute_each_in_one_trip(steps: Sequence[tuple[Statement, Sequence[Any]]]) -
         with _one_trip(len(steps)):  # the pipeline sends its statements as it closes
             for statement, params in steps:
                 cursor = cursors.enter_context(connection.cursor())
-                cursor.execute(statement.for_vendor(connection.vendor), params)
+                cursor.execute(statement.sql, params)
                 opened.append(cursor)
         return [cursor.fetchall() if cursor.description else [] for cursor in opened]
 
@@ -99,10 +114,10 @@ def models_from_rows(model: type[M], fields: Sequence[str], rows: Sequence[Seque
     return built
 
 
-def joined_columns(tables: Sequence[tuple[type[Model], str]]) -> str:
+def joined_columns(tables: Sequence[tuple[type[Model], str]]) -> sql.Composable:
     """The SQL select list of every concrete column of each ``(model, alias)``, in order:
     a join whose row ``models_from_joined_row`` splits back into instances."""
-    return ", ".join(columns(model, alias)[1] for model, alias in tables)
+    return sql.SQL(", ").join(columns(model, alias)[1] for model, alias in tables)
 
 
 def models_from_joined_row(tables: Sequence[tuple[type[Model], str]], row: Sequence[Any]) -> list[Any]:
@@ -138,12 +153,18 @@ def _field_converters(model: type[Model], fields: tuple[str, ...]) -> list[tuple
     return _converters[key]
 
 
-def columns(model: type[Model], alias: str = "") -> tuple[list[str], str]:
+def columns(model: type[Model], alias: str = "") -> tuple[list[str], sql.Composable]:
     """The attribute names of ``model``'s concrete fields, and the SQL list of their columns
     (under the table alias ``alias``, when given), for a statement that builds instances."""
     fields = list(model._meta.concrete_fields)
-    prefix = f"{alias}." if alias else ""
-    return [f.attname for f in fields], ", ".join(f'{prefix}"{f.column}"' for f in fields)
+    names = [sql.Identifier(alias, column(f)) if alias else sql.Identifier(column(f)) for f in fields]
+    return [f.attname for f in fields], sql.SQL(", ").join(names)
+
+
+def column(field: Field) -> str:
+    """The database column of a concrete field (Django types it optional: a field without a
+    column is never concrete)."""
+    return cast(str, field.column)
 
 
 def insert(instance: Model, name: str) -> None:
@@ -160,6 +181,17 @@ def insert_step(instance: Model, name: str) -> tuple[Statement, list[Any]]:
     fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
     values = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
     return _insert_statement(model, name), values
+
+
+def insert_then(instance: Model, name: str, statement: Statement, params: Sequence[Any]) -> list[tuple]:
+    """Insert ``instance`` (as ``insert``, the statement ``name``) and run ``statement`` after
+    it in the same round trip: a row written before the row it refers to changes (the page
+    before its item's slot is taken, the answer before its page is marked answered), so that
+    its key check, made at once (``keys_checked_at_each_statement``), finds that row's one
+    version. The instance is saved; the rows of ``statement``."""
+    written, rows = execute_each_in_one_trip([insert_step(instance, name), (statement, params)])
+    note_inserted(instance, written)
+    return rows
 
 
 def note_inserted(instance: Model, rows: Sequence[Sequence[Any]]) -> None:
@@ -195,41 +227,10 @@ def keys_checked_at_each_statement() -> list[tuple[Statement, list[Any]]]:
 @functools.cache
 def _insert_statement(model: type[Model], name: str) -> Statement:
     fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
-    names = ", ".join(f'"{f.column}"' for f in fields)
-    return Statement(
-        name,
-        f"INSERT INTO {model._meta.db_table} ({names}) VALUES ({', '.join(['%s'] * len(fields))}) "  # noqa: S608 - the model's own columns
-        f'RETURNING "{model._meta.pk.column}"',
+    query = sql.SQL("INSERT INTO {table} ({names}) VALUES ({values}) RETURNING {key}").format(
+        table=table(model),
+        names=sql.SQL(", ").join([sql.Identifier(column(f)) for f in fields]),
+        values=sql.SQL(", ").join(sql.Placeholder() * len(fields)),
+        key=sql.Identifier(column(model._meta.pk)),
     )
-
-
-def update(instance: Model, fields: Sequence[str], name: str) -> None:
-    """Write ``fields`` (attribute names) of a saved ``instance`` to its row, as
-    ``save(update_fields=…)`` would, as the statement ``name``."""
-    execute(*update_step(instance, fields, name))
-
-
-def update_step(instance: Model, fields: Sequence[str], name: str) -> tuple[Statement, list[Any]]:
-    """``update``'s statement and parameters, to send with others (``execute_in_one_trip``)."""
-    model = type(instance)
-    chosen = [next(f for f in model._meta.concrete_fields if f.attname == attname) for attname in fields]
-    values = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in chosen]
-    return _update_statement(model, tuple(fields), name), [*values, instance.pk]
-
-
-@functools.cache
-def _update_statement(model: type[Model], fields: tuple[str, ...], name: str) -> Statement:
-    chosen = [next(f for f in model._meta.concrete_fields if f.attname == attname) for attname in fields]
-    assignments = ", ".join(f'"{f.column}" = %s' for f in chosen)
-    return Statement(
-        name,
-        f'UPDATE {model._meta.db_table} SET {assignments} WHERE "{model._meta.pk.column}" = %s',  # noqa: S608 - the model's own columns
-    )
-
-
-def fetch(model: type[M], name: str, where: str, params: Sequence[Any]) -> list[M]:
-    """The rows of ``model`` that match ``where`` (SQL over its columns, with ``%s``
-    placeholders; it may end with ``ORDER BY`` or a lock clause), as instances."""
-    names, columns_sql = columns(model)
-    statement = Statement(name, f"SELECT {columns_sql} FROM {model._meta.db_table} WHERE {where}")  # noqa: S608 - the model's own columns
-    return models_from_rows(model, names, execute(statement, params))
+    return Statement(name, query)

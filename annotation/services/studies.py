@@ -16,6 +16,7 @@ from annotation.errors import InputError, checked
 from annotation.models import Item, Study
 from annotation.serializer_reuse import reused_serializers
 
+from .access import can_manage_study, require_study_change
 from .adaptive import check_stop_systems
 from .item_load import known_ids, write_items
 from .rows import list_rows
@@ -126,8 +127,6 @@ def load_study_file_for(user, data: dict, *, update_own: bool) -> LoadResult:
     never tell whether that study exists beyond what its public link already does, nor
     anything about it.
     """
-    from .access import can_manage_study, require_study_change
-
     slug = data.get("slug") if isinstance(data, dict) else None
     # Only a well-formed slug is looked up (a NUL byte cannot even reach the database); the
     # checks below refuse any other, naming the field.

@@ -15,12 +15,13 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
+from psycopg import sql
 from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
 
-from . import row_addresses, sql_rows
+from . import sql_rows
 from .assignment import OPEN_SQL, create_assignment, free_slots, open_params
 from .attention import record_attention_outcome
 from .participants import count_answers
@@ -41,15 +42,11 @@ class SubmitResult:
     counts: bool = False  # the answer counts toward the quota (``populations``)
 
 
-def submit_response(
-    *, assignment: Assignment, answer: dict, now: datetime | None = None, enrollment: Enrollment | None = None
-) -> SubmitResult:
+def submit_response(*, assignment: Assignment, answer: dict, now: datetime | None = None) -> SubmitResult:
     """Validate ``answer`` with the study's kind and store it, once.
 
     A second submit for the same assignment (a retry, a double click) returns the stored
     response and awards nothing. Bad input raises ``InputError`` and writes nothing.
-    ``enrollment``: the participant's enrollment as the step's gate read it, if at hand (the
-    count of answers looks for its row there first: ``row_addresses``).
     """
     now = now or timezone.now()
     item = assignment.item
@@ -68,16 +65,14 @@ def submit_response(
         locked.item, locked.study = item, assignment.study
         shown_at = locked.shown_at or locked.assigned_at
         response = store_response(assignment=locked, answer=validated, shown_at=shown_at, answered_at=now)
-        screened_out, counts = _update_enrollment(locked, response, row_addresses.address_of(enrollment))
+        screened_out, counts = _update_enrollment(locked, response)
     return SubmitResult(response=response, created=True, screened_out=screened_out, counts=counts)
 
 
 def _lock_open(assignment: Assignment, now: datetime) -> Assignment | None:
     """Lock the assignment when it is open (``assignment_is_open``: handed out, unanswered,
-    in time); its row as it is then, with where it lies (``row_addresses``), at which
-    ``store_response`` marks it answered once the response is written. None: it was answered
-    already, or closed; nothing is locked. The row is looked for where the step's gate read
-    it first.
+    in time); its row as it is then, which ``store_response`` marks answered once the
+    response is written. None: it was answered already, or closed; nothing is locked.
 
     The response is written before the page changes, and the transaction checks its keys at
     each statement from here (``sql_rows.keys_checked_at_each_statement``): the response's key
@@ -85,31 +80,31 @@ def _lock_open(assignment: Assignment, now: datetime) -> Assignment | None:
     two. The lock is the one an update takes (``FOR NO KEY UPDATE``): a second submit of the
     page waits for this one, and the sweep of expired pages passes it by."""
     params = [assignment.pk, *open_params(now)]
-    address = row_addresses.address_of(assignment)
     keys_now = sql_rows.keys_checked_at_each_statement()
-    rows = row_addresses.execute_each_at(_lock_statement(), params, address, then=keys_now)[0]
+    rows = sql_rows.execute_each_in_one_trip([(_lock_statement(), params), *keys_now])[0]
     if not rows:
         return None
-    return row_addresses.model_with_address(Assignment, sql_rows.columns(Assignment)[0], rows[0])
+    return sql_rows.models_from_rows(Assignment, sql_rows.columns(Assignment)[0], rows)[0]
 
 
 @functools.cache
-def _lock_statement() -> row_addresses.AddressedStatement:
-    return row_addresses.AddressedStatement(
+def _lock_statement() -> sql_rows.Statement:
+    query = sql.SQL("SELECT {columns} FROM {pages} a WHERE id = %s AND {open} {lock}")
+    return sql_rows.Statement(
         "roft_lock_open_assignment",
-        f"SELECT {sql_rows.columns(Assignment, 'a')[1]}, {row_addresses.address_columns(('a',))} "  # noqa: S608 - the model's own columns
-        f"FROM {Assignment._meta.db_table} a WHERE {row_addresses.ADDRESS_MARK}id = %s AND {OPEN_SQL} "
-        "/*pg:FOR NO KEY UPDATE*/",
+        query.format(
+            columns=sql_rows.columns(Assignment, "a")[1],
+            pages=sql_rows.table(Assignment),
+            open=sql.SQL(OPEN_SQL),
+            lock=sql_rows.on_postgresql("FOR NO KEY UPDATE"),
+        ),
     )
 
 
 @functools.cache
-def _answered_statement() -> row_addresses.AddressedStatement:
-    return row_addresses.AddressedStatement(
-        "roft_mark_answered",
-        f"UPDATE {Assignment._meta.db_table} SET status = %s, answered_at = %s "  # noqa: S608 - the model's own table
-        f"WHERE {row_addresses.ADDRESS_MARK}id = %s RETURNING id",
-    )
+def _answered_statement() -> sql_rows.Statement:
+    query = sql.SQL("UPDATE {pages} SET status = %s, answered_at = %s WHERE id = %s RETURNING id")
+    return sql_rows.Statement("roft_mark_answered", query.format(pages=sql_rows.table(Assignment)))
 
 
 def store_response(
@@ -160,9 +155,7 @@ def store_response(
         sql_rows.insert(response, "roft_insert_response")
     else:  # marked answered after the response is written (``_lock_open``), in the same trip
         marked = [Assignment.Status.ANSWERED, answered_at, assignment.pk]
-        address = row_addresses.address_of(assignment)
-        name = "roft_insert_response"
-        row_addresses.insert_then_execute_at(response, name, _answered_statement(), marked, address)
+        sql_rows.insert_then(response, "roft_insert_response", _answered_statement(), marked)
         assignment.status, assignment.answered_at = Assignment.Status.ANSWERED, answered_at
     kind.after_response(response)
     return response
@@ -213,7 +206,7 @@ def store_answer_given_elsewhere(
     )
 
 
-def _update_enrollment(assignment: Assignment, response: Response, address: str | None) -> tuple[bool, bool]:
+def _update_enrollment(assignment: Assignment, response: Response) -> tuple[bool, bool]:
     """Count the answer on the enrollment; mark it flagged when its participant is flagged
     in the study, and give back the slot of an answer that does not count (flagged, excluded
     or a researcher's test: the item still lacks it); record an attention check's outcome. Returns
@@ -224,7 +217,6 @@ def _update_enrollment(assignment: Assignment, response: Response, address: str 
         study_id=study.pk,
         answers=1,
         points=response.points or 0,
-        address=address,
     )
     if counted.flagged:
         # Flagged in this study and still answering (a volunteer the kind lets play on, or

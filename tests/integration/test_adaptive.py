@@ -130,7 +130,7 @@ def test_the_adaptive_pick_reads_its_index_and_sorts_nothing(enrolled):
     participant = enrolled(study)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE annotation_item")
-    plan = plan_of_the_pick(participant, study, _pick_statement(False, True).for_vendor("postgresql"))
+    plan = plan_of_the_pick(participant, study, _pick_statement(False, True).sql)
     assert "Sort" not in plan, plan
     assert "item_adaptive_order" in plan and "item_pick_order" in plan, plan
 

@@ -150,7 +150,7 @@ def test_the_item_pick_reads_an_index_in_order_and_sorts_nothing(make_claim_stud
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE annotation_item")
         cursor.execute("ANALYZE annotation_assignment")
-    plan = plan_of_the_pick(participant, study, _pick_statement(attention=False).for_vendor("postgresql"))
+    plan = plan_of_the_pick(participant, study, _pick_statement(attention=False).sql)
     assert "Sort" not in plan, plan
     assert "LockRows" in plan and "item_pick_order" in plan, plan
 

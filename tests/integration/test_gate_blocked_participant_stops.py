@@ -1,5 +1,5 @@
 """Review finding 12 (adversarial review): a blocked participant kept working in their open
-session; only re-entry was refused. The gate (``access.require_live_step``) checks ``blocked``
+session; only re-entry was refused. The gate (``gate.require_live_step``) checks ``blocked``
 on every step."""
 
 from __future__ import annotations

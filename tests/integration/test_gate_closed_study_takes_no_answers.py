@@ -1,6 +1,6 @@
 """Review finding 3 (adversarial review): a closed study kept handing out pages to, and storing
 answers from, participants who already had a session (survey pages, game rounds). Every step
-now passes the gate (``access.require_live_step``), which checks the study's status on every
+now passes the gate (``gate.require_live_step``), which checks the study's status on every
 request."""
 
 from __future__ import annotations

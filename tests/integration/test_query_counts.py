@@ -113,13 +113,13 @@ def round_step_queries(size: int, enrolled) -> dict[str, int]:
 
 def test_every_round_step_reads_a_fixed_number_of_queries(enrolled):
     measured = {size: round_step_queries(size, enrolled) for size in SIZES}
-    # reveal: the gate (1) and one conditional UPDATE … RETURNING of the round's row; guess:
-    # the gate and the row locked and updated. Each fragment is built from that row and the
-    # gate's enrollment, without reading anything again. task: the survey's task page and
-    # the player's totals; answer: the survey's submit, the player's two rows
-    # created-or-locked (one upsert), their new totals and the round's order on the
-    # response (three statements in one round trip, counted one by one), and the totals
-    # for the result.
+    # reveal: the gate (1) and one conditional UPDATE of the round's row; guess: the gate
+    # and the row locked and updated. Each fragment is built from that row and the gate's
+    # enrollment, without reading anything again. task: the survey's task page and the
+    # player's totals; answer: the survey's submit, the player's two rows created where
+    # missing and locked (an insert that passes over those there, a locking read), their
+    # new totals (one update) and the round's order on the response, and the totals for
+    # the result.
     bounds = {"task": 9, "reveal": 2, "guess": 5, "answer": 12}
     for step, bound in bounds.items():
         per_size = {size: counts[step] for size, counts in measured.items()}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import DataError, connection, transaction
+from psycopg import sql
 
 from annotation.models import Participant
 from annotation.services import sql_rows
@@ -36,8 +37,10 @@ def test_the_driver_prepares_a_statement_it_runs_again():
 def test_rows_become_models_as_the_orm_builds_them(enrolled, make_claim_study):
     participant = enrolled(make_claim_study(items=1))
     names, columns = sql_rows.columns(Participant)
-    sql = f"SELECT {columns} FROM annotation_participant WHERE id = %s"  # noqa: S608 - the model's columns
-    statement = sql_rows.Statement("roft_test_participant", sql)
+    query = sql.SQL("SELECT {columns} FROM {table} WHERE id = %s")
+    statement = sql_rows.Statement(
+        "roft_test_participant", query.format(columns=columns, table=sql_rows.table(Participant))
+    )
     (built,) = sql_rows.models_from_rows(Participant, names, sql_rows.execute(statement, [participant.pk]))
     stored = Participant.objects.get(pk=participant.pk)
     assert [getattr(built, name) for name in names] == [getattr(stored, name) for name in names]

@@ -1,26 +1,25 @@
-"""A hand-written statement's vendor parts: PostgreSQL's kept on PostgreSQL, SQLite's on SQLite."""
+"""A hand-written statement: composed from the models' names, quoted, with PostgreSQL's own
+clauses (row locks) only on PostgreSQL."""
 
-from annotation.services.row_addresses import AddressedStatement
-from annotation.services.sql_rows import Statement
+from types import SimpleNamespace
 
-STATEMENT = Statement(
-    "example",
-    "UPDATE t SET n = /*pg:GREATEST*//*lite:MAX*/(n - %s, 0) "
-    "WHERE /*pg:ctid*//*lite:id*/ = %s /*pg:FOR UPDATE*/",
-)
+from psycopg import sql
 
-
-def test_postgresql_keeps_its_parts_and_drops_sqlites():
-    expected = "UPDATE t SET n = GREATEST(n - %s, 0) WHERE ctid = %s FOR UPDATE"
-    assert STATEMENT.for_vendor("postgresql") == expected
+from annotation.models import Item
+from annotation.services import sql_rows
 
 
-def test_sqlite_keeps_its_parts_and_drops_postgresqls():
-    assert STATEMENT.for_vendor("sqlite") == "UPDATE t SET n = MAX(n - %s, 0) WHERE id = %s "
+def test_a_statement_composed_from_a_models_names_quotes_them():
+    query = sql.SQL("SELECT {columns} FROM {items} i WHERE i.id = %s").format(
+        columns=sql_rows.columns(Item, "i")[1], items=sql_rows.table(Item)
+    )
+    statement = sql_rows.Statement("example", query)
+    assert statement.sql.startswith('SELECT "i"."id", "i"."study_id", ')
+    assert statement.sql.endswith(' FROM "annotation_item" i WHERE i.id = %s')
 
 
-def test_an_addressed_statement_asks_at_the_address_then_by_key():
-    statement = AddressedStatement("count", "UPDATE t SET n = n + %s WHERE /*address*/a = %s AND b = %s")
-    assert statement.by_key.sql == "UPDATE t SET n = n + %s WHERE a = %s AND b = %s"
-    assert statement.by_address.sql == "UPDATE t SET n = n + %s WHERE ctid = %s::tid AND a = %s AND b = %s"
-    assert statement.address_position == 1  # the address goes after the SET's one parameter
+def test_a_lock_clause_is_postgresqls_only(monkeypatch):
+    monkeypatch.setattr(sql_rows, "connection", SimpleNamespace(vendor="postgresql"))
+    assert sql_rows.on_postgresql("FOR UPDATE").as_string(None) == "FOR UPDATE"
+    monkeypatch.setattr(sql_rows, "connection", SimpleNamespace(vendor="sqlite"))
+    assert sql_rows.on_postgresql("FOR UPDATE").as_string(None) == ""

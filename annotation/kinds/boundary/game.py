@@ -15,7 +15,6 @@ from django.utils.translation import gettext, ngettext
 
 from annotation.models import Enrollment, Item, Participant, PlayerStats, Response, Study
 from annotation.models.game import OVERALL
-from annotation.services import sql_rows
 from annotation.services.access import public_kind_studies
 from annotation.services.guest_history import GuestMerge, merge_guest_into_account
 from annotation.services.participants import browser_participant
@@ -38,10 +37,9 @@ def record_round(response: Response) -> PlayerStats:
     """Add a stored round to its player's totals and number it in their history; the
     player's overall row, as it is now.
 
-    Called by the kind inside the storing transaction. The player's rows are created and
-    locked by one upsert (overall first, then the category: the same order everywhere),
-    so two rounds stored at once, even in two studies, get consecutive ``order`` numbers;
-    the new totals and the round's order are written back in one round trip.
+    Called by the kind inside the storing transaction. The player's rows are created when
+    missing and locked (overall first, then the category: the same order everywhere), so
+    two rounds stored at once, even in two studies, get consecutive ``order`` numbers.
     """
     category = response.item.payload["category"]
     keys = sorted({OVERALL, category})
@@ -50,27 +48,18 @@ def record_round(response: Response) -> PlayerStats:
     for row in rows:
         _count_round(row, response)
     response.score_details = {**response.score_details, "order": order, **_timings(response.display_order)}
-    writes = [sql_rows.update_step(row, TOTALS, "roft_update_player_stats") for row in rows]
-    writes.append(sql_rows.update_step(response, ["score_details"], "roft_update_round_details"))
-    sql_rows.execute_in_one_trip(writes)
+    PlayerStats.objects.bulk_update(rows, TOTALS)
+    Response.objects.filter(pk=response.pk).update(score_details=response.score_details)
     return rows[0]
 
 
 def _lock_player_rows(participant_id: int, keys: list[str]) -> list[PlayerStats]:
-    """The player's rows for ``keys`` (sorted), created when missing and locked, in order:
-    an upsert whose update changes nothing but takes the row lock."""
-    names, columns = sql_rows.columns(PlayerStats)
-    table = PlayerStats._meta.db_table
-    statement = sql_rows.Statement(
-        f"roft_lock_player_stats_{len(keys)}",
-        f"INSERT INTO {table} (participant_id, category, played, rounds, points_total, exact, average) "  # noqa: S608 - the model's own table
-        f"VALUES {', '.join(['(%s, %s, 0, 0, 0, 0, 0)'] * len(keys))} "
-        f"ON CONFLICT (participant_id, category) DO UPDATE SET played = {table}.played "
-        f"RETURNING {columns}",
-    )
-    params = [value for key in keys for value in (participant_id, key)]
-    rows = sql_rows.models_from_rows(PlayerStats, names, sql_rows.execute(statement, params))
-    return sorted(rows, key=lambda row: row.category)
+    """The player's rows for ``keys`` (sorted), created when missing (one insert that
+    passes over those there), then locked in that order."""
+    missing = [PlayerStats(participant_id=participant_id, category=key) for key in keys]
+    PlayerStats.objects.bulk_create(missing, ignore_conflicts=True)
+    rows = PlayerStats.objects.select_for_update().filter(participant_id=participant_id, category__in=keys)
+    return list(rows.order_by("category"))
 
 
 def _count_round(row: PlayerStats, response: Response) -> None:
@@ -223,10 +212,8 @@ def finished_study_ids(participant: Participant | None) -> set[int]:
 
 def category_totals(participant_id: int, category: str) -> PlayerStats:
     """The player's row for one category (an unsaved empty one before their first round)."""
-    rows = sql_rows.fetch(
-        PlayerStats, "roft_player_stats", "participant_id = %s AND category = %s", [participant_id, category]
-    )
-    return rows[0] if rows else PlayerStats(participant_id=participant_id, category=category)
+    row = PlayerStats.objects.filter(participant_id=participant_id, category=category).first()
+    return row if row is not None else PlayerStats(participant_id=participant_id, category=category)
 
 
 def player_name(participant: Participant) -> str:

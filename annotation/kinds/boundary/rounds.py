@@ -8,28 +8,17 @@ a retried request) changes nothing. The answer itself (the reason) is stored by
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.functional import Promise as StrPromise
 from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import Assignment
-from annotation.services import sql_rows
-from annotation.services.assignment import OPEN_SQL, assignment_is_open, open_params
+from annotation.services.assignment import assignment_is_open, open_q
 
 RAN_OUT = gettext_lazy("This round ran out of time; go on with the next passage.")
-REVEAL = sql_rows.Statement(
-    "roft_reveal",
-    f"UPDATE {Assignment._meta.db_table} SET state = jsonb_set(jsonb_set(state, '{{revealed}}', %s::jsonb), "  # noqa: S608 - the model's own table
-    "'{reveals}', CASE WHEN coalesce(jsonb_array_length(state->'reveals'), 0) = 0 "
-    "THEN %s::jsonb ELSE state->'reveals' || %s::jsonb END) "
-    f"WHERE id = %s AND {OPEN_SQL} "
-    "AND coalesce(state->'guess', 'null'::jsonb) = 'null'::jsonb AND state->'revealed' = %s::jsonb "
-    "RETURNING state",
-)
 
 
 class RoundError(Exception):
@@ -85,28 +74,21 @@ def reveal_next_sentence(*, assignment: Assignment, seen: int, now: datetime | N
 
 
 def _reveal_in_one_update(assignment: Assignment, seen: int, now: datetime) -> bool:
-    """The common reveal as one conditional ``UPDATE … RETURNING`` (PostgreSQL): it applies
-    only to an open, unguessed round showing exactly ``seen`` sentences, locks the row while
-    it writes, and returns the new state for the fragment. False: the round is in any other
-    state, and the locked path decides (a repeat, an error, a closed round)."""
+    """The common reveal as one conditional ``UPDATE``: it applies only while the round is
+    open and its state is still the one the caller read (unguessed, showing exactly ``seen``
+    sentences), and writes the next state, locking the row while it does. False: the round
+    is in any other state, or changed since, and the locked path decides (a repeat, an
+    error, a closed round)."""
+    state = assignment.state
     count = len(assignment.item.payload["sentences"])
-    if connection.vendor != "postgresql" or not 1 <= seen < count:
+    if state.get("guess") is not None or state.get("revealed") != seen or not 1 <= seen < count:
         return False
     started = (assignment.shown_at or now).isoformat()
-    rows = sql_rows.execute(
-        REVEAL,
-        [
-            json.dumps(seen + 1),
-            json.dumps([started, now.isoformat()]),
-            json.dumps([now.isoformat()]),
-            assignment.pk,
-            *open_params(now),
-            json.dumps(seen),
-        ],
-    )
-    if not rows:
+    reveals = [*state["reveals"], now.isoformat()] if state.get("reveals") else [started, now.isoformat()]
+    revealed = {**state, "revealed": seen + 1, "reveals": reveals}
+    if not Assignment.objects.filter(open_q(now), pk=assignment.pk, state=state).update(state=revealed):
         return False
-    assignment.state = json.loads(rows[0][0]) if isinstance(rows[0][0], str) else rows[0][0]
+    assignment.state = revealed
     return True
 
 
@@ -144,7 +126,7 @@ def record_guess(*, assignment: Assignment, guess: int, now: datetime | None = N
 def _open_round(assignment: Assignment, now: datetime) -> tuple[Assignment, dict, int]:
     """The round's row, locked, with a copy of its state and its number of sentences (from
     the item the caller's assignment carries: a passage does not change during a round)."""
-    locked = sql_rows.fetch(Assignment, "roft_lock_round", "id = %s /*pg:FOR UPDATE*/", [assignment.pk])[0]
+    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if locked.status == Assignment.Status.ANSWERED:
         raise RoundClosed(gettext("This round is over and its answer is stored; it earns nothing more."))
     if not assignment_is_open(locked, now):
@@ -162,4 +144,4 @@ def _started(state: dict, assignment: Assignment, now: datetime) -> list[str]:
 def _save_state(assignment: Assignment, state: dict) -> None:
     """Store the new state; the caller's copy of the assignment sees it too."""
     assignment.state = state
-    sql_rows.update(assignment, ["state"], "roft_save_round_state")
+    Assignment.objects.filter(pk=assignment.pk).update(state=state)

@@ -10,7 +10,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services.access import LiveStep
 from annotation.services.exams import (
     ExamStep,
     exam_step,
@@ -18,6 +17,7 @@ from annotation.services.exams import (
     retry_exam,
     screen_out_after_exam,
 )
+from annotation.services.gate import LiveStep
 from annotation.services.guides import example_context
 from annotation.services.submission import SubmissionClosed, submit_response
 from annotation.views.task_page import task_page_context

@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
-from annotation.services.access import LiveStep
+from annotation.services.gate import LiveStep
 from annotation.services.research import leave_study
 
 from .steps import participant_step

@@ -13,17 +13,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Study
-from annotation.services.access import (
-    LiveStep,
-    StepRefused,
-    is_test_visit,
-    require_not_blocked,
-    require_study_open,
-)
+from annotation.services.access import is_test_visit
 from annotation.services.assignment import assign_next_item, pages_held_by_others
 from annotation.services.capacity import close_if_collected, study_is_full
 from annotation.services.crowd import crowd_exit, preview_example
 from annotation.services.exams import failed_exam_attempt, needs_exam
+from annotation.services.gate import LiveStep, StepRefused, require_not_blocked, require_study_open
 from annotation.services.participants import (
     CROWD_PARAMS,
     CrowdEntry,
@@ -155,7 +150,7 @@ def study_task(request: HttpRequest, step: LiveStep) -> HttpResponse:
     study, enrollment = step.study, step.enrollment
     if needs_exam(study=study, participant=enrollment.participant):
         return redirect("study-exam", slug=study.slug)
-    assignment = assign_next_item(participant=enrollment.participant, study=study, enrollment=enrollment)
+    assignment = assign_next_item(participant=enrollment.participant, study=study)
     if assignment is None:
         return _no_page(request, study, enrollment)
     return _render_task(request, study, enrollment, assignment)
@@ -171,7 +166,7 @@ def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
         return redirect("study-task", slug=study.slug)
     answer = study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
     try:
-        result = submit_response(assignment=assignment, answer=answer, enrollment=step.enrollment)
+        result = submit_response(assignment=assignment, answer=answer)
     except InputError as exc:
         return _render_task(request, study, step.enrollment, assignment, errors=exc.errors, status=400)
     except SubmissionClosed as exc:

@@ -14,7 +14,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation.models.game import OVERALL
 from annotation.participation.views.session import PARTICIPANT_KEY, remember_participant, session_participant
 from annotation.participation.views.steps import refused_step
-from annotation.services.access import StepRefused, access_game_study, require_not_blocked
+from annotation.services.access import access_game_study
+from annotation.services.gate import StepRefused, require_not_blocked
 from annotation.services.participants import CrowdEntry, enroll, give_consent, identify_participant
 
 from .. import game
