@@ -20,14 +20,17 @@ the reports used until now, after = ``stats.clustered``:
 
 Design: ``items`` items per system, each its own case (the systems are shown on different
 items, where Pearson's test suffers most: items paired by case share the case's effect
-across systems, which makes it conservative instead), each item answered by 3 participants from a pool sized so that a
-participant answers about 30 items. Choice: option o's utility base_o + u_case,o + w_item,o +
-b_participant,o + Gumbel noise, the largest chosen (base 0.5, 0, −0.5); multi: option o chosen
-when base_o + u + w + b + logistic noise > 0; u ~ N(0, τ²), w, b ~ N(0, (τ/2)²), τ such
-that the items' share of the latent variance (case and item, against the noise) is the
-row's ICC. Pick: ``items · systems / 2`` items, each a case showing a random pair of systems,
-P(first picked) = logistic(v_item,first − v_item,second + b_p,first − b_p,second), v ~ N(0,
-τ²), b ~ N(0, (τ/2)²), ICC = 2τ² / (2τ² + π²/3).
+across systems, which makes it conservative instead), each item answered by 3
+participants from a pool sized so that a participant answers about 30 items.
+
+- Choice: option o's utility base_o + u_case,o + w_item,o + b_participant,o + Gumbel noise,
+  the largest chosen (base 0.5, 0, −0.5).
+- Multi: option o chosen when base_o + u + w + b + logistic noise > 0.
+- u ~ N(0, τ²), w, b ~ N(0, (τ/2)²), τ such that the items' share of the latent variance
+  (case and item, against the noise) is the row's ICC.
+- Pick: ``items · systems / 2`` items, each a case showing a random pair of systems,
+  P(first picked) = logistic(v_item,first − v_item,second + b_p,first − b_p,second),
+  v ~ N(0, τ²), b ~ N(0, (τ/2)²), ICC = 2τ² / (2τ² + π²/3).
 
     .venv/bin/python bench/coverage_shares.py [--runs 300] [--quick]
 
@@ -163,7 +166,16 @@ def picks(row: Row, rng: np.random.Generator):
 def run_row(row: Row, runs: int, seed: int, truth: float) -> dict:
     rng = np.random.default_rng([seed, int(row.icc * 100), row.systems, row.items])
     t_choice, t_multi = tau(row.icc, np.pi**2 / 6), tau(row.icc, np.pi**2 / 3)
-    names = ("share_old", "share_new", "choice_old", "choice_new", "multi_old", "multi_new", "sign_old", "sign_new")
+    names = (
+        "share_old",
+        "share_new",
+        "choice_old",
+        "choice_new",
+        "multi_old",
+        "multi_new",
+        "sign_old",
+        "sign_new",
+    )
     hits = dict.fromkeys(names, 0)
     for r in range(runs):
         d = design(row.items, row.systems, row.systems, rng)
@@ -205,8 +217,15 @@ def rows(quick: bool, runs: int | None = None, seed: int = SEED) -> list[dict]:
     out = []
     for row in grid(quick):
         truth = truths.setdefault(row.icc, true_share(row.icc, np.random.default_rng([seed, 7])))
-        out.append({"icc": row.icc, "systems": row.systems, "items": row.items, "runs": count,
-                    **run_row(row, count, seed, truth)})
+        out.append(
+            {
+                "icc": row.icc,
+                "systems": row.systems,
+                "items": row.items,
+                "runs": count,
+                **run_row(row, count, seed, truth),
+            }
+        )
     return out
 
 
@@ -221,8 +240,16 @@ def markdown(found: list[dict]) -> str:
     for f in found:
         figures = " | ".join(
             f"{f[name]:.3f}"
-            for name in ("share_old", "share_new", "choice_old", "choice_new", "multi_old", "multi_new",
-                         "sign_old", "sign_new")
+            for name in (
+                "share_old",
+                "share_new",
+                "choice_old",
+                "choice_new",
+                "multi_old",
+                "multi_new",
+                "sign_old",
+                "sign_new",
+            )
         )
         lines.append(f"| {f['icc']} | {f['systems']} | {f['items']} | {figures} |")
     return "\n".join(lines)

@@ -148,7 +148,12 @@ def crossed(items, participants) -> bool:
 
 
 def clustered_mean(
-    values, items, participants=None, *, bounds: tuple[float, float] | None = None, confidence: float = CONFIDENCE
+    values,
+    items,
+    participants=None,
+    *,
+    bounds: tuple[float, float] | None = None,
+    confidence: float = CONFIDENCE,
 ) -> GroupMean | None:
     """The mean of the answers (NaN left out) with a cluster-robust t interval: by item, or
     by item and participant where participants cross items. Estimand: the expected answer

@@ -97,9 +97,19 @@ def pick_win_matrix(shown: np.ndarray, picked: np.ndarray, n_systems: int) -> np
     return wins
 
 
-def win_tests(
-    first, second, outcome, units, participants=None, *, n_systems: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class WinTests:
+    """``wins[i, j]``: comparisons i won over j; ``p`` and ``p_holm``: symmetric, NaN where
+    two systems never met or the test is undefined; ``tests[(i, j)]`` (i < j): the test's
+    ``Estimate`` (its details: statistic, df, units, method)."""
+
+    wins: np.ndarray
+    p: np.ndarray
+    p_holm: np.ndarray
+    tests: dict[tuple[int, int], Estimate]
+
+
+def win_tests(first, second, outcome, units, participants=None, *, n_systems: int) -> WinTests:
     """Wins per pair of systems, each pair's two-sided test of a win rate of one half, and
     the Holm-adjusted p.
 
@@ -111,16 +121,16 @@ def win_tests(
     sign test that counts every comparison as independent (several answers to one item
     share that item's leaning, so it rejected far too often when items differ).
 
-    Returns ``W`` (``W[i, j]``: comparisons i won over j) and the symmetric matrices of p
-    and Holm-adjusted p (the family: every pair whose test is defined), NaN where two
-    systems never met or the test is undefined (one unit)."""
+    Holm's family: every pair whose test is defined (a pair met on one unit only is not)."""
     first = np.asarray(first, dtype=np.int64)
     second = np.asarray(second, dtype=np.int64)
     outcome = np.asarray(outcome, dtype=np.float64)
     decisive = (outcome == 0.0) | (outcome == 1.0)
     winner = np.where(outcome == 1.0, first, second)[decisive]
     loser = np.where(outcome == 1.0, second, first)[decisive]
-    wins = np.bincount(winner * n_systems + loser, minlength=n_systems * n_systems).reshape(n_systems, n_systems)
+    wins = np.bincount(winner * n_systems + loser, minlength=n_systems * n_systems).reshape(
+        n_systems, n_systems
+    )
     unit = np.asarray(units)[decisive]
     person = None if participants is None else np.asarray(participants)[decisive]
     pairs, tests = [], []
@@ -136,7 +146,7 @@ def win_tests(
     for (i, j), test, p in zip(pairs, tests, holm_defined(tests), strict=True):
         raw[i, j] = raw[j, i] = test.value
         adjusted[i, j] = adjusted[j, i] = np.nan if p is None else p
-    return wins, raw, adjusted
+    return WinTests(wins, raw, adjusted, dict(zip(pairs, tests, strict=True)))
 
 
 def holm(pvalues) -> np.ndarray:
