@@ -128,10 +128,9 @@ def test_win_tests_are_statsmodels_cluster_robust_t_and_holm_over_pairs():
     lean = rng.normal(0, 1, items)[item]
     picked = np.where(rng.random(item.size) < 1 / (1 + np.exp(-lean)), shown[:, 0], shown[:, 1])
     compared = bt.from_picks(shown, picked, np.zeros(item.size, dtype=bool), item)
-    wins, raw, adjusted = win_tests(
-        compared.first, compared.second, compared.outcome, compared.cluster, n_systems=3
-    )
-    assert wins.tolist() == pick_win_matrix(shown, picked, 3).tolist()
+    found = win_tests(compared.first, compared.second, compared.outcome, compared.cluster, n_systems=3)
+    raw, adjusted = found.p, found.p_holm
+    assert found.wins.tolist() == pick_win_matrix(shown, picked, 3).tolist()
     family = []
     for i, j in ((0, 1), (0, 2), (1, 2)):
         pair = ((compared.first == i) & (compared.second == j)) | (
@@ -144,6 +143,21 @@ def test_win_tests_are_statsmodels_cluster_robust_t_and_holm_over_pairs():
         family.append(raw[i, j])
     expected = multipletests(family, method="holm")[1]
     assert [adjusted[0, 1], adjusted[0, 2], adjusted[1, 2]] == pytest.approx(list(expected))
+
+
+def test_a_two_way_variance_below_a_one_way_one_is_floored():
+    """Few participants: V_items + V_participants − V_both can undershoot; the test takes the
+    larger one-way variance (with its G − 1 degrees of freedom)."""
+    rng = np.random.default_rng(11)
+    unit = np.repeat(np.arange(40), 3)
+    person = rng.integers(0, 3, unit.size)
+    floored = 0
+    for _ in range(30):
+        won = (rng.random(unit.size) < 0.5).astype(float)
+        found = share_test(won, 0.5, unit, person)
+        assert found.details["statistic"] == pytest.approx(win_rate_t(won, unit, person))
+        floored += found.details["df"] in (39.0, 2.0)
+    assert floored > 0  # the floor was met in this seeded sample
 
 
 def test_a_pair_one_side_always_won_gets_the_sign_test_over_units():
