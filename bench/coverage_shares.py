@@ -196,11 +196,11 @@ def run_row(row: Row, runs: int, seed: int, truth: float) -> dict:
         hits["multi_old"] += bool(np.any(old_ps < 0.05))
         hits["multi_new"] += bool(defined) and bool(np.any(holm(defined) < 0.05))
         compared, rater = picks(row, rng)
-        wins, _, adjusted = win_tests(
+        found = win_tests(
             compared.first, compared.second, compared.outcome, compared.cluster, rater, n_systems=row.systems
         )
-        hits["sign_old"] += bool(np.any(old_sign_tests(wins) < 0.05))
-        hits["sign_new"] += bool(np.nanmin(adjusted, initial=1.0) < 0.05)
+        hits["sign_old"] += bool(np.any(old_sign_tests(found.wins) < 0.05))
+        hits["sign_new"] += bool(np.nanmin(found.p_holm, initial=1.0) < 0.05)
     return {name: count / runs for name, count in hits.items()}
 
 
