@@ -94,10 +94,11 @@ def cluster_robust_ols(y, design, groups: list[np.ndarray]) -> tuple[np.ndarray,
     return fit.beta, fit.covariance, min(size for _, size, _ in fit.parts[:2]) - 1
 
 
-def sandwich(y, design, groups: list[np.ndarray]) -> Sandwich:
+def sandwich(y, design, groups: list[np.ndarray], cells: np.ndarray | None = None) -> Sandwich:
     """``cluster_robust_ols`` with its parts. A two-way covariance that is not positive (it
     can be, with few clusters) falls back to the larger one-way covariance, as Cameron,
-    Gelbach & Miller advise."""
+    Gelbach & Miller advise. ``cells``: the two groups' intersection as codes
+    (``unit_cells``), when the caller has it (finding it sorts the answers)."""
     x = np.asarray(design, dtype=np.float64).reshape(len(y), -1)
     values = np.asarray(y, dtype=np.float64)
     bread = np.linalg.inv(x.T @ x)
@@ -106,7 +107,8 @@ def sandwich(y, design, groups: list[np.ndarray]) -> Sandwich:
     codes = [factorize(g)[1] for g in groups]
     sizes = [int(c.max()) + 1 for c in codes]
     if len(codes) == 2:
-        both = factorize(codes[0].astype(np.int64) * sizes[1] + codes[1])[1]
+        pairs = cells if cells is not None else codes[0].astype(np.int64) * sizes[1] + codes[1]
+        both = factorize(pairs)[1]
         codes.append(both)
         sizes.append(int(both.max()) + 1)
     parts = tuple(
@@ -147,6 +149,16 @@ def crossed(items, participants) -> bool:
     return bool(np.any(seen[person] != unit))
 
 
+def unit_cells(units, participants) -> np.ndarray:
+    """Each answer's (unit, participant) cell as a code: the intersection a two-way
+    clustering subtracts. Computed once for a study's answers and passed on (``cells=``),
+    since finding it sorts them: a grouping of a million answers by a dozen keys would
+    otherwise sort them a dozen times."""
+    unit = factorize(np.asarray(units))[1].astype(np.int64)
+    person = factorize(np.asarray(participants))[1]
+    return factorize(unit * (int(person.max(initial=0)) + 1) + person)[1]
+
+
 def clustered_mean(
     values,
     items,
@@ -154,6 +166,7 @@ def clustered_mean(
     *,
     bounds: tuple[float, float] | None = None,
     confidence: float = CONFIDENCE,
+    cells: np.ndarray | None = None,
 ) -> GroupMean | None:
     """The mean of the answers (NaN left out) with a cluster-robust t interval: by item, or
     by item and participant where participants cross items. Estimand: the expected answer
@@ -164,28 +177,140 @@ def clustered_mean(
     to it (``ci_method`` says so when a bound was cut), and when every answer sits on one
     bound (no item varied, the sandwich is 0) the interval is Clopper-Pearson's for 0 of G
     (or G of G) units, scaled to the range: the items are the effective sample, not the
-    answers."""
+    answers. ``cells``: ``unit_cells(items, participants)``, if the caller has it.
+
+    The figures are ``sandwich``'s for the intercept of ``y ~ 1`` (CR1, two ways as
+    Cameron, Gelbach & Miller, ``Sandwich.df``), computed from sums per cluster
+    (``_mean_fits``) so that many groups cost a few passes over the answers."""
     x = np.asarray(values, dtype=np.float64)
+    found = _mean_fits(x, np.zeros(x.size, dtype=np.intp), 1, items, participants, cells, bounds, confidence)
+    return found[0]
+
+
+def _mean_fits(
+    x: np.ndarray,
+    index: np.ndarray,
+    size: int,
+    units,
+    participants,
+    cells,
+    bounds: tuple[float, float] | None,
+    confidence: float,
+) -> list[GroupMean | None]:
+    """``clustered_mean`` of every group (``index``: each answer's group code, ``size``
+    groups), from per-cluster sums: Σ_g (Σ_{i∈g} e_i)² per group and clustering, e the
+    answers' deviations from their group's mean; the two-way covariance V_unit +
+    V_participant − V_cell and its fall-back and degrees of freedom as ``sandwich`` and
+    ``Sandwich.df`` compute them for one group."""
+    from scipy import stats  # imported on use: see stats/__init__.py
+
     keep = ~np.isnan(x)
-    x, item = x[keep], np.asarray(items)[keep]
-    if x.size == 0:
-        return None
-    mean = float(x.mean())
-    sd = float(x.std(ddof=1)) if x.size > 1 else math.nan
-    units = count_distinct(item)
-    if units < 2:
-        return GroupMean((), mean, sd, int(x.size), None)
-    if bounds is not None and (at := _at_bound(x, bounds)) is not None:
-        return GroupMean((), mean, sd, int(x.size), _clopper_pearson_none(at, bounds, units, confidence))
-    groups = [item]
-    if participants is not None and crossed(item, person := np.asarray(participants)[keep]):
-        groups.append(person)
-    fit = _coefficient(x, np.ones((x.size, 1)), groups, 0)
-    method = ITEMS_AND_PARTICIPANTS if len(groups) == 2 else ITEMS
-    interval = fit.interval(method, confidence)
-    if bounds is not None:
-        interval = clipped(interval, bounds)
-    return GroupMean((), mean, sd, int(x.size), interval)
+    every = bool(keep.all())
+    x = x if every else x[keep]
+    group = index if every else index[keep]
+    unit = factorize(np.asarray(units) if every else np.asarray(units)[keep])[1]
+    person = cell = None
+    if participants is not None:
+        person = factorize(np.asarray(participants) if every else np.asarray(participants)[keep])[1]
+        given = None if cells is None else (np.asarray(cells) if every else np.asarray(cells)[keep])
+        cell = unit_cells(unit, person) if given is None else factorize(given)[1]
+    n = np.bincount(group, minlength=size).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.bincount(group, weights=x, minlength=size) / n
+        residual = x - mean[group]
+        sd = np.sqrt(np.bincount(group, weights=residual**2, minlength=size) / (n - 1))
+        squares_u, clusters_u = _cluster_squares(unit, group, size, residual)
+        v_unit = clusters_u / (clusters_u - 1) * squares_u / n**2
+        if person is not None:
+            squares_p, clusters_p = _cluster_squares(person, group, size, residual)
+            squares_c, clusters_c = _cluster_squares(cell, group, size, residual)
+            v_person = clusters_p / (clusters_p - 1) * squares_p / n**2
+            v_cell = clusters_c / (clusters_c - 1) * squares_c / n**2
+    out: list[GroupMean | None] = []
+    half_tail = 0.5 + confidence / 2.0
+    for k in range(size):
+        if n[k] == 0:
+            out.append(None)
+            continue
+        sd_k = float(sd[k]) if n[k] > 1 else math.nan
+        g_unit = int(clusters_u[k])
+        if g_unit < 2:
+            out.append(GroupMean((), float(mean[k]), sd_k, int(n[k]), None))
+            continue
+        if (
+            bounds is not None
+            and (at := _group_at_bound(x, group, k, n[k], float(mean[k]), bounds)) is not None
+        ):
+            interval = _clopper_pearson_none(at, bounds, g_unit, confidence)
+            out.append(GroupMean((), float(mean[k]), sd_k, int(n[k]), interval))
+            continue
+        variance, df, method = float(v_unit[k]), float(g_unit - 1), ITEMS
+        if person is not None and clusters_p[k] >= 2 and clusters_c[k] > clusters_p[k]:  # crossed
+            method = ITEMS_AND_PARTICIPANTS
+            g_person, g_cell = int(clusters_p[k]), int(clusters_c[k])
+            parts = ((float(v_unit[k]), g_unit), (float(v_person[k]), g_person), (float(v_cell[k]), g_cell))
+            variance = parts[0][0] + parts[1][0] - parts[2][0]
+            if variance <= 0:  # the larger one-way covariance, as ``sandwich``
+                variance, larger = max(parts[:2])
+                df = float(larger - 1)
+            else:
+                df = _satterthwaite(variance, parts)
+        half = float(stats.t.ppf(half_tail, df)) * math.sqrt(max(variance, 0.0))
+        interval = Interval(float(mean[k]) - half, float(mean[k]) + half, method)
+        if bounds is not None:
+            interval = clipped(interval, bounds)
+        out.append(GroupMean((), float(mean[k]), sd_k, int(n[k]), interval))
+    return out
+
+
+def _satterthwaite(total: float, parts: tuple[tuple[float, int], ...]) -> float:
+    """``Sandwich.df`` for the intercept: Satterthwaite's degrees of freedom of the sum of
+    the one-way parts, kept between min(G) − 1 and max(G) − 1 of the two clusterings."""
+    spread = sum(variance**2 / (clusters - 1) for variance, clusters in parts)
+    outer = sorted(clusters for _, clusters in parts[:2])
+    found = total**2 / spread if spread > 0 else float(outer[0] - 1)
+    return float(min(max(found, outer[0] - 1), outer[1] - 1))
+
+
+# Largest groups × clusters table of sums built at once.
+MAX_GROUP_CLUSTERS = 1 << 22
+
+
+def _cluster_squares(
+    codes: np.ndarray, group: np.ndarray, size: int, residual: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per group: Σ over its clusters of (the residuals' sum in the cluster)², and how many
+    clusters it has. When every cluster lies in one group (items in a generator, single
+    answers, one group), sums per cluster; else one table of groups × clusters when it is
+    small; else the (group, cluster) pairs are factorised (a sort)."""
+    clusters = int(codes.max(initial=-1)) + 1
+    count = np.bincount(codes, minlength=clusters)
+    owners = np.bincount(codes, weights=group, minlength=clusters) if size > 1 else np.zeros(clusters)
+    if size == 1 or np.array_equal(owners[codes], group * count[codes]):  # every cluster in one group
+        present = count > 0
+        owner = (owners[present] / count[present]).astype(np.intp)
+        sums = np.bincount(codes, weights=residual, minlength=clusters)[present]
+        return np.bincount(owner, weights=sums**2, minlength=size), np.bincount(owner, minlength=size)
+    if size * clusters <= MAX_GROUP_CLUSTERS:
+        key = group * clusters + codes
+        table = np.bincount(key, weights=residual, minlength=size * clusters).reshape(size, clusters)
+        counts = np.bincount(key, minlength=size * clusters).reshape(size, clusters)
+        return (table**2).sum(axis=1), (counts > 0).sum(axis=1)
+    pairs = factorize(group.astype(np.int64) * clusters + codes)[1]
+    sums = np.bincount(pairs, weights=residual)
+    owner = np.zeros(sums.size, dtype=np.intp)
+    owner[pairs] = group
+    return np.bincount(owner, weights=sums**2, minlength=size), np.bincount(owner, minlength=size)
+
+
+def _group_at_bound(
+    x: np.ndarray, group: np.ndarray, k: int, n: float, mean: float, bounds: tuple[float, float]
+) -> float | None:
+    """The bound every answer of group ``k`` equals, else None (its mean tells first)."""
+    for bound in bounds:
+        if mean == bound and bool(np.all(x[group == k] == bound)):
+            return bound
+    return None
 
 
 def clipped(interval: Interval, bounds: tuple[float, float]) -> Interval:
@@ -194,14 +319,6 @@ def clipped(interval: Interval, bounds: tuple[float, float]) -> Interval:
     if (low, high) == (interval.low, interval.high):
         return interval
     return Interval(low, high, f"{interval.method}, clipped to [{bounds[0]:g}, {bounds[1]:g}]")
-
-
-def _at_bound(x: np.ndarray, bounds: tuple[float, float]) -> float | None:
-    """The bound every value equals, else None."""
-    for bound in bounds:
-        if bool(np.all(x == bound)):
-            return bound
-    return None
 
 
 def _clopper_pearson_none(at: float, bounds: tuple[float, float], units: int, confidence: float) -> Interval:
@@ -378,7 +495,13 @@ def _centred(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
 
 
 def _coefficient(
-    y: np.ndarray, design: np.ndarray, groups: list[np.ndarray], index: int, *, floor: bool = False
+    y: np.ndarray,
+    design: np.ndarray,
+    groups: list[np.ndarray],
+    index: int,
+    *,
+    floor: bool = False,
+    cells: np.ndarray | None = None,
 ) -> ClusteredFit:
     """Coefficient ``index`` of ``sandwich``. ``floor`` (for tests): a two-way variance below
     either one-way variance is replaced by the larger one-way one, with its G − 1 degrees of
@@ -387,7 +510,7 @@ def _coefficient(
     clustering has few clusters, and a test on it then rejected 15% of null studies (four
     systems, 50 items; ``bench/coverage_shares.py``), where an interval's Satterthwaite
     degrees of freedom make up for it."""
-    fit = sandwich(y, design, groups)
+    fit = sandwich(y, design, groups, cells)
     variance, df = float(fit.covariance[index, index]), fit.df(index)
     if floor and len(fit.parts) == 3:
         for part, size, _ in fit.parts[:2]:
@@ -398,27 +521,32 @@ def _coefficient(
 
 
 def clustered_group_means(
-    values, keys, units, participants=None, *, bounds: tuple[float, float] | None = None
+    values,
+    keys,
+    units,
+    participants=None,
+    *,
+    bounds: tuple[float, float] | None = None,
+    cells: np.ndarray | None = None,
 ) -> list[GroupMean]:
     """``clustered_mean`` for every distinct value of ``keys`` (a system per answer; a tuple
     of arrays: every combination of their values), in sorted order, each ``GroupMean.key``
     the tuple ``grouped_means`` would give. ``units``: per answer, what its answers share an
     effect with (the item, or the source when several items show one source); ``bounds``:
-    the figure's possible range, as for ``clustered_mean``."""
+    the figure's possible range, as for ``clustered_mean``; ``cells``: ``unit_cells(units,
+    participants)`` if the caller has it (else found once here for every group)."""
     x = np.asarray(values, dtype=np.float64)
-    keep = ~np.isnan(x)
     columns = keys if isinstance(keys, tuple) else (keys,)
-    tuples, index = group_index(*[np.asarray(column)[keep] for column in columns])
-    x = x[keep]
-    unit = np.asarray(units)[keep]
-    person = None if participants is None else np.asarray(participants)[keep]
-    out = []
-    for code, key in enumerate(tuples):
-        mask = index == code
-        found = clustered_mean(x[mask], unit[mask], None if person is None else person[mask], bounds=bounds)
-        if found is not None:
-            out.append(GroupMean(key, found.mean, found.sd, found.n, found.ci))
-    return out
+    tuples, index = group_index(*[np.asarray(column) for column in columns])
+    if not tuples:
+        return []
+    # groups of NaN only drop out, as grouped_means leaves them out
+    fits = _mean_fits(x, index, len(tuples), units, participants, cells, bounds, CONFIDENCE)
+    return [
+        GroupMean(key, found.mean, found.sd, found.n, found.ci)
+        for key, found in zip(tuples, fits, strict=True)
+        if found is not None
+    ]
 
 
 def case_codes(sources) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from stats import boundary as roft
-from stats.clustered import clustered_group_means, clustered_mean
+from stats.clustered import clustered_group_means, clustered_mean, unit_cells
 from stats.estimate import Estimate
 from stats.groups import factorize, first_given, plain
 
@@ -101,8 +101,10 @@ class BoundaryReport(KindReport):
         if unscored.any():  # scored by the rule where the stored points are missing
             points = np.where(unscored, roft.points_for_guesses(guess, boundary), points)
         exact = (distance == 0).astype(float)
-        # every mean's interval clusters by passage and player (players play many passages)
-        design = (item, responses["participant"])
+        # every mean's interval clusters by passage and player (players play many passages);
+        # their cells found once for every grouping
+        player = responses["participant"]
+        design = (item, player, unit_cells(item, player))
         rows = _summary_rows(points, distance, exact, design)
         # per item (cheaper than per response), from the items' codes
         for key, (labels, codes) in (
@@ -122,7 +124,7 @@ class BoundaryReport(KindReport):
             "order",
             points[known],
             order[known].astype(np.int64),
-            (item[known], responses["participant"][known]),
+            tuple(column[known] for column in design),
         )
         rows += _histogram_rows(distance)
         rows += _pairwise_rows(item, guess)
@@ -131,7 +133,7 @@ class BoundaryReport(KindReport):
 
 
 def _summary_rows(
-    points: np.ndarray, distance: np.ndarray, exact: np.ndarray, design: tuple[np.ndarray, np.ndarray]
+    points: np.ndarray, distance: np.ndarray, exact: np.ndarray, design: tuple[np.ndarray, ...]
 ) -> list[ReportRow]:
     rows = []
     figures = {
@@ -141,7 +143,8 @@ def _summary_rows(
         "boundary.mean_distance_after": np.where(distance >= 0, distance, np.nan),
     }
     for metric, values in figures.items():
-        mean = clustered_mean(values, *design, bounds=BOUNDS.get(metric))
+        units, players, cells = design
+        mean = clustered_mean(values, units, players, bounds=BOUNDS.get(metric), cells=cells)
         if mean is None:
             rows.append(row(metric, {}, Estimate.undefined("no guesses")))
         else:
@@ -154,7 +157,7 @@ def _grouped(
     key: str,
     values: np.ndarray,
     groups: np.ndarray,
-    design: tuple[np.ndarray, np.ndarray],
+    design: tuple[np.ndarray, ...],
     labels: np.ndarray | None = None,
 ) -> list[ReportRow]:
     """A mean (with a CI clustered by ``design``: each response's passage and player) per
@@ -165,10 +168,10 @@ def _grouped(
         keep &= (labels != "")[groups]  # per label, then looked up: no string compared per response
     elif groups.dtype.kind == "f":
         keep &= ~np.isnan(groups)
-    units, players = design
+    units, players, cells = design
     if not keep.all():  # else no copy of a million values and groups
-        values, groups, units, players = values[keep], groups[keep], units[keep], players[keep]
-    means = clustered_group_means(values, groups, units, players, bounds=BOUNDS.get(metric))
+        values, groups, units, players, cells = (a[keep] for a in (values, groups, units, players, cells))
+    means = clustered_group_means(values, groups, units, players, bounds=BOUNDS.get(metric), cells=cells)
     name = (lambda code: labels[code]) if labels is not None else (lambda value: value)
     return [mean_row(metric, {key: name(mean.key[0])}, mean) for mean in means]
 
@@ -179,15 +182,15 @@ def _grouped_by_value(
     values: np.ndarray,
     codes: np.ndarray,
     labels: np.ndarray,
-    design: tuple[np.ndarray, np.ndarray],
+    design: tuple[np.ndarray, ...],
 ) -> list[ReportRow]:
     """``_grouped`` by numbers given as ``codes`` into their sorted distinct ``labels``: each
     group keyed by its number, as if the numbers had been given; NaN is no group."""
-    units, players = design
+    units, players, cells = design
     keep = ~np.isnan(values) & ~np.isnan(labels)[codes]
     if not keep.all():
-        values, codes, units, players = values[keep], codes[keep], units[keep], players[keep]
-    means = clustered_group_means(values, codes, units, players, bounds=BOUNDS.get(metric))
+        values, codes, units, players, cells = (a[keep] for a in (values, codes, units, players, cells))
+    means = clustered_group_means(values, codes, units, players, bounds=BOUNDS.get(metric), cells=cells)
     return [mean_row(metric, {key: plain(labels[mean.key[0]])}, mean) for mean in means]
 
 
