@@ -221,7 +221,7 @@ def _mean_fits(
         sd = np.sqrt(np.bincount(group, weights=residual**2, minlength=size) / (n - 1))
         squares_u, clusters_u = _cluster_squares(unit, group, size, residual)
         v_unit = clusters_u / (clusters_u - 1) * squares_u / n**2
-        if person is not None:
+        if person is not None and cell is not None:
             squares_p, clusters_p = _cluster_squares(person, group, size, residual)
             squares_c, clusters_c = _cluster_squares(cell, group, size, residual)
             v_person = clusters_p / (clusters_p - 1) * squares_p / n**2

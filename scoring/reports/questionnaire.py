@@ -124,7 +124,7 @@ class QuestionnaireReport(KindReport):
         ),
         position_table("questionnaire", "question"),
         TableSpec(
-            "Pick questions: wins with sign tests",
+            "Pick questions: wins per pair of systems (two-sided tests)",
             ("questionnaire.wins",),
             ("question", "system", "over"),
             details=("losses", "win_rate", "p_value", "p_holm"),

@@ -47,7 +47,7 @@ class RankingReport(KindReport):
         strength_table("ranking", "criterion", "Bradley-Terry strengths and ranks per system"),
         position_table("ranking", "criterion"),
         TableSpec(
-            "Pairwise wins (implied rankings) with sign tests",
+            "Pairwise wins (implied rankings) per pair of systems (two-sided tests)",
             ("ranking.wins",),
             ("criterion", "system", "over"),
             details=("losses", "win_rate", "p_value", "p_holm"),

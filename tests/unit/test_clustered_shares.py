@@ -166,3 +166,31 @@ def test_a_pair_one_side_always_won_gets_the_sign_test_over_units():
     found = share_test(won, 0.5, unit)
     assert found.value == pytest.approx(stats.binomtest(4, 4, 0.5).pvalue)
     assert not share_test(won, 0.5, np.zeros(12)).defined  # one item: nothing to generalise from
+
+
+@pytest.mark.parametrize("table_limit", [1 << 22, 1])
+def test_many_groups_at_once_equal_the_sandwich_of_each_group(monkeypatch, table_limit):
+    """``clustered_group_means`` sums per cluster for every group at once: groups that hold
+    whole items (a generator), groups that cut across items and participants (a round), and,
+    with the table limit at 1, the (group, cluster) pairs sorted; each equals statsmodels'
+    covariance as ``sandwich`` computes it for the group alone."""
+    import stats.clustered as clustered
+
+    monkeypatch.setattr(clustered, "MAX_GROUP_CLUSTERS", table_limit)
+    rng = np.random.default_rng(12)
+    unit = np.repeat(np.arange(60), 5)
+    person = rng.integers(0, 15, unit.size)
+    x = rng.integers(0, 6, unit.size).astype(float) + rng.normal(0, 1, 60)[unit]
+    x[::17] = np.nan
+    by_item = rng.integers(0, 3, 60)[unit]
+    by_answer = rng.integers(0, 4, unit.size)
+    for keys in (by_item, by_answer):
+        for found in clustered_group_means(x, keys, unit, person):
+            mask = (keys == found.key[0]) & ~np.isnan(x)
+            groups = [unit[mask], person[mask]]
+            fit = clustered._coefficient(x[mask], np.ones((mask.sum(), 1)), groups, 0)
+            expected = fit.interval(found.ci.method)
+            assert found.mean == pytest.approx(np.mean(x[mask]))
+            assert found.sd == pytest.approx(np.std(x[mask], ddof=1))
+            assert (found.ci.low, found.ci.high) == pytest.approx((expected.low, expected.high), rel=1e-9)
+            assert found.ci.method == "cluster-robust t (items x participants)"
