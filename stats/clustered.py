@@ -401,18 +401,8 @@ def independence_test(answers, systems, units) -> Estimate:
         "columns": [str(v) for v in option_labels],
         "table": table.tolist(),
     }
-    base = np.zeros((n, k))  # intercept, then the dummy of systems 1 … S − 1
-    base[:, 0] = 1.0
-    others = np.flatnonzero(system > 0)
-    base[others, system[others]] = 1.0
-    equations = c - 1
-    design = np.zeros((n * equations, k * equations))
-    for e in range(equations):
-        design[e * n : (e + 1) * n, e * k : (e + 1) * k] = base
-    y = np.concatenate([(option == e).astype(np.float64) for e in range(equations)])
-    fit = sandwich(y, design, [np.tile(unit, equations)])
-    tested = [e * k + s for e in range(equations) for s in range(1, k)]
-    found = _wald(fit.beta[tested], fit.covariance[np.ix_(tested, tested)])
+    beta, covariance = _stacked_differences(system, option, k, c, factorize(unit)[1])
+    found = _wald(beta, covariance)
     size = count_distinct(unit)
     nu = size - k
     if found is None or nu - found[1] + 1 < 1:
@@ -422,6 +412,34 @@ def independence_test(answers, systems, units) -> Estimate:
     p = float(stats.f.sf(statistic, q, nu - q + 1))
     details = {"statistic": statistic, "dof": [q, nu - q + 1], "wald": wald, "units": size, "method": WALD}
     return Estimate(p, n=n, details={**details, **described})
+
+
+def _stacked_differences(
+    system: np.ndarray, option: np.ndarray, k: int, c: int, unit: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The differences p̂(option e | system s) − p̂(e | system 0), s ≥ 1, e < C − 1, and their
+    cluster-robust covariance: ``sandwich`` of the stacked regression of the option
+    indicators on intercept and system dummies (CR1 with N = n(C − 1), K = S(C − 1)), written
+    for its dummies so that the n(C − 1) × S(C − 1) design is never built (a million answers
+    would make it hundreds of megabytes): with dummies, a coefficient's score in a cluster is
+    the sum of its answers' residuals over their system's count, (1[s]/n_s − 1[0]/n_0)·r."""
+    n = system.size
+    per_system = np.bincount(system, minlength=k).astype(np.float64)
+    shares = np.bincount(system * c + option, minlength=k * c).reshape(k, c) / per_system[:, None]
+    clusters = int(unit.max()) + 1
+    columns, beta = [], []
+    for e in range(c - 1):
+        residual = (option == e) - shares[system, e]
+        for s in range(1, k):
+            weight = np.where(system == s, 1.0 / per_system[s], 0.0) - np.where(
+                system == 0, 1.0 / per_system[0], 0.0
+            )
+            columns.append(np.bincount(unit, weights=weight * residual, minlength=clusters))
+            beta.append(shares[s, e] - shares[0, e])
+    scores = np.column_stack(columns)
+    rows, coefficients = n * (c - 1), k * (c - 1)
+    correction = clusters / (clusters - 1) * (rows - 1) / (rows - coefficients)
+    return np.asarray(beta), correction * scores.T @ scores
 
 
 def _wald(beta: np.ndarray, covariance: np.ndarray) -> tuple[float, int] | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from stats import claim
-from stats.clustered import clustered_group_means, clustered_mean, independence_test
+from stats.clustered import clustered_group_means, clustered_mean, independence_test, unit_cells
 
 from .base import Field, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, mean_row, row
 
@@ -57,7 +57,8 @@ class ClaimReport(KindReport):
         labels = data.responses["label"]
         systems = data.items["system"][item]
         types = data.items["claim_type"][item]
-        design = (item, data.responses["participant"])
+        annotator = data.responses["participant"]
+        design = (item, annotator, unit_cells(item, annotator))  # the cells found once
         rows = _share_rows(labels, {}, design)
         rows += _share_rows(labels, {"system": systems}, design)
         if (types != "").any():
@@ -69,22 +70,22 @@ class ClaimReport(KindReport):
 
 
 def _share_rows(
-    labels: np.ndarray, keys: dict[str, np.ndarray], design: tuple[np.ndarray, np.ndarray]
+    labels: np.ndarray, keys: dict[str, np.ndarray], design: tuple[np.ndarray, ...]
 ) -> list[ReportRow]:
     """Share of each label among the responses of each group (keys with a value only),
-    its interval clustered by ``design`` (each response's item and annotator)."""
+    its interval clustered by ``design`` (each response's item, annotator and their cell)."""
     keep = np.ones(len(labels), dtype=bool)
     for values in keys.values():
         keep &= values != ""
-    units, annotators = design[0][keep], design[1][keep]
+    units, annotators, cells = (column[keep] for column in design)
     rows = []
     for label in LABELS:
         hit = (labels[keep] == label).astype(np.float64)
         columns = tuple(values[keep] for values in keys.values())
         if columns:
-            means = clustered_group_means(hit, columns, units, annotators, bounds=(0.0, 1.0))
+            means = clustered_group_means(hit, columns, units, annotators, bounds=(0.0, 1.0), cells=cells)
         else:
-            overall = clustered_mean(hit, units, annotators, bounds=(0.0, 1.0))
+            overall = clustered_mean(hit, units, annotators, bounds=(0.0, 1.0), cells=cells)
             means = [overall] if overall is not None else []
         for mean in means:
             group = {**dict(zip(keys, mean.key, strict=True)), "label": label}
