@@ -1,5 +1,5 @@
 """MOST/LEAST (best-worst) choices over k shown systems: counts, best-worst scores, the
-rankings they imply, pairwise wins with sign tests, Bradley-Terry strengths and
+rankings they imply, pairwise wins with clustered tests, Bradley-Terry strengths and
 split-half reliability.
 
 One criterion at a time. A response shows ``k`` systems (a row of ``shown``: system codes,
