@@ -36,11 +36,11 @@ def group_index(*keys: Sequence | np.ndarray) -> tuple[list[tuple], np.ndarray]:
         levels.append(distinct)
         codes.append(code)
     if len(keys) == 1:
-        return [(_plain(value),) for value in levels[0]], codes[0]
+        return [(plain(value),) for value in levels[0]], codes[0]
     combined = np.ravel_multi_index(codes, [len(level) for level in levels])
     present, index = factorize(combined)
     tuples = [
-        tuple(_plain(levels[k][i]) for k, i in enumerate(np.unravel_index(value, [len(lv) for lv in levels])))
+        tuple(plain(levels[k][i]) for k, i in enumerate(np.unravel_index(value, [len(lv) for lv in levels])))
         for value in present
     ]
     return tuples, index.ravel()
@@ -146,7 +146,7 @@ def grouped_means(
     if not tuples:
         return []
     if key_labels is not None:
-        tuples = [(_plain(key_labels[code]),) for (code,) in tuples]
+        tuples = [(plain(key_labels[code]),) for (code,) in tuples]
     counted = _counted_means(x, index, tuples, label, ci)
     if counted is not None:
         return counted
@@ -222,6 +222,6 @@ def overall_mean(values, *, label: str = "", ci: bool = True) -> GroupMean | Non
     return GroupMean((), float(x.mean()), sd, int(x.size), interval)
 
 
-def _plain(value):
+def plain(value):
     """NumPy scalars → Python values (they go into JSON groups)."""
     return value.item() if isinstance(value, np.generic) else value

@@ -1,5 +1,5 @@
 """MOST/LEAST (best-worst) choices over k shown systems: counts, best-worst scores, the
-rankings they imply, pairwise wins with sign tests, Bradley-Terry strengths and
+rankings they imply, pairwise wins with clustered tests, Bradley-Terry strengths and
 split-half reliability.
 
 One criterion at a time. A response shows ``k`` systems (a row of ``shown``: system codes,
@@ -10,11 +10,13 @@ k = 3 is a full ranking.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from .clustered import share_test
 from .estimate import Estimate
 
 BT_REGULARISATION = 0.01
@@ -95,25 +97,56 @@ def pick_win_matrix(shown: np.ndarray, picked: np.ndarray, n_systems: int) -> np
     return wins
 
 
-def sign_tests(wins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Two-sided sign (binomial) test for every pair of systems, and the Holm-adjusted p.
+@dataclass(frozen=True)
+class WinTests:
+    """``wins[i, j]``: comparisons i won over j; ``p`` and ``p_holm``: symmetric, NaN where
+    two systems never met or the test is undefined; ``tests[(i, j)]`` (i < j): the test's
+    ``Estimate`` (its details: statistic, df, units, method)."""
 
-    The family for Holm's correction is every unordered pair with at least one decisive
-    comparison; the matrices are symmetric, NaN where two systems never met.
-    """
-    from scipy import stats  # imported on use: see stats/__init__.py
+    wins: np.ndarray
+    p: np.ndarray
+    p_holm: np.ndarray
+    tests: dict[tuple[int, int], Estimate]
 
-    size = len(wins)
-    raw = np.full((size, size), np.nan)
-    pairs = [(i, j) for i in range(size) for j in range(i + 1, size) if wins[i, j] + wins[j, i] > 0]
-    for i, j in pairs:
-        raw[i, j] = raw[j, i] = stats.binomtest(int(wins[i, j]), int(wins[i, j] + wins[j, i]), 0.5).pvalue
-    adjusted = np.full((size, size), np.nan)
-    if pairs:
-        corrected = holm([raw[i, j] for i, j in pairs])
-        for (i, j), p in zip(pairs, corrected, strict=True):
-            adjusted[i, j] = adjusted[j, i] = p
-    return raw, adjusted
+
+def win_tests(first, second, outcome, units, participants=None, *, n_systems: int) -> WinTests:
+    """Wins per pair of systems, each pair's two-sided test of a win rate of one half, and
+    the Holm-adjusted p.
+
+    ``first``, ``second``, ``outcome``: comparisons as ``stats.bradley_terry`` breaks answers
+    into them (1: first preferred, 0: second; ties, 0.5, are no win and are left out);
+    ``units`` and ``participants``: each comparison's unit (item, or case) and rater. The
+    test is ``stats.clustered.share_test`` on the decisive comparisons of the pair: a
+    cluster-robust t of the win rate by unit (and participant where they cross units), not a
+    sign test that counts every comparison as independent (several answers to one item
+    share that item's leaning, so it rejected far too often when items differ).
+
+    Holm's family: every pair whose test is defined (a pair met on one unit only is not)."""
+    first = np.asarray(first, dtype=np.int64)
+    second = np.asarray(second, dtype=np.int64)
+    outcome = np.asarray(outcome, dtype=np.float64)
+    decisive = (outcome == 0.0) | (outcome == 1.0)
+    winner = np.where(outcome == 1.0, first, second)[decisive]
+    loser = np.where(outcome == 1.0, second, first)[decisive]
+    wins = np.bincount(winner * n_systems + loser, minlength=n_systems * n_systems).reshape(
+        n_systems, n_systems
+    )
+    unit = np.asarray(units)[decisive]
+    person = None if participants is None else np.asarray(participants)[decisive]
+    pairs, tests = [], []
+    for i, j in itertools.combinations(range(n_systems), 2):
+        mask = ((winner == i) & (loser == j)) | ((winner == j) & (loser == i))
+        if not mask.any():
+            continue
+        won = (winner[mask] == i).astype(np.float64)
+        pairs.append((i, j))
+        tests.append(share_test(won, 0.5, unit[mask], None if person is None else person[mask]))
+    raw = np.full((n_systems, n_systems), np.nan)
+    adjusted = np.full((n_systems, n_systems), np.nan)
+    for (i, j), test, p in zip(pairs, tests, holm_defined(tests), strict=True):
+        raw[i, j] = raw[j, i] = test.value
+        adjusted[i, j] = adjusted[j, i] = np.nan if p is None else p
+    return WinTests(wins, raw, adjusted, dict(zip(pairs, tests, strict=True)))
 
 
 def holm(pvalues) -> np.ndarray:

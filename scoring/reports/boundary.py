@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from stats import boundary as roft
+from stats.clustered import clustered_group_means, clustered_mean, unit_cells
 from stats.estimate import Estimate
-from stats.groups import factorize, first_given, grouped_means, overall_mean
+from stats.groups import factorize, first_given, plain
 
 from .base import (
     Columns,
@@ -24,6 +25,9 @@ from .base import (
 MAX_ORDER = 50
 # Decoding p is grouped to two decimals, or one when that still leaves too many groups.
 MAX_P_GROUPS = 25
+# What each mean's interval is clipped to: points 0-5 and the exact rate 0-1 (distances are
+# not bounded in advance).
+BOUNDS = {"boundary.mean_points": (0.0, 5.0), "boundary.exact_rate": (0.0, 1.0)}
 
 
 class BoundaryReport(KindReport):
@@ -97,28 +101,40 @@ class BoundaryReport(KindReport):
         if unscored.any():  # scored by the rule where the stored points are missing
             points = np.where(unscored, roft.points_for_guesses(guess, boundary), points)
         exact = (distance == 0).astype(float)
-        rows = _summary_rows(points, distance, exact)
+        # every mean's interval clusters by passage and player (players play many passages);
+        # their cells found once for every grouping
+        player = responses["participant"]
+        design = (item, player, unit_cells(item, player))
+        rows = _summary_rows(points, distance, exact, design)
         # per item (cheaper than per response), from the items' codes
         for key, (labels, codes) in (
             ("generator", _generator(items)),
             ("category", items.factorized("category")),
         ):
             groups = codes[item]
-            rows += _grouped("boundary.mean_points", key, points, groups, labels)
-            rows += _grouped("boundary.exact_rate", key, exact, groups, labels)
+            rows += _grouped("boundary.mean_points", key, points, groups, design, labels)
+            rows += _grouped("boundary.exact_rate", key, exact, groups, design, labels)
         # p per item (a few values), then looked up per response
         p_labels, p_codes = factorize(_p_groups(items["p"], np.bincount(item, minlength=len(items)) > 0))
-        rows += _grouped_by_value("boundary.mean_points", "p", points, p_codes[item], p_labels)
+        rows += _grouped_by_value("boundary.mean_points", "p", points, p_codes[item], p_labels, design)
         order = responses["order"]
         known = ~np.isnan(order) & (order <= MAX_ORDER)
-        rows += _grouped("boundary.mean_points", "order", points[known], order[known].astype(np.int64))
+        rows += _grouped(
+            "boundary.mean_points",
+            "order",
+            points[known],
+            order[known].astype(np.int64),
+            tuple(column[known] for column in design),
+        )
         rows += _histogram_rows(distance)
         rows += _pairwise_rows(item, guess)
         rows += _skill_rows(responses["participant"], points)
         return rows
 
 
-def _summary_rows(points: np.ndarray, distance: np.ndarray, exact: np.ndarray) -> list[ReportRow]:
+def _summary_rows(
+    points: np.ndarray, distance: np.ndarray, exact: np.ndarray, design: tuple[np.ndarray, ...]
+) -> list[ReportRow]:
     rows = []
     figures = {
         "boundary.mean_points": points,
@@ -127,7 +143,8 @@ def _summary_rows(points: np.ndarray, distance: np.ndarray, exact: np.ndarray) -
         "boundary.mean_distance_after": np.where(distance >= 0, distance, np.nan),
     }
     for metric, values in figures.items():
-        mean = overall_mean(values, label=metric)
+        units, players, cells = design
+        mean = clustered_mean(values, units, players, bounds=BOUNDS.get(metric), cells=cells)
         if mean is None:
             rows.append(row(metric, {}, Estimate.undefined("no guesses")))
         else:
@@ -136,33 +153,45 @@ def _summary_rows(points: np.ndarray, distance: np.ndarray, exact: np.ndarray) -
 
 
 def _grouped(
-    metric: str, key: str, values: np.ndarray, groups: np.ndarray, labels: np.ndarray | None = None
+    metric: str,
+    key: str,
+    values: np.ndarray,
+    groups: np.ndarray,
+    design: tuple[np.ndarray, ...],
+    labels: np.ndarray | None = None,
 ) -> list[ReportRow]:
-    """A mean (with CI) per group; ``groups`` are values, or codes into ``labels``.
-    Responses without a group value (NaN, empty label) are left out."""
+    """A mean (with a CI clustered by ``design``: each response's passage and player) per
+    group; ``groups`` are values, or codes into ``labels``. Responses without a group value
+    (NaN, empty label) are left out."""
     keep = ~np.isnan(values)
     if labels is not None:
         keep &= (labels != "")[groups]  # per label, then looked up: no string compared per response
     elif groups.dtype.kind == "f":
         keep &= ~np.isnan(groups)
+    units, players, cells = design
     if not keep.all():  # else no copy of a million values and groups
-        values, groups = values[keep], groups[keep]
-    means = grouped_means(values, groups, label=f"{metric}|{key}")
+        values, groups, units, players, cells = (a[keep] for a in (values, groups, units, players, cells))
+    means = clustered_group_means(values, groups, units, players, bounds=BOUNDS.get(metric), cells=cells)
     name = (lambda code: labels[code]) if labels is not None else (lambda value: value)
     return [mean_row(metric, {key: name(mean.key[0])}, mean) for mean in means]
 
 
 def _grouped_by_value(
-    metric: str, key: str, values: np.ndarray, codes: np.ndarray, labels: np.ndarray
+    metric: str,
+    key: str,
+    values: np.ndarray,
+    codes: np.ndarray,
+    labels: np.ndarray,
+    design: tuple[np.ndarray, ...],
 ) -> list[ReportRow]:
     """``_grouped`` by numbers given as ``codes`` into their sorted distinct ``labels``: each
-    group keyed (and its interval seeded) by its number, as if the numbers had been given;
-    NaN is no group."""
+    group keyed by its number, as if the numbers had been given; NaN is no group."""
+    units, players, cells = design
     keep = ~np.isnan(values) & ~np.isnan(labels)[codes]
     if not keep.all():
-        values, codes = values[keep], codes[keep]
-    means = grouped_means(values, codes, label=f"{metric}|{key}", key_labels=labels)
-    return [mean_row(metric, {key: mean.key[0]}, mean) for mean in means]
+        values, codes, units, players, cells = (a[keep] for a in (values, codes, units, players, cells))
+    means = clustered_group_means(values, codes, units, players, bounds=BOUNDS.get(metric), cells=cells)
+    return [mean_row(metric, {key: plain(labels[mean.key[0]])}, mean) for mean in means]
 
 
 def _histogram_rows(distance: np.ndarray) -> list[ReportRow]:

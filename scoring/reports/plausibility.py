@@ -1,11 +1,12 @@
-"""Plausibility of explanations (Yes / Moderate / No per explanation)."""
+"""Plausibility of explanations (Yes / Moderate / No per explanation): rating shares with
+intervals clustered by item and participant (``stats.clustered``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from annotation.kinds.plausibility import RATING_VALUES
-from stats.groups import grouped_means, overall_mean
+from stats.clustered import clustered_group_means, clustered_mean
 
 from .base import (
     Field,
@@ -37,14 +38,18 @@ class PlausibilityReport(KindReport):
     )
 
     def rows(self, data: StudyData, *, embed=None) -> list[ReportRow]:
-        _, explanation, rating = _flatten(data.responses["ratings"])
+        response, explanation, rating = _flatten(data.responses["ratings"])
+        # a response's ratings share its item and its participant
+        units = data.responses["item"][response]
+        participants = data.responses["participant"][response]
         rows = []
         for value in RATING_VALUES:  # the kind's order
             hit = (rating == value).astype(np.float64)
-            overall = overall_mean(hit, label=f"plausibility.share|{value}")
+            overall = clustered_mean(hit, units, participants, bounds=(0.0, 1.0))
             if overall is not None:
                 rows.append(mean_row("plausibility.share", {"rating": value}, overall))
-            for mean in grouped_means(hit, explanation, label=f"plausibility.share|{value}|explanation"):
+            by_explanation = clustered_group_means(hit, explanation, units, participants, bounds=(0.0, 1.0))
+            for mean in by_explanation:
                 rows.append(
                     mean_row("plausibility.share", {"explanation": mean.key[0], "rating": value}, mean)
                 )

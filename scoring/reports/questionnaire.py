@@ -5,14 +5,20 @@
   the difference with its CI and a two-sided Wilcoxon signed-rank test (systems never on
   the same case: on their items, with a Mann-Whitney test), Holm-adjusted over the
   question's pairs (``stats.likert``, as for the likert kind);
-- ``choice`` and ``multi``: the share of each option, pooled and per system; a chi-square
-  test of independence of system and answer (a multi: per option, chosen or not);
+- ``choice`` and ``multi``: the share of each option, pooled and per system; a test that
+  the answer does not depend on the system (a multi: per option, chosen or not), the
+  cluster-robust Wald test by item (``stats.clustered.independence_test``);
 - ``pick``: per system, how often its passage was picked (best, pairwise) or the MOST /
-  LEAST counts and best-worst score (best_worst); the wins those picks imply with sign tests
-  and Bradley-Terry strengths with intervals, rank intervals and the position bias (the
+  LEAST counts and best-worst score (best_worst); the wins those picks imply with a test of
+  each pair's win rate clustered by item and participant (``stats.ranking.win_tests``) and
+  Bradley-Terry strengths with intervals, rank intervals and the position bias (the
   passages' recorded display order), as the ranking kind computes them; the share of ties;
 - ``sentences``: F1 between the sentence sets two annotators of an item marked, pooled
   and per system of the passage.
+
+Every mean and share has a cluster-robust interval by unit (the item, or its case where
+items share ``provenance.source_id``) and participant (``stats.clustered``), clipped to the
+figure's possible range.
 
 Agreement (alpha ordinal and interval for scales, nominal for the rest) comes from the
 kind's ``agreement_values`` through the common tables; a multi question's alpha on whole
@@ -22,7 +28,6 @@ system is the system of the item's one passage, else the item's ``provenance.sys
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import numpy as np
@@ -30,14 +35,23 @@ import numpy as np
 from stats import bradley_terry as bt
 from stats import claim, likert
 from stats import ranking as bws
-from stats.clustered import case_codes, clustered_group_means, design_units
+from stats.clustered import case_codes, clustered_group_means, clustered_mean, design_units, independence_test
 from stats.estimate import Estimate
-from stats.groups import overall_mean
 from stats.sets import masi_alpha
 
-from .base import Comparisons, Field, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, mean_row, row
+from .base import (
+    Comparisons,
+    Field,
+    KindReport,
+    PlotSpec,
+    ReportRow,
+    StudyData,
+    TableSpec,
+    mean_row,
+    row,
+)
 from .scale import MEAN_NOTE, comparison_rows, pair_table
-from .strengths import position_table, strength_rows, strength_table
+from .strengths import WIN_NOTE, position_table, strength_rows, strength_table, win_figures
 
 TIE = "tie"  # as the kind stores a pairwise tie
 MAX_PASSAGES = 26  # as the kind allows (the letters A..Z)
@@ -86,12 +100,14 @@ class QuestionnaireReport(KindReport):
             ("question", "system", "option"),
         ),
         TableSpec(
-            "Does the answer depend on the system? (chi-square test of independence)",
+            "Does the answer depend on the system? (cluster-robust Wald test)",
             ("questionnaire.chi_square",),
             ("question", "option"),
             details=("statistic", "dof", "p_holm"),
             value_label="p",
-            note="A multi question: a test per option, Holm-adjusted over the question's options.",
+            note="Equal option shares for every system, tested with the answers clustered by item "
+            "(Hotelling's F), not as independent. A multi question: a test per option, "
+            "Holm-adjusted over the question's options.",
         ),
         TableSpec(
             "Pick questions: picked, MOST / LEAST and best-worst score per system",
@@ -108,12 +124,11 @@ class QuestionnaireReport(KindReport):
         ),
         position_table("questionnaire", "question"),
         TableSpec(
-            "Pick questions: wins with sign tests",
+            "Pick questions: wins per pair of systems (two-sided tests)",
             ("questionnaire.wins",),
             ("question", "system", "over"),
             details=("losses", "win_rate", "p_value", "p_holm"),
-            note="Two-sided sign test per pair of systems, Holm-corrected within a question. Ties give "
-            "no win.",
+            note=WIN_NOTE.format(family="question"),
             pair=("system", "over"),
             pair_prefer="win_rate",
         ),
@@ -153,12 +168,13 @@ class QuestionnaireReport(KindReport):
             _page_system(p, s) for p, s in zip(passages, data.items["provenance_system"], strict=True)
         ]
         systems = np.array(page_systems, dtype=object)[item]
+        design = _Design(data)
         rows: list[ReportRow] = []
         for question in data.config["questions"]:
             values = [(a or {}).get(question["id"]) for a in answers]
             builder = _BUILDERS.get(question["type"])
             if builder is not None:
-                rows += builder(question, values, item, passages, systems, data)
+                rows += builder(question, values, item, passages, systems, design)
         return rows
 
     def question_order(self, config: dict) -> list[str]:
@@ -188,23 +204,39 @@ def _by_system(systems: np.ndarray) -> list[tuple[dict, np.ndarray]]:
     return [({}, np.ones(len(systems), dtype=bool))] + [({"system": s}, systems == s) for s in named]
 
 
-def _means(metric: str, group: dict, values: np.ndarray, label: str) -> list[ReportRow]:
-    mean = overall_mean(values, label=label)
+class _Design:
+    """Per response, what its answers cluster in: its unit (the item's case where the item
+    has ``provenance.source_id``, else the item) and its participant; and the recorded
+    passage order."""
+
+    def __init__(self, data: StudyData):
+        cases = case_codes(data.items["source"])
+        self.item = data.responses["item"]
+        self.sources = cases[self.item]
+        self.units = design_units(cases, np.arange(len(cases)))[self.item]
+        self.participants = data.responses["participant"]
+        self.orders = data.responses["order"]
+
+
+SHARE = (0.0, 1.0)
+
+
+def _means(
+    metric: str, group: dict, values: np.ndarray, units, participants, bounds=SHARE
+) -> list[ReportRow]:
+    mean = clustered_mean(values, units, participants, bounds=bounds)
     return [mean_row(metric, group, mean)] if mean is not None else []
 
 
 # --- scale -----------------------------------------------------------------------------------
 
 
-def _scale_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
+def _scale_rows(question, values, item, passages, systems, design) -> list[ReportRow]:
     """Means pooled and per system, clustered by item (or source) and participant, and the
     paired comparisons of systems."""
     qid = question["id"]
     x = np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
-    cases = case_codes(data.items["source"])
-    sources = cases[item]
-    participants = data.responses["participant"]
-    units = design_units(cases, np.arange(len(cases)))[item]
+    sources, units, participants = design.sources, design.units, design.participants
     rows = []
     for mean in clustered_group_means(x, np.zeros(len(x), dtype=np.int8), units, participants):
         rows.append(mean_row("questionnaire.mean", {"question": qid}, mean))
@@ -218,10 +250,11 @@ def _scale_rows(question, values, item, passages, systems, data) -> list[ReportR
 # --- choice and multi -------------------------------------------------------------------------
 
 
-def _option_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
+def _option_rows(question, values, item, passages, systems, design) -> list[ReportRow]:
     """Share of each option among the answers (a multi: of answers choosing it among the
-    answers to the question), and the chi-square test of system × answer (a multi: one per
-    option, Holm-adjusted over the question's options, a family of tests on one page)."""
+    answers to the question), and the test of system × answer clustered by unit (a multi:
+    one per option, Holm-adjusted over the question's options, a family of tests on one
+    page)."""
     qid, multi = question["id"], question["type"] == "multi"
     answered = np.array([v is not None for v in values], dtype=bool)
     rows = []
@@ -232,14 +265,17 @@ def _option_rows(question, values, item, passages, systems, data) -> list[Report
             dtype=np.float64,
         )
         for group, mask in _by_system(systems):
-            label = f"questionnaire.share|{qid}|{option}|{group}"
             rows += _means(
-                "questionnaire.share", {"question": qid, **group, "option": option}, hit[mask], label
+                "questionnaire.share",
+                {"question": qid, **group, "option": option},
+                hit[mask],
+                design.units[mask],
+                design.participants[mask],
             )
         if multi:
             known = answered & (systems != "")
-            chosen = ["yes" if h == 1 else "no" for h in hit[known]]
-            option_tests.append((option, claim.chi_square_independence(systems[known], chosen)))
+            chosen = np.where(hit[known] == 1, "yes", "no")
+            option_tests.append((option, independence_test(chosen, systems[known], design.units[known])))
     rows += _holm_rows(qid, option_tests)
     if multi:
         chosen_sets = [set(v) for v in values if v is not None]
@@ -247,19 +283,14 @@ def _option_rows(question, values, item, passages, systems, data) -> list[Report
         rows.append(row("questionnaire.masi_alpha", {"question": qid}, alpha))
     else:
         known = answered & (systems != "")
-        given = [v for v, k in zip(values, known, strict=True) if k]
-        rows.append(
-            row(
-                "questionnaire.chi_square",
-                {"question": qid},
-                claim.chi_square_independence(systems[known], given),
-            )
-        )
+        given = np.array([str(v) for v, k in zip(values, known, strict=True) if k], dtype=object)
+        test = independence_test(given, systems[known], design.units[known])
+        rows.append(row("questionnaire.chi_square", {"question": qid}, test))
     return rows
 
 
 def _holm_rows(qid: str, option_tests: list[tuple[str, Estimate]]) -> list[ReportRow]:
-    """A multi question's chi-square rows, each with ``p_holm``: Holm over the options whose
+    """A multi question's test rows, each with ``p_holm``: Holm over the options whose
     test is defined."""
     adjusted = bws.holm_defined([test for _, test in option_tests])
     return [
@@ -293,27 +324,33 @@ def pick_comparisons(data: StudyData) -> list[Comparisons]:
     return out
 
 
-def _pick_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
+def _pick_rows(question, values, item, passages, systems, design) -> list[ReportRow]:
     qid = question["id"]
     names = sorted({p.get("system", "") for ps in passages for p in ps} - {""})
     code = {name: n for n, name in enumerate(names)}
-    orders = data.responses["order"]
-    shown, most, least, ties, answered = _pick_codes(question, values, item, passages, code, orders)
+    shown, most, least, ties, answered = _pick_codes(question, values, item, passages, code, design.orders)
     rows: list[ReportRow] = []
+    # the comparisons keep their response (as their cluster), to look up unit and participant
+    responses = np.arange(len(values))
     if question["pick"] == "best_worst":
         flat = bws.appearances(shown, most, least)
-        rows += _best_worst_rows(qid, names, flat)
-        wins = bws.win_matrix(flat, len(names))
-        compared = bt.from_best_worst(shown, most, least, item)
+        rows += _best_worst_rows(qid, names, flat, design)
+        by_response = bt.from_best_worst(shown, most, least, responses)
     else:
-        rows += _picked_rows(qid, names, shown, most, answered)
-        wins = bws.pick_win_matrix(shown, most, len(names))
+        rows += _picked_rows(qid, names, shown, most, answered, design)
         if question["pick"] == "pairwise" and question.get("tie") and answered.any():
-            share = overall_mean(ties[answered].astype(np.float64), label=f"questionnaire.tie_share|{qid}")
-            if share is not None:
-                rows.append(mean_row("questionnaire.tie_share", {"question": qid}, share))
-        compared = bt.from_picks(shown, most, ties & answered, item)
-    rows += _win_rows(qid, names, wins)
+            rows += _means(
+                "questionnaire.tie_share",
+                {"question": qid},
+                ties[answered].astype(np.float64),
+                design.units[answered],
+                design.participants[answered],
+            )
+        by_response = bt.from_picks(shown, most, ties & answered, responses)
+    rows += _win_rows(qid, names, by_response, design)
+    compared = bt.Comparisons(
+        by_response.first, by_response.second, by_response.outcome, item[by_response.cluster]
+    )
     return rows + strength_rows("questionnaire", {"question": qid}, names, compared)
 
 
@@ -355,7 +392,7 @@ def _in_display_order(passages: list[dict], order) -> list[dict]:
     return [by_id[pid] for pid in order]
 
 
-def _picked_rows(qid: str, names: list[str], shown, picked, answered) -> list[ReportRow]:
+def _picked_rows(qid: str, names: list[str], shown, picked, answered, design: _Design) -> list[ReportRow]:
     """Per system: the share of the answers showing its passage that picked it."""
     rows = []
     for n, name in enumerate(names):
@@ -363,13 +400,17 @@ def _picked_rows(qid: str, names: list[str], shown, picked, answered) -> list[Re
         if not present.any():
             continue
         hit = (picked[present] == n).astype(np.float64)
-        mean = overall_mean(hit, label=f"questionnaire.picked|{qid}|{name}")
-        if mean is not None:
-            rows.append(mean_row("questionnaire.picked", {"question": qid, "system": name}, mean))
+        rows += _means(
+            "questionnaire.picked",
+            {"question": qid, "system": name},
+            hit,
+            design.units[present],
+            design.participants[present],
+        )
     return rows
 
 
-def _best_worst_rows(qid: str, names: list[str], flat: bws.Appearances) -> list[ReportRow]:
+def _best_worst_rows(qid: str, names: list[str], flat: bws.Appearances, design: _Design) -> list[ReportRow]:
     counts = bws.choice_counts(flat, len(names))
     rows = []
     for n, name in enumerate(names):
@@ -382,35 +423,36 @@ def _best_worst_rows(qid: str, names: list[str], flat: bws.Appearances) -> list[
             rows.append(
                 row(f"questionnaire.{end}", group, Estimate(float(count), n=total), share=count / total)
             )
+        mine = flat.response[flat.system == n]
         scores = flat.score[flat.system == n]
-        mean = overall_mean(scores, label=f"questionnaire.bws|{qid}|{name}")
-        if mean is not None:
-            rows.append(mean_row("questionnaire.bws", group, mean))
+        units, participants = design.units[mine], design.participants[mine]
+        rows += _means("questionnaire.bws", group, scores, units, participants, bounds=(-1.0, 1.0))
     return rows
 
 
-def _win_rows(qid: str, names: list[str], wins: np.ndarray) -> list[ReportRow]:
-    rows = []
-    raw, adjusted = bws.sign_tests(wins)
-    for i, j in itertools.permutations(range(len(names)), 2):
-        met = int(wins[i, j] + wins[j, i])
-        if met == 0:
-            continue
-        details = {
-            "losses": int(wins[j, i]),
-            "win_rate": wins[i, j] / met,
-            "p_value": raw[i, j],
-            "p_holm": adjusted[i, j],
-        }
-        group = {"question": qid, "system": names[i], "over": names[j]}
-        rows.append(row("questionnaire.wins", group, Estimate(float(wins[i, j]), n=met), **details))
-    return rows
+def _win_rows(qid: str, names: list[str], by_response: bt.Comparisons, design: _Design) -> list[ReportRow]:
+    """Wins per pair of systems with the two-sided test of a win rate of one half, clustered
+    by unit and participant, Holm over the question's pairs (``stats.ranking.win_tests``)."""
+    found = bws.win_tests(
+        by_response.first,
+        by_response.second,
+        by_response.outcome,
+        design.units[by_response.cluster],
+        design.participants[by_response.cluster],
+        n_systems=len(names),
+    )
+    return [
+        row(
+            "questionnaire.wins", {"question": qid, "system": names[i], "over": names[j]}, estimate, **details
+        )
+        for i, j, estimate, details in win_figures(found)
+    ]
 
 
 # --- sentences -------------------------------------------------------------------------------
 
 
-def _sentence_rows(question, values, item, passages, systems, data) -> list[ReportRow]:
+def _sentence_rows(question, values, item, passages, systems, design) -> list[ReportRow]:
     """F1 between the sets two annotators of an item marked (answers that marked some)."""
     qid = question["id"]
     position = question["passage"] - 1
@@ -420,13 +462,10 @@ def _sentence_rows(question, values, item, passages, systems, data) -> list[Repo
     rows = []
     for group, mask in _by_system(passage_systems):
         index = np.flatnonzero(mask & marked)
-        scores = claim.evidence_pair_f1(item[index], [values[i] for i in index])
-        rows += _means(
-            "questionnaire.sentence_f1",
-            {"question": qid, **group},
-            scores,
-            f"questionnaire.sentence_f1|{qid}|{group}",
-        )
+        scores, owners = claim.evidence_pair_f1(item[index], [values[i] for i in index])
+        # a pair of annotators clusters by its item (its two participants are not one)
+        units = owners.astype(np.int64)
+        rows += _means("questionnaire.sentence_f1", {"question": qid, **group}, scores, units, None)
     return rows
 
 

@@ -8,8 +8,8 @@ import numpy as np
 
 from stats import bradley_terry as bt
 from stats import ranking as bws
+from stats.clustered import clustered_group_means
 from stats.estimate import Estimate
-from stats.groups import grouped_means
 
 from .base import (
     Comparisons,
@@ -22,7 +22,7 @@ from .base import (
     mean_row,
     row,
 )
-from .strengths import position_table, strength_rows, strength_table
+from .strengths import WIN_NOTE, position_table, strength_rows, strength_table, win_figures
 
 # Split-half reliability repeats its random split up to this many times, fewer for very
 # large studies (each split reads every response once).
@@ -47,12 +47,11 @@ class RankingReport(KindReport):
         strength_table("ranking", "criterion", "Bradley-Terry strengths and ranks per system"),
         position_table("ranking", "criterion"),
         TableSpec(
-            "Pairwise wins (implied rankings) with sign tests",
+            "Pairwise wins (implied rankings) per pair of systems (two-sided tests)",
             ("ranking.wins",),
             ("criterion", "system", "over"),
             details=("losses", "win_rate", "p_value", "p_holm"),
-            note="Two-sided sign test per pair of systems, Holm-corrected within a criterion. Each pair "
-            "once, from the side of the winner.",
+            note=WIN_NOTE.format(family="criterion") + " Each pair once, from the side of the winner.",
             pair=("system", "over"),
             pair_prefer="win_rate",
         ),
@@ -76,12 +75,19 @@ class RankingReport(KindReport):
 
     def rows(self, data: StudyData, *, embed=None) -> list[ReportRow]:
         systems, shown = _shown_codes(data.responses["shown"])
+        item, participant = data.responses["item"], data.responses["participant"]
+        responses = np.arange(len(item))
         rows = []
         for criterion in criteria(data):
             most, least = _choice_codes(data.responses["choices"], criterion, systems)
             flat = bws.appearances(shown, most, least)
-            rows += _criterion_rows(criterion, systems, flat, data.responses["item"])
-            compared = bt.from_best_worst(shown, most, least, data.responses["item"])
+            rows += _criterion_rows(criterion, systems, flat, item, participant)
+            # comparisons keep their response, to look up its item and participant
+            by_response = bt.from_best_worst(shown, most, least, responses)
+            rows += _win_rows(criterion, systems, by_response, item, participant)
+            compared = bt.Comparisons(
+                by_response.first, by_response.second, by_response.outcome, item[by_response.cluster]
+            )
             rows += strength_rows("ranking", {"criterion": criterion}, systems, compared)
         return rows
 
@@ -102,15 +108,20 @@ def criteria(data: StudyData) -> list[str]:
 
 
 def _criterion_rows(
-    criterion: str, systems: list[str], flat: bws.Appearances, items: np.ndarray
+    criterion: str, systems: list[str], flat: bws.Appearances, items: np.ndarray, participants: np.ndarray
 ) -> list[ReportRow]:
+    """Counts, and the best-worst score and mean rank per system with intervals clustered by
+    item and participant (each clipped to its range: −1 … 1, 1 … k)."""
     rows = _count_rows(criterion, systems, flat)
     names = np.asarray(systems, dtype=object)[flat.system] if len(flat.system) else np.array([], dtype=object)
-    for metric, values in (("ranking.bws", flat.score), ("ranking.mean_rank", flat.rank)):
-        for mean in grouped_means(values, names, label=f"{metric}|{criterion}"):
+    units, raters = items[flat.response], participants[flat.response]
+    widest = float(flat.shown_count.max(initial=1.0))
+    for metric, values, bounds in (
+        ("ranking.bws", flat.score, (-1.0, 1.0)),
+        ("ranking.mean_rank", flat.rank, (1.0, widest)),
+    ):
+        for mean in clustered_group_means(values, names, units, raters, bounds=bounds):
             rows.append(mean_row(metric, {"criterion": criterion, "system": mean.key[0]}, mean))
-    wins = bws.win_matrix(flat, len(systems))
-    rows += _win_rows(criterion, systems, wins)
     splits = max(10, min(SPLITS, SPLIT_BUDGET // max(len(flat.system), 1)))
     reliability = bws.split_half_reliability(items, flat, len(systems), splits=splits)
     rows.append(row("ranking.split_half", {"criterion": criterion}, reliability))
@@ -131,25 +142,32 @@ def _count_rows(criterion: str, systems: list[str], flat: bws.Appearances) -> li
     return rows
 
 
-def _win_rows(criterion: str, systems: list[str], wins: np.ndarray) -> list[ReportRow]:
-    raw, adjusted = bws.sign_tests(wins)
+def _win_rows(
+    criterion: str,
+    systems: list[str],
+    by_response: bt.Comparisons,
+    items: np.ndarray,
+    participants: np.ndarray,
+) -> list[ReportRow]:
+    """``ranking.wins`` per ordered pair and ``ranking.sign_test`` once per pair: the
+    two-sided test of a win rate of one half clustered by item and participant, Holm over
+    the criterion's pairs (``stats.ranking.win_tests``)."""
+    found = bws.win_tests(
+        by_response.first,
+        by_response.second,
+        by_response.outcome,
+        items[by_response.cluster],
+        participants[by_response.cluster],
+        n_systems=len(systems),
+    )
     rows = []
-    for i, system in enumerate(systems):
-        for j, over in enumerate(systems):
-            met = int(wins[i, j] + wins[j, i])
-            if i == j or met == 0:
-                continue
-            group = {"criterion": criterion, "system": system, "over": over}
-            details = {
-                "losses": int(wins[j, i]),
-                "win_rate": wins[i, j] / met,
-                "p_value": raw[i, j],
-                "p_holm": adjusted[i, j],
-            }
-            rows.append(row("ranking.wins", group, Estimate(float(wins[i, j]), n=met), **details))
-            if i < j:
-                test = Estimate(float(adjusted[i, j]), n=met)
-                rows.append(row("ranking.sign_test", group, test, p_value=raw[i, j], wins=int(wins[i, j])))
+    for i, j, estimate, details in win_figures(found):
+        group = {"criterion": criterion, "system": systems[i], "over": systems[j]}
+        rows.append(row("ranking.wins", group, estimate, **details))
+        if i < j:
+            test = Estimate(float(found.p_holm[i, j]), n=estimate.n)
+            extra = {"p_value": found.p[i, j], "wins": int(estimate.value), "test": details["test"]}
+            rows.append(row("ranking.sign_test", group, test, **extra))
     return rows
 
 

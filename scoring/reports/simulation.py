@@ -13,7 +13,7 @@ from collections import defaultdict
 import numpy as np
 
 from stats import similarity, simulation
-from stats.bootstrap import mean_ci, seed_for
+from stats.clustered import clustered_mean
 from stats.estimate import Estimate
 from stats.groups import factorize
 
@@ -145,11 +145,6 @@ class _View:
         self.text = texts[item]
 
 
-def _seed_keys(key: str, value: str) -> tuple[str, ...]:
-    """``system`` keeps the seeds it always had; other groupings name their key."""
-    return (value,) if key == "system" else (key, value)
-
-
 def _precision_rows(view: _View, mask: np.ndarray, rater: str, key: str) -> list[ReportRow]:
     """Precision per value of ``key``: per (explanation, value) the share of simulatable
     judgements equal to the model's answer, averaged over the value's explanations."""
@@ -169,7 +164,9 @@ def _precision_rows(view: _View, mask: np.ndarray, rater: str, key: str) -> list
         values = precision[owner == code]
         if not values.size:
             continue
-        ci = mean_ci(values, seed=seed_for("simulation.precision", *_seed_keys(key, value), rater))
+        # one value per explanation, each its own unit: a t interval over explanations
+        found = clustered_mean(values, np.arange(values.size), bounds=(0.0, 1.0))
+        ci = found.ci if found is not None else None
         estimate = Estimate(float(values.mean()), n=int(values.size))
         rows.append(
             row("simulation.precision", {key: value, "rater": rater}, estimate, ci, unit="explanations")
@@ -178,12 +175,16 @@ def _precision_rows(view: _View, mask: np.ndarray, rater: str, key: str) -> list
 
 
 def _simulatable_rows(view: _View, key: str) -> list[ReportRow]:
+    """The share of judgements that commit to an answer, clustered by explanation (its
+    counterfactuals share it) and participant."""
     committed = simulation.simulatable(list(view.choice)).astype(np.float64)
     groups = view.groups[key]
     rows = []
     for value in sorted(set(groups) - {""}):
-        values = committed[groups == value]
-        ci = mean_ci(values, seed=seed_for("simulation.simulatable_rate", *_seed_keys(key, value)))
+        mask = groups == value
+        values = committed[mask]
+        found = clustered_mean(values, view.explanation[mask], view.participant[mask], bounds=(0.0, 1.0))
+        ci = found.ci if found is not None else None
         rows.append(
             row(
                 "simulation.simulatable_rate",
@@ -226,8 +227,10 @@ def _generality_rows(
             means = [similarities[measure](texts) for texts in explanations.values()]
             estimate = simulation.generality(means)
             diversity = 1.0 - np.asarray(means, dtype=np.float64)
-            seed = seed_for("simulation.generality", *_seed_keys(key, value), measure)
-            ci = mean_ci(diversity, seed=seed)
+            # one value per explanation (a cosine can be negative: diversity up to 2)
+            bounds = (0.0, 2.0) if measure == "cosine" else (0.0, 1.0)
+            found = clustered_mean(diversity, np.arange(diversity.size), bounds=bounds)
+            ci = found.ci if found is not None else None
             rows.append(row("simulation.generality", group, estimate, ci, unit="explanations"))
     return rows
 

@@ -1,14 +1,18 @@
 """Bradley-Terry rows shared by the ranking kind and the questionnaire's pick questions:
 per system its strength with a cluster-robust interval and its rank with a simultaneous
-rank interval, and per question the position bias (``stats.bradley_terry``)."""
+rank interval, and per question the position bias (``stats.bradley_terry``); and the
+wins per pair of systems with their clustered tests (``stats.ranking.win_tests``)."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
 from stats import bradley_terry as bt
 from stats.bootstrap import Interval
 from stats.estimate import Estimate
+from stats.ranking import WinTests
 
 from .base import ReportRow, TableSpec, row
 
@@ -96,3 +100,38 @@ def _position_rows(prefix: str, group: dict, n_systems: int, data: bt.Comparison
 
 def _model() -> dict:
     return {"model": "bradley-terry", "ties": "halves", "ridge": bt.RIDGE}
+
+
+WIN_NOTE = (
+    "Two-sided test per pair of systems that each wins half the time, its comparisons clustered "
+    "by item and participant (cluster-robust t; a pair one side always won: the sign test over "
+    "items), Holm-corrected within a {family}. Ties give no win."
+)
+
+
+def win_figures(found: WinTests) -> list[tuple[int, int, Estimate, dict]]:
+    """Per ordered pair of systems that met: ``(i, j, wins of i over j, details)``, the
+    details the wins tables show (losses, win rate, the pair's two-sided p and its Holm
+    adjustment, and the test: its method, t and degrees of freedom, or why it is undefined)."""
+    wins = found.wins
+    out = []
+    for i, j in itertools.permutations(range(len(wins)), 2):
+        met = int(wins[i, j] + wins[j, i])
+        if met == 0:
+            continue
+        test = found.tests[(min(i, j), max(i, j))]
+        details: dict = {
+            "losses": int(wins[j, i]),
+            "win_rate": wins[i, j] / met,
+            "p_value": found.p[i, j],
+            "p_holm": found.p_holm[i, j],
+            "test": test.details.get("method", ""),
+            "units": test.details.get("units"),
+        }
+        if "statistic" in test.details:
+            details["statistic"] = test.details["statistic"] * (1 if i < j else -1)
+            details["df"] = test.details["df"]
+        if test.reason:
+            details["test_reason"] = test.reason
+        out.append((i, j, Estimate(float(wins[i, j]), n=met), details))
+    return out

@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "a-long-test-password-42"
 # Per example: a table its questions must fill (a figure, not only a heading).
 EXPECTED = {
-    "pairwise": "Pick questions: wins with sign tests",
+    "pairwise": "Pick questions: wins per pair of systems (two-sided tests)",
     "best-worst": "Pick questions: Bradley-Terry strengths and ranks per system",
     "errors": "Choice and multi questions: share of each option per system (95% CI)",
 }

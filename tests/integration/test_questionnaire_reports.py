@@ -23,6 +23,7 @@ from annotation.services.imports import import_responses
 from annotation.services.studies import load_study_file
 from scoring.models import Report
 from scoring.services import compute_study_reports
+from tests.helpers.clustered_reference import wald_reference, win_rate_t
 from tests.helpers.module_data import rows_for_the_module
 
 pytestmark = pytest.mark.django_db
@@ -192,45 +193,28 @@ def test_option_shares_and_chi_square_against_counts_and_scipy(page_study):
         flaws = [a["flaws"] for (_, item), a in answers.items() if system_of(item) == system]
         found = figure(study, "questionnaire.share", question="flaws", system=system, option="facts")
         assert found.value == pytest.approx(sum("facts" in f for f in flaws) / len(flaws))
-    table = np.array(
-        [
-            [
-                sum(1 for (_, i), a in answers.items() if system_of(i) == s and a["faithful"] == o)
-                for o in ("no", "partly", "yes")
-            ]
-            for s in ("alpha", "beta")
-        ]
-    )
-    table = table[:, table.sum(axis=0) > 0]
-    expected = stats.chi2_contingency(table, correction=False)
+    # the test that the answer does not depend on the system: clustered by case (the items
+    # of a case share provenance.source_id), statsmodels' Wald statistic, Hotelling's F
+    pairs = [(a["faithful"], system_of(i), i.split("-")[0]) for (_, i), a in answers.items()]
+    wald, p = wald_reference(*zip(*pairs, strict=True))
     found = figure(study, "questionnaire.chi_square", question="faithful")
-    assert found.value == pytest.approx(expected.pvalue) and found.details["statistic"] == pytest.approx(
-        expected.statistic
-    )
+    assert found.details["wald"] == pytest.approx(wald) and found.value == pytest.approx(p)
+    assert found.details["method"] == "cluster-robust Wald (items), Hotelling F"
 
 
 def test_a_multi_question_s_option_tests_are_holm_adjusted_over_its_options(page_study):
-    """Each option of a multi question gets a chi-square test: one family on the page, so
+    """Each option of a multi question gets a test (clustered by case): one family on the page, so
     each carries its Holm-adjusted p (as statsmodels adjusts the options' p-values)."""
     from statsmodels.stats.multitest import multipletests
 
     study, answers = page_study
     raw = []
     for option in ("grammar", "facts"):
-        table = np.array(
-            [
-                [
-                    sum(
-                        1
-                        for (_, i), a in answers.items()
-                        if system_of(i) == s and (option in a["flaws"]) == chosen
-                    )
-                    for chosen in (False, True)
-                ]
-                for s in ("alpha", "beta")
-            ]
-        )
-        raw.append(stats.chi2_contingency(table, correction=False).pvalue)
+        chosen = [
+            ("yes" if option in a["flaws"] else "no", system_of(i), i.split("-")[0])
+            for (_, i), a in answers.items()
+        ]
+        raw.append(wald_reference(*zip(*chosen, strict=True))[1])
     adjusted = multipletests(raw, method="holm")[1]
     for option, p, p_holm in zip(("grammar", "facts"), raw, adjusted, strict=True):
         found = figure(study, "questionnaire.chi_square", question="flaws", option=option)
@@ -304,6 +288,19 @@ def wins_of(pairs: list[tuple[str, str]]) -> np.ndarray:
     return wins
 
 
+def _check_win_test(found, decisive: list[tuple[bool, str, str]]) -> None:
+    """The pair's test: statsmodels' cluster-robust t of "wins half the time" (by item and
+    annotator: the three annotators answer every item), two-sided on the row's degrees of
+    freedom (Satterthwaite's, between min(G) − 1 and max(G) − 1)."""
+    won, items, annotators = zip(*decisive, strict=True)
+    t = win_rate_t(np.array(won, dtype=float), np.array(items), np.array(annotators))
+    assert found.details["statistic"] == pytest.approx(t)
+    df = found.details["df"]
+    assert len(set(annotators)) - 1 <= df <= len(set(items)) - 1
+    assert found.details["p_value"] == pytest.approx(2 * stats.t.sf(abs(t), df))
+    assert found.details["test"] == "cluster-robust t (items x participants)"
+
+
 def test_best_and_best_worst_picks_against_loops_scipy_and_choix():
     study, answers = load_with_answers(study_file("quest-pick", PICK_QUESTIONS, PICK_ITEMS), pick_answer)
     system = {p["id"]: p["system"] for i in PICK_ITEMS for p in i["payload"]["passages"]}
@@ -321,7 +318,12 @@ def test_best_and_best_worst_picks_against_loops_scipy_and_choix():
         assert found.ci_low < found.value < found.ci_high
     found = figure(study, "questionnaire.wins", question="best", system="x", over="y")
     assert found.value == wins[0, 1] and found.n == wins[0, 1] + wins[1, 0]
-    assert found.details["p_value"] == pytest.approx(stats.binomtest(int(wins[0, 1]), found.n, 0.5).pvalue)
+    decisive = [
+        (system[a["best"]] == "x", item, who)
+        for (who, item), a in answers.items()
+        if system[a["best"]] != "z"
+    ]
+    _check_win_test(found, decisive)
 
     for name in SYSTEMS:
         scores = [
@@ -369,8 +371,8 @@ def test_pairwise_picks_with_ties():
     )
     found = figure(study, "questionnaire.wins", question="better", system="x", over="y")
     assert found.value == given.count("a") and found.n == given.count("a") + given.count("b")
-    expected = stats.binomtest(given.count("a"), found.n, 0.5).pvalue
-    assert found.details["p_value"] == pytest.approx(expected)
+    decisive = [(a["better"] == "a", item, who) for (who, item), a in answers.items() if a["better"] != "tie"]
+    _check_win_test(found, decisive)
 
 
 def test_the_dashboard_shows_the_questionnaire_tables_and_plot(page_study, client, django_user_model):

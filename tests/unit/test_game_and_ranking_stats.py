@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from stats import boundary as roft
@@ -107,14 +106,8 @@ def test_unanswered_or_contradictory_responses_are_left_out():
     assert flat.system.size == 0
 
 
-def test_sign_tests_and_holm_correction():
-    wins = np.array([[0, 30, 12], [10, 0, 9], [8, 11, 0]])
-    raw, adjusted = ranking.sign_tests(wins)
-    assert raw[0, 1] == pytest.approx(stats.binomtest(30, 40, 0.5).pvalue)
-    assert raw[1, 0] == raw[0, 1]
-    family = [raw[0, 1], raw[0, 2], raw[1, 2]]
-    expected = multipletests(family, method="holm")[1]
-    assert [adjusted[0, 1], adjusted[0, 2], adjusted[1, 2]] == pytest.approx(list(expected))
+def test_holm_correction_as_statsmodels():
+    """(The win tests Holm adjusts: tests/unit/test_clustered_shares.py.)"""
     assert ranking.holm([0.01, 0.04, 0.03]).tolist() == pytest.approx(
         multipletests([0.01, 0.04, 0.03], method="holm")[1]
     )
