@@ -47,6 +47,15 @@ import numpy as np
 if TYPE_CHECKING:
     from scipy import sparse
 
+from .bootstrap import (
+    CONFIDENCE,
+    UNIT_RESAMPLES,
+    Interval,
+    ratio_interval,
+    resampled_interval,
+    unit_multiplicities,
+    unit_resamples,
+)
 from .estimate import Estimate
 from .groups import factorize
 
@@ -214,6 +223,175 @@ def value_counts_from_pairs(
     )
     counts.sum_duplicates()
     return counts, domain
+
+
+# --- intervals: a bootstrap over units -----------------------------------------------------
+
+
+def alpha_interval(
+    value_counts,
+    level_of_measurement: str = "interval",
+    *,
+    value_domain=None,
+    seed: int = 0,
+    resamples: int = UNIT_RESAMPLES,
+    confidence: float = CONFIDENCE,
+) -> Interval | None:
+    """Percentile interval of alpha from a bootstrap over units (units × values counts).
+
+    A resample draws the pairable units (those with two values or more: the others do not
+    enter alpha) with replacement, each with all of its values, and recomputes alpha, the
+    expected disagreement included (Zapf et al. 2016 recommend this bootstrap for alpha).
+    Units are the independent draws; the values within one unit may depend on each other
+    in any way. Resamples where alpha is undefined (one distinct unit, one value) are left
+    out; None with fewer than two pairable units or when most resamples are undefined.
+    ``resamples`` shrink for large studies by ``stats.bootstrap.unit_resamples``.
+    """
+    level = check_level(level_of_measurement)
+    counts, domain = _counts_and_domain(value_counts, value_domain, level)
+    resampler = _UnitResampler.of(_Pairable.gather([counts]), domain, level)
+    if resampler.pairable.units < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    count = unit_resamples(resampler.cost, resamples)
+    alphas = [resampler.alphas(w) for w in unit_multiplicities(resampler.pairable.units, count, rng)]
+    return resampled_interval(np.concatenate(alphas), confidence)
+
+
+def percent_interval(
+    value_counts, *, seed: int = 0, resamples: int = UNIT_RESAMPLES, confidence: float = CONFIDENCE
+) -> Interval | None:
+    """Percent agreement's interval from the same bootstrap over units: each unit brings its
+    agreeing pairs and its pairs (``stats.bootstrap.ratio_interval``)."""
+    from scipy import sparse  # imported on use: see stats/__init__.py
+
+    counts = value_counts if sparse.issparse(value_counts) else np.asarray(value_counts)
+    pairable = _Pairable.gather([counts])
+    per_unit = pairable.per_unit(pairable.count)
+    agreeing = pairable.per_unit(pairable.count * (pairable.count - 1.0))
+    return ratio_interval(
+        agreeing, per_unit * (per_unit - 1.0), seed=seed, resamples=resamples, confidence=confidence
+    )
+
+
+def alphas_of_multiplicities(
+    value_counts, level_of_measurement: str, multiplicities, *, value_domain=None
+) -> np.ndarray:
+    """Alpha of each resample given as how often each unit (row of ``value_counts``) is in
+    it (resamples × units): the computation ``alpha_interval`` bootstraps, open to checking
+    against any implementation run on the resampled data."""
+    level = check_level(level_of_measurement)
+    counts, domain = _counts_and_domain(value_counts, value_domain, level)
+    weights = np.asarray(multiplicities, dtype=np.float64)
+    if weights.ndim != 2 or weights.shape[1] != counts.shape[0]:
+        raise ValueError("multiplicities are resamples × units, one column per row of the value counts")
+    per_unit = np.asarray(counts.sum(axis=1)).ravel()
+    return _UnitResampler.of(_Pairable.gather([counts]), domain, level).alphas(weights[:, per_unit >= 2])
+
+
+@dataclass
+class _UnitResampler:
+    """Alpha of resamples of the pairable units, each given by its units' multiplicities.
+
+    A unit drawn ``w`` times adds ``w`` times its within-unit disagreement and ``w`` times its
+    values to the marginals, so every resample is a few products of the multiplicities with
+    per-unit arrays computed once:
+
+    - small domains (``EQUALITY_VALUES`` values or fewer), every level: each unit's row of
+      the coincidences, ``n_uc n_uk / (m_u - 1)``, and its value counts; a resample's
+      coincidences and marginals are one matrix product each, O(units × values²), and the
+      ordinal differences are recomputed from its marginals;
+    - interval level, more values: each unit's disagreement and its moments (count, sum,
+      sum of squares), O(units) per resample;
+    - otherwise (nominal, ordinal or ratio with many distinct values): the resample's
+      pairable values are rebuilt and passed to the level's disagreement, O(entries).
+    """
+
+    pairable: _Pairable
+    domain: np.ndarray
+    level: str
+
+    @classmethod
+    def of(cls, pairable: _Pairable, domain: np.ndarray, level: str) -> _UnitResampler:
+        return cls(pairable, domain, level)
+
+    @property
+    def small(self) -> bool:
+        return len(self.domain) <= EQUALITY_VALUES
+
+    @property
+    def cost(self) -> int:
+        """Numbers visited per resample (the cost rule's size)."""
+        if self.small:
+            return self.pairable.units * max(1, len(self.domain)) ** 2
+        return max(self.pairable.units, len(self.pairable.unit))
+
+    def alphas(self, weights: np.ndarray) -> np.ndarray:
+        if self.small:
+            observed, expected = self._coincidence_disagreements(weights)
+        elif self.level == "interval":
+            observed, expected = self._moment_disagreements(weights)
+        else:
+            observed, expected = self._rebuilt_disagreements(weights)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            alphas = np.where(expected > 0, 1.0 - observed / np.where(expected > 0, expected, 1.0), np.nan)
+        alphas[np.count_nonzero(weights, axis=1) < 2] = np.nan  # one unit: alpha says nothing
+        return alphas
+
+    def _coincidence_disagreements(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        size, units = len(self.domain), self.pairable.units
+        counts = np.zeros((units, size))
+        counts[self.pairable.unit, self.pairable.code] = self.pairable.count
+        per_unit = counts.sum(axis=1)
+        marginals = weights @ counts
+        coincidences = np.zeros((len(weights), size * size))
+        step = max(1, BLOCK_CELLS // max(size * size, 1))
+        for start in range(0, units, step):
+            block = counts[start : start + step]
+            rows = (block[:, :, None] * block[:, None, :]).reshape(len(block), -1)
+            rows /= (per_unit[start : start + step] - 1.0)[:, None]
+            coincidences += weights[:, start : start + step] @ rows
+        coincidences = coincidences.reshape(len(weights), size, size)
+        if self.level == "ordinal":
+            midpoints = np.cumsum(marginals, axis=1) - marginals / 2.0
+            differences = (midpoints[:, :, None] - midpoints[:, None, :]) ** 2
+        else:
+            differences = np.broadcast_to(
+                _value_differences(self.domain, np.ones(size), self.level), (len(weights), size, size)
+            )
+        observed = (coincidences * differences).sum(axis=(1, 2))
+        total = marginals.sum(axis=1)
+        expected = np.einsum("bv,bvk,bk->b", marginals, differences, marginals) / (total - 1.0)
+        return observed, expected
+
+    def _moment_disagreements(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        moments = _UnitMoments.of_entries(self.pairable, np.asarray(self.domain, dtype=np.float64))
+        count, mean, spread = moments.count, moments.mean, moments.spread
+        per_unit = np.column_stack(
+            [2.0 * count / (count - 1.0) * spread, count, count * mean, spread + count * mean**2]
+        )
+        observed, n, total, squares = (weights @ per_unit).T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            expected = 2.0 * n * (squares - total**2 / n) / (n - 1.0)
+        return observed, np.maximum(expected, 0.0)
+
+    def _rebuilt_disagreements(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        pairable = self.pairable
+        entries = np.bincount(pairable.unit, minlength=pairable.units)
+        starts = np.cumsum(entries) - entries
+        observed, expected = np.zeros(len(weights)), np.zeros(len(weights))
+        for b, row in enumerate(weights.astype(np.int64)):
+            drawn = np.repeat(np.arange(pairable.units), row)
+            lengths = entries[drawn]
+            index = np.repeat(starts[drawn] - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+            resample = _Pairable(
+                np.repeat(np.arange(len(drawn)), lengths), pairable.code[index], pairable.count[index], len(drawn)
+            )
+            marginals = resample.per_value(len(self.domain))
+            if np.count_nonzero(marginals) < 2:
+                continue  # expected 0: undefined
+            observed[b], expected[b] = _DISAGREEMENTS[self.level](resample, self.domain, marginals)
+        return observed, expected
 
 
 # --- the pairable values --------------------------------------------------------------------
