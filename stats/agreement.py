@@ -233,6 +233,7 @@ def alpha_interval(
     level_of_measurement: str = "interval",
     *,
     value_domain=None,
+    clusters=None,
     seed: int = 0,
     resamples: int = UNIT_RESAMPLES,
     confidence: float = CONFIDENCE,
@@ -243,18 +244,30 @@ def alpha_interval(
     enter alpha) with replacement, each with all of its values, and recomputes alpha, the
     expected disagreement included (Zapf et al. 2016 recommend this bootstrap for alpha).
     Units are the independent draws; the values within one unit may depend on each other
-    in any way. Resamples where alpha is undefined (one distinct unit, one value) are left
-    out; None with fewer than two pairable units or when most resamples are undefined.
-    ``resamples`` shrink for large studies by ``stats.bootstrap.unit_resamples``.
+    in any way. ``clusters`` (one label per row of the counts) draws groups of units instead,
+    each with all of its units, when units are not independent of each other (a machine
+    rater's pairs with the humans of one item are units of alpha, the item is the draw).
+    Resamples where alpha is undefined (one distinct unit, one value) are left out; None with
+    fewer than two draws or when most resamples are undefined. ``resamples`` shrink for
+    large studies by ``stats.bootstrap.unit_resamples``.
     """
     level = check_level(level_of_measurement)
     counts, domain = _counts_and_domain(value_counts, value_domain, level)
     resampler = _UnitResampler.of(_Pairable.gather([counts]), domain, level)
-    if resampler.pairable.units < 2:
+    if clusters is None:
+        draws, cluster = resampler.pairable.units, None
+    else:
+        pairable_rows = np.asarray(counts.sum(axis=1)).ravel() >= 2
+        cluster = factorize(np.asarray(clusters)[pairable_rows])[1]
+        draws = int(cluster.max()) + 1 if cluster.size else 0
+    if draws < 2:
         return None
     rng = np.random.default_rng(seed)
     count = unit_resamples(resampler.cost, resamples)
-    alphas = [resampler.alphas(w) for w in unit_multiplicities(resampler.pairable.units, count, rng)]
+    alphas = [
+        resampler.alphas(w if cluster is None else w[:, cluster])
+        for w in unit_multiplicities(draws, count, rng)
+    ]
     return resampled_interval(np.concatenate(alphas), confidence)
 
 
@@ -383,9 +396,14 @@ class _UnitResampler:
         for b, row in enumerate(weights.astype(np.int64)):
             drawn = np.repeat(np.arange(pairable.units), row)
             lengths = entries[drawn]
-            index = np.repeat(starts[drawn] - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+            index = np.repeat(starts[drawn] - np.cumsum(lengths) + lengths, lengths) + np.arange(
+                lengths.sum()
+            )
             resample = _Pairable(
-                np.repeat(np.arange(len(drawn)), lengths), pairable.code[index], pairable.count[index], len(drawn)
+                np.repeat(np.arange(len(drawn)), lengths),
+                pairable.code[index],
+                pairable.count[index],
+                len(drawn),
             )
             marginals = resample.per_value(len(self.domain))
             if np.count_nonzero(marginals) < 2:
