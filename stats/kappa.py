@@ -275,33 +275,43 @@ def kappas_of_multiplicities(
     min_shared: int = 2,
 ) -> np.ndarray:
     """Each pair's kappa (resamples × pairs) when unit ``u`` counts ``multiplicities[b, u]``
-    times in resample ``b``: a unit drawn twice adds its ratings twice, as if rated twice."""
+    times in resample ``b``: a unit drawn twice adds its ratings twice, as if rated twice.
+    Each pair's rows, agreement and marginal counts are summed per unit once (sparse units ×
+    pairs matrices), so a batch of resamples is four sparse products, O(rows + pairs ×
+    categories) per resample."""
     _check_weights(weights)
     w = _weight_matrix(categories, weights)
     if positions is not None and weights is not None:
         distance = np.abs(np.subtract.outer(positions, positions)).astype(np.float64)
         w = distance if weights == "linear" else distance**2
-    starts = np.flatnonzero(np.r_[True, np.diff(shared.pair) != 0])
+    from scipy import sparse  # imported on use: see stats/__init__.py
+
+    pairs, units = len(shared.count), int(shared.unit.max()) + 1 if len(shared.unit) else 0
+    ones = np.ones(len(shared.pair))
+
+    def per_unit(columns: np.ndarray, size: int, values: np.ndarray = ones):
+        """Units × ``size`` sums of ``values`` of the rows: a resample's sums are its
+        multiplicities times this matrix."""
+        return sparse.csc_matrix((values, (shared.unit, columns)), shape=(units, size))
+
+    count_of = per_unit(shared.pair, pairs)
+    observed_of = per_unit(shared.pair, pairs, w[shared.first_code, shared.second_code])
+    first_of = per_unit(shared.pair * categories + shared.first_code, pairs * categories)
+    second_of = per_unit(shared.pair * categories + shared.second_code, pairs * categories)
     out = []
-    step = max(1, (1 << 22) // max(len(shared.pair) * (categories + 1), 1))
+    step = max(1, (1 << 22) // max(pairs * categories, units, 1))
     for begin in range(0, len(multiplicities), step):
-        rows = np.asarray(multiplicities[begin : begin + step], dtype=np.float64)[:, shared.unit]
-        count = np.add.reduceat(rows, starts, axis=1)
-        observed = np.add.reduceat(rows * w[shared.first_code, shared.second_code], starts, axis=1)
-        first = np.stack(
-            [np.add.reduceat(rows * (shared.first_code == c), starts, axis=1) for c in range(categories)],
-            axis=2,
-        )
-        second = np.stack(
-            [np.add.reduceat(rows * (shared.second_code == c), starts, axis=1) for c in range(categories)],
-            axis=2,
-        )
+        rows = np.asarray(multiplicities[begin : begin + step], dtype=np.float64)
+        count = (count_of.T @ rows.T).T
+        observed = (observed_of.T @ rows.T).T
+        first = (first_of.T @ rows.T).T.reshape(len(rows), pairs, categories)
+        second = (second_of.T @ rows.T).T.reshape(len(rows), pairs, categories)
         chance = np.einsum("bpc,cd,bpd->bp", first, w, second)
         with np.errstate(divide="ignore", invalid="ignore"):
             value = 1.0 - (observed / count) / (chance / count**2)
         value[(chance <= 0) | (count < min_shared) | (categories < 2)] = np.nan
         out.append(value)
-    return np.concatenate(out) if out else np.zeros((0, len(shared.count)))
+    return np.concatenate(out) if out else np.zeros((0, pairs))
 
 
 def _chance_disagreement(

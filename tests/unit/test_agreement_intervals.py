@@ -153,8 +153,8 @@ def test_each_resample_kappa_equals_scikit_learn(weights):
 def test_the_mean_kappa_interval_resamples_units_not_pairs_of_raters():
     rng = np.random.default_rng(2)
     ratings, shared = _team(rng)
-    resampled = resampled_kappas(shared, 5, None, seed=9, resamples=200)
-    drawn = np.random.default_rng(9).integers(0, 30, (200, 30))
+    resampled = resampled_kappas(shared, 5, None, seed=9, resamples=60)
+    drawn = np.random.default_rng(9).integers(0, 30, (60, 30))
     means = [
         np.mean(
             [
