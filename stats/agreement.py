@@ -357,14 +357,14 @@ class _UnitResampler:
         counts[self.pairable.unit, self.pairable.code] = self.pairable.count
         per_unit = counts.sum(axis=1)
         marginals = weights @ counts
-        coincidences = np.zeros((len(weights), size * size))
+        flat = np.zeros((len(weights), size * size))
         step = max(1, BLOCK_CELLS // max(size * size, 1))
         for start in range(0, units, step):
             block = counts[start : start + step]
             rows = (block[:, :, None] * block[:, None, :]).reshape(len(block), -1)
             rows /= (per_unit[start : start + step] - 1.0)[:, None]
-            coincidences += weights[:, start : start + step] @ rows
-        coincidences = coincidences.reshape(len(weights), size, size)
+            flat += weights[:, start : start + step] @ rows
+        coincidences = flat.reshape(len(weights), size, size)
         if self.level == "ordinal":
             midpoints = np.cumsum(marginals, axis=1) - marginals / 2.0
             differences = (midpoints[:, :, None] - midpoints[:, None, :]) ** 2

@@ -166,7 +166,7 @@ class SharedUnits:
     pair: np.ndarray  # per row: its pair of raters
     first_code: np.ndarray
     second_code: np.ndarray
-    unit: np.ndarray | None = None  # per row: the unit (0 … units-1) the two ratings are of
+    unit: np.ndarray  # per row: the unit (0 … units-1) the two ratings are of
 
     @classmethod
     def of(
