@@ -268,7 +268,7 @@ def alpha_interval(
         resampler.alphas(w if cluster is None else w[:, cluster])
         for w in unit_multiplicities(draws, count, rng)
     ]
-    return resampled_interval(np.concatenate(alphas), confidence)
+    return resampled_interval(np.concatenate(alphas), confidence, draws=draws)
 
 
 def percent_interval(

@@ -131,13 +131,35 @@ def unit_multiplicities(units: int, resamples: int, rng: np.random.Generator):
         yield np.bincount(drawn.ravel(), minlength=rows * units).reshape(rows, units).astype(np.float64)
 
 
-def resampled_interval(values: np.ndarray, confidence: float = CONFIDENCE, method: str = "unit bootstrap"):
+def resampled_interval(
+    values: np.ndarray,
+    confidence: float = CONFIDENCE,
+    method: str = "unit bootstrap",
+    *,
+    draws: int | None = None,
+):
     """The percentile interval of resampled figures, NaN (undefined resamples) left out; None
-    when more than half are undefined (the figure is then too fragile to bound)."""
+    when more than half are undefined (the figure is then too fragile to bound).
+
+    ``draws``: how many independent units each resample drew. The percentiles are then
+    *expanded* for small samples (Hesterberg 2015): the tail ``(1 − confidence) / 2`` is
+    replaced by ``Φ(√(n / (n − 1)) · t_{(1 − confidence)/2, n − 1})``, which undoes the
+    bootstrap's narrowness with few units (its spread is that of a plug-in variance, and
+    its tails are normal rather than Student's): 1.6% instead of 2.5% at 20 units, 2.3% at
+    100, the plain percentiles beyond a few hundred."""
     defined = values[~np.isnan(values)]
     if defined.size < max(2, values.size // 2):
         return None
-    return _percentile(defined, confidence, method)
+    return _percentile(defined, confidence, method, _expanded_tail(draws, confidence))
+
+
+def _expanded_tail(draws: int | None, confidence: float) -> float | None:
+    """The expanded percentile's lower tail for ``draws`` units (None: the plain one)."""
+    if draws is None or draws < 3:
+        return None
+    from scipy.special import ndtr, stdtrit  # imported on use: see stats/__init__.py
+
+    return float(ndtr(np.sqrt(draws / (draws - 1.0)) * stdtrit(draws - 1, (1.0 - confidence) / 2.0)))
 
 
 def ratio_interval(
@@ -164,7 +186,7 @@ def ratio_interval(
     for weights in unit_multiplicities(numerator.size, unit_resamples(numerator.size, resamples), rng):
         found, pairs = (weights @ per_unit).T
         shares.append(found / pairs)
-    return resampled_interval(np.concatenate(shares), confidence)
+    return resampled_interval(np.concatenate(shares), confidence, draws=numerator.size)
 
 
 def _resampled(size: int, resamples: int, rng: np.random.Generator, reduce) -> np.ndarray:
@@ -176,8 +198,8 @@ def _resampled(size: int, resamples: int, rng: np.random.Generator, reduce) -> n
     return np.concatenate(out)
 
 
-def _percentile(values: np.ndarray, confidence: float, method: str) -> Interval:
-    tail = (1.0 - confidence) / 2.0 * 100.0
+def _percentile(values: np.ndarray, confidence: float, method: str, tail: float | None = None) -> Interval:
+    tail = ((1.0 - confidence) / 2.0 if tail is None else tail) * 100.0
     low, high = np.percentile(values, [tail, 100.0 - tail])
     return Interval(float(low), float(high), method)
 

@@ -88,7 +88,7 @@ def fleiss_kappa_interval(
         fleiss_kappas_of_multiplicities(table, w)
         for w in unit_multiplicities(len(table), unit_resamples(table.size, resamples), rng)
     ]
-    return resampled_interval(np.concatenate(found), confidence)
+    return resampled_interval(np.concatenate(found), confidence, draws=len(table))
 
 
 def fleiss_kappas_of_multiplicities(counts, multiplicities) -> np.ndarray:
@@ -227,16 +227,17 @@ class ResampledKappas:
     where undefined or where the pair shares fewer than ``min_shared`` units in the resample)."""
 
     value: np.ndarray
+    draws: int  # units each resample drew (the expanded percentiles' n)
 
     def mean_interval(self, confidence: float = CONFIDENCE) -> Interval | None:
         """The interval of the mean over the pairs with a kappa (as ``PairKappas.mean``)."""
         defined = ~np.isnan(self.value)
         with np.errstate(invalid="ignore"):
             means = np.where(defined, self.value, 0.0).sum(axis=1) / defined.sum(axis=1)
-        return resampled_interval(means, confidence)
+        return resampled_interval(means, confidence, draws=self.draws)
 
     def pair_interval(self, index: int, confidence: float = CONFIDENCE) -> Interval | None:
-        return resampled_interval(self.value[:, index], confidence)
+        return resampled_interval(self.value[:, index], confidence, draws=self.draws)
 
 
 def resampled_kappas(
@@ -255,14 +256,14 @@ def resampled_kappas(
     weighted by how often their unit was drawn (``kappas_of_multiplicities``)."""
     units = int(shared.unit.max()) + 1 if len(shared.unit) else 0
     if units < 2:
-        return ResampledKappas(np.full((0, len(shared.count)), np.nan))
+        return ResampledKappas(np.full((0, len(shared.count)), np.nan), units)
     rng = np.random.default_rng(seed)
     count = unit_resamples(len(shared.pair) * max(categories, 1), resamples)
     batches = [
         kappas_of_multiplicities(shared, categories, w, weights, positions, min_shared=min_shared)
         for w in unit_multiplicities(units, count, rng)
     ]
-    return ResampledKappas(np.concatenate(batches))
+    return ResampledKappas(np.concatenate(batches), units)
 
 
 def kappas_of_multiplicities(

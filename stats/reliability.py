@@ -130,7 +130,7 @@ def icc_2k_interval(
         icc_2k_of_multiplicities(array, weights)
         for weights in unit_multiplicities(n, unit_resamples(array.size, resamples), rng)
     ]
-    return resampled_interval(np.concatenate(found), confidence)
+    return resampled_interval(np.concatenate(found), confidence, draws=n)
 
 
 def icc_2k_of_multiplicities(table: np.ndarray, multiplicities: np.ndarray) -> np.ndarray:

@@ -8,6 +8,7 @@ import itertools
 import krippendorff
 import numpy as np
 import pytest
+from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
@@ -17,7 +18,7 @@ from stats.agreement import (
     percent_interval,
     value_counts_from_pairs,
 )
-from stats.bootstrap import MIN_UNIT_RESAMPLES, UNIT_RESAMPLES, unit_resamples
+from stats.bootstrap import MIN_UNIT_RESAMPLES, UNIT_RESAMPLES, resampled_interval, unit_resamples
 from stats.kappa import (
     SharedUnits,
     fleiss_kappa_interval,
@@ -28,6 +29,13 @@ from stats.kappa import (
 from stats.reliability import icc_2k, icc_2k_interval, icc_2k_of_multiplicities, within_points_interval
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+def expanded_levels(units: int) -> list[float]:
+    """The expanded percentile interval's levels for ``units`` draws (Hesterberg 2015),
+    from scipy.stats: Φ(√(n/(n−1)) · t_{0.025, n−1})."""
+    tail = 100 * stats.norm.cdf(np.sqrt(units / (units - 1)) * stats.t.ppf(0.025, units - 1))
+    return [tail, 100 - tail]
 
 
 def _reliability_data(rng, coders=5, units=24, values=7, missing=0.3):
@@ -73,7 +81,7 @@ def test_the_alpha_interval_is_the_percentile_interval_of_the_resamples_alphas()
     interval = alpha_interval(counts, "ordinal", value_domain=domain, seed=11, resamples=300)
     drawn = np.random.default_rng(11).integers(0, 15, (300, 15))
     reference = [krippendorff.alpha(data[:, row], level_of_measurement="ordinal") for row in drawn]
-    low, high = np.percentile(reference, [2.5, 97.5])
+    low, high = np.percentile(reference, expanded_levels(15))
     assert (interval.low, interval.high) == (pytest.approx(low), pytest.approx(high))
     assert interval == alpha_interval(counts, "ordinal", value_domain=domain, seed=11, resamples=300)
     assert interval.method == "unit bootstrap"
@@ -92,7 +100,7 @@ def test_clusters_draw_their_units_together():
     for row in drawn:
         pairs = np.concatenate([np.flatnonzero(item == i) for i in row])
         reference.append(krippendorff.alpha(values[pairs].T.astype(float), level_of_measurement="interval"))
-    low, high = np.percentile(reference, [2.5, 97.5])
+    low, high = np.percentile(reference, expanded_levels(12))
     assert (interval.low, interval.high) == (pytest.approx(low), pytest.approx(high))
 
 
@@ -117,7 +125,7 @@ def test_percent_and_within_k_resample_units_with_all_their_pairs():
         (0, percent_interval(counts, seed=4, resamples=250)),
         (1, within_points_interval(counts, domain, 1, seed=4, resamples=250)),
     ):
-        low, high = np.percentile([share(row, points) for row in drawn], [2.5, 97.5])
+        low, high = np.percentile([share(row, points) for row in drawn], expanded_levels(20))
         assert (interval.low, interval.high) == (pytest.approx(low), pytest.approx(high))
 
 
@@ -164,12 +172,12 @@ def test_the_mean_kappa_interval_resamples_units_not_pairs_of_raters():
         )
         for row in drawn
     ]
-    low, high = np.percentile(means, [2.5, 97.5])
+    low, high = np.percentile(means, expanded_levels(30))
     interval = resampled.mean_interval()
     assert (interval.low, interval.high) == (pytest.approx(low), pytest.approx(high))
     one = resampled.pair_interval(0)
     low, high = np.percentile(
-        [cohen_kappa_score(ratings[0][row], ratings[1][row]) for row in drawn], [2.5, 97.5]
+        [cohen_kappa_score(ratings[0][row], ratings[1][row]) for row in drawn], expanded_levels(30)
     )
     assert (one.low, one.high) == (pytest.approx(low), pytest.approx(high))
 
@@ -187,6 +195,17 @@ def test_icc_and_fleiss_of_resamples_equal_the_figures_of_the_repeated_tables():
     )
     for interval in (icc_2k_interval(table, seed=1), fleiss_kappa_interval(counts, seed=1)):
         assert interval.low < interval.high and interval.method == "unit bootstrap"
+
+
+def test_few_units_widen_the_percentiles_as_the_expanded_bootstrap_does():
+    """With few units the plain percentile interval is too narrow; the expanded one takes
+    wider percentiles (1.6% and 98.4% at 20 units), and the plain ones without ``draws``."""
+    values = np.linspace(0, 1, 1001)
+    plain = resampled_interval(values)
+    wide = resampled_interval(values, draws=20)
+    assert (plain.low, plain.high) == (pytest.approx(0.025), pytest.approx(0.975))
+    low, high = np.array(expanded_levels(20)) / 100
+    assert (wide.low, wide.high) == (pytest.approx(low), pytest.approx(high)) and low < 0.017
 
 
 def test_the_cost_rule_gives_huge_studies_fewer_resamples_never_below_the_floor():
