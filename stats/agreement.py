@@ -36,6 +36,7 @@ two distinct values) give ``NaN`` with a reason; they never raise.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -51,8 +52,10 @@ from .bootstrap import (
     CONFIDENCE,
     UNIT_RESAMPLES,
     Interval,
+    group_sums,
     ratio_interval,
     resampled_interval,
+    unit_groups,
     unit_multiplicities,
     unit_resamples,
 )
@@ -253,22 +256,21 @@ def alpha_interval(
     """
     level = check_level(level_of_measurement)
     counts, domain = _counts_and_domain(value_counts, value_domain, level)
-    resampler = _UnitResampler.of(_Pairable.gather([counts]), domain, level)
+    pairable = _Pairable.gather([counts])
     if clusters is None:
-        draws, cluster = resampler.pairable.units, None
+        draw = np.arange(pairable.units)
     else:
         pairable_rows = np.asarray(counts.sum(axis=1)).ravel() >= 2
-        cluster = factorize(np.asarray(clusters)[pairable_rows])[1]
-        draws = int(cluster.max()) + 1 if cluster.size else 0
+        draw = factorize(np.asarray(clusters)[pairable_rows])[1]
+    draws = int(draw.max()) + 1 if draw.size else 0
     if draws < 2:
         return None
+    group, groups = unit_groups(draws, seed)
+    resampler = _UnitResampler.of(pairable, domain, level, group[draw], groups)
     rng = np.random.default_rng(seed)
     count = unit_resamples(resampler.cost, resamples)
-    alphas = [
-        resampler.alphas(w if cluster is None else w[:, cluster])
-        for w in unit_multiplicities(draws, count, rng)
-    ]
-    return resampled_interval(np.concatenate(alphas), confidence, draws=draws)
+    alphas = [resampler.alphas(w) for w in unit_multiplicities(groups, count, rng)]
+    return resampled_interval(np.concatenate(alphas), confidence, draws=groups)
 
 
 def percent_interval(
@@ -299,23 +301,29 @@ def alphas_of_multiplicities(
     if weights.ndim != 2 or weights.shape[1] != counts.shape[0]:
         raise ValueError("multiplicities are resamples × units, one column per row of the value counts")
     per_unit = np.asarray(counts.sum(axis=1)).ravel()
-    return _UnitResampler.of(_Pairable.gather([counts]), domain, level).alphas(weights[:, per_unit >= 2])
+    pairable = _Pairable.gather([counts])
+    resampler = _UnitResampler.of(pairable, domain, level, np.arange(pairable.units), pairable.units)
+    return resampler.alphas(weights[:, per_unit >= 2])
 
 
 @dataclass
 class _UnitResampler:
-    """Alpha of resamples of the pairable units, each given by its units' multiplicities.
+    """Alpha of resamples of the pairable units, each resample given by how often each
+    *group* of units was drawn (a group is one unit, or the units of one cluster or of one
+    random group of a large study: ``stats.bootstrap.unit_groups``).
 
     A unit drawn ``w`` times adds ``w`` times its within-unit disagreement and ``w`` times its
     values to the marginals, so every resample is a few products of the multiplicities with
-    per-unit arrays computed once:
+    per-group sums computed once:
 
-    - small domains (``EQUALITY_VALUES`` values or fewer), every level: each unit's row of
-      the coincidences, ``n_uc n_uk / (m_u - 1)``, and its value counts; a resample's
-      coincidences and marginals are one matrix product each, O(units × values²), and the
-      ordinal differences are recomputed from its marginals;
-    - interval level, more values: each unit's disagreement and its moments (count, sum,
-      sum of squares), O(units) per resample;
+    - small domains (``EQUALITY_VALUES`` values or fewer), every level: the groups' value
+      counts and observed disagreements; a resample's marginals are one matrix product,
+      O(groups × values). At the ordinal level the differences are the squared differences
+      of the resample's midpoints ``t``, and a unit's observed part, ``2 (m_u Σ_v n_uv t_v² -
+      (Σ_v n_uv t_v)²) / (m_u - 1)``, is a linear and a quadratic form in ``t``: per group the
+      sums of ``2 m_u n_u / (m_u - 1)`` and of ``2 n_u n_uᵀ / (m_u - 1)``, O(groups × values²);
+    - interval level, more values: each group's disagreement and moments (count, sum, sum of
+      squares), O(groups) per resample;
     - otherwise (nominal, ordinal or ratio with many distinct values): the resample's
       pairable values are rebuilt and passed to the level's disagreement, O(entries).
     """
@@ -323,10 +331,12 @@ class _UnitResampler:
     pairable: _Pairable
     domain: np.ndarray
     level: str
+    group: np.ndarray  # per pairable unit
+    groups: int
 
     @classmethod
-    def of(cls, pairable: _Pairable, domain: np.ndarray, level: str) -> _UnitResampler:
-        return cls(pairable, domain, level)
+    def of(cls, pairable: _Pairable, domain: np.ndarray, level: str, group: np.ndarray, groups: int):
+        return cls(pairable, domain, level, group, groups)
 
     @property
     def small(self) -> bool:
@@ -336,46 +346,61 @@ class _UnitResampler:
     def cost(self) -> int:
         """Numbers visited per resample (the cost rule's size)."""
         if self.small:
-            return self.pairable.units * max(1, len(self.domain)) ** 2
+            return self.groups * max(1, len(self.domain)) ** (2 if self.level == "ordinal" else 1)
+        if self.level == "interval":
+            return self.groups
         return max(self.pairable.units, len(self.pairable.unit))
 
     def alphas(self, weights: np.ndarray) -> np.ndarray:
         if self.small:
-            observed, expected = self._coincidence_disagreements(weights)
+            observed, expected = self._small_domain_disagreements(weights)
         elif self.level == "interval":
             observed, expected = self._moment_disagreements(weights)
         else:
-            observed, expected = self._rebuilt_disagreements(weights)
+            observed, expected = self._rebuilt_disagreements(weights[:, self.group])
         with np.errstate(divide="ignore", invalid="ignore"):
             alphas = np.where(expected > 0, 1.0 - observed / np.where(expected > 0, expected, 1.0), np.nan)
-        alphas[np.count_nonzero(weights, axis=1) < 2] = np.nan  # one unit: alpha says nothing
+        alphas[np.count_nonzero(weights, axis=1) < 2] = np.nan  # one draw: alpha says nothing
         return alphas
 
-    def _coincidence_disagreements(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    @functools.cached_property
+    def _small_domain_sums(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Per group: value counts, and the observed disagreement (the ordinal level: the
+        linear and the quadratic coefficients in the midpoints, flattened)."""
         size, units = len(self.domain), self.pairable.units
         counts = np.zeros((units, size))
         counts[self.pairable.unit, self.pairable.code] = self.pairable.count
         per_unit = counts.sum(axis=1)
-        marginals = weights @ counts
-        flat = np.zeros((len(weights), size * size))
-        step = max(1, BLOCK_CELLS // max(size * size, 1))
+        scale = 2.0 / (per_unit - 1.0)
+        grouped = group_sums(self.group, self.groups, counts)
+        if self.level != "ordinal":
+            differences = _value_differences(self.domain, np.ones(size), self.level)
+            observed = ((counts @ differences) * counts).sum(axis=1) / (per_unit - 1.0)
+            return grouped, group_sums(self.group, self.groups, observed), None
+        linear = group_sums(self.group, self.groups, (scale * per_unit)[:, None] * counts)
+        quadratic = np.zeros((self.groups, size * size))
+        step = max(1, BLOCK_CELLS // (size * size))
         for start in range(0, units, step):
             block = counts[start : start + step]
-            rows = (block[:, :, None] * block[:, None, :]).reshape(len(block), -1)
-            rows /= (per_unit[start : start + step] - 1.0)[:, None]
-            flat += weights[:, start : start + step] @ rows
-        coincidences = flat.reshape(len(weights), size, size)
-        if self.level == "ordinal":
-            midpoints = np.cumsum(marginals, axis=1) - marginals / 2.0
-            differences = (midpoints[:, :, None] - midpoints[:, None, :]) ** 2
-        else:
-            differences = np.broadcast_to(
-                _value_differences(self.domain, np.ones(size), self.level), (len(weights), size, size)
-            )
-        observed = (coincidences * differences).sum(axis=(1, 2))
+            outer = (block[:, :, None] * block[:, None, :]).reshape(len(block), -1)
+            outer *= scale[start : start + step, None]
+            quadratic += group_sums(self.group[start : start + step], self.groups, outer)
+        return grouped, linear, quadratic
+
+    def _small_domain_disagreements(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        counts, observed_part, quadratic = self._small_domain_sums
+        size = len(self.domain)
+        marginals = weights @ counts
         total = marginals.sum(axis=1)
-        expected = np.einsum("bv,bvk,bk->b", marginals, differences, marginals) / (total - 1.0)
-        return observed, expected
+        if quadratic is None:
+            differences = _value_differences(self.domain, np.ones(size), self.level)
+            expected = np.einsum("bv,vk,bk->b", marginals, differences, marginals) / (total - 1.0)
+            return weights @ observed_part, expected
+        midpoints = np.cumsum(marginals, axis=1) - marginals / 2.0
+        square = ((weights @ observed_part) * midpoints**2).sum(axis=1)
+        form = np.einsum("bvk,bv,bk->b", (weights @ quadratic).reshape(-1, size, size), midpoints, midpoints)
+        spread = total * (marginals * midpoints**2).sum(axis=1) - (marginals * midpoints).sum(axis=1) ** 2
+        return square - form, 2.0 * spread / (total - 1.0)
 
     def _moment_disagreements(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         moments = _UnitMoments.of_entries(self.pairable, np.asarray(self.domain, dtype=np.float64))
@@ -383,7 +408,7 @@ class _UnitResampler:
         per_unit = np.column_stack(
             [2.0 * count / (count - 1.0) * spread, count, count * mean, spread + count * mean**2]
         )
-        observed, n, total, squares = (weights @ per_unit).T
+        observed, n, total, squares = (weights @ group_sums(self.group, self.groups, per_unit)).T
         with np.errstate(divide="ignore", invalid="ignore"):
             expected = 2.0 * n * (squares - total**2 / n) / (n - 1.0)
         return observed, np.maximum(expected, 0.0)

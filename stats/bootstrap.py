@@ -30,6 +30,11 @@ MIN_UNIT_RESAMPLES = 200
 UNIT_WORK = 40_000_000
 # Resamples are drawn this many units × resamples at a time (8 bytes each: 32 MiB).
 UNIT_BATCH_CELLS = 1 << 22
+# A study with more units than this is bootstrapped over this many random groups of its units
+# (``unit_groups``): the figures are functions of sums over units, and the sums of random
+# groups are independent draws as the units are, so the groups' bootstrap has the units'
+# spread (to a factor (G - 1) / G) at a cost that no longer grows with the study.
+MAX_UNIT_DRAWS = 4096
 MAX_DISTINCT = 256
 MAX_DRAWS = 20_000_000
 _BATCH_DRAWS = 2_000_000
@@ -119,6 +124,28 @@ def unit_resamples(size: int, resamples: int = UNIT_RESAMPLES) -> int:
     return int(min(resamples, max(MIN_UNIT_RESAMPLES, UNIT_WORK // max(size, 1))))
 
 
+def unit_groups(units: int, seed: int) -> tuple[np.ndarray, int]:
+    """Each unit's group (its own index up to ``MAX_UNIT_DRAWS`` units, else one of
+    ``MAX_UNIT_DRAWS`` random groups of nearly equal size, seeded) and the number of groups."""
+    if units <= MAX_UNIT_DRAWS:
+        return np.arange(units), units
+    order = np.random.default_rng([seed, 1]).permutation(units)
+    group = np.empty(units, dtype=np.int64)
+    group[order] = np.arange(units) % MAX_UNIT_DRAWS
+    return group, MAX_UNIT_DRAWS
+
+
+def group_sums(group: np.ndarray, groups: int, values: np.ndarray) -> np.ndarray:
+    """Per group, the sum of its units' rows of ``values`` (units × anything)."""
+    from scipy import sparse  # imported on use: see stats/__init__.py
+
+    flat = values.reshape(len(values), -1)
+    summing = sparse.csr_matrix(
+        (np.ones(len(group)), (group, np.arange(len(group)))), shape=(groups, len(group))
+    )
+    return np.asarray(summing @ flat).reshape(groups, *values.shape[1:])
+
+
 def unit_multiplicities(units: int, resamples: int, rng: np.random.Generator):
     """Batches of resamples × units counts: how often each unit is drawn when ``units`` units
     are drawn with replacement (a unit bootstrap), at most ``UNIT_BATCH_CELLS`` counts per
@@ -181,12 +208,13 @@ def ratio_interval(
     if numerator.size < 2:
         return None
     rng = np.random.default_rng(seed)
-    per_unit = np.column_stack([numerator, denominator])
+    group, groups = unit_groups(numerator.size, seed)
+    per_group = group_sums(group, groups, np.column_stack([numerator, denominator]))
     shares = []
-    for weights in unit_multiplicities(numerator.size, unit_resamples(numerator.size, resamples), rng):
-        found, pairs = (weights @ per_unit).T
+    for weights in unit_multiplicities(groups, unit_resamples(groups, resamples), rng):
+        found, pairs = (weights @ per_group).T
         shares.append(found / pairs)
-    return resampled_interval(np.concatenate(shares), confidence, draws=numerator.size)
+    return resampled_interval(np.concatenate(shares), confidence, draws=groups)
 
 
 def _resampled(size: int, resamples: int, rng: np.random.Generator, reduce) -> np.ndarray:

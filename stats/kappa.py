@@ -10,7 +10,7 @@ else sorted.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -18,7 +18,9 @@ from .bootstrap import (
     CONFIDENCE,
     UNIT_RESAMPLES,
     Interval,
+    group_sums,
     resampled_interval,
+    unit_groups,
     unit_multiplicities,
     unit_resamples,
 )
@@ -83,12 +85,16 @@ def fleiss_kappa_interval(
     table = table[table.sum(axis=1) >= 2]
     if len(table) < 2:
         return None
+    group, groups = unit_groups(len(table), seed)
+    raters = table.sum(axis=1)
+    per_item = ((table * table).sum(axis=1) - raters) / (raters * (raters - 1.0))
+    sums = group_sums(group, groups, np.column_stack([per_item, np.ones(len(table)), raters, table]))
     rng = np.random.default_rng(seed)
     found = [
-        fleiss_kappas_of_multiplicities(table, w)
-        for w in unit_multiplicities(len(table), unit_resamples(table.size, resamples), rng)
+        _fleiss_of_sums(weights @ sums)
+        for weights in unit_multiplicities(groups, unit_resamples(sums.size, resamples), rng)
     ]
-    return resampled_interval(np.concatenate(found), confidence, draws=len(table))
+    return resampled_interval(np.concatenate(found), confidence, draws=groups)
 
 
 def fleiss_kappas_of_multiplicities(counts, multiplicities) -> np.ndarray:
@@ -99,12 +105,20 @@ def fleiss_kappas_of_multiplicities(counts, multiplicities) -> np.ndarray:
     weights = np.asarray(multiplicities, dtype=np.float64)
     raters = table.sum(axis=1)
     per_item = ((table * table).sum(axis=1) - raters) / (raters * (raters - 1.0))
-    agreement = weights @ per_item / weights.sum(axis=1)
-    shares = (weights @ table) / (weights @ raters)[:, None]
+    value = _fleiss_of_sums(weights @ np.column_stack([per_item, np.ones(len(table)), raters, table]))
+    value[np.count_nonzero(weights, axis=1) < 2] = np.nan
+    return value
+
+
+def _fleiss_of_sums(sums: np.ndarray) -> np.ndarray:
+    """Fleiss' kappa per resample from its weighted sums of (item agreement, items, ratings,
+    ratings per category)."""
+    agreement = sums[:, 0] / sums[:, 1]
+    shares = sums[:, 3:] / sums[:, 2:3]
     chance = (shares * shares).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         value = (agreement - chance) / (1.0 - chance)
-    value[(chance >= 1.0) | (np.count_nonzero(weights, axis=1) < 2)] = np.nan
+    value[chance >= 1.0] = np.nan
     return value
 
 
@@ -257,13 +271,15 @@ def resampled_kappas(
     units = int(shared.unit.max()) + 1 if len(shared.unit) else 0
     if units < 2:
         return ResampledKappas(np.full((0, len(shared.count)), np.nan), units)
+    group, groups = unit_groups(units, seed)
+    grouped = replace(shared, unit=group[shared.unit])  # a study of many units: random groups
     rng = np.random.default_rng(seed)
     count = unit_resamples(len(shared.pair) * max(categories, 1), resamples)
     batches = [
-        kappas_of_multiplicities(shared, categories, w, weights, positions, min_shared=min_shared)
-        for w in unit_multiplicities(units, count, rng)
+        kappas_of_multiplicities(grouped, categories, w, weights, positions, min_shared=min_shared)
+        for w in unit_multiplicities(groups, count, rng)
     ]
-    return ResampledKappas(np.concatenate(batches), units)
+    return ResampledKappas(np.concatenate(batches), groups)
 
 
 def kappas_of_multiplicities(

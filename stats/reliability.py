@@ -25,8 +25,10 @@ from .bootstrap import (
     CONFIDENCE,
     UNIT_RESAMPLES,
     Interval,
+    group_sums,
     ratio_interval,
     resampled_interval,
+    unit_groups,
     unit_multiplicities,
     unit_resamples,
 )
@@ -125,25 +127,39 @@ def icc_2k_interval(
     n, k = array.shape
     if n < 2 or k < 2:
         return None
+    group, groups = unit_groups(n, seed)
+    sums = _icc_row_sums(array)
+    if groups < n:  # a large table: random groups of its rows (their sums are what ICC reads)
+        sums = group_sums(group, groups, sums)
     rng = np.random.default_rng(seed)
     found = [
-        icc_2k_of_multiplicities(array, weights)
-        for weights in unit_multiplicities(n, unit_resamples(array.size, resamples), rng)
+        _icc_of_sums(weights @ sums, k)
+        for weights in unit_multiplicities(groups, unit_resamples(array.size, resamples), rng)
     ]
-    return resampled_interval(np.concatenate(found), confidence, draws=n)
+    return resampled_interval(np.concatenate(found), confidence, draws=groups)
 
 
 def icc_2k_of_multiplicities(table: np.ndarray, multiplicities: np.ndarray) -> np.ndarray:
     """ICC(2,k) of the complete ``table`` with row ``r`` repeated ``multiplicities[b, r]``
     times, per resample ``b``: ``TwoWay``'s sums of squares as products of the
     multiplicities with per-row sums, no table built. NaN where undefined, as ``icc_2k``."""
-    k = table.shape[1]
     weights = np.asarray(multiplicities, dtype=np.float64)
+    value = _icc_of_sums(weights @ _icc_row_sums(table), table.shape[1])
+    value[np.count_nonzero(weights, axis=1) < 2] = np.nan
+    return value
+
+
+def _icc_row_sums(table: np.ndarray) -> np.ndarray:
+    """Per row what ``TwoWay``'s sums of squares add up: 1, its mean, its mean squared, its
+    sum of squares, its values."""
     row_means = table.mean(axis=1)
-    rows = weights.sum(axis=1)
-    per_row = np.column_stack([row_means, row_means**2, (table**2).sum(axis=1)])
-    means, mean_squares, squares = (weights @ per_row).T
-    column_means = weights @ table / rows[:, None]
+    return np.column_stack([np.ones(len(table)), row_means, row_means**2, (table**2).sum(axis=1), table])
+
+
+def _icc_of_sums(sums: np.ndarray, k: int) -> np.ndarray:
+    """ICC(2,k) per resample from its weighted row sums (``_icc_row_sums``)."""
+    rows, means, mean_squares, squares = sums[:, :4].T
+    column_means = sums[:, 4:] / rows[:, None]
     grand = means / rows
     ss_rows = k * (mean_squares - rows * grand**2)
     ss_columns = rows * ((column_means - grand[:, None]) ** 2).sum(axis=1)
@@ -153,7 +169,7 @@ def icc_2k_of_multiplicities(table: np.ndarray, multiplicities: np.ndarray) -> n
         ms_error = ss_error / ((rows - 1) * (k - 1))
         denominator = ms_rows + (ms_columns - ms_error) / rows
         value = (ms_rows - ms_error) / denominator
-    value[(ms_error == 0) | (denominator <= 0) | (np.count_nonzero(weights, axis=1) < 2)] = np.nan
+    value[(ms_error == 0) | (denominator <= 0) | (rows < 2)] = np.nan
     return value
 
 

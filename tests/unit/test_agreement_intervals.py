@@ -218,3 +218,24 @@ def test_undefined_or_single_unit_data_has_no_interval():
     counts = np.array([[2, 1, 0]])
     assert alpha_interval(counts, "nominal") is None
     assert percent_interval(counts) is None
+
+
+def test_a_large_study_is_bootstrapped_over_random_groups_of_its_units(monkeypatch):
+    """Past ``MAX_UNIT_DRAWS`` units, groups of units are drawn (their sums are independent
+    draws as the units are): the interval is the units' own, to Monte-Carlo error."""
+    from stats import bootstrap
+
+    rng = np.random.default_rng(12)
+    truth = rng.integers(1, 8, 6000)
+    units = np.repeat(np.arange(6000), 3)
+    values = np.clip(truth[units] + rng.integers(-2, 3, units.size), 1, 7).astype(float)
+    counts, domain = value_counts_from_pairs(units, values)
+    grouped = alpha_interval(counts, "ordinal", value_domain=domain, seed=3)
+    within = within_points_interval(counts, domain, 1, seed=3)
+    monkeypatch.setattr(bootstrap, "MAX_UNIT_DRAWS", 10**6)
+    whole = alpha_interval(counts, "ordinal", value_domain=domain, seed=3)
+    assert grouped != whole  # the groups were drawn, not the units
+    assert grouped.high - grouped.low == pytest.approx(whole.high - whole.low, rel=0.1)
+    assert (grouped.low + grouped.high) / 2 == pytest.approx((whole.low + whole.high) / 2, abs=0.002)
+    whole_within = within_points_interval(counts, domain, 1, seed=3)
+    assert within.high - within.low == pytest.approx(whole_within.high - whole_within.low, rel=0.1)
