@@ -6,6 +6,12 @@ report) are resampled as multinomial counts over the distinct values, which has 
 the distribution of resampling the observations one by one and costs nothing per
 observation. Other values are resampled directly, in batches; beyond ``MAX_DRAWS``
 observations × resamples the normal approximation is used (said in ``method``).
+
+The agreement figures are bootstrapped over *units* instead (``unit_multiplicities``: a
+resample is how often each unit was drawn, each unit with all of its answers), with a cost
+rule for large studies (``unit_resamples``, ``unit_groups``) and expanded percentiles for
+few units (``resampled_interval``); the figures' own modules turn multiplicities into
+figures (``stats.agreement``, ``stats.kappa``, ``stats.reliability``).
 """
 
 from __future__ import annotations
