@@ -570,6 +570,41 @@ def stopping_tables(runs: int, adaptive_runs: int, power_runs: int) -> None:
     )
 
 
+def stopping_rows(quick: bool) -> list[dict]:
+    """The stopping rule's false stops in ``bench/coverage.py``'s common shape (``quick``:
+    10 items per system at item sd 0.6, uniform 100 runs and adaptive 20; else the false-stop
+    table's eight rows, 1000 and 400 runs)."""
+    from bench._coverage_table import result
+
+    settings = (
+        [("uniform", 0.6, 10, 100), ("adaptive", 0.6, 10, 20)]
+        if quick
+        else [
+            (assignment, item_sd, items, 1000 if assignment == "uniform" else 400)
+            for assignment in ("uniform", "adaptive")
+            for item_sd in (0.0, 0.6)
+            for items in (10, 40)
+        ]
+    )
+    found = []
+    for assignment, item_sd, items, runs in settings:
+        row = stopping_row(assignment, item_sd, items, 0.0, runs)
+        found.append(
+            result(
+                "stopping",
+                f"false stops, no difference ({assignment} assignment)",
+                f"item sd {item_sd:g}",
+                2,
+                items,
+                runs,
+                row.wrong["now"],
+                before=row.wrong["before"],
+                measure="false stops",
+            )
+        )
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", choices=("all", "savings", "ranking", "stopping"), default="all")

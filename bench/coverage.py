@@ -1,4 +1,23 @@
-"""Coverage and family-wise error of the scale figures on simulated studies with known truth.
+"""The coverage suite: every figure family's intervals and tests on simulated studies with
+known truth, in one table (``--family``), and the scale figures' detailed table (``--detail``).
+
+    .venv/bin/python bench/coverage.py [--family all|means|differences|pairs|shares|bt|agreement|
+        stopping|plan|competence] [--quick]
+
+prints one markdown table with the columns of ``bench/_coverage_table.py`` (family, figure,
+ICC, systems, items/system, runs, measure, before, now, target, MC error, pass). Each family
+is simulated by its own module, seeded (``rows(quick)``):
+
+- means, differences, pairs: this module (below);
+- shares: ``bench/coverage_shares.py`` (skipped with a message where it does not exist);
+- bt: ``bench/coverage_bt.py``; agreement: ``bench/coverage_agreement.py``;
+- stopping: ``bench/adaptive.py`` (part C's false stops); plan: ``bench/plan_calibration.py``;
+- competence: ``bench/coverage_competence.py``.
+
+``--quick`` runs a few rows of each family with fewer runs (a few minutes in all); without
+it each family runs its full grid (the scale families alone take about 25 minutes).
+
+The scale families, in detail (``--detail``: the table docs/statistics.md shows):
 
 Each row simulates ``--runs`` studies (seeded) and reports, for the methods before this
 change (answers resampled as independent; the pair table's one-sided Wilcoxon in the
@@ -28,7 +47,7 @@ With ``--unpaired`` every item is its own case (no ``provenance.source_id`` in c
 systems are compared on their own items (difference of means, Mann-Whitney U on item
 means); the old tables had no comparison for such designs.
 
-    .venv/bin/python bench/coverage.py [--runs 400] [--seed 20261129] [--quick] [--unpaired]
+    .venv/bin/python bench/coverage.py --detail [--runs 400] [--seed 20261129] [--quick] [--unpaired]
 
 Monte-Carlo error of a share p over R runs: √(p(1−p)/R) (0.011 at p = 0.95, R = 400).
 """
@@ -38,6 +57,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -165,15 +185,108 @@ def grid(quick: bool, unpaired: bool = False) -> list[Row]:
     return [Row(icc, s, n) for icc in iccs for s in (2, 4) for n in (10, 50, 200)]
 
 
+def scale_rows(quick: bool, families: set[str], runs: int | None = None, seed: int = 20261129) -> list[dict]:
+    """The means, differences and pairs families in the common shape, from one simulation of
+    each row of the grid (``quick``: four rows, 100 runs; else 18 rows, 400 runs)."""
+    from bench._coverage_table import result
+
+    runs = runs or (100 if quick else 400)
+    found = []
+    truths: dict[float, float] = {}
+    for row in grid(quick):
+        truth = truths.setdefault(row.icc, true_mean(row.icc, np.random.default_rng([seed, 7])))
+        s = run_row(row, runs, seed, truth)
+        shape = (row.icc, row.systems, row.items, runs)
+        if "means" in families:
+            figure = "one system's mean (cluster-robust t)"
+            found.append(result("means", figure, *shape, s["mean_new"], before=s["mean_old"]))
+            figure = "mean of all answers (cluster-robust t)"
+            found.append(result("means", figure, *shape, s["all_new"], before=s["all_old"]))
+        if "differences" in families:
+            figure = "difference of a pair of systems (within cases)"
+            found.append(result("differences", figure, *shape, s["diff_new"], before=s["diff_old"]))
+        if "pairs" in families:
+            figure = "some pair p < 0.05 with equal systems (two-sided, Holm)"
+            found.append(result("pairs", figure, *shape, s["fwer_new"], before=s["fwer_old"], measure="FWER"))
+    return found
+
+
+SCALE_FAMILIES = ("means", "differences", "pairs")
+FAMILIES = (*SCALE_FAMILIES, "shares", "bt", "agreement", "stopping", "plan", "competence")
+# family → (module, function returning its rows from ``quick``); imported when asked for
+FAMILY_MODULES = {
+    "shares": ("bench.coverage_shares", "rows"),
+    "bt": ("bench.coverage_bt", "rows"),
+    "agreement": ("bench.coverage_agreement", "rows"),
+    "stopping": ("bench.adaptive", "stopping_rows"),
+    "plan": ("bench.plan_calibration", "rows"),
+    "competence": ("bench.coverage_competence", "rows"),
+}
+
+
+def family_rows(family: str, quick: bool) -> list[dict] | None:
+    """One family's rows (None: its module is not in this checkout)."""
+    import importlib
+
+    if family in SCALE_FAMILIES:
+        return scale_rows(quick, {family})
+    module, function = FAMILY_MODULES[family]
+    try:
+        loaded = importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name != module:
+            raise
+        return None
+    return getattr(loaded, function)(quick)
+
+
+def suite_rows(families: list[str], quick: bool, report=print) -> list[dict]:
+    """The rows of ``families`` in order (the scale families from one shared simulation)."""
+    scale = {family for family in families if family in SCALE_FAMILIES}
+    found = scale_rows(quick, scale) if scale else []
+    for family in families:
+        if family in SCALE_FAMILIES:
+            continue
+        rows = family_rows(family, quick)
+        if rows is None:
+            report(f"(family {family}: its module is not in this checkout; skipped)")
+            continue
+        found += rows
+    return found
+
+
 def main(argv: list[str] | None = None) -> None:
+    from bench._coverage_table import print_table
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=20261129)
-    parser.add_argument("--quick", action="store_true", help="four rows only")
     parser.add_argument(
-        "--unpaired", action="store_true", help="every item its own case: systems compared unpaired"
+        "--family", choices=(*FAMILIES, "all"), action="append", help="repeatable; default all"
+    )
+    parser.add_argument("--quick", action="store_true", help="a few rows of each family, fewer runs")
+    parser.add_argument(
+        "--detail", action="store_true", help="the scale figures' detailed before/after table"
+    )
+    parser.add_argument("--runs", type=int, default=400, help="--detail: runs per row")
+    parser.add_argument("--seed", type=int, default=20261129, help="--detail: the seed")
+    parser.add_argument(
+        "--unpaired", action="store_true", help="--detail: every item its own case: systems compared unpaired"
     )
     args = parser.parse_args(argv)
+    if args.detail:
+        detail(args)
+        return
+    chosen = args.family or ["all"]
+    families = list(FAMILIES) if "all" in chosen else [family for family in FAMILIES if family in chosen]
+    started = time.perf_counter()
+    rows = suite_rows(families, args.quick, report=lambda line: print(line, file=sys.stderr))
+    print_table(rows)
+    failed = sum(not row["passed"] for row in rows)
+    kind, seconds = "quick" if args.quick else "full", time.perf_counter() - started
+    print(f"\n{len(rows)} rows, {failed} outside their target; {kind} run, {seconds:.0f} s")
+
+
+def detail(args) -> None:
+    """The scale figures' table with the before and after columns (docs/statistics.md)."""
     print(
         "| ICC | systems | items/system | mean: before | mean: after | all answers: before | after "
         "| difference: before (naive) | after | FWER: before | after |"

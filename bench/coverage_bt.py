@@ -198,6 +198,30 @@ def table(studies: int, seed: int, rows: list[Design]) -> str:
     return "\n".join(lines)
 
 
+def rows(quick: bool, studies: int | None = None, seed: int = 0) -> list[dict]:
+    """The family's rows in ``bench/coverage.py``'s common shape (``quick``: three designs,
+    100 studies each; else the full grid, 400)."""
+    from bench._coverage_table import result
+
+    studies = studies or (100 if quick else 400)
+    chosen = (
+        [Design(2, 10, 0.6), Design(4, 50, 0.6), Design(4, 50, 0.6, answer="best-worst")]
+        if quick
+        else designs()
+    )
+    found = []
+    for number, design in enumerate(chosen):
+        c = coverage(design, studies, seed + number)
+        shape = (f"item SD {design.item_sd:g}", design.systems, f"{design.items} ({design.answer})", studies)
+        found += [
+            result("bt", "strength difference", *shape, c.difference, before=c.difference_independent),
+            result("bt", "strength", *shape, c.strength),
+            result("bt", "rank intervals (all systems at once)", *shape, c.rank, measure="joint coverage"),
+            result("bt", "position bias γ", *shape, c.position),
+        ]
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=400, help="simulated studies per row")

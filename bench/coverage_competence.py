@@ -174,6 +174,25 @@ ROWS = [
 ]
 
 
+def rows(quick: bool, panels: int | None = None, seed: int = 1) -> list[dict]:
+    """The family's rows in ``bench/coverage.py``'s common shape (``quick``: two rows of 10
+    panels, 50 resamples; else every row, 50 panels, 100 resamples). Coverage of the
+    intervals of the annotators other than the clicker; runs = intervals counted."""
+    from bench._coverage_table import result
+
+    panels = panels or (10 if quick else 50)
+    chosen = [ROWS[0], ROWS[3]] if quick else ROWS
+    found = []
+    for name, figures in run(panels, seed, 50 if quick else 100, chosen):
+        row, measure = name.rsplit(", ", 1)
+        found.append(
+            result(
+                "competence", f"{measure} ({row})", "—", "—", "—", figures["intervals"], figures["coverage"]
+            )
+        )
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--panels", type=int, default=100)

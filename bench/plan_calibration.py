@@ -167,6 +167,35 @@ def calibrate(
     )
 
 
+def rows(quick: bool, seed: int = 20261129) -> list[dict]:
+    """The family's rows in ``bench/coverage.py``'s common shape: realised − planned power
+    per design (``quick``: two designs, 3 pilots × 300 simulations, 400 studies; else every
+    design, 20 pilots × 2000, 4000 studies)."""
+    from bench._coverage_table import result
+
+    pilots, simulations, studies = (3, 300, 400) if quick else (20, 2000, 4000)
+    found = []
+    for number, design in enumerate(DESIGNS[:2] if quick else DESIGNS):
+        c = calibrate(design, pilots=pilots, simulations=simulations, studies=studies, seed=seed + number)
+        kind = "paired, Wilcoxon" if design.paired else "unpaired, Mann-Whitney"
+        figure = f"plan: power ({kind}, {design.items} × {design.answers_per_item}, d = {design.difference})"
+        error = float(np.hypot(c.planned_error, c.realised_error))
+        found.append(
+            result(
+                "plan",
+                figure,
+                "ICC 0.49",
+                2,
+                design.items,
+                studies,
+                c.realised - c.planned,
+                measure="power gap",
+                mc_error=error,
+            )
+        )
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pilots", type=int, default=20)

@@ -36,6 +36,7 @@ two distinct values) give ``NaN`` with a reason; they never raise.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -47,6 +48,17 @@ import numpy as np
 if TYPE_CHECKING:
     from scipy import sparse
 
+from .bootstrap import (
+    CONFIDENCE,
+    UNIT_RESAMPLES,
+    Interval,
+    group_sums,
+    ratio_interval,
+    resampled_interval,
+    unit_groups,
+    unit_multiplicities,
+    unit_resamples,
+)
 from .estimate import Estimate
 from .groups import factorize
 
@@ -214,6 +226,215 @@ def value_counts_from_pairs(
     )
     counts.sum_duplicates()
     return counts, domain
+
+
+# --- intervals: a bootstrap over units -----------------------------------------------------
+
+
+def alpha_interval(
+    value_counts,
+    level_of_measurement: str = "interval",
+    *,
+    value_domain=None,
+    clusters=None,
+    seed: int = 0,
+    resamples: int = UNIT_RESAMPLES,
+    confidence: float = CONFIDENCE,
+) -> Interval | None:
+    """Percentile interval of alpha from a bootstrap over units (units × values counts).
+
+    A resample draws the pairable units (those with two values or more: the others do not
+    enter alpha) with replacement, each with all of its values, and recomputes alpha, the
+    expected disagreement included (Zapf et al. 2016 recommend this bootstrap for alpha).
+    Units are the independent draws; the values within one unit may depend on each other
+    in any way. ``clusters`` (one label per row of the counts) draws groups of units instead,
+    each with all of its units, when units are not independent of each other (a machine
+    rater's pairs with the humans of one item are units of alpha, the item is the draw).
+    Resamples where alpha is undefined (one distinct unit, one value) are left out; None with
+    fewer than two draws or when most resamples are undefined. ``resamples`` shrink for
+    large studies by ``stats.bootstrap.unit_resamples``.
+    """
+    level = check_level(level_of_measurement)
+    counts, domain = _counts_and_domain(value_counts, value_domain, level)
+    pairable = _Pairable.gather([counts])
+    if clusters is None:
+        draw = np.arange(pairable.units)
+    else:
+        pairable_rows = np.asarray(counts.sum(axis=1)).ravel() >= 2
+        draw = factorize(np.asarray(clusters)[pairable_rows])[1]
+    draws = int(draw.max()) + 1 if draw.size else 0
+    if draws < 2:
+        return None
+    group, groups = unit_groups(draws, seed)
+    resampler = _UnitResampler.of(pairable, domain, level, group[draw], groups)
+    rng = np.random.default_rng(seed)
+    count = unit_resamples(resampler.cost, resamples)
+    alphas = [resampler.alphas(w) for w in unit_multiplicities(groups, count, rng)]
+    return resampled_interval(np.concatenate(alphas), confidence, draws=groups)
+
+
+def percent_interval(
+    value_counts, *, seed: int = 0, resamples: int = UNIT_RESAMPLES, confidence: float = CONFIDENCE
+) -> Interval | None:
+    """Percent agreement's interval from the same bootstrap over units: each unit brings its
+    agreeing pairs and its pairs (``stats.bootstrap.ratio_interval``)."""
+    from scipy import sparse  # imported on use: see stats/__init__.py
+
+    counts = value_counts if sparse.issparse(value_counts) else np.asarray(value_counts)
+    pairable = _Pairable.gather([counts])
+    per_unit = pairable.per_unit(pairable.count)
+    agreeing = pairable.per_unit(pairable.count * (pairable.count - 1.0))
+    return ratio_interval(
+        agreeing, per_unit * (per_unit - 1.0), seed=seed, resamples=resamples, confidence=confidence
+    )
+
+
+def alphas_of_multiplicities(
+    value_counts, level_of_measurement: str, multiplicities, *, value_domain=None
+) -> np.ndarray:
+    """Alpha of each resample given as how often each unit (row of ``value_counts``) is in
+    it (resamples × units): the computation ``alpha_interval`` bootstraps, open to checking
+    against any implementation run on the resampled data."""
+    level = check_level(level_of_measurement)
+    counts, domain = _counts_and_domain(value_counts, value_domain, level)
+    weights = np.asarray(multiplicities, dtype=np.float64)
+    if weights.ndim != 2 or weights.shape[1] != counts.shape[0]:
+        raise ValueError("multiplicities are resamples × units, one column per row of the value counts")
+    per_unit = np.asarray(counts.sum(axis=1)).ravel()
+    pairable = _Pairable.gather([counts])
+    resampler = _UnitResampler.of(pairable, domain, level, np.arange(pairable.units), pairable.units)
+    return resampler.alphas(weights[:, per_unit >= 2])
+
+
+@dataclass
+class _UnitResampler:
+    """Alpha of resamples of the pairable units, each resample given by how often each
+    *group* of units was drawn (a group is one unit, or the units of one cluster or of one
+    random group of a large study: ``stats.bootstrap.unit_groups``).
+
+    A unit drawn ``w`` times adds ``w`` times its within-unit disagreement and ``w`` times its
+    values to the marginals, so every resample is a few products of the multiplicities with
+    per-group sums computed once:
+
+    - small domains (``EQUALITY_VALUES`` values or fewer), every level: the groups' value
+      counts and observed disagreements; a resample's marginals are one matrix product,
+      O(groups × values). At the ordinal level the differences are the squared differences
+      of the resample's midpoints ``t``, and a unit's observed part, ``2 (m_u Σ_v n_uv t_v² -
+      (Σ_v n_uv t_v)²) / (m_u - 1)``, is a linear and a quadratic form in ``t``: per group the
+      sums of ``2 m_u n_u / (m_u - 1)`` and of ``2 n_u n_uᵀ / (m_u - 1)``, O(groups × values²);
+    - interval level, more values: each group's disagreement and moments (count, sum, sum of
+      squares), O(groups) per resample;
+    - otherwise (nominal, ordinal or ratio with many distinct values): the resample's
+      pairable values are rebuilt and passed to the level's disagreement, O(entries).
+    """
+
+    pairable: _Pairable
+    domain: np.ndarray
+    level: str
+    group: np.ndarray  # per pairable unit
+    groups: int
+
+    @classmethod
+    def of(cls, pairable: _Pairable, domain: np.ndarray, level: str, group: np.ndarray, groups: int):
+        return cls(pairable, domain, level, group, groups)
+
+    @property
+    def small(self) -> bool:
+        return len(self.domain) <= EQUALITY_VALUES
+
+    @property
+    def cost(self) -> int:
+        """Numbers visited per resample (the cost rule's size)."""
+        if self.small:
+            return self.groups * max(1, len(self.domain)) ** (2 if self.level == "ordinal" else 1)
+        if self.level == "interval":
+            return self.groups
+        return max(self.pairable.units, len(self.pairable.unit))
+
+    def alphas(self, weights: np.ndarray) -> np.ndarray:
+        if self.small:
+            observed, expected = self._small_domain_disagreements(weights)
+        elif self.level == "interval":
+            observed, expected = self._moment_disagreements(weights)
+        else:
+            observed, expected = self._rebuilt_disagreements(weights[:, self.group])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            alphas = np.where(expected > 0, 1.0 - observed / np.where(expected > 0, expected, 1.0), np.nan)
+        alphas[np.count_nonzero(weights, axis=1) < 2] = np.nan  # one draw: alpha says nothing
+        return alphas
+
+    @functools.cached_property
+    def _small_domain_sums(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Per group: value counts, and the observed disagreement (the ordinal level: the
+        linear and the quadratic coefficients in the midpoints, flattened)."""
+        size, units = len(self.domain), self.pairable.units
+        counts = np.zeros((units, size))
+        counts[self.pairable.unit, self.pairable.code] = self.pairable.count
+        per_unit = counts.sum(axis=1)
+        scale = 2.0 / (per_unit - 1.0)
+        grouped = group_sums(self.group, self.groups, counts)
+        if self.level != "ordinal":
+            differences = _value_differences(self.domain, np.ones(size), self.level)
+            observed = ((counts @ differences) * counts).sum(axis=1) / (per_unit - 1.0)
+            return grouped, group_sums(self.group, self.groups, observed), None
+        linear = group_sums(self.group, self.groups, (scale * per_unit)[:, None] * counts)
+        quadratic = np.zeros((self.groups, size * size))
+        step = max(1, BLOCK_CELLS // (size * size))
+        for start in range(0, units, step):
+            block = counts[start : start + step]
+            outer = (block[:, :, None] * block[:, None, :]).reshape(len(block), -1)
+            outer *= scale[start : start + step, None]
+            quadratic += group_sums(self.group[start : start + step], self.groups, outer)
+        return grouped, linear, quadratic
+
+    def _small_domain_disagreements(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        counts, observed_part, quadratic = self._small_domain_sums
+        size = len(self.domain)
+        marginals = weights @ counts
+        total = marginals.sum(axis=1)
+        if quadratic is None:
+            differences = _value_differences(self.domain, np.ones(size), self.level)
+            expected = np.einsum("bv,vk,bk->b", marginals, differences, marginals) / (total - 1.0)
+            return weights @ observed_part, expected
+        midpoints = np.cumsum(marginals, axis=1) - marginals / 2.0
+        square = ((weights @ observed_part) * midpoints**2).sum(axis=1)
+        form = np.einsum("bvk,bv,bk->b", (weights @ quadratic).reshape(-1, size, size), midpoints, midpoints)
+        spread = total * (marginals * midpoints**2).sum(axis=1) - (marginals * midpoints).sum(axis=1) ** 2
+        return square - form, 2.0 * spread / (total - 1.0)
+
+    def _moment_disagreements(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        moments = _UnitMoments.of_entries(self.pairable, np.asarray(self.domain, dtype=np.float64))
+        count, mean, spread = moments.count, moments.mean, moments.spread
+        per_unit = np.column_stack(
+            [2.0 * count / (count - 1.0) * spread, count, count * mean, spread + count * mean**2]
+        )
+        observed, n, total, squares = (weights @ group_sums(self.group, self.groups, per_unit)).T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            expected = 2.0 * n * (squares - total**2 / n) / (n - 1.0)
+        return observed, np.maximum(expected, 0.0)
+
+    def _rebuilt_disagreements(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        pairable = self.pairable
+        entries = np.bincount(pairable.unit, minlength=pairable.units)
+        starts = np.cumsum(entries) - entries
+        observed, expected = np.zeros(len(weights)), np.zeros(len(weights))
+        for b, row in enumerate(weights.astype(np.int64)):
+            drawn = np.repeat(np.arange(pairable.units), row)
+            lengths = entries[drawn]
+            index = np.repeat(starts[drawn] - np.cumsum(lengths) + lengths, lengths) + np.arange(
+                lengths.sum()
+            )
+            resample = _Pairable(
+                np.repeat(np.arange(len(drawn)), lengths),
+                pairable.code[index],
+                pairable.count[index],
+                len(drawn),
+            )
+            marginals = resample.per_value(len(self.domain))
+            if np.count_nonzero(marginals) < 2:
+                continue  # expected 0: undefined
+            observed[b], expected[b] = _DISAGREEMENTS[self.level](resample, self.domain, marginals)
+        return observed, expected
 
 
 # --- the pairable values --------------------------------------------------------------------

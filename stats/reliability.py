@@ -21,6 +21,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .bootstrap import (
+    CONFIDENCE,
+    UNIT_RESAMPLES,
+    Interval,
+    group_sums,
+    ratio_interval,
+    resampled_interval,
+    unit_groups,
+    unit_multiplicities,
+    unit_resamples,
+)
 from .estimate import Estimate
 
 # Within-k agreement builds a values × values band; ordinal scales have a handful of values.
@@ -106,6 +117,62 @@ def icc_2k(table) -> Estimate:
     return Estimate((anova.ms_rows - anova.ms_error) / denominator, n=n, details=details)
 
 
+def icc_2k_interval(
+    table, *, seed: int = 0, resamples: int = UNIT_RESAMPLES, confidence: float = CONFIDENCE
+) -> Interval | None:
+    """Percentile interval of ICC(2,k) from a bootstrap over the targets (the complete rows
+    drawn with replacement, each with all of its raters' values; the raters stay the
+    same). The raters are the study's own: the interval is conditional on them."""
+    array, _ = complete_rows(table)
+    n, k = array.shape
+    if n < 2 or k < 2:
+        return None
+    group, groups = unit_groups(n, seed)
+    sums = _icc_row_sums(array)
+    if groups < n:  # a large table: random groups of its rows (their sums are what ICC reads)
+        sums = group_sums(group, groups, sums)
+    rng = np.random.default_rng(seed)
+    found = [
+        _icc_of_sums(weights @ sums, k)
+        for weights in unit_multiplicities(groups, unit_resamples(array.size, resamples), rng)
+    ]
+    return resampled_interval(np.concatenate(found), confidence, draws=groups)
+
+
+def icc_2k_of_multiplicities(table: np.ndarray, multiplicities: np.ndarray) -> np.ndarray:
+    """ICC(2,k) of the complete ``table`` with row ``r`` repeated ``multiplicities[b, r]``
+    times, per resample ``b``: ``TwoWay``'s sums of squares as products of the
+    multiplicities with per-row sums, no table built. NaN where undefined, as ``icc_2k``."""
+    weights = np.asarray(multiplicities, dtype=np.float64)
+    value = _icc_of_sums(weights @ _icc_row_sums(table), table.shape[1])
+    value[np.count_nonzero(weights, axis=1) < 2] = np.nan
+    return value
+
+
+def _icc_row_sums(table: np.ndarray) -> np.ndarray:
+    """Per row what ``TwoWay``'s sums of squares add up: 1, its mean, its mean squared, its
+    sum of squares, its values."""
+    row_means = table.mean(axis=1)
+    return np.column_stack([np.ones(len(table)), row_means, row_means**2, (table**2).sum(axis=1), table])
+
+
+def _icc_of_sums(sums: np.ndarray, k: int) -> np.ndarray:
+    """ICC(2,k) per resample from its weighted row sums (``_icc_row_sums``)."""
+    rows, means, mean_squares, squares = sums[:, :4].T
+    column_means = sums[:, 4:] / rows[:, None]
+    grand = means / rows
+    ss_rows = k * (mean_squares - rows * grand**2)
+    ss_columns = rows * ((column_means - grand[:, None]) ** 2).sum(axis=1)
+    ss_error = np.maximum(squares - rows * k * grand**2 - ss_rows - ss_columns, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ms_rows, ms_columns = ss_rows / (rows - 1), ss_columns / (k - 1)
+        ms_error = ss_error / ((rows - 1) * (k - 1))
+        denominator = ms_rows + (ms_columns - ms_error) / rows
+        value = (ms_rows - ms_error) / denominator
+    value[(ms_error == 0) | (denominator <= 0) | (rows < 2)] = np.nan
+    return value
+
+
 def cronbach_alpha(table, confidence: float = 0.95) -> tuple[Estimate, tuple[float, float] | None]:
     """Cronbach's alpha of a respondents × statements table and Feldt's interval.
 
@@ -132,9 +199,29 @@ def within_points_from_value_counts(value_counts, domain, points: float) -> Esti
     ``value_counts`` is units × values (dense or sparse), ``domain`` the numeric value of
     each column. ``n`` = pairs; ``points = 0`` is percent agreement.
     """
-    values = np.asarray(domain, dtype=np.float64)
-    if len(values) > MAX_WITHIN_VALUES:
+    if len(domain) > MAX_WITHIN_VALUES:
         return Estimate.undefined(f"more than {MAX_WITHIN_VALUES} distinct values: not a rating scale")
+    agreeing, pairs = _within_points_per_unit(value_counts, domain, points)
+    total = float(pairs.sum())
+    if total == 0:
+        return Estimate.undefined("no unit has two or more values")
+    return Estimate(float(agreeing.sum()) / total, n=int(total), details={"points": points})
+
+
+def within_points_interval(
+    value_counts, domain, points: float, *, seed: int = 0, resamples: int = UNIT_RESAMPLES
+) -> Interval | None:
+    """The interval of ``within_points_from_value_counts`` from a bootstrap over units: each
+    unit brings all of its pairs (``stats.bootstrap.ratio_interval``)."""
+    if len(domain) > MAX_WITHIN_VALUES:
+        return None
+    agreeing, pairs = _within_points_per_unit(value_counts, domain, points)
+    return ratio_interval(agreeing, pairs, seed=seed, resamples=resamples)
+
+
+def _within_points_per_unit(value_counts, domain, points: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per unit, its pairs of values at most ``points`` apart and all its pairs."""
+    values = np.asarray(domain, dtype=np.float64)
     band = (np.abs(np.subtract.outer(values, values)) <= points).astype(np.float64)
     from scipy import sparse  # imported on use: see stats/__init__.py
 
@@ -146,11 +233,7 @@ def within_points_from_value_counts(value_counts, domain, points: float) -> Esti
         counts = np.asarray(value_counts, dtype=np.float64)
         per_unit = counts.sum(axis=1)
         close = (counts * (counts @ band)).sum(axis=1)
-    pairs = float((per_unit * (per_unit - 1.0)).sum()) / 2.0
-    if pairs == 0:
-        return Estimate.undefined("no unit has two or more values")
-    agreeing = float((close - per_unit).sum()) / 2.0
-    return Estimate(agreeing / pairs, n=int(pairs), details={"points": points})
+    return (close - per_unit) / 2.0, per_unit * (per_unit - 1.0) / 2.0
 
 
 def _f_sf(statistic: float, dfn: float, dfd: float) -> float:

@@ -31,13 +31,15 @@ from stats.agreement import (
     alpha_and_percent_from_value_counts,
     alpha_from_pairs,
     alpha_from_value_counts,
+    alpha_interval,
+    percent_interval,
     value_counts_from_pairs,
 )
-from stats.bootstrap import Interval, mean_ci, seed_for
+from stats.bootstrap import Interval, seed_for
 from stats.counting import count_distinct, distinct_counts
 from stats.estimate import Estimate
 from stats.groups import factorize
-from stats.kappa import SharedUnits, fleiss_kappa
+from stats.kappa import SharedUnits, fleiss_kappa, fleiss_kappa_interval, resampled_kappas
 from stats.raters import (
     CEILING,
     DEFAULT_CALIBRATION_MARGIN,
@@ -49,7 +51,13 @@ from stats.raters import (
     rating_pairs,
     unit_means,
 )
-from stats.reliability import cronbach_alpha, icc_2k, within_points_from_value_counts
+from stats.reliability import (
+    cronbach_alpha,
+    icc_2k,
+    icc_2k_interval,
+    within_points_from_value_counts,
+    within_points_interval,
+)
 
 from .base import ReportRow, StudyData, row
 
@@ -290,24 +298,49 @@ def scope_rows(scope: Scope, labels: Labels, calibration: Calibration | None = N
 
 
 def human_rows(scope: Scope, values: np.ndarray, units: np.ndarray, ratings: Ratings) -> list[ReportRow]:
-    """Agreement among human annotators in one scope."""
+    """Agreement among human annotators in one scope, each figure with its interval from a
+    bootstrap over the scope's units (``_unit_ci``; Cronbach's alpha: Feldt's)."""
     group, level = scope.group, scope.level
     counts, domain = value_counts_from_pairs(units, values)
     alpha, percent = alpha_and_percent_from_value_counts(counts, level, value_domain=domain)
-    rows = [row("agreement.krippendorff_alpha", group, alpha)]
+    rows = [row("agreement.krippendorff_alpha", group, alpha, _alpha_ci(alpha, counts, domain, level, group))]
     if level == "ordinal":
         interval = alpha_from_value_counts(counts, "interval", value_domain=domain)
-        rows.append(row("agreement.krippendorff_alpha", {**group, "level": "interval"}, interval))
-    rows.append(row("agreement.percent", group, percent))
+        as_interval = {**group, "level": "interval"}
+        ci = _alpha_ci(interval, counts, domain, "interval", as_interval)
+        rows.append(row("agreement.krippendorff_alpha", as_interval, interval, ci))
+    seed = seed_for("agreement.percent", group)
+    rows.append(
+        row("agreement.percent", group, percent, _unit_ci(percent, percent_interval, counts, seed=seed))
+    )
     if level == "nominal":
         dense = counts if isinstance(counts, np.ndarray) else counts.toarray()
-        rows.append(row("agreement.fleiss_kappa", group, fleiss_kappa(dense)))
+        fleiss = fleiss_kappa(dense)
+        seed = seed_for("agreement.fleiss_kappa", group)
+        rows.append(
+            row(
+                "agreement.fleiss_kappa",
+                group,
+                fleiss,
+                _unit_ci(fleiss, fleiss_kappa_interval, dense, seed=seed),
+            )
+        )
         return rows
     if level == "ordinal":
         for points in (1, 2):
             within = within_points_from_value_counts(counts, domain, points)
-            rows.append(row(f"agreement.within_{points}", group, within, _share_ci(within, points, group)))
-    rows.append(row("agreement.icc2k", group, _icc(units, ratings.rater, values)))
+            seed = seed_for(f"agreement.within_{points}", group)
+            ci = _unit_ci(within, within_points_interval, counts, domain, points, seed=seed)
+            rows.append(row(f"agreement.within_{points}", group, within, ci))
+    icc, table = _icc(units, ratings.rater, values)
+    rows.append(
+        row(
+            "agreement.icc2k",
+            group,
+            icc,
+            _unit_ci(icc, icc_2k_interval, table, seed=seed_for("agreement.icc2k", group)),
+        )
+    )
     if scope.questions > 1:
         cronbach, bounds = cronbach_alpha(_respondents_by_question(ratings, values))
         ci = None if bounds is None else Interval(bounds[0], bounds[1], "feldt")
@@ -315,12 +348,29 @@ def human_rows(scope: Scope, values: np.ndarray, units: np.ndarray, ratings: Rat
     return rows
 
 
-def _icc(units: np.ndarray, raters: np.ndarray, values: np.ndarray) -> Estimate:
-    """ICC(2,k) over the units every annotator of the scope rated (a fully crossed design)."""
+def _alpha_ci(
+    alpha: Estimate, counts, domain: np.ndarray, level: str, group: dict, clusters=None
+) -> Interval | None:
+    """Alpha's interval from a bootstrap over units (``stats.agreement.alpha_interval``),
+    seeded by the figure's group so that a recomputed report shows the same interval."""
+    seed = seed_for("agreement.krippendorff_alpha", group)
+    return _unit_ci(alpha, alpha_interval, counts, level, value_domain=domain, clusters=clusters, seed=seed)
+
+
+def _unit_ci(
+    estimate: Estimate, interval: Callable[..., Interval | None], *args, **kwargs
+) -> Interval | None:
+    """The interval of a defined figure (an undefined one has none)."""
+    return interval(*args, **kwargs) if estimate.defined else None
+
+
+def _icc(units: np.ndarray, raters: np.ndarray, values: np.ndarray) -> tuple[Estimate, np.ndarray | None]:
+    """ICC(2,k) over the units every annotator of the scope rated (a fully crossed design),
+    and the units × annotators table it was computed from."""
     unit_ids, unit_codes = factorize(units)
     rater_ids, rater_codes = factorize(raters)
     if len(unit_ids) * len(rater_ids) > MAX_TABLE_CELLS:
-        return Estimate.undefined("too many units × annotators for a fully crossed table")
+        return Estimate.undefined("too many units × annotators for a fully crossed table"), None
     table = np.full((len(unit_ids), len(rater_ids)), np.nan)
     table[unit_codes, rater_codes] = values
     estimate = icc_2k(table)
@@ -328,8 +378,8 @@ def _icc(units: np.ndarray, raters: np.ndarray, values: np.ndarray) -> Estimate:
         reason = (
             f"fewer than two units rated by all {len(rater_ids)} annotators: ICC(2,k) needs a crossed design"
         )
-        return Estimate.undefined(reason, n=estimate.n, **estimate.details)
-    return estimate
+        return Estimate.undefined(reason, n=estimate.n, **estimate.details), table
+    return estimate, table
 
 
 def _respondents_by_question(ratings: Ratings, values: np.ndarray) -> np.ndarray:
@@ -357,8 +407,11 @@ def kappa_matrix_rows(scope: Scope, values: np.ndarray, ratings: Ratings, labels
         )
         group = {**scope.group, "weights": _weightings(scope.level)[0] or "none"}
         return [row("agreement.pairwise_kappa", group, Estimate.undefined(reason), annotators=annotators)]
-    first, second = rating_pairs(scope.units[~scope.ratings.model], rater)
-    shared = SharedUnits.of(rater[first], rater[second], codes[first], codes[second], min_shared=MIN_SHARED)
+    units = scope.units[~scope.ratings.model]
+    first, second = rating_pairs(units, rater)
+    shared = SharedUnits.of(
+        rater[first], rater[second], codes[first], codes[second], min_shared=MIN_SHARED, unit=units[first]
+    )
     names = {}
     if annotators <= MAX_MATRIX_RATERS:
         ids = np.unique(np.concatenate([shared.first, shared.second]))
@@ -368,13 +421,24 @@ def kappa_matrix_rows(scope: Scope, values: np.ndarray, ratings: Ratings, labels
         kappas = shared.kappas(len(domain), weights, _positions(domain))
         group = {**scope.group, "weights": weights or "none"}
         mean = kappas.mean("no two annotators share two units with a defined kappa", MIN_SHARED)
-        ci = mean_ci(kappas.averaged(MIN_SHARED), seed=seed_for("agreement.pairwise_kappa", group))
+        resampled = _resampled_kappas(
+            shared, len(domain), weights, domain, seed_for("agreement.pairwise_kappa", group)
+        )
+        ci = resampled.mean_interval() if mean.defined else None
         rows.append(row("agreement.pairwise_kappa", group, mean, ci, annotators=annotators))
         if names:
             for index, (a, b) in enumerate(zip(kappas.first.tolist(), kappas.second.tolist(), strict=True)):
                 pair = {**group, "annotator": names[a], "with": names[b]}
-                rows.append(row("agreement.cohen_kappa", pair, kappas.estimate(index)))
+                estimate = kappas.estimate(index)
+                pair_ci = resampled.pair_interval(index) if estimate.defined else None
+                rows.append(row("agreement.cohen_kappa", pair, estimate, pair_ci))
     return rows
+
+
+def _resampled_kappas(shared: SharedUnits, categories: int, weights, domain: np.ndarray, seed: int):
+    """Every pair's kappa in each resample of the units (``stats.kappa.resampled_kappas``):
+    the intervals of the mean over pairs and of each pair come from the same draws."""
+    return resampled_kappas(shared, categories, weights, _positions(domain), min_shared=MIN_SHARED, seed=seed)
 
 
 def _weightings(level: str) -> tuple[str | None, ...]:
@@ -394,7 +458,7 @@ def machine_rows(
         return []
     ratings, units = scope.ratings, scope.units
     weights = None if scope.level == "nominal" else "quadratic"
-    compare = _Comparison(scope.level, domain, len(domain), weights)
+    compare = _Comparison(scope.level, domain, len(domain), weights, scope.units)
     first, second = rating_pairs(units, ratings.rater)
     model = ratings.model
     # the human first in every human-machine pair
@@ -530,15 +594,13 @@ class _Comparison:
     domain: np.ndarray
     categories: int
     weights: str | None
+    units: np.ndarray  # per rating of the scope, its unit: what the intervals resample
 
     def rows(self, group, rater: str, against: str, raters, codes, first, second) -> list[ReportRow]:
         """Alpha over the pairs (each pair a unit of two values) and the mean of the pairs'
         raters' Cohen's kappas."""
-        kappas = self._kappas(raters[first], raters[second], codes[first], codes[second])
-        kappa = kappas.mean("no two raters share two units with a defined kappa", MIN_SHARED)
-        return self._rows(
-            group, rater, against, codes[first], codes[second], kappa, kappas.averaged(MIN_SHARED)
-        )
+        shared = self._shared(raters[first], raters[second], codes[first], codes[second], self.units[first])
+        return self._rows(group, rater, against, codes[first], codes[second], shared, self.units[first])
 
     def each_human(
         self, group, rater: str, raters, codes, first, second, humans: dict[int, str] | None
@@ -548,52 +610,77 @@ class _Comparison:
         the humans are few enough to list."""
         if humans is None:
             return []
-        kappas = self._kappas(raters[first], raters[second], codes[first], codes[second])
+        shared = self._shared(raters[first], raters[second], codes[first], codes[second], self.units[first])
+        kappas = shared.kappas(self.categories, self.weights, _positions(self.domain))
         weights = self.weights or "none"
-        return [
-            row(
-                "agreement.machine_kappa",
-                {**group, "rater": rater, "against": "annotator", "annotator": humans[human]},
-                kappas.estimate(index),
-                weights=weights,
-            )
-            for index, human in enumerate(kappas.first.tolist())
-        ]
+        resampled = self._resampled(shared, {**group, "rater": rater, "against": "annotator"})
+        rows = []
+        for index, human in enumerate(kappas.first.tolist()):
+            keys = {**group, "rater": rater, "against": "annotator", "annotator": humans[human]}
+            estimate = kappas.estimate(index)
+            ci = resampled.pair_interval(index) if estimate.defined else None
+            rows.append(row("agreement.machine_kappa", keys, estimate, ci, weights=weights))
+        return rows
 
     def against_majority(self, group, rater: str, raters, codes, reference, mine) -> list[ReportRow]:
         """Each rating of ``mine`` with the majority ``reference`` of its unit (when there is one)."""
         keep = mine & (reference >= 0)
-        kappas = self._kappas(raters[keep], np.full(int(keep.sum()), -1), codes[keep], reference[keep])
-        kappa = kappas.mean("no two units with both a rating and a majority to compare it with", MIN_SHARED)
-        averaged = kappas.averaged(MIN_SHARED)
-        return self._rows(group, rater, "majority", codes[keep], reference[keep], kappa, averaged)
+        shared = self._shared(
+            raters[keep], np.full(int(keep.sum()), -1), codes[keep], reference[keep], self.units[keep]
+        )
+        return self._rows(
+            group,
+            rater,
+            "majority",
+            codes[keep],
+            reference[keep],
+            shared,
+            self.units[keep],
+            "no two units with both a rating and a majority to compare it with",
+        )
 
-    def _kappas(self, first_rater, second_rater, first_code, second_code):
-        shared = SharedUnits.of(first_rater, second_rater, first_code, second_code, min_shared=MIN_SHARED)
-        return shared.kappas(self.categories, self.weights, _positions(self.domain))
+    def _shared(self, first_rater, second_rater, first_code, second_code, unit) -> SharedUnits:
+        return SharedUnits.of(
+            first_rater, second_rater, first_code, second_code, min_shared=MIN_SHARED, unit=unit
+        )
 
-    def _rows(self, group, rater, against, a, b, kappa: Estimate, averaged: np.ndarray) -> list[ReportRow]:
+    def _resampled(self, shared: SharedUnits, keys: dict):
+        return _resampled_kappas(
+            shared, self.categories, self.weights, self.domain, seed_for("agreement.machine_kappa", keys)
+        )
+
+    def _rows(
+        self,
+        group,
+        rater,
+        against,
+        a,
+        b,
+        shared: SharedUnits,
+        units: np.ndarray,
+        reason: str = "no two raters share two units with a defined kappa",
+    ) -> list[ReportRow]:
+        """Alpha over the compared pairs (each pair a unit of alpha; the interval draws the
+        scope's units, each with all of its pairs) and the mean of the pairs' kappas (the
+        interval from the same bootstrap over units)."""
         pair_units = np.repeat(np.arange(len(a)), 2)
         pair_values = self.domain[np.column_stack([a, b]).ravel()]
+        keys = {**group, "rater": rater, "against": against}
+        alpha_ci = None
         if len(a):
             alpha = alpha_from_pairs(pair_units, pair_values, self.level)
+            if alpha.defined:
+                counts, domain = value_counts_from_pairs(pair_units, pair_values)
+                seed = seed_for("agreement.machine_alpha", keys)
+                alpha_ci = alpha_interval(counts, self.level, value_domain=domain, clusters=units, seed=seed)
         else:
             alpha = Estimate.undefined("nothing to compare")
-        keys = {**group, "rater": rater, "against": against}
-        ci = mean_ci(averaged, seed=seed_for("agreement.machine_kappa", keys))
+        kappa = shared.kappas(self.categories, self.weights, _positions(self.domain)).mean(reason, MIN_SHARED)
+        ci = self._resampled(shared, keys).mean_interval() if kappa.defined else None
         return [
-            row("agreement.machine_alpha", keys, alpha, pairs=len(a)),
+            row("agreement.machine_alpha", keys, alpha, alpha_ci, pairs=len(a)),
             row("agreement.machine_kappa", keys, kappa, ci, weights=self.weights or "none"),
         ]
-
-
-def _share_ci(share: Estimate, points: int, group: dict) -> Interval | None:
-    """Bootstrap interval of a share of pairs, the pairs resampled independently."""
-    if not share.defined:
-        return None
-    agreeing = round(share.value * share.n)
-    outcomes = np.repeat([1.0, 0.0], [agreeing, share.n - agreeing])
-    return mean_ci(outcomes, seed=seed_for(f"agreement.within_{points}", group))
 
 
 def _positions(domain: np.ndarray) -> np.ndarray | None:

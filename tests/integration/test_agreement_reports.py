@@ -15,12 +15,13 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 from annotation.models import Participant, Study
 from annotation.services.pseudonyms import pseudonym
 from scoring.models import Report
-from stats.bootstrap import mean_ci, seed_for
+from stats.bootstrap import UNIT_RESAMPLES, seed_for
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
 from tests.helpers.module_data import rows_for_the_module
 from tests.helpers.reports import computereports_json, report_row
@@ -187,12 +188,61 @@ def test_pairwise_kappa_matrix_equals_sklearn_for_each_weighting(study):
         )
         assert mean["value"] == pytest.approx(np.mean(kappas), abs=1e-9)
         assert mean["details"]["annotators"] == 3
-        # bootstrap over the pairs of annotators
-        interval = mean_ci(kappas, seed=seed_for("agreement.pairwise_kappa", mean["group"]))
-        assert (mean["ci_low"], mean["ci_high"]) == (
-            pytest.approx(interval.low),
-            pytest.approx(interval.high),
-        )
+        # a bootstrap over the items: each resample's kappas by scikit-learn on the drawn items
+        resampled = []
+        for drawn in _drawn_items(seed_for("agreement.pairwise_kappa", _as_built("natural", weights=label))):
+            resampled.append(
+                np.mean(
+                    [
+                        cohen_kappa_score(
+                            _series(a, "natural", drawn),
+                            _series(b, "natural", drawn),
+                            labels=SCALE,
+                            weights=weights,
+                        )
+                        for a, b in itertools.combinations(HUMANS, 2)
+                    ]
+                )
+            )
+        low, high = np.percentile(resampled, expanded_levels(len(ITEMS)))
+        assert (mean["ci_low"], mean["ci_high"]) == (pytest.approx(low), pytest.approx(high))
+        assert mean["details"]["ci_method"] == "unit bootstrap"
+
+
+def expanded_levels(units: int) -> list[float]:
+    """The expanded percentile interval's levels for ``units`` draws (Hesterberg 2015)."""
+    tail = 100 * stats.norm.cdf(np.sqrt(units / (units - 1)) * stats.t.ppf(0.025, units - 1))
+    return [tail, 100 - tail]
+
+
+def _as_built(question: str, **more) -> dict:
+    """A figure's group with its keys in the order the reports build it (the seed reads
+    them in order; the stored row's JSON sorts them)."""
+    return {"question": question, "level": "ordinal", **more}
+
+
+def _drawn_items(seed: int) -> list[list[str]]:
+    """The items of each resample of a bootstrap over the items (``stats.bootstrap``'s draws:
+    ``UNIT_RESAMPLES`` rows of item indices from a generator seeded with the figure's seed)."""
+    drawn = np.random.default_rng(seed).integers(0, len(ITEMS), (UNIT_RESAMPLES, len(ITEMS)))
+    return [[ITEMS[i] for i in row] for row in drawn]
+
+
+def test_alpha_has_an_interval_from_a_bootstrap_over_items(study):
+    """The alpha row carries the interval of a bootstrap over items: each resample's alpha by
+    the krippendorff package on the drawn items' ratings, same draws."""
+    rows = computereports_json(study)
+    alpha = report_row(rows, "agreement.krippendorff_alpha", question="edit", level="ordinal")
+    resampled = [
+        krippendorff.alpha([_series(h, "edit", drawn) for h in HUMANS], level_of_measurement="ordinal")
+        for drawn in _drawn_items(seed_for("agreement.krippendorff_alpha", _as_built("edit")))
+    ]
+    low, high = np.percentile(resampled, expanded_levels(len(ITEMS)))
+    assert (alpha["ci_low"], alpha["ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    assert alpha["ci_low"] < alpha["value"] < alpha["ci_high"]
+    assert alpha["details"]["ci_method"] == "unit bootstrap"
+    icc = report_row(rows, "agreement.icc2k", question="edit", level="ordinal")
+    assert icc["ci_low"] < icc["value"] < icc["ci_high"] and icc["details"]["ci_method"] == "unit bootstrap"
 
 
 def _majority(values: list[int]) -> int | None:

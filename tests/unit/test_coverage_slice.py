@@ -38,3 +38,28 @@ def test_systems_on_different_items_are_compared_at_their_level():
     found = run_row(Row(0.4, 2, 15, paired=False), 120, SEED, truth)
     assert 0.88 <= found["diff_new"] <= 0.995 and 0.88 <= found["all_new"] <= 0.995, found
     assert found["fwer_new"] <= 0.10, found
+
+
+def test_agreement_intervals_cover_when_items_repeat_and_the_pairs_bootstrap_did_not():
+    """A slice of ``bench/coverage_agreement.py``: alpha (crowd of participants crossing
+    items, items differing in level and difficulty), within-1, the mean pairwise kappa and
+    ICC(2,k) of a team of 4, each by a bootstrap over items. The old mean kappa interval,
+    a bootstrap over the 6 pairs of annotators, covers about two times in three."""
+    from bench.coverage_agreement import Row as AgreementRow
+    from bench.coverage_agreement import run_row as agreement_row
+
+    found = agreement_row(AgreementRow(0.4, 2, 25), 50, SEED, resamples=200)
+    for figure in ("alpha", "within", "kappa", "icc"):
+        assert 0.84 <= found[figure] <= 1.0, (figure, found)
+    assert found["kappa_old"] <= 0.8, found
+
+
+def test_the_suite_skips_a_family_whose_module_is_missing(monkeypatch):
+    import sys
+
+    from bench.coverage import suite_rows
+
+    monkeypatch.setitem(sys.modules, "bench.coverage_shares", None)  # an import of it fails
+    messages: list[str] = []
+    assert suite_rows(["shares"], quick=True, report=messages.append) == []
+    assert messages and "shares" in messages[0]
