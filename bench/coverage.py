@@ -215,7 +215,7 @@ SCALE_FAMILIES = ("means", "differences", "pairs")
 FAMILIES = (*SCALE_FAMILIES, "shares", "bt", "agreement", "stopping", "plan", "competence")
 # family → (module, function returning its rows from ``quick``); imported when asked for
 FAMILY_MODULES = {
-    "shares": ("bench.coverage_shares", "rows"),
+    "shares": ("bench.coverage_shares", "table_rows"),
     "bt": ("bench.coverage_bt", "rows"),
     "agreement": ("bench.coverage_agreement", "rows"),
     "stopping": ("bench.adaptive", "stopping_rows"),

@@ -229,6 +229,37 @@ def rows(quick: bool, runs: int | None = None, seed: int = SEED) -> list[dict]:
     return out
 
 
+# the figures of a row of ``rows``: (key of the new method, key of the old, figure, measure)
+FIGURES = (
+    ("share_new", "share_old", "one system's share of an option (clustered, clipped)", "coverage"),
+    ("choice_new", "choice_old", "a choice question's test of system x answer (cluster-robust Wald)", "FWER"),
+    ("multi_new", "multi_old", "a multi question's options, some p < 0.05 (Wald per option, Holm)", "FWER"),
+    ("sign_new", "sign_old", "pick wins, some pair p < 0.05 (clustered win-rate test, Holm)", "FWER"),
+)
+
+
+def table_rows(quick: bool) -> list[dict]:
+    """``rows`` in ``bench/coverage.py``'s common shape (``bench/_coverage_table.py``): one
+    row per figure and design, with its target and verdict."""
+    from bench._coverage_table import result
+
+    return [
+        result(
+            "shares",
+            figure,
+            row["icc"],
+            row["systems"],
+            row["items"],
+            row["runs"],
+            row[new],
+            before=row[old],
+            measure=measure,
+        )
+        for row in rows(quick)
+        for new, old, figure, measure in FIGURES
+    ]
+
+
 HEADER = (
     "| ICC | systems | items/system | share: before | share: after | choice test: before | after "
     "| multi FWER: before | after | sign-test FWER: before | after |"
