@@ -39,6 +39,7 @@ from stats.competence import Answers, dawid_skene, mace
 from stats.competence_intervals import (
     OrdinalAnswers,
     bootstrap_competence,
+    bootstrap_median_correlation,
     item_resamples,
     median_correlation,
     percentile_bounds,
@@ -132,7 +133,11 @@ def tally_panel(panel: Panel, measure: str, tally: Tally, *, seed: int, resample
     fit = fits(measure)
     value = fit(panel.answers)
     counts = item_resamples(panel.answers.units, resamples=resamples, seed=seed)
-    bounds = percentile_bounds(bootstrap_competence(panel.answers, fit, counts))
+    if measure == "median_correlation":  # as the reports: the multiplicities as weights, no copies
+        replicates = bootstrap_median_correlation(OrdinalAnswers.of(panel.answers), counts)
+    else:
+        replicates = bootstrap_competence(panel.answers, fit, counts)
+    bounds = percentile_bounds(replicates)
     target = panel.targets[measure]
     shown = np.isfinite(value) & np.isfinite(bounds.low)
     covered = (bounds.low <= target) & (target <= bounds.high)

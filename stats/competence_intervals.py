@@ -72,6 +72,17 @@ def bootstrap_competence(
     )
 
 
+def bootstrap_median_correlation(ordinal: OrdinalAnswers, unit_counts: np.ndarray) -> np.ndarray:
+    """Resamples × annotators: ``median_correlation`` on each resample of the units (rows of
+    ``unit_counts``), the same figures as ``bootstrap_competence`` refitting it on copied
+    answers. A copy of a unit is a unit of its own with the same answers, so the others'
+    median of each answer stays what it was and a drawn-twice unit only counts twice: the
+    multiplicities are passed as weights, and nothing is copied or sorted again."""
+    return np.array([median_correlation(ordinal, counts) for counts in unit_counts]).reshape(
+        len(unit_counts), ordinal.answers.annotators
+    )
+
+
 @dataclass(frozen=True)
 class Bounds:
     """Per annotator the interval's ends (NaN: no interval, for ``reason``)."""
@@ -177,9 +188,14 @@ def median_correlation(ordinal: OrdinalAnswers, unit_counts: np.ndarray | None =
     return result
 
 
-def median_correlation_reasons(ordinal: OrdinalAnswers) -> tuple[str | None, ...]:
-    """Per annotator why their median correlation is not a number (None: it is)."""
-    answers, found = ordinal.answers, median_correlation(ordinal)
+def median_correlation_reasons(
+    ordinal: OrdinalAnswers, found: np.ndarray | None = None
+) -> tuple[str | None, ...]:
+    """Per annotator why their median correlation is not a number (None: it is);
+    ``found``: ``median_correlation(ordinal)`` when the caller has it already."""
+    answers = ordinal.answers
+    if found is None:
+        found = median_correlation(ordinal)
     compared = np.isfinite(ordinal.others_median)
     reasons: list[str | None] = []
     for code in range(answers.annotators):

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Protocol
 
 import numpy as np
@@ -49,6 +50,7 @@ from stats.competence_intervals import (
     Bounds,
     OrdinalAnswers,
     bootstrap_competence,
+    bootstrap_median_correlation,
     item_resamples,
     median_correlation,
     median_correlation_reasons,
@@ -218,13 +220,14 @@ class _Resampling:
         return f"no interval: more than {MAX_RESAMPLED_ANSWERS // MIN_RESAMPLED} answers to the question"
 
     def replicates(
-        self, question: _Question, context: _Context, fit: Callable[[Answers], np.ndarray]
+        self, question: _Question, context: _Context, bootstrap: Callable[[np.ndarray], np.ndarray]
     ) -> np.ndarray | None:
-        """Resamples × annotators: ``fit`` (competences) on each resample; None: no resamples."""
+        """Resamples × annotators: ``bootstrap`` (competences on each row of the question's
+        unit multiplicities, resamples × units); None: no resamples."""
         if self.reason(question):
             return None
         counts = self.item_counts[: self.resamples_for(question), context.item_of_rating[question.units]]
-        return bootstrap_competence(question.answers, fit, counts)
+        return bootstrap(counts)
 
 
 def _not_fitted_rows(group: dict) -> list[ReportRow]:
@@ -378,7 +381,13 @@ def _nominal_rows(
     models = fit_models(question)
     for model, fit in zip(models, _refits(question, models[0]), strict=True):
         figures = _Competences(
-            model.model, model.competence, identifiability.annotators, resampling, question, context, fit
+            model.model,
+            model.competence,
+            identifiability.annotators,
+            resampling,
+            question,
+            context,
+            partial(bootstrap_competence, answers, fit),
         )
         rows += _competence_rows(question, names, per_annotator, figures, figures.reasons, pooled)
     return rows, list(models)
@@ -392,18 +401,15 @@ def _ordinal_rows(
     names = context.labels(question.annotators)
     per_annotator = np.bincount(answers.annotator, minlength=answers.annotators)
     ordinal = OrdinalAnswers.of(answers)
-
-    def fit(resample: Answers) -> np.ndarray:
-        return median_correlation(OrdinalAnswers.of(resample))
-
+    found = median_correlation(ordinal)
     figures = _Competences(
         ORDINAL_MEASURE,
-        median_correlation(ordinal),
-        median_correlation_reasons(ordinal),
+        found,
+        median_correlation_reasons(ordinal, found),
         resampling,
         question,
         context,
-        fit,
+        partial(bootstrap_median_correlation, ordinal),
     )
     rows = _competence_rows(question, names, per_annotator, figures, figures.reasons, pooled)
     labels, share = median_labels(answers)
@@ -422,11 +428,11 @@ class _Competences:
         resampling: _Resampling,
         question: _Question,
         context: _Context,
-        fit: Callable[[Answers], np.ndarray],
+        bootstrap: Callable[[np.ndarray], np.ndarray],
     ) -> None:
         self.measure, self.values, self.reasons = measure, values, reasons
         anyone = any(reason is None for reason in reasons)  # else no interval to compute
-        self.replicates = resampling.replicates(question, context, fit) if anyone else None
+        self.replicates = resampling.replicates(question, context, bootstrap) if anyone else None
         if self.replicates is None:
             size = len(values)
             reason = resampling.reason(question) or "no interval"
