@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from annotation.models import Study
-
-from .access import researcher_studies
+from annotation.services.access import researcher_studies
 
 PROLIFIC_QUERY = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 MTURK_SCHEMA = (

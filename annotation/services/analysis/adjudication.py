@@ -20,11 +20,10 @@ from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError
 from annotation.models import Adjudication, Enrollment, Item, Participant, Response, Study
-
-from .participants import count_answers, enroll, participant_by_platform_id
-from .populations import counting_answers
-from .pseudonyms import PseudonymCache
-from .submission import store_answer_given_elsewhere
+from annotation.services.participation.participants import count_answers, enroll, participant_by_platform_id
+from annotation.services.participation.submission import store_answer_given_elsewhere
+from annotation.services.populations import counting_answers
+from annotation.services.pseudonyms import PseudonymCache
 
 DEFAULT_POINTS_APART = 1
 NOTE_MAX_CHARS = 5000  # a note says why; a longer text belongs in the study's own records

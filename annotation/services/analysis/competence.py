@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import TypeGuard
 
 from annotation.models import Enrollment, Study
-
-from .pseudonyms import PseudonymCache
+from annotation.services.pseudonyms import PseudonymCache
 
 
 @dataclass(frozen=True)

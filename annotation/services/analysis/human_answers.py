@@ -14,8 +14,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from annotation.models import Response, Study
-
-from .populations import NOT_HUMAN, counting_answers
+from annotation.services.populations import NOT_HUMAN, counting_answers
 
 __all__ = ["NOT_HUMAN", "human_answers"]
 

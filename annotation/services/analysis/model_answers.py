@@ -31,11 +31,11 @@ from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError, checked, flatten_errors
 from annotation.models import Enrollment, Item, ModelOutput, Participant, Study
+from annotation.services.participation.assignment import next_positions
+from annotation.services.participation.participants import count_answers, enroll, participant_by_platform_id
+from annotation.services.participation.submission import store_answer_given_elsewhere
 
-from .assignment import next_positions
 from .human_answers import human_answers
-from .participants import count_answers, enroll, participant_by_platform_id
-from .submission import store_answer_given_elsewhere
 
 RATER_KINDS = ("llm", "simulator", "trained")
 

@@ -19,10 +19,9 @@ import numpy as np
 from django.db.models import BooleanField, ExpressionWrapper, Q
 
 from annotation.models import Assignment, Enrollment, ExamAttempt, Item, Response, Study
+from annotation.services.populations import counts_q
+from annotation.services.pseudonyms import PseudonymCache
 from stats.raters import majority_references
-
-from .populations import counts_q
-from .pseudonyms import PseudonymCache
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError, checked
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
+from annotation.services.participation.assignment import next_positions, take_slots
+from annotation.services.participation.participants import count_answers, enroll, participant_by_platform_id
+from annotation.services.participation.submission import store_answer_given_elsewhere
+from annotation.services.populations import NOT_HUMAN, keeps_slot
 
-from .assignment import next_positions, take_slots
-from .participants import count_answers, enroll, participant_by_platform_id
-from .populations import NOT_HUMAN, keeps_slot
-from .rows import Unique, collect_rows, json_lines
-from .submission import store_answer_given_elsewhere
+from .input_rows import Unique, collect_rows, json_lines
 
 
 class ImportLine(serializers.Serializer):

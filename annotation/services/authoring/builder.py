@@ -4,7 +4,7 @@ exported, a draft previewed before it is saved.
 The study file stays the interchange format. The builder assembles one from the form (the
 study's fields, the kind's config, items read from a CSV or JSONL file by ``item_files``)
 and loads it through ``studies.load_study_file_for``, as the JSON upload does; a saved
-study's changes go through ``research.update_study``, as the API's PATCH does. So every rule
+study's changes go through ``study_changes.update_study``, as the API's PATCH does. So every rule
 (the kind's config and items, a live study keeping its config, slugs) is checked where it
 already lives, and ``study_file_of`` gives back a file that loads as the same study.
 """
@@ -25,10 +25,10 @@ from annotation.errors import InputError, checked
 from annotation.kinds import all_kinds
 from annotation.models import Assignment, Exam, Item, Study
 
+from .input_rows import list_rows
 from .item_files import ColumnMap, add_items_from_file, read_items
-from .research import update_study
-from .rows import list_rows
 from .studies import STUDY_SETTINGS, StudyFields, load_study_file_for
+from .study_changes import update_study
 from .validation import check_kind_and_config, checked_items, kind_named, validate_item
 
 EXAMPLES_DIR = Path(settings.BASE_DIR) / "docs" / "examples"
@@ -218,7 +218,7 @@ def items_file_errors(exc: InputError) -> dict[str, list[str]]:
 
 def change_study(*, user, study: Study, changes: dict, upload: ItemsUpload | None) -> Study:
     """A saved study's settings (and its config, which a study that has gone live keeps) changed
-    as PATCH changes them (``research.update_study``), and the items of ``upload`` added as
+    as PATCH changes them (``study_changes.update_study``), and the items of ``upload`` added as
     ``loaditems`` adds them; both or neither, every error of the settings, the config and the
     file at once."""
     errors: dict[str, list[str]] = {}

@@ -11,7 +11,7 @@ from annotation.errors import InputError, checked, flatten_errors
 from annotation.kinds.base import StrictSerializer
 from annotation.models import Item, Study
 
-from .rows import collect_rows, list_rows
+from .input_rows import collect_rows, list_rows
 
 MAX_EXAMPLES = 20
 MAX_FAQ = 40

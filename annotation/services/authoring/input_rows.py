@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from annotation.errors import InputError
-
-from .json_input import BadJSON, read_json
+from annotation.services.web.json_input import BadJSON, read_json
 
 T = TypeVar("T")
 

@@ -25,8 +25,7 @@ from django.utils import timezone
 
 from annotation.errors import InputError
 from annotation.models import ResearcherInvitation
-
-from .access import can_invite_researchers, researchers_group
+from annotation.services.access import can_invite_researchers, researchers_group
 
 INVITATION_LIFETIME = timedelta(days=7)
 RECENT_INVITATIONS = 50

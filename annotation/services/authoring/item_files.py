@@ -27,10 +27,10 @@ from typing import Any, BinaryIO, TextIO
 from annotation.errors import InputError
 from annotation.kinds.base import TaskKind
 from annotation.models import Study
+from annotation.services.web.json_input import BadJSON, read_json
 
+from .input_rows import Row, Unique, collect_rows, json_lines
 from .item_load import load_rows
-from .json_input import BadJSON, read_json
-from .rows import Row, Unique, collect_rows, json_lines
 from .validation import check_item, is_exam
 
 FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}

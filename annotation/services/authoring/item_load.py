@@ -25,9 +25,9 @@ from psycopg import sql
 from annotation.errors import InputError
 from annotation.models import Item, Study
 from annotation.serializer_reuse import reused_serializers
+from annotation.services.db.pgcopy import copy_from, insert_like
 
-from .pgcopy import copy_from, insert_like
-from .rows import Row, Unique, collect_rows
+from .input_rows import Row, Unique, collect_rows
 
 CHUNK_ROWS = 5000
 MAX_LISTED_ERRORS = 1000

@@ -23,10 +23,10 @@ from rest_framework import serializers
 
 from annotation.errors import InputError
 from annotation.models import Job, Study
+from annotation.services.jobs import JobParameters, start_job
 
+from .input_rows import json_lines
 from .item_load import load_rows
-from .jobs import JobParameters, start_job
-from .rows import json_lines
 from .validation import check_item, is_exam
 
 # A stored upload's name: the study it is for, and a random part no one can guess.

@@ -15,13 +15,13 @@ from rest_framework import serializers
 from annotation.errors import InputError, checked
 from annotation.models import Item, Study
 from annotation.serializer_reuse import reused_serializers
+from annotation.services.access import can_manage_study, require_study_change
+from annotation.services.participation.adaptive import check_stop_systems
+from annotation.services.study_status import change_study_status, status_change_errors
 
-from .access import can_manage_study, require_study_change
-from .adaptive import check_stop_systems
+from .input_rows import list_rows
 from .item_load import known_ids, write_items
-from .rows import list_rows
 from .study_extras import EXTRA_FIELDS, StudyExtras, check_study_extras, write_study_extras
-from .study_status import change_study_status, status_change_errors
 from .validation import check_kind_and_config, checked_items, is_exam, kind_named
 
 # A study's own settings, listed once: a study file's fields, the API's study record and

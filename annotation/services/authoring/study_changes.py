@@ -1,20 +1,21 @@
-"""What researchers change about their studies and participants (pages and API call these)."""
+"""What researchers change about their studies and start on them (pages and API call these):
+the study's settings, its test runs, its jobs and exports. A participant's return (their own or
+the platform's list) is ``participation.exits``."""
 
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.utils import timezone
 
 from annotation.errors import InputError, NotAllowed, checked
 from annotation.models import Assignment, Enrollment, Job, Response, Study
+from annotation.services.access import can_change_study, can_share_study, is_researcher, researcher_studies
+from annotation.services.exports.export import ExportParameters, check_export_request
+from annotation.services.jobs import JOB_KINDS, start_job
+from annotation.services.participation.adaptive import check_stop_systems
+from annotation.services.participation.assignment import release_participant_assignments
+from annotation.services.participation.exams import detach_exam_from_unpermitted_studies
 
-from .access import can_change_study, can_share_study, is_researcher, researcher_studies
-from .adaptive import check_stop_systems
-from .assignment import release_participant_assignments
-from .exams import detach_exam_from_unpermitted_studies
-from .exports import ExportParameters, check_export_request
-from .jobs import JOB_KINDS, start_job
 from .validation import check_exam_study, check_kind_and_config, kind_named
 
 
@@ -52,44 +53,6 @@ def _researchers_named(usernames: list[str]):
     if missing:
         raise InputError({"shared_with": [f"No researcher named {name!r}." for name in missing]})
     return users
-
-
-def mark_returned(study: Study, *, participants: list[str]) -> dict:
-    """Participants who returned the task or timed out on the platform: free their pages.
-
-    Each entry is a public id or a crowd-platform id (e.g. a PROLIFIC_PID from the
-    platform's list of returned submissions). Unknown entries are an error and nothing is
-    changed. Finished sessions keep their status; their unanswered pages are released.
-    """
-    enrollments = Enrollment.objects.filter(study=study).select_related("participant")
-    by_public = {
-        e.participant.public_id: e for e in enrollments.filter(participant__public_id__in=participants)
-    }
-    by_worker = {
-        e.participant.platform_worker_id: e
-        for e in enrollments.filter(participant__platform_worker_id__in=participants).exclude(
-            participant__platform_worker_id=""
-        )
-    }
-    unknown = [name for name in participants if name not in by_public and name not in by_worker]
-    if unknown:
-        raise InputError({"participants": [f"{name!r} is not enrolled in this study." for name in unknown]})
-    released = returned = 0
-    for enrollment in {e.pk: e for e in [*by_public.values(), *by_worker.values()]}.values():
-        released += release_participant_assignments(participant=enrollment.participant, study=study)
-        returned += Enrollment.objects.filter(
-            pk=enrollment.pk, status__in=[Enrollment.Status.STARTED, Enrollment.Status.ACTIVE]
-        ).update(status=Enrollment.Status.RETURNED, finished_at=timezone.now())
-    return {"returned": returned, "released_assignments": released}
-
-
-def leave_study(enrollment: Enrollment) -> int:
-    """The participant chose to stop: release their pages and record the return."""
-    released = release_participant_assignments(participant=enrollment.participant, study=enrollment.study)
-    Enrollment.objects.filter(
-        pk=enrollment.pk, status__in=[Enrollment.Status.STARTED, Enrollment.Status.ACTIVE]
-    ).update(status=Enrollment.Status.RETURNED, finished_at=timezone.now())
-    return released
 
 
 def test_enrollments(study: Study):

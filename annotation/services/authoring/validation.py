@@ -10,7 +10,7 @@ one of them refuses is refused by all of them with the same message:
 - ``validate_item``: an item's payload and gold by the kind, gold on every attention check,
   the exam rules on an exam's items;
 - ``check_item``: one item as sent (study file, upload, job), shape first, then the above;
-  ``checked_items`` for a list or a stream of them (``rows.collect_rows``).
+  ``checked_items`` for a list or a stream of them (``input_rows.collect_rows``).
 """
 
 from __future__ import annotations
@@ -25,11 +25,15 @@ from annotation.errors import InputError, checked
 from annotation.kinds import UnknownKind, get_kind
 from annotation.kinds.base import TaskKind
 from annotation.models import Exam, Item, Study
+from annotation.services.participation.adaptive import KEYS as ASSIGNMENT_KEYS
+from annotation.services.participation.adaptive import (
+    check_adaptive_pays,
+    check_assignment_config,
+    check_stop_question,
+)
+from annotation.services.participation.exams import check_exam
 
-from .adaptive import KEYS as ASSIGNMENT_KEYS
-from .adaptive import check_adaptive_pays, check_assignment_config, check_stop_question
-from .exams import check_exam
-from .rows import Row, Unique, collect_rows
+from .input_rows import Row, Unique, collect_rows
 
 
 class ItemFields(serializers.Serializer):

@@ -25,11 +25,10 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 
 from annotation.models import Assignment, Enrollment, Exam, ExamAttempt, Item, Participant, Response, Study
+from annotation.services.db.pgcopy import buffered, copy_from, copy_to, read_rows
 from annotation.services.jobs import Progress, no_progress
-
-from .pgcopy import buffered, copy_from, copy_to, read_rows
-from .populations import not_a_test_sql, real_answers
-from .pseudonyms import PseudonymCache
+from annotation.services.populations import not_a_test_sql, real_answers
+from annotation.services.pseudonyms import PseudonymCache
 
 # Rows per COPY statement: progress is reported between two COPYs, never during one (the
 # connection that runs a COPY takes no other statement until it ends, and the job's

@@ -21,9 +21,11 @@ from rest_framework import serializers
 
 from annotation.errors import InputError
 from annotation.models import Job, Study
+from annotation.services.access import can_see_platform_ids
+from annotation.services.jobs import JobParameters, Progress, no_progress
+from annotation.services.populations import real_answers
 
-from .access import can_see_platform_ids
-from .export_rows import (
+from .columns import (
     Column,
     copy_csv_rows,
     copy_jsonl_rows,
@@ -31,9 +33,7 @@ from .export_rows import (
     rows_written,
     stream_rows,
 )
-from .export_sqlite import write_sqlite
-from .jobs import JobParameters, Progress, no_progress
-from .populations import real_answers
+from .sqlite import write_sqlite
 
 FORMATS = {"csv": "csv", "jsonl": "jsonl", "sqlite": "zip"}  # format → the export job's file extension
 PROGRESS_EVERY = 20_000

@@ -20,9 +20,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from annotation.models import Exam, Study
-from annotation.services.pgcopy import read_batches
+from annotation.services.db.pgcopy import read_batches
+from annotation.services.jobs import Progress, no_progress
+from annotation.services.populations import not_a_test_sql
 
-from .export_rows import (
+from .columns import (
     IS_ATTENTION_CHECK,
     ITEM,
     RESPONSE_ID,
@@ -37,8 +39,6 @@ from .export_rows import (
     rows_written,
     table_names,
 )
-from .jobs import Progress, no_progress
-from .populations import not_a_test_sql
 
 READABLE = 0o644  # the archive's files unpack readable by everyone, as any download
 

@@ -4,7 +4,7 @@ A study's config may say ``"assignment": "adaptive"`` (docs/formats.md, "Adaptiv
 collection"): once every item has ``adaptive.min_answers`` pages, the next page goes to the
 least settled item (``Item.priority``, written by the reports job: ``scoring.adaptive``)
 rather than to the least filled one; the pick itself stays the one indexed statement of
-``services.assignment``. The cap per item stays the study's ``annotations_per_item`` (the
+``services.participation.assignment``. The cap per item stays the study's ``annotations_per_item`` (the
 number every lock, quota and "study full" rule reads), so an adaptive study is a uniform
 study whose pages past the minimum are spent where the answers disagree.
 

@@ -36,11 +36,11 @@ from django.utils import timezone
 from psycopg import sql
 
 from annotation.models import Assignment, Enrollment, Item, Participant, Study
+from annotation.services.db import sql_rows
+from annotation.services.populations import counted_per_item
 
-from . import sql_rows
 from .adaptive import adaptive_settings
 from .attention_schedule import attention_pages
-from .populations import counted_per_item
 
 LOCKED_RETRY_SECONDS = 0.02
 LOCKED_WAIT_SECONDS = 5.0
@@ -292,7 +292,7 @@ def _take_first_item(
 @functools.cache
 def _pick_statement(attention: bool, adaptive: bool = False) -> sql_rows.Statement:
     """The pick (see ``_take_first_item``): the locked item's columns.
-    ``adaptive`` (an adaptive study, ``services.adaptive``): the least-filled group is the
+    ``adaptive`` (an adaptive study, ``services.participation.adaptive``): the least-filled group is the
     items below the study's minimum, and only when there is none, a third scan
     (``item_adaptive_order``) takes the open item of highest ``priority``, the least
     settled (its slot statement lowers that priority: ``_slot_statement``)."""

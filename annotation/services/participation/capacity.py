@@ -13,13 +13,13 @@ from django.db.models import Sum
 from psycopg import sql
 
 from annotation.models import Item, Study
+from annotation.services.db import sql_rows
+from annotation.services.populations import counted_per_item, counted_per_study
+from annotation.services.study_status import change_study_status, close_study_by_rule
 
-from . import sql_rows
 from .adaptive import adaptive_settings
 from .assignment import first_of, release_expired_assignments
 from .attention_schedule import attention_pages
-from .populations import counted_per_item, counted_per_study
-from .study_status import change_study_status, close_study_by_rule
 
 
 def study_is_full(study: Study) -> bool:

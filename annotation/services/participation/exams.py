@@ -23,8 +23,8 @@ from rest_framework import serializers
 from annotation.errors import InputError, checked
 from annotation.kinds.base import StrictSerializer
 from annotation.models import Assignment, Enrollment, Exam, ExamAttempt, Item, Participant, Response, Study
+from annotation.services.access import can_manage_study
 
-from .access import can_manage_study
 from .assignment import assignment_is_open, create_assignment, reopen_assignment
 from .participants import enroll, give_consent
 

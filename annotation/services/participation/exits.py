@@ -1,4 +1,6 @@
-"""Leaving a study for a crowd platform: codes, return links, MTurk's externalSubmit.
+"""Leaving a study: the participant's own return (``leave_study``), the platform's list of
+returns (``mark_returned``), and the way back to a crowd platform: codes, return links,
+MTurk's externalSubmit.
 
 Prolific participants are sent back to Prolific's completion link with the study's
 completion code (or its screen-out code). MTurk workers submit a small form to the
@@ -14,9 +16,12 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.utils import timezone
 
+from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Item, Participant, Study
 
+from .assignment import release_participant_assignments
 from .participants import session_cut_short
 
 
@@ -108,3 +113,41 @@ def preview_example(study: Study) -> tuple[Item, Assignment] | None:
         return None
     state = study.task_kind.prepare_assignment(item, random.Random(item.pk))
     return item, Assignment(study=study, item=item, position=1, state=state)
+
+
+def mark_returned(study: Study, *, participants: list[str]) -> dict:
+    """Participants who returned the task or timed out on the platform: free their pages.
+
+    Each entry is a public id or a crowd-platform id (e.g. a PROLIFIC_PID from the
+    platform's list of returned submissions). Unknown entries are an error and nothing is
+    changed. Finished sessions keep their status; their unanswered pages are released.
+    """
+    enrollments = Enrollment.objects.filter(study=study).select_related("participant")
+    by_public = {
+        e.participant.public_id: e for e in enrollments.filter(participant__public_id__in=participants)
+    }
+    by_worker = {
+        e.participant.platform_worker_id: e
+        for e in enrollments.filter(participant__platform_worker_id__in=participants).exclude(
+            participant__platform_worker_id=""
+        )
+    }
+    unknown = [name for name in participants if name not in by_public and name not in by_worker]
+    if unknown:
+        raise InputError({"participants": [f"{name!r} is not enrolled in this study." for name in unknown]})
+    released = returned = 0
+    for enrollment in {e.pk: e for e in [*by_public.values(), *by_worker.values()]}.values():
+        released += release_participant_assignments(participant=enrollment.participant, study=study)
+        returned += Enrollment.objects.filter(
+            pk=enrollment.pk, status__in=[Enrollment.Status.STARTED, Enrollment.Status.ACTIVE]
+        ).update(status=Enrollment.Status.RETURNED, finished_at=timezone.now())
+    return {"returned": returned, "released_assignments": released}
+
+
+def leave_study(enrollment: Enrollment) -> int:
+    """The participant chose to stop: release their pages and record the return."""
+    released = release_participant_assignments(participant=enrollment.participant, study=enrollment.study)
+    Enrollment.objects.filter(
+        pk=enrollment.pk, status__in=[Enrollment.Status.STARTED, Enrollment.Status.ACTIVE]
+    ).update(status=Enrollment.Status.RETURNED, finished_at=timezone.now())
+    return released

@@ -22,10 +22,10 @@ from django.utils import timezone
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Response
+from annotation.services.populations import enrollment_keeps_slots
 
 from .assignment import free_slots, take_slots
 from .capacity import reopen_if_short
-from .populations import enrollment_keeps_slots
 
 
 def flag_in_study(enrollment: Enrollment, *, reason: str, by=None) -> Enrollment:

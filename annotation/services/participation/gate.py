@@ -21,9 +21,13 @@ from psycopg import sql
 
 from annotation.models import Assignment, Enrollment, Exam, Item, Participant, Study
 from annotation.numbers import whole_number
+from annotation.services.access import (
+    access_assignment_for_participant,
+    access_study_for_participant,
+    can_manage_study,
+)
+from annotation.services.db import sql_rows
 
-from . import sql_rows
-from .access import access_assignment_for_participant, access_study_for_participant, can_manage_study
 from .assignment import assignment_is_open
 from .participants import browser_participant
 

@@ -18,8 +18,8 @@ from django.db import transaction
 from django.db.models import Count, Q, Sum
 
 from annotation.models import Assignment, Enrollment, ExamAttempt, Participant, Response
-from annotation.services.assignment import next_positions, release_participant_assignments
-from annotation.services.participants import count_answers, is_anonymous
+from annotation.services.participation.assignment import next_positions, release_participant_assignments
+from annotation.services.participation.participants import count_answers, is_anonymous
 
 if TYPE_CHECKING:
     from annotation.kinds.base import TaskKind

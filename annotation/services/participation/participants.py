@@ -12,8 +12,7 @@ from psycopg import sql
 
 from annotation.errors import InputError
 from annotation.models import Enrollment, Participant, Study
-
-from . import sql_rows
+from annotation.services.db import sql_rows
 
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 # The query parameters of a study link that say who a crowd participant is.

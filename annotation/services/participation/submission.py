@@ -1,7 +1,7 @@
 """Storing an answer: validated by the kind, stored once, scored on the server.
 
 The one writer of ``Response`` rows: answers given on the site (``submit_response``) and
-answers imported from elsewhere (``annotation.services.imports``) are both stored by
+answers imported from elsewhere (``annotation.services.authoring.answer_imports``) are both stored by
 ``store_response``, which scores them, works out their timing and calls the kind's
 ``after_response`` hook.
 """
@@ -20,12 +20,12 @@ from rest_framework.exceptions import ValidationError
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Item, Participant, Response, Study
+from annotation.services.db import sql_rows
+from annotation.services.populations import keeps_slot
 
-from . import sql_rows
 from .assignment import OPEN_SQL, create_assignment, free_slots, open_params
 from .attention import record_attention_outcome
 from .participants import count_answers
-from .populations import keeps_slot
 
 PAGE_EXPIRED = gettext_lazy("This page expired before it was answered; continue with the next one.")
 
