@@ -115,7 +115,8 @@ def test_one_rule_in_python_and_in_sql():
     """The Python rule and its SQL twin agree on every start character and on numbers."""
     from django.db import connection
 
-    from annotation.services.exports.columns import dialect, neutralise
+    from annotation.services.exports.columns import neutralise
+    from annotation.services.exports.selects import dialect
 
     samples = ["=1+1", "+1", "-1", "@A1", "\tx", "\rx", "plain", "", "'already", " =spaced", "1-2"]
     neutral = dialect().render("s.v", "text", "csv")

@@ -25,14 +25,8 @@ from annotation.services.access import can_see_platform_ids
 from annotation.services.jobs import JobParameters, Progress, no_progress
 from annotation.services.populations import real_answers
 
-from .columns import (
-    Column,
-    copy_csv_rows,
-    copy_jsonl_rows,
-    response_columns,
-    rows_written,
-    stream_rows,
-)
+from .columns import Column, response_columns
+from .selects import copy_csv_rows, copy_jsonl_rows, rows_written, stream_rows
 from .sqlite import write_sqlite
 
 FORMATS = {"csv": "csv", "jsonl": "jsonl", "sqlite": "zip"}  # format → the export job's file extension

@@ -30,15 +30,10 @@ from .columns import (
     RESPONSE_ID,
     RESPONSE_TAIL,
     Column,
-    dialect,
     exam_of,
-    fenced_select,
     participant_columns,
-    pseudonyms_joined,
-    quoted,
-    rows_written,
-    table_names,
 )
+from .selects import dialect, fenced_select, pseudonyms_joined, quoted, rows_written, table_names
 
 READABLE = 0o644  # the archive's files unpack readable by everyone, as any download
 
