@@ -14,8 +14,8 @@ from annotation.services.exports.export import ExportParameters, check_export_re
 from annotation.services.jobs import JOB_KINDS, start_job
 from annotation.services.participation.adaptive import check_stop_systems
 from annotation.services.participation.assignment import release_participant_assignments
-from annotation.services.participation.exams import detach_exam_from_unpermitted_studies
 
+from .exam_settings import detach_exam_from_unpermitted_studies
 from .validation import check_exam_study, check_kind_and_config, kind_named
 
 

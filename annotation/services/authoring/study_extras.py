@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services.participation.exams import check_exam_block, check_qualification, write_exam_settings
 
+from .exam_settings import check_exam_block, check_qualification, write_exam_settings
 from .guides import check_examples, check_faq
 
 EXTRA_FIELDS = {"examples", "faq", "exam", "qualification"}

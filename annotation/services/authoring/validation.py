@@ -31,8 +31,8 @@ from annotation.services.participation.adaptive import (
     check_assignment_config,
     check_stop_question,
 )
-from annotation.services.participation.exams import check_exam
 
+from .exam_settings import check_exam
 from .input_rows import Row, Unique, collect_rows
 
 
@@ -146,7 +146,7 @@ def _misfits(kind: TaskKind, config: dict, items: Iterable[Item], *, exam: bool 
 
 def check_exam_study(study: Study, *, public: bool, pass_mark: int | None = None) -> None:
     """A study that is (or becomes, with ``pass_mark``) an exam: every item it has follows
-    the exam rules and the exam as a whole ``exams.check_exam``'s (the admin, PATCH).
+    the exam rules and the exam as a whole ``exam_settings.check_exam``'s (the admin, PATCH).
     Without ``pass_mark``, a study that is not an exam passes as it is."""
     if pass_mark is None:
         exam = Exam.objects.filter(study_id=study.pk).first() if study.pk else None
