@@ -31,12 +31,18 @@ from .models import (
     Study,
 )
 from .services.access import researcher_accounts
-from .services.exams import check_qualification, detach_exam_from_unpermitted_studies
-from .services.flags import flag_in_study, unflag_in_study
+from .services.authoring.exam_settings import check_qualification, detach_exam_from_unpermitted_studies
+from .services.authoring.validation import (
+    check_exam_study,
+    check_kind_and_config,
+    is_exam,
+    kind_named,
+    validate_item,
+)
 from .services.jobs import JOB_KINDS, cancel_job, check_new_job, queue_job
+from .services.participation.flags import flag_in_study, unflag_in_study
 from .services.populations import counted_per_item, counted_per_study
 from .services.study_status import CLOSING_FIELDS, change_study_status
-from .services.validation import check_exam_study, check_kind_and_config, is_exam, kind_named, validate_item
 from .shares import percent
 
 if TYPE_CHECKING:  # django-stubs' names for annotated rows; nothing of them runs

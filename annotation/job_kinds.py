@@ -26,8 +26,8 @@ from annotation.job_parameters import (
     TrainRaterParameters,
 )
 from annotation.models import Platform
-from annotation.services.exports import ExportParameters
-from annotation.services.items import ItemsUploadParameters
+from annotation.services.authoring.items_upload import ItemsUploadParameters
+from annotation.services.exports.export import ExportParameters
 from annotation.services.jobs import register_job_kind
 
 register_job_kind(
@@ -37,7 +37,7 @@ register_job_kind(
     needs_study=True,
     analysis=True,
 )
-# A large API items upload (annotation.services.items.receive_items_upload), stored, loaded here.
+# A large API items upload (services.authoring.items_upload.receive_items_upload), stored, loaded here.
 register_job_kind(
     "items_upload",
     task="workers.tasks.items.upload_items_task",

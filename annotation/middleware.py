@@ -14,8 +14,8 @@ from django.middleware.locale import LocaleMiddleware
 from django.utils import translation
 from django.utils.translation import gettext_lazy
 
-from annotation.services.json_input import text_problem
-from annotation.services.ratelimit import over_limit
+from annotation.services.web.json_input import text_problem
+from annotation.services.web.ratelimit import over_limit
 
 PARTICIPANT_PREFIX = "/s/"
 
@@ -79,7 +79,7 @@ TOO_MANY = gettext_lazy("Too many attempts from your address. Please wait a minu
 
 
 def rate_limits(get_response):
-    """Answer 429 to a login or a participant entry beyond its rate (``services.ratelimit``)."""
+    """Answer 429 to a login or a participant entry beyond its rate (``services.web.ratelimit``)."""
 
     def middleware(request):
         wait = over_limit(request)
@@ -147,7 +147,7 @@ def unstorable_text(request) -> dict[str, list[str]]:
 def refuse_unstorable_text(get_response):
     """A NUL anywhere in the path, query or form is a 400 naming where (JSON under /api/),
     never a 500 from the database that cannot store it. JSON bodies are checked by
-    ``services.json_input``."""
+    ``services.web.json_input``."""
 
     def middleware(request):
         problems = unstorable_text(request)

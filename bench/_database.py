@@ -46,7 +46,7 @@ def copy_rows_like(template, varying: tuple[str, ...], rows) -> None:
     seconds, which ``tests/integration/test_rows_read.py`` paid once per test)."""
     from django.db import connection
 
-    from annotation.services.pgcopy import copy_from
+    from annotation.services.db.pgcopy import copy_from
 
     model = type(template)
     fields = [field for field in model._meta.concrete_fields if field is not model._meta.pk]

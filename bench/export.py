@@ -124,7 +124,8 @@ def anchor_copy(target: str, path: Path, *, wrap_json: bool = False, header: boo
     from django.db import connection, transaction
 
     from annotation.models import Study
-    from annotation.services.export_rows import pseudonyms_joined, response_columns, response_select
+    from annotation.services.exports.columns import response_columns
+    from annotation.services.exports.selects import pseudonyms_joined, response_select
 
     study = Study.objects.get(slug=SLUG)
     columns = response_columns(study)

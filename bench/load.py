@@ -469,7 +469,7 @@ def make_survey(slug: str, items: int, per_session: int, per_item: int, config: 
     first thousand, items are added in bulk (same rows). ``config``: the study's (e.g. the
     adaptive assignment's options)."""
     from annotation.models import Item
-    from annotation.services.studies import load_study_file
+    from annotation.services.authoring.studies import load_study_file
 
     data = {
         "slug": slug,
@@ -531,7 +531,7 @@ def make_history(slug: str, people: int, pages: int) -> None:
 
 
 def make_game(slug: str, items: int) -> None:
-    from annotation.services.studies import load_study_file
+    from annotation.services.authoring.studies import load_study_file
 
     rng = random.Random(slug)
     data = {

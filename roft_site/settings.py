@@ -191,7 +191,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         raise ImproperlyConfigured("PostgreSQL needs psycopg 3: pip install -r requirements-web.txt")
     # psycopg 3 binds parameters on the server and prepares a statement once it has run it
     # this many times on a connection: the hot path is planned once per connection
-    # (annotation/services/sql_rows.py; needs session pooling, docs/deploy.md).
+    # (annotation/services/db/sql_rows.py; needs session pooling, docs/deploy.md).
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         server_side_binding=True, prepare_threshold=env_int("DB_PREPARE_THRESHOLD", 1, minimum=0)
     )
@@ -366,7 +366,7 @@ SPECTACULAR_SETTINGS = {
 # --- the platform's own knobs -----------------------------------------------------------
 
 # Requests per client address and period (``N/s``, ``N/min``, ``N/hour``): login form posts,
-# API token requests, participant entries (annotation/services/ratelimit.py). Behind a proxy,
+# API token requests, participant entries (annotation/services/web/ratelimit.py). Behind a proxy,
 # NUM_PROXIES says how many put the client's address in X-Forwarded-For (0: use the peer's).
 RATE_LIMIT_LOGIN = env_str("RATE_LIMIT_LOGIN", "10/min")
 RATE_LIMIT_TOKEN = env_str("RATE_LIMIT_TOKEN", "10/min")

@@ -7,7 +7,7 @@ answers that count (``StudyData.population("passed").humans().analysed()``, the 
 is (for a question comparing systems, how close the comparison of its systems is over the
 whole study: the kind's ``KindReport.comparisons``); the scores become ``Item.priority``,
 which the pick reads through its index
-(``annotation.services.assignment``). The researcher's stopping rule (``adaptive.stop``)
+(``annotation.services.participation.assignment``). The researcher's stopping rule (``adaptive.stop``)
 is checked on the same answers: once the confidence sequence of the difference between
 the two systems on the question excludes 0 (or is narrow enough), the study is closed,
 exactly once, with the interval recorded (``study_status.close_study_by_rule``). Whether met or
@@ -24,7 +24,7 @@ from django.db import transaction
 
 from annotation.errors import InputError
 from annotation.models import Item, Study
-from annotation.services.adaptive import StopRule, adaptive_settings
+from annotation.services.participation.adaptive import StopRule, adaptive_settings
 from annotation.services.study_status import close_study_by_rule
 from scoring.models import Report
 from scoring.planning import SYSTEM, question_values

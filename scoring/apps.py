@@ -8,8 +8,8 @@ class ScoringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from annotation.services.adaptive import register_stopping_reader
-        from annotation.services.competence import register_competence_reader
+        from annotation.services.analysis.competence import register_competence_reader
+        from annotation.services.participation.adaptive import register_stopping_reader
 
         from . import exports, job_kinds  # noqa: F401 - registers the reports job and the reports export table
         from .selectors import annotator_competence, stopping_interval

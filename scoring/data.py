@@ -32,7 +32,7 @@ from django.db.models.functions import Cast
 
 from annotation.kinds import TaskKind, get_kind
 from annotation.models import Item, Participant, Study
-from annotation.services.pgcopy import copy_to, read_batches
+from annotation.services.db.pgcopy import copy_to, read_batches
 from annotation.services.populations import ADJUDICATOR, MACHINE, real_answers, real_enrollments
 from annotation.services.pseudonyms import pseudonym
 from scoring.item_cache import cached_item_columns

@@ -1,14 +1,14 @@
 """What ``scoring`` adds to a study's exports: the ``reports`` table of the SQLite dump.
 
-Registered with ``annotation.services.export_sqlite.register_table`` by
+Registered with ``annotation.services.exports.sqlite.register_table`` by
 ``ScoringConfig.ready``, so the dump carries the study's report rows while ``annotation``
 does not import ``scoring``.
 """
 
 from __future__ import annotations
 
-from annotation.services.export_rows import Column
-from annotation.services.export_sqlite import Table, register_table
+from annotation.services.exports.columns import Column
+from annotation.services.exports.sqlite import Table, register_table
 from scoring.models import Report
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from annotation.models import Study
-from annotation.services.adaptive import StoppingNow
-from annotation.services.competence import NO_FIGURE, Competence, Interval
+from annotation.services.analysis.competence import NO_FIGURE, Competence, Interval
+from annotation.services.participation.adaptive import StoppingNow
 from scoring.adaptive import STOPPING_METRIC, STOPPING_POPULATION, STOPPING_TABLE
 from scoring.models import Report
 from scoring.plots import plotted, points_for

@@ -10,7 +10,7 @@ import pytest
 from django.test import override_settings
 
 from annotation.models import Participant, Study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.factories import ParticipantFactory, researcher_user
 from tests.tiny_models import ENCODER, MEND_EDITOR, SIM, SUBJECT, TINY, is_built
 

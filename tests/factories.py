@@ -21,14 +21,14 @@ from factory.django import DjangoModelFactory
 from annotation.kinds import get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
 from annotation.services.access import researchers_group
-from annotation.services.assignment import create_assignment
-from annotation.services.participants import (
+from annotation.services.participation.assignment import create_assignment
+from annotation.services.participation.participants import (
     count_answers,
     enroll,
     give_consent,
     participant_by_platform_id,
 )
-from annotation.services.submission import store_response
+from annotation.services.participation.submission import store_response
 
 CLAIM_PAYLOAD = {"claim": "X is in Y.", "sentences": ["One.", "Two.", "Three."]}
 

@@ -121,8 +121,8 @@ def play_via_services(participant, study, choose):
     stored response, or None when the participant has nothing left to play.
     """
     from annotation.kinds.boundary.rounds import record_guess, reveal_next_sentence
-    from annotation.services.assignment import assign_next_item
-    from annotation.services.submission import submit_response
+    from annotation.services.participation.assignment import assign_next_item
+    from annotation.services.participation.submission import submit_response
 
     assignment = assign_next_item(participant=participant, study=study)
     if assignment is None:

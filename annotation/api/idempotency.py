@@ -1,4 +1,4 @@
-"""The ``Idempotency-Key`` header on API writes (see annotation.services.idempotency)."""
+"""The ``Idempotency-Key`` header on API writes (see annotation.services.web.idempotency)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from rest_framework import status
 from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
-from annotation.services.idempotency import KeyInUse, KeyReused, claim_key, forget_key, store_answer
+from annotation.services.web.idempotency import KeyInUse, KeyReused, claim_key, forget_key, store_answer
 
 from .parsers import spool_body
 

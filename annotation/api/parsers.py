@@ -12,7 +12,7 @@ from rest_framework.parsers import BaseParser
 from rest_framework.renderers import JSONRenderer
 
 from annotation.errors import InputError
-from annotation.services.json_input import parse_json
+from annotation.services.web.json_input import parse_json
 
 from .errors import PayloadTooLarge
 

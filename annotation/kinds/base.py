@@ -402,7 +402,7 @@ class TaskKind(ABC):
         """Whether every question a page asks (free text aside) compares the page's systems
         (a ranking's MOST and LEAST, a questionnaire's picks), so the study's only outcome is
         a ranking of systems: adaptive assignment is refused for such a study
-        (``services.adaptive.check_adaptive_pays``). False by default."""
+        (``services.participation.adaptive.check_adaptive_pays``). False by default."""
         return False
 
     # --- exports ----------------------------------------------------------------------

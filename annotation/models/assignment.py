@@ -72,7 +72,7 @@ class Assignment(models.Model):
         indexes = [
             models.Index(fields=["item", "status"]),
             models.Index(fields=["study", "status", "expires_at"]),
-            # A participant's live page in a study, the newest first (services.assignment's
+            # A participant's live page in a study, the newest first (services.participation.assignment's
             # resume, below their newest page when that one is not live): one entry or none,
             # however many pages they answered. The participant
             # in the condition keeps it to look-ups that name one (their ``participant_id =``

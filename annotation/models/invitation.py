@@ -8,7 +8,7 @@ from django.db import models
 
 class ResearcherInvitation(models.Model):
     """An invitation a staff member made: whoever opens its link before ``expires_at`` may
-    create one account, which joins the researchers group (``services/invitations.py``).
+    create one account, which joins the researchers group (``services/authoring/invitations.py``).
 
     Only the token's SHA-256 is stored, so neither the database nor the admin can show the
     link again: the inviter sees it once, when it is made. ``accepted_at`` set means used."""

@@ -50,7 +50,7 @@ class Item(models.Model):
             models.UniqueConstraint(fields=["id", "study"], name="item_assignment_key"),
         ]
         indexes = [
-            # The item pick (services.assignment): the least-filled open items in random order.
+            # The item pick (services.participation.assignment): the least-filled open items in random order.
             models.Index(
                 fields=["study", "is_attention_check", "slots_taken", "shuffle_key"], name="item_pick_order"
             ),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from annotation.models import Enrollment, Participant, Study
-from annotation.services.export_rows import neutralise
+from annotation.services.exports.columns import neutralise
 from annotation.services.populations import real_enrollments
 from annotation.services.pseudonyms import PseudonymCache
 

@@ -11,7 +11,7 @@ from annotation.numbers import whole_number_within
 from annotation.platforms.bonuses import BonusLine, PlannedBonus, check_bonus_lines
 from annotation.platforms.money import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS, cents_from_text
 from annotation.platforms.review import APPROVE, REJECT, sent_decisions, verdict
-from annotation.services.capacity import places_wanted
+from annotation.services.participation.capacity import places_wanted
 from annotation.services.populations import real_enrollments
 from annotation.services.pseudonyms import PseudonymCache
 

@@ -22,9 +22,9 @@ from django.utils import timezone
 from annotation.models import Enrollment, PlatformDecision, Response, Study
 from annotation.platforms.base import PlatformCalls
 from annotation.platforms.lists import platform_status
-from annotation.services.participants import session_cut_short
+from annotation.services.participation.exits import mark_returned
+from annotation.services.participation.participants import session_cut_short
 from annotation.services.pseudonyms import PseudonymCache
-from annotation.services.research import mark_returned
 
 APPROVE, REJECT, LEAVE = "APPROVE", "REJECT", "LEAVE"
 ATTENTION_REASON = "failed attention checks"  # what ``attention.record_attention_outcome`` writes

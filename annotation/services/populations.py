@@ -128,7 +128,7 @@ def keeps_slot(*, human: bool, flagged: bool = False, excluded: bool = False, is
     (``NOT_HUMAN``, a model rater or an adjudicator, run or imported, keeps none, so a
     machine answering every item never tells people a study is full), in an enrollment
     neither flagged, excluded nor a researcher's test. Every writer of answers asks here:
-    a page's submit (``submission``), an import of any source (``imports``), a flag or an
+    a page's submit (``submission``), an import of any source (``answer_imports``), a flag or an
     exclusion moving answers in or out (``flags``); a model's and an adjudicator's answers
     are never human. (An attention check's item wants no number of answers: its slots
     decide nothing.)"""

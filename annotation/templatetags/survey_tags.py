@@ -8,7 +8,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 from django.utils.translation import ngettext
 
-from annotation.services.guides import example_context
+from annotation.services.authoring.guides import example_context
 
 register = template.Library()
 

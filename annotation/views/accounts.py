@@ -9,7 +9,12 @@ from django.http import HttpResponse
 from django.shortcuts import render, resolve_url
 
 from annotation.services.access import is_researcher
-from annotation.services.mail import MailNotSent, PasswordResetMailForm, mail_configured, open_mail_connection
+from annotation.services.web.mail import (
+    MailNotSent,
+    PasswordResetMailForm,
+    mail_configured,
+    open_mail_connection,
+)
 
 
 class PasswordReset(PasswordResetView):

@@ -14,14 +14,14 @@ import pytest
 from django.test import Client
 
 from annotation.models import Enrollment, Item, Participant, Study
-from annotation.services.adjudication import adjudicate, annotator_responses
-from annotation.services.assignment import assign_next_item, item_progress
-from annotation.services.capacity import quota_reached, study_is_full
-from annotation.services.flags import flag_in_study, set_excluded, unflag_in_study
-from annotation.services.human_answers import human_answers
-from annotation.services.imports import import_responses
-from annotation.services.model_answers import ModelAnswer, model_participant, store_model_answers
-from annotation.services.studies import load_study_file
+from annotation.services.analysis.adjudication import adjudicate, annotator_responses
+from annotation.services.analysis.human_answers import human_answers
+from annotation.services.analysis.model_answers import ModelAnswer, model_participant, store_model_answers
+from annotation.services.authoring.answer_imports import import_responses
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.assignment import assign_next_item, item_progress
+from annotation.services.participation.capacity import quota_reached, study_is_full
+from annotation.services.participation.flags import flag_in_study, set_excluded, unflag_in_study
 from annotation.services.study_status import change_study_status
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory

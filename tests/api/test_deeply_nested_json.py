@@ -1,7 +1,7 @@
 """Review finding 14 (adversarial review): JSON nested thousands of levels deep (``[`` × 5000)
 gave a 500 on the upload page, ``POST /api/v1/studies/`` and the items upload, and a
 ``RecursionError`` traceback in ``importresponses``. Every way in reads JSON through
-``services.json_input.read_json``, which bounds the depth and names the place: a 400 (or the
+``services.web.json_input.read_json``, which bounds the depth and names the place: a 400 (or the
 command's usual error), nothing written."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.services.json_input import MAX_JSON_DEPTH
+from annotation.services.web.json_input import MAX_JSON_DEPTH
 from tests.conftest import claim_study_file
 from tests.helpers.uploads import error_cells, row_counts, upload_page
 

@@ -24,8 +24,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Participant
-from annotation.services.json_input import MAX_JSON_DEPTH
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.web.json_input import MAX_JSON_DEPTH
 from tests.api.openapi import openapi
 from tests.game_helpers import boundary_study_file, guess, round_id, start_game, step_url
 from tests.helpers.crowd_ids import prolific_id

@@ -40,8 +40,8 @@ from django.utils.http import urlsafe_base64_encode
 
 from annotation.models import Item, Participant, Study
 from annotation.research.views.platforms import ACTIONS
-from annotation.services.invitations import invitation_create
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.invitations import invitation_create
+from annotation.services.authoring.studies import load_study_file
 from tests.factories import researcher_user
 from tests.game_helpers import boundary_study_file, start_game
 from tests.helpers.crowd_ids import prolific_id

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from annotation.models import Item
-from annotation.services import item_load
+from annotation.services.authoring import item_load
 
 pytestmark = pytest.mark.django_db
 

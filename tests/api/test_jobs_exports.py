@@ -8,8 +8,8 @@ import io
 import pytest
 
 from annotation.models import Job
-from annotation.services.assignment import assign_next_item
-from annotation.services.submission import submit_response
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 
 pytestmark = pytest.mark.django_db
 
@@ -132,9 +132,9 @@ def test_an_export_of_several_megabytes_through_the_api_finishes_with_its_progre
 ):
     """A COPY's connection takes no other statement until it ends: the job's progress is
     reported between COPYs (several here), never in the middle of one."""
-    from annotation.services import export_rows
+    from annotation.services.exports import selects
 
-    monkeypatch.setattr(export_rows, "COPY_CHUNK_ROWS", 1000)
+    monkeypatch.setattr(selects, "COPY_CHUNK_ROWS", 1000)
     settings.EXPORT_DIR = tmp_path
     _bulk_answers(owned_study, enrolled(owned_study, source="lab", platform_worker_id="bulk"), 2500, 2000)
     owner = client_for("owner")

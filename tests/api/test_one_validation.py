@@ -10,8 +10,8 @@ import pytest
 
 from annotation.errors import InputError
 from annotation.models import AttentionCheck, Exam, Item, Response, Study
-from annotation.services.imports import import_responses
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.answer_imports import import_responses
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.helpers.admin import admin_form_data, form_errors
 

@@ -8,8 +8,8 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import Assignment, Enrollment, Participant, Response
-from annotation.services.assignment import assign_next_item
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.assignment import assign_next_item
 from tests.conftest import claim_study_file
 from tests.helpers.flow import answer_pages
 

@@ -36,8 +36,8 @@ def test_a_live_studys_questions_are_kept_and_its_title_still_changes(client_for
     """Issue 26: answers mean what the questions said when they were given, so a study that
     has gone live keeps its config on every path (PATCH here; the builder and the file upload
     through the same ``check_kind_and_config``); a draft's questions change freely."""
-    from annotation.services.studies import load_study_file
-    from annotation.services.validation import CONFIG_KEPT
+    from annotation.services.authoring.studies import load_study_file
+    from annotation.services.authoring.validation import CONFIG_KEPT
     from tests.helpers.questionnaire import QUESTIONS, questionnaire_file
 
     load_study_file(questionnaire_file(slug="kept"), owner=users["owner"])

@@ -12,9 +12,9 @@ from django.contrib.auth import get_user_model
 from django.test import Client, TestCase, override_settings
 
 from annotation.models import Job, Response, Study
-from annotation.services.assignment import assign_next_item
 from annotation.services.jobs import start_job
-from annotation.services.submission import submit_response
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory, researcher_user
 from tests.helpers.module_data import rows_for_the_module

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Job, Study
-from annotation.services.assignment import assign_next_item
-from annotation.services.studies import load_study_file
-from annotation.services.submission import submit_response
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from tests.conftest import claim_study_file
 from tests.queries import assert_flat, count_queries
 

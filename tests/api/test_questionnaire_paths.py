@@ -10,7 +10,7 @@ import pytest
 
 from annotation.errors import InputError
 from annotation.models import Item, Study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.admin import admin_form_data, form_errors
 from tests.helpers.questionnaire import QUESTIONS, questionnaire_file
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Item, Job
-from annotation.services.assignment import assign_next_item
-from annotation.services.submission import submit_response
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from scoring.models import Report
 
 pytestmark = pytest.mark.django_db

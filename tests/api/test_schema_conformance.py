@@ -21,9 +21,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Job, Response
-from annotation.services.assignment import assign_next_item
 from annotation.services.jobs import start_job
-from annotation.services.submission import submit_response
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from tests.conftest import claim_study_file
 
 from .openapi import _json_schema, openapi

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from annotation.services.study_status import close_study_by_rule
 from tests.helpers.adaptive import likert_study_file
 

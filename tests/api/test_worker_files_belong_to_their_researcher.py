@@ -21,8 +21,8 @@ from django.core.management import CommandError, call_command
 from rest_framework import serializers
 
 from annotation.models import Job
+from annotation.services.authoring.studies import load_study_file
 from annotation.services.jobs import JobParameters, register_job_kind
-from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
 from workers.lm.registry import in_model_roots, resolve_model
 from workers.tasks.base import job_task

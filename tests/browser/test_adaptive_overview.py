@@ -4,9 +4,9 @@ study is adaptive, that the rule closed it, when, and on what interval."""
 import pytest
 
 from annotation.models import Study
-from annotation.services.assignment import assign_next_item
-from annotation.services.studies import load_study_file
-from annotation.services.submission import submit_response
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from scoring.services import compute_study_reports
 from tests.browser_fixtures import open_signed_in
 from tests.factories import ParticipantFactory, researcher_user

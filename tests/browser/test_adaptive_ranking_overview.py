@@ -5,7 +5,7 @@ assignment was refused for studies that only rank systems: it keeps running, and
 import pytest
 
 from annotation.models import Study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.browser_fixtures import open_signed_in
 from tests.factories import researcher_user
 

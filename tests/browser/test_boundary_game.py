@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from annotation.models import Assignment, Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from workers.demo.game import DEMO_STUDIES, demo_study_file
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -3,7 +3,7 @@
 import pytest
 
 from annotation.models import Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.helpers.crowd_ids import prolific_id
 

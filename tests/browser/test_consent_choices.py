@@ -6,7 +6,7 @@ tests/integration/test_crowd_entry.py::test_consent_offers_an_explicit_no_and_no
 
 import pytest
 
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.crowd_ids import prolific_id
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

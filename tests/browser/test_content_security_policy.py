@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.helpers.crowd_ids import prolific_id
 

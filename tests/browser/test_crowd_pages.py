@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from annotation.models import Participant, Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
 from tests.game_helpers import boundary_study_file

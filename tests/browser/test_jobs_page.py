@@ -11,7 +11,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_progress_bars_follow_the_running_job(live_server, page, screenshot, django_user_model, quick_polls):
-    from annotation.services.studies import load_study_file
+    from annotation.services.authoring.studies import load_study_file
 
     user = django_user_model.objects.create_user("res", password="a-long-test-password", is_staff=True)
     study = load_study_file(claim_study_file(slug="watched"), owner=user).study

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Enrollment, Participant, Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from scoring.services import compute_study_reports
 from tests.browser_fixtures import open_signed_in
 from tests.game_helpers import boundary_study_file

@@ -6,7 +6,7 @@ from django.contrib.auth.models import Group
 from django.test import override_settings
 
 from annotation.models import PlatformStudy
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.browser_fixtures import open_signed_in
 from tests.conftest import claim_study_file
 from tests.helpers.fake_prolific import TOKEN, serve

@@ -3,7 +3,7 @@ other kinds show; on a touch screen every key hint stays hidden, these badges in
 
 import pytest
 
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.crowd_ids import prolific_id
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -8,8 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.models import Participant, Response
-from annotation.services.imports import import_responses
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.answer_imports import import_responses
+from annotation.services.authoring.studies import load_study_file
 from tests.browser_fixtures import open_signed_in
 from tests.conftest import EXAMPLES
 from tests.helpers.crowd_ids import prolific_id

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from annotation.models import Study
-from annotation.services.assignment import assign_next_item
-from annotation.services.submission import submit_response
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from tests.browser_fixtures import POLL_MS, open_signed_in
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory, researcher_user

@@ -4,7 +4,7 @@ shared with them, the overview says whose it is and offers none of the owner's b
 
 import pytest
 
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
 

@@ -5,7 +5,7 @@ qualification exam (one failed attempt, then a pass). Screenshots of every page.
 import pytest
 
 from annotation.models import ExamAttempt, Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.exams import GOLD, file_position
 

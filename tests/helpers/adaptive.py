@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from annotation.models import Study
-from annotation.services.assignment import assign_next_item
-from annotation.services.submission import submit_response
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 
 ITEMS, CAP = 20, 5
 

@@ -4,7 +4,7 @@ computed: the spammer's competence is the lowest (annotator competence tests).""
 from __future__ import annotations
 
 from annotation.models import Study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from scoring.services import compute_study_reports
 from tests.conftest import claim_study_file
 from tests.factories import AnsweredResponseFactory

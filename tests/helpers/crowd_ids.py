@@ -1,5 +1,5 @@
 """Crowd worker ids of the platforms' own forms, for study links in tests: the entry refuses
-anything else (``annotation.services.participants.parse_crowd_params``). A readable name
+anything else (``annotation.services.participation.participants.parse_crowd_params``). A readable name
 gives the same id every time, so a test can name its participants as before."""
 
 from __future__ import annotations

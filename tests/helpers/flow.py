@@ -4,8 +4,8 @@ HTTP), or answer pages straight through the services."""
 import re
 
 from annotation.models import Participant, Study
-from annotation.services.assignment import assign_next_item
-from annotation.services.submission import submit_response
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 
 
 def task_action(html: str) -> str:

@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Assignment, Participant, Response, Study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from annotation.services.study_status import change_study_status
 from tests.game_helpers import answer, boundary_study_file, guess, reveal, round_id, start_game
 from tests.helpers.crowd_ids import prolific_id

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db import connection
 
-from annotation.services.assignment import assign_next_item
+from annotation.services.participation.assignment import assign_next_item
 
 
 def plan_of_the_pick(participant, study, pick_sql: str) -> str:

@@ -4,7 +4,7 @@ answering right (``GOOD``) or wrong (``BAD``, screened out at the first attentio
 from __future__ import annotations
 
 from annotation.models import Enrollment, Participant, Study
-from annotation.services.participants import (
+from annotation.services.participation.participants import (
     complete_enrollment,
     enroll,
     give_consent,

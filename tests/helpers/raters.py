@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from annotation.models import Item, Participant, Study
-from annotation.services.model_answers import ModelAnswer, model_participant, store_model_answers
+from annotation.services.analysis.model_answers import ModelAnswer, model_participant, store_model_answers
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
 
 HUMANS = ("h1", "h2", "h3")

@@ -12,9 +12,9 @@ from django.db import connection
 
 from annotation.errors import InputError
 from annotation.models import Item, Participant, Study
-from annotation.services.assignment import _pick_statement, assign_next_item
-from annotation.services.studies import load_study_file
-from annotation.services.submission import submit_response
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.assignment import _pick_statement, assign_next_item
+from annotation.services.participation.submission import submit_response
 from scoring.adaptive import STOPPING_METRIC
 from scoring.models import Report
 from scoring.services import compute_study_reports

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Item, Study
-from annotation.services.assignment import assign_next_item
-from annotation.services.studies import load_study_file
-from annotation.services.submission import submit_response
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from scoring.services import compute_study_reports
 
 pytestmark = pytest.mark.django_db

@@ -11,9 +11,9 @@ from collections import Counter
 import pytest
 
 from annotation.models import Assignment, Item, Participant, Response, Study
-from annotation.services.assignment import assign_next_item
-from annotation.services.studies import load_study_file
-from annotation.services.submission import submit_response
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from scoring.adaptive import refresh_adaptive
 from scoring.data import DEFAULT_BY, load_study_data, one_snapshot
 from scoring.reports import report_for

@@ -15,8 +15,8 @@ from django.core.management import CommandError, call_command
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services.adaptive import RANKING_REFUSED
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.adaptive import RANKING_REFUSED
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import pytest
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from scoring.models import Report
 from scoring.services import compute_study_reports
 from tests.conftest import claim_study_file

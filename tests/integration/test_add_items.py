@@ -6,7 +6,7 @@ import pytest
 
 from annotation.errors import InputError
 from annotation.models import Item, Study
-from annotation.services.studies import add_items, ensure_study
+from annotation.services.authoring.studies import add_items, ensure_study
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import pytest
 
 from annotation.errors import InputError
 from annotation.models import Adjudication, Participant, Response
-from annotation.services.adjudication import NOTE_MAX_CHARS, adjudicate, study_disagreements
+from annotation.services.analysis.adjudication import NOTE_MAX_CHARS, adjudicate, study_disagreements
 from scoring.models import Report
 from scoring.services import compute_study_reports
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
@@ -160,7 +160,7 @@ def test_adjudicated_answer_is_exported_with_the_others(researcher, tmp_path):
     import sqlite3
     import zipfile
 
-    from annotation.services.exports import export_study
+    from annotation.services.exports.export import export_study
 
     study = claim_study(owner=researcher)
     adjudicate(

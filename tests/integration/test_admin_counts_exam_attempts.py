@@ -3,7 +3,7 @@ every attempt answers every question. An exam is marked as one and counts its at
 
 import pytest
 
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.exams import take_exam
 from tests.helpers.flow import start
 

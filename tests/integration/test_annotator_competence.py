@@ -14,10 +14,10 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Participant, Study
-from annotation.services.adjudication import adjudicate
-from annotation.services.exports import export_study
+from annotation.services.analysis.adjudication import adjudicate
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.exports.export import export_study
 from annotation.services.pseudonyms import participant_pseudonym
-from annotation.services.studies import load_study_file
 from scoring.models import Report
 from scoring.services import compute_study_reports
 from tests.conftest import claim_study_file

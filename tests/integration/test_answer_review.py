@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Enrollment, Participant
-from annotation.services.flags import flag_in_study
-from annotation.services.quality import study_quality
-from annotation.services.studies import load_study_file
+from annotation.services.analysis.quality import study_quality
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.flags import flag_in_study
 from tests.conftest import claim_study_file
 from tests.factories import AnsweredResponseFactory
 

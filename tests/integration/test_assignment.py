@@ -9,14 +9,18 @@ from django.db import connection
 from django.utils import timezone
 
 from annotation.models import Assignment, Item
-from annotation.services.assignment import (
+from annotation.services.participation.assignment import (
     _pick_statement,
     assign_next_item,
     pick_draw,
     release_expired_assignments,
     release_participant_assignments,
 )
-from annotation.services.submission import SubmissionClosed, store_answer_given_elsewhere, submit_response
+from annotation.services.participation.submission import (
+    SubmissionClosed,
+    store_answer_given_elsewhere,
+    submit_response,
+)
 from tests.helpers.flow import answer_pages
 from tests.helpers.pick_plan import plan_of_the_pick
 

@@ -13,8 +13,8 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from annotation.models import Assignment, Item, Study
-from annotation.services.assignment import assign_next_item
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.assignment import assign_next_item
 from tests.conftest import claim_study_file
 
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's composite key")

@@ -11,7 +11,7 @@ from django.test import Client
 
 from annotation.kinds.boundary.leaderboards import leaderboard
 from annotation.models import Assignment, Enrollment, Participant, PlayerStats, Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.game_helpers import answer, boundary_study_file, guess, reveal, round_id, start_game
 from tests.helpers.crowd_ids import prolific_id
 

@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 
 from annotation.models import Assignment, Item, Participant, PlayerStats, Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.game_helpers import boundary_study_file, play_via_services
 from tests.threads import consented_participants, run_in_threads
 

@@ -15,7 +15,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Response, Study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.game_helpers import LENGTH, boundary_study_file, guess, reveal, round_id, sentence_text
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from django.test import Client
 from django.utils import timezone
 
 from annotation.models import Assignment, PlayerStats, Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.game_helpers import (
     HTMX,
     LENGTH,
@@ -230,7 +230,7 @@ def test_a_game_step_on_a_study_of_another_kind_is_a_404(client):
     """The game's step URLs sit under every study's pages: on a study that is not a game
     they are not found (they read a round's sentences the item does not have)."""
     from annotation.models import Response
-    from annotation.services.studies import load_study_file
+    from annotation.services.authoring.studies import load_study_file
     from tests.helpers.flow import start, task_action
     from tests.helpers.questionnaire import questionnaire_file
 

@@ -98,7 +98,7 @@ def test_the_dashboard_shows_the_bradley_terry_table_with_intervals(admin_client
 def test_the_api_and_the_sqlite_export_carry_the_intervals(admin_client, admin_user, tmp_path):
     from rest_framework.test import APIClient
 
-    from annotation.services.exports import export_study
+    from annotation.services.exports.export import export_study
 
     study, _ = questionnaire_study()
     rows = computereports_json(study)

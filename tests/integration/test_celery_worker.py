@@ -7,8 +7,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from annotation.models import Assignment, Item
-from annotation.services.assignment import assign_next_item
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.assignment import assign_next_item
 from roft_site.celery import app
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory

@@ -15,8 +15,8 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from annotation.models import Participant
-from annotation.services.imports import import_responses
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.answer_imports import import_responses
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.reports import (
     CLUSTERED_CASES,
     CLUSTERED_SYSTEMS,

@@ -20,10 +20,10 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Participant, Study
-from annotation.services.exports import export_study
-from annotation.services.imports import import_responses
+from annotation.services.authoring.answer_imports import import_responses
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.exports.export import export_study
 from annotation.services.pseudonyms import participant_pseudonym
-from annotation.services.studies import load_study_file
 from scoring.models import Report
 from tests.conftest import claim_study_file
 from tests.factories import AnsweredResponseFactory, researcher_user

@@ -5,8 +5,8 @@ from collections import Counter
 import pytest
 
 from annotation.models import Assignment, Item, Participant, Response
-from annotation.services.assignment import assign_next_item
-from annotation.services.submission import submit_response
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from tests.conftest import claim_study_file
 from tests.threads import consented_participants, run_in_threads
 
@@ -17,7 +17,7 @@ PARTICIPANTS_PER_THREAD = 3
 
 @pytest.mark.django_db(transaction=True)
 def test_parallel_assign_and_submit_respect_targets():
-    from annotation.services.studies import load_study_file
+    from annotation.services.authoring.studies import load_study_file
 
     study = load_study_file(claim_study_file(items=10, annotations_per_item=3, items_per_session=5)).study
     participants = consented_participants(study, THREADS * PARTICIPANTS_PER_THREAD)
@@ -46,7 +46,7 @@ def test_parallel_assign_and_submit_respect_targets():
 def test_parallel_first_pages_hold_every_slot_once():
     """More participants than slots ask for their first page at once: the one-statement
     pick (lock, wrap-around, slot) hands each slot out once and fills every one."""
-    from annotation.services.studies import load_study_file
+    from annotation.services.authoring.studies import load_study_file
 
     study = load_study_file(claim_study_file(items=6, annotations_per_item=2, items_per_session=1)).study
     participants = consented_participants(study, 16)  # 12 slots
@@ -67,7 +67,7 @@ def test_parallel_first_pages_hold_every_slot_once():
 
 @pytest.mark.django_db(transaction=True)
 def test_two_tabs_asking_at_once_get_the_same_page():
-    from annotation.services.studies import load_study_file
+    from annotation.services.authoring.studies import load_study_file
 
     study = load_study_file(claim_study_file(items=6, annotations_per_item=2, items_per_session=3)).study
     participant = consented_participants(study, 1)[0]

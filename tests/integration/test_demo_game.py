@@ -94,7 +94,7 @@ def documents_first_sentences(category: str) -> str:
 
 
 def test_the_example_study_file_loads(example_study_file):
-    from annotation.services.studies import load_study_file
+    from annotation.services.authoring.studies import load_study_file
 
     data = example_study_file("boundary")
     study = load_study_file(data).study

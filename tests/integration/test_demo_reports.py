@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Response, Study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from scoring.models import Report
 from tests.conftest import claim_study_file
 

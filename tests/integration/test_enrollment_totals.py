@@ -5,8 +5,8 @@ check and a guest's answers moved to an account all add through it."""
 import pytest
 
 from annotation.models import Enrollment
-from annotation.services.attention import record_attention_outcome
-from annotation.services.participants import count_answers
+from annotation.services.participation.attention import record_attention_outcome
+from annotation.services.participation.participants import count_answers
 from tests.factories import AnsweredResponseFactory, ItemFactory, ParticipantFactory, StudyFactory
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ tests/integration/test_exams.py and tests/integration/test_training_exam.py.)"""
 import pytest
 
 from annotation.models import Enrollment
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.exams import GOLD, take_exam
 from tests.helpers.flow import start

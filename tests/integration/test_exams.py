@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Assignment, Enrollment, ExamAttempt, Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.exams import GOLD, exam_action, take_exam
 from tests.helpers.flow import start
@@ -132,7 +132,7 @@ def test_admin_shows_exams_and_read_only_attempts(client, studies, django_user_m
 
 
 def test_researchers_see_each_participants_exam_outcome(client, studies, django_user_model):
-    from annotation.services.quality import study_quality
+    from annotation.services.analysis.quality import study_quality
 
     passer, failer, idle = Client(), Client(), Client()
     take_exam(passer, studies.slug, start(passer, studies.slug), GOLD)

@@ -10,9 +10,9 @@ import zipfile
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.services.assignment import assign_next_item
-from annotation.services.studies import load_study_file
-from annotation.services.submission import submit_response
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
 

@@ -12,11 +12,11 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from annotation.models import Enrollment, Job, Response
-from annotation.services.assignment import assign_next_item
-from annotation.services.exports import FORMATS, export_study
+from annotation.services.exports.export import FORMATS, export_study
 from annotation.services.jobs import JobCancelled, cancel_job, claim_job
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from annotation.services.pseudonyms import pseudonym
-from annotation.services.submission import submit_response
 from scoring.models import Report
 
 pytestmark = pytest.mark.django_db
@@ -261,7 +261,7 @@ def test_the_csv_has_every_participant_column_of_the_sqlite_dump(study, tmp_path
 def test_ranking_choices_are_flattened_to_one_column_per_criterion_and_side(
     example_study_file, enrolled, tmp_path
 ):
-    from annotation.services.studies import load_study_file
+    from annotation.services.authoring.studies import load_study_file
 
     data = example_study_file("ranking")
     study = load_study_file(data).study
@@ -316,7 +316,7 @@ def _truth(value) -> bool | None:
 def test_too_fast_and_adjudicated_answers_are_columns_of_every_format(study, tmp_path, django_user_model):
     """Usability defect 6: ``too_fast`` is stored, so it is exported; an adjudication is a
     response too, marked ``adjudicated`` so that it is never averaged in by mistake."""
-    from annotation.services.adjudication import adjudicate
+    from annotation.services.analysis.adjudication import adjudicate
 
     fast = Response.objects.filter(study=study).order_by("id").first()
     Response.objects.filter(pk=fast.pk).update(too_fast=True)
@@ -337,7 +337,7 @@ def test_the_exam_outcome_of_each_participant_is_in_the_study_export(study, tmp_
     """Usability defect 5: the exam's answers are the exam study's, under another pseudonym;
     the study's own export carries each participant's outcome in the exam it requires."""
     from annotation.models import Exam, ExamAttempt
-    from annotation.services.studies import load_study_file
+    from annotation.services.authoring.studies import load_study_file
 
     exam = Exam.objects.get(study=load_study_file(example_study_file("simulation-exam")).study)
     study.qualification = exam

@@ -19,8 +19,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from annotation.models import Response
-from annotation.services.exports import export_study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.exports.export import export_study
 from tests.game_helpers import boundary_study_file, play_round, play_via_services, start_game
 
 pytestmark = pytest.mark.django_db
@@ -115,7 +115,8 @@ def test_one_rule_in_python_and_in_sql():
     """The Python rule and its SQL twin agree on every start character and on numbers."""
     from django.db import connection
 
-    from annotation.services.export_rows import dialect, neutralise
+    from annotation.services.exports.columns import neutralise
+    from annotation.services.exports.selects import dialect
 
     samples = ["=1+1", "+1", "-1", "@A1", "\tx", "\rx", "plain", "", "'already", " =spaced", "1-2"]
     neutral = dialect().render("s.v", "text", "csv")

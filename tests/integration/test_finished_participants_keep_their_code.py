@@ -10,8 +10,8 @@ import pytest
 from django.test import Client
 
 from annotation.models import Enrollment, Participant, Study
-from annotation.services.attention import screen_out
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.attention import screen_out
 from annotation.services.study_status import change_study_status
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user

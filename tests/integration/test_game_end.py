@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.game_helpers import boundary_study_file, guess, play_round, reveal, round_id, start_game
 from tests.helpers.crowd_ids import prolific_id
 

@@ -12,8 +12,8 @@ from django.utils import timezone
 from annotation.kinds.boundary.rounds import reveal_next_sentence
 from annotation.models import Assignment, Enrollment, Item, Participant, PlayerStats, Response
 from annotation.participation.views.session import PARTICIPANT_KEY
-from annotation.services.assignment import create_assignment
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.assignment import create_assignment
 from tests.factories import ParticipantFactory
 from tests.game_helpers import boundary_study_file, play_round, start_game
 
@@ -40,7 +40,7 @@ def account(django_user_model, study) -> Participant:
 def play_passage(participant: Participant, item: Item) -> Response:
     """The account plays this very passage (through the round and submission services)."""
     from annotation.kinds.boundary.rounds import record_guess
-    from annotation.services.submission import submit_response
+    from annotation.services.participation.submission import submit_response
 
     with transaction.atomic():
         now = timezone.now()

@@ -12,9 +12,9 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Enrollment, Participant, PlayerStats, Response
 from annotation.participation.views.session import PARTICIPANT_KEY
-from annotation.services.flags import flag_in_study
-from annotation.services.participants import enroll, give_consent
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.flags import flag_in_study
+from annotation.services.participation.participants import enroll, give_consent
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory
 from tests.game_helpers import boundary_study_file, play_round, play_via_services, start_game

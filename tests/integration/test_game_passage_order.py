@@ -15,7 +15,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.game_helpers import answer, boundary_study_file, guess, reveal, round_id, start_game
 
 pytestmark = pytest.mark.django_db

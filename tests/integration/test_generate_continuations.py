@@ -98,8 +98,8 @@ def test_a_bad_corpus_line_is_named_and_nothing_is_made(worker_settings, boundar
 def test_the_same_work_runs_as_a_queued_job(
     worker_settings, boundary_kind, corpus, django_capture_on_commit_callbacks
 ):
+    from annotation.services.authoring.studies import ensure_study
     from annotation.services.jobs import start_job
-    from annotation.services.studies import ensure_study
 
     path, _ = corpus
     study = ensure_study(slug="roft-job", kind="boundary")

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from annotation.models import Item
+from annotation.services.authoring.studies import ensure_study
 from annotation.services.jobs import start_job
-from annotation.services.studies import ensure_study
 from tests.celery_worker import redis_worker_on
 from tests.helpers.jobs import wait_for_done
 from tests.lm_fixtures import RECORDS

@@ -17,7 +17,7 @@ from django.test import Client
 from django.utils import timezone
 
 from annotation.models import Assignment, Enrollment, Participant
-from annotation.services.assignment import release_expired_assignments
+from annotation.services.participation.assignment import release_expired_assignments
 from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import start, task_action
 

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
 

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from annotation.models import Job, Participant, Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.factories import researcher_user
 
 pytestmark = pytest.mark.django_db

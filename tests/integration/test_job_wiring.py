@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import pytest
 
 from annotation.models import Item, Job, ModelOutput, Participant, Study
+from annotation.services.analysis.model_answers import ModelAnswer
 from annotation.services.jobs import JOB_KINDS
-from annotation.services.model_answers import ModelAnswer
 from roft_site.celery import app
 from tests.factories import ItemFactory, StudyFactory
 from tests.rater_cases import CASES

@@ -13,8 +13,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import Item, Job, ModelOutput, Participant, Response, Study
+from annotation.services.analysis.model_answers import ModelAnswersResult, human_examples
 from annotation.services.jobs import start_job
-from annotation.services.model_answers import ModelAnswersResult, human_examples
 from tests.celery_worker import redis_worker_on
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
 from tests.helpers.jobs import wait_for_done

@@ -16,8 +16,8 @@ from django.core.management import CommandError, call_command
 
 from annotation.errors import InputError
 from annotation.models import Item
-from annotation.services.item_files import add_items_from_file
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.item_files import add_items_from_file
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.questionnaire import questionnaire_file
 
 pytestmark = pytest.mark.django_db

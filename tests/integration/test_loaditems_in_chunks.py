@@ -19,9 +19,9 @@ from django.db import connection
 
 from annotation.errors import InputError
 from annotation.models import Item, Study
-from annotation.services import item_load
-from annotation.services.item_files import ALREADY_THERE, add_items_from_file
-from annotation.services.studies import add_items, load_study_file
+from annotation.services.authoring import item_load
+from annotation.services.authoring.item_files import ALREADY_THERE, add_items_from_file
+from annotation.services.authoring.studies import add_items, load_study_file
 from tests.conftest import claim_study_file
 
 pytestmark = pytest.mark.django_db

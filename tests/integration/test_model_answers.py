@@ -1,6 +1,6 @@
 """Model participants (LLM simulators, automatic raters) answer through the kind's
 validation and the one response writer; their raw outputs, parsed or not, are kept.
-On PostgreSQL, through ``annotation.services.model_answers``."""
+On PostgreSQL, through ``annotation.services.analysis.model_answers``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, ModelOutput, Participant, Response
-from annotation.services.model_answers import (
+from annotation.services.analysis.model_answers import (
     ModelAnswer,
     items_for_model,
     model_participant,

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Assignment, Participant
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.game_helpers import boundary_study_file
 
 pytestmark = pytest.mark.django_db

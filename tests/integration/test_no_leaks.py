@@ -13,7 +13,7 @@ import re
 import pytest
 from django.test import Client
 
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import task_action
 

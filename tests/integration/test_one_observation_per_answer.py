@@ -18,8 +18,8 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Item, Job, Participant
-from annotation.services.imports import import_responses
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.answer_imports import import_responses
+from annotation.services.authoring.studies import load_study_file
 from stats.adaptive import scale_uncertainty
 from tests.helpers.reports import computereports_json, report_row
 

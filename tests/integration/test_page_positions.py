@@ -11,10 +11,10 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import Assignment, Participant
-from annotation.services.assignment import create_assignment
-from annotation.services.guest_history import merge_guest_into_account
-from annotation.services.imports import import_responses
-from annotation.services.model_answers import ModelAnswer, model_participant, store_model_answers
+from annotation.services.analysis.model_answers import ModelAnswer, model_participant, store_model_answers
+from annotation.services.authoring.answer_imports import import_responses
+from annotation.services.participation.assignment import create_assignment
+from annotation.services.participation.guest_history import merge_guest_into_account
 from tests.factories import AnsweredResponseFactory, ParticipantFactory
 
 pytestmark = pytest.mark.django_db
@@ -84,4 +84,4 @@ def test_no_service_works_out_a_next_position_of_its_own():
         for path in (ROOT / package).rglob("*.py")
         if "migrations" not in path.parts and own.search(path.read_text())
     ]
-    assert places == ["annotation/services/assignment.py"]
+    assert places == ["annotation/services/participation/assignment.py"]

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection, transaction
 
 from annotation.models import Participant
-from annotation.services.participants import participant_by_platform_id
+from annotation.services.participation.participants import participant_by_platform_id
 from tests.threads import run_in_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 
 from annotation.models import Enrollment, Response
-from annotation.services.attention import screen_out
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.attention import screen_out
 from tests.game_helpers import boundary_study_file
 from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import start

@@ -1,4 +1,4 @@
-"""``annotation.services.pgcopy``: the one COPY helper and the one batched reader that the
+"""``annotation.services.db.pgcopy``: the one COPY helper and the one batched reader that the
 exports and the reports' data both use."""
 
 import io
@@ -6,7 +6,7 @@ import io
 import pytest
 from django.db import connection
 
-from annotation.services.pgcopy import buffered, copy_to, read_batches, read_rows
+from annotation.services.db.pgcopy import buffered, copy_to, read_batches, read_rows
 
 pytestmark = pytest.mark.django_db
 

@@ -22,8 +22,8 @@ from annotation.models import (
     Study,
 )
 from annotation.platforms.review import MIN_REJECTION_MESSAGE
-from annotation.services.assignment import assign_next_item
-from annotation.services.flags import flag_in_study
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.flags import flag_in_study
 from tests.factories import researcher_user
 from tests.helpers.fake_prolific import TOKEN, closed_port_url, serve
 from tests.helpers.platforms import BAD, GOOD, crowd_participant, named

@@ -16,7 +16,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Participant, Study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
 from tests.game_helpers import answer, boundary_study_file, guess, play_via_services, reveal, round_id

@@ -8,9 +8,9 @@ import pytest
 from django.contrib.auth.models import Group
 
 from annotation.models import Adjudication, Participant
-from annotation.services.adjudication import adjudication_state
-from annotation.services.imports import import_responses
-from annotation.services.studies import load_study_file
+from annotation.services.analysis.adjudication import adjudication_state
+from annotation.services.authoring.answer_imports import import_responses
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.questionnaire import questionnaire_file
 
 pytestmark = pytest.mark.django_db

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from annotation.services.assignment import assign_next_item
-from annotation.services.exports import export_study
-from annotation.services.studies import load_study_file
-from annotation.services.submission import submit_response
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.exports.export import export_study
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from tests.helpers.questionnaire import QUESTIONS, questionnaire_file
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ import pytest
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Participant, Response
-from annotation.services.imports import import_responses
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.answer_imports import import_responses
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.flow import start, task_action
 from tests.helpers.questionnaire import questionnaire_file
 

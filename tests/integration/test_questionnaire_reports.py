@@ -18,9 +18,9 @@ from nltk.metrics.distance import masi_distance
 from scipy import stats
 
 from annotation.models import Participant, Study
-from annotation.services.adjudication import adjudicate
-from annotation.services.imports import import_responses
-from annotation.services.studies import load_study_file
+from annotation.services.analysis.adjudication import adjudicate
+from annotation.services.authoring.answer_imports import import_responses
+from annotation.services.authoring.studies import load_study_file
 from scoring.models import Report
 from scoring.services import compute_study_reports
 from tests.helpers.clustered_reference import wald_reference, win_rate_t

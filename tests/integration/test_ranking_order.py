@@ -15,7 +15,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from annotation.models import Assignment, Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import ROOT
 from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import start, task_action

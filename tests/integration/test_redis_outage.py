@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Participant
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
 from tests.helpers.crowd_ids import prolific_id

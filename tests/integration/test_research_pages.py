@@ -8,8 +8,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Enrollment, Job, Participant, Study
+from annotation.services.authoring.studies import load_study_file
 from annotation.services.pseudonyms import participant_pseudonym
-from annotation.services.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
 

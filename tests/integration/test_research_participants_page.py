@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from annotation.research.views import participants as research_participants
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import AnsweredResponseFactory, researcher_user
 from tests.queries import assert_flat, count_queries

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from annotation.models import ResearcherInvitation
 from annotation.services.access import is_researcher
-from annotation.services.invitations import invitation_create, token_hash
+from annotation.services.authoring.invitations import invitation_create, token_hash
 from tests.factories import researcher_user
 from tests.threads import run_in_threads
 

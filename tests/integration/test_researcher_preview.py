@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Assignment, Enrollment, Participant, Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
 from tests.game_helpers import boundary_study_file

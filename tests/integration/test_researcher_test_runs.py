@@ -13,9 +13,9 @@ import pytest
 from django.test import Client
 
 from annotation.models import Assignment, Enrollment, Item, Response, Study
-from annotation.services.assignment import item_progress
-from annotation.services.capacity import quota_reached
-from annotation.services.exports import export_study
+from annotation.services.exports.export import export_study
+from annotation.services.participation.assignment import item_progress
+from annotation.services.participation.capacity import quota_reached
 from tests.factories import researcher_user
 from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.flow import start, task_action

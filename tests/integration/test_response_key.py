@@ -13,7 +13,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from annotation.models import Assignment, Item, Participant, Response, Study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.helpers.flow import answer_pages
 from tests.integration.test_query_counts import SUPPORTS

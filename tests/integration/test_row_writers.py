@@ -16,8 +16,8 @@ from django.test import Client
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, Response
-from annotation.services.assignment import release_expired_assignments
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.assignment import release_expired_assignments
 from tests.game_helpers import boundary_study_file, play_round, start_game
 from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.exams import exam_action

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from annotation.models import Job, Response
-from annotation.services.research import start_export
+from annotation.services.authoring.study_changes import start_export
 from tests.factories import researcher_user
 from workers.progress import run_job_here
 
@@ -18,8 +18,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def owner_and_study(make_claim_study, enrolled):
-    from annotation.services.assignment import assign_next_item
-    from annotation.services.submission import submit_response
+    from annotation.services.participation.assignment import assign_next_item
+    from annotation.services.participation.submission import submit_response
 
     owner = researcher_user("rhea")
     study = make_claim_study(items=3, items_per_session=3, attention=0)

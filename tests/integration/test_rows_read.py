@@ -22,7 +22,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from bench._database import settle_tables
 from bench.load import make_history
 from tests.conftest import claim_study_file

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Enrollment, Item, Response, Study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory, researcher_user
 from tests.helpers.flow import answer_pages, start, task_action

@@ -16,7 +16,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from annotation.models import Item
-from annotation.services.model_answers import ModelAnswer, model_participant, store_model_answers
+from annotation.services.analysis.model_answers import ModelAnswer, model_participant, store_model_answers
 from scoring.models import Report
 from scoring.services import compute_study_reports
 from stats.similarity import jaccard_similarity, mean_pairwise_similarity

@@ -14,8 +14,8 @@ from django.core.management import call_command
 from django.test import Client
 
 from annotation.models import FollowUp, Item, Job, ModelExplanation, Participant, Response, Study
+from annotation.services.authoring.studies import ensure_study
 from annotation.services.jobs import start_job
-from annotation.services.studies import ensure_study
 from scoring.models import Report
 from scoring.services import compute_study_reports
 from tests.celery_worker import redis_worker_on

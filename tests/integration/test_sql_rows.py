@@ -1,4 +1,4 @@
-"""The prepared statements of the hot path (``annotation.services.sql_rows``)."""
+"""The prepared statements of the hot path (``annotation.services.db.sql_rows``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from django.db import DataError, connection, transaction
 from psycopg import sql
 
 from annotation.models import Participant
-from annotation.services import sql_rows
+from annotation.services.db import sql_rows
 
 pytestmark = pytest.mark.django_db
 

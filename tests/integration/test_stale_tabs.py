@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.game_helpers import boundary_study_file, play_round, reveal, round_id, start_game
 from tests.helpers.flow import task_action
 

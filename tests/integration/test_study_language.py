@@ -13,8 +13,8 @@ from django.test import Client
 from annotation.errors import InputError
 from annotation.models import Study
 from annotation.research.views.builder_form import form_values
-from annotation.services.builder import as_new_study, builder_templates, template_named
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.builder import as_new_study, builder_templates, template_named
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.game_helpers import boundary_study_file, guess, play_round, start_game
 from tests.helpers.crowd_ids import prolific_id

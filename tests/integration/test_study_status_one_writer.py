@@ -14,7 +14,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from annotation.models import Study
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from annotation.services.study_status import STATUS_TRANSITIONS, change_study_status
 from tests.api.conftest import CheckedClient
 from tests.conftest import claim_study_file

@@ -7,8 +7,8 @@ from django.utils import timezone
 
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Response
-from annotation.services.assignment import assign_next_item, release_expired_assignments
-from annotation.services.submission import SubmissionClosed, submit_response
+from annotation.services.participation.assignment import assign_next_item, release_expired_assignments
+from annotation.services.participation.submission import SubmissionClosed, submit_response
 
 pytestmark = pytest.mark.django_db
 

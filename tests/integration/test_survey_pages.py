@@ -6,7 +6,7 @@ import re
 import pytest
 
 from annotation.models import Assignment, Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.flow import start, task_action
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from annotation.models import Assignment, Response
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.flow import start, task_action
 
 pytestmark = pytest.mark.django_db

@@ -16,16 +16,16 @@ from django.core.management import CommandError, call_command
 from sklearn.metrics import accuracy_score, cohen_kappa_score, f1_score, mean_absolute_error
 
 from annotation.models import Enrollment, Job, ModelOutput, Participant, Response
-from annotation.services.human_answers import human_answers
-from annotation.services.imports import import_responses
-from annotation.services.jobs import start_job
-from annotation.services.model_answers import (
+from annotation.services.analysis.human_answers import human_answers
+from annotation.services.analysis.model_answers import (
     ModelAnswer,
     ModelAnswersResult,
     model_participant,
     store_model_answers,
 )
-from annotation.services.studies import add_items, ensure_study, load_study_file
+from annotation.services.authoring.answer_imports import import_responses
+from annotation.services.authoring.studies import add_items, ensure_study, load_study_file
+from annotation.services.jobs import start_job
 from scoring.data import load_study_data, one_snapshot
 from scoring.models import Report
 from scoring.reports import report_for

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Item
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.exams import file_position
 from tests.helpers.flow import start

@@ -12,7 +12,7 @@ from django.db import connection
 
 from annotation.models import Participant
 from annotation.services.access import RESEARCHERS_GROUP
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory
 from tests.helpers.flow import answer_pages

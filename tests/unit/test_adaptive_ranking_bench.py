@@ -1,6 +1,6 @@
 """A small seeded slice of ``bench/adaptive.py``'s system ranking (part B), the measurement
 behind refusing adaptive assignment for studies that only rank systems
-(``annotation.services.adaptive.RANKING_REFUSED``): the platform's priority saves nowhere
+(``annotation.services.participation.adaptive.RANKING_REFUSED``): the platform's priority saves nowhere
 near the 15% of uniform's answers that would pay for it. The full figures (200 seeds) are in
 docs/statistics.md ("Adaptive collection")."""
 

@@ -1,5 +1,5 @@
 from annotation.models import Study
-from annotation.services.attention_schedule import attention_pages
+from annotation.services.participation.attention_schedule import attention_pages
 
 
 def test_attention_pages_follow_the_rate_and_skip_the_first_page():

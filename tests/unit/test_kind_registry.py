@@ -102,7 +102,7 @@ NAMING_THE_KIND_THEY_BUILD = {
     "workers/editing/items.py",  # ITEM_BUILDERS: edited passages as likert/ranking/claim items
     "workers/generation/continuations.py",  # boundary items from generated continuations
     "workers/demo/game.py",  # the demo game's study file
-    "annotation/services/builder.py",  # QUESTION_FORM_KIND: the kind whose questions the form edits
+    "annotation/services/authoring/builder.py",  # QUESTION_FORM_KIND: the kind whose questions the form edits
     "workers/simulatability/study.py",  # simulation and plausibility items
     "workers/management/commands/build_plausibility_study.py",  # the jobs that run those
     "workers/management/commands/build_simulation_study.py",

@@ -11,7 +11,7 @@ import pytest
 
 from annotation.kinds import get_kind
 from annotation.kinds.base import ModelOption, ModelQuestion, ModelTask
-from annotation.services.model_answers import HumanExample
+from annotation.services.analysis.model_answers import HumanExample
 from tests.kinds import kind_item
 from tests.rater_cases import CASES
 from tests.rater_cases import PAIRWISE_PAYLOAD as PAIRWISE

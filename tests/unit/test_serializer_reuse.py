@@ -9,7 +9,7 @@ import pytest
 from annotation.errors import InputError
 from annotation.kinds import get_kind
 from annotation.serializer_reuse import reused_serializers
-from annotation.services.validation import check_item
+from annotation.services.authoring.validation import check_item
 
 CONFIG = {"questions": [{"id": "fluency", "type": "scale", "points": 5, "text": "How fluent is it?"}]}
 KIND = get_kind("questionnaire")

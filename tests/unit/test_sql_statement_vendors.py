@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from psycopg import sql
 
 from annotation.models import Item
-from annotation.services import sql_rows
+from annotation.services.db import sql_rows
 
 
 def test_a_statement_composed_from_a_models_names_quotes_them():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from annotation.services.studies import LoadResult, load_study_file
+from annotation.services.authoring.studies import LoadResult, load_study_file
 from workers.generation.backend import load_backend
 from workers.generation.continuations import CorpusDocument, build_passages, plan_passages
 

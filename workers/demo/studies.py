@@ -19,8 +19,8 @@ from pathlib import Path
 from django.conf import settings
 
 from annotation.models import Participant, Study
-from annotation.services.imports import ImportResult, import_responses
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.answer_imports import ImportResult, import_responses
+from annotation.services.authoring.studies import load_study_file
 from scoring.services import compute_study_reports, reports_are_stale
 
 EXAMPLES_DIR = Path(settings.BASE_DIR) / "docs" / "examples"

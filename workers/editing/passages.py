@@ -15,9 +15,9 @@ import hashlib
 from annotation.errors import InputError
 from annotation.job_parameters import EditAndGenerateParameters
 from annotation.models import Item, Study
+from annotation.services.authoring.studies import add_items
+from annotation.services.authoring.validation import check_item
 from annotation.services.jobs import Progress
-from annotation.services.studies import add_items
-from annotation.services.validation import check_item
 from workers.lm.generation import GenerationRequest, Sampling, generate_texts
 from workers.lm.loading import LoadedLM, shared_lm
 

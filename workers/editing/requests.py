@@ -23,7 +23,7 @@ from pathlib import Path
 from rest_framework import serializers
 
 from annotation.errors import InputError, checked
-from annotation.services.rows import read_jsonl_file
+from annotation.services.authoring.input_rows import read_jsonl_file
 
 SUBJECT_SLOT = "{}"
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from annotation.errors import InputError
 from annotation.job_parameters import ContinuationsParameters
 from annotation.models import Item, Study
+from annotation.services.authoring.input_rows import read_jsonl_file
+from annotation.services.authoring.studies import add_items
 from annotation.services.jobs import Progress
-from annotation.services.rows import read_jsonl_file
-from annotation.services.studies import add_items
 
 from .backend import load_backend
 from .continuations import CorpusDocument, build_passages, passage_id, plan_passages

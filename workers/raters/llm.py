@@ -23,7 +23,7 @@ from annotation.errors import InputError
 from annotation.job_parameters import RateLLMParameters
 from annotation.kinds.base import ModelOption, ModelQuestion, ModelTask, TaskKind
 from annotation.models import Item, Study
-from annotation.services.model_answers import HumanExample, ModelAnswer, human_examples
+from annotation.services.analysis.model_answers import HumanExample, ModelAnswer, human_examples
 
 from .prompts import PROMPT_VERSION, build_prompt, choose_examples, parse_option, prepare_examples, shots_for
 

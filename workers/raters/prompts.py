@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from annotation.kinds.base import ModelOption, ModelQuestion, ModelTask, TaskKind
-from annotation.services.model_answers import HumanExample
+from annotation.services.analysis.model_answers import HumanExample
 
 # The version of the wording below; part of each rater's definition (a new wording is a new rater).
 PROMPT_VERSION = "llm-rater-1"

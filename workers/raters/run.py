@@ -15,14 +15,14 @@ from dataclasses import replace
 from typing import Protocol
 
 from annotation.models import Item, Study
-from annotation.services.jobs import Progress, no_progress
-from annotation.services.model_answers import (
+from annotation.services.analysis.model_answers import (
     ModelAnswer,
     ModelAnswersResult,
     items_for_model,
     model_participant,
     store_model_answers,
 )
+from annotation.services.jobs import Progress, no_progress
 
 
 class ModelRater(Protocol):
@@ -30,7 +30,7 @@ class ModelRater(Protocol):
 
     @property
     def definition(self) -> dict:
-        """Its model participant's definition (``annotation.services.model_answers.RaterDefinition``)."""
+        """Its model participant's definition (``services.analysis.model_answers.RaterDefinition``)."""
         ...
 
     def leaves_out(self, study: Study) -> set[str]:

@@ -3,7 +3,7 @@
 A yes/no question ``{"id", "question", "answer"?}`` (answer ``yes``/``no``, optional) or a
 pairwise one ``{"id", "context", "responses": [r1, r2], "answer"?}`` (answer
 ``response_1``/``response_2``). Every line is checked and every error reported, named by
-line, field and id (``annotation.services.rows.collect_rows``), before any model runs.
+line, field and id (``annotation.services.authoring.input_rows.collect_rows``), before any model runs.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotation.errors import InputError
-from annotation.services.rows import read_jsonl_file
+from annotation.services.authoring.input_rows import read_jsonl_file
 
 YES_NO, PAIRWISE = "yes_no", "pairwise"
 ANSWERS = {YES_NO: ("yes", "no"), PAIRWISE: ("response_1", "response_2")}

@@ -4,7 +4,7 @@
 then one ``simulation`` item per kept follow-up whose explanation and model answer both
 parsed. ``plausibility_study``: explanations only, then one ``plausibility`` item per
 question with a gold answer, its explanations in each mode side by side. Items go through
-``annotation.services.studies.add_items`` (validated by the kind, ids the study already
+``annotation.services.authoring.studies.add_items`` (validated by the kind, ids the study already
 has skipped), so a rerun adds nothing.
 
 The LLM simulators (another job, ``simulate``) answer these items afterwards as ``model``
@@ -21,8 +21,8 @@ from annotation.errors import InputError
 from annotation.job_parameters import BuildPlausibilityStudyParameters, BuildSimulationStudyParameters
 from annotation.kinds import get_kind
 from annotation.models import FollowUp, Item, ModelExplanation, Study
+from annotation.services.authoring.studies import add_items
 from annotation.services.jobs import Progress
-from annotation.services.studies import add_items
 
 from . import records
 from .prompts import CHOICE_WORDS

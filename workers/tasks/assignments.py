@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from annotation.services.assignment import release_expired_assignments
+from annotation.services.participation.assignment import release_expired_assignments
 
 
 @shared_task(name="workers.tasks.assignments.release_expired_assignments_task")

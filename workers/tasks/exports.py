@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from annotation.models import Job
-from annotation.services.exports import ExportParameters, check_export_request, export_path, export_study
+from annotation.services.exports.export import (
+    ExportParameters,
+    check_export_request,
+    export_path,
+    export_study,
+)
 from annotation.services.jobs import Progress
 
 from .base import job_study, job_task

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotation.models import Job
-from annotation.services.items import ItemsUploadParameters, load_stored_upload
+from annotation.services.authoring.items_upload import ItemsUploadParameters, load_stored_upload
 from annotation.services.jobs import Progress
 
 from .base import job_study, job_task

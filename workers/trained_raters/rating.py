@@ -1,6 +1,6 @@
 """``rate``: a saved trained rater answers the study's items it has not answered yet.
 
-The rater is a model participant (``annotation.services.model_answers``) whose definition
+The rater is a model participant (``annotation.services.analysis.model_answers``) whose definition
 is the saved ``definition.json``: kind ``trained``, the encoder it started from, its
 training run as the version. On the study it was trained on it leaves out its training
 items: its answers there are on held-out and new items only, so the reports' calibration
@@ -23,7 +23,7 @@ import numpy as np
 from annotation.errors import InputError
 from annotation.kinds.base import RaterAnswer, RaterQuestion
 from annotation.models import Item, Study
-from annotation.services.model_answers import ModelAnswer
+from annotation.services.analysis.model_answers import ModelAnswer
 
 from .model import load_rater_model, rater_outputs
 from .questions import Question, QuestionError, study_questions

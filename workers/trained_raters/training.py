@@ -1,7 +1,7 @@
 """``train_rater``: fine-tune an encoder on a study's human answers, measure it on held-out
 items, save it in a versioned directory (``docs/formats.md``, "Trained rater directory").
 
-The human answers are those the reports count (``annotation.services.human_answers``).
+The human answers are those the reports count (``annotation.services.analysis.human_answers``).
 Items, not answers, are split (80/20 by default, shuffled by the seed), so no item is on
 both sides; every question trained in one run shares the split. Each human answer of a
 training item is an example; each held-out item's answer, the one ``rate`` would store
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from annotation.errors import InputError
 from annotation.models import Item, Response, Study
-from annotation.services.human_answers import human_answers
+from annotation.services.analysis.human_answers import human_answers
 from annotation.services.jobs import Progress, no_progress
 from stats.heldout import HeldOutItem, heldout_metrics
 

@@ -6,7 +6,7 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from annotation.models import Job
-from annotation.services.exports import ExportParameters
+from annotation.services.exports.export import ExportParameters
 
 from .jobs import JobOut
 

@@ -9,8 +9,8 @@ from rest_framework import serializers
 
 from annotation.models.enrollment import FLAG_REASON_MAX
 from annotation.services.access import can_see_platform_ids
-from annotation.services.competence import COMPETENCE_SORTS
-from annotation.services.quality import ParticipantQuality
+from annotation.services.analysis.competence import COMPETENCE_SORTS
+from annotation.services.analysis.quality import ParticipantQuality
 
 
 class QualificationOut(serializers.Serializer):

@@ -9,10 +9,10 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation.models import Study
-from annotation.services.assignment import item_progress
-from annotation.services.studies import STUDY_SETTINGS, CompletionURLField, StudyFields
+from annotation.services.authoring.studies import STUDY_SETTINGS, CompletionURLField, StudyFields
+from annotation.services.authoring.validation import ItemFields
+from annotation.services.participation.assignment import item_progress
 from annotation.services.study_status import CLOSING_FIELDS
-from annotation.services.validation import ItemFields
 
 
 class Progress(serializers.Serializer):

@@ -12,8 +12,8 @@ from annotation.api.schema import Detail, documented
 from annotation.api.serializers.exports import ExportIn, ExportOut
 from annotation.models import Job
 from annotation.services.access import access_export_for_researcher, researcher_jobs
-from annotation.services.exports import export_path
-from annotation.services.research import start_export
+from annotation.services.authoring.study_changes import start_export
+from annotation.services.exports.export import export_path
 
 from .base import ResearcherView
 

@@ -14,7 +14,7 @@ from annotation.api.schema import documented
 from annotation.api.serializers.items import ItemFilter, ItemOut, UploadResult
 from annotation.api.serializers.jobs import JobOut
 from annotation.models import Item, Job
-from annotation.services.items import receive_items_upload
+from annotation.services.authoring.items_upload import receive_items_upload
 from annotation.services.populations import counted_per_item
 
 from .base import ResearcherView

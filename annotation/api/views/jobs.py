@@ -9,8 +9,8 @@ from annotation.api.idempotency import idempotent
 from annotation.api.schema import documented
 from annotation.api.serializers.jobs import JobFilter, JobIn, JobKindOut, JobOut
 from annotation.services.access import access_job_for_researcher, access_job_to_cancel, researcher_jobs
+from annotation.services.authoring.study_changes import start_job_for_researcher
 from annotation.services.jobs import JOB_KINDS, cancel_job
-from annotation.services.research import start_job_for_researcher
 
 from .base import ResearcherView
 

@@ -15,11 +15,11 @@ from annotation.api.serializers.participants import (
     ReturnedOut,
 )
 from annotation.services.access import access_enrollment_for_researcher
-from annotation.services.competence import sorted_enrollments, study_competence
-from annotation.services.flags import set_study_marks
+from annotation.services.analysis.competence import sorted_enrollments, study_competence
+from annotation.services.analysis.quality import participant_pages, study_quality
+from annotation.services.participation.exits import mark_returned
+from annotation.services.participation.flags import set_study_marks
 from annotation.services.populations import real_enrollments
-from annotation.services.quality import participant_pages, study_quality
-from annotation.services.research import mark_returned
 
 from .base import ResearcherView
 

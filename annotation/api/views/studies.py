@@ -12,10 +12,10 @@ from annotation.api.schema import documented
 from annotation.api.serializers.studies import StatusChange, StudyDetail, StudyFile, StudySummary, StudyUpdate
 from annotation.models import Item, Study
 from annotation.services.access import researcher_studies
-from annotation.services.assignment import item_progress
+from annotation.services.authoring.studies import load_study_file_for
+from annotation.services.authoring.study_changes import update_study
+from annotation.services.participation.assignment import item_progress
 from annotation.services.populations import counted_per_study
-from annotation.services.research import update_study
-from annotation.services.studies import load_study_file_for
 from annotation.services.study_status import change_study_status
 
 from .base import ResearcherView

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from annotation.api.parsers import BoundedJSONParser
 from annotation.api.schema import FIELD_ERRORS, THROTTLED, documented
 from annotation.services.access import is_researcher
-from annotation.services.ratelimit import TokenThrottle
+from annotation.services.web.ratelimit import TokenThrottle
 
 from .base import ResearcherView
 

@@ -16,8 +16,8 @@ from django.utils.translation import gettext, ngettext
 from annotation.models import Enrollment, Item, Participant, PlayerStats, Response, Study
 from annotation.models.game import OVERALL
 from annotation.services.access import public_kind_studies
-from annotation.services.guest_history import GuestMerge, merge_guest_into_account
-from annotation.services.participants import browser_participant
+from annotation.services.participation.guest_history import GuestMerge, merge_guest_into_account
+from annotation.services.participation.participants import browser_participant
 from stats.boundary import seconds_per_sentence
 
 GAME_KIND = "boundary"  # the name of annotation.kinds.boundary.Boundary

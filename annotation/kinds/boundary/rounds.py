@@ -3,7 +3,7 @@
 Each step locks the assignment row, checks the round is still open and the step fits the
 round's state, and records it with a server timestamp. A repeated step (a double click,
 a retried request) changes nothing. The answer itself (the reason) is stored by
-``annotation.services.submission.submit_response`` like any other answer.
+``annotation.services.participation.submission.submit_response`` like any other answer.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from django.utils.functional import Promise as StrPromise
 from django.utils.translation import gettext, gettext_lazy
 
 from annotation.models import Assignment
-from annotation.services.assignment import assignment_is_open, open_q
+from annotation.services.participation.assignment import assignment_is_open, open_q
 
 RAN_OUT = gettext_lazy("This round ran out of time; go on with the next passage.")
 

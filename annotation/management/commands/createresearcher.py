@@ -10,7 +10,11 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
-from annotation.services.invitations import ResearcherAccountForm, researcher_account_create, researcher_join
+from annotation.services.authoring.invitations import (
+    ResearcherAccountForm,
+    researcher_account_create,
+    researcher_join,
+)
 
 # The form's field names as a person at the shell knows them.
 FIELD_NAMES = {"password1": "password", "password2": "password (again)"}

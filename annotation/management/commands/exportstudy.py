@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services.exports import FORMATS, export_study
+from annotation.services.exports.export import FORMATS, export_study
 
 
 class Command(BaseCommand):

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
 from annotation.models import Participant, Study
-from annotation.services.imports import import_responses
+from annotation.services.authoring.answer_imports import import_responses
 
 from .loadstudy import format_errors
 

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services.item_files import add_items_from_file, format_of
+from annotation.services.authoring.item_files import add_items_from_file, format_of
 
 from .loadstudy import format_errors
 

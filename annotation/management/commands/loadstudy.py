@@ -7,8 +7,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services.json_input import BadJSON, read_json
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.studies import load_study_file
+from annotation.services.web.json_input import BadJSON, read_json
 
 
 class Command(BaseCommand):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from annotation.services.assignment import release_expired_assignments
+from annotation.services.participation.assignment import release_expired_assignments
 
 
 class Command(BaseCommand):

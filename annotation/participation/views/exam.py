@@ -10,16 +10,16 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services.exams import (
+from annotation.services.authoring.guides import example_context
+from annotation.services.participation.exams import (
     ExamStep,
     exam_step,
     question_feedback,
     retry_exam,
     screen_out_after_exam,
 )
-from annotation.services.gate import LiveStep
-from annotation.services.guides import example_context
-from annotation.services.submission import SubmissionClosed, submit_response
+from annotation.services.participation.gate import LiveStep
+from annotation.services.participation.submission import SubmissionClosed, submit_response
 from annotation.views.task_page import task_page_context
 
 from .steps import participant_step

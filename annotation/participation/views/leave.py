@@ -6,8 +6,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
-from annotation.services.gate import LiveStep
-from annotation.services.research import leave_study
+from annotation.services.participation.exits import leave_study
+from annotation.services.participation.gate import LiveStep
 
 from .steps import participant_step
 

@@ -14,12 +14,17 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Study
 from annotation.services.access import is_test_visit
-from annotation.services.assignment import assign_next_item, pages_held_by_others
-from annotation.services.capacity import close_if_collected, study_is_full
-from annotation.services.crowd import crowd_exit, preview_example
-from annotation.services.exams import failed_exam_attempt, needs_exam
-from annotation.services.gate import LiveStep, StepRefused, require_not_blocked, require_study_open
-from annotation.services.participants import (
+from annotation.services.participation.assignment import assign_next_item, pages_held_by_others
+from annotation.services.participation.capacity import close_if_collected, study_is_full
+from annotation.services.participation.exams import failed_exam_attempt, needs_exam
+from annotation.services.participation.exits import crowd_exit, preview_example
+from annotation.services.participation.gate import (
+    LiveStep,
+    StepRefused,
+    require_not_blocked,
+    require_study_open,
+)
+from annotation.services.participation.participants import (
     CROWD_PARAMS,
     CrowdEntry,
     CrowdIdRefused,
@@ -30,7 +35,7 @@ from annotation.services.participants import (
     identify_participant,
     parse_crowd_params,
 )
-from annotation.services.submission import SubmissionClosed, submit_response
+from annotation.services.participation.submission import SubmissionClosed, submit_response
 from annotation.views.task_page import task_page_context
 
 from .session import PARTICIPANT_KEY, remember_participant, session_participant

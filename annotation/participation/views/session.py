@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotation.models import Participant
-from annotation.services.participants import browser_participant
+from annotation.services.participation.participants import browser_participant
 
 PARTICIPANT_KEY = "participant_id"  # every reader and writer of the session uses this name
 

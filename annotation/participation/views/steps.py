@@ -1,5 +1,5 @@
 """The participant gate in the views: every participant step is wrapped in ``participant_step``,
-which runs ``annotation.services.gate.require_live_step`` and answers a refusal with the
+which runs ``annotation.services.participation.gate.require_live_step`` and answers a refusal with the
 same pages everywhere (the closed page, the blocked page, or the step the participant is at).
 """
 
@@ -16,9 +16,13 @@ from django.urls import reverse
 from annotation.languages import in_study_language
 from annotation.models import Enrollment, Participant, Study
 from annotation.services.access import access_study_for_participant
-from annotation.services.gate import StepRefused, require_live_step
-from annotation.services.participants import CrowdIdRefused, complete_enrollment, parse_crowd_params
-from annotation.services.submission import PAGE_EXPIRED
+from annotation.services.participation.gate import StepRefused, require_live_step
+from annotation.services.participation.participants import (
+    CrowdIdRefused,
+    complete_enrollment,
+    parse_crowd_params,
+)
+from annotation.services.participation.submission import PAGE_EXPIRED
 
 from .session import PARTICIPANT_KEY, session_participant
 

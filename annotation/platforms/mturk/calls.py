@@ -28,12 +28,12 @@ from annotation.platforms.bonuses import (
     record_bonuses,
     refuse_stuck,
 )
+from annotation.platforms.links import participant_links
 from annotation.platforms.money import as_currency
 from annotation.platforms.mturk.client import MTurkCalls
 from annotation.platforms.plans import publish_places
 from annotation.platforms.records import platform_study
 from annotation.platforms.review import APPROVE, AWAITING, DecisionCall, Submission, Verdict, review
-from annotation.services.links import participant_links
 
 TOKEN_LIFE = timedelta(days=1)  # how long MTurk remembers a UniqueRequestToken
 

@@ -23,6 +23,7 @@ from annotation.platforms.bonuses import (
     refuse_stuck,
 )
 from annotation.platforms.errors import PlatformError
+from annotation.platforms.links import participant_links
 from annotation.platforms.money import as_currency
 from annotation.platforms.plans import publish_places
 from annotation.platforms.prolific.client import ProlificClient
@@ -36,7 +37,6 @@ from annotation.platforms.review import (
     Verdict,
     review,
 )
-from annotation.services.links import participant_links
 
 # Prolific's submission statuses, as the room's review loop reads them.
 STATUSES = {"AWAITING REVIEW": AWAITING, "RETURNED": RELEASED, "TIMED-OUT": RELEASED}

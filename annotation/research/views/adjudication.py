@@ -11,7 +11,7 @@ from annotation.errors import InputError
 from annotation.models import Adjudication, Assignment, Item
 from annotation.numbers import whole_number
 from annotation.services.access import access_study_for_researcher, can_change_study, require_study_change
-from annotation.services.adjudication import (
+from annotation.services.analysis.adjudication import (
     DEFAULT_POINTS_APART,
     NOTE_MAX_CHARS,
     adjudicate,

@@ -1,6 +1,6 @@
 """The study builder's pages: a study made on a form from a template, a saved study's
 settings and questions edited, a draft's first page previewed, a study's file downloaded.
-The work is ``services.builder``'s; the form's fields are read by ``builder_form``."""
+The work is ``services.authoring.builder``'s; the form's fields are read by ``builder_form``."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services import builder, kept_files
 from annotation.services.access import access_study_for_researcher, access_study_to_change
-from annotation.services.item_files import csv_header, decoded, format_of
-from annotation.services.validation import is_config_kept
+from annotation.services.authoring import builder, kept_files
+from annotation.services.authoring.item_files import csv_header, decoded, format_of
+from annotation.services.authoring.validation import is_config_kept
 from annotation.views.task_page import task_page_context
 
 from . import builder_form

@@ -25,10 +25,16 @@ from annotation.kinds.questions import DEFAULTS, SETTING_INPUTS, TYPE_KEYS, TYPE
 from annotation.languages import check_study_language, language_codes
 from annotation.models import Study
 from annotation.numbers import whole_number
-from annotation.services.builder import QUESTION_FORM_KIND
-from annotation.services.item_files import ALIASES, JSON_COLUMNS, PASSAGE_COLUMN, TEXT_COLUMNS, ColumnMap
-from annotation.services.json_input import BadJSON, read_json
-from annotation.services.studies import STUDY_SETTINGS
+from annotation.services.authoring.builder import QUESTION_FORM_KIND
+from annotation.services.authoring.item_files import (
+    ALIASES,
+    JSON_COLUMNS,
+    PASSAGE_COLUMN,
+    TEXT_COLUMNS,
+    ColumnMap,
+)
+from annotation.services.authoring.studies import STUDY_SETTINGS
+from annotation.services.web.json_input import BadJSON, read_json
 
 TEXT_FIELDS = ("title", "description", "instructions", "consent")  # written, not set
 SETTINGS = [name for name in STUDY_SETTINGS if name not in TEXT_FIELDS]

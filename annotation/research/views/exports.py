@@ -16,9 +16,9 @@ from annotation.services.access import (
     can_see_platform_ids,
     researcher_jobs,
 )
-from annotation.services.exports import FORMATS, export_path
+from annotation.services.authoring.study_changes import start_export
+from annotation.services.exports.export import FORMATS, export_path
 from annotation.services.jobs import job_details
-from annotation.services.research import start_export
 
 from .decorators import researcher_required
 

@@ -11,8 +11,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from annotation.errors import InputError
-from annotation.services import invitations
-from annotation.services.invitations import InvitationClosed, ResearcherAccountForm
+from annotation.services.authoring import invitations
+from annotation.services.authoring.invitations import InvitationClosed, ResearcherAccountForm
 
 from .decorators import staff_required
 

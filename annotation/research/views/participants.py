@@ -21,12 +21,12 @@ from annotation.services.access import (
     can_see_platform_ids,
     require_study_change,
 )
-from annotation.services.competence import sorted_enrollments, study_competence
-from annotation.services.flags import set_study_marks
+from annotation.services.analysis.competence import sorted_enrollments, study_competence
+from annotation.services.analysis.quality import participant_assignments, participant_pages, study_quality
+from annotation.services.participation.exits import mark_returned
+from annotation.services.participation.flags import set_study_marks
 from annotation.services.populations import real_enrollments
 from annotation.services.pseudonyms import participant_pseudonym
-from annotation.services.quality import participant_assignments, participant_pages, study_quality
-from annotation.services.research import mark_returned
 
 from .decorators import researcher_required
 

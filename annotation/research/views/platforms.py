@@ -33,8 +33,8 @@ from annotation.platforms.records import platform_study
 from annotation.platforms.tokens import has_token, store_token
 from annotation.research.views.decorators import researcher_required
 from annotation.services.access import access_study_for_researcher, can_use_platforms
-from annotation.services.capacity import places_wanted
-from annotation.services.research import start_job_for_researcher
+from annotation.services.authoring.study_changes import start_job_for_researcher
+from annotation.services.participation.capacity import places_wanted
 
 ACTIONS = ("publish", "review", "bonus")
 

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation.errors import InputError
 from annotation.models import Study
 from annotation.numbers import whole_number
+from annotation.platforms.links import participant_links, studies_sharing_completion_code
 from annotation.services.access import (
     access_study_for_researcher,
     access_study_to_change,
@@ -21,14 +22,13 @@ from annotation.services.access import (
     can_use_platforms,
     researcher_studies,
 )
-from annotation.services.adaptive import adaptive_refusal, stopping_now
-from annotation.services.assignment import item_progress
-from annotation.services.crowd import preview_page
-from annotation.services.json_input import parse_json
-from annotation.services.links import participant_links, studies_sharing_completion_code
-from annotation.services.research import discard_test_answers, test_enrollments
-from annotation.services.studies import load_study_file_for
+from annotation.services.authoring.studies import load_study_file_for
+from annotation.services.authoring.study_changes import discard_test_answers, test_enrollments
+from annotation.services.participation.adaptive import adaptive_refusal, stopping_now
+from annotation.services.participation.assignment import item_progress
+from annotation.services.participation.exits import preview_page
 from annotation.services.study_status import STATUS_TRANSITIONS, change_study_status
+from annotation.services.web.json_input import parse_json
 from annotation.views.task_page import task_page_context
 
 from .decorators import researcher_required

@@ -7,8 +7,8 @@ import os
 from django.core.management.base import CommandError
 
 from annotation.errors import InputError
+from annotation.services.authoring.studies import ensure_study
 from annotation.services.jobs import create_job
-from annotation.services.studies import ensure_study
 from workers.management.jobcommand import input_error, owner_named, run_or_queue
 from workers.management.modelcommand import ModelCommand
 

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.errors import InputError
 from annotation.models import Job, Study
-from annotation.services.export_rows import neutralise
+from annotation.services.exports.columns import neutralise
 from annotation.services.jobs import check_job_parameters
 from scoring.models import Report
 from scoring.services import POPULATIONS, REPORTS_JOB

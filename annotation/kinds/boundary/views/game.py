@@ -15,8 +15,13 @@ from annotation.models.game import OVERALL
 from annotation.participation.views.session import PARTICIPANT_KEY, remember_participant, session_participant
 from annotation.participation.views.steps import refused_step
 from annotation.services.access import access_game_study
-from annotation.services.gate import StepRefused, require_not_blocked
-from annotation.services.participants import CrowdEntry, enroll, give_consent, identify_participant
+from annotation.services.participation.gate import StepRefused, require_not_blocked
+from annotation.services.participation.participants import (
+    CrowdEntry,
+    enroll,
+    give_consent,
+    identify_participant,
+)
 
 from .. import game
 from ..leaderboards import leaderboard, player_profile

@@ -18,8 +18,8 @@ from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Response
 from annotation.numbers import whole_number
 from annotation.participation.views.steps import go_to, is_htmx, participant_step
-from annotation.services.gate import LiveStep, StepRefused
-from annotation.services.submission import SubmissionClosed, submit_response
+from annotation.services.participation.gate import LiveStep, StepRefused
+from annotation.services.participation.submission import SubmissionClosed, submit_response
 from annotation.views.task_page import next_page, task_page_context
 
 from .. import game
