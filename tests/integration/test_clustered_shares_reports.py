@@ -15,8 +15,8 @@ import pytest
 from scipy import stats
 
 from annotation.models import Participant
-from annotation.services.imports import import_responses
-from annotation.services.studies import load_study_file
+from annotation.services.authoring.answer_imports import import_responses
+from annotation.services.authoring.studies import load_study_file
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory
 from tests.helpers.clustered_reference import cluster_se, wald_reference, win_rate_t
 from tests.helpers.reports import computereports_json, report_row
