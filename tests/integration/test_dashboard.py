@@ -7,15 +7,11 @@ from annotation.models import Job
 from scoring import plots
 from scoring.models import Report
 from scoring.services import compute_study_reports
+from tests.conftest import logged_in
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory, researcher_user
 from tests.helpers.reports import game_study
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def owner(django_user_model):
-    return django_user_model.objects.create_user("owner", password="pw", is_staff=True)
 
 
 @pytest.fixture
@@ -25,32 +21,23 @@ def study(owner):
     return study
 
 
-@pytest.fixture
-def client_for(client):
-    def login(user):
-        client.force_login(user)
-        return client
-
-    return login
-
-
 def url(study, suffix=""):
     return f"/research/s/{study.slug}/dashboard/{suffix}"
 
 
-def test_only_the_studys_researchers_see_it(client, client_for, study, django_user_model):
+def test_only_the_studys_researchers_see_it(client, study, django_user_model):
     assert client.get(url(study)).status_code == 302
     plain = django_user_model.objects.create_user("plain")
-    assert client_for(plain).get(url(study)).status_code == 403
+    assert logged_in(plain).get(url(study)).status_code == 403
     other = researcher_user("other")
-    assert client_for(other).get(url(study)).status_code == 404
-    assert client_for(other).get(url(study, "plots/distance.svg")).status_code == 404
-    assert client_for(other).post(url(study, "recompute/")).status_code == 404
+    assert logged_in(other).get(url(study)).status_code == 404
+    assert logged_in(other).get(url(study, "plots/distance.svg")).status_code == 404
+    assert logged_in(other).post(url(study, "recompute/")).status_code == 404
     assert Job.objects.count() == 0
 
 
-def test_dashboard_shows_progress_tables_and_plots(client_for, owner, study, django_assert_max_num_queries):
-    client = client_for(owner)
+def test_dashboard_shows_progress_tables_and_plots(owner, study, django_assert_max_num_queries):
+    client = logged_in(owner)
     with django_assert_max_num_queries(12):
         page = client.get(url(study)).content.decode()
     assert "Items complete" in page and "2 of 4" in page
@@ -63,7 +50,7 @@ def test_dashboard_shows_progress_tables_and_plots(client_for, owner, study, dja
     assert 'href="?population=passed"' in page
 
 
-def test_pages_read_reports_and_never_recompute(client_for, owner, study, monkeypatch):
+def test_pages_read_reports_and_never_recompute(owner, study, monkeypatch):
     import scoring.services
 
     def refuse(*args, **kwargs):
@@ -71,28 +58,28 @@ def test_pages_read_reports_and_never_recompute(client_for, owner, study, monkey
 
     monkeypatch.setattr(scoring.services, "compute_study_reports", refuse)
     before = sorted(Report.objects.filter(study=study).values_list("pk", flat=True))
-    client = client_for(owner)
+    client = logged_in(owner)
     assert client.get(url(study)).status_code == 200
     assert client.get(url(study, "plots/distance.svg")).status_code == 200
     assert sorted(Report.objects.filter(study=study).values_list("pk", flat=True)) == before
 
 
-def test_new_responses_mark_the_reports_out_of_date(client_for, owner, study):
+def test_new_responses_mark_the_reports_out_of_date(owner, study):
     AnsweredResponseFactory.from_specs(
         study, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}]
     )
-    page = client_for(owner).get(url(study)).content.decode()
+    page = logged_in(owner).get(url(study)).content.decode()
     assert "Out of date: 1 new responses since then" in page
 
 
-def test_a_study_without_reports_says_so(client_for, owner):
+def test_a_study_without_reports_says_so(owner):
     fresh = game_study(slug="fresh", owner=owner)
-    page = client_for(owner).get(url(fresh)).content.decode()
+    page = logged_in(owner).get(url(fresh)).content.decode()
     assert "No reports yet" in page
-    assert client_for(owner).get(url(fresh, "plots/distance.svg")).status_code == 404
+    assert logged_in(owner).get(url(fresh, "plots/distance.svg")).status_code == 404
 
 
-def test_reports_from_no_answers_say_the_tables_come_later(client_for, owner, study):
+def test_reports_from_no_answers_say_the_tables_come_later(owner, study):
     """A likert study computed before any answer has no table at all: the page says why."""
     quiet = StudyFactory(
         kind="likert",
@@ -102,12 +89,12 @@ def test_reports_from_no_answers_say_the_tables_come_later(client_for, owner, st
     )
     ItemFactory(study=quiet, external_id="a", payload={"new_fact": "f", "old_facts": [], "main_passage": "p"})
     compute_study_reports(quiet)
-    page = client_for(owner).get(url(quiet)).content.decode()
+    page = logged_in(owner).get(url(quiet)).content.decode()
     assert "Items complete" in page and 'id="no-figures"' in page
-    assert 'id="no-figures"' not in client_for(owner).get(url(study)).content.decode()
+    assert 'id="no-figures"' not in logged_in(owner).get(url(study)).content.decode()
 
 
-def test_plots_are_svg_rendered_once_per_version_of_the_reports(client_for, owner, study, monkeypatch):
+def test_plots_are_svg_rendered_once_per_version_of_the_reports(owner, study, monkeypatch):
     cache.clear()
     calls = []
     render = plots.render_svg
@@ -117,7 +104,7 @@ def test_plots_are_svg_rendered_once_per_version_of_the_reports(client_for, owne
         return render(spec, points)
 
     monkeypatch.setattr(plots, "render_svg", counting)
-    client = client_for(owner)
+    client = logged_in(owner)
     response = client.get(url(study, "plots/distance.svg"))
     assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
     svg = response.content.decode()
@@ -133,10 +120,8 @@ def test_plots_are_svg_rendered_once_per_version_of_the_reports(client_for, owne
         assert client.get(url(study, f"plots/{name}.svg?population=passed")).status_code == 200
 
 
-def test_recompute_starts_one_job_and_reports_its_progress(
-    client_for, owner, study, django_capture_on_commit_callbacks
-):
-    client = client_for(owner)
+def test_recompute_starts_one_job_and_reports_its_progress(owner, study, django_capture_on_commit_callbacks):
+    client = logged_in(owner)
     idle = client.get(url(study, "job/"), HTTP_HX_REQUEST="true")
     assert "Recompute</button>" in idle.content.decode() and "hx-get" not in idle.content.decode()
     AnsweredResponseFactory.from_specs(
@@ -160,8 +145,8 @@ def test_recompute_starts_one_job_and_reports_its_progress(
     )
 
 
-def test_a_second_click_while_the_job_waits_starts_nothing(client_for, owner, study):
-    client = client_for(owner)
+def test_a_second_click_while_the_job_waits_starts_nothing(owner, study):
+    client = logged_in(owner)
     first = client.post(url(study, "recompute/"))
     assert first.status_code == 302 and first["Location"] == url(study)
     second = client.post(url(study, "recompute/"), HTTP_HX_REQUEST="true")

@@ -24,7 +24,6 @@ from django.test import Client, override_settings
 
 from annotation.models import Job, PlatformBonus, PlatformStudy
 from annotation.platforms.prolific.calls import unpaid_batches
-from tests.factories import researcher_user
 from tests.helpers.fake_prolific import TOKEN, serve
 from tests.helpers.platforms import GOOD, crowd_participant
 
@@ -43,11 +42,6 @@ def fake():
     fake.release.set()
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture
-def owner():
-    return researcher_user("rita", password="pw")
 
 
 @pytest.fixture
