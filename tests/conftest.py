@@ -229,6 +229,25 @@ def fake_prolific():
 
 
 @pytest.fixture
+def mturk_stub(monkeypatch):
+    """botocore's ``Stubber`` on the MTurk client the platform code gets (sandbox or not): a
+    test lists the calls it expects, with their replies; any other call fails, and one
+    expected but not made fails at the end."""
+    import boto3
+    from botocore.stub import Stubber
+
+    from annotation.platforms.mturk import client as mturk_client
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test-key")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
+    client = boto3.client("mturk", region_name="us-east-1", endpoint_url=mturk_client.SANDBOX_ENDPOINT)
+    monkeypatch.setattr(mturk_client, "mturk_boto_client", lambda *, sandbox: client)
+    with Stubber(client) as stubber, override_settings(SITE_URL="https://roft.example"):
+        yield stubber
+        stubber.assert_no_pending_responses()
+
+
+@pytest.fixture
 def example_study_file():
     def read(kind: str) -> dict:
         return copy.deepcopy(json.loads((EXAMPLES / f"{kind}.json").read_text()))
