@@ -216,7 +216,8 @@ def researchers_crowd_study(crowd_study, researcher) -> Study:
 @pytest.fixture
 def fake_prolific():
     """The Prolific stand-in (tests/helpers/fake_prolific.py) on a port of its own, and the
-    settings that point the client at it with its token. A test may change the settings further
+    settings that point the client at it with its token (and the site's address, which the
+    published study links name). A test may change the settings further
     (``settings.PROLIFIC_API_TOKEN = ""``); held calls are released before the server stops."""
     fake, server = serve_fake_prolific()
     with override_settings(
@@ -232,7 +233,7 @@ def fake_prolific():
 def mturk_stub(monkeypatch):
     """botocore's ``Stubber`` on the MTurk client the platform code gets (sandbox or not): a
     test lists the calls it expects, with their replies; any other call fails, and one
-    expected but not made fails at the end."""
+    expected but not made fails at the end. (boto3 is imported here: only these tests pay for it.)"""
     import boto3
     from botocore.stub import Stubber
 
