@@ -7,11 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
-from django.test import override_settings
+from django.contrib.auth import get_user_model
+from django.test import Client, override_settings
 
 from annotation.models import Participant, Study
 from annotation.services.authoring.studies import load_study_file
 from tests.factories import ParticipantFactory, researcher_user
+from tests.helpers.fake_prolific import TOKEN as FAKE_PROLIFIC_TOKEN
+from tests.helpers.fake_prolific import serve as serve_fake_prolific
 from tests.tiny_models import ENCODER, MEND_EDITOR, SIM, SUBJECT, TINY, is_built
 
 # Plugins and fixtures that several test modules share, kept with their helpers: a Redis
@@ -127,6 +130,19 @@ def claim_study_file(*, slug: str = "claims", items: int = 6, attention: int = 0
     return data
 
 
+def logged_in(user) -> Client:
+    """A client of its own with ``user`` logged in (pytest-django's ``client`` stays as it was)."""
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+# The people. ``researcher`` is logged in on pytest-django's ``client``; ``owner`` is a user
+# only, with ``owner_client`` a client of its own, for tests that also need an anonymous or
+# another person's client. Tests that write their data once per module (``module_rows``) read
+# its owner and study through ``module_owner`` and ``module_study``.
+
+
 @pytest.fixture
 def researcher(db, client):
     """Rita, a researcher, logged in on ``client``."""
@@ -136,11 +152,100 @@ def researcher(db, client):
 
 
 @pytest.fixture
+def owner(db):
+    """Olga, a researcher who will own the test's study; logged in nowhere."""
+    return researcher_user("olga", password="pw")
+
+
+@pytest.fixture
+def owner_client(owner) -> Client:
+    """A client of its own logged in as ``owner``."""
+    return logged_in(owner)
+
+
+@pytest.fixture
+def superuser(db):
+    """An administrator (the admin site's user), logged in nowhere."""
+    return get_user_model().objects.create_superuser("root", "root@example.org", "pw-for-tests-only")
+
+
+@pytest.fixture
+def module_owner(module_rows):
+    """The owner of the module's study, read afresh for each test. ``module_rows`` is the
+    module's own module-scoped fixture: the (owner, study) primary keys of the rows it wrote once
+    (tests/helpers/module_data.py)."""
+    return get_user_model().objects.get(pk=module_rows[0])
+
+
+@pytest.fixture
+def module_owner_logged_in(module_owner, client):
+    """``module_owner``, logged in on ``client``."""
+    client.force_login(module_owner)
+    return module_owner
+
+
+@pytest.fixture
+def module_study(module_rows) -> Study:
+    """The module's study (see ``module_owner``), read afresh for each test (which may change it)."""
+    return Study.objects.get(pk=module_rows[1])
+
+
+@pytest.fixture
 def make_claim_study(db):
     def make(**kwargs) -> Study:
         return load_study_file(claim_study_file(**kwargs)).study
 
     return make
+
+
+@pytest.fixture
+def crowd_study(make_claim_study) -> Study:
+    """A live claim study as a crowd platform runs it: six items and two attention checks, three
+    pages a session with one of them a check (one failed check screens the person out)."""
+    return make_claim_study(items=6, attention=2, items_per_session=3, attention_check_rate=0.34)
+
+
+@pytest.fixture
+def researchers_crowd_study(crowd_study, researcher) -> Study:
+    """``crowd_study``, owned by ``researcher``."""
+    crowd_study.owner = researcher
+    crowd_study.save(update_fields=["owner"])
+    return crowd_study
+
+
+@pytest.fixture
+def fake_prolific():
+    """The Prolific stand-in (tests/helpers/fake_prolific.py) on a port of its own, and the
+    settings that point the client at it with its token (and the site's address, which the
+    published study links name). A test may change the settings further
+    (``settings.PROLIFIC_API_TOKEN = ""``); held calls are released before the server stops."""
+    fake, server = serve_fake_prolific()
+    with override_settings(
+        PROLIFIC_API_URL=fake.url, PROLIFIC_API_TOKEN=FAKE_PROLIFIC_TOKEN, SITE_URL="https://roft.example"
+    ):
+        yield fake
+    fake.release.set()
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def mturk_stub(monkeypatch):
+    """botocore's ``Stubber`` on the MTurk client the platform code gets (sandbox or not): a
+    test lists the calls it expects, with their replies; any other call fails, and one
+    expected but not made fails at the end. (boto3 is imported here: only these tests pay for it.)"""
+    import boto3
+    from botocore.stub import Stubber
+
+    from annotation.platforms.mturk import client as mturk_client
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test-key")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
+    client = boto3.client("mturk", region_name="us-east-1", endpoint_url=mturk_client.SANDBOX_ENDPOINT)
+    monkeypatch.setattr(mturk_client, "mturk_boto_client", lambda *, sandbox: client)
+    with Stubber(client) as stubber, override_settings(SITE_URL="https://roft.example"):
+        yield stubber
+        stubber.assert_no_pending_responses()
 
 
 @pytest.fixture

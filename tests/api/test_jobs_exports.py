@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def answered(owned_study, enrolled, tmp_path, settings):
+def one_mturk_answer(owned_study, enrolled, tmp_path, settings):
     settings.EXPORT_DIR = tmp_path
     person = enrolled(owned_study, source="mturk", platform_worker_id="A1WORKER")
     submit_response(
@@ -25,7 +25,7 @@ def answered(owned_study, enrolled, tmp_path, settings):
 
 
 def test_start_an_export_follow_it_and_download_the_file(
-    client_for, answered, django_capture_on_commit_callbacks
+    client_for, one_mturk_answer, django_capture_on_commit_callbacks
 ):
     owner = client_for("owner")
     with django_capture_on_commit_callbacks(execute=True):
@@ -41,7 +41,7 @@ def test_start_an_export_follow_it_and_download_the_file(
     assert "A1WORKER" not in download.filename and "platform_worker_id" not in rows[0]
 
 
-def test_download_before_the_export_finished_is_a_conflict(client_for, answered, users, owned_study):
+def test_download_before_the_export_finished_is_a_conflict(client_for, one_mturk_answer, users, owned_study):
     job = Job.objects.create(
         kind="export", study=owned_study, parameters={"format": "csv"}, created_by=users["owner"]
     )
@@ -49,7 +49,7 @@ def test_download_before_the_export_finished_is_a_conflict(client_for, answered,
 
 
 def test_only_the_owner_and_admins_may_include_platform_ids(
-    client_for, users, answered, django_capture_on_commit_callbacks
+    client_for, users, one_mturk_answer, django_capture_on_commit_callbacks
 ):
     users["owner"].studies.get(slug="owned").shared_with.add(users["other"])
     body = {"format": "csv", "include_platform_ids": True}
@@ -67,7 +67,7 @@ def test_only_the_owner_and_admins_may_include_platform_ids(
         assert "A1WORKER" in b"".join(download.streaming_content).decode()
 
 
-def test_jobs_api_starts_any_registered_kind_and_cancels(client_for, answered):
+def test_jobs_api_starts_any_registered_kind_and_cancels(client_for, one_mturk_answer):
     owner = client_for("owner")
     kinds = {kind["name"]: kind for kind in owner.get("/api/v1/job-kinds/").json()}
     assert kinds["export"]["parameters"] == ["format", "include_platform_ids"]

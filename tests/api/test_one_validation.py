@@ -21,11 +21,6 @@ BAD_PAYLOAD = {"claim": "", "sentences": ["One sentence."]}
 
 
 @pytest.fixture
-def superuser(django_user_model):
-    return django_user_model.objects.create_superuser("root", "root@example.org", "pw-for-tests-only")
-
-
-@pytest.fixture
 def superuser_client(client, superuser):
     client.force_login(superuser)
     return client

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def answered(owned_study, enrolled):
+def study_answered_in_batches(owned_study, enrolled):
     """Two annotators label every item; items carry a ``batch`` provenance key."""
     for item in Item.objects.filter(study=owned_study):
         item.provenance = {**item.provenance, "batch": f"b{item.pk % 2}"}
@@ -26,14 +26,16 @@ def answered(owned_study, enrolled):
 
 
 def test_reports_job_groups_agreement_by_the_keys_it_is_given(
-    client_for, answered, django_capture_on_commit_callbacks
+    client_for, study_answered_in_batches, django_capture_on_commit_callbacks
 ):
     body = {"kind": "reports", "study": "owned", "parameters": {"by": ["batch"]}}
     with django_capture_on_commit_callbacks(execute=True):
         started = client_for("owner").post("/api/v1/jobs/", body, format="json")
     assert started.status_code == 201
     assert Job.objects.get().status == Job.Status.DONE
-    groups = [r.group for r in Report.objects.filter(study=answered, metric="agreement.percent")]
+    groups = [
+        r.group for r in Report.objects.filter(study=study_answered_in_batches, metric="agreement.percent")
+    ]
     assert {g.get("batch") for g in groups} >= {"b0", "b1"}
     found = client_for("owner").get("/api/v1/studies/owned/reports/", {"metric": "agreement.percent"}).json()
     results = found["results"] if isinstance(found, dict) else found

@@ -74,7 +74,7 @@ def roots(settings, tmp_path):
 
 
 @pytest.fixture
-def accounts(django_user_model):
+def two_researchers_with_studies(django_user_model):
     researchers = Group.objects.get_or_create(name="researchers")[0]
     made = {}
     for name in ("alice", "bob"):
@@ -90,11 +90,11 @@ def accounts(django_user_model):
 
 
 @pytest.fixture
-def start(client, accounts, django_capture_on_commit_callbacks):
+def start(client, two_researchers_with_studies, django_capture_on_commit_callbacks):
     """POST /api/v1/jobs/ as a user; returns the answer and whether anything was queued."""
 
     def post(username: str, kind: str, study: str | None, **parameters):
-        client.force_login(accounts[username])
+        client.force_login(two_researchers_with_studies[username])
         body = {"kind": kind, "study": study, "parameters": parameters}
         with django_capture_on_commit_callbacks() as queued:
             answer = client.post("/api/v1/jobs/", body, content_type="application/json")
@@ -197,7 +197,7 @@ def test_an_admin_may_name_any_researchers_files(start, roots):
 
 
 def test_a_command_naming_a_researcher_follows_their_rule_and_the_operators_does_not(
-    roots, accounts, django_capture_on_commit_callbacks
+    roots, two_researchers_with_studies, django_capture_on_commit_callbacks
 ):
     into_alices = str(roots["models"] / "alice")
     with pytest.raises(CommandError, match=r"parameters\.output") as refused:

@@ -13,7 +13,7 @@ from django.db import connection
 from annotation.errors import InputError
 from annotation.models import Item, Participant, Study
 from annotation.services.authoring.studies import load_study_file
-from annotation.services.participation.assignment import _pick_statement, assign_next_item
+from annotation.services.participation.assignment import assign_next_item
 from annotation.services.participation.submission import submit_response
 from scoring.adaptive import STOPPING_METRIC
 from scoring.models import Report
@@ -130,7 +130,7 @@ def test_the_adaptive_pick_reads_its_index_and_sorts_nothing(enrolled):
     participant = enrolled(study)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE annotation_item")
-    plan = plan_of_the_pick(participant, study, _pick_statement(False, True).sql)
+    plan = plan_of_the_pick(participant, study)
     assert "Sort" not in plan, plan
     assert "item_adaptive_order" in plan and "item_pick_order" in plan, plan
 

@@ -13,11 +13,6 @@ from tests.helpers.crowd_ids import prolific_id
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def superuser(django_user_model):
-    return django_user_model.objects.create_superuser("root", "root@example.org", "pw-for-tests-only")
-
-
 @pytest.mark.parametrize("kind", ["likert", "nonsense"])
 def test_the_admin_keeps_a_live_studys_kind_and_participants_keep_their_page(
     client, superuser, make_claim_study, kind

@@ -63,16 +63,6 @@ def module_rows(django_db_setup, django_db_blocker) -> Iterator[tuple[int, int]]
         yield owner.pk, _rated_study(owner).pk
 
 
-@pytest.fixture
-def owner(module_rows, django_user_model):
-    return django_user_model.objects.get(pk=module_rows[0])
-
-
-@pytest.fixture
-def study(module_rows, owner) -> Study:
-    return Study.objects.get(pk=module_rows[1])
-
-
 def _rated_study(owner) -> Study:
     questions = [{"id": q, "text": "…", "passage": "main", "group": g} for q, g in QUESTIONS.items()]
     study = StudyFactory(kind="likert", slug="leme-agree", owner=owner, config={"questions": questions})
@@ -117,8 +107,8 @@ def _names(study) -> dict[str, str]:
     }
 
 
-def test_pooled_grouped_and_per_system_alpha_equal_the_krippendorff_package(study):
-    rows = computereports_json(study)
+def test_pooled_grouped_and_per_system_alpha_equal_the_krippendorff_package(module_study):
+    rows = computereports_json(module_study)
     pooled = report_row(rows, "agreement.krippendorff_alpha", questions="all", level="ordinal")
     data = [[RATINGS[h][i][q] for i in ITEMS for q in QUESTIONS] for h in HUMANS]
     assert pooled["value"] == pytest.approx(
@@ -135,8 +125,8 @@ def test_pooled_grouped_and_per_system_alpha_equal_the_krippendorff_package(stud
     assert rome["n"] == 3 * len(mine)
 
 
-def test_reliability_figures_equal_the_textbook_formulas(study):
-    rows = computereports_json(study)
+def test_reliability_figures_equal_the_textbook_formulas(module_study):
+    rows = computereports_json(module_study)
     table = np.array([_series(h, "edit") for h in HUMANS], dtype=float).T  # items × raters
     n, k = table.shape
     grand = table.mean()
@@ -162,9 +152,9 @@ def test_reliability_figures_equal_the_textbook_formulas(study):
     assert cronbach["details"]["ci_method"] == "feldt"
 
 
-def test_pairwise_kappa_matrix_equals_sklearn_for_each_weighting(study):
-    rows = computereports_json(study)
-    names = _names(study)
+def test_pairwise_kappa_matrix_equals_sklearn_for_each_weighting(module_study):
+    rows = computereports_json(module_study)
+    names = _names(module_study)
     for weights in (None, "linear", "quadratic"):
         label = weights or "none"
         kappas = []
@@ -252,8 +242,8 @@ def _majority(values: list[int]) -> int | None:
     return winners[0] if len(winners) == 1 else None
 
 
-def test_the_machine_rater_against_humans_and_their_majority_beside_the_human_ceiling(study):
-    rows = computereports_json(study)
+def test_the_machine_rater_against_humans_and_their_majority_beside_the_human_ceiling(module_study):
+    rows = computereports_json(module_study)
     base = {"question": "fact", "level": "ordinal"}
 
     def kappa(a, b):
@@ -287,25 +277,25 @@ def test_the_machine_rater_against_humans_and_their_majority_beside_the_human_ce
     assert human_alpha["n"] == 3 * len(ITEMS)
 
 
-def test_by_any_provenance_key_and_bad_keys_are_refused(study):
-    rows = computereports_json(study, "--by", "batch")
+def test_by_any_provenance_key_and_bad_keys_are_refused(module_study):
+    rows = computereports_json(module_study, "--by", "batch")
     batch = report_row(rows, "agreement.krippendorff_alpha", batch="b1", question="edit", level="ordinal")
     mine = [i for i in ITEMS if int(i.split("-")[1]) % 2]
     data = [_series(h, "edit", mine) for h in HUMANS]
     assert batch["value"] == pytest.approx(krippendorff.alpha(data, level_of_measurement="ordinal"), abs=1e-9)
     assert not [r for r in rows if "system" in r["group"] and r["metric"].startswith("agreement.")]
     with pytest.raises(CommandError, match="by"):
-        call_command("computereports", study.slug, "--by", "question", stdout=StringIO())
+        call_command("computereports", module_study.slug, "--by", "question", stdout=StringIO())
     with pytest.raises(CommandError, match="by"):
-        call_command("computereports", study.slug, "--by", "a__b", stdout=StringIO())
+        call_command("computereports", module_study.slug, "--by", "a__b", stdout=StringIO())
 
 
-def test_csv_has_a_line_per_figure_with_group_and_details_columns(study):
-    rows = computereports_json(study)
+def test_csv_has_a_line_per_figure_with_group_and_details_columns(module_study):
+    rows = computereports_json(module_study)
     out = StringIO()
-    call_command("computereports", study.slug, "--csv", stdout=out)
+    call_command("computereports", module_study.slug, "--csv", stdout=out)
     lines = list(csv.DictReader(StringIO(out.getvalue())))
-    assert len(lines) == len(rows) == Report.objects.filter(study=study, population="all").count()
+    assert len(lines) == len(rows) == Report.objects.filter(study=module_study, population="all").count()
     pooled = [
         line
         for line in lines
@@ -317,12 +307,12 @@ def test_csv_has_a_line_per_figure_with_group_and_details_columns(study):
     assert {"group.annotator", "details.p_value", "ci_low"} <= set(lines[0])
 
 
-def test_the_api_serves_the_new_figures_with_their_details(study, owner):
-    rows = computereports_json(study)
+def test_the_api_serves_the_new_figures_with_their_details(module_study, module_owner):
+    rows = computereports_json(module_study)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=owner).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=module_owner).key}")
     response = client.get(
-        f"/api/v1/studies/{study.slug}/reports/", {"metric": "agreement.icc2k", "population": "all"}
+        f"/api/v1/studies/{module_study.slug}/reports/", {"metric": "agreement.icc2k", "population": "all"}
     )
     assert response.status_code == 200
     body = response.json()
@@ -333,10 +323,10 @@ def test_the_api_serves_the_new_figures_with_their_details(study, owner):
     assert all("p_value" in r["details"] for r in results if r["value"] is not None)
 
 
-def test_the_dashboard_shows_the_new_tables(study, owner, client):
-    computereports_json(study)
-    client.force_login(owner)
-    page = client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
+def test_the_dashboard_shows_the_new_tables(module_study, module_owner, client):
+    computereports_json(module_study)
+    client.force_login(module_owner)
+    page = client.get(f"/research/s/{module_study.slug}/dashboard/").content.decode()
     for title in (
         "Agreement over all questions",
         "Agreement per question group",
@@ -345,5 +335,5 @@ def test_the_dashboard_shows_the_new_tables(study, owner, client):
         "Cohen&#x27;s kappa of each pair of annotators",
     ):
         assert title in page
-    assert _names(study)["h0"] in page
+    assert _names(module_study)["h0"] in page
     assert "judge" in page

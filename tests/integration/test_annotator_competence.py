@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from django.core.management import call_command
 
-from annotation.models import Participant, Study
+from annotation.models import Participant
 from annotation.services.analysis.adjudication import adjudicate
 from annotation.services.authoring.studies import load_study_file
 from annotation.services.exports.export import export_study
@@ -25,7 +25,7 @@ from tests.factories import AnsweredResponseFactory, researcher_user
 from tests.helpers.competence import ITEMS, RELIABLE, SPAMMER, competence_study, slip, spam, truth
 from tests.helpers.module_data import rows_for_the_module
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("module_owner_logged_in")]
 MACE_TITLE = 'title="MACE: how likely an answer is informed, not guessed"'
 
 
@@ -38,35 +38,22 @@ def module_rows(django_db_setup, django_db_blocker) -> Iterator[tuple[int, int]]
         yield owner.pk, competence_study(owner).pk
 
 
-@pytest.fixture
-def researcher(module_rows, client, django_user_model):
-    """Rita, the study's owner, logged in on ``client``."""
-    user = django_user_model.objects.get(pk=module_rows[0])
-    client.force_login(user)
-    return user
-
-
-@pytest.fixture
-def study(module_rows, researcher) -> Study:
-    return Study.objects.get(pk=module_rows[1])
-
-
 def pseudonym_of(study, name: str) -> str:
     return participant_pseudonym(study, Participant.objects.get(platform_worker_id=name))
 
 
-def test_the_spammer_is_estimated_less_competent_by_both_models(study):
+def test_the_spammer_is_estimated_less_competent_by_both_models(module_study):
     pooled = {
         (r.metric, r.group["annotator"]): r.value
-        for r in Report.objects.filter(study=study, population="all", metric__startswith="competence.")
+        for r in Report.objects.filter(study=module_study, population="all", metric__startswith="competence.")
         if set(r.group) == {"annotator"}
     }
-    spammer = pseudonym_of(study, SPAMMER)
+    spammer = pseudonym_of(module_study, SPAMMER)
     for model in ("mace", "dawid_skene"):
-        reliable = [pooled[(f"competence.{model}", pseudonym_of(study, name))] for name in RELIABLE]
+        reliable = [pooled[(f"competence.{model}", pseudonym_of(module_study, name))] for name in RELIABLE]
         assert pooled[(f"competence.{model}", spammer)] < min(reliable) - 0.2
     labels = Report.objects.filter(
-        study=study,
+        study=module_study,
         population="passed",
         metric="competence.label",
         group__question="label",
@@ -74,7 +61,7 @@ def test_the_spammer_is_estimated_less_competent_by_both_models(study):
     )
     assert {r.group["item"]: r.details["label"] for r in labels} == {f"c{i}": truth(i) for i in range(ITEMS)}
     agreement = Report.objects.get(
-        study=study,
+        study=module_study,
         population="passed",
         metric="competence.majority_agreement",
         group={"question": "label", "level": "nominal", "model": "mace"},
@@ -84,8 +71,8 @@ def test_the_spammer_is_estimated_less_competent_by_both_models(study):
     assert ties and agreement.value == 1.0 and agreement.n == ITEMS - ties
 
 
-def test_participants_page_shows_and_sorts_by_competence(study, client):
-    url = f"/research/s/{study.slug}/participants/"
+def test_participants_page_shows_and_sorts_by_competence(module_study, client):
+    url = f"/research/s/{module_study.slug}/participants/"
     plain = client.get(url).content.decode()
     assert 'id="competence-header"' in plain
     order = re.findall(r'<tr id="participant-([^"]+)"', client.get(url + "?sort=competence").content.decode())
@@ -98,46 +85,46 @@ def test_participants_page_shows_and_sorts_by_competence(study, client):
     # the competence cell of the spammer, and the flag link beside it as on the plain page
     row = highest_first.split(f'<tr id="participant-{public[SPAMMER]}">')[1].split("</tr>")[0]
     spammer_mace = Report.objects.get(
-        study=study,
+        study=module_study,
         population="all",
         metric="competence.mace",
-        group={"annotator": pseudonym_of(study, SPAMMER)},
+        group={"annotator": pseudonym_of(module_study, SPAMMER)},
     ).value
     assert f'<span class="competence-mace" {MACE_TITLE}>{spammer_mace:.2f}</span>' in row
-    assert f"/research/s/{study.slug}/participants/{public[SPAMMER]}/?mark=flag" in row
+    assert f"/research/s/{module_study.slug}/participants/{public[SPAMMER]}/?mark=flag" in row
 
 
-def test_the_api_gives_each_participant_the_competence_the_page_shows(study, client):
-    rows = client.get(f"/api/v1/studies/{study.slug}/participants/").json()["results"]
+def test_the_api_gives_each_participant_the_competence_the_page_shows(module_study, client):
+    rows = client.get(f"/api/v1/studies/{module_study.slug}/participants/").json()["results"]
     by_pseudonym = {row["pseudonym"]: row["competence"] for row in rows}
-    spammer = by_pseudonym[pseudonym_of(study, SPAMMER)]
+    spammer = by_pseudonym[pseudonym_of(module_study, SPAMMER)]
     stored = {
         model: Report.objects.get(
-            study=study,
+            study=module_study,
             population="all",
             metric=f"competence.{model}",
-            group={"annotator": pseudonym_of(study, SPAMMER)},
+            group={"annotator": pseudonym_of(module_study, SPAMMER)},
         ).value
         for model in ("mace", "dawid_skene")
     }
     assert spammer["mace"] == pytest.approx(stored["mace"]) and spammer["answers"] > 0
     assert spammer["dawid_skene"] == pytest.approx(stored["dawid_skene"])
-    assert all(by_pseudonym[pseudonym_of(study, name)]["mace"] > spammer["mace"] for name in RELIABLE)
+    assert all(by_pseudonym[pseudonym_of(module_study, name)]["mace"] > spammer["mace"] for name in RELIABLE)
     public_id = Participant.objects.get(platform_worker_id=SPAMMER).public_id
-    detail = client.get(f"/api/v1/studies/{study.slug}/participants/{public_id}/").json()
+    detail = client.get(f"/api/v1/studies/{module_study.slug}/participants/{public_id}/").json()
     assert detail["competence"] == spammer
 
 
-def test_without_reports_the_api_says_competence_is_unknown(researcher, client):
+def test_without_reports_the_api_says_competence_is_unknown(module_owner, client):
     from tests.factories import StudyFactory
 
-    study = StudyFactory(owner=researcher)
+    study = StudyFactory(owner=module_owner)
     rows = client.get(f"/api/v1/studies/{study.slug}/participants/").json()["results"]
     assert all(row["competence"] is None for row in rows)
 
 
-def test_dashboard_lists_competence_and_aggregated_labels(study, client):
-    url = f"/research/s/{study.slug}/dashboard/"
+def test_dashboard_lists_competence_and_aggregated_labels(module_study, client):
+    url = f"/research/s/{module_study.slug}/dashboard/"
     competence = (
         "Annotator competence, all categorical questions",
         "Annotator competence per question",
@@ -150,8 +137,8 @@ def test_dashboard_lists_competence_and_aggregated_labels(study, client):
     assert all(title in passed for title in (*competence, "Aggregated label per item"))
 
 
-def test_sqlite_export_has_the_aggregated_label_per_item(study, tmp_path):
-    export_study(study, fmt="sqlite", path=tmp_path / "x.sqlite")
+def test_sqlite_export_has_the_aggregated_label_per_item(module_study, tmp_path):
+    export_study(module_study, fmt="sqlite", path=tmp_path / "x.sqlite")
     database = sqlite3.connect(tmp_path / "x.sqlite")
     rows = database.execute(
         "SELECT item, label, posterior, answers FROM aggregated_labels "
@@ -161,22 +148,26 @@ def test_sqlite_export_has_the_aggregated_label_per_item(study, tmp_path):
     assert all(0.5 < posterior <= 1.0 and answers == 4 for _, _, posterior, answers in rows)
 
 
-def test_aggregates_are_compared_with_adjudicated_answers(study, researcher, tmp_path):
+def test_aggregates_are_compared_with_adjudicated_answers(module_study, module_owner, tmp_path):
     tied = next(i for i in range(0, ITEMS, 3) if slip(i) == spam(i))
-    item = study.items.get(external_id=f"c{tied}")
+    item = module_study.items.get(external_id=f"c{tied}")
     adjudicate(
-        study=study, item=item, answer={"label": truth(tied), "evidence": [0]}, note="", user=researcher
+        study=module_study,
+        item=item,
+        answer={"label": truth(tied), "evidence": [0]},
+        note="",
+        user=module_owner,
     )
-    compute_study_reports(study)
+    compute_study_reports(module_study)
     for model in ("mace", "dawid_skene"):
         row = Report.objects.get(
-            study=study,
+            study=module_study,
             population="passed",
             metric="competence.adjudicated_agreement",
             group={"question": "label", "level": "nominal", "model": model},
         )
         assert (row.value, row.n) == (1.0, 1)
-    export_study(study, fmt="sqlite", path=tmp_path / "x.sqlite")
+    export_study(module_study, fmt="sqlite", path=tmp_path / "x.sqlite")
     database = sqlite3.connect(tmp_path / "x.sqlite")
     found = database.execute(
         "SELECT adjudicated, majority FROM aggregated_labels WHERE item = ? AND question = 'label'",
@@ -185,14 +176,14 @@ def test_aggregates_are_compared_with_adjudicated_answers(study, researcher, tmp
     assert found == [(truth(tied), None), (truth(tied), None)]  # both models; no majority on a tie
 
 
-def test_participant_page_shows_their_competence(study, client):
+def test_participant_page_shows_their_competence(module_study, client):
     spammer = Participant.objects.get(platform_worker_id=SPAMMER)
-    page = client.get(f"/research/s/{study.slug}/participants/{spammer.public_id}/").content.decode()
+    page = client.get(f"/research/s/{module_study.slug}/participants/{spammer.public_id}/").content.decode()
     mace = Report.objects.get(
-        study=study,
+        study=module_study,
         population="all",
         metric="competence.mace",
-        group={"annotator": pseudonym_of(study, SPAMMER)},
+        group={"annotator": pseudonym_of(module_study, SPAMMER)},
     ).value
     assert f'<span class="competence-mace" {MACE_TITLE}>{mace:.2f}</span>' in page.split('id="competence"')[1]
 

@@ -10,7 +10,6 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Item
 from annotation.services.participation.assignment import (
-    _pick_statement,
     assign_next_item,
     pick_draw,
     release_expired_assignments,
@@ -154,7 +153,7 @@ def test_the_item_pick_reads_an_index_in_order_and_sorts_nothing(make_claim_stud
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE annotation_item")
         cursor.execute("ANALYZE annotation_assignment")
-    plan = plan_of_the_pick(participant, study, _pick_statement(attention=False).sql)
+    plan = plan_of_the_pick(participant, study)
     assert "Sort" not in plan, plan
     assert "LockRows" in plan and "item_pick_order" in plan, plan
 

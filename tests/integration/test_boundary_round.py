@@ -27,19 +27,19 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def game():
+def one_passage_game():
     """One passage, the machine taking over at index 4 (sentence 5)."""
     return load_study_file(boundary_study_file(slug="game", items=1, boundaries=[4])).study
 
 
 @pytest.fixture
-def player(game):
+def player(one_passage_game):
     client = Client()
-    html = start_game(client, game.slug).content.decode()
+    html = start_game(client, one_passage_game.slug).content.decode()
     return client, round_id(html)
 
 
-def test_a_round_stores_guess_points_reason_timings_and_order(game, player):
+def test_a_round_stores_guess_points_reason_timings_and_order(one_passage_game, player):
     client, assignment_id = player
     for seen in range(1, 7):
         fragment = reveal(client, "game", assignment_id, seen).content.decode()
@@ -69,7 +69,7 @@ def test_a_round_stores_guess_points_reason_timings_and_order(game, player):
     assert (totals.rounds, totals.points_total, totals.exact, totals.played) == (1, 3, 0, 1)
 
 
-def test_plain_form_posts_play_the_same_round_without_javascript(game, player):
+def test_plain_form_posts_play_the_same_round_without_javascript(one_passage_game, player):
     client, assignment_id = player
     for seen in range(1, 5):
         assert reveal(client, "game", assignment_id, seen, htmx=False)["Location"] == "/s/game/task/"
@@ -83,7 +83,7 @@ def test_plain_form_posts_play_the_same_round_without_javascript(game, player):
     assert "Spot on" in result and 'id="round-points">+5<' in result
 
 
-def test_all_human_after_the_last_sentence(game, player):
+def test_all_human_after_the_last_sentence(one_passage_game, player):
     client, assignment_id = player
     assert guess(client, "game", assignment_id, LENGTH).status_code == 400  # not before the end
     for seen in range(1, LENGTH):
@@ -95,7 +95,7 @@ def test_all_human_after_the_last_sentence(game, player):
     assert Response.objects.get().answer["guess"] == LENGTH
 
 
-def test_double_posts_change_nothing_and_award_once(game, player):
+def test_double_posts_change_nothing_and_award_once(one_passage_game, player):
     client, assignment_id = player
     reveal(client, "game", assignment_id, 1)
     again = reveal(client, "game", assignment_id, 1)  # a double click on "still human"
@@ -114,7 +114,7 @@ def test_double_posts_change_nothing_and_award_once(game, player):
     assert PlayerStats.objects.get(category="").points_total == 5
 
 
-def test_a_finished_round_cannot_be_replayed(game, player):
+def test_a_finished_round_cannot_be_replayed(one_passage_game, player):
     client, assignment_id = player
     for seen in range(1, 5):
         reveal(client, "game", assignment_id, seen)
@@ -144,7 +144,7 @@ def test_a_finished_round_cannot_be_replayed(game, player):
         ("1", "newest sentence"),  # an older sentence
     ],
 )
-def test_tampered_guesses_are_refused_and_name_the_field(game, player, value, message):
+def test_tampered_guesses_are_refused_and_name_the_field(one_passage_game, player, value, message):
     client, assignment_id = player
     for seen in range(1, 4):
         reveal(client, "game", assignment_id, seen)
@@ -155,14 +155,14 @@ def test_tampered_guesses_are_refused_and_name_the_field(game, player, value, me
     assert plain.status_code == 400 and 'data-field="guess"' in plain.content.decode()
 
 
-def test_reveals_out_of_step_are_refused(game, player):
+def test_reveals_out_of_step_are_refused(one_passage_game, player):
     client, assignment_id = player
     assert reveal(client, "game", assignment_id, 5).status_code == 400  # skipping ahead
     assert reveal(client, "game", assignment_id, "x").status_code == 400
     assert Assignment.objects.get().state["revealed"] == 1
 
 
-def test_the_answer_needs_the_guess_first_and_a_reason(game, player):
+def test_the_answer_needs_the_guess_first_and_a_reason(one_passage_game, player):
     client, assignment_id = player
     early = answer(client, "game", assignment_id, guess="3")  # a posted guess is ignored
     assert early.status_code == 400 and "first" in early.content.decode()
@@ -181,7 +181,7 @@ def test_the_answer_needs_the_guess_first_and_a_reason(game, player):
     assert Response.objects.get().answer["guess"] == 2  # the round's guess, not the posted one
 
 
-def test_foreign_and_missing_rounds_are_404(game, player):
+def test_foreign_and_missing_rounds_are_404(one_passage_game, player):
     client, assignment_id = player
     intruder = Client()
     start_game(intruder, "game")
@@ -200,7 +200,7 @@ def test_foreign_and_missing_rounds_are_404(game, player):
     assert Assignment.objects.get(pk=assignment_id).state["revealed"] == 1
 
 
-def test_an_expired_round_takes_no_more_steps(game, player):
+def test_an_expired_round_takes_no_more_steps(one_passage_game, player):
     client, assignment_id = player
     Assignment.objects.filter(pk=assignment_id).update(expires_at=timezone.now() - timedelta(seconds=1))
     response = reveal(client, "game", assignment_id, 1)

@@ -29,7 +29,7 @@ from tests.conftest import claim_study_file
 from tests.factories import AnsweredResponseFactory, researcher_user
 from tests.helpers.module_data import rows_for_the_module
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("module_owner_logged_in")]
 LABELS = ("supports", "contradicts", "neutral")
 ITEMS = 20
 CONSISTENT = ("ann", "bob", "cy")
@@ -81,12 +81,6 @@ def module_rows(django_db_setup, django_db_blocker) -> Iterator[tuple[int, int]]
         yield owner.pk, study.pk
 
 
-@pytest.fixture
-def study(module_rows, client, django_user_model) -> Study:
-    client.force_login(django_user_model.objects.get(pk=module_rows[0]))
-    return Study.objects.get(pk=module_rows[1])
-
-
 def public(name: str) -> str:
     return Participant.objects.get(platform_worker_id=name).public_id
 
@@ -97,8 +91,8 @@ def api_rows(client, study, **query) -> list[dict]:
     return response.json()["results"]
 
 
-def test_every_competence_has_an_interval_and_the_clicker_ranks_below_the_consistent(study, client):
-    by_name = {row["participant"]: row["competence"] for row in api_rows(client, study)}
+def test_every_competence_has_an_interval_and_the_clicker_ranks_below_the_consistent(module_study, client):
+    by_name = {row["participant"]: row["competence"] for row in api_rows(client, module_study)}
     for name in (*CONSISTENT, CLICKER):
         found = by_name[public(name)]
         for measure in ("mace", "dawid_skene"):
@@ -107,19 +101,21 @@ def test_every_competence_has_an_interval_and_the_clicker_ranks_below_the_consis
     assert all(clicker["mace_low"] < by_name[public(name)]["mace_low"] for name in CONSISTENT)
     # the stored pooled rows carry the same interval, with its method
     stored = Report.objects.get(
-        study=study,
+        study=module_study,
         population="all",
         metric="competence.mace",
         group={
-            "annotator": participant_pseudonym(study, Participant.objects.get(platform_worker_id=CLICKER))
+            "annotator": participant_pseudonym(
+                module_study, Participant.objects.get(platform_worker_id=CLICKER)
+            )
         },
     )
     assert (stored.ci_low, stored.ci_high) == (clicker["mace_low"], clicker["mace_high"])
     assert stored.details["ci_method"] == "percentile bootstrap over items"
 
 
-def test_the_exports_reports_table_carries_the_intervals(study, tmp_path):
-    export_study(study, fmt="sqlite", path=tmp_path / "c.sqlite")
+def test_the_exports_reports_table_carries_the_intervals(module_study, tmp_path):
+    export_study(module_study, fmt="sqlite", path=tmp_path / "c.sqlite")
     rows = sqlite3.connect(tmp_path / "c.sqlite").execute(
         "SELECT value, ci_low, ci_high, details FROM reports WHERE metric = 'competence.mace' "
         "AND population = 'all' AND \"group\" NOT LIKE '%question%'"
@@ -131,36 +127,36 @@ def test_the_exports_reports_table_carries_the_intervals(study, tmp_path):
     assert [json.loads(details)["reason"] for value, _, _, details in found if value is None] == [TOO_FEW]
 
 
-def test_a_sparse_participant_has_too_few_answers_not_a_number(study, client):
+def test_a_sparse_participant_has_too_few_answers_not_a_number(module_study, client):
     sparse = next(
-        row["competence"] for row in api_rows(client, study) if row["participant"] == public(SPARSE)
+        row["competence"] for row in api_rows(client, module_study) if row["participant"] == public(SPARSE)
     )
     assert sparse["mace"] is None and sparse["dawid_skene"] is None and sparse["mace_low"] is None
     assert sparse["not_identifiable"] == TOO_FEW
-    page = client.get(f"/research/s/{study.slug}/participants/").content.decode()
+    page = client.get(f"/research/s/{module_study.slug}/participants/").content.decode()
     row = page.split(f'<tr id="participant-{public(SPARSE)}">')[1].split("</tr>")[0]
     assert TOO_FEW in row
-    own = client.get(f"/research/s/{study.slug}/participants/{public(SPARSE)}/").content.decode()
+    own = client.get(f"/research/s/{module_study.slug}/participants/{public(SPARSE)}/").content.decode()
     assert TOO_FEW in own.split('id="competence"')[1].split("</div>")[0]
 
 
-def test_the_api_and_the_page_sort_by_the_intervals_lower_end(study, client):
-    by_name = {row["participant"]: row["competence"] for row in api_rows(client, study)}
+def test_the_api_and_the_page_sort_by_the_intervals_lower_end(module_study, client):
+    by_name = {row["participant"]: row["competence"] for row in api_rows(client, module_study)}
     lows = {who: c["mace_low"] for who, c in by_name.items() if c["mace_low"] is not None}
-    highest_first = [row["participant"] for row in api_rows(client, study, sort="-competence")]
+    highest_first = [row["participant"] for row in api_rows(client, module_study, sort="-competence")]
     assert highest_first == [*sorted(lows, key=lambda who: -lows[who]), public(SPARSE)]
-    lowest_first = [row["participant"] for row in api_rows(client, study, sort="competence")]
+    lowest_first = [row["participant"] for row in api_rows(client, module_study, sort="competence")]
     assert lowest_first == [*sorted(lows, key=lambda who: lows[who]), public(SPARSE)]
     assert lowest_first[0] == public(CLICKER)
-    page = client.get(f"/research/s/{study.slug}/participants/?sort=-competence").content.decode()
+    page = client.get(f"/research/s/{module_study.slug}/participants/?sort=-competence").content.decode()
     assert re.findall(r'<tr id="participant-([^"]+)"', page) == highest_first
     clicker = by_name[public(CLICKER)]
     row = page.split(f'<tr id="participant-{public(CLICKER)}">')[1].split("</tr>")[0]
     assert f"[{clicker['mace_low']:.2f}–{clicker['mace_high']:.2f}]" in row
 
 
-def test_an_unknown_sort_is_a_400_naming_it(study, client):
-    response = client.get(f"/api/v1/studies/{study.slug}/participants/", {"sort": "best"})
+def test_an_unknown_sort_is_a_400_naming_it(module_study, client):
+    response = client.get(f"/api/v1/studies/{module_study.slug}/participants/", {"sort": "best"})
     assert response.status_code == 400 and "sort" in response.json()
 
 

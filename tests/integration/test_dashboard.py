@@ -7,6 +7,7 @@ from annotation.models import Job
 from scoring import plots
 from scoring.models import Report
 from scoring.services import compute_study_reports
+from tests.conftest import logged_in
 from tests.factories import AnsweredResponseFactory, ItemFactory, StudyFactory, researcher_user
 from tests.helpers.reports import game_study
 
@@ -14,45 +15,32 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def owner(django_user_model):
-    return django_user_model.objects.create_user("owner", password="pw", is_staff=True)
-
-
-@pytest.fixture
-def study(owner):
+def game_with_reports(owner):
     study = game_study(owner=owner)
     compute_study_reports(study)
     return study
-
-
-@pytest.fixture
-def client_for(client):
-    def login(user):
-        client.force_login(user)
-        return client
-
-    return login
 
 
 def url(study, suffix=""):
     return f"/research/s/{study.slug}/dashboard/{suffix}"
 
 
-def test_only_the_studys_researchers_see_it(client, client_for, study, django_user_model):
-    assert client.get(url(study)).status_code == 302
+def test_only_the_studys_researchers_see_it(client, game_with_reports, django_user_model):
+    assert client.get(url(game_with_reports)).status_code == 302
     plain = django_user_model.objects.create_user("plain")
-    assert client_for(plain).get(url(study)).status_code == 403
+    assert logged_in(plain).get(url(game_with_reports)).status_code == 403
     other = researcher_user("other")
-    assert client_for(other).get(url(study)).status_code == 404
-    assert client_for(other).get(url(study, "plots/distance.svg")).status_code == 404
-    assert client_for(other).post(url(study, "recompute/")).status_code == 404
+    assert logged_in(other).get(url(game_with_reports)).status_code == 404
+    assert logged_in(other).get(url(game_with_reports, "plots/distance.svg")).status_code == 404
+    assert logged_in(other).post(url(game_with_reports, "recompute/")).status_code == 404
     assert Job.objects.count() == 0
 
 
-def test_dashboard_shows_progress_tables_and_plots(client_for, owner, study, django_assert_max_num_queries):
-    client = client_for(owner)
+def test_dashboard_shows_progress_tables_and_plots(
+    owner_client, game_with_reports, django_assert_max_num_queries
+):
     with django_assert_max_num_queries(12):
-        page = client.get(url(study)).content.decode()
+        page = owner_client.get(url(game_with_reports)).content.decode()
     assert "Items complete" in page and "2 of 4" in page
     assert "Attention-check failures" in page
     assert "The game at a glance" in page and "Agreement between annotators" in page
@@ -63,36 +51,35 @@ def test_dashboard_shows_progress_tables_and_plots(client_for, owner, study, dja
     assert 'href="?population=passed"' in page
 
 
-def test_pages_read_reports_and_never_recompute(client_for, owner, study, monkeypatch):
+def test_pages_read_reports_and_never_recompute(owner_client, game_with_reports, monkeypatch):
     import scoring.services
 
     def refuse(*args, **kwargs):
         raise AssertionError("a page recomputed the reports")
 
     monkeypatch.setattr(scoring.services, "compute_study_reports", refuse)
-    before = sorted(Report.objects.filter(study=study).values_list("pk", flat=True))
-    client = client_for(owner)
-    assert client.get(url(study)).status_code == 200
-    assert client.get(url(study, "plots/distance.svg")).status_code == 200
-    assert sorted(Report.objects.filter(study=study).values_list("pk", flat=True)) == before
+    before = sorted(Report.objects.filter(study=game_with_reports).values_list("pk", flat=True))
+    assert owner_client.get(url(game_with_reports)).status_code == 200
+    assert owner_client.get(url(game_with_reports, "plots/distance.svg")).status_code == 200
+    assert sorted(Report.objects.filter(study=game_with_reports).values_list("pk", flat=True)) == before
 
 
-def test_new_responses_mark_the_reports_out_of_date(client_for, owner, study):
+def test_new_responses_mark_the_reports_out_of_date(owner_client, game_with_reports):
     AnsweredResponseFactory.from_specs(
-        study, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}]
+        game_with_reports, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}]
     )
-    page = client_for(owner).get(url(study)).content.decode()
+    page = owner_client.get(url(game_with_reports)).content.decode()
     assert "Out of date: 1 new responses since then" in page
 
 
-def test_a_study_without_reports_says_so(client_for, owner):
+def test_a_study_without_reports_says_so(owner, owner_client):
     fresh = game_study(slug="fresh", owner=owner)
-    page = client_for(owner).get(url(fresh)).content.decode()
+    page = owner_client.get(url(fresh)).content.decode()
     assert "No reports yet" in page
-    assert client_for(owner).get(url(fresh, "plots/distance.svg")).status_code == 404
+    assert owner_client.get(url(fresh, "plots/distance.svg")).status_code == 404
 
 
-def test_reports_from_no_answers_say_the_tables_come_later(client_for, owner, study):
+def test_reports_from_no_answers_say_the_tables_come_later(owner, owner_client, game_with_reports):
     """A likert study computed before any answer has no table at all: the page says why."""
     quiet = StudyFactory(
         kind="likert",
@@ -102,12 +89,12 @@ def test_reports_from_no_answers_say_the_tables_come_later(client_for, owner, st
     )
     ItemFactory(study=quiet, external_id="a", payload={"new_fact": "f", "old_facts": [], "main_passage": "p"})
     compute_study_reports(quiet)
-    page = client_for(owner).get(url(quiet)).content.decode()
+    page = owner_client.get(url(quiet)).content.decode()
     assert "Items complete" in page and 'id="no-figures"' in page
-    assert 'id="no-figures"' not in client_for(owner).get(url(study)).content.decode()
+    assert 'id="no-figures"' not in owner_client.get(url(game_with_reports)).content.decode()
 
 
-def test_plots_are_svg_rendered_once_per_version_of_the_reports(client_for, owner, study, monkeypatch):
+def test_plots_are_svg_rendered_once_per_version_of_the_reports(owner_client, game_with_reports, monkeypatch):
     cache.clear()
     calls = []
     render = plots.render_svg
@@ -117,58 +104,60 @@ def test_plots_are_svg_rendered_once_per_version_of_the_reports(client_for, owne
         return render(spec, points)
 
     monkeypatch.setattr(plots, "render_svg", counting)
-    client = client_for(owner)
-    response = client.get(url(study, "plots/distance.svg"))
+    response = owner_client.get(url(game_with_reports, "plots/distance.svg"))
     assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
     svg = response.content.decode()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "script" not in svg.lower()
-    client.get(url(study, "plots/distance.svg"))
+    owner_client.get(url(game_with_reports, "plots/distance.svg"))
     assert calls == ["distance"]
-    compute_study_reports(study)  # a new version of the reports draws the plot anew
-    client.get(url(study, "plots/distance.svg"))
+    compute_study_reports(game_with_reports)  # a new version of the reports draws the plot anew
+    owner_client.get(url(game_with_reports, "plots/distance.svg"))
     assert calls == ["distance", "distance"]
-    assert client.get(url(study, "plots/nope.svg")).status_code == 404
-    assert client.get(url(study, "plots/distance.svg?population=nobody")).status_code == 404
+    assert owner_client.get(url(game_with_reports, "plots/nope.svg")).status_code == 404
+    assert owner_client.get(url(game_with_reports, "plots/distance.svg?population=nobody")).status_code == 404
     for name in ("points-by-order", "points-by-p", "alpha"):
-        assert client.get(url(study, f"plots/{name}.svg?population=passed")).status_code == 200
+        assert (
+            owner_client.get(url(game_with_reports, f"plots/{name}.svg?population=passed")).status_code == 200
+        )
 
 
 def test_recompute_starts_one_job_and_reports_its_progress(
-    client_for, owner, study, django_capture_on_commit_callbacks
+    owner, owner_client, game_with_reports, django_capture_on_commit_callbacks
 ):
-    client = client_for(owner)
-    idle = client.get(url(study, "job/"), HTTP_HX_REQUEST="true")
+    idle = owner_client.get(url(game_with_reports, "job/"), HTTP_HX_REQUEST="true")
     assert "Recompute</button>" in idle.content.decode() and "hx-get" not in idle.content.decode()
     AnsweredResponseFactory.from_specs(
-        study, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}]
+        game_with_reports, [{"participant": "zed", "item": "A", "answer": {"guess": 3}, "points": 5}]
     )
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(url(study, "recompute/"), HTTP_HX_REQUEST="true")
+        response = owner_client.post(url(game_with_reports, "recompute/"), HTTP_HX_REQUEST="true")
     assert response.status_code == 202 and 'id="reports-job"' in response.content.decode()
     job = Job.objects.get()
     assert (job.kind, job.study, job.created_by, job.parameters) == (
         "reports",
-        study,
+        game_with_reports,
         owner,
         {"trigger": "dashboard", "by": ["system"]},  # validated once: the serializer's default is stored
     )
-    polled = client.get(url(study, "job/"), HTTP_HX_REQUEST="true")
+    polled = owner_client.get(url(game_with_reports, "job/"), HTTP_HX_REQUEST="true")
     assert polled["HX-Refresh"] == "true"  # done: the page reloads to show the new reports
     assert "Stored" in polled.content.decode() and "hx-get" not in polled.content.decode()
     assert (
-        Report.objects.get(study=study, population="all", metric="progress.responses", group={}).value == 10
+        Report.objects.get(
+            study=game_with_reports, population="all", metric="progress.responses", group={}
+        ).value
+        == 10
     )
 
 
-def test_a_second_click_while_the_job_waits_starts_nothing(client_for, owner, study):
-    client = client_for(owner)
-    first = client.post(url(study, "recompute/"))
-    assert first.status_code == 302 and first["Location"] == url(study)
-    second = client.post(url(study, "recompute/"), HTTP_HX_REQUEST="true")
+def test_a_second_click_while_the_job_waits_starts_nothing(owner_client, game_with_reports):
+    first = owner_client.post(url(game_with_reports, "recompute/"))
+    assert first.status_code == 302 and first["Location"] == url(game_with_reports)
+    second = owner_client.post(url(game_with_reports, "recompute/"), HTTP_HX_REQUEST="true")
     assert second.status_code == 200
     assert Job.objects.filter(kind="reports").count() == 1
-    page = client.get(url(study)).content.decode()
-    poll = f'hx-get="{url(study, "job/")}" hx-trigger="every 2s"'
+    page = owner_client.get(url(game_with_reports)).content.decode()
+    poll = f'hx-get="{url(game_with_reports, "job/")}" hx-trigger="every 2s"'
     assert poll in page and poll in second.content.decode() and 'type="submit" disabled>Recompute' in page
-    assert "HX-Refresh" not in client.get(url(study, "job/"), HTTP_HX_REQUEST="true")
-    assert client.get(url(study, "recompute/")).status_code == 405
+    assert "HX-Refresh" not in owner_client.get(url(game_with_reports, "job/"), HTTP_HX_REQUEST="true")
+    assert owner_client.get(url(game_with_reports, "recompute/")).status_code == 405

@@ -14,13 +14,6 @@ from tests.factories import StudyFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def owner(django_user_model, client):
-    user = django_user_model.objects.create_user("owner", password="pw", is_staff=True)
-    client.force_login(user)
-    return user
-
-
 def stored(study, rows: list[tuple]) -> None:
     """Report rows in the order a builder writes them: (metric, group, value, n, details)."""
     now = timezone.now()
@@ -40,8 +33,8 @@ def cells(row_html: str) -> list[str]:
     return [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[dh][^>]*>.*?</t[dh]>", row_html, re.S)]
 
 
-def test_a_test_table_has_a_p_column_and_an_undefined_test_says_why(client, owner):
-    study = StudyFactory(kind="claim", owner=owner)
+def test_a_test_table_has_a_p_column_and_an_undefined_test_says_why(client, researcher):
+    study = StudyFactory(kind="claim", owner=researcher)
     reason = "needs two or more systems and two or more labels"
     test = {"statistic": 6.2, "dof": 2}
     stored(study, [("progress.responses", {}, 16, 16, {"attention_checks": 4}),
@@ -56,8 +49,8 @@ def test_a_test_table_has_a_p_column_and_an_undefined_test_says_why(client, owne
     assert "from 20 responses (4 of them attention-check pages, counted apart)" in html
 
 
-def test_each_pair_once_from_the_winners_side_with_holm_p(client, owner):
-    study = StudyFactory(kind="ranking", owner=owner)
+def test_each_pair_once_from_the_winners_side_with_holm_p(client, researcher):
+    study = StudyFactory(kind="ranking", owner=researcher)
     rows = []
     for system, over, wins, losses in (
         ("A", "B", 30, 10),
@@ -77,8 +70,8 @@ def test_each_pair_once_from_the_winners_side_with_holm_p(client, owner):
     assert [row[:4] for row in body] == [["fluency", "A", "B", "30"], ["fluency", "C", "A", "25"]]
 
 
-def test_categories_in_scale_order_and_percent_as_percent(client, owner):
-    study = StudyFactory(kind="plausibility", owner=owner)
+def test_categories_in_scale_order_and_percent_as_percent(client, researcher):
+    study = StudyFactory(kind="plausibility", owner=researcher)
     rows = [("plausibility.share", {"explanation": "e1", "rating": r}, v, 10, {}) for r, v in
             (("yes", 0.5), ("moderate", 0.3), ("no", 0.2))]  # fmt: skip
     rows.append(("agreement.percent", {"question": "rating", "level": "ordinal"}, 0.839, 12, {}))
@@ -91,8 +84,8 @@ def test_categories_in_scale_order_and_percent_as_percent(client, owner):
     assert "83.9%" in table(html, "Agreement between annotators")
 
 
-def test_an_undefined_plot_shows_its_reason_not_an_image(client, owner):
-    study = StudyFactory(kind="claim", owner=owner)
+def test_an_undefined_plot_shows_its_reason_not_an_image(client, researcher):
+    study = StudyFactory(kind="claim", owner=researcher)
     stored(study, [("agreement.krippendorff_alpha", {"question": "label", "level": "nominal"}, None, 3,
                     {"reason": "no unit has two answers"})])  # fmt: skip
     html = client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
@@ -100,9 +93,9 @@ def test_an_undefined_plot_shows_its_reason_not_an_image(client, owner):
     assert "Nothing to plot: no unit has two answers." in html
 
 
-def test_an_undefined_figure_is_marked_apart_from_figures_so_it_wraps_small(client, owner):
+def test_an_undefined_figure_is_marked_apart_from_figures_so_it_wraps_small(client, researcher):
     """A figure with its interval stays on one line (CSS on td.num); a reason wraps (td.undefined)."""
-    study = StudyFactory(kind="claim", owner=owner)
+    study = StudyFactory(kind="claim", owner=researcher)
     reason = "needs two or more systems and two or more labels"
     stored(study, [("progress.responses", {}, 16, 16, {}),
                    ("claim.chi_square", {}, None, 16, {"reason": reason}),

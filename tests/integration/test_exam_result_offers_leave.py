@@ -16,23 +16,26 @@ LEAVE = 'id="exam-leave">Leave</a>'
 
 
 @pytest.fixture
-def study(example_study_file):
+def study_behind_an_exam(example_study_file):
     load_study_file(example_study_file("simulation-exam"))
     main = example_study_file("plausibility")
     main.update(qualification="demo-simulation-exam")
     return load_study_file(main).study
 
 
-def test_a_failed_attempt_offers_leave_and_leaving_returns_the_study(client, study):
+def test_a_failed_attempt_offers_leave_and_leaving_returns_the_study(client, study_behind_an_exam):
     html = take_exam(
-        client, study.slug, start(client, study.slug, f"?PROLIFIC_PID={prolific_id('quitter')}"), ["no"] * 3
+        client,
+        study_behind_an_exam.slug,
+        start(client, study_behind_an_exam.slug, f"?PROLIFIC_PID={prolific_id('quitter')}"),
+        ["no"] * 3,
     )
     assert "Not quite yet" in html and LEAVE in html
-    assert client.get(f"/s/{study.slug}/leave/").status_code == 200
-    client.post(f"/s/{study.slug}/leave/")
-    assert Enrollment.objects.get(study=study).status == "returned"
+    assert client.get(f"/s/{study_behind_an_exam.slug}/leave/").status_code == 200
+    client.post(f"/s/{study_behind_an_exam.slug}/leave/")
+    assert Enrollment.objects.get(study=study_behind_an_exam).status == "returned"
 
 
-def test_a_passed_exam_offers_leave_too(client, study):
-    html = take_exam(client, study.slug, start(client, study.slug), GOLD)
+def test_a_passed_exam_offers_leave_too(client, study_behind_an_exam):
+    html = take_exam(client, study_behind_an_exam.slug, start(client, study_behind_an_exam.slug), GOLD)
     assert "You passed" in html and LEAVE in html

@@ -25,7 +25,7 @@ CROWD_IDS = ["PROLIFIC-5f1e2d3c", "A2MTURKWORKER", "lab-ann"]
 
 
 @pytest.fixture
-def study(make_claim_study, enrolled):
+def study_of_three_platforms(make_claim_study, enrolled):
     """Three participants from three platforms; one excluded; one report row."""
     study = make_claim_study(items=4, items_per_session=2, attention=0)
     for source, worker in zip(["prolific", "mturk", "lab"], CROWD_IDS, strict=True):
@@ -62,11 +62,11 @@ def expected(study) -> dict[int, dict]:
     return rows
 
 
-def test_csv_round_trip(study, tmp_path):
-    result = export_study(study, fmt="csv", path=tmp_path / "out.csv")
+def test_csv_round_trip(study_of_three_platforms, tmp_path):
+    result = export_study(study_of_three_platforms, fmt="csv", path=tmp_path / "out.csv")
     with open(result.path, newline="") as handle:
         rows = list(csv.DictReader(handle))
-    truth = expected(study)
+    truth = expected(study_of_three_platforms)
     assert result.rows == len(rows) == len(truth) == 6
     for row in rows:
         want = truth[int(row["response_id"])]
@@ -85,10 +85,10 @@ def test_csv_round_trip(study, tmp_path):
         assert "payload.sentences" not in row  # lists are not scalar payload fields
 
 
-def test_jsonl_round_trip_keeps_types(study, tmp_path):
-    result = export_study(study, fmt="jsonl", path=tmp_path / "out.jsonl")
+def test_jsonl_round_trip_keeps_types(study_of_three_platforms, tmp_path):
+    result = export_study(study_of_three_platforms, fmt="jsonl", path=tmp_path / "out.jsonl")
     lines = [json.loads(line) for line in result.path.read_text().splitlines()]
-    truth = expected(study)
+    truth = expected(study_of_three_platforms)
     assert len(lines) == len(truth)
     for line in lines:
         want = truth[line["response_id"]]
@@ -98,19 +98,19 @@ def test_jsonl_round_trip_keeps_types(study, tmp_path):
         assert line["payload.claim"] == want["claim"]
 
 
-def test_sqlite_archive_opens_without_our_code_and_matches(study, tmp_path):
+def test_sqlite_archive_opens_without_our_code_and_matches(study_of_three_platforms, tmp_path):
     import pandas
 
-    result = export_study(study, fmt="sqlite", path=tmp_path / "out.zip")
+    result = export_study(study_of_three_platforms, fmt="sqlite", path=tmp_path / "out.zip")
     with zipfile.ZipFile(result.path) as archive:
-        assert sorted(archive.namelist()) == sorted([f"{study.slug}.sqlite", "README.md"])
+        assert sorted(archive.namelist()) == sorted([f"{study_of_three_platforms.slug}.sqlite", "README.md"])
         readme = archive.read("README.md").decode()
         archive.extractall(tmp_path)
     for table in ("study", "items", "participants", "assignments", "responses", "reports"):
         assert f"## Table `{table}`" in readme
-    database = sqlite3.connect(tmp_path / f"{study.slug}.sqlite")
+    database = sqlite3.connect(tmp_path / f"{study_of_three_platforms.slug}.sqlite")
     responses = pandas.read_sql("SELECT * FROM responses ORDER BY response_id", database)
-    truth = expected(study)
+    truth = expected(study_of_three_platforms)
     assert list(responses["response_id"]) == sorted(truth)
     for _, row in responses.iterrows():
         want = truth[row["response_id"]]
@@ -125,22 +125,26 @@ def test_sqlite_archive_opens_without_our_code_and_matches(study, tmp_path):
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "sqlite"])
-def test_a_cancelled_export_stops_with_the_one_cancellation_exception(study, tmp_path, fmt):
+def test_a_cancelled_export_stops_with_the_one_cancellation_exception(
+    study_of_three_platforms, tmp_path, fmt
+):
     """Exports take the same progress callback as every job and stop the same way."""
     from workers.progress import JobProgress
 
-    job = Job.objects.create(kind="export", study=study, parameters={"format": fmt})
+    job = Job.objects.create(kind="export", study=study_of_three_platforms, parameters={"format": fmt})
     claim_job(job.pk)
     cancel_job(job.pk)
     with pytest.raises(JobCancelled):
-        export_study(study, fmt=fmt, path=tmp_path / f"out.{fmt}", progress=JobProgress(job.pk))
+        export_study(
+            study_of_three_platforms, fmt=fmt, path=tmp_path / f"out.{fmt}", progress=JobProgress(job.pk)
+        )
     assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "sqlite"])
-def test_no_raw_crowd_id_in_any_export_by_default(study, tmp_path, fmt):
+def test_no_raw_crowd_id_in_any_export_by_default(study_of_three_platforms, tmp_path, fmt):
     path = tmp_path / f"out.{FORMATS[fmt]}"
-    export_study(study, fmt=fmt, path=path)
+    export_study(study_of_three_platforms, fmt=fmt, path=path)
     blobs = [path.read_bytes()]
     if fmt == "sqlite":
         with zipfile.ZipFile(path) as archive:
@@ -148,34 +152,42 @@ def test_no_raw_crowd_id_in_any_export_by_default(study, tmp_path, fmt):
     for blob in blobs:
         for crowd_id in CROWD_IDS:
             assert crowd_id.encode() not in blob
-    export_study(study, fmt=fmt, path=path, include_platform_ids=True)
+    export_study(study_of_three_platforms, fmt=fmt, path=path, include_platform_ids=True)
     assert fmt == "sqlite" or CROWD_IDS[0].encode() in path.read_bytes()
 
 
-def test_pseudonyms_are_stable_within_a_study_and_differ_across_studies(study, make_claim_study, tmp_path):
+def test_pseudonyms_are_stable_within_a_study_and_differ_across_studies(
+    study_of_three_platforms, make_claim_study, tmp_path
+):
     other = make_claim_study(slug="other-study")
     same = dict(source="prolific", platform_worker_id=CROWD_IDS[0], public_id="x")
-    assert pseudonym(study.pseudonym_salt, **same) == pseudonym(study.pseudonym_salt, **same)
-    assert pseudonym(study.pseudonym_salt, **same) != pseudonym(other.pseudonym_salt, **same)
-    assert study.pseudonym_salt != other.pseudonym_salt
+    assert pseudonym(study_of_three_platforms.pseudonym_salt, **same) == pseudonym(
+        study_of_three_platforms.pseudonym_salt, **same
+    )
+    assert pseudonym(study_of_three_platforms.pseudonym_salt, **same) != pseudonym(
+        other.pseudonym_salt, **same
+    )
+    assert study_of_three_platforms.pseudonym_salt != other.pseudonym_salt
 
 
-def test_exportstudy_command_uses_the_same_code(study, tmp_path):
+def test_exportstudy_command_uses_the_same_code(study_of_three_platforms, tmp_path):
     path = tmp_path / "cli.csv"
-    call_command("exportstudy", study.slug, "--format", "csv", "--output", str(path))
-    export_study(study, fmt="csv", path=tmp_path / "service.csv")
+    call_command("exportstudy", study_of_three_platforms.slug, "--format", "csv", "--output", str(path))
+    export_study(study_of_three_platforms, fmt="csv", path=tmp_path / "service.csv")
     assert path.read_bytes() == (tmp_path / "service.csv").read_bytes()
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
-def test_postgres_copy_equals_the_row_by_row_writer(study, tmp_path, fmt):
+def test_postgres_copy_equals_the_row_by_row_writer(study_of_three_platforms, tmp_path, fmt):
     """The file that PostgreSQL writes (the fast path) holds the same values as the
     row-by-row writer, also for text with commas, quotes and line breaks."""
-    study.items.filter(external_id="c1").update(
+    study_of_three_platforms.items.filter(external_id="c1").update(
         payload={"claim": 'A "quoted", comma\nand a new line', "sentences": ["One.", "Two.", "Three."]}
     )
-    export_study(study, fmt=fmt, path=tmp_path / "copy", include_platform_ids=True)
-    export_study(study, fmt=fmt, path=tmp_path / "rows", include_platform_ids=True, use_copy=False)
+    export_study(study_of_three_platforms, fmt=fmt, path=tmp_path / "copy", include_platform_ids=True)
+    export_study(
+        study_of_three_platforms, fmt=fmt, path=tmp_path / "rows", include_platform_ids=True, use_copy=False
+    )
 
     def parsed(name):
         if fmt == "jsonl":
@@ -218,32 +230,38 @@ def _csv_rows(path) -> list[dict]:
         return list(csv.DictReader(handle))
 
 
-def test_one_name_per_column_in_csv_jsonl_sqlite_and_the_api(study, tmp_path, users_client):
+def test_one_name_per_column_in_csv_jsonl_sqlite_and_the_api(
+    study_of_three_platforms, tmp_path, users_client
+):
     """The same concept has the same name everywhere: ``item`` (the external id) and
     ``is_attention_check``; the JSONL keys are the CSV header; every column of the
     SQLite responses table (but its assignment key) is a CSV column of the same name."""
-    header = _csv_rows(export_study(study, fmt="csv", path=tmp_path / "x.csv").path)[0].keys()
+    header = _csv_rows(export_study(study_of_three_platforms, fmt="csv", path=tmp_path / "x.csv").path)[
+        0
+    ].keys()
     line = json.loads(
-        export_study(study, fmt="jsonl", path=tmp_path / "x.jsonl").path.read_text().splitlines()[0]
+        export_study(study_of_three_platforms, fmt="jsonl", path=tmp_path / "x.jsonl")
+        .path.read_text()
+        .splitlines()[0]
     )
     assert list(line) == list(header)
     assert {"item", "is_attention_check"} <= set(header) and "attention_check" not in header
-    export_study(study, fmt="sqlite", path=tmp_path / "x.sqlite")
+    export_study(study_of_three_platforms, fmt="sqlite", path=tmp_path / "x.sqlite")
     database = sqlite3.connect(tmp_path / "x.sqlite")
     responses = [row[1] for row in database.execute("PRAGMA table_info(responses)")]
     assert set(responses) - set(header) == {"assignment_id"}
     items = [row[1] for row in database.execute("PRAGMA table_info(items)")]
     assert {"item", "is_attention_check"} <= set(items)
-    api = users_client.get(f"/api/v1/responses/?study={study.slug}").json()["results"][0]
+    api = users_client.get(f"/api/v1/responses/?study={study_of_three_platforms.slug}").json()["results"][0]
     assert {"item", "is_attention_check"} <= set(api) and "attention_check" not in api
 
 
-def test_the_csv_has_every_participant_column_of_the_sqlite_dump(study, tmp_path):
-    export_study(study, fmt="sqlite", path=tmp_path / "x.sqlite")
+def test_the_csv_has_every_participant_column_of_the_sqlite_dump(study_of_three_platforms, tmp_path):
+    export_study(study_of_three_platforms, fmt="sqlite", path=tmp_path / "x.sqlite")
     database = sqlite3.connect(tmp_path / "x.sqlite")
     database.row_factory = sqlite3.Row
     participants = {row["participant"]: dict(row) for row in database.execute("SELECT * FROM participants")}
-    rows = _csv_rows(export_study(study, fmt="csv", path=tmp_path / "x.csv").path)
+    rows = _csv_rows(export_study(study_of_three_platforms, fmt="csv", path=tmp_path / "x.csv").path)
     assert set(next(iter(participants.values()))) <= set(rows[0])
     for row in rows:
         dumped = participants[row["participant"]]
@@ -281,14 +299,28 @@ def test_ranking_choices_are_flattened_to_one_column_per_criterion_and_side(
     assert json.loads(line)["choice.fluency.least"] == shown[0]
 
 
-def test_exportstudy_writes_a_sqlite_file_or_a_zip_by_the_name(study, tmp_path):
-    call_command("exportstudy", study.slug, "--format", "sqlite", "--output", str(tmp_path / "x.sqlite"))
+def test_exportstudy_writes_a_sqlite_file_or_a_zip_by_the_name(study_of_three_platforms, tmp_path):
+    call_command(
+        "exportstudy",
+        study_of_three_platforms.slug,
+        "--format",
+        "sqlite",
+        "--output",
+        str(tmp_path / "x.sqlite"),
+    )
     database = sqlite3.connect(tmp_path / "x.sqlite")
     assert database.execute("SELECT count(*) FROM responses").fetchone()[0] == 6
-    assert database.execute("SELECT study FROM study").fetchone()[0] == study.slug
-    call_command("exportstudy", study.slug, "--format", "sqlite", "--output", str(tmp_path / "x.zip"))
+    assert database.execute("SELECT study FROM study").fetchone()[0] == study_of_three_platforms.slug
+    call_command(
+        "exportstudy",
+        study_of_three_platforms.slug,
+        "--format",
+        "sqlite",
+        "--output",
+        str(tmp_path / "x.zip"),
+    )
     with zipfile.ZipFile(tmp_path / "x.zip") as archive:
-        assert sorted(archive.namelist()) == ["README.md", f"{study.slug}.sqlite"]
+        assert sorted(archive.namelist()) == ["README.md", f"{study_of_three_platforms.slug}.sqlite"]
         assert "| `participant_status` |" in archive.read("README.md").decode()
 
 
@@ -313,37 +345,47 @@ def _truth(value) -> bool | None:
     return {"true": True, "false": False, "": None, 1: True, 0: False}.get(value, value)
 
 
-def test_too_fast_and_adjudicated_answers_are_columns_of_every_format(study, tmp_path, django_user_model):
+def test_too_fast_and_adjudicated_answers_are_columns_of_every_format(
+    study_of_three_platforms, tmp_path, django_user_model
+):
     """Usability defect 6: ``too_fast`` is stored, so it is exported; an adjudication is a
     response too, marked ``adjudicated`` so that it is never averaged in by mistake."""
     from annotation.services.analysis.adjudication import adjudicate
 
-    fast = Response.objects.filter(study=study).order_by("id").first()
+    fast = Response.objects.filter(study=study_of_three_platforms).order_by("id").first()
     Response.objects.filter(pk=fast.pk).update(too_fast=True)
     judge = django_user_model.objects.create_user("judge", password="pw")
     final = adjudicate(
-        study=study, item=fast.item, answer={"label": "contradicts", "evidence": [1]}, note="", user=judge
+        study=study_of_three_platforms,
+        item=fast.item,
+        answer={"label": "contradicts", "evidence": [1]},
+        note="",
+        user=judge,
     )
-    for fmt, rows in _rows_in_every_format(study, tmp_path).items():
+    for fmt, rows in _rows_in_every_format(study_of_three_platforms, tmp_path).items():
         by_id = {int(row["response_id"]): row for row in rows}
-        assert len(by_id) == Response.objects.filter(study=study).count(), fmt
+        assert len(by_id) == Response.objects.filter(study=study_of_three_platforms).count(), fmt
         for response_id, row in by_id.items():
             assert _truth(row["too_fast"]) is (response_id == fast.pk), fmt
             assert _truth(row["adjudicated"]) is (response_id == final.pk), fmt
         assert by_id[final.pk]["participant_source"] == "adjudicator"
 
 
-def test_the_exam_outcome_of_each_participant_is_in_the_study_export(study, tmp_path, example_study_file):
+def test_the_exam_outcome_of_each_participant_is_in_the_study_export(
+    study_of_three_platforms, tmp_path, example_study_file
+):
     """Usability defect 5: the exam's answers are the exam study's, under another pseudonym;
     the study's own export carries each participant's outcome in the exam it requires."""
     from annotation.models import Exam, ExamAttempt
     from annotation.services.authoring.studies import load_study_file
 
     exam = Exam.objects.get(study=load_study_file(example_study_file("simulation-exam")).study)
-    study.qualification = exam
-    study.save(update_fields=["qualification"])
+    study_of_three_platforms.qualification = exam
+    study_of_three_platforms.save(update_fields=["qualification"])
     prolific, mturk, _ = (
-        Enrollment.objects.get(study=study, participant__platform_worker_id=worker).participant
+        Enrollment.objects.get(
+            study=study_of_three_platforms, participant__platform_worker_id=worker
+        ).participant
         for worker in CROWD_IDS
     )
     now = timezone.now()
@@ -357,7 +399,7 @@ def test_the_exam_outcome_of_each_participant_is_in_the_study_export(study, tmp_
         prolific.pk: (2, 3, 3, True),
         mturk.pk: (1, None, None, False),
     }
-    for fmt, rows in _rows_in_every_format(study, tmp_path).items():
+    for fmt, rows in _rows_in_every_format(study_of_three_platforms, tmp_path).items():
         for row in rows:
             person = Response.objects.get(pk=int(row["response_id"])).participant_id
             got = tuple(
@@ -367,8 +409,8 @@ def test_the_exam_outcome_of_each_participant_is_in_the_study_export(study, tmp_
             assert got == outcome.get(person, (0, None, None, False)), fmt
 
 
-def test_a_study_without_an_exam_has_no_exam_columns(study, tmp_path):
-    header = _csv_rows(export_study(study, fmt="csv", path=tmp_path / "x.csv").path)[0]
+def test_a_study_without_an_exam_has_no_exam_columns(study_of_three_platforms, tmp_path):
+    header = _csv_rows(export_study(study_of_three_platforms, fmt="csv", path=tmp_path / "x.csv").path)[0]
     assert not [name for name in header if name.startswith("exam_")]
 
 
@@ -376,15 +418,17 @@ def _number(value):
     return None if value in ("", None) else int(value)
 
 
-def test_the_api_names_each_response_s_participant_as_the_csv_export_does(study, tmp_path, users_client):
+def test_the_api_names_each_response_s_participant_as_the_csv_export_does(
+    study_of_three_platforms, tmp_path, users_client
+):
     """Usability defect 5: the API's responses carry the export's participant id
     (``pseudonym``) beside the site-wide ``public_id`` (``participant``)."""
     exported = {
         int(row["response_id"]): row["participant"]
-        for row in _csv_rows(export_study(study, fmt="csv", path=tmp_path / "x.csv").path)
+        for row in _csv_rows(export_study(study_of_three_platforms, fmt="csv", path=tmp_path / "x.csv").path)
     }
-    api = users_client.get(f"/api/v1/responses/?study={study.slug}").json()["results"]
-    assert len(api) == len(exported) == Response.objects.filter(study=study).count()
+    api = users_client.get(f"/api/v1/responses/?study={study_of_three_platforms.slug}").json()["results"]
+    assert len(api) == len(exported) == Response.objects.filter(study=study_of_three_platforms).count()
     for response in api:
         assert response["pseudonym"] == exported[response["id"]]
         assert response["participant"] == Response.objects.get(pk=response["id"]).participant.public_id

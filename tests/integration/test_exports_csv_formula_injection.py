@@ -35,18 +35,13 @@ MORE_STARTS = ["-2+3", "\tTAB", "\rCR", "plain"]
 
 
 @pytest.fixture
-def admin(django_user_model):
-    return django_user_model.objects.create_superuser("admin", "admin@example.org", "pw-admin-1")
-
-
-@pytest.fixture
-def played(admin, enrolled):
+def played(superuser, enrolled):
     """alice-boundary: three rounds played over HTTP with the report's reasons, one player
     whose crowd id is a formula, and text and numbers starting with '-' in the provenance."""
     data = boundary_study_file(slug="alice-boundary", items=4, items_per_session=1, annotations_per_item=1)
     for item, text in zip(data["items"], MORE_STARTS, strict=True):
         item["provenance"] = {"system": text, "seed": -3}
-    study = load_study_file(data, owner=admin).study
+    study = load_study_file(data, owner=superuser).study
     for reason in REASONS:
         client = Client()
         start_game(client, study.slug)
@@ -69,12 +64,12 @@ def _download(admin, body: dict, capture) -> bytes:
 
 
 def test_csv_cells_that_start_a_formula_are_neutralised(
-    admin, played, settings, tmp_path, django_capture_on_commit_callbacks
+    superuser, played, settings, tmp_path, django_capture_on_commit_callbacks
 ):
     settings.EXPORT_DIR = tmp_path
     body = {"format": "csv", "include_platform_ids": True}
     rows = list(
-        csv.DictReader(io.StringIO(_download(admin, body, django_capture_on_commit_callbacks).decode()))
+        csv.DictReader(io.StringIO(_download(superuser, body, django_capture_on_commit_callbacks).decode()))
     )
     reasons = [row["answer.reason"] for row in rows if row["answer.reason"] != "A guess."]
     assert sorted(reasons) == sorted("'" + reason for reason in REASONS)

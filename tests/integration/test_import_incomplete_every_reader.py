@@ -14,7 +14,6 @@ from django.test import Client
 
 from annotation.models import Job, Participant, Response
 from annotation.services.authoring.studies import load_study_file
-from tests.factories import researcher_user
 
 pytestmark = pytest.mark.django_db
 
@@ -60,12 +59,6 @@ def run(tmp_path, slug, answers: list[tuple[str, str, dict]]) -> str:
     out = StringIO()
     call_command("importresponses", slug, str(path), "--allow-incomplete", stdout=out)
     return out.getvalue()
-
-
-@pytest.fixture
-def owner(django_user_model):
-    user = researcher_user("rita", password="pw")
-    return user
 
 
 def study_of(kind: str, owner, example_study_file):

@@ -26,7 +26,7 @@ ANSWER = {"label": "supports", "evidence": ["0"]}
 
 
 @pytest.fixture
-def study() -> Study:
+def two_item_study() -> Study:
     data = claim_study_file(slug=SLUG, items=2, annotations_per_item=3, items_per_session=2)
     return load_study_file(data).study
 
@@ -51,7 +51,7 @@ def import_one_answer_per_item(tmp_path, source: str) -> None:
 
 
 @pytest.mark.parametrize("source", ["model", "adjudicator"])
-def test_a_third_person_gets_a_page_beside_imported_machine_answers(study, tmp_path, source):
+def test_a_third_person_gets_a_page_beside_imported_machine_answers(two_item_study, tmp_path, source):
     take_part("PID-1")
     take_part("PID-2")
     import_one_answer_per_item(tmp_path, source)
@@ -62,10 +62,10 @@ def test_a_third_person_gets_a_page_beside_imported_machine_answers(study, tmp_p
     for _ in range(2):
         html = third.post(task_action(html), ANSWER, follow=True).content.decode()
     # The third person's answers are the last that count: the study closes at its quota.
-    assert Study.objects.get(pk=study.pk).status == Study.Status.CLOSED
+    assert Study.objects.get(pk=two_item_study.pk).status == Study.Status.CLOSED
 
 
-def test_imported_human_answers_still_take_their_places(study, tmp_path):
+def test_imported_human_answers_still_take_their_places(two_item_study, tmp_path):
     """A person's answer counts wherever it was collected: 2 people here and 1 imported
     from the lab on every item fill the study, and a third is told so before consenting."""
     take_part("PID-1")
@@ -74,5 +74,5 @@ def test_imported_human_answers_still_take_their_places(study, tmp_path):
     answer = Client().get(f"/s/{SLUG}/?PROLIFIC_PID={prolific_id('PID-3')}", follow=True)
     assert not any("/consent/" in url for url, _ in answer.redirect_chain)
     assert not Enrollment.objects.filter(
-        study=study, participant__platform_worker_id=prolific_id("PID-3")
+        study=two_item_study, participant__platform_worker_id=prolific_id("PID-3")
     ).exists()

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def alice(client, django_user_model):
+def alice_with_a_study(client, django_user_model):
     user = researcher_user("alice", password="pw-alice-1")
     client.force_login(user)
     study_file = claim_study_file(slug="alice-boundary")
@@ -42,7 +42,7 @@ def start(client, **parameters):
     ],
 )
 def test_a_worker_path_outside_the_configured_folders_is_refused_before_queueing(
-    client, alice, settings, parameters, field, django_capture_on_commit_callbacks
+    client, alice_with_a_study, settings, parameters, field, django_capture_on_commit_callbacks
 ):
     settings.ROFT_CORPUS_ROOTS = ["/srv/corpora"]
     settings.ROFT_MODEL_ROOTS = ["/models"]
@@ -54,7 +54,7 @@ def test_a_worker_path_outside_the_configured_folders_is_refused_before_queueing
 
 
 def test_paths_inside_the_folders_and_model_names_are_accepted(
-    client, alice, settings, django_capture_on_commit_callbacks
+    client, alice_with_a_study, settings, django_capture_on_commit_callbacks
 ):
     settings.ROFT_CORPUS_ROOTS = ["/srv/corpora"]
     settings.ROFT_MODEL_ROOTS = ["/models"]
@@ -66,7 +66,7 @@ def test_paths_inside_the_folders_and_model_names_are_accepted(
 
 
 def test_a_failed_job_shows_researchers_a_short_message_and_admins_the_traceback(
-    client, alice, settings, tmp_path, django_user_model, django_capture_on_commit_callbacks
+    client, alice_with_a_study, settings, tmp_path, django_user_model, django_capture_on_commit_callbacks
 ):
     settings.ROFT_CORPUS_ROOTS = [str(tmp_path)]
     missing = tmp_path / "alice" / "missing.jsonl"  # in alice's own folder
@@ -116,7 +116,9 @@ def test_relative_model_names_resolve_only_inside_the_model_folders(settings, tm
     assert len(set(messages)) == 1, messages  # an existing folder reads like a missing one
 
 
-def test_a_hyperparameter_folder_is_a_path_inside_the_model_folders_never_a_name(client, alice, settings):
+def test_a_hyperparameter_folder_is_a_path_inside_the_model_folders_never_a_name(
+    client, alice_with_a_study, settings
+):
     settings.ROFT_MODEL_ROOTS = ["/models"]
     settings.ROFT_CORPUS_ROOTS = ["/srv/corpora"]
     body = {

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def researchers(django_user_model, make_claim_study):
+def two_researchers_jobs(django_user_model, make_claim_study):
     alice = django_user_model.objects.create_user("alice", is_staff=True)
     bob = django_user_model.objects.create_user("bob", is_staff=True)
     mine, theirs = make_claim_study(slug="alice-study"), make_claim_study(slug="bob-study")
@@ -43,8 +43,8 @@ def test_the_page_is_for_researchers_only(client, django_user_model):
     assert client.get("/research/jobs/1/").status_code == 403
 
 
-def test_a_researcher_sees_the_jobs_of_their_studies_with_progress(client, researchers):
-    alice, _bob, running, hidden, done = researchers
+def test_a_researcher_sees_the_jobs_of_their_studies_with_progress(client, two_researchers_jobs):
+    alice, _bob, running, hidden, done = two_researchers_jobs
     client.force_login(alice)
     html = client.get("/research/jobs/").content.decode()
     assert f'data-job-id="{running.pk}"' in html and f'data-job-id="{done.pk}"' in html
@@ -52,8 +52,8 @@ def test_a_researcher_sees_the_jobs_of_their_studies_with_progress(client, resea
     assert '<progress max="8" value="3"' in html and "3 / 8 (38%)" in html and "3 of 8" in html
 
 
-def test_a_row_polls_its_own_progress_until_the_job_is_finished(client, researchers):
-    alice, _bob, running, hidden, done = researchers
+def test_a_row_polls_its_own_progress_until_the_job_is_finished(client, two_researchers_jobs):
+    alice, _bob, running, hidden, done = two_researchers_jobs
     client.force_login(alice)
     row = client.get(f"/research/jobs/{running.pk}/").content.decode()
     assert f'data-job-id="{running.pk}"' in row and 'data-finished="0"' in row
@@ -64,11 +64,11 @@ def test_a_row_polls_its_own_progress_until_the_job_is_finished(client, research
     assert client.get(f"/research/jobs/{hidden.pk}/").status_code == 404
 
 
-def test_the_pages_and_the_api_show_one_job_status(client, researchers):
+def test_the_pages_and_the_api_show_one_job_status(client, two_researchers_jobs):
     """``job_status`` is the one shape: the API's job is it plus what was asked and what came out."""
     from annotation.services.jobs import job_status
 
-    alice, _bob, running, _hidden, _done = researchers
+    alice, _bob, running, _hidden, _done = two_researchers_jobs
     client.force_login(alice)
     shown = client.get(f"/api/v1/jobs/{running.pk}/").json()
     status = job_status(Job.objects.select_related("study").get(pk=running.pk))
@@ -79,8 +79,8 @@ def test_the_pages_and_the_api_show_one_job_status(client, researchers):
     assert status["study"] == "alice-study" and status["progress_total"] == 8
 
 
-def test_an_admin_sees_every_job(client, django_user_model, researchers):
-    *_, running, hidden, done = researchers
+def test_an_admin_sees_every_job(client, django_user_model, two_researchers_jobs):
+    *_, running, hidden, done = two_researchers_jobs
     client.force_login(django_user_model.objects.create_superuser("root", "", "pw"))
     html = client.get("/research/jobs/").content.decode()
     assert all(f'data-job-id="{job.pk}"' in html for job in (running, hidden, done))

@@ -37,7 +37,7 @@ def small_chunks(monkeypatch):
 
 
 @pytest.fixture
-def study():
+def questionnaire_with_one_item():
     """A questionnaire study of one-passage items, holding one item (``old``)."""
     made = Study.objects.create(slug="many", title="Many", kind="questionnaire", config=CONFIG)
     Item.objects.create(study=made, external_id="old", payload=row_payload("Old text."))
@@ -81,13 +81,15 @@ def largest_parameter_count(run) -> int:
     return max(counts)
 
 
-def test_a_file_of_many_chunks_loads_whole_and_no_query_grows_with_the_file(tmp_path, study):
+def test_a_file_of_many_chunks_loads_whole_and_no_query_grows_with_the_file(
+    tmp_path, questionnaire_with_one_item
+):
     content = csv_bytes(rows(2345))  # five chunks, the last one short
     said: list[str] = []
     most = largest_parameter_count(lambda: said.append(load(tmp_path, "many", content)))
     assert said == ["Added 2345 items to many.\n"]
-    assert Item.objects.filter(study=study).count() == 2346
-    assert Item.objects.get(study=study, external_id="i2344").payload == {
+    assert Item.objects.filter(study=questionnaire_with_one_item).count() == 2346
+    assert Item.objects.get(study=questionnaire_with_one_item, external_id="i2344").payload == {
         "context": "Rate this.",
         "passages": [{"id": "a", "text": "Passage number 2344.", "system": "sys1"}],
     }
@@ -95,13 +97,13 @@ def test_a_file_of_many_chunks_loads_whole_and_no_query_grows_with_the_file(tmp_
     assert most <= CHUNK + 10
 
 
-def test_errors_in_later_chunks_are_named_by_line_and_nothing_is_written(study):
+def test_errors_in_later_chunks_are_named_by_line_and_nothing_is_written(questionnaire_with_one_item):
     body = rows(1500)
     body[1198][2] = ""  # line 1200: a blank passage text, in the third chunk
     body[1398][0] = "i10"  # line 1400 repeats line 12's id, two chunks later
     body[898][0] = "old"  # line 900: an id the study already has
     with pytest.raises(InputError) as exc:
-        add_items_from_file(study, csv_bytes(body), file_format="csv")
+        add_items_from_file(questionnaire_with_one_item, csv_bytes(body), file_format="csv")
     errors = exc.value.errors
     assert list(errors) == [
         "line 900: external_id (external_id 'old')",
@@ -110,36 +112,40 @@ def test_errors_in_later_chunks_are_named_by_line_and_nothing_is_written(study):
     ]
     assert errors["line 900: external_id (external_id 'old')"] == [ALREADY_THERE]
     assert errors["line 1400: external_id (external_id 'i10')"] == ["Repeats the external_id of line 12."]
-    assert list(Item.objects.filter(study=study).values_list("external_id", flat=True)) == ["old"]
+    assert list(
+        Item.objects.filter(study=questionnaire_with_one_item).values_list("external_id", flat=True)
+    ) == ["old"]
 
 
-def test_the_command_reports_a_late_error_and_writes_none_of_the_earlier_chunks(tmp_path, study):
+def test_the_command_reports_a_late_error_and_writes_none_of_the_earlier_chunks(
+    tmp_path, questionnaire_with_one_item
+):
     body = rows(1800)
     body[1700][3] = "x" * 300  # line 1702: a system name too long, after three chunks were written
     with pytest.raises(CommandError) as exc:
         load(tmp_path, "many", csv_bytes(body))
     assert "nothing was written" in str(exc.value)
     assert "line 1702: passage.a.system (external_id 'i1700')" in str(exc.value)
-    assert Item.objects.filter(study=study).count() == 1
+    assert Item.objects.filter(study=questionnaire_with_one_item).count() == 1
 
 
-def test_text_that_is_not_utf8_late_in_the_file_writes_nothing(tmp_path, study):
+def test_text_that_is_not_utf8_late_in_the_file_writes_nothing(tmp_path, questionnaire_with_one_item):
     content = csv_bytes(rows(1600)) + b"i9999,Rate this.,caf\xe9,sys1\n"
     with pytest.raises(CommandError) as exc:
         load(tmp_path, "many", content)
     assert "file: Not UTF-8 text." in str(exc.value)
-    assert Item.objects.filter(study=study).count() == 1
+    assert Item.objects.filter(study=questionnaire_with_one_item).count() == 1
 
 
-def test_a_file_of_bad_rows_lists_the_first_thousand_errors_and_counts_the_rest(study):
+def test_a_file_of_bad_rows_lists_the_first_thousand_errors_and_counts_the_rest(questionnaire_with_one_item):
     body = [[f"b{n}", "Rate this.", "", "sys1"] for n in range(1300)]  # every text blank
     with pytest.raises(InputError) as exc:
-        add_items_from_file(study, csv_bytes(body), file_format="csv")
+        add_items_from_file(questionnaire_with_one_item, csv_bytes(body), file_format="csv")
     errors = exc.value.errors
     assert len(errors) == item_load.MAX_LISTED_ERRORS + 1
     assert "line 2: passage.a.text (external_id 'b0')" in errors
     assert errors["file"] == ["300 more errors not listed (the first 1000 are); nothing was written."]
-    assert Item.objects.filter(study=study).count() == 1
+    assert Item.objects.filter(study=questionnaire_with_one_item).count() == 1
 
 
 def test_a_study_file_and_generated_items_longer_than_a_chunk_keep_queries_bounded():

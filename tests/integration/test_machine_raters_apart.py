@@ -14,13 +14,6 @@ HUMANS = ("h1", "h2")
 ITEMS = [f"{system}-{case}" for system in ("ROME", "FT") for case in range(3)]
 
 
-@pytest.fixture
-def owner(django_user_model, client):
-    user = django_user_model.objects.create_user("owner", password="pw", is_staff=True)
-    client.force_login(user)
-    return user
-
-
 def _answers(study, answer_of) -> None:
     """Every item answered by both humans and by the judge (a machine rater)."""
     rows = [
@@ -43,10 +36,14 @@ def _items(study, payload: dict | None = None) -> None:
     ItemFactory.from_specs(study, specs)
 
 
-def test_likert_means_and_progress_are_the_humans_and_the_judge_is_compared_apart(owner, client):
+def test_likert_means_and_progress_are_the_humans_and_the_judge_is_compared_apart(researcher, client):
     questions = [{"id": "edit", "text": "…", "passage": "main"}]
     study = StudyFactory(
-        kind="likert", slug="humans-6", owner=owner, annotations_per_item=3, config={"questions": questions}
+        kind="likert",
+        slug="humans-6",
+        owner=researcher,
+        annotations_per_item=3,
+        config={"questions": questions},
     )
     _items(study, {"new_fact": "f", "old_facts": [], "main_passage": "p"})
     _answers(study, lambda rater, item: {"ratings": {"edit": 1 if rater == "judge" else 6}})

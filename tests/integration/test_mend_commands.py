@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def requests_file(tmp_path):
+def mend_requests_file(tmp_path):
     """Six requests about the tiny model's landmarks (one held out), enough for a short run."""
     path = tmp_path / "mend-requests.jsonl"
     return tiny_mend.write_requests(path, tiny_mend.training_records()[:6])
@@ -38,9 +38,9 @@ def train(requests_file, output, **options) -> dict:
 
 
 def test_train_mend_runs_a_job_that_saves_the_editor_and_its_definition(
-    worker_settings, requests_file, tmp_path
+    worker_settings, mend_requests_file, tmp_path
 ):
-    result = train(requests_file, tmp_path / "editor", seed=3)
+    result = train(mend_requests_file, tmp_path / "editor", seed=3)
     job = Job.objects.get(kind="train_mend")
     assert job.status == Job.Status.DONE and job.study is None and job.progress_total == 4
     assert (
@@ -67,15 +67,15 @@ def test_train_mend_runs_a_job_that_saves_the_editor_and_its_definition(
     ],
 )
 def test_train_mend_errors_name_the_option_and_create_nothing(
-    worker_settings, requests_file, tmp_path, options, message
+    worker_settings, mend_requests_file, tmp_path, options, message
 ):
     with pytest.raises(CommandError, match=message):
-        train(requests_file, tmp_path / "editor", **options)
+        train(mend_requests_file, tmp_path / "editor", **options)
     assert not Job.objects.exists() and not (tmp_path / "editor").exists()
 
 
 def test_train_mend_refuses_bad_data_and_a_used_output_before_any_job(
-    worker_settings, requests_file, tmp_path
+    worker_settings, mend_requests_file, tmp_path
 ):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"case_id": 1, "requested_rewrite": {"prompt": "no slot", "subject": "x"}}\n')
@@ -87,13 +87,13 @@ def test_train_mend_refuses_bad_data_and_a_used_output_before_any_job(
     used.mkdir()
     (used / "something").write_text("")
     with pytest.raises(CommandError, match=r"output: .*not an empty directory"):
-        train(requests_file, used)
+        train(mend_requests_file, used)
     assert not Job.objects.exists()
 
 
-def test_a_layer_the_model_lacks_fails_the_job_naming_layers(worker_settings, requests_file, tmp_path):
+def test_a_layer_the_model_lacks_fails_the_job_naming_layers(worker_settings, mend_requests_file, tmp_path):
     with pytest.raises(CommandError, match=r"failed: layers: Layer 7 does not exist"):
-        train(requests_file, tmp_path / "editor", layers="2,7")
+        train(mend_requests_file, tmp_path / "editor", layers="2,7")
     assert not (tmp_path / "editor").exists()
 
 

@@ -60,7 +60,7 @@ def study_file() -> dict:
 
 
 @pytest.fixture
-def answered(researcher):
+def rated_study(researcher):
     """The study with every item answered by every annotator; answers[item] = its ratings."""
     study = load_study_file(study_file(), owner=researcher).study
     rng = random.Random(3)
@@ -78,9 +78,9 @@ def answered(researcher):
 
 
 def test_every_reader_counts_each_scale_answer_once(
-    answered, client, settings, tmp_path, django_capture_on_commit_callbacks
+    rated_study, client, settings, tmp_path, django_capture_on_commit_callbacks
 ):
-    study, ratings = answered
+    study, ratings = rated_study
     rows = computereports_json(study, "--population", "passed")
     assert report_row(rows, "questionnaire.mean", question="quality")["n"] == ANSWERS
     assert report_row(rows, "questionnaire.mean", question="quality", system="A")["n"] == ANSWERS // 2

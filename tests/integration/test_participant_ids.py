@@ -20,12 +20,6 @@ from tests.helpers.platforms import crowd_participant as platform_participant
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def owner(django_user_model):
-    user = researcher_user("olga", password="pw")
-    return user
-
-
 def crowd_participant(study, pid: str) -> Participant:
     participant = Participant.objects.create(source="prolific", platform_worker_id=pid)
     Enrollment.objects.create(participant=participant, study=study, status="active")

@@ -15,30 +15,31 @@ COMPARE = {"question": "edit", "first": "ROME", "second": "FT", "difference": "1
 
 
 @pytest.fixture(scope="module")
-def owner(django_db_setup, django_db_blocker):
-    """The pilot study and its owner, written once for the module (tests/helpers/module_data.py)."""
+def module_rows(django_db_setup, django_db_blocker):
+    """The pilot study's owner and the study, written once for the module
+    (tests/helpers/module_data.py): the primary keys of both."""
     with rows_for_the_module(django_db_blocker):
         owner = researcher_user("owner")
         likert_study()
         Study.objects.filter(slug="leme").update(owner=owner)
-        yield owner
+        yield owner.pk, Study.objects.get(slug="leme").pk
 
 
-def test_only_the_studys_researchers_see_it(client, owner):
+def test_only_the_studys_researchers_see_it(client, module_owner):
     assert client.get(URL).status_code == 302
     client.force_login(researcher_user("other"))
     assert client.get(URL, COMPARE).status_code == 404
 
 
-def test_the_form_alone_until_a_target_is_given(client, owner):
-    client.force_login(owner)
+def test_the_form_alone_until_a_target_is_given(client, module_owner):
+    client.force_login(module_owner)
     page = client.get(URL).content.decode()
     assert 'id="plan-form"' in page and 'id="plan-table"' not in page
     assert f'href="{URL}" aria-current="page">Plan</a>' in page
 
 
-def test_a_comparison_shows_every_design_its_cost_and_the_cheapest(client, owner):
-    client.force_login(owner)
+def test_a_comparison_shows_every_design_its_cost_and_the_cheapest(client, module_owner):
+    client.force_login(module_owner)
     page = client.get(URL, COMPARE).content.decode()
     assert "12 cases rated for both systems (paired)" in page and "72 answers that count" in page
     assert page.count("<tr") == 1 + 9 * 4  # the header and the default designs
@@ -47,8 +48,8 @@ def test_a_comparison_shows_every_design_its_cost_and_the_cheapest(client, owner
     assert Report.objects.count() == 0 and Job.objects.count() == 0  # nothing stored
 
 
-def test_an_alpha_width_target(client, owner):
-    client.force_login(owner)
+def test_an_alpha_width_target(client, module_owner):
+    client.force_login(module_owner)
     page = client.get(URL, {"question": "natural", "agreement_width": "0.4"}).content.decode()
     assert "Alpha of natural: interval at most 0.4 wide" in page and "Median alpha" in page
     assert page.count("<tr") == 1 + 9 * 3
@@ -67,8 +68,8 @@ def test_an_alpha_width_target(client, owner):
         ),
     ],
 )
-def test_a_bad_target_is_said_on_the_form(client, owner, query, message):
-    client.force_login(owner)
+def test_a_bad_target_is_said_on_the_form(client, module_owner, query, message):
+    client.force_login(module_owner)
     response = client.get(URL, query)
     page = response.content.decode()
     assert response.status_code == 200 and message in page and 'id="plan-table"' not in page
@@ -85,10 +86,10 @@ def test_a_bad_target_is_said_on_the_form(client, owner, query, message):
         ({"question": "edit", "agreement_width": "1e-300"}, "The interval width must be from 0.001 to 2."),
     ],
 )
-def test_a_target_past_the_plans_bounds_is_said_on_the_form(client, owner, query, message):
+def test_a_target_past_the_plans_bounds_is_said_on_the_form(client, module_owner, query, message):
     """The page's targets go through the bounds the command's do: a message on the form and
     no table, before anything is simulated."""
-    client.force_login(owner)
+    client.force_login(module_owner)
     response = client.get(URL, query)
     page = response.content.decode()
     assert response.status_code == 200 and message in page and 'id="plan-table"' not in page

@@ -15,7 +15,6 @@ from rest_framework.test import APIClient
 
 from annotation.models import Job, PlatformStudy
 from annotation.platforms.money import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS
-from tests.helpers.fake_prolific import TOKEN, serve
 
 pytestmark = pytest.mark.django_db
 
@@ -23,23 +22,10 @@ HUGE = "9" * 5000
 
 
 @pytest.fixture
-def fake():
-    fake, server = serve()
-    with override_settings(
-        PROLIFIC_API_URL=fake.url, PROLIFIC_API_TOKEN=TOKEN, SITE_URL="https://roft.example"
-    ):
-        yield fake
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
-def owned_study(make_claim_study, researcher):
-    study = make_claim_study(items=6, attention=2, items_per_session=3, attention_check_rate=0.34)
-    study.owner = researcher
-    study.save(update_fields=["owner"])
-    PlatformStudy.objects.create(study=study, bonus_cap_cents=200)
-    return study
+def capped_study(researchers_crowd_study):
+    """``researchers_crowd_study`` with a bonus cap of 2.00."""
+    PlatformStudy.objects.create(study=researchers_crowd_study, bonus_cap_cents=200)
+    return researchers_crowd_study
 
 
 def messages_of(page) -> str:
@@ -49,19 +35,21 @@ def messages_of(page) -> str:
 @pytest.mark.parametrize(
     "cap", ["1e30", "21474836.48", "42949672.97", "99999999999", "nan", "-1", "1.505", HUGE]
 )
-def test_a_bonus_cap_that_is_not_an_amount_within_the_bound_is_refused(client, owned_study, cap):
-    page = client.post(f"/research/s/{owned_study.slug}/platforms/settings/", {"bonus_cap": cap}, follow=True)
+def test_a_bonus_cap_that_is_not_an_amount_within_the_bound_is_refused(client, capped_study, cap):
+    page = client.post(
+        f"/research/s/{capped_study.slug}/platforms/settings/", {"bonus_cap": cap}, follow=True
+    )
     assert page.status_code == 200
     assert "Nothing changed" in messages_of(page) and "bonus_cap" in messages_of(page)
-    assert PlatformStudy.objects.get(study=owned_study).bonus_cap_cents == 200
+    assert PlatformStudy.objects.get(study=capped_study).bonus_cap_cents == 200
 
 
-def test_the_bonus_cap_is_stored_as_typed(client, owned_study):
+def test_the_bonus_cap_is_stored_as_typed(client, capped_study):
     page = client.post(
-        f"/research/s/{owned_study.slug}/platforms/settings/", {"bonus_cap": "12.34"}, follow=True
+        f"/research/s/{capped_study.slug}/platforms/settings/", {"bonus_cap": "12.34"}, follow=True
     )
     assert "Bonus cap: 12.34" in messages_of(page)
-    assert PlatformStudy.objects.get(study=owned_study).bonus_cap_cents == 1234
+    assert PlatformStudy.objects.get(study=capped_study).bonus_cap_cents == 1234
 
 
 @pytest.mark.parametrize(
@@ -82,31 +70,31 @@ def test_the_bonus_cap_is_stored_as_typed(client, owned_study):
 )
 @pytest.mark.parametrize("confirm", ["", "dry_run"])
 def test_publish_values_out_of_bounds_are_refused_on_the_page(
-    client, owned_study, fake, field, value, confirm
+    client, capped_study, fake_prolific, field, value, confirm
 ):
     data = {"reward": "1.00", "places": "5", "minutes": "5", field: value}
     if confirm:
         data["confirm"] = confirm
-    page = client.post(f"/research/s/{owned_study.slug}/platforms/prolific/publish/", data, follow=True)
+    page = client.post(f"/research/s/{capped_study.slug}/platforms/prolific/publish/", data, follow=True)
     assert page.status_code == 200 and f"{field}:" in messages_of(page)
-    assert not Job.objects.exists() and fake.calls == []
+    assert not Job.objects.exists() and fake_prolific.calls == []
 
 
-def test_the_page_states_the_bounds(client, owned_study):
-    page = client.get(f"/research/s/{owned_study.slug}/platforms/").content.decode()
+def test_the_page_states_the_bounds(client, capped_study):
+    page = client.get(f"/research/s/{capped_study.slug}/platforms/").content.decode()
     assert "at most 500.00 per participant" in page and "Places: 1 to 100000" in page
     assert "Minutes: 1 to 1440" in page and "to 1000.00" in page
 
 
 def test_a_dry_run_with_a_reward_in_bounds_is_priced(
-    client, owned_study, fake, django_capture_on_commit_callbacks
+    client, capped_study, fake_prolific, django_capture_on_commit_callbacks
 ):
     with (
         override_settings(ALLOWED_HOSTS=["roft.example"]),
         django_capture_on_commit_callbacks(execute=True),
     ):
         page = client.post(
-            f"/research/s/{owned_study.slug}/platforms/prolific/publish/",
+            f"/research/s/{capped_study.slug}/platforms/prolific/publish/",
             {"reward": "500.00", "places": str(MAX_PLACES), "minutes": "5", "confirm": "dry_run"},
             follow=True,
             HTTP_HOST="roft.example",
@@ -118,14 +106,14 @@ def test_a_dry_run_with_a_reward_in_bounds_is_priced(
 @pytest.mark.parametrize(
     ("name", "value"), [("reward_cents", 10**32), ("reward_cents", MAX_REWARD_CENTS + 1), ("places", 10**9)]
 )
-def test_the_api_refuses_publish_parameters_out_of_bounds(owned_study, researcher, name, value):
+def test_the_api_refuses_publish_parameters_out_of_bounds(capped_study, researcher, name, value):
     api = APIClient()
     api.force_authenticate(researcher)
     parameters = {"study_url": "https://roft.example/s/claims/", "reward_cents": 100, "minutes": 5}
     parameters |= {"dry_run": True, name: value}
     answer = api.post(
         "/api/v1/jobs/",
-        {"kind": "prolific_publish", "study": owned_study.slug, "parameters": parameters},
+        {"kind": "prolific_publish", "study": capped_study.slug, "parameters": parameters},
         format="json",
     )
     assert answer.status_code == 400 and f"parameters.{name}" in answer.content.decode()
@@ -139,9 +127,9 @@ def command(*args: str) -> str:
 
 
 @pytest.mark.parametrize("reward", ["nan", "inf", "1e30", "500.01", "²"])
-def test_the_mturk_command_names_a_bad_reward_instead_of_a_traceback(owned_study, reward):
+def test_the_mturk_command_names_a_bad_reward_instead_of_a_traceback(capped_study, reward):
     with pytest.raises(CommandError, match="--reward"):
-        command("mturk", "publish", owned_study.slug, "--reward", reward, "--minutes", "5", "--dry-run")
+        command("mturk", "publish", capped_study.slug, "--reward", reward, "--minutes", "5", "--dry-run")
     assert not Job.objects.exists()
 
 
@@ -157,38 +145,38 @@ def test_the_mturk_command_names_a_bad_reward_instead_of_a_traceback(owned_study
         ("--minutes", "nan"),
     ],
 )
-def test_the_prolific_command_refuses_values_out_of_bounds(owned_study, fake, options):
+def test_the_prolific_command_refuses_values_out_of_bounds(capped_study, fake_prolific, options):
     arguments = {"--reward": "1.50", "--minutes": "10", **dict([options])}
     flat = [part for pair in arguments.items() for part in pair]
     with pytest.raises(CommandError, match=options[0].strip("-")):
-        command("prolific", "publish", owned_study.slug, *flat, "--dry-run")
-    assert not Job.objects.exists() and fake.calls == []
+        command("prolific", "publish", capped_study.slug, *flat, "--dry-run")
+    assert not Job.objects.exists() and fake_prolific.calls == []
 
 
-def test_the_prolific_reward_in_old_cents_is_refused_not_read_as_pounds(owned_study, fake):
+def test_the_prolific_reward_in_old_cents_is_refused_not_read_as_pounds(capped_study, fake_prolific):
     """The option took cents until the room had one money reader: a script's ``--reward 150``
     must not publish a reward of 150.00."""
     with pytest.raises(CommandError, match=r"--reward.*1\.50"):
-        command("prolific", "publish", owned_study.slug, "--reward", "150", "--minutes", "10", "--dry-run")
-    assert not Job.objects.exists() and fake.calls == []
+        command("prolific", "publish", capped_study.slug, "--reward", "150", "--minutes", "10", "--dry-run")
+    assert not Job.objects.exists() and fake_prolific.calls == []
 
 
-def test_a_bonus_file_amount_out_of_bounds_names_its_line(owned_study, tmp_path, fake):
+def test_a_bonus_file_amount_out_of_bounds_names_its_line(capped_study, tmp_path, fake_prolific):
     path = tmp_path / "bonuses.csv"
     path.write_text(f"pid-a,1e30\npid-b,{HUGE}\npid-c,20000000\n")
     with pytest.raises(CommandError) as refused:
-        command("prolific", "bonus", owned_study.slug, str(path))
+        command("prolific", "bonus", capped_study.slug, str(path))
     assert all(f"line {n}" in str(refused.value) for n in (1, 2, 3))
     assert not Job.objects.exists()
 
 
 @pytest.mark.parametrize("platform", ["prolific", "mturk"])
 def test_a_bonus_file_amount_that_is_nan_or_inf_names_its_line_on_either_command(
-    owned_study, tmp_path, fake, platform
+    capped_study, tmp_path, fake_prolific, platform
 ):
     path = tmp_path / "bonuses.csv"
     path.write_text("pid-a,nan\npid-b,inf\npid-c,-inf\n")
     with pytest.raises(CommandError) as refused:
-        command(platform, "bonus", owned_study.slug, str(path))
+        command(platform, "bonus", capped_study.slug, str(path))
     assert all(f"line {n}" in str(refused.value) for n in (1, 2, 3))
-    assert not Job.objects.exists() and fake.calls == []
+    assert not Job.objects.exists() and fake_prolific.calls == []

@@ -11,33 +11,27 @@ from rest_framework.test import APIClient
 from annotation.models import Job, Platform, PlatformCall, PlatformStudy, ResearcherToken
 from annotation.platforms.tokens import researcher_token
 from tests.factories import researcher_user
-from tests.helpers.fake_prolific import TOKEN, serve
+from tests.helpers.fake_prolific import TOKEN
 from tests.helpers.platforms import BAD, GOOD, crowd_participant
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def fake():
-    fake, server = serve()
-    with override_settings(PROLIFIC_API_URL=fake.url, PROLIFIC_API_TOKEN=""):
-        yield fake
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
-def owned_study(make_claim_study, researcher):
-    study = make_claim_study(items=6, attention=2, items_per_session=3, attention_check_rate=0.34)
-    study.owner = researcher
-    study.save(update_fields=["owner"])
-    return study
+def fake_prolific_without_a_site_token(fake_prolific, settings):
+    """The Prolific stand-in with no site-wide token: a call has only the researcher's own."""
+    settings.PROLIFIC_API_TOKEN = ""
+    return fake_prolific
 
 
 def test_review_confirmation_shows_counts_and_confirming_sends_with_the_owners_token(
-    client, researcher, owned_study, fake, django_capture_on_commit_callbacks
+    client,
+    researcher,
+    researchers_crowd_study,
+    fake_prolific_without_a_site_token,
+    django_capture_on_commit_callbacks,
 ):
-    study = owned_study
+    study = researchers_crowd_study
     page = client.post(
         f"/research/s/{study.slug}/platforms/settings/", {"prolific_token": TOKEN}, follow=True
     )
@@ -50,18 +44,21 @@ def test_review_confirmation_shows_counts_and_confirming_sends_with_the_owners_t
     crowd_participant(study, "pid-bad", BAD)
     crowd_participant(study, "pid-half", GOOD, pages=1)
     for pid in ("pid-good", "pid-bad", "pid-half"):
-        fake.add_submission("st-1", pid)
+        fake_prolific_without_a_site_token.add_submission("st-1", pid)
 
     confirm = client.post(f"/research/s/{study.slug}/platforms/prolific/review/").content.decode()
     assert 'id="approve-count">1<' in confirm and 'id="reject-count">1<' in confirm
     assert 'id="left-count">1<' in confirm and 'id="total-cost">1.50<' in confirm
-    assert fake.calls == []  # the confirmation sends nothing
+    assert fake_prolific_without_a_site_token.calls == []  # the confirmation sends nothing
 
     with django_capture_on_commit_callbacks(execute=True):
         client.post(f"/research/s/{study.slug}/platforms/prolific/review/", {"confirm": "yes"})
     job = Job.objects.get(kind="prolific_review")
     assert job.status == "done" and job.created_by == researcher
-    assert fake.status_of("pid-good") == "APPROVED" and fake.status_of("pid-bad") == "REJECTED"
+    assert (
+        fake_prolific_without_a_site_token.status_of("pid-good") == "APPROVED"
+        and fake_prolific_without_a_site_token.status_of("pid-bad") == "REJECTED"
+    )
     assert set(PlatformCall.objects.values_list("user", flat=True)) == {researcher.pk}
 
     audit = client.get(f"/research/s/{study.slug}/platforms/").content.decode()
@@ -69,8 +66,10 @@ def test_review_confirmation_shows_counts_and_confirming_sends_with_the_owners_t
     assert TOKEN not in audit
 
 
-def test_bonus_confirmation_shows_the_total_and_refuses_past_the_cap(client, owned_study, fake):
-    study = owned_study
+def test_bonus_confirmation_shows_the_total_and_refuses_past_the_cap(
+    client, researchers_crowd_study, fake_prolific_without_a_site_token
+):
+    study = researchers_crowd_study
     crowd_participant(study, "pid-good", GOOD)
     client.post(f"/research/s/{study.slug}/platforms/settings/", {"bonus_cap": "2.00"})
     assert PlatformStudy.objects.get(study=study).bonus_cap_cents == 200
@@ -83,38 +82,50 @@ def test_bonus_confirmation_shows_the_total_and_refuses_past_the_cap(client, own
         {"bonuses": "pid-good,2.50,accuracy\n"},
         follow=True,
     )
-    assert "cap of 2.00" in refused.content.decode() and fake.calls == []
+    assert "cap of 2.00" in refused.content.decode() and fake_prolific_without_a_site_token.calls == []
 
 
-def test_only_the_owner_reaches_the_page_and_starts_platform_jobs(client, owned_study):
+def test_only_the_owner_reaches_the_page_and_starts_platform_jobs(client, researchers_crowd_study):
     colleague = researcher_user("colleague", password="pw")
-    owned_study.shared_with.add(colleague)
+    researchers_crowd_study.shared_with.add(colleague)
     client.force_login(colleague)
-    assert client.get(f"/research/s/{owned_study.slug}/platforms/").status_code == 404
-    assert client.post(f"/research/s/{owned_study.slug}/platforms/prolific/review/").status_code == 404
+    assert client.get(f"/research/s/{researchers_crowd_study.slug}/platforms/").status_code == 404
+    assert (
+        client.post(f"/research/s/{researchers_crowd_study.slug}/platforms/prolific/review/").status_code
+        == 404
+    )
     api = APIClient()
     api.force_authenticate(colleague)
     answer = api.post(
         "/api/v1/jobs/",
-        {"kind": "prolific_review", "study": owned_study.slug, "parameters": {"dry_run": True}},
+        {"kind": "prolific_review", "study": researchers_crowd_study.slug, "parameters": {"dry_run": True}},
         format="json",
     )
     assert answer.status_code == 403 and not Job.objects.exists()
 
 
 def test_the_owner_starts_a_dry_run_through_the_api(
-    owned_study, researcher, fake, django_capture_on_commit_callbacks
+    researchers_crowd_study,
+    researcher,
+    fake_prolific_without_a_site_token,
+    django_capture_on_commit_callbacks,
 ):
-    PlatformStudy.objects.create(study=owned_study, prolific_study_id="st-1")
+    PlatformStudy.objects.create(study=researchers_crowd_study, prolific_study_id="st-1")
     api = APIClient()
     api.force_authenticate(researcher)
     with override_settings(PROLIFIC_API_TOKEN=TOKEN), django_capture_on_commit_callbacks(execute=True):
         answer = api.post(
             "/api/v1/jobs/",
-            {"kind": "prolific_review", "study": owned_study.slug, "parameters": {"dry_run": True}},
+            {
+                "kind": "prolific_review",
+                "study": researchers_crowd_study.slug,
+                "parameters": {"dry_run": True},
+            },
             format="json",
         )
     assert answer.status_code == 201
     job = Job.objects.get()
-    assert job.status == "done" and fake.calls == [("GET", "/api/v1/submissions/")]
+    assert job.status == "done" and fake_prolific_without_a_site_token.calls == [
+        ("GET", "/api/v1/submissions/")
+    ]
     assert TOKEN not in answer.content.decode()

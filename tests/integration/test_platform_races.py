@@ -20,12 +20,10 @@ from collections.abc import Callable
 
 import pytest
 from django.db import connection, connections
-from django.test import Client, override_settings
+from django.test import Client
 
 from annotation.models import Job, PlatformBonus, PlatformStudy
 from annotation.platforms.prolific.calls import unpaid_batches
-from tests.factories import researcher_user
-from tests.helpers.fake_prolific import TOKEN, serve
 from tests.helpers.platforms import GOOD, crowd_participant
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -34,32 +32,18 @@ WAIT_S = 60  # the most any step waits for the other thread (a failure, never a 
 
 
 @pytest.fixture
-def fake():
-    fake, server = serve()
-    with override_settings(
-        PROLIFIC_API_URL=fake.url, PROLIFIC_API_TOKEN=TOKEN, PLATFORM_API_TIMEOUT_S=WAIT_S + 30
-    ):
-        yield fake
-    fake.release.set()
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
-def owner():
-    return researcher_user("rita", password="pw")
-
-
-@pytest.fixture
-def study(make_claim_study, owner, fake):
-    study = make_claim_study(items=6, attention=2, items_per_session=3, attention_check_rate=0.34)
+def study_on_prolific(crowd_study, owner, fake_prolific, settings):
+    """``crowd_study``, owned by ``owner``, on the Prolific stand-in with a bonus cap of 2.00 and
+    one finished participant; the client waits for held calls longer than any step here."""
+    settings.PLATFORM_API_TIMEOUT_S = WAIT_S + 30
+    study = crowd_study
     study.owner = owner
     study.save(update_fields=["owner"])
     PlatformStudy.objects.update_or_create(
         study=study, defaults={"prolific_study_id": "st-1", "bonus_cap_cents": 200}
     )
     crowd_participant(study, "pid-a", GOOD)
-    fake.add_submission("st-1", "pid-a")
+    fake_prolific.add_submission("st-1", "pid-a")
     return study
 
 
@@ -104,11 +88,11 @@ def waiting_on_locks() -> int:
         return cursor.fetchone()[0]
 
 
-def test_two_bonuses_confirmed_at_once_never_pass_the_cap(owner, study, fake):
+def test_two_bonuses_confirmed_at_once_never_pass_the_cap(owner, study_on_prolific, fake_prolific):
     """Each 1.50 fits the cap of 2.00 alone, not both. The test holds a lock that stops any
     bonus row being written until both runs are past the point where one could check the
     cap before the other has written its row: without the cap's lock both pay."""
-    url = f"/research/s/{study.slug}/platforms/prolific/bonus/"
+    url = f"/research/s/{study_on_prolific.slug}/platforms/prolific/bonus/"
     posts = [
         lambda r=reason: confirm(owner, url, {"bonuses": f"pid-a,1.50,{r}\n"}) for reason in ("one", "two")
     ]
@@ -125,41 +109,47 @@ def test_two_bonuses_confirmed_at_once_never_pass_the_cap(owner, study, fake):
 
     assert statuses == [302, 302]
     paid = sum(PlatformBonus.objects.filter(state="paid").values_list("amount_cents", flat=True))
-    assert paid == 150 and len(fake.payments) == 1
+    assert paid == 150 and len(fake_prolific.payments) == 1
     jobs = Job.objects.filter(kind="prolific_bonus").order_by("id")
     assert sorted(job.status for job in jobs) == ["done", "failed"]
     assert "cap of 2.00" in next(job.error for job in jobs if job.status == "failed")
-    assert len(fake.bonuses) == 1 and unpaid_batches(study) == []
+    assert len(fake_prolific.bonuses) == 1 and unpaid_batches(study_on_prolific) == []
 
 
-def test_the_same_bonuses_confirmed_twice_at_once_make_one_bulk_bonus_paid_once(owner, study, fake):
+def test_the_same_bonuses_confirmed_twice_at_once_make_one_bulk_bonus_paid_once(
+    owner, study_on_prolific, fake_prolific
+):
     """The first run's create call is held on Prolific's side until the second run has
     finished: the second must find the bonus claimed and create no bulk bonus of its own."""
-    url = f"/research/s/{study.slug}/platforms/prolific/bonus/"
+    url = f"/research/s/{study_on_prolific.slug}/platforms/prolific/bonus/"
     posts = [lambda: confirm(owner, url, {"bonuses": "pid-a,1.50,thanks\n"})] * 2
-    fake.hold = lambda path: path == "/api/v1/submissions/bonus-payments/"
+    fake_prolific.hold = lambda path: path == "/api/v1/submissions/bonus-payments/"
 
     statuses = race(
-        posts, release=lambda: fake.posts_to("/submissions/bonus-payments/") >= 2, then=fake.release.set
+        posts,
+        release=lambda: fake_prolific.posts_to("/submissions/bonus-payments/") >= 2,
+        then=fake_prolific.release.set,
     )
 
     assert statuses == [302, 302]
-    assert len(fake.bonuses) == 1 and len(fake.payments) == 1
+    assert len(fake_prolific.bonuses) == 1 and len(fake_prolific.payments) == 1
     assert list(PlatformBonus.objects.values_list("state", flat=True)) == ["paid"]
-    assert unpaid_batches(study) == []
+    assert unpaid_batches(study_on_prolific) == []
 
 
-def test_two_reviews_confirmed_at_once_send_one_approval(owner, study, fake):
+def test_two_reviews_confirmed_at_once_send_one_approval(owner, study_on_prolific, fake_prolific):
     """The first run's approval is held on Prolific's side until the second run has finished
     (or sent its own): one transition call reaches Prolific, and neither job fails."""
-    url = f"/research/s/{study.slug}/platforms/prolific/review/"
+    url = f"/research/s/{study_on_prolific.slug}/platforms/prolific/review/"
     posts = [lambda: confirm(owner, url, {})] * 2
-    fake.hold = lambda path: path.endswith("/transition/")
+    fake_prolific.hold = lambda path: path.endswith("/transition/")
 
-    statuses = race(posts, release=lambda: fake.posts_to("/transition/") >= 2, then=fake.release.set)
+    statuses = race(
+        posts, release=lambda: fake_prolific.posts_to("/transition/") >= 2, then=fake_prolific.release.set
+    )
 
     assert statuses == [302, 302]
-    assert fake.posts_to("/transition/") == 1 and fake.status_of("pid-a") == "APPROVED"
+    assert fake_prolific.posts_to("/transition/") == 1 and fake_prolific.status_of("pid-a") == "APPROVED"
     assert sorted(Job.objects.filter(kind="prolific_review").values_list("status", flat=True)) == [
         "done",
         "done",

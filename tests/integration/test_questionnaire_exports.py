@@ -18,7 +18,7 @@ COLUMNS = [f"answer.{q['id']}" for q in QUESTIONS]
 
 
 @pytest.fixture
-def study(enrolled):
+def answered_questionnaire(enrolled):
     study = load_study_file(questionnaire_file(items=2)).study
     person = enrolled(study)
     first = assign_next_item(participant=person, study=study)
@@ -47,9 +47,9 @@ def expected(picked: str) -> list[dict]:
     ]
 
 
-def test_jsonl_has_one_typed_column_per_question(study, tmp_path):
-    study, picked = study
-    export_study(study, fmt="jsonl", path=tmp_path / "out.jsonl")
+def test_jsonl_has_one_typed_column_per_question(answered_questionnaire, tmp_path):
+    answered_questionnaire, picked = answered_questionnaire
+    export_study(answered_questionnaire, fmt="jsonl", path=tmp_path / "out.jsonl")
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     answer_columns = [key for key in rows[0] if key.startswith("answer.")]
     assert answer_columns == COLUMNS
@@ -57,9 +57,9 @@ def test_jsonl_has_one_typed_column_per_question(study, tmp_path):
 
 
 @pytest.mark.parametrize("use_copy", [True, False])
-def test_csv_has_one_column_per_question_with_lists_as_json(study, tmp_path, use_copy):
-    study, picked = study
-    export_study(study, fmt="csv", path=tmp_path / "out.csv", use_copy=use_copy)
+def test_csv_has_one_column_per_question_with_lists_as_json(answered_questionnaire, tmp_path, use_copy):
+    answered_questionnaire, picked = answered_questionnaire
+    export_study(answered_questionnaire, fmt="csv", path=tmp_path / "out.csv", use_copy=use_copy)
     with open(tmp_path / "out.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [key for key in rows[0] if key.startswith("answer.")] == COLUMNS

@@ -17,7 +17,7 @@ TOKEN = "/api/v1/auth/token/"
 
 
 @pytest.fixture
-def accounts(django_user_model):
+def alice_and_carol(django_user_model):
     researcher_user("alice", password="pw-alice-1")
     django_user_model.objects.create_user("carol", password="pw-carol-1")  # a participant's account
     cache.clear()
@@ -25,7 +25,7 @@ def accounts(django_user_model):
     cache.clear()
 
 
-def test_a_participants_right_password_gets_the_same_answer_as_a_wrong_one(client, accounts):
+def test_a_participants_right_password_gets_the_same_answer_as_a_wrong_one(client, alice_and_carol):
     right = client.post(
         TOKEN, {"username": "carol", "password": "pw-carol-1"}, content_type="application/json"
     )
@@ -35,7 +35,7 @@ def test_a_participants_right_password_gets_the_same_answer_as_a_wrong_one(clien
     assert right.json() == wrong.json() == nobody.json()
 
 
-def test_the_token_endpoint_is_throttled_per_address(client, accounts, settings):
+def test_the_token_endpoint_is_throttled_per_address(client, alice_and_carol, settings):
     settings.RATE_LIMIT_TOKEN = "5/min"
     attacker = {"REMOTE_ADDR": "203.0.113.7"}
     answers = [
@@ -53,7 +53,7 @@ def test_the_token_endpoint_is_throttled_per_address(client, accounts, settings)
     assert other_address.status_code == 200
 
 
-def test_the_login_form_is_rate_limited(client, accounts, settings):
+def test_the_login_form_is_rate_limited(client, alice_and_carol, settings):
     settings.RATE_LIMIT_LOGIN = "5/min"
     attacker = {"REMOTE_ADDR": "203.0.113.8"}
     for n in range(5):
@@ -65,7 +65,7 @@ def test_the_login_form_is_rate_limited(client, accounts, settings):
     assert client.get("/accounts/login/", **attacker).status_code == 200  # reading the form is not limited
 
 
-def test_participant_entry_is_rate_limited(client, accounts, settings, make_claim_study):
+def test_participant_entry_is_rate_limited(client, alice_and_carol, settings, make_claim_study):
     settings.RATE_LIMIT_ENTRY = "3/min"
     study = make_claim_study(slug="open-study")
     crowd = {"REMOTE_ADDR": "203.0.113.9"}
@@ -87,7 +87,7 @@ def test_participant_entry_is_rate_limited(client, accounts, settings, make_clai
     ],
 )
 def test_admin_login_sign_up_and_password_reset_share_the_login_limit(
-    client, accounts, settings, django_user_model, path, form
+    client, alice_and_carol, settings, django_user_model, path, form
 ):
     """Review 2, N10: these forms had no limit (30 admin passwords tried, 12 accounts made)."""
     settings.RATE_LIMIT_LOGIN = "3/min"

@@ -15,18 +15,9 @@ from tests.game_helpers import boundary_study_file
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def owner_client(django_user_model):
-    user = researcher_user("olga", password="pw")
-    client = Client()
-    client.force_login(user)
-    client.user = user
-    return client
-
-
-def test_every_page_of_a_draft_with_gold_and_attention_checks_beside(owner_client):
+def test_every_page_of_a_draft_with_gold_and_attention_checks_beside(owner, owner_client):
     data = claim_study_file(slug="draft", items=2, attention=1, status="draft")
-    study = load_study_file(data, owner=owner_client.user).study
+    study = load_study_file(data, owner=owner).study
     overview = owner_client.get("/research/s/draft/").content.decode()
     assert 'href="/research/s/draft/preview/"' in overview
     pages = [owner_client.get(f"/research/s/draft/preview/?page={n}") for n in (1, 2, 3)]
@@ -47,17 +38,15 @@ def test_every_page_of_a_draft_with_gold_and_attention_checks_beside(owner_clien
     assert study.status == "draft"
 
 
-def test_the_game_preview_shows_the_round_with_the_boundary_beside(owner_client):
-    load_study_file(
-        boundary_study_file(slug="g", items=1, status="draft", public=False), owner=owner_client.user
-    )
+def test_the_game_preview_shows_the_round_with_the_boundary_beside(owner, owner_client):
+    load_study_file(boundary_study_file(slug="g", items=1, status="draft", public=False), owner=owner)
     html = owner_client.get("/research/s/g/preview/").content.decode()
     assert 'id="researcher-preview"' in html and "Person or machine?" in html and "css/game.css" in html
     assert "/boundary/" not in html and not Assignment.objects.exists()
 
 
-def test_only_researchers_who_reach_the_study_preview_it(owner_client, django_user_model):
-    load_study_file(claim_study_file(slug="draft", status="draft"), owner=owner_client.user)
+def test_only_researchers_who_reach_the_study_preview_it(owner, owner_client, django_user_model):
+    load_study_file(claim_study_file(slug="draft", status="draft"), owner=owner)
     stranger = researcher_user("sam", password="pw")
     client = Client()
     client.force_login(stranger)

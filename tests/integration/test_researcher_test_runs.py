@@ -25,19 +25,6 @@ pytestmark = pytest.mark.django_db
 ANSWER = {"label": "supports", "evidence": ["0"]}
 
 
-@pytest.fixture
-def owner(django_user_model):
-    user = researcher_user("tester-owner")
-    return user
-
-
-@pytest.fixture
-def owner_client(owner) -> Client:
-    client = Client()
-    client.force_login(owner)
-    return client
-
-
 def owned(make_claim_study, owner, **fields) -> Study:
     study = make_claim_study(**fields)
     Study.objects.filter(pk=study.pk).update(owner=owner)

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="Postg
 
 
 @pytest.fixture
-def answered(enrolled) -> Response:
+def stored_answer(enrolled) -> Response:
     """One stored answer, and a second study with its own item and participant."""
     study = load_study_file(claim_study_file(slug="key")).study
     answer_pages(study, enrolled(study), SUPPORTS, 1)
@@ -52,7 +52,7 @@ def copy_of(response: Response, **changes) -> None:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("column", ["study_id", "item_id", "participant_id", "assignment_id"])
-def test_a_response_must_copy_its_assignments_study_item_and_participant(answered, column):
+def test_a_response_must_copy_its_assignments_study_item_and_participant(stored_answer, column):
     others = {
         "study_id": Study.objects.get(slug="key-other").pk,
         "item_id": Item.objects.filter(study__slug="key-other").first().pk,
@@ -60,16 +60,16 @@ def test_a_response_must_copy_its_assignments_study_item_and_participant(answere
         "assignment_id": Assignment.objects.order_by("-pk").first().pk + 1000,  # none such
     }
     with pytest.raises(IntegrityError, match="response_same_as_assignment"), transaction.atomic():
-        copy_of(answered, **{column: others[column]})
+        copy_of(stored_answer, **{column: others[column]})
         check_keys_now()
 
 
 @pytest.mark.django_db
-def test_a_response_with_its_assignments_columns_is_kept(answered):
+def test_a_response_with_its_assignments_columns_is_kept(stored_answer):
     with transaction.atomic():
-        copy_of(answered)
+        copy_of(stored_answer)
         check_keys_now()
-    assert Response.objects.filter(assignment_id=answered.assignment_id).count() == 1
+    assert Response.objects.filter(assignment_id=stored_answer.assignment_id).count() == 1
 
 
 @pytest.mark.django_db
@@ -83,8 +83,8 @@ def test_a_response_with_its_assignments_columns_is_kept(answered):
     ],
     ids=["study", "item", "participant", "assignment"],
 )
-def test_deleting_what_a_response_names_deletes_the_response(answered, owner):
+def test_deleting_what_a_response_names_deletes_the_response(stored_answer, owner):
     with transaction.atomic():
-        owner(answered).delete()
+        owner(stored_answer).delete()
         check_keys_now()
-    assert not Response.objects.filter(pk=answered.pk).exists()
+    assert not Response.objects.filter(pk=stored_answer.pk).exists()

@@ -24,7 +24,7 @@ SLUG = "a-tamper"
 
 
 @pytest.fixture
-def world():
+def alices_shared_study():
     """Alice's live study, shared with Bob: a crowd participant who answered, and Alice's
     own test run (she took part in her study)."""
     alice, bob = researcher_user("alice", password="pw-a"), researcher_user("bob", password="pw-b")
@@ -81,24 +81,26 @@ CHANGES = [
 
 
 @pytest.mark.parametrize(("what", "path", "form"), CHANGES, ids=[c[0] for c in CHANGES])
-def test_a_shared_researcher_is_refused_every_change(world, what, path, form):
-    study = world["study"]
-    url = path.format(public_id=world["crowd"].public_id, item=Item.objects.filter(study=study).first().pk)
+def test_a_shared_researcher_is_refused_every_change(alices_shared_study, what, path, form):
+    study = alices_shared_study["study"]
+    url = path.format(
+        public_id=alices_shared_study["crowd"].public_id, item=Item.objects.filter(study=study).first().pk
+    )
     before = snapshot(study)
-    answer = browser(world["bob"]).post(url, study_file_upload() if form == "upload" else form)
+    answer = browser(alices_shared_study["bob"]).post(url, study_file_upload() if form == "upload" else form)
     assert answer.status_code == 403, (what, answer.status_code, answer.content[:300])
     assert snapshot(study) == before
 
 
-def test_the_builder_is_the_owners_to_open(world):
-    assert browser(world["bob"]).get(f"/research/s/{SLUG}/edit/").status_code == 403
-    assert browser(world["alice"]).get(f"/research/s/{SLUG}/edit/").status_code == 200
+def test_the_builder_is_the_owners_to_open(alices_shared_study):
+    assert browser(alices_shared_study["bob"]).get(f"/research/s/{SLUG}/edit/").status_code == 403
+    assert browser(alices_shared_study["alice"]).get(f"/research/s/{SLUG}/edit/").status_code == 200
 
 
-def test_the_owner_still_makes_each_change(world):
-    alice = browser(world["alice"])
+def test_the_owner_still_makes_each_change(alices_shared_study):
+    alice = browser(alices_shared_study["alice"])
     assert alice.post(f"/research/s/{SLUG}/test-answers/discard/").status_code == 302
-    assert not Enrollment.objects.filter(study=world["study"], is_test=True).exists()
+    assert not Enrollment.objects.filter(study=alices_shared_study["study"], is_test=True).exists()
     assert alice.post(f"/research/s/{SLUG}/status/", {"status": "closed"}).status_code == 302
     assert Study.objects.get(slug=SLUG).status == "closed"
 
@@ -117,17 +119,19 @@ READS = [
 ]
 
 
-def test_a_shared_researcher_reads_every_page_without_the_owners_buttons(world):
-    study = world["study"]
-    bob = browser(world["bob"])
+def test_a_shared_researcher_reads_every_page_without_the_owners_buttons(alices_shared_study):
+    study = alices_shared_study["study"]
+    bob = browser(alices_shared_study["bob"])
     item = Item.objects.filter(study=study).first().pk
     for path in READS:
-        answer = bob.get(path.format(public_id=world["crowd"].public_id, item=item))
+        answer = bob.get(path.format(public_id=alices_shared_study["crowd"].public_id, item=item))
         assert answer.status_code == 200, path
     overview = bob.get(f"/research/s/{SLUG}/").content.decode()
     assert "shared-read-only" in overview
     for owners_button in ("discard-test-answers", "edit-in-builder", 'name="status"'):
         assert owners_button not in overview
-    participant = bob.get(f"/research/s/{SLUG}/participants/{world['crowd'].public_id}/").content.decode()
+    participant = bob.get(
+        f"/research/s/{SLUG}/participants/{alices_shared_study['crowd'].public_id}/"
+    ).content.decode()
     assert "review-actions" not in participant
     assert bob.post(f"/research/s/{SLUG}/exports/", {"format": "jsonl"}).status_code == 302

@@ -18,7 +18,6 @@ from annotation.services.authoring.studies import load_study_file
 from annotation.services.study_status import STATUS_TRANSITIONS, change_study_status
 from tests.api.conftest import CheckedClient
 from tests.conftest import claim_study_file
-from tests.factories import researcher_user
 from tests.helpers.admin import admin_form_data
 
 pytestmark = pytest.mark.django_db
@@ -34,11 +33,6 @@ REFUSED = [
 
 def test_the_refused_moves_are_those_back_to_draft():
     assert sorted(REFUSED) == [("closed", "draft"), ("live", "draft")]
-
-
-@pytest.fixture
-def owner(db):
-    return researcher_user("olga", password="pw-olga-1")
 
 
 def study_in(status: str, owner) -> Study:

@@ -13,7 +13,6 @@ from rest_framework.test import APIClient
 from annotation.models import Study
 from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
-from tests.factories import researcher_user
 
 pytestmark = pytest.mark.django_db
 
@@ -33,12 +32,6 @@ ITEM_ERRORS = [
     "items[2].payload.sentences (external_id 'c2')",
     "items[3].gold.label (external_id 'c3')",
 ]
-
-
-@pytest.fixture
-def researcher(django_user_model):
-    user = researcher_user("rita", password="pw-rita-123")
-    return user
 
 
 def test_the_upload_page_lists_every_error_at_once(client, researcher):

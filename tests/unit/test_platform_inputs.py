@@ -8,16 +8,17 @@ import urllib.error
 from http.client import RemoteDisconnected
 
 import pytest
-from cryptography.fernet import InvalidToken
 from django.test import override_settings
 
 from annotation.errors import InputError
-from annotation.models import Enrollment, Study
+from annotation.models import Enrollment, Platform, ResearcherToken, Study
+from annotation.platforms.audit import CallContext
 from annotation.platforms.bonuses import BonusLine, parse_bonus_csv
 from annotation.platforms.errors import PlatformOutcomeUnknown, PlatformUnreachable
-from annotation.platforms.prolific.client import _not_answered
+from annotation.platforms.prolific.client import ProlificClient
 from annotation.platforms.review import MIN_REJECTION_MESSAGE, rejection_message
-from annotation.platforms.tokens import _fernet
+from annotation.platforms.tokens import researcher_token, store_token
+from tests.factories import researcher_user
 
 
 def test_bonus_file_with_header_reasons_and_amounts_in_cents():
@@ -41,13 +42,17 @@ def test_bonus_file_names_every_bad_line_and_refuses_an_empty_file():
 
 
 def test_a_refused_connection_sent_nothing_and_a_dropped_one_may_have_acted():
-    refused = _not_answered(urllib.error.URLError(ConnectionRefusedError(111, "Connection refused")))
+    """How the Prolific client reads a call that got no reply (the hook the call base asks)."""
+    client = ProlificClient(
+        context=CallContext(study=Study()), token="t", base_url="http://prolific.test", timeout=1
+    )
+    refused = client.unanswered(urllib.error.URLError(ConnectionRefusedError(111, "Connection refused")))
     assert isinstance(refused, PlatformUnreachable) and not refused.maybe_done
-    dropped = _not_answered(urllib.error.URLError(RemoteDisconnected("closed")))
+    dropped = client.unanswered(urllib.error.URLError(RemoteDisconnected("closed")))
     assert isinstance(dropped, PlatformOutcomeUnknown) and dropped.maybe_done
-    timed_out = _not_answered(TimeoutError("timed out"))
+    timed_out = client.unanswered(TimeoutError("timed out"))
     assert timed_out.maybe_done
-    no_host = _not_answered(urllib.error.URLError(socket.gaierror(-2, "Name or service not known")))
+    no_host = client.unanswered(urllib.error.URLError(socket.gaierror(-2, "Name or service not known")))
     assert not no_host.maybe_done
 
 
@@ -57,9 +62,17 @@ def test_the_rejection_message_is_long_enough_even_with_no_check_recorded(monkey
     assert len(message) >= MIN_REJECTION_MESSAGE
 
 
+@pytest.mark.django_db
 def test_tokens_are_encrypted_with_a_key_from_the_settings():
+    user = researcher_user("rita")
     with override_settings(PLATFORM_TOKEN_KEY="", SECRET_KEY="one"):
-        sealed = _fernet().encrypt(b"secret-token")
-        assert b"secret-token" not in sealed and _fernet().decrypt(sealed) == b"secret-token"
-    with override_settings(PLATFORM_TOKEN_KEY="", SECRET_KEY="two"), pytest.raises(InvalidToken):
-        _fernet().decrypt(sealed)  # a new secret key: the stored tokens are unreadable
+        store_token(user, platform=Platform.PROLIFIC, token="secret-token")
+        sealed = bytes(ResearcherToken.objects.get(user=user).encrypted)
+        assert b"secret-token" not in sealed
+        assert researcher_token(user, platform=Platform.PROLIFIC) == "secret-token"
+    with override_settings(PLATFORM_TOKEN_KEY="", SECRET_KEY="two"):
+        # a new secret key: the stored tokens are unreadable, so none is used
+        assert researcher_token(user, platform=Platform.PROLIFIC) == ""
+    with override_settings(PLATFORM_TOKEN_KEY="one", SECRET_KEY="two"):
+        # the token key, when set, is the key (a secret key can then change)
+        assert researcher_token(user, platform=Platform.PROLIFIC) == "secret-token"
