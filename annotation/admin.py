@@ -41,7 +41,7 @@ from .services.authoring.validation import (
 )
 from .services.jobs import JOB_KINDS, cancel_job, check_new_job, queue_job
 from .services.participation.flags import flag_in_study, unflag_in_study
-from .services.populations import counted_per_item, counted_per_study
+from .services.populations import counted_per_item, counted_per_study, items_per_study
 from .services.study_status import CLOSING_FIELDS, change_study_status
 from .shares import percent
 
@@ -158,11 +158,6 @@ class AttentionCheckAdminForm(ItemAdminForm):
     attention_checks_only = True
 
 
-def _count(model, **filters) -> Coalesce:
-    rows = model.objects.filter(study=OuterRef("pk"), **filters).values("study").annotate(n=Count("id"))
-    return Coalesce(Subquery(rows.values("n"), output_field=IntegerField()), 0)
-
-
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
     form = StudyAdminForm
@@ -199,7 +194,7 @@ class StudyAdmin(admin.ModelAdmin):
             .get_queryset(request)
             .select_related("owner")
             .annotate(
-                n_items=_count(Item, is_attention_check=False),
+                n_items=items_per_study(),
                 n_answered=counted_per_study(),
                 exam_study=Exists(Exam.objects.filter(study=OuterRef("pk"))),
                 n_attempts=Coalesce(

@@ -27,7 +27,7 @@ import numpy as np
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
-from annotation.models import Enrollment, Participant, Response, Study
+from annotation.models import Enrollment, Item, Participant, Response, Study
 
 # Participants whose answers are not human annotations.
 MACHINE = Participant.Source.MODEL  # LLM simulators and automatic raters
@@ -97,6 +97,18 @@ def counted_per_item() -> Coalesce:
         Response.objects.filter(item=OuterRef("pk"))
         .filter(counts_q())
         .values("item")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
+
+
+def items_per_study() -> Coalesce:
+    """A ``Study`` annotation: how many task items it has (attention checks are pages, not
+    items of the study's figures or quota)."""
+    rows = (
+        Item.objects.filter(study=OuterRef("pk"), is_attention_check=False)
+        .values("study")
         .annotate(n=Count("id"))
         .values("n")
     )

@@ -238,3 +238,15 @@ def test_quality_compares_with_the_answers_that_count_only(users, client_for):
     # two unselected sentences agree. Were the model rater (who sides with p1) a voter, the
     # label and the first sentence would be ties and left out (4 compared, 4 agreed).
     assert (first["agreement"]["compared"], first["agreement"]["agreed"]) == (8, 4)
+
+
+def test_the_study_list_and_the_admin_count_task_items_without_the_attention_checks(users, client_for):
+    """One reader of "how many items" (``populations.items_per_study``) for the API's list and
+    the admin's column: two task items, three attention checks."""
+    load_study_file(claim_study_file(slug="checked", items=2, attention=3), owner=users["owner"])
+    listed = client_for("owner").get("/api/v1/studies/").json()["results"]
+    assert [(s["slug"], s["item_count"]) for s in listed] == [("checked", 2)]
+    admin = Client()
+    admin.force_login(users["admin"])
+    listing = admin.get("/admin/annotation/study/").content.decode()
+    assert re.search(r'<td class="field-item_count">2</td>', listing)

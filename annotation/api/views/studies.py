@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, IntegerField, OuterRef, Subquery
-from django.db.models.functions import Coalesce
 from rest_framework import status
 from rest_framework.response import Response
 
 from annotation.api.idempotency import idempotent
 from annotation.api.schema import documented
 from annotation.api.serializers.studies import StatusChange, StudyDetail, StudyFile, StudySummary, StudyUpdate
-from annotation.models import Item, Study
+from annotation.models import Study
 from annotation.services.access import researcher_studies
 from annotation.services.authoring.studies import load_study_file_for
 from annotation.services.authoring.study_changes import update_study
 from annotation.services.participation.assignment import item_progress
-from annotation.services.populations import counted_per_study
+from annotation.services.populations import counted_per_study, items_per_study
 from annotation.services.study_status import change_study_status
 
 from .base import ResearcherView
-
-
-def _count(model, **filters):
-    rows = model.objects.filter(study=OuterRef("pk"), **filters).values("study").annotate(n=Count("id"))
-    return Coalesce(Subquery(rows.values("n"), output_field=IntegerField()), 0)
 
 
 def _detail(study: Study, status_code: int = status.HTTP_200_OK) -> Response:
@@ -45,7 +38,7 @@ class StudyListView(ResearcherView):
             .select_related("owner")
             # The answers that count (``populations``), as the study's progress counts them:
             # never a test run, a model rater's, an adjudicator's or an attention check.
-            .annotate(n_items=_count(Item, is_attention_check=False), n_responses=counted_per_study())
+            .annotate(n_items=items_per_study(), n_responses=counted_per_study())
             .order_by("slug")
         )
         page = self.paginate_queryset(studies)
