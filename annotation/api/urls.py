@@ -3,7 +3,6 @@ with ``scoring``'s (the reports) under the namespace ``api``."""
 
 from django.urls import path
 
-from . import hooks
 from .views import exports, items, jobs, participants, responses, studies, tokens
 
 urlpatterns = [
@@ -43,5 +42,4 @@ urlpatterns = [
     path("job-kinds/", jobs.JobKindListView.as_view(), name="job-kind-list"),
     path("jobs/<int:job_id>/", jobs.JobDetailView.as_view(), name="job-detail"),
     path("jobs/<int:job_id>/cancel/", jobs.JobCancelView.as_view(), name="job-cancel"),
-    path("hooks/prolific/<slug:slug>/", hooks.prolific_hook, name="prolific-hook"),
 ]

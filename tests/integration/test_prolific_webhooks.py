@@ -51,7 +51,7 @@ def deliver(client, study, body, *, event_id="ev-1", sent=SENT, secret=SECRET, h
         "X-Timestamp": timestamp,
     }
     return client.post(
-        reverse("api:prolific-hook", kwargs={"slug": study.slug}),
+        reverse("prolific-hook", kwargs={"slug": study.slug}),
         data=raw,
         content_type="application/json",
         headers=signed if headers is None else headers,
@@ -245,7 +245,7 @@ def test_a_study_without_a_secret_or_no_study_refuses_every_event(client, crowd_
 
 
 def test_the_address_takes_only_posts(client, one_place):
-    reply = client.get(reverse("api:prolific-hook", kwargs={"slug": one_place.slug}))
+    reply = client.get(reverse("prolific-hook", kwargs={"slug": one_place.slug}))
     assert reply.status_code == 405
 
 
@@ -253,10 +253,39 @@ def test_the_command_keeps_the_secret_sealed_and_names_the_address(crowd_study, 
     settings.SITE_URL = "https://roft.example"
     out = StringIO()
     call_command("prolific", "webhook", crowd_study.slug, "--secret", "s3cret-value", stdout=out)
-    assert f"https://roft.example/api/v1/hooks/prolific/{crowd_study.slug}/" in out.getvalue()
+    assert f"https://roft.example/hooks/prolific/{crowd_study.slug}/" in out.getvalue()
     stored = bytes(PlatformStudy.objects.get(study=crowd_study).prolific_hook_secret)
     assert b"s3cret-value" not in stored and hook_secret(crowd_study) == "s3cret-value"
     with pytest.raises(CommandError, match="secret"):
         call_command("prolific", "webhook", crowd_study.slug, "--secret", "two words")
     call_command("prolific", "webhook", crowd_study.slug, "--clear", stdout=StringIO())
     assert hook_secret(crowd_study) == ""
+
+
+def test_the_address_is_rate_limited_per_client_address(client, one_place, settings):
+    from django.core.cache import cache
+
+    settings.RATE_LIMIT_HOOK = "2/min"
+    cache.clear()
+    try:
+        answers = [
+            deliver(client, one_place, status_change("pid-x", "ACTIVE"), event_id=f"ev-{n}").status_code
+            for n in range(3)
+        ]
+    finally:
+        cache.clear()
+    assert answers == [200, 200, 429]
+
+
+def test_the_platforms_page_keeps_the_secret_and_shows_the_address(
+    client, researcher, researchers_crowd_study
+):
+    study = researchers_crowd_study
+    page = client.post(
+        f"/research/s/{study.slug}/platforms/settings/", {"prolific_hook_secret": "page-secret"}, follow=True
+    ).content.decode()
+    assert "page-secret" not in page and "webhook secret is stored" in page
+    assert f"/hooks/prolific/{study.slug}/" in page
+    assert hook_secret(study) == "page-secret"
+    signed = deliver(client, study, status_change("pid-none", "ACTIVE"), secret="page-secret")
+    assert signed.status_code == 200

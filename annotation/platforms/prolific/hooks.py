@@ -8,7 +8,7 @@
 - ``submission.status.change`` carries ``resource_id`` (the submission, which our link receives
   as SESSION_ID), ``participant_id`` (the PROLIFIC_PID) and the new ``status``.
 
-The study is named by the address (``/api/v1/hooks/prolific/<slug>/``) and its secret is kept
+The study is named by the address (``/hooks/prolific/<slug>/``) and its secret is kept
 on its ``PlatformStudy``, sealed like a token (``platforms.tokens``). Keeping the id, the
 order, the release and the audit log are the room's (``platforms.events``).
 """

@@ -25,7 +25,7 @@ LIMITED_PAGES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("login", "POST", re.compile(r"^/accounts/password_reset/$")),
     ("entry", "GET", re.compile(r"^/(play/)?s/[\w-]+/$")),
     ("entry", "POST", re.compile(r"^/(play/)?s/[\w-]+/(consent/)?$")),
-    ("hook", "POST", re.compile(r"^/api/v1/hooks/")),
+    ("hook", "POST", re.compile(r"^/hooks/")),
 )
 
 

@@ -64,7 +64,7 @@ class Command(PlatformCommand):
         if options["clear"]:
             self.stdout.write(f"Forgot the webhook secret of {study.slug}: its address refuses events now.")
             return True
-        address = settings.SITE_URL + reverse("api:prolific-hook", kwargs={"slug": study.slug})
+        address = settings.SITE_URL + reverse("prolific-hook", kwargs={"slug": study.slug})
         self.stdout.write(
             f"Kept the webhook secret of {study.slug}. Subscribe this address to {SUBMISSION_EVENT} "
             f"in the same Prolific workspace:\n{address}"
