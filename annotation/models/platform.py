@@ -17,7 +17,9 @@ class Platform(models.TextChoices):
 
 class PlatformCall(models.Model):
     """One call to a crowd platform (or, in a dry run, one call that would have been made):
-    what was sent and what came back. Written by ``platforms.audit`` only, never changed."""
+    what was sent and what came back; or one event a platform sent us (method ``EVENT``):
+    what arrived, what we answered and what it did. Written by ``platforms.audit`` only,
+    never changed."""
 
     study = models.ForeignKey(
         "annotation.Study", null=True, on_delete=models.SET_NULL, related_name="platform_calls"

@@ -30,6 +30,7 @@ IGNORED = "ignored"  # read, but about no participant or submission of this stud
 OUT_OF_ORDER = "out of order"  # older than an event already applied to its submission
 DUPLICATE = "duplicate"  # its id arrived before
 REFUSED = "refused"  # not verified or not readable: nothing read, nothing done
+FAILED = "failed"  # verified and read, but applying it raised: nothing kept (answered 500)
 
 
 @dataclass(frozen=True)
@@ -86,16 +87,29 @@ def refuse(
 def receive(study: Study, event: Event) -> Answer:
     """Keep a verified event by its id and apply it once (``_apply``); a second delivery of
     the same id changes nothing and is answered 200 so the platform stops sending it."""
+    body = {**event.body, "event_id": event.event_id, "sent_at": _when(event.sent_at)}
     try:
         with transaction.atomic():
             answer = _apply(study, event)
     except IntegrityError:  # the id is kept already: this event arrived before
         answer = Answer(200, DUPLICATE, f"Event {event.event_id} arrived before; nothing was done again.")
+    except Exception as exc:  # nothing kept: the platform's next delivery tries again
+        failed = Answer(500, FAILED, f"{type(exc).__name__}: {exc}")
+        record_event(
+            study,
+            platform=event.platform,
+            event_type=event.event_type,
+            body=body,
+            status=500,
+            outcome=failed.as_dict(),
+            error=failed.detail,
+        )
+        raise
     record_event(
         study,
         platform=event.platform,
         event_type=event.event_type,
-        body={**event.body, "event_id": event.event_id, "sent_at": _when(event.sent_at)},
+        body=body,
         status=answer.status,
         outcome=answer.as_dict(),
     )

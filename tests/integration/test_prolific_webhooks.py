@@ -289,3 +289,23 @@ def test_the_platforms_page_keeps_the_secret_and_shows_the_address(
     assert hook_secret(study) == "page-secret"
     signed = deliver(client, study, status_change("pid-none", "ACTIVE"), secret="page-secret")
     assert signed.status_code == 200
+
+
+def test_a_release_that_fails_keeps_no_event_so_the_next_delivery_applies_it(client, one_place, monkeypatch):
+    from annotation.platforms import events
+
+    first = holding(one_place, "pid-first")
+    body = status_change("pid-first", "RETURNED")
+
+    def broken(study, *, participants):
+        raise RuntimeError("database went away")
+
+    monkeypatch.setattr(events, "mark_returned", broken)
+    client.raise_request_exception = False
+    failed = deliver(client, one_place, body)
+    assert failed.status_code == 500 and held(first) and not PlatformEvent.objects.exists()
+    assert audit_rows(one_place)[-1].response_body["outcome"] == "failed"
+
+    monkeypatch.undo()
+    again = deliver(client, one_place, body)
+    assert again.json()["outcome"] == "accepted" and not held(first)
