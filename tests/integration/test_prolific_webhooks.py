@@ -289,6 +289,8 @@ def test_the_platforms_page_keeps_the_secret_and_shows_the_address(
     assert hook_secret(study) == "page-secret"
     signed = deliver(client, study, status_change("pid-none", "ACTIVE"), secret="page-secret")
     assert signed.status_code == 200
+    audit = client.get(f"/research/s/{study.slug}/platforms/").content.decode()
+    assert "Prolific, by webhook" in audit and "EVENT submission.status.change" in audit
 
 
 def test_a_release_that_fails_keeps_no_event_so_the_next_delivery_applies_it(client, one_place, monkeypatch):
