@@ -25,6 +25,7 @@ from .models import (
     PlatformBonus,
     PlatformCall,
     PlatformDecision,
+    PlatformEvent,
     PlatformStudy,
     ResearcherInvitation,
     Response,
@@ -478,7 +479,7 @@ class ResearcherInvitationAdmin(admin.ModelAdmin):
 @admin.register(PlatformCall)
 class PlatformCallAdmin(_ReadOnly):
     list_display = ["created_at", "study", "user", "platform", "method", "path", "status", "dry_run"]
-    list_filter = ["platform", "dry_run", "study"]
+    list_filter = ["platform", "method", "dry_run", "study"]
     list_select_related = ["study", "user"]
 
 
@@ -486,6 +487,15 @@ class PlatformCallAdmin(_ReadOnly):
 class PlatformDecisionAdmin(_ReadOnly):
     list_display = ["created_at", "study", "platform", "submission_id", "action", "state", "sent_at"]
     list_filter = ["platform", "action", "state"]
+    list_select_related = ["study"]
+
+
+@admin.register(PlatformEvent)
+class PlatformEventAdmin(_ReadOnly):
+    """The ids of the events a platform sent (webhooks); what each did is in the audit log."""
+
+    list_display = ["received_at", "study", "platform", "event_id", "submission_id", "status", "sent_at"]
+    list_filter = ["platform", "status"]
     list_select_related = ["study"]
 
 

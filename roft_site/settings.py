@@ -371,6 +371,8 @@ SPECTACULAR_SETTINGS = {
 RATE_LIMIT_LOGIN = env_str("RATE_LIMIT_LOGIN", "10/min")
 RATE_LIMIT_TOKEN = env_str("RATE_LIMIT_TOKEN", "10/min")
 RATE_LIMIT_ENTRY = env_str("RATE_LIMIT_ENTRY", "60/min")
+# A platform sends every event of a busy study from a few addresses: a high bound, against floods.
+RATE_LIMIT_HOOK = env_str("RATE_LIMIT_HOOK", "600/min")
 NUM_PROXIES = env_int("NUM_PROXIES", 0, minimum=0)
 
 # Minutes an unanswered assignment is held for a participant before its slot is released.

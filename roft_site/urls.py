@@ -39,6 +39,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include("roft_site.api_urls")),
+    path("hooks/", include("annotation.hooks")),  # the platforms' events (webhooks)
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # the split view serves its script from a URL: no inline script (Content-Security-Policy)
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),

@@ -11,7 +11,15 @@ from .item import AttentionCheck, Item
 from .job import Job
 from .model_output import ModelOutput
 from .participant import Participant
-from .platform import Platform, PlatformBonus, PlatformCall, PlatformDecision, PlatformStudy, ResearcherToken
+from .platform import (
+    Platform,
+    PlatformBonus,
+    PlatformCall,
+    PlatformDecision,
+    PlatformEvent,
+    PlatformStudy,
+    ResearcherToken,
+)
 from .response import Response
 from .simulatability import FollowUp, ModelExplanation
 from .study import Study
@@ -34,6 +42,7 @@ __all__ = [
     "PlatformBonus",
     "PlatformCall",
     "PlatformDecision",
+    "PlatformEvent",
     "PlatformStudy",
     "PlayerStats",
     "ResearcherInvitation",

@@ -17,7 +17,9 @@ class Platform(models.TextChoices):
 
 class PlatformCall(models.Model):
     """One call to a crowd platform (or, in a dry run, one call that would have been made):
-    what was sent and what came back. Written by ``platforms.audit`` only, never changed."""
+    what was sent and what came back; or one event a platform sent us (method ``EVENT``):
+    what arrived, what we answered and what it did. Written by ``platforms.audit`` only,
+    never changed."""
 
     study = models.ForeignKey(
         "annotation.Study", null=True, on_delete=models.SET_NULL, related_name="platform_calls"
@@ -66,6 +68,12 @@ class PlatformStudy(models.Model):
         default=0,
         validators=[MaxValueValidator(MAX_BONUS_CAP_CENTS)],
         help_text="The most one participant may be paid in bonuses in this study, in cents (0: no bonuses).",
+    )
+    prolific_hook_secret = models.BinaryField(
+        default=b"",
+        blank=True,
+        editable=False,
+        help_text="The Prolific workspace's webhook secret, encrypted (platforms.tokens); empty: no webhook.",
     )
 
     def __str__(self) -> str:
@@ -176,3 +184,32 @@ class ResearcherToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.platform} token of user {self.user_id}"
+
+
+class PlatformEvent(models.Model):
+    """An event a platform sent us (a webhook) for a study, kept by its id so that a second
+    delivery of the same event to the same study does nothing (``platforms.events``), with
+    the submission's status and the time the platform sent it, so that an older event
+    arriving after a newer one is recognised. What each event did is written in the audit
+    log (``PlatformCall``)."""
+
+    platform = models.CharField(max_length=10, choices=Platform.choices)
+    event_id = models.CharField(
+        max_length=100, help_text="The platform's id of the event (Prolific: X-Event-ID)."
+    )
+    study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="+")
+    submission_id = models.CharField(max_length=64, blank=True)
+    status = models.CharField(
+        max_length=40, blank=True, help_text="The submission's status the event announced."
+    )
+    sent_at = models.DateTimeField(null=True, blank=True, help_text="When the platform sent it, as it says.")
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "platform", "event_id"], name="platformevent_once")
+        ]
+        indexes = [models.Index(fields=["study", "submission_id"], name="platformevent_submission")]
+
+    def __str__(self) -> str:
+        return f"{self.platform} event {self.event_id}"

@@ -2,7 +2,9 @@
 
 Every call the site makes to Prolific or MTurk (and every call a dry run would make) is
 written here with what was sent and what came back, so a researcher can see on the study's
-page who approved, rejected or paid whom, when, and what the platform answered.
+page who approved, rejected or paid whom, when, and what the platform answered. Every event a
+platform sends us (a webhook, ``platforms.events``) is written here too, as the method
+``EVENT``: what arrived, what we answered, and what it did or why it did nothing.
 """
 
 from __future__ import annotations
@@ -55,6 +57,35 @@ def record_call(
             response_body=_as_json(reply),
             error=error[:2000],
             dry_run=context.dry_run,
+        )
+
+
+EVENT = "EVENT"  # the method of an event a platform sent us (a webhook), in the audit log
+
+
+def record_event(
+    study: Study | None,
+    *,
+    platform: str,
+    event_type: str,
+    body: object,
+    status: int,
+    outcome: dict,
+    error: str = "",
+) -> PlatformCall:
+    """Write one event a platform sent us: its body (``body``), the HTTP status we answered
+    (``status``) and what it did (``outcome``); ``error`` says why it was refused. ``study`` is
+    None when the address named no study of ours. Committed at once, as ``record_call``."""
+    with transaction.atomic():
+        return PlatformCall.objects.create(
+            study=study,
+            platform=platform,
+            method=EVENT,
+            path=(event_type or "(unread)")[:300],
+            request_body=_redacted(_as_json(body)),
+            status=status,
+            response_body=_as_json(outcome),
+            error=error[:2000],
         )
 
 

@@ -1,4 +1,5 @@
-"""A researcher's own platform token, encrypted at rest (Fernet).
+"""A researcher's own platform token, encrypted at rest (Fernet), and the other secrets a
+platform gives us (a Prolific workspace's webhook secret), sealed the same way (``seal``).
 
 The key comes from ``PLATFORM_TOKEN_KEY`` or, when that is empty, from ``SECRET_KEY``
 (a SHA-256 of it, so a new secret key makes stored tokens unreadable: the researcher stores
@@ -24,6 +25,21 @@ def _fernet() -> Fernet:
     return Fernet(base64.urlsafe_b64encode(key))
 
 
+def seal(secret: str) -> bytes:
+    """``secret`` encrypted under the site's key, as stored."""
+    return _fernet().encrypt(secret.encode())
+
+
+def unseal(sealed: bytes | memoryview) -> str:
+    """A stored secret read back, or "" (none stored, or unreadable under the current key)."""
+    if not sealed:
+        return ""
+    try:
+        return _fernet().decrypt(bytes(sealed)).decode()
+    except InvalidToken:
+        return ""
+
+
 def store_token(user, *, platform: str, token: str) -> None:
     """Keep ``token`` for ``user`` on ``platform`` (replacing theirs); an empty token deletes it."""
     token = token.strip()
@@ -32,7 +48,7 @@ def store_token(user, *, platform: str, token: str) -> None:
         return
     if len(token) > 500 or any(ch.isspace() for ch in token):
         raise InputError({"token": ["A token is one word of at most 500 characters."]})
-    encrypted = _fernet().encrypt(token.encode())
+    encrypted = seal(token)
     ResearcherToken.objects.update_or_create(user=user, platform=platform, defaults={"encrypted": encrypted})
 
 
@@ -45,9 +61,4 @@ def researcher_token(user, *, platform: str) -> str:
     if user is None:
         return ""
     row = ResearcherToken.objects.filter(user=user, platform=platform).first()
-    if row is None:
-        return ""
-    try:
-        return _fernet().decrypt(bytes(row.encrypted)).decode()
-    except InvalidToken:
-        return ""
+    return unseal(row.encrypted) if row is not None else ""

@@ -57,6 +57,14 @@ class PlatformCommand(BaseCommand, ABC):
         review = sub.add_parser("review", help="approve, reject or leave the submissions awaiting review")
         self.add_common(review)
         self.add_bonus(sub)
+        self.add_actions(sub)
+
+    def add_actions(self, sub) -> None:
+        """A platform's own actions beside the three (run by ``own_action``, not as jobs)."""
+
+    def own_action(self, action: str, study: Study, options: dict) -> bool:
+        """Run one of the platform's own actions (``add_actions``); False: not one of them."""
+        return False
 
     publish_help = ""
 
@@ -89,6 +97,8 @@ class PlatformCommand(BaseCommand, ABC):
         study = Study.objects.filter(slug=options["slug"]).first()
         if study is None:
             raise CommandError(f"There is no study {options['slug']!r}.")
+        if self.own_action(action, study, options):
+            return
         if action == "bonus" and options.get("settle"):
             self.settle(study, *options["settle"])
             return

@@ -29,6 +29,7 @@ from annotation.platforms.money import (
 )
 from annotation.platforms.plans import bonus_plan, publish_parameters, publish_places, review_plan
 from annotation.platforms.prolific.calls import unpaid_batches
+from annotation.platforms.prolific.hooks import store_hook_secret
 from annotation.platforms.records import platform_study
 from annotation.platforms.tokens import has_token, store_token
 from annotation.research.views.decorators import researcher_required
@@ -66,6 +67,8 @@ def platform_page(request: HttpRequest, slug: str) -> HttpResponse:
         },
         "places_wanted": places_wanted(study),
         "prolific_token": has_token(request.user, platform=Platform.PROLIFIC),
+        "hook_secret_set": bool(record.prolific_hook_secret),
+        "hook_address": request.build_absolute_uri(reverse("prolific-hook", kwargs={"slug": study.slug})),
         "calls": study_calls(study),
         "recent_jobs": study.jobs.filter(kind__regex=r"^(prolific|mturk)_").order_by("-created_at")[:5],
     }
@@ -75,7 +78,8 @@ def platform_page(request: HttpRequest, slug: str) -> HttpResponse:
 @researcher_required
 @require_POST
 def platform_settings(request: HttpRequest, slug: str) -> HttpResponse:
-    """The bonus cap (per participant, in the study's currency) and the researcher's token."""
+    """The bonus cap (per participant, in the study's currency), the researcher's token and
+    the study's Prolific webhook secret."""
     study = _study(request, slug)
     if "bonus_cap" in request.POST:
         try:
@@ -91,6 +95,19 @@ def platform_settings(request: HttpRequest, slug: str) -> HttpResponse:
             messages.error(request, exc.summary())
         else:
             messages.success(request, "Your Prolific token is stored (encrypted; it is never shown again).")
+    if "prolific_hook_secret" in request.POST:
+        secret = request.POST["prolific_hook_secret"]
+        try:
+            store_hook_secret(study, secret)
+        except InputError as exc:
+            messages.error(request, exc.summary())
+        else:
+            messages.success(
+                request,
+                "The webhook secret is stored (encrypted; it is never shown again)."
+                if secret.strip()
+                else "The webhook secret is removed: the study's address refuses events.",
+            )
     return redirect("research-platforms", slug=slug)
 
 

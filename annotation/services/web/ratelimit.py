@@ -1,10 +1,11 @@
-"""Rate limits per client address: the logins, sign-up, the API token, a participant's entry.
+"""Rate limits per client address: the logins, sign-up, the API token, a participant's entry,
+the platforms' events (webhooks).
 
 One limiter for all of them (DRF's throttle: a sliding window of request times kept in the
 cache, which is Redis on a deployment, so every web process counts the same requests). The
 client address is the connecting one, or the one ``NUM_PROXIES`` trusted proxies put in
 ``X-Forwarded-For`` (docs/deploy.md). Rates are settings: ``RATE_LIMIT_LOGIN``,
-``RATE_LIMIT_TOKEN``, ``RATE_LIMIT_ENTRY`` (``"10/min"``).
+``RATE_LIMIT_TOKEN``, ``RATE_LIMIT_ENTRY``, ``RATE_LIMIT_HOOK`` (``"10/min"``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ LIMITED_PAGES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("login", "POST", re.compile(r"^/accounts/password_reset/$")),
     ("entry", "GET", re.compile(r"^/(play/)?s/[\w-]+/$")),
     ("entry", "POST", re.compile(r"^/(play/)?s/[\w-]+/(consent/)?$")),
+    ("hook", "POST", re.compile(r"^/hooks/")),
 )
 
 

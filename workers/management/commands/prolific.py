@@ -1,11 +1,18 @@
-"""python manage.py prolific publish|review|bonus SLUG … (docs/crowd.md)."""
+"""python manage.py prolific publish|review|bonus|webhook SLUG … (docs/crowd.md)."""
 
 from __future__ import annotations
 
-from django.core.management.base import CommandError
+import sys
 
+from django.conf import settings
+from django.core.management.base import CommandError
+from django.urls import reverse
+
+from annotation.errors import InputError
 from annotation.models import Study
 from annotation.platforms.money import MAX_REWARD_CENTS
+from annotation.platforms.prolific.hooks import SUBMISSION_EVENT, store_hook_secret
+from workers.management.jobcommand import input_error
 from workers.management.platformcommand import PlatformCommand, cents_from, study_url
 
 
@@ -27,6 +34,42 @@ class Command(PlatformCommand):
         )
         publish.add_argument("--minutes", type=int, required=True, help="estimated minutes per participant")
         publish.add_argument("--draft", action="store_true", help="create it as a draft, do not publish")
+
+    def add_actions(self, sub) -> None:
+        webhook = sub.add_parser(
+            "webhook",
+            help="keep the workspace's webhook secret for the study (its returns then free pages at once)",
+        )
+        webhook.add_argument("slug", help="the study's slug")
+        given = webhook.add_mutually_exclusive_group(required=True)
+        given.add_argument(
+            "--secret", help="the secret Prolific gave for the workspace ('-': read it from standard input)"
+        )
+        given.add_argument(
+            "--clear", action="store_true", help="forget the secret: the address refuses events"
+        )
+
+    def own_action(self, action: str, study: Study, options: dict) -> bool:
+        if action != "webhook":
+            return False
+        secret = "" if options["clear"] else options["secret"]
+        if secret == "-":  # noqa: S105 - the option's "read it from standard input"
+            secret = sys.stdin.readline()
+        if not options["clear"] and not secret.strip():
+            raise CommandError("webhook: the secret is empty (use --clear to forget it).")
+        try:
+            store_hook_secret(study, secret)
+        except InputError as exc:
+            raise input_error(exc, "nothing was stored") from None
+        if options["clear"]:
+            self.stdout.write(f"Forgot the webhook secret of {study.slug}: its address refuses events now.")
+            return True
+        address = settings.SITE_URL + reverse("prolific-hook", kwargs={"slug": study.slug})
+        self.stdout.write(
+            f"Kept the webhook secret of {study.slug}. Subscribe this address to {SUBMISSION_EVENT} "
+            f"in the same Prolific workspace:\n{address}"
+        )
+        return True
 
     def publish_parameters(self, study: Study, options: dict) -> dict:
         return {
