@@ -40,6 +40,9 @@ class Cell:
     hint: str = ""
     undefined: bool = False  # the text is a reason, not a figure: the page sets it small, wrapped
     mark: bool = False  # a value the table marks as a warning (``TableSpec.marks``)
+    # ``text`` split where a narrow column may break it: the figure, then its interval
+    value: str = ""
+    interval: str = ""
 
 
 @dataclass
@@ -268,16 +271,18 @@ def _value_cell(report: Report | None) -> Cell:
         return Cell(f"undefined: {reason}", f"n = {report.n}", undefined=True)
     percent = report.metric.endswith(".percent")
     name = "p_value" if report.metric.endswith(("sign_test", "wilcoxon", "chi_square")) else ""
-    text = _as_percent(report.value) if percent else format_number(report.value, name)
+    value = _as_percent(report.value) if percent else format_number(report.value, name)
+    interval = ""
     if report.ci_low is not None and report.ci_high is not None and report.metric.endswith(".rank"):
-        text += f" [{format_number(report.ci_low)}–{format_number(report.ci_high)}]"  # a range of ranks
+        interval = f"[{format_number(report.ci_low)}–{format_number(report.ci_high)}]"  # a range of ranks
     elif report.ci_low is not None and report.ci_high is not None:
         shown = _as_percent if percent else format_number
-        text += f" [{shown(report.ci_low)}, {shown(report.ci_high)}]"
+        interval = f"[{shown(report.ci_low)}, {shown(report.ci_high)}]"
     hint = f"n = {report.n}"
     if reason:
         hint += f"; {reason}"
-    return Cell(text, hint)
+    text = f"{value} {interval}" if interval else value
+    return Cell(text, hint, value=value, interval=interval)
 
 
 def _as_percent(value) -> str:
