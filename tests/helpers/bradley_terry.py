@@ -46,9 +46,10 @@ def ranking_study(*, crossed: bool = True, **fields):
     return study, pairs
 
 
-def questionnaire_study(**fields):
+def questionnaire_study(*, crossed: bool = True, **fields):
     """A pairwise pick with ties on 30 items of two passages (three systems), 5 answers each,
-    the passages shown in the order recorded in ``display_order.order``."""
+    the passages shown in the order recorded in ``display_order.order``. ``crossed``: the
+    same 5 participants answer every item; else every answer has its own participant."""
     questions = [{"id": "better", "type": "pick", "pick": "pairwise", "tie": True, "text": "Better?"}]
     study = StudyFactory(kind="questionnaire", slug="bt-pick", config={"questions": questions}, **fields)
     rng = random.Random(5)
@@ -70,10 +71,11 @@ def questionnaire_study(**fields):
             draw = rng.random()
             pick = "tie" if draw < 0.1 else order[0] if draw < 0.1 + 0.9 * p_first else order[1]
             outcome = 0.5 if pick == "tie" else float(pick == order[0])
-            pairs.append((first, second, outcome, f"q{i}", who))
+            rater = who if crossed else f"{who}{i}"
+            pairs.append((first, second, outcome, f"q{i}", rater))
             specs.append(
                 {
-                    "participant": who,
+                    "participant": rater,
                     "item": f"q{i}",
                     "answer": {"better": pick},
                     "display_order": {"order": order},
