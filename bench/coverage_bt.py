@@ -132,8 +132,12 @@ def _best_worst(design: Design, rng, item: np.ndarray, shift: np.ndarray, rater)
 
 
 def pseudo_truth(design: Design) -> tuple[np.ndarray, float]:
-    """As ``_pseudo_truth``, which does not depend on the number of items (computed once)."""
-    return _pseudo_truth(dataclasses.replace(design, items=0))
+    """As ``_pseudo_truth``, which does not depend on the number of items (computed once),
+    nor on who shares a shift: an answer's item shift plus its rater's taste is one N(0,
+    item SD² + taste²) shift of each system, so raters with taste have the truth of items of
+    that SD."""
+    spread = float(np.hypot(design.item_sd, design.taste or 0.0))
+    return _pseudo_truth(dataclasses.replace(design, items=0, item_sd=spread, taste=None))
 
 
 @functools.cache
@@ -148,8 +152,7 @@ def _pseudo_truth(design: Design) -> tuple[np.ndarray, float]:
         return bt.fit(data, k, ridge=0.0).strengths, bt.fit(data, k, position=True, ridge=0.0).position
     nodes, weights = np.polynomial.hermite_e.hermegauss(40)
     weights = weights / weights.sum()
-    # the difference of two systems' shifts on one answer: its item's and its rater's
-    spread = np.sqrt(2.0 * (design.item_sd**2 + (design.taste or 0.0) ** 2))
+    spread = np.sqrt(2.0) * design.item_sd  # the difference of two items' shifts
     first, second = (
         np.array(p) for p in zip(*[(a, b) for a in range(k) for b in range(k) if a != b], strict=True)
     )
