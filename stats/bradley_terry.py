@@ -3,8 +3,10 @@ position bias, for every pick, ranking and best-worst question.
 
 Data: one row per comparison of two systems, in the order they were shown (``first`` was
 shown before ``second``), its ``outcome`` (1: first preferred, 0: second preferred, 0.5: a
-tie the rater chose) and its ``cluster`` (the item: every comparison made on one item
-shares the item's peculiarities, so they are not independent).
+tie the rater chose), its ``cluster`` (the item: every comparison made on one item shares
+the item's peculiarities, so they are not independent) and, where known, its
+``participant`` (the rater: one who prefers one system's style does so on every item they
+answer, so their comparisons are not independent either).
 
 - **Model**: P(first preferred) = logistic(θ_first − θ_second); strengths are log-odds,
   centred to mean zero. A tie counts as half a win for each side ("ties as halves": the
@@ -13,10 +15,17 @@ shares the item's peculiarities, so they are not independent).
   strengths finite when a system never loses or never wins and fixes the mean at zero;
   with data that identify the strengths it moves them by ~RIDGE/information (≤ 1e-3).
 - **Intervals**: the cluster-robust sandwich covariance, clustered by item, with the CR1
-  factor G/(G−1) and Student-t quantiles on G−1 degrees of freedom (G: items).
+  factor G/(G−1) and Student-t quantiles on G−1 degrees of freedom (G: items). Where
+  participants cross items (``stats.clustered.crossed``: one answered two items or more),
+  clustered two ways, by item and by participant: V = V_item + V_participant − V_cell (each
+  with its own CR1 factor, Cameron, Gelbach & Miller), falling back to the larger one-way
+  covariance when a variance the figures use is not positive, with Satterthwaite's degrees
+  of freedom per figure (``stats.clustered.combined`` and ``Sandwich.dfs``: the rule of the
+  scale means).
 - **Rank intervals**: simultaneous: every pair of systems gets a Bonferroni interval on its
-  difference (level 1 − α/m, m pairs); system i ranks at best 1 + #{j surely stronger} and at
-  worst K − #{j surely weaker}, so all the rank intervals hold together with ≥ 1 − α.
+  difference (level 1 − α/m, m pairs; t on that difference's degrees of freedom); system i
+  ranks at best 1 + #{j surely stronger} and at worst K − #{j surely weaker}, so all the
+  rank intervals hold together with ≥ 1 − α.
 - **Position bias**: the same model with a term γ for the system shown first,
   logistic(θ_first − θ_second + γ); γ > 0: raters prefer what they saw first.
 """
@@ -28,8 +37,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bootstrap import CONFIDENCE
+from .clustered import Sandwich, combined, crossed, unit_cells
+from .groups import factorize
 
 RIDGE = 0.01
+ITEMS = "cluster-robust sandwich (items), t(G-1)"
+ITEMS_AND_PARTICIPANTS = "cluster-robust sandwich (items x participants), Satterthwaite t"
+# two ways with a variance that was not positive: the larger one-way covariance, by participant
+PARTICIPANTS = "cluster-robust sandwich (participants), t(G-1)"
 _NEWTON_STEPS = 100
 _TOLERANCE = 1e-9
 
@@ -42,6 +57,7 @@ class Comparisons:
     second: np.ndarray
     outcome: np.ndarray
     cluster: np.ndarray
+    participant: np.ndarray | None = None  # codes; None: not known (clustered by item only)
 
     def __len__(self) -> int:
         return int(self.first.size)
@@ -50,13 +66,19 @@ class Comparisons:
 @dataclass(frozen=True)
 class Fit:
     """A fitted model: ``strengths`` (mean zero), their covariance, ``position`` (γ, NaN
-    when not fitted) and its variance, and the number of clusters the covariance used."""
+    when not fitted) and its variance, the items (``clusters``) and participants (0 when
+    clustered by item only) the covariance used, its ``method``, and the ``sandwich`` of the
+    parameters (θ, then γ) with its one-way parts, whose ``dfs`` give each figure's degrees
+    of freedom."""
 
     strengths: np.ndarray
     covariance: np.ndarray
     position: float
     position_variance: float
     clusters: int
+    participants: int
+    method: str
+    sandwich: Sandwich
 
 
 @dataclass(frozen=True)
@@ -76,26 +98,32 @@ class Ranking:
     difference_high: np.ndarray
     clusters: int
     unbounded: tuple[int, ...]  # systems that never lost or never won: no finite interval
+    df: np.ndarray  # the strengths' t degrees of freedom
+    participants: int  # participant clusters (0: clustered by item only)
+    method: str
 
 
-def comparisons(first, second, outcome, cluster) -> Comparisons:
-    """Comparisons from parallel sequences, leaving out a system compared with itself."""
+def comparisons(first, second, outcome, cluster, participant=None) -> Comparisons:
+    """Comparisons from parallel sequences, leaving out a system compared with itself;
+    ``participant``: each comparison's rater (any labels; kept as codes), or None."""
     first = np.asarray(first, dtype=np.int64)
     second = np.asarray(second, dtype=np.int64)
     keep = (first >= 0) & (second >= 0) & (first != second)
+    people = None if participant is None else factorize(np.asarray(participant)[keep])[1].astype(np.int64)
     return Comparisons(
         first[keep],
         second[keep],
         np.asarray(outcome, dtype=np.float64)[keep],
         np.asarray(cluster, dtype=np.int64)[keep],
+        people,
     )
 
 
-def from_picks(shown, picked, ties, cluster) -> Comparisons:
+def from_picks(shown, picked, ties, cluster, participant=None) -> Comparisons:
     """From picks of one among the shown (columns of ``shown`` in display order, -1 padding;
     ``picked`` a system code or -1): the pick beats every other shown system; a tie
     (``ties`` True) is half a win for each of the shown. Pairs neither side of which was
-    picked say nothing and are left out."""
+    picked say nothing and are left out. ``cluster``, ``participant``: per response."""
     shown = np.asarray(shown, dtype=np.int64)
     picked = np.asarray(picked, dtype=np.int64)
     ties = np.asarray(ties, dtype=bool)
@@ -107,11 +135,11 @@ def from_picks(shown, picked, ties, cluster) -> Comparisons:
                 ties, 0.5, np.where(picked == left, 1.0, np.where(picked == right, 0.0, np.nan))
             )
             keep = (left >= 0) & (right >= 0) & ~np.isnan(outcome) & (ties | (picked >= 0))
-            parts.append((left[keep], right[keep], outcome[keep], np.asarray(cluster)[keep]))
+            parts.append((left[keep], right[keep], outcome[keep], *_per_response(keep, cluster, participant)))
     return _stacked(parts)
 
 
-def from_ranks(shown, rank, cluster) -> Comparisons:
+def from_ranks(shown, rank, cluster, participant=None) -> Comparisons:
     """From rankings (``rank`` per column of ``shown``, 1 best, NaN where not ranked): every
     pair with different ranks is one comparison ("full rank breaking"); equal ranks (a
     best-worst page's unranked middle) say nothing about that pair."""
@@ -123,11 +151,13 @@ def from_ranks(shown, rank, cluster) -> Comparisons:
             keep = (shown[:, a] >= 0) & (shown[:, b] >= 0) & (rank[:, a] != rank[:, b])
             keep &= ~np.isnan(rank[:, a]) & ~np.isnan(rank[:, b])
             outcome = (rank[:, a] < rank[:, b]).astype(np.float64)
-            parts.append((shown[keep, a], shown[keep, b], outcome[keep], np.asarray(cluster)[keep]))
+            parts.append(
+                (shown[keep, a], shown[keep, b], outcome[keep], *_per_response(keep, cluster, participant))
+            )
     return _stacked(parts)
 
 
-def from_best_worst(shown, most, least, cluster) -> Comparisons:
+def from_best_worst(shown, most, least, cluster, participant=None) -> Comparisons:
     """From MOST / LEAST choices: MOST ranks 1, LEAST k, the others tie in between (as
     ``stats.ranking.appearances``); responses without both choices are left out."""
     shown = np.asarray(shown, dtype=np.int64)
@@ -136,29 +166,51 @@ def from_best_worst(shown, most, least, cluster) -> Comparisons:
     k = (shown >= 0).sum(axis=1).astype(np.float64)[:, None]
     rank = np.where(shown == most, 1.0, np.where(shown == least, k, (k + 1) / 2))
     answered = (most >= 0) & (least >= 0) & (most != least)
-    return from_ranks(shown, np.where((shown >= 0) & answered, rank, np.nan), cluster)
+    return from_ranks(shown, np.where((shown >= 0) & answered, rank, np.nan), cluster, participant)
+
+
+def _per_response(keep: np.ndarray, cluster, participant) -> tuple:
+    people = None if participant is None else np.asarray(participant)[keep]
+    return np.asarray(cluster)[keep], people
 
 
 def _stacked(parts) -> Comparisons:
     if not parts:
         empty = np.array([], dtype=np.int64)
         return Comparisons(empty, empty, empty.astype(np.float64), empty)
-    return comparisons(*(np.concatenate([p[k] for p in parts]) for k in range(4)))
+    first, second, outcome, cluster = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    people = None if parts[0][4] is None else np.concatenate([p[4] for p in parts])
+    return comparisons(first, second, outcome, cluster, people)
 
 
 def fit(data: Comparisons, n_systems: int, *, position: bool = False, ridge: float = RIDGE) -> Fit:
-    """The (ridge-penalised) maximum-likelihood strengths and their cluster-robust covariance;
-    with ``position`` also the first-shown term γ."""
+    """The (ridge-penalised) maximum-likelihood strengths and their cluster-robust covariance
+    (by item, and by participant where participants cross items); with ``position`` also the
+    first-shown term γ."""
     model = _Model(data, n_systems, position)
     params = model.newton(ridge)
-    covariance, clusters = model.sandwich(params, ridge)
+    found, clusters, participants, method = model.sandwich(params, ridge)
     k = n_systems
     centre = np.eye(k) - 1.0 / k
     strengths = centre @ params[:k]
-    strength_cov = centre @ covariance[:k, :k] @ centre.T
+    strength_cov = centre @ found.covariance[:k, :k] @ centre.T
     gamma = float(params[k]) if position else float("nan")
-    gamma_var = float(covariance[k, k]) if position else float("nan")
-    return Fit(strengths, strength_cov, gamma, gamma_var, clusters)
+    gamma_var = float(found.covariance[k, k]) if position else float("nan")
+    return Fit(strengths, strength_cov, gamma, gamma_var, clusters, participants, method, found)
+
+
+def contrasts(n_systems: int, size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Rows on the parameters (θ, then γ when ``size`` is n_systems + 1) giving the centred
+    strengths and the differences θ_i − θ_j of the pairs i < j (``np.triu_indices`` order)."""
+    k = n_systems
+    size = k if size is None else size
+    centred = np.zeros((k, size))
+    centred[:, :k] = np.eye(k) - 1.0 / k
+    i, j = np.triu_indices(k, 1)
+    differences = np.zeros((i.size, size))
+    differences[np.arange(i.size), i] = 1.0
+    differences[np.arange(i.size), j] = -1.0
+    return centred, differences
 
 
 class _Model:
@@ -206,37 +258,63 @@ class _Model:
                 break
         return params
 
-    def sandwich(self, params: np.ndarray, ridge: float) -> tuple[np.ndarray, int]:
-        """Cluster-robust covariance H⁻¹ (G/(G−1) Σ_g s_g s_gᵀ) H⁻¹, s_g the cluster's score."""
-        data, k = self.data, self.k
+    def sandwich(self, params: np.ndarray, ridge: float) -> tuple[Sandwich, int, int, str]:
+        """Cluster-robust covariance H⁻¹ (G/(G−1) Σ_g s_g s_gᵀ) H⁻¹, s_g the cluster's score:
+        by item, or, where participants cross items, by item, participant and their cells
+        combined two ways (``stats.clustered.combined``; its fallback checks the variances of
+        the strengths, their differences and γ). Also the items, the participants (0: one
+        way) and the method."""
+        data = self.data
         p = _sigmoid(self.predictor(params))
         residual = data.outcome - p
-        labels, index = np.unique(data.cluster, return_inverse=True)
-        g = labels.size
-        per_cluster = np.zeros((g, self.size))
-        per_cluster[:, :k] = (
-            np.bincount(index * k + data.first, residual, g * k)
-            - np.bincount(index * k + data.second, residual, g * k)
-        ).reshape(g, k)
-        if self.position:
-            per_cluster[:, k] = np.bincount(index, residual, g)
-        meat = per_cluster.T @ per_cluster * (g / (g - 1) if g > 1 else 1.0)
         information = self.information(p * (1 - p)) + ridge * np.eye(self.size)
         bread = np.linalg.pinv(information, hermitian=True)  # singular along Σθ without a ridge
-        return bread @ meat @ bread, int(g)
+        item = factorize(data.cluster)[1]
+        items = int(item.max()) + 1
+        if data.participant is None or not crossed(item, data.participant):
+            part = self._one_way(bread, residual, item, items)
+            return combined(params, [(part, items, 1)]), items, 0, ITEMS
+        person = factorize(data.participant)[1]
+        cell = unit_cells(item, person)
+        groups = [(item, 1), (person, 1), (cell, -1)]
+        parts = []
+        for codes, sign in groups:
+            size = int(codes.max()) + 1
+            parts.append((self._one_way(bread, residual, codes, size), size, sign))
+        centred, differences = contrasts(self.k, self.size)
+        checked = np.vstack([centred, differences, np.eye(self.size)[self.k :]])
+        found = combined(params, parts, checked)
+        people = parts[1][1]
+        if len(found.parts) == 3:
+            return found, items, people, ITEMS_AND_PARTICIPANTS
+        if found.parts[0][0] is parts[0][0]:
+            return found, items, 0, ITEMS
+        return found, items, people, PARTICIPANTS
+
+    def _one_way(self, bread: np.ndarray, residual: np.ndarray, codes: np.ndarray, g: int) -> np.ndarray:
+        """One clustering's CR1 sandwich: bread · G/(G−1) Σ_g s_g s_gᵀ · bread."""
+        data, k = self.data, self.k
+        per_cluster = np.zeros((g, self.size))
+        per_cluster[:, :k] = (
+            np.bincount(codes * k + data.first, residual, g * k)
+            - np.bincount(codes * k + data.second, residual, g * k)
+        ).reshape(g, k)
+        if self.position:
+            per_cluster[:, k] = np.bincount(codes, residual, g)
+        meat = per_cluster.T @ per_cluster * (g / (g - 1) if g > 1 else 1.0)
+        return bread @ meat @ bread
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
-def t_quantile(level: float, clusters: int) -> float:
-    """The two-sided Student-t quantile on G−1 degrees of freedom (normal beyond 1000)."""
+def t_quantile(level: float, df):
+    """The two-sided Student-t quantile on ``df`` degrees of freedom (a number or an array;
+    at least 1)."""
     from scipy import stats  # imported on use: see stats/__init__.py
 
-    if clusters > 1000:
-        return float(stats.norm.ppf(0.5 + level / 2))
-    return float(stats.t.ppf(0.5 + level / 2, max(clusters - 1, 1)))
+    return stats.t.ppf(0.5 + level / 2, np.maximum(df, 1.0))
 
 
 def rank_systems(data: Comparisons, n_systems: int, *, confidence: float = CONFIDENCE) -> Ranking | None:
@@ -247,11 +325,17 @@ def rank_systems(data: Comparisons, n_systems: int, *, confidence: float = CONFI
     fitted = fit(data, n_systems)
     theta, cov = fitted.strengths, fitted.covariance
     se = np.sqrt(np.maximum(np.diag(cov), 0.0))
-    quantile = t_quantile(confidence, fitted.clusters)
+    centred, differences = contrasts(n_systems)
+    df = fitted.sandwich.dfs(centred)
+    quantile = t_quantile(confidence, df)
     diff = theta[:, None] - theta[None, :]
     diff_se = np.sqrt(np.maximum(np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2 * cov, 0.0))
+    upper = np.triu_indices(n_systems, 1)
+    diff_df = np.full((n_systems, n_systems), float(fitted.clusters - 1))
+    diff_df[upper] = diff_df.T[upper] = fitted.sandwich.dfs(differences)
     pairs = n_systems * (n_systems - 1) // 2
-    joint = t_quantile(1 - (1 - confidence) / pairs, fitted.clusters)
+    diff_quantile = t_quantile(confidence, diff_df)
+    joint = t_quantile(1 - (1 - confidence) / pairs, diff_df)
     surely_stronger = (diff - joint * diff_se) > 0  # [i, j]: i surely above j
     np.fill_diagonal(surely_stronger, False)
     rank = 1 + (diff < 0).sum(axis=1)  # 1 + systems with a larger strength
@@ -264,10 +348,13 @@ def rank_systems(data: Comparisons, n_systems: int, *, confidence: float = CONFI
         rank_low=1 + surely_stronger.sum(axis=0),
         rank_high=n_systems - surely_stronger.sum(axis=1),
         difference=diff,
-        difference_low=diff - quantile * diff_se,
-        difference_high=diff + quantile * diff_se,
+        difference_low=diff - diff_quantile * diff_se,
+        difference_high=diff + diff_quantile * diff_se,
         clusters=fitted.clusters,
         unbounded=_unbounded(data, n_systems),
+        df=df,
+        participants=fitted.participants,
+        method=fitted.method,
     )
 
 
@@ -290,6 +377,9 @@ class PositionBias:
     high: float
     first_share: float
     clusters: int
+    df: float
+    participants: int
+    method: str
 
 
 def position_bias(
@@ -300,11 +390,15 @@ def position_bias(
     if len(data) == 0 or np.unique(data.cluster).size < 2:
         return None
     fitted = fit(data, n_systems, position=True)
-    half = t_quantile(confidence, fitted.clusters) * np.sqrt(max(fitted.position_variance, 0.0))
+    df = fitted.sandwich.df(n_systems)
+    half = float(t_quantile(confidence, df)) * np.sqrt(max(fitted.position_variance, 0.0))
     return PositionBias(
         gamma=fitted.position,
         low=fitted.position - half,
         high=fitted.position + half,
         first_share=float(data.outcome.mean()),
         clusters=fitted.clusters,
+        df=df,
+        participants=fitted.participants,
+        method=fitted.method,
     )

@@ -70,19 +70,38 @@ class Sandwich:
     parts: tuple[tuple[np.ndarray, int, int], ...]
 
     def df(self, index: int) -> float:
-        """Degrees of freedom of coefficient ``index``'s t interval. One way: G − 1. Two
-        ways: Satterthwaite's for a sum of variance components, each read as a χ² with its
-        clusters − 1 degrees of freedom, kept between min(G) − 1 (statsmodels' choice,
-        which is very conservative when one clustering has a handful of clusters that
-        carry little of the variance: 4 participants give t₃) and max(G) − 1."""
-        sizes = [size for _, size, _ in self.parts]
+        """Degrees of freedom of coefficient ``index``'s t interval (``dfs``)."""
+        return float(self.dfs(np.eye(len(self.beta))[index : index + 1])[0])
+
+    def dfs(self, contrasts: np.ndarray) -> np.ndarray:
+        """Degrees of freedom of the t interval of each row c of ``contrasts`` (c·β). One
+        way: G − 1. Two ways: Satterthwaite's for a sum of variance components, each read as
+        a χ² with its clusters − 1 degrees of freedom, kept between min(G) − 1 (statsmodels'
+        choice, which is very conservative when one clustering has a handful of clusters
+        that carry little of the variance: 4 participants give t₃) and max(G) − 1."""
+        rows = np.atleast_2d(np.asarray(contrasts, dtype=np.float64))
         if len(self.parts) == 1:
-            return float(sizes[0] - 1)
-        total = float(self.covariance[index, index])
-        spread = sum(float(part[index, index]) ** 2 / (size - 1) for part, size, _ in self.parts)
-        outer = sorted(sizes[:2])
-        found = total**2 / spread if spread > 0 else float(outer[0] - 1)
-        return float(min(max(found, outer[0] - 1), outer[1] - 1))
+            return np.full(rows.shape[0], float(self.parts[0][1] - 1))
+        total = np.einsum("ij,jk,ik->i", rows, self.covariance, rows)
+        variances = [(np.einsum("ij,jk,ik->i", rows, part, rows), size) for part, size, _ in self.parts]
+        return _satterthwaite(total, variances)
+
+
+def combined(beta: np.ndarray, parts, checked: np.ndarray | None = None) -> Sandwich:
+    """The covariance made of one-way CR1 covariances ``parts`` ((covariance, clusters,
+    sign): one, or +V₁, +V₂, −V₁∩₂ for two ways): their sum. When a variance of the
+    ``checked`` contrasts (rows; default the coefficients themselves) is not positive, which
+    two ways can be with few clusters, the larger one-way covariance (by trace) instead, as
+    Cameron, Gelbach & Miller advise. The rule of every two-way sandwich here: OLS
+    (``sandwich``) and Bradley-Terry (``stats.bradley_terry``)."""
+    parts = tuple(parts)
+    covariance = np.sum([sign * part for part, _, sign in parts], axis=0)
+    if len(parts) == 3:
+        rows = np.eye(len(beta)) if checked is None else np.atleast_2d(checked)
+        if np.any(np.einsum("ij,jk,ik->i", rows, covariance, rows) <= 0):
+            larger = max(parts[:2], key=lambda part: float(np.trace(part[0])))
+            parts, covariance = (larger,), larger[0]
+    return Sandwich(beta, covariance, parts)
 
 
 def cluster_robust_ols(y, design, groups: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, int]:
@@ -111,16 +130,11 @@ def sandwich(y, design, groups: list[np.ndarray], cells: np.ndarray | None = Non
         both = factorize(pairs)[1]
         codes.append(both)
         sizes.append(int(both.max()) + 1)
-    parts = tuple(
+    parts = (
         (_one_way(bread, scores, c, size), size, -1 if k == 2 else 1)
         for k, (c, size) in enumerate(zip(codes, sizes, strict=True))
     )
-    covariance = np.sum([sign * part for part, _, sign in parts], axis=0)
-    if len(parts) == 3 and np.any(np.diag(covariance) <= 0):
-        larger = max(parts[:2], key=lambda part: float(np.trace(part[0])))
-        parts = (larger,)
-        covariance = larger[0]
-    return Sandwich(beta, covariance, parts)
+    return combined(beta, parts)
 
 
 def _one_way(bread: np.ndarray, scores: np.ndarray, codes: np.ndarray, size: int) -> np.ndarray:
@@ -254,7 +268,7 @@ def _mean_fits(
                 variance, larger = max(parts[:2])
                 df = float(larger - 1)
             else:
-                df = _satterthwaite(variance, parts)
+                df = float(_satterthwaite(variance, parts))
         half = float(stats.t.ppf(half_tail, df)) * math.sqrt(max(variance, 0.0))
         interval = Interval(float(mean[k]) - half, float(mean[k]) + half, method)
         if bounds is not None:
@@ -263,13 +277,15 @@ def _mean_fits(
     return out
 
 
-def _satterthwaite(total: float, parts: tuple[tuple[float, int], ...]) -> float:
-    """``Sandwich.df`` for the intercept: Satterthwaite's degrees of freedom of the sum of
-    the one-way parts, kept between min(G) − 1 and max(G) − 1 of the two clusterings."""
-    spread = sum(variance**2 / (clusters - 1) for variance, clusters in parts)
+def _satterthwaite(total, parts):
+    """``Sandwich.dfs``'s rule (element-wise on arrays): Satterthwaite's degrees of freedom
+    of the sum ``total`` of the one-way parts (variance, clusters), kept between min(G) − 1
+    and max(G) − 1 of the two clusterings."""
+    spread = sum(np.asarray(variance) ** 2 / (clusters - 1) for variance, clusters in parts)
     outer = sorted(clusters for _, clusters in parts[:2])
-    found = total**2 / spread if spread > 0 else float(outer[0] - 1)
-    return float(min(max(found, outer[0] - 1), outer[1] - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        found = np.where(spread > 0, np.asarray(total) ** 2 / spread, float(outer[0] - 1))
+    return np.clip(found, outer[0] - 1, outer[1] - 1).astype(np.float64)
 
 
 # Largest groups × clusters table of sums built at once.

@@ -348,8 +348,13 @@ def _pick_rows(question, values, item, passages, systems, design) -> list[Report
             )
         by_response = bt.from_picks(shown, most, ties & answered, responses)
     rows += _win_rows(qid, names, by_response, design)
+    # the strengths cluster by item, and by participant where participants cross items
     compared = bt.Comparisons(
-        by_response.first, by_response.second, by_response.outcome, item[by_response.cluster]
+        by_response.first,
+        by_response.second,
+        by_response.outcome,
+        item[by_response.cluster],
+        design.participants[by_response.cluster],
     )
     return rows + strength_rows("questionnaire", {"question": qid}, names, compared)
 

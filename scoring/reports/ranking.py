@@ -85,8 +85,13 @@ class RankingReport(KindReport):
             # comparisons keep their response, to look up its item and participant
             by_response = bt.from_best_worst(shown, most, least, responses)
             rows += _win_rows(criterion, systems, by_response, item, participant)
+            # the strengths cluster by item, and by participant where participants cross items
             compared = bt.Comparisons(
-                by_response.first, by_response.second, by_response.outcome, item[by_response.cluster]
+                by_response.first,
+                by_response.second,
+                by_response.outcome,
+                item[by_response.cluster],
+                participant[by_response.cluster],
             )
             rows += strength_rows("ranking", {"criterion": criterion}, systems, compared)
         return rows

@@ -1,6 +1,8 @@
 """Bradley-Terry rows shared by the ranking kind and the questionnaire's pick questions:
 per system its strength with a cluster-robust interval and its rank with a simultaneous
-rank interval, and per question the position bias (``stats.bradley_terry``); and the
+rank interval, and per question the position bias (``stats.bradley_terry``: clustered by
+item, and by participant where the comparisons carry participants who cross items; each
+row's ``ci_method`` names the clustering and ``details.participants`` counts them); and the
 wins per pair of systems with their clustered tests (``stats.ranking.win_tests``)."""
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from stats.ranking import WinTests
 
 from .base import ReportRow, TableSpec, row
 
-STRENGTH_METHOD = "cluster-robust sandwich (items), t(G-1)"
 RANK_METHOD = "simultaneous (Bonferroni over pairs of systems)"
 
 
@@ -26,10 +27,10 @@ def strength_table(prefix: str, key: str, title: str) -> TableSpec:
         title,
         (f"{prefix}.strength", f"{prefix}.rank"),
         (key, "system"),
-        details=("se", "items"),
-        note="Strength: Bradley-Terry log-odds, mean zero, 95% interval clustered by item (ties count "
-        "as half a win each). Rank: 1 is the strongest; the rank intervals hold together (95%). "
-        "See docs/statistics.md.",
+        details=("se", "items", "participants"),
+        note="Strength: Bradley-Terry log-odds, mean zero, 95% interval clustered by item, and by "
+        "participant where participants answer several items (ties count as half a win each). "
+        "Rank: 1 is the strongest; the rank intervals hold together (95%). See docs/statistics.md.",
     )
 
 
@@ -54,7 +55,9 @@ def strength_rows(prefix: str, group: dict, systems: list[str], data: bt.Compari
     # unknown strength in every rank interval).
     code_of = np.full(len(systems), -1, dtype=np.int64)
     code_of[present] = np.arange(present.size)
-    data = bt.Comparisons(code_of[data.first], code_of[data.second], data.outcome, data.cluster)
+    data = bt.Comparisons(
+        code_of[data.first], code_of[data.second], data.outcome, data.cluster, data.participant
+    )
     systems = [systems[i] for i in present]
     ranking = bt.rank_systems(data, len(systems))
     if ranking is None:
@@ -75,12 +78,18 @@ def strength_rows(prefix: str, group: dict, systems: list[str], data: bt.Compari
         system = systems[code]
         at = {**group, "system": system}
         strength = Estimate(float(ranking.strengths[code]), n=len(data))
-        extra = {**_model(), "se": float(ranking.se[code]), "items": ranking.clusters}
+        extra = {
+            **_model(),
+            "se": float(ranking.se[code]),
+            "items": ranking.clusters,
+            "participants": ranking.participants,
+            "df": float(ranking.df[code]),
+        }
         if code in ranking.unbounded:
             extra["note"] = "never lost or never won: the strength is bounded by the ridge only, no interval"
             rows.append(row(f"{prefix}.strength", at, strength, **extra))
         else:
-            interval = Interval(float(ranking.low[code]), float(ranking.high[code]), STRENGTH_METHOD)
+            interval = Interval(float(ranking.low[code]), float(ranking.high[code]), ranking.method)
             rows.append(row(f"{prefix}.strength", at, strength, interval, **extra))
         rank = Interval(float(ranking.rank_low[code]), float(ranking.rank_high[code]), RANK_METHOD)
         rows.append(row(f"{prefix}.rank", at, Estimate(float(ranking.rank[code]), n=len(data)), rank))
@@ -92,9 +101,15 @@ def _position_rows(prefix: str, group: dict, n_systems: int, data: bt.Comparison
     bias = bt.position_bias(data, n_systems)
     if bias is None:
         return []
-    interval = Interval(bias.low, bias.high, STRENGTH_METHOD)
+    interval = Interval(bias.low, bias.high, bias.method)
     estimate = Estimate(bias.gamma, n=len(data))
-    details = {"first_share": bias.first_share, "comparisons": len(data), "items": bias.clusters}
+    details = {
+        "first_share": bias.first_share,
+        "comparisons": len(data),
+        "items": bias.clusters,
+        "participants": bias.participants,
+        "df": bias.df,
+    }
     return [row(f"{prefix}.position_bias", group, estimate, interval, **details)]
 
 

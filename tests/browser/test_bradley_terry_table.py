@@ -36,10 +36,11 @@ def test_the_bradley_terry_table_shows_strengths_intervals_and_rank_intervals(
 def test_a_pick_question_s_table_shows_a_rank_range_where_the_data_cannot_order(
     live_server, page, django_user_model
 ):
-    """The pairwise pick (``base`` and ``ft`` 0.6 apart, 30 items): ``rome`` is surely first,
-    the other two could be in either order."""
+    """The pairwise pick (``base`` and ``ft`` 0.6 apart, 30 items, every answer by its own
+    participant: clustered by item): ``rome`` is surely first, the other two could be in
+    either order."""
     owner = django_user_model.objects.create_user("owner", password=PASSWORD, is_staff=True)
-    study, _ = questionnaire_study(owner=owner)
+    study, _ = questionnaire_study(owner=owner, crossed=False)
     compute_study_reports(study)
     open_signed_in(page, live_server, owner, f"/research/s/{study.slug}/dashboard/")
     table = page.locator("section.report-table", has=page.locator("h2", has_text="Bradley-Terry strengths"))

@@ -1,8 +1,8 @@
 """Bradley-Terry strengths with intervals, rank intervals and the position bias through
 ``computereports`` on PostgreSQL: a ranking study (MOST / LEAST in the shown order) and a
 questionnaire's pairwise pick with ties in the recorded passage order; each checked against
-statsmodels' logistic regression clustered by item on pairs built here by plain loops, and
-the dashboard's table."""
+statsmodels' logistic regression clustered by item, or by item and participant where the
+raters cross items, on pairs built here by plain loops, and the dashboard's table."""
 
 from __future__ import annotations
 
@@ -21,57 +21,95 @@ from tests.helpers.reports import computereports_json, report_row
 pytestmark = pytest.mark.django_db
 
 
-def reference(pairs: list[tuple[str, str, float, str]]) -> tuple[np.ndarray, np.ndarray, int]:
-    """Strengths (mean zero), their item-clustered standard errors (CR1) and the items, by
-    statsmodels' binomial GLM on (first, second, outcome, item) rows."""
+def _design(pairs) -> np.ndarray:
     design = np.zeros((len(pairs), len(SYSTEMS)))
-    for r, (first, second, _, _) in enumerate(pairs):
+    for r, (first, second, *_) in enumerate(pairs):
         design[r, SYSTEMS.index(first)] += 1
         design[r, SYSTEMS.index(second)] -= 1
+    return design
+
+
+def reference(pairs, *, two_way: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """Strengths (mean zero), their cluster-robust standard errors and t degrees of freedom,
+    the items and the participants, by statsmodels' binomial GLM on (first, second,
+    outcome, item, participant) rows: clustered by item (CR1 G/(G−1), t on G − 1), or two
+    ways by item and participant (statsmodels' two-column groups, each part with its own
+    G/(G−1); its common (N−1)/(N−K) taken out) with Satterthwaite's degrees of freedom of
+    the sum of the parts, written out here, kept between min(G) − 1 and max(G) − 1."""
+    design = _design(pairs)
     outcome = np.array([p[2] for p in pairs])
     items = np.unique([p[3] for p in pairs], return_inverse=True)[1]
+    people = np.unique([p[4] for p in pairs], return_inverse=True)[1]
+    cells = np.unique(items * (people.max() + 1) + people, return_inverse=True)[1]
     model = sm.GLM(outcome, design[:, 1:], family=sm.families.Binomial())
-    fitted = model.fit(cov_type="cluster", cov_kwds={"groups": items, "use_correction": False})
     k = len(SYSTEMS)
     centre = np.eye(k) - 1 / k
-    full = np.zeros((k, k))
-    full[1:, 1:] = fitted.cov_params()
-    g = int(items.max()) + 1
-    covariance = centre @ full @ centre.T * g / (g - 1)
-    return centre @ np.r_[0.0, fitted.params], np.sqrt(np.diag(covariance)), g
+
+    def centred(cov):
+        full = np.zeros((k, k))
+        full[1:, 1:] = cov
+        return centre @ full @ centre.T
+
+    def one_way(groups):
+        fitted = model.fit(cov_type="cluster", cov_kwds={"groups": groups, "use_correction": False})
+        g = int(groups.max()) + 1
+        return centred(fitted.cov_params()) * g / (g - 1), g
+
+    g_item, g_people = int(items.max()) + 1, int(people.max()) + 1
+    fitted = model.fit()
+    strengths = centre @ np.r_[0.0, fitted.params]
+    if not two_way:
+        covariance, _ = one_way(items)
+        return strengths, np.sqrt(np.diag(covariance)), np.full(k, g_item - 1.0), g_item, g_people
+    both = model.fit(cov_type="cluster", cov_kwds={"groups": np.column_stack([items, people])})
+    n, parameters = len(pairs), k - 1
+    covariance = centred(both.cov_params()) * (n - parameters) / (n - 1)
+    parts = [one_way(items), one_way(people), one_way(cells)]
+    assert covariance == pytest.approx(parts[0][0] + parts[1][0] - parts[2][0], abs=1e-12)
+    total = np.diag(covariance)
+    spread = sum(np.diag(part) ** 2 / (g - 1) for part, g in parts)
+    df = np.clip(total**2 / spread, min(g_item, g_people) - 1, max(g_item, g_people) - 1)
+    return strengths, np.sqrt(total), df, g_item, g_people
 
 
-def check_strengths(rows: list[dict], prefix: str, group: dict, pairs) -> None:
-    strengths, se, items = reference(pairs)
-    quantile = stats.t.ppf(0.975, items - 1)
+def check_strengths(rows: list[dict], prefix: str, group: dict, pairs, *, two_way: bool) -> None:
+    strengths, se, df, items, people = reference(pairs, two_way=two_way)
+    method = "items x participants" if two_way else "items"
     for n, system in enumerate(SYSTEMS):
         found = report_row(rows, f"{prefix}.strength", **group, system=system)
+        quantile = stats.t.ppf(0.975, df[n])
         assert found["value"] == pytest.approx(strengths[n], abs=2e-3)  # up to the ridge (0.01)
         assert found["ci_low"] == pytest.approx(strengths[n] - quantile * se[n], abs=5e-3)
         assert found["ci_high"] == pytest.approx(strengths[n] + quantile * se[n], abs=5e-3)
         assert found["details"]["items"] == items and found["details"]["ties"] == "halves"
+        assert found["details"]["participants"] == (people if two_way else 0)
+        assert f"({method})" in found["details"]["ci_method"]
         rank = report_row(rows, f"{prefix}.rank", **group, system=system)
         assert rank["value"] == 1 + sum(s > strengths[n] for s in strengths)
         assert rank["ci_low"] <= rank["value"] <= rank["ci_high"]
     assert report_row(rows, f"{prefix}.rank", **group, system="rome")["ci_high"] == 1  # surely first
     bias = report_row(rows, f"{prefix}.position_bias", **group)
     assert bias["ci_low"] < bias["value"] < bias["ci_high"] and bias["n"] == len(pairs)
+    assert f"({method})" in bias["details"]["ci_method"]
 
 
-def test_a_ranking_study_reports_strengths_with_intervals_ranks_and_position_bias():
+def test_a_ranking_study_whose_raters_cross_items_clusters_by_item_and_participant():
     study, pairs = ranking_study()
     rows = computereports_json(study)
-    check_strengths(rows, "ranking", {"criterion": "fluency"}, pairs)
+    check_strengths(rows, "ranking", {"criterion": "fluency"}, pairs, two_way=True)
+
+
+def test_a_ranking_study_with_a_rater_per_answer_clusters_by_item_only():
+    study, pairs = ranking_study(crossed=False)
+    rows = computereports_json(study)
+    check_strengths(rows, "ranking", {"criterion": "fluency"}, pairs, two_way=False)
 
 
 def test_a_pairwise_pick_with_ties_reports_strengths_intervals_and_the_first_shown_bias():
     study, pairs = questionnaire_study()
     rows = computereports_json(study)
-    check_strengths(rows, "questionnaire", {"question": "better"}, pairs)
-    design = np.zeros((len(pairs), 3))
-    for r, (first, second, _, _) in enumerate(pairs):
-        design[r, SYSTEMS.index(first)] += 1
-        design[r, SYSTEMS.index(second)] -= 1
+    check_strengths(rows, "questionnaire", {"question": "better"}, pairs, two_way=True)
+    design = _design(pairs)
     design[:, 0] = 1.0  # γ in place of the reference system's column
     outcome = np.array([p[2] for p in pairs])
     gamma = sm.GLM(outcome, design, family=sm.families.Binomial()).fit().params[0]

@@ -114,3 +114,94 @@ def test_a_system_that_never_loses_is_named_and_one_item_gives_no_intervals():
     compared = bt.comparisons([0, 0, 1, 1], [1, 2, 2, 2], [1.0, 1.0, 1.0, 0.0], [0, 1, 2, 3])
     assert bt.rank_systems(compared, 3).unbounded == (0,)
     assert bt.rank_systems(bt.comparisons([0, 1], [1, 0], [1.0, 1.0], [5, 5]), 2) is None
+
+
+def tasteful(seed, *, systems=4, items=60, raters=12, per_item=4, taste=0.6, item_sd=0.3):
+    """Pairwise comparisons on items answered by ``per_item`` raters of a pool of ``raters``,
+    each rater with a taste: their own N(0, taste²) shift of every system's strength, the
+    same on every item they answer (participant × system effect)."""
+    rng = np.random.default_rng(seed)
+    theta = np.linspace(0, 1, systems)
+    item = np.repeat(np.arange(items), per_item)
+    rater = np.concatenate([rng.choice(raters, per_item, replace=False) for _ in range(items)])
+    shift = rng.normal(0, item_sd, (items, systems))
+    like = rng.normal(0, taste, (raters, systems))
+    first = rng.integers(0, systems, item.size)
+    second = (first + rng.integers(1, systems, item.size)) % systems
+    logit = theta[first] - theta[second] + shift[item, first] - shift[item, second]
+    logit += like[rater, first] - like[rater, second]
+    outcome = (rng.random(item.size) < 1 / (1 + np.exp(-logit))).astype(float)
+    return bt.comparisons(first, second, outcome, item, [f"rater {r}" for r in rater])
+
+
+def test_two_way_covariance_equals_statsmodels_glm_clustered_by_item_and_participant():
+    """statsmodels' two-column groups give V_item + V_participant − V_cell, each part with
+    G/(G−1)·(N−1)/(N−K); ours has G/(G−1) only, so its common (N−1)/(N−K) is taken out."""
+    compared = tasteful(7)
+    fitted = bt.fit(compared, 4, ridge=0.0)
+    assert fitted.method == bt.ITEMS_AND_PARTICIPANTS
+    assert (fitted.clusters, fitted.participants) == (60, 12)
+    design = np.zeros((len(compared), 4))
+    design[np.arange(len(compared)), compared.first] += 1
+    design[np.arange(len(compared)), compared.second] -= 1
+    model = sm.GLM(compared.outcome, design[:, 1:], family=sm.families.Binomial())
+    groups = np.column_stack([compared.cluster, compared.participant])
+    result = model.fit(cov_type="cluster", cov_kwds={"groups": groups})
+    centre = np.eye(4) - 0.25
+    full = np.zeros((4, 4))
+    full[1:, 1:] = result.cov_params()
+    n, k = len(compared), 3
+    expected = centre @ full @ centre.T * (n - k) / (n - 1)
+    assert fitted.covariance == pytest.approx(expected, abs=1e-10)
+    one_way = bt.fit(bt.comparisons(compared.first, compared.second, compared.outcome, compared.cluster), 4)
+    assert np.trace(fitted.covariance) > np.trace(one_way.covariance)  # the raters' taste adds variance
+
+
+def test_rank_intervals_and_position_bias_use_the_two_way_degrees_of_freedom():
+    from scipy import stats
+
+    compared = tasteful(8)
+    ranking = bt.rank_systems(compared, 4)
+    assert ranking.method == bt.ITEMS_AND_PARTICIPANTS and ranking.participants == 12
+    assert np.all((ranking.df >= 11) & (ranking.df <= 59))  # between min(G) − 1 and max(G) − 1
+    half = stats.t.ppf(0.975, ranking.df) * ranking.se
+    assert ranking.high - ranking.strengths == pytest.approx(half, rel=1e-9)
+    bias = bt.position_bias(compared, 4)
+    assert bias.method == bt.ITEMS_AND_PARTICIPANTS and 11 <= bias.df <= 59
+
+
+def test_participants_who_do_not_cross_items_leave_the_one_way_figures_unchanged():
+    """Each participant answers one item: their effects are answer-level noise the item
+    clustering already covers, so the figures are the item-clustered ones, unchanged."""
+    compared = simulated(3)
+    alone = bt.comparisons(
+        compared.first, compared.second, compared.outcome, compared.cluster, compared.cluster
+    )
+    for data in (alone, compared):
+        fitted = bt.fit(data, 4)
+        assert fitted.method == bt.ITEMS and fitted.participants == 0
+    assert bt.fit(alone, 4).covariance == pytest.approx(bt.fit(compared, 4).covariance, abs=0)
+    assert bt.rank_systems(alone, 4).low == pytest.approx(bt.rank_systems(compared, 4).low, abs=0)
+
+
+@pytest.mark.parametrize(
+    ("seed", "method", "by"), [(0, bt.PARTICIPANTS, "participant"), (4, bt.ITEMS, "item")]
+)
+def test_a_two_way_variance_that_is_not_positive_falls_back_to_the_larger_one_way_one(seed, method, by):
+    """Three raters without taste on 20 items: V_item + V_participant − V_cell can be ≤ 0;
+    the covariance is then the larger one-way one (here by participant, or by item)."""
+    compared = tasteful(seed, systems=3, items=20, raters=3, per_item=2, taste=0.0, item_sd=0.0)
+    fitted = bt.fit(compared, 3)
+    assert fitted.method == method and len(fitted.sandwich.parts) == 1
+    cluster = compared.participant if by == "participant" else compared.cluster
+    one_way = bt.fit(bt.comparisons(compared.first, compared.second, compared.outcome, cluster), 3)
+    assert fitted.covariance == pytest.approx(one_way.covariance, abs=1e-12)
+    assert bt.rank_systems(compared, 3).df[0] == one_way.sandwich.parts[0][1] - 1
+
+
+def test_picks_and_best_worst_answers_carry_their_participant():
+    shown = np.array([[0, 1, 2], [2, 1, 0]])
+    compared = bt.from_best_worst(shown, np.array([0, 2]), np.array([2, 0]), [3, 4], ["ann", "bob"])
+    assert sorted(zip(compared.cluster, compared.participant, strict=True)) == [(3, 0)] * 3 + [(4, 1)] * 3
+    picked = bt.from_picks(shown, np.array([1, 0]), np.array([False, False]), [3, 4], ["bob", "ann"])
+    assert sorted(zip(picked.cluster, picked.participant, strict=True)) == [(3, 1)] * 2 + [(4, 0)] * 2
