@@ -11,7 +11,8 @@ the reports used until now, after = ``stats.clustered``:
   share over cases, items and participants (computed once from 10⁶ draws);
 - **choice test**: the share of studies in which the choice question's test of "the answer
   depends on the system" says p < 0.05 (before: Pearson's chi-square on the answers; after:
-  ``independence_test``, the cluster-robust Wald test by unit with Hotelling's F);
+  ``independence_test``, the cluster-robust Wald test by unit: Hotelling's F, or with 100
+  units or fewer the permutation p);
 - **multi FWER**: a multi question of three options, one test per option, Holm over them:
   the share of studies with some option "p < 0.05" (before: chi-square; after: Wald);
 - **sign-test FWER**: a pairwise pick question (each item shows two systems): the share of

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import CONFIDENCE, Interval
+from .bootstrap import CONFIDENCE, Interval, seed_for
 from .counting import count_distinct
 from .estimate import Estimate
 from .groups import GroupMean, factorize, group_index
@@ -40,6 +40,17 @@ SOURCES_AND_PARTICIPANTS = "cluster-robust t (sources x participants)"
 # the interval is Clopper-Pearson's for "0 of G" (or "G of G") units.
 SIGN_OVER_UNITS = "sign test over units (every comparison one way)"
 WALD = "cluster-robust Wald (items), Hotelling F"
+WALD_PERMUTATION = "cluster-robust Wald (items), permutation p"
+# Up to this many units, ``independence_test`` takes its p from relabellings of the systems
+# (``_permutation_p``); beyond, from Hotelling's F, which holds its level there
+# (``docs/statistics.md``). Cost rule: PERMUTATIONS relabellings, each costing q₀·(G + q₀²)
+# (its scores and the eigen-decomposition of its covariance, q₀ differences), fewer where
+# they would pass PERMUTATION_WORK, never under MIN_PERMUTATIONS: 999 up to q₀ = 30 at
+# 100 units (six systems, seven options), about 10 ms a test for four systems and three.
+PERMUTATION_UNITS = 100
+PERMUTATIONS = 999
+MIN_PERMUTATIONS = 199
+PERMUTATION_WORK = 30_000_000
 AT_BOUND = "Clopper-Pearson over units (every answer at the bound)"
 
 
@@ -388,10 +399,14 @@ def independence_test(answers, systems, units) -> Estimate:
     OLS with ``cov_type="cluster"`` on the stacked data). W = bᵀV⁺b (V⁺: pseudo-inverse; q =
     the rank of V: directions along which no unit varied are not tested).
 
-    Small samples: with G units, CR1's factor G/(G − 1) is replaced by G/(G − S) (the S
-    system means use S of the units' degrees of freedom, ν = G − S), and the p-value is
-    Hotelling's: F = W·(ν − q + 1)/(q·ν) on (q, ν − q + 1) degrees of freedom. Without these
-    the test rejected 11% of studies with 10 items per system and four equal systems.
+    The p-value, with G units: up to ``PERMUTATION_UNITS`` units, a permutation p
+    (``_permutation_p``: the systems relabelled across units, within the unit where a unit
+    holds several systems); beyond, Hotelling's F: CR1's factor G/(G − 1) replaced by
+    G/(G − S) (the S system means use S of the units' degrees of freedom, ν = G − S), F =
+    W·(ν − q + 1)/(q·ν) on (q, ν − q + 1) degrees of freedom. With few units the F reference
+    over-rejects (four equal systems with 10 items each: 8-10% of null studies), and so does
+    a leverage (CR2) correction with moment-matched (Hotelling-T²-Z) degrees of freedom
+    (7%); the permutation p keeps 5% (``bench/coverage_shares.py``, ``docs/statistics.md``).
 
     Clustered by unit only: a second clustering by participant rests on the few
     participants who answer many items, and a Wald test of several differences on that
@@ -401,8 +416,9 @@ def independence_test(answers, systems, units) -> Estimate:
     (ν − q + 1 < 1).
 
     ``details``: ``statistic`` (F), ``dof`` ([q, ν − q + 1]), ``wald`` (W, CR1 as
-    statsmodels), ``units``, ``method``, and the ``table`` of counts with its ``rows``
-    (systems) and ``columns`` (answers)."""
+    statsmodels), ``units``, ``method`` (``WALD`` or ``WALD_PERMUTATION``, then also
+    ``permutations``), and the ``table`` of counts with its ``rows`` (systems) and
+    ``columns`` (answers)."""
     from scipy import stats  # imported on use: see stats/__init__.py
 
     system_labels, system = factorize(np.asarray(systems))
@@ -417,56 +433,119 @@ def independence_test(answers, systems, units) -> Estimate:
         "columns": [str(v) for v in option_labels],
         "table": table.tolist(),
     }
-    beta, covariance = _stacked_differences(system, option, k, c, factorize(unit)[1])
-    found = _wald(beta, covariance)
-    size = count_distinct(unit)
+    cells = _cells(system, option, k, c, factorize(unit)[1])
+    beta, covariance = _stacked_differences(cells, cells.system[None, :])
+    walds, ranks = _walds(beta, covariance)
+    size = cells.units
     nu = size - k
-    if found is None or nu - found[1] + 1 < 1:
+    if ranks[0] == 0 or nu - ranks[0] + 1 < 1:
         return Estimate.undefined("too few items for the differences it tests", n=n, **described)
-    wald, q = found
+    wald, q = float(walds[0]), int(ranks[0])
     statistic = wald * (nu / (size - 1)) * (nu - q + 1) / (q * nu)
-    p = float(stats.f.sf(statistic, q, nu - q + 1))
     details = {"statistic": statistic, "dof": [q, nu - q + 1], "wald": wald, "units": size, "method": WALD}
+    if size <= PERMUTATION_UNITS:
+        each = beta.shape[1] * (size + beta.shape[1] ** 2)
+        draws = max(MIN_PERMUTATIONS, min(PERMUTATIONS, PERMUTATION_WORK // each))
+        p = _permutation_p(cells, wald, draws, seed_for("independence_test", table.tolist()))
+        details.update(method=WALD_PERMUTATION, permutations=draws)
+    else:
+        p = float(stats.f.sf(statistic, q, nu - q + 1))
     return Estimate(p, n=n, details={**details, **described})
 
 
-def _stacked_differences(
-    system: np.ndarray, option: np.ndarray, k: int, c: int, unit: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The differences p̂(option e | system s) − p̂(e | system 0), s ≥ 1, e < C − 1, and their
+@dataclass(frozen=True)
+class _Cells:
+    """A choice question's answers counted per cell (a unit's answers for one system): the
+    cell's unit, system, number of answers and count of each option but the last."""
+
+    unit: np.ndarray
+    system: np.ndarray
+    size: np.ndarray
+    counts: np.ndarray
+    units: int
+    systems: int
+
+
+def _cells(system: np.ndarray, option: np.ndarray, k: int, c: int, unit: np.ndarray) -> _Cells:
+    labels, cell = factorize(unit.astype(np.int64) * k + system)
+    size = np.bincount(cell, minlength=len(labels))
+    counts = np.bincount(cell * c + option, minlength=len(labels) * c).reshape(len(labels), c)[:, :-1]
+    return _Cells(
+        labels // k, labels % k, size.astype(np.float64), counts.astype(np.float64), int(unit.max()) + 1, k
+    )
+
+
+def _stacked_differences(cells: _Cells, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each row of ``labels`` (a system per cell: the observed labels, or relabellings),
+    the differences p̂(option e | system s) − p̂(e | system 0), s ≥ 1, e < C − 1, and their
     cluster-robust covariance: ``sandwich`` of the stacked regression of the option
     indicators on intercept and system dummies (CR1 with N = n(C − 1), K = S(C − 1)), written
     for its dummies so that the n(C − 1) × S(C − 1) design is never built (a million answers
-    would make it hundreds of megabytes): with dummies, a coefficient's score in a cluster is
-    the sum of its answers' residuals over their system's count, (1[s]/n_s − 1[0]/n_0)·r."""
-    n = system.size
-    per_system = np.bincount(system, minlength=k).astype(np.float64)
-    shares = np.bincount(system * c + option, minlength=k * c).reshape(k, c) / per_system[:, None]
-    clusters = int(unit.max()) + 1
+    would make it hundreds of megabytes): with dummies, a coefficient's score in a unit is
+    the sum of its cells' residuals over their system's count, (1[s]/n_s − 1[0]/n_0)·r.
+    Shapes: (B, q₀) and (B, q₀, q₀), B the rows of ``labels``."""
+    rows_b, k = labels.shape[0], cells.systems
+    flat = labels + k * np.arange(rows_b)[:, None]
+    per_system = np.bincount(flat.ravel(), weights=np.tile(cells.size, rows_b), minlength=rows_b * k)
+    inverse = (1.0 / per_system)[flat]
+    one_cell_each = cells.unit.size == cells.units  # no unit holds two systems: a cell is a unit
+    owner = (cells.unit + cells.units * np.arange(rows_b)[:, None]).ravel()
     columns, beta = [], []
-    for e in range(c - 1):
-        residual = (option == e) - shares[system, e]
+    for e in range(cells.counts.shape[1]):
+        counts = cells.counts[:, e]
+        shares = np.bincount(flat.ravel(), weights=np.tile(counts, rows_b), minlength=rows_b * k) / per_system
+        scaled = (counts - cells.size * shares[flat]) * inverse
+        first = np.where(labels == 0, scaled, 0.0)
         for s in range(1, k):
-            weight = np.where(system == s, 1.0 / per_system[s], 0.0) - np.where(
-                system == 0, 1.0 / per_system[0], 0.0
-            )
-            columns.append(np.bincount(unit, weights=weight * residual, minlength=clusters))
-            beta.append(shares[s, e] - shares[0, e])
-    scores = np.column_stack(columns)
-    rows, coefficients = n * (c - 1), k * (c - 1)
+            weight = np.where(labels == s, scaled, 0.0) - first
+            if not one_cell_each:
+                weight = np.bincount(owner, weights=weight.ravel(), minlength=rows_b * cells.units)
+            columns.append(weight.reshape(rows_b, -1))
+            beta.append(shares.reshape(rows_b, k)[:, s] - shares.reshape(rows_b, k)[:, 0])
+    scores = np.stack(columns, axis=2)
+    rows, coefficients = cells.size.sum() * cells.counts.shape[1], k * cells.counts.shape[1]
+    clusters = cells.units
     correction = clusters / (clusters - 1) * (rows - 1) / (rows - coefficients)
-    return np.asarray(beta), correction * scores.T @ scores
+    return np.stack(beta, axis=1), correction * (np.swapaxes(scores, 1, 2) @ scores)
 
 
-def _wald(beta: np.ndarray, covariance: np.ndarray) -> tuple[float, int] | None:
-    """bᵀV⁺b and the rank q of V (eigenvalues above 1e-10 of the largest); None if V is 0."""
-    values, vectors = np.linalg.eigh((covariance + covariance.T) / 2.0)
-    top = float(values.max(initial=0.0))
-    if top <= 0:
-        return None
-    kept = values > 1e-10 * top
-    projected = vectors[:, kept].T @ beta
-    return float(np.sum(projected**2 / values[kept])), int(kept.sum())
+def _walds(beta: np.ndarray, covariance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """bᵀV⁺b and the rank of V (eigenvalues above 1e-10 of the largest) for each row; 0 and
+    0 where V is 0."""
+    values, vectors = np.linalg.eigh((covariance + np.swapaxes(covariance, 1, 2)) / 2.0)
+    top = values.max(axis=1, keepdims=True)
+    kept = (values > 1e-10 * top) & (top > 0)
+    projected = (np.swapaxes(vectors, 1, 2) @ beta[:, :, None])[:, :, 0]
+    terms = np.where(kept, projected**2 / np.where(kept, values, 1.0), 0.0)
+    return terms.sum(axis=1), kept.sum(axis=1)
+
+
+def _permutation_p(cells: _Cells, wald: float, draws: int, seed: int) -> float:
+    """The share of ``draws`` random relabellings of the systems whose Wald statistic is at
+    least the observed one, the observed labelling counted among them: (1 + #)/(1 + B).
+
+    Relabelled: the systems of the units that hold one system are shuffled across those
+    units; the systems of a unit that holds several (a case shown with several systems,
+    ``provenance.source_id``) are shuffled within it. Under the null that a unit's answers
+    do not depend on its system, every relabelling is as likely as the observed one, so
+    P(p ≤ α) ≤ α whatever the number of units, the items' spread or the answers per unit.
+    Ties count against rejecting: with a yes/no answer and few answers per unit, W takes few
+    values and the test is conservative (a multi's three options, two systems of 10 or 50
+    items: some option "p < 0.05" in 1-4% of null studies instead of 5%). Counting ties as
+    half (the mid-p) can reject more often than α in the smallest designs (six paired
+    cases: up to 4 of 64 relabellings). W is studentised, which keeps the level
+    approximately where systems differ in spread but not in shares (a permutation test of an
+    unstudentised difference would not)."""
+    rng = np.random.default_rng(seed)
+    holds = np.bincount(cells.unit, minlength=cells.units)[cells.unit]
+    block = np.where(holds > 1, cells.unit, -1)
+    order = np.argsort(block, kind="stable")
+    shuffled = np.argsort(block[order][None, :] + rng.random((draws, order.size)), axis=1)
+    labels = np.empty((draws, order.size), dtype=np.intp)
+    np.put_along_axis(labels, order[shuffled], np.broadcast_to(cells.system[order], labels.shape), axis=1)
+    walds, _ = _walds(*_stacked_differences(cells, labels))
+    exceed = int(np.sum(walds >= wald * (1.0 - 1e-9)))
+    return (1 + exceed) / (1 + draws)
 
 
 def paired_difference(

@@ -35,7 +35,7 @@ class ClaimReport(KindReport):
             details=("statistic", "dof"),
             value_label="p",
             note="Equal label shares for every system, tested with the answers clustered by item "
-            "(Hotelling's F), not as independent.",
+            "(Hotelling's F; with 100 items or fewer, a permutation p), not as independent.",
         ),
         TableSpec(
             "Evidence sentences: F1 between two annotators of an item", ("claim.evidence_f1",), ("system",)

@@ -106,7 +106,8 @@ class QuestionnaireReport(KindReport):
             details=("statistic", "dof", "p_holm"),
             value_label="p",
             note="Equal option shares for every system, tested with the answers clustered by item "
-            "(Hotelling's F), not as independent. A multi question: a test per option, "
+            "(Hotelling's F; with 100 items or fewer, a permutation p), not as independent. "
+            "A multi question: a test per option, "
             "Holm-adjusted over the question's options.",
         ),
         TableSpec(
