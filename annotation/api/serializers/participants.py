@@ -183,3 +183,15 @@ class ReturnedIn(serializers.Serializer):
 class ReturnedOut(serializers.Serializer):
     returned = serializers.IntegerField()
     released_assignments = serializers.IntegerField()
+
+
+class ErasureOut(serializers.Serializer):
+    """What an erasure removed (counts only: the participant is gone)."""
+
+    studies = serializers.ListField(child=serializers.CharField(), help_text="The studies erased from.")
+    answers = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    exam_attempts = serializers.IntegerField()
+    participant_removed = serializers.BooleanField(
+        help_text="The participant row (with its platform id) is gone: no study holds them any more."
+    )
