@@ -71,9 +71,9 @@ def rows_pointing_at(keys: dict[str, set[int]]) -> list[str]:
     for model in apps.get_models():
         for field in model._meta.concrete_fields:
             target = field.related_model._meta.label if field.is_relation and field.related_model else ""
-            if target in LINKED and keys[target]:
-                if model._default_manager.filter(**{f"{field.name}__in": keys[target]}).exists():
-                    found.append(f"{model._meta.label}.{field.name}")
+            linked = target in LINKED and keys[target]
+            if linked and model._default_manager.filter(**{f"{field.name}__in": keys[target]}).exists():
+                found.append(f"{model._meta.label}.{field.name}")
     for label, pks in keys.items():
         if apps.get_model(label)._default_manager.filter(pk__in=pks).exists():
             found.append(label)

@@ -130,7 +130,7 @@ def erase_from_study(user, enrollment: Enrollment, *, how: str) -> ErasureResult
     if not can_change_study(user, study):
         raise NotAllowed("Only the study's owner (or an admin) may erase a participant's data.")
     studies = [study]
-    exam_study = study.qualification.study if study.qualification_id else None
+    exam_study = study.qualification.study if study.qualification is not None else None
     if exam_study is not None and can_change_study(user, exam_study):
         studies.append(exam_study)
     return erase(enrollment.participant, studies=studies, by=user, how=how)
@@ -288,11 +288,11 @@ def apply_retention(now: datetime | None = None) -> RetentionResult:
     without one keeps it: its owner may still have to pay them); with
     ``retention_erases_answers`` their answers in the study are erased as by a researcher."""
     now = now or timezone.now()
-    result = RetentionResult()
+    result = RetentionResult()  # (a study's period is at least a day: the model's validator)
     for study in Study.objects.filter(retention_days__isnull=False):
         result.studies += 1
         past = Enrollment.objects.filter(
-            study=study, created_at__lte=now - timedelta(days=study.retention_days)
+            study=study, created_at__lte=now - timedelta(days=study.retention_days or 0)
         )
         if study.retention_erases_answers:
             people = [
