@@ -232,7 +232,11 @@ def test_only_the_owner_or_an_admin_erases_and_an_unknown_id_names_its_field(era
         f"/research/s/{study.slug}/participants/{vera.public_id}/", {"action": "erase", "confirm": "yes"}
     )
     assert refused.status_code == 403 and Response.objects.filter(participant=vera).count() == 2
-    api = logged_in(other).delete(f"/api/v1/studies/{study.slug}/participants/{vera.public_id}/")
+    api = logged_in(other).post(
+        f"/api/v1/studies/{study.slug}/participants/{vera.public_id}/erase/",
+        {"confirm": True},
+        content_type="application/json",
+    )
     assert api.status_code == 403 and not Erasure.objects.exists()
     with pytest.raises(InputError) as unknown:
         find_enrollment(study, pseudonym="p0000000000000000")
@@ -248,7 +252,11 @@ def test_only_the_owner_or_an_admin_erases_and_an_unknown_id_names_its_field(era
     name = participant_pseudonym(study, vera)
     found = logged_in(owner).get(f"/research/s/{study.slug}/participants/find/?by=pseudonym&value={name}")
     assert found["Location"] == f"/research/s/{study.slug}/participants/{vera.public_id}/?mark=erase#mark"
-    admin = logged_in(superuser).delete(f"/api/v1/studies/{study.slug}/participants/{vera.public_id}/")
+    admin = logged_in(superuser).post(
+        f"/api/v1/studies/{study.slug}/participants/{vera.public_id}/erase/",
+        {"confirm": True},
+        content_type="application/json",
+    )
     assert admin.status_code == 200 and admin.json()["answers"] == 2 and admin.json()["participant_removed"]
 
 

@@ -185,6 +185,17 @@ class ReturnedOut(serializers.Serializer):
     released_assignments = serializers.IntegerField()
 
 
+class ErasureIn(serializers.Serializer):
+    """An erasure cannot be undone: the request says so (as the page's ticked box)."""
+
+    confirm = serializers.BooleanField(help_text="true: erase for good (nothing can bring it back).")
+
+    def validate_confirm(self, value: bool) -> bool:
+        if value is not True:
+            raise serializers.ValidationError("Send confirm: true to erase; nothing can bring it back.")
+        return value
+
+
 class ErasureOut(serializers.Serializer):
     """What an erasure removed (counts only: the participant is gone)."""
 

@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from annotation.api.idempotency import idempotent
 from annotation.api.schema import documented
 from annotation.api.serializers.participants import (
+    ErasureIn,
     ErasureOut,
     ParticipantDetailOut,
     ParticipantMarks,
@@ -77,13 +78,21 @@ class ParticipantDetailView(ResearcherView):
         enrollment = set_study_marks(enrollment, changes=self.body(ParticipantMarks), by=request.user)
         return self._answer(request, study, enrollment)
 
+
+class ErasureView(ResearcherView):
+    serializer_class = ErasureIn
+
     @documented(
         summary="Erase the participant's data from this study (answers, pages, marks, exam attempts)",
+        request=ErasureIn,
         responses={200: ErasureOut},
+        write=True,
     )
-    def delete(self, request, slug, public_id):
+    @idempotent
+    def post(self, request, slug, public_id):
         study = self.study_to_change()
         enrollment = access_enrollment_for_researcher(request.user, study, public_id)
+        self.body(ErasureIn)
         result = erase_from_study(request.user, enrollment, how=Erasure.How.API)
         return Response(ErasureOut(result).data)
 
