@@ -188,6 +188,9 @@ def test_an_erasure_from_the_participants_page_leaves_no_trace(
     data = exported(study, tmp_path, "after")
     assert data and not any(text.encode() in data for text in identifiers)
     assert not export_path(before).exists()  # the export made before held her
+    Job.objects.filter(pk=before.pk).update(status="done")
+    gone = client.get(f"/research/s/{study.slug}/exports/{before.pk}/download/", follow=True)
+    assert "deleted when a participant was erased" in gone.content.decode()
     assert [line for line in caplog.text.splitlines() if any(t in line for t in identifiers)] == []
     file_logs = [h for h in settings.LOGGING.get("handlers", {}).values() if "File" in h.get("class", "")]
     assert file_logs == []  # the app writes no log file; one added must be covered here
@@ -308,6 +311,7 @@ def test_the_leave_page_deletes_my_answers_where_the_study_allows_it(client, mak
     assert Response.objects.filter(participant=leaver).count() == 1
     page = client.post(f"/s/{study.slug}/leave/", {"erase": "yes"})
     assert b'id="answers-erased"' in page.content
+    assert client.get(f"/s/{study.slug}/", follow=True).status_code == 200  # a new arrival, no error
     assert not Participant.objects.filter(pk=leaver.pk).exists()
     assert list(Erasure.objects.values_list("how", "answers", "erased_by")) == [("withdrawal", 1, None)]
 
