@@ -18,6 +18,7 @@ class Erasure(models.Model):
     class How(models.TextChoices):
         PAGE = "page", "The participants page"
         COMMAND = "command", "The erase command"
+        ADMIN = "admin", "The admin site (a participant or an enrollment deleted)"
         API = "api", "The API"
         WITHDRAWAL = "withdrawal", "The participant withdrew (the Leave page)"
         RETENTION = "retention", "The study's retention period ended"

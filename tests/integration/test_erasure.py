@@ -361,3 +361,13 @@ def test_retention_with_answers_erases_the_participant(make_claim_study):
     assert not Participant.objects.filter(pk=old.pk).exists()
     assert Response.objects.filter(study=study, participant=recent).count() == 1
     assert list(Erasure.objects.values_list("how", "answers", "erased_by")) == [("retention", 2, None)]
+
+
+def test_the_admin_sites_delete_is_an_erasure(make_claim_study, superuser):
+    study = make_claim_study(slug="admin-deletes", items=2, annotations_per_item=1, items_per_session=2)
+    gone = crowd_participant(study, prolific_id("gone"), GOOD, pages=2)
+    answer = logged_in(superuser).post(f"/admin/annotation/participant/{gone.pk}/delete/", {"post": "yes"})
+    assert answer.status_code == 302
+    assert not Participant.objects.filter(pk=gone.pk).exists()
+    assert sorted(Item.objects.filter(study=study).values_list("slots_taken", flat=True)) == [0, 0]
+    assert list(Erasure.objects.values_list("how", "answers", "erased_by")) == [("admin", 2, superuser.pk)]
