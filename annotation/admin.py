@@ -15,6 +15,7 @@ from .models import (
     Assignment,
     AttentionCheck,
     Enrollment,
+    Erasure,
     Exam,
     ExamAttempt,
     FollowUp,
@@ -32,6 +33,7 @@ from .models import (
     Study,
 )
 from .services.access import researcher_accounts
+from .services.authoring.erasure import erase, erase_everywhere
 from .services.authoring.exam_settings import check_qualification, detach_exam_from_unpermitted_studies
 from .services.authoring.validation import (
     check_exam_study,
@@ -279,6 +281,12 @@ class AttentionCheckAdmin(_ItemAdminBase):
         super().save_model(request, obj, form, change)
 
 
+def _erasure_preview(objs, request):
+    """What the delete page lists: the rows named, not a cascade (``erase`` decides what goes,
+    pages and answers the admin may not delete one by one included)."""
+    return [str(obj) for obj in objs], {}, set(), []
+
+
 @admin.register(Participant)
 class ParticipantAdmin(admin.ModelAdmin):
     """Blocking is the one site-wide mark (an admin's act); a flag belongs to one study
@@ -289,6 +297,18 @@ class ParticipantAdmin(admin.ModelAdmin):
     search_fields = ["public_id", "platform_worker_id"]
     readonly_fields = ["public_id", "created_at"]
     actions = ["block", "unblock"]
+
+    # Deleting is an erasure from every study (docs/privacy.md): the places go back, the
+    # reports recompute, a tombstone stays; never a bare cascade.
+    def get_deleted_objects(self, objs, request):
+        return _erasure_preview(objs, request)
+
+    def delete_model(self, request, obj):
+        erase_everywhere(request.user, obj, how=Erasure.How.ADMIN)
+
+    def delete_queryset(self, request, queryset):
+        for participant in queryset:
+            erase_everywhere(request.user, participant, how=Erasure.How.ADMIN)
 
     @admin.action(description="Block the selected participants")
     def block(self, request, queryset):
@@ -315,6 +335,17 @@ class EnrollmentAdmin(admin.ModelAdmin):
     list_select_related = ["participant", "study"]
     readonly_fields = ["flagged", "flag_reason", "flagged_by", "flagged_at"]
     actions = ["flag", "unflag"]
+
+    # Deleting an enrollment erases the participant from its study (docs/privacy.md).
+    def get_deleted_objects(self, objs, request):
+        return _erasure_preview(objs, request)
+
+    def delete_model(self, request, obj):
+        erase(obj.participant, studies=[obj.study], by=request.user, how=Erasure.How.ADMIN)
+
+    def delete_queryset(self, request, queryset):
+        for enrollment in queryset.select_related("participant", "study"):
+            erase(enrollment.participant, studies=[enrollment.study], by=request.user, how=Erasure.How.ADMIN)
 
     @admin.action(description="Flag in their study (their answers stop counting)")
     def flag(self, request, queryset):
@@ -481,6 +512,13 @@ class PlatformCallAdmin(_ReadOnly):
     list_display = ["created_at", "study", "user", "platform", "method", "path", "status", "dry_run"]
     list_filter = ["platform", "method", "dry_run", "study"]
     list_select_related = ["study", "user"]
+
+
+@admin.register(Erasure)
+class ErasureAdmin(_ReadOnly):
+    list_display = ["erased_at", "study", "erased_by", "how", "answers", "pages", "exam_attempts"]
+    list_filter = ["how", "study"]
+    list_select_related = ["study", "erased_by"]
 
 
 @admin.register(PlatformDecision)

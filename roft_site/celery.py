@@ -58,6 +58,11 @@ def _beat_schedule() -> dict:
             "schedule": float(settings.REPORTS_REFRESH_SECONDS),
             "options": {"queue": DEFAULT_QUEUE},
         },
+        "apply-retention": {
+            "task": "workers.tasks.erasure.apply_retention_task",
+            "schedule": float(settings.RETENTION_EVERY_SECONDS),
+            "options": {"queue": DEFAULT_QUEUE},
+        },
         "sweep-stalled-jobs": {
             "task": "workers.tasks.jobs.sweep_stalled_jobs_task",
             "schedule": float(settings.JOB_SWEEP_EVERY_S),

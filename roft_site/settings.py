@@ -385,6 +385,8 @@ FIRST_PAGE_MINUTES = env_int(
 )
 # Seconds between runs of the periodic release of expired assignments (celery beat).
 RELEASE_EXPIRED_EVERY_SECONDS = env_int("RELEASE_EXPIRED_EVERY_SECONDS", 60, minimum=1)
+# Seconds between runs of the studies' retention rule (celery beat; docs/privacy.md).
+RETENTION_EVERY_SECONDS = env_int("RETENTION_EVERY_SECONDS", 3600, minimum=60)
 # Seconds between checks for live studies whose reports are out of date (celery beat).
 REPORTS_REFRESH_SECONDS = env_int("REPORTS_REFRESH_SECONDS", 300, minimum=10)
 # How far (in alpha) a machine rater's agreement with the humans may stay below the humans'

@@ -25,7 +25,9 @@ class ReportsParameters(JobParameters):
     by: tuple[str, ...]
 
     class Serializer(serializers.Serializer):
-        trigger = serializers.ChoiceField(choices=["dashboard", "command", "schedule"], default="dashboard")
+        trigger = serializers.ChoiceField(
+            choices=["dashboard", "command", "schedule", "erasure"], default="dashboard"
+        )
         by = serializers.ListField(
             child=serializers.RegexField(r"^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$", max_length=40),
             max_length=5,

@@ -22,6 +22,11 @@ urlpatterns = [
         name="participant-returned",
     ),
     path(
+        "studies/<slug:slug>/participants/<str:public_id>/erase/",
+        participants.ErasureView.as_view(),
+        name="participant-erase",
+    ),
+    path(
         "studies/<slug:slug>/participants/<str:public_id>/",
         participants.ParticipantDetailView.as_view(),
         name="participant-detail",

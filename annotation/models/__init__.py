@@ -3,6 +3,7 @@
 from .adjudication import Adjudication
 from .assignment import Assignment
 from .enrollment import Enrollment
+from .erasure import Erasure
 from .exam import Exam, ExamAttempt
 from .game import PlayerStats
 from .idempotency import IdempotencyKey
@@ -29,6 +30,7 @@ __all__ = [
     "Assignment",
     "AttentionCheck",
     "Enrollment",
+    "Erasure",
     "Exam",
     "ExamAttempt",
     "FollowUp",

@@ -105,6 +105,22 @@ class Study(models.Model):
         help_text="Close the study once every item has its answers. Empty: on for crowd studies "
         "(a completion code, not public), off otherwise.",
     )
+    participants_may_erase = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="The Leave page offers participants to delete their answers in this study.",
+    )
+    retention_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Days after a participant's arrival when their platform id is deleted (empty: kept).",
+    )
+    retention_erases_answers = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="At the end of the retention period, erase the participant's answers too.",
+    )
     qualification = models.ForeignKey(
         "annotation.Exam",
         null=True,

@@ -32,6 +32,7 @@ urlpatterns = [
         participants.platform_list,
         name="research-platform-list",
     ),
+    path("s/<slug:slug>/participants/find/", participants.participant_find, name="research-participant-find"),
     path(
         "s/<slug:slug>/participants/<str:public_id>/",
         participants.participant_detail,

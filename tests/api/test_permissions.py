@@ -118,6 +118,7 @@ ENDPOINTS = [
     ("get", "/api/v1/studies/owned/participants/", None, None, scoped(200)),
     ("get", "/api/v1/studies/owned/participants/{public_id}/", None, None, scoped(200)),
     ("patch", "/api/v1/studies/owned/participants/{public_id}/", {"excluded": True}, "json", owners(200)),
+    ("post", "/api/v1/studies/owned/participants/{public_id}/erase/", {"confirm": True}, "json", owners(200)),
     (
         "post",
         "/api/v1/studies/owned/participants/returned/",

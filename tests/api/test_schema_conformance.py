@@ -125,6 +125,10 @@ CASES: dict[tuple[str, str], tuple[tuple, tuple]] = {
         req(P, {"flagged": True, "flag_reason": " spam"}),
         (req(P, {"flag_reason": " " + "x" * 200}), 400),
     ),
+    ("POST", "/api/v1/studies/{slug}/participants/{public_id}/erase/"): (
+        req(P + "erase/", {"confirm": True}),
+        (req(S + "/participants/nobody/erase/", {"confirm": True}), 404),  # (the fuzz test sends 400s)
+    ),
     ("POST", "/api/v1/studies/{slug}/participants/returned/"): (
         req(S + "/participants/returned/", {"participants": ["{public_id}"]}),
         (req(S + "/participants/returned/", {"participants": ["nobody"]}), 400),

@@ -9,7 +9,12 @@ pytestmark = pytest.mark.django_db
 
 @pytest.mark.parametrize(
     ("name", "heading"),
-    [("statistics", "<h1>Statistics</h1>"), ("formats", "<h1>Formats</h1>"), ("crowd", "<h1>")],
+    [
+        ("statistics", "<h1>Statistics</h1>"),
+        ("formats", "<h1>Formats</h1>"),
+        ("crowd", "<h1>"),
+        ("privacy", "<h1>Erasure and retention</h1>"),
+    ],
 )
 def test_docs_are_rendered_as_html(client, researcher, name, heading):
     page = client.get(f"/research/docs/{name}/")

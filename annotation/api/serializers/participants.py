@@ -183,3 +183,26 @@ class ReturnedIn(serializers.Serializer):
 class ReturnedOut(serializers.Serializer):
     returned = serializers.IntegerField()
     released_assignments = serializers.IntegerField()
+
+
+class ErasureIn(serializers.Serializer):
+    """An erasure cannot be undone: the request says so (as the page's ticked box)."""
+
+    confirm = serializers.BooleanField(help_text="true: erase for good (nothing can bring it back).")
+
+    def validate_confirm(self, value: bool) -> bool:
+        if value is not True:
+            raise serializers.ValidationError("Send confirm: true to erase; nothing can bring it back.")
+        return value
+
+
+class ErasureOut(serializers.Serializer):
+    """What an erasure removed (counts only: the participant is gone)."""
+
+    studies = serializers.ListField(child=serializers.CharField(), help_text="The studies erased from.")
+    answers = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    exam_attempts = serializers.IntegerField()
+    participant_removed = serializers.BooleanField(
+        help_text="The participant row (with its platform id) is gone: no study holds them any more."
+    )

@@ -13,7 +13,7 @@ from annotation.api.serializers.exports import ExportIn, ExportOut
 from annotation.models import Job
 from annotation.services.access import access_export_for_researcher, researcher_jobs
 from annotation.services.authoring.study_changes import start_export
-from annotation.services.exports.export import export_path
+from annotation.services.exports.export import FILE_DELETED, export_path
 
 from .base import ResearcherView
 
@@ -63,7 +63,10 @@ class ExportDownloadView(ResearcherView):
                 )
                 for media_type in CONTENT_TYPES.values()
             },
-            409: OpenApiResponse(response=Detail, description="The export has not finished (or failed)."),
+            409: OpenApiResponse(
+                response=Detail,
+                description="The export has not finished (or failed), or its file was deleted by an erasure.",
+            ),
         },
     )
     def get(self, request, slug, export_id):
@@ -71,6 +74,8 @@ class ExportDownloadView(ResearcherView):
         if job.status != Job.Status.DONE:
             raise Conflict(f"The export is {job.status}; download it once it is done.")
         path = export_path(job)
+        if not path.exists():
+            raise Conflict(FILE_DELETED)
         content_type = CONTENT_TYPES[job.parameters["format"]]
         return FileResponse(
             open(path, "rb"), as_attachment=True, filename=path.name, content_type=content_type

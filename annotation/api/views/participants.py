@@ -7,6 +7,8 @@ from rest_framework.response import Response
 from annotation.api.idempotency import idempotent
 from annotation.api.schema import documented
 from annotation.api.serializers.participants import (
+    ErasureIn,
+    ErasureOut,
     ParticipantDetailOut,
     ParticipantMarks,
     ParticipantOut,
@@ -14,9 +16,11 @@ from annotation.api.serializers.participants import (
     ReturnedIn,
     ReturnedOut,
 )
+from annotation.models import Erasure
 from annotation.services.access import access_enrollment_for_researcher
 from annotation.services.analysis.competence import sorted_enrollments, study_competence
 from annotation.services.analysis.quality import participant_pages, study_quality
+from annotation.services.authoring.erasure import erase_from_study
 from annotation.services.participation.exits import mark_returned
 from annotation.services.participation.flags import set_study_marks
 from annotation.services.populations import real_enrollments
@@ -73,6 +77,24 @@ class ParticipantDetailView(ResearcherView):
         enrollment = access_enrollment_for_researcher(request.user, study, public_id)
         enrollment = set_study_marks(enrollment, changes=self.body(ParticipantMarks), by=request.user)
         return self._answer(request, study, enrollment)
+
+
+class ErasureView(ResearcherView):
+    serializer_class = ErasureIn
+
+    @documented(
+        summary="Erase the participant's data from this study (answers, pages, marks, exam attempts)",
+        request=ErasureIn,
+        responses={200: ErasureOut},
+        write=True,
+    )
+    @idempotent
+    def post(self, request, slug, public_id):
+        study = self.study_to_change()
+        enrollment = access_enrollment_for_researcher(request.user, study, public_id)
+        self.body(ErasureIn)
+        result = erase_from_study(request.user, enrollment, how=Erasure.How.API)
+        return Response(ErasureOut(result).data)
 
 
 class ReturnedView(ResearcherView):

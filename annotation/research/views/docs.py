@@ -17,6 +17,7 @@ RESEARCHER_DOCS = {
     "formats": "Study and answer formats",
     "crowd": "Crowd platforms",
     "exports": "Exports",
+    "privacy": "Erasure and retention",
 }
 
 

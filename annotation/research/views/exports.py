@@ -17,7 +17,7 @@ from annotation.services.access import (
     researcher_jobs,
 )
 from annotation.services.authoring.study_changes import start_export
-from annotation.services.exports.export import FORMATS, export_path
+from annotation.services.exports.export import FILE_DELETED, FORMATS, export_path
 from annotation.services.jobs import job_details
 
 from .decorators import researcher_required
@@ -73,4 +73,7 @@ def export_download(request: HttpRequest, slug: str, export_id: int) -> HttpResp
         messages.error(request, f"That export is {job.status}.")
         return redirect("research-exports", slug=slug)
     path = export_path(job)
+    if not path.exists():
+        messages.error(request, FILE_DELETED)
+        return redirect("research-exports", slug=slug)
     return FileResponse(open(path, "rb"), as_attachment=True, filename=path.name)

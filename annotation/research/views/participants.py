@@ -8,10 +8,11 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from annotation.errors import InputError
-from annotation.models import Participant
+from annotation.models import Erasure, Participant
 from annotation.models.enrollment import FLAG_REASON_MAX
 from annotation.platforms.lists import platform_csv_lines
 from annotation.services.access import (
@@ -23,6 +24,7 @@ from annotation.services.access import (
 )
 from annotation.services.analysis.competence import sorted_enrollments, study_competence
 from annotation.services.analysis.quality import participant_assignments, participant_pages, study_quality
+from annotation.services.authoring.erasure import LOOKUPS, erase_from_study, find_enrollment
 from annotation.services.participation.exits import mark_returned
 from annotation.services.participation.flags import set_study_marks
 from annotation.services.populations import real_enrollments
@@ -64,6 +66,9 @@ def _marks(action: str, post: QueryDict) -> dict[str, bool | str]:
 
 
 CONFIRMATIONS = {
+    "erase": "every answer, page, mark and exam attempt of this participant in this study is "
+    "deleted for good, their places go back to the pool, the reports are recomputed and the "
+    "exports made so far are deleted; only a record that an erasure happened is kept.",
     "flag": "the participant is flagged in this study only: their answers here stop counting "
     "toward the quota and the reports, and this study's pages, API and exports show the flag.",
 }
@@ -92,6 +97,27 @@ def participant_list(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "research/participants.html", context)
 
 
+@researcher_required
+def participant_find(request: HttpRequest, slug: str) -> HttpResponse:
+    """Erasure by platform id or pseudonym (what a participant's request names): find them
+    and open the confirmation on their page; an unknown id is an error naming the field."""
+    study = access_study_for_researcher(request.user, slug)
+    require_study_change(request.user, study)
+    by = request.GET.get("by", "")
+    if by not in LOOKUPS:
+        messages.error(request, f"by: choose one of {', '.join(LOOKUPS)}.")
+        return redirect("research-participants", slug=slug)
+    try:
+        enrollment = find_enrollment(study, **{by: request.GET.get("value", "")})
+    except InputError as exc:
+        messages.error(request, exc.summary())
+        return redirect("research-participants", slug=slug)
+    target = reverse(
+        "research-participant", kwargs={"slug": slug, "public_id": enrollment.participant.public_id}
+    )
+    return redirect(f"{target}?mark=erase#mark")
+
+
 PLATFORM_SOURCES = (Participant.Source.PROLIFIC, Participant.Source.MTURK)
 
 
@@ -115,6 +141,8 @@ def participant_detail(request: HttpRequest, slug: str, public_id: str) -> HttpR
     if request.method == "POST":
         require_study_change(request.user, study)  # marks and returns: the owner's
         action = request.POST.get("action", "")
+        if action == "erase":
+            return _erase(request, study, enrollment)
         if action == "return":
             mark_returned(study, participants=[public_id])
         elif action in ACTIONS:
@@ -146,6 +174,24 @@ DONE = {
 }
 
 
+def _erase(request, study, enrollment) -> HttpResponse:
+    """Erasure needs its own ticked confirmation; then the participant is gone, so the
+    answer is the list, with a message that names no one."""
+    if request.POST.get("confirm") != "yes":
+        errors = {"confirm": [f"Tick the box to confirm: {CONFIRMATIONS['erase']}"]}
+        return _detail(request, study, enrollment, errors=errors, action="erase", status=400)
+    try:
+        result = erase_from_study(request.user, enrollment, how=Erasure.How.PAGE)
+    except InputError as exc:
+        return _detail(request, study, enrollment, errors=exc.errors, action="erase", status=400)
+    messages.success(
+        request,
+        f"Participant erased: {result.answers} answer(s) and {result.pages} page(s) deleted; "
+        "the reports are being recomputed.",
+    )
+    return redirect("research-participants", slug=study.slug)
+
+
 def _detail(request, study, enrollment, *, errors=None, action: str = "", status: int = 200) -> HttpResponse:
     quality = study_quality(study, [enrollment])[enrollment.participant_id]
     answers = Paginator(participant_assignments(study, enrollment), ANSWERS_PER_PAGE)
@@ -158,7 +204,7 @@ def _detail(request, study, enrollment, *, errors=None, action: str = "", status
         "page": page,
         "actions": ACTIONS,
         "errors": errors or {},
-        "mark": action if action in NEEDS_REASON else "",
+        "mark": action if action in NEEDS_REASON or action == "erase" else "",
         "confirmation": CONFIRMATIONS.get(action, ""),
         "reason": request.POST.get("reason", ""),
         "sees_platform_id": can_see_platform_ids(request.user, study),

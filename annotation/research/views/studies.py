@@ -84,6 +84,7 @@ def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "can_change": can_change_study(request.user, study),
         "stopping_now": stopping_now(study),
         "adaptive_refusal": adaptive_refusal(study.task_kind, study.config or {}),
+        "erasures": study.erasures.count(),
     }
     return render(request, "research/study_overview.html", context)
 

@@ -31,7 +31,7 @@ from .sqlite import write_sqlite
 
 FORMATS = {"csv": "csv", "jsonl": "jsonl", "sqlite": "zip"}  # format → the export job's file extension
 PROGRESS_EVERY = 20_000
-__all__ = ["FORMATS", "ExportParameters", "ExportResult", "export_path", "export_study"]
+__all__ = ["FILE_DELETED", "FORMATS", "ExportParameters", "ExportResult", "export_path", "export_study"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,6 +109,11 @@ def export_path(job: Job) -> Path:
     if job.study is None:
         raise ValueError(f"Job {job.pk} is not an export: it has no study.")
     return Path(settings.EXPORT_DIR) / job.study.slug / f"{job.study.slug}-export-{job.pk}.{extension}"
+
+
+# Why an export's file can be missing (``services.authoring.erasure`` deletes the files of
+# the exports made before an erasure: they held the participant).
+FILE_DELETED = "This export's file was deleted when a participant was erased; start a new export."
 
 
 def _write_rows(study, fmt: str, path: Path, include_platform_ids: bool, progress, use_copy: bool) -> int:
