@@ -28,6 +28,7 @@ from annotation.models import (
     PlatformBonus,
     PlatformCall,
     PlatformDecision,
+    PlatformEvent,
     Response,
 )
 from annotation.services.authoring.erasure import ERASED, find_enrollment
@@ -105,6 +106,9 @@ def exported(study, tmp_path, name: str) -> bytes:
     return data
 
 
+VERAS_SUBMISSION = "60f1c0ffee5e55105a7a5b01"  # her submission's id on Prolific (SESSION_ID)
+
+
 @pytest.fixture
 def erasable(crowd_study, owner, settings, tmp_path):
     """The crowd study, owned by Olga, with Vera (to be erased: two answers, a page held, a flag,
@@ -113,7 +117,13 @@ def erasable(crowd_study, owner, settings, tmp_path):
     settings.EXPORT_DIR = tmp_path / "exports"
     crowd_study.owner = owner
     crowd_study.save(update_fields=["owner"])
-    vera = crowd_participant(crowd_study, prolific_id("vera"), GOOD, pages=2)
+    vera = crowd_participant(
+        crowd_study,
+        prolific_id("vera"),
+        GOOD,
+        pages=2,
+        session={"STUDY_ID": "st-1", "SESSION_ID": VERAS_SUBMISSION},
+    )
     assert assign_next_item(participant=vera, study=crowd_study) is not None  # a page held
     flag_in_study(Enrollment.objects.get(study=crowd_study, participant=vera), reason="asked to be erased")
     crowd_participant(crowd_study, prolific_id("kim"), GOOD, pages=3)
@@ -127,6 +137,20 @@ def erasable(crowd_study, owner, settings, tmp_path):
         method="POST",
         path="/bonus",
         request_body={"csv": f"{vera.platform_worker_id},1.00"},
+    )
+    PlatformEvent.objects.create(  # Prolific's webhook said her submission was returned
+        study=crowd_study,
+        platform="prolific",
+        event_id="ev-1",
+        submission_id=VERAS_SUBMISSION,
+        status="RETURNED",
+    )
+    PlatformCall.objects.create(
+        study=crowd_study,
+        platform="prolific",
+        method="EVENT",
+        path="submission.status.change",
+        request_body={"participant_id": vera.platform_worker_id, "submission_id": VERAS_SUBMISSION},
     )
     IdempotencyKey.objects.create(
         user=owner, key="k1", fingerprint="f", status_code=200, body={"pseudonym": name}
@@ -158,7 +182,12 @@ def test_an_erasure_from_the_participants_page_leaves_no_trace(
     erasable, owner, tmp_path, caplog, django_capture_on_commit_callbacks
 ):
     study, vera, before = erasable
-    identifiers = {vera.public_id, vera.platform_worker_id, participant_pseudonym(study, vera)}
+    identifiers = {
+        vera.public_id,
+        vera.platform_worker_id,
+        participant_pseudonym(study, vera),
+        VERAS_SUBMISSION,
+    }
     keys = keys_of(vera)
     assert mentions(identifiers) and rows_pointing_at(keys)  # the test can fail
     answers_before = Response.objects.filter(study=study).count()

@@ -41,6 +41,7 @@ from annotation.models import (
     PlatformBonus,
     PlatformCall,
     PlatformDecision,
+    PlatformEvent,
     PlayerStats,
     Response,
     Study,
@@ -172,6 +173,9 @@ def erase(
             *([participant.platform_worker_id] if participant.platform_worker_id else []),
         }
         identifiers |= {participant_pseudonym(study, participant) for study in studies}
+        submissions = _submission_ids(participant, studies)
+        identifiers |= submissions
+        PlatformEvent.objects.filter(study__in=studies, submission_id__in=submissions).delete()
         for study in studies:
             _erase_in_study(participant, study, by=by, how=how, result=result)
         _redact(identifiers, studies)
@@ -184,6 +188,22 @@ def erase(
         old_exports = list(Job.objects.filter(kind=EXPORT_JOB, study__in=studies).select_related("study"))
         transaction.on_commit(lambda: _delete_export_files(old_exports))
     return result
+
+
+# The keys of a platform session that name this person's own submission (Prolific's
+# SESSION_ID, MTurk's assignmentId): ids of a person, unlike the platform study's own id.
+SUBMISSION_KEYS = ("SESSION_ID", "assignmentId")
+
+
+def _submission_ids(participant: Participant, studies: list[Study]) -> set[str]:
+    """The platform's ids of the participant's submissions in ``studies``: the webhooks'
+    events and the audit log name them."""
+    sessions = Enrollment.objects.filter(participant=participant, study__in=studies).values_list(
+        "platform_session", flat=True
+    )
+    return {
+        str(session[key]) for session in sessions if session for key in SUBMISSION_KEYS if session.get(key)
+    }
 
 
 def recompute_reports(study: Study, *, by=None) -> Job:

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0023_imported_machine_answers_free_their_slots'),
+        ('annotation', '0024_platform_events_and_prolific_hook_secret'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
