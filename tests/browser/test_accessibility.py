@@ -8,7 +8,7 @@ switch), visits the Leave page and comes back on the way, and the answer stored 
 given. axe runs on every page it meets (consent, the task pages, the qualification quiz's
 question, feedback and result pages, leave, done) at a desktop's and a phone's size, and the
 whole finding is asserted at the end, so a failure lists every page's violations at once
-(also written to test-artifacts/axe/<test>.json, the counts per page)."""
+(also written to test-artifacts/axe/<test>.json, by page)."""
 
 from __future__ import annotations
 
@@ -81,8 +81,7 @@ class Audit:
         self.found[f"{label} · phone"] += small_targets(self.page)
         self.page.set_viewport_size(SIZES["desktop"])
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        counts = {page: len(lines) for page, lines in self.found.items()}
-        (ARTIFACTS / f"{self.name}.json").write_text(json.dumps(counts, indent=1))
+        (ARTIFACTS / f"{self.name}.json").write_text(json.dumps(self.found, indent=1, ensure_ascii=False))
 
     def assert_clean(self, *expected: str) -> None:
         for label in expected:  # every page the test means to check was checked
@@ -190,7 +189,11 @@ def leave_and_come_back(page, audit) -> None:
 
 
 def finish(page, audit, study) -> Response:
+    """The done page: the code, and a button back to Prolific that waits for the participant
+    (no timed redirect, WCAG 2.2.1)."""
     page.wait_for_selector("#completion-code")
+    assert page.locator("#return-link").is_visible()
+    assert page.locator('meta[http-equiv="refresh" i]').count() == 0
     audit("done")
     assert Enrollment.objects.get(study=study).status == Enrollment.Status.COMPLETED
     return Response.objects.get(study=study)
@@ -334,3 +337,36 @@ def test_the_axe_helper_reports_serious_violations_and_only_those(page):
     found = serious_violations(page)
     assert [line.split(" ")[0] for line in found] == ["image-alt", "meta-refresh"], found
     assert "#logo" in found[0] and "alt" in found[0]
+
+
+@pytest.mark.parametrize("locale", ["en-GB", "de-DE"])
+def test_the_public_game_by_keyboard_alone_passes_axe(live_server, browser, locale):
+    """The open game: its landing page in the browser's language, a round played from it by
+    keyboard (Play, then the round's buttons), the answer and the leaderboard."""
+    language = locale[:2]
+    load_study_file(boundary_study_file(slug=f"open-{language}", items=2, language=language))
+    context = browser.new_context(locale=locale, viewport=SIZES["desktop"])
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    audit = Audit(page, f"game-{language}")
+    page.goto(f"{live_server.url}/play/")
+    page.wait_for_selector(".category-card")
+    audit("game landing")
+    activate(page, ".category-card button")
+    page.wait_for_selector("#still-human")
+    audit("game round")
+    tab_to(page, "#still-human")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#passage li:nth-child(2)")
+    tab_to(page, "#machine-written")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#reason:focus")
+    page.keyboard.type("It forgets the dog.")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector("#next-round")
+    audit("game answer")
+    page.goto(f"{live_server.url}/play/leaderboard/")
+    audit("leaderboard")
+    context.close()
+    audit.assert_clean("game landing", "game round", "game answer", "leaderboard")
+    assert Response.objects.get().answer["guess"] == 1
