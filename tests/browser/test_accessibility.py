@@ -4,11 +4,12 @@ of study can be completed by keyboard alone.
 One test per kind and language: a participant goes from the consent page to the done page
 with Tab, Shift+Tab, Space, Enter, the arrow keys and typing only (the site's own letter and
 digit shortcuts are never pressed: this is the path of a person using a screen reader or a
-switch), visits the Leave page and comes back on the way, and the answer stored is the one
-given. axe runs on every page it meets (consent, the task pages, the qualification quiz's
-question, feedback and result pages, leave, done) at a desktop's and a phone's size, and the
-whole finding is asserted at the end, so a failure lists every page's violations at once
-(also written to test-artifacts/axe/<test>.json, by page)."""
+switch), and the answer stored is the one given. In one kind the participant also opens the
+Leave page from the top bar and comes back (every survey kind's page is the same task.html
+around the kind's form). axe runs on every page met (consent, the task pages, the
+qualification quiz's question, feedback and result pages, leave, done) at a desktop's and a
+phone's size, and the whole finding is asserted at the end, so a failure lists every page's
+violations at once (also written to test-artifacts/axe/<test>.json, by page)."""
 
 from __future__ import annotations
 
@@ -211,11 +212,12 @@ def test_a_survey_kind_by_keyboard_alone_passes_axe(live_server, page, example_s
     consent_by_keyboard(page, live_server, study, audit, f"axe-{kind}-{language}")
     page.wait_for_selector("#task-form")
     audit("task")
-    leave_and_come_back(page, audit)
-    page.wait_for_selector("#task-form")
+    if kind == SURVEY_KINDS[0]:  # every survey kind's page is task.html, its Leave link and page the same
+        leave_and_come_back(page, audit)
+        page.wait_for_selector("#task-form")
     chosen = answer_form_by_keyboard(page)
     response = finish(page, audit, study)
-    audit.assert_clean("consent", "task", "leave", "done")
+    audit.assert_clean("consent", "task", "done")
     assert_stored(kind, response, chosen)
 
 
