@@ -1,5 +1,5 @@
 // Keyboard shortcuts for annotation pages: a digit picks the input marked data-key="digit",
-// Enter submits the task form, and so does Ctrl + Enter (⌘ + Enter), also from a text field,
+// Enter submits the task form (except on a link or button, which keep their own Enter), and so does Ctrl + Enter (⌘ + Enter), also from a text field,
 // whose other keys (Enter alone: a new line) are never intercepted.
 (function () {
   "use strict";
@@ -11,18 +11,27 @@
     return el.tagName === "INPUT" && /^(text|search|number|email|url|tel|password)$/.test(el.type);
   }
   window.roftTyping = typing;
+  // Controls whose own Enter a keyboard user relies on: a link opens (the Leave and
+  // Instructions links of a task page), a button presses, a summary opens its details.
+  function ownEnter(el) {
+    return !!el && !!el.closest && !!el.closest("a[href], button, summary, select, [role=button], [role=link]");
+  }
   document.addEventListener("keydown", function (event) {
     var form = document.getElementById("task-form");
-    if (!form) return;
     // Ctrl + Enter (⌘ + Enter on a Mac) submits from anywhere, a text box included, where
-    // Enter alone must stay a new line.
+    // Enter alone must stay a new line: a text box's own form (the game's reason, which
+    // htmx sends), else the task form.
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey) {
+      var active = document.activeElement;
+      var target = (active && active.tagName === "TEXTAREA" && active.form) || form;
+      if (!target) return;
       event.preventDefault();
-      form.requestSubmit();
+      target.requestSubmit();
       return;
     }
+    if (!form) return;
     if (event.ctrlKey || event.metaKey || event.altKey || typing(document.activeElement)) return;
-    if (event.key === "Enter" && document.activeElement.tagName !== "BUTTON") {
+    if (event.key === "Enter" && !ownEnter(document.activeElement)) {
       event.preventDefault();
       form.requestSubmit();
       return;
