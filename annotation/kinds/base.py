@@ -426,8 +426,8 @@ class TaskKind(ABC):
 
     def after_responses_moved(self, participant_ids: Sequence[int]) -> None:
         """Called inside the transaction that moved stored responses of this kind between
-        these participants (a guest's history carried to their account). Kinds that keep
-        per-participant aggregates rebuild them here."""
+        these participants (a guest's history carried to their account) or removed some of
+        theirs (an erasure). Kinds that keep per-participant aggregates rebuild them here."""
         return None
 
     def ends_session_on_attention_failure(self, study: Study, participant: Participant) -> bool:

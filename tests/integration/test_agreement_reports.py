@@ -218,10 +218,10 @@ def _drawn_items(seed: int) -> list[list[str]]:
     return [[ITEMS[i] for i in row] for row in drawn]
 
 
-def test_alpha_has_an_interval_from_a_bootstrap_over_items(study):
+def test_alpha_has_an_interval_from_a_bootstrap_over_items(module_study):
     """The alpha row carries the interval of a bootstrap over items: each resample's alpha by
     the krippendorff package on the drawn items' ratings, same draws."""
-    rows = computereports_json(study)
+    rows = computereports_json(module_study)
     alpha = report_row(rows, "agreement.krippendorff_alpha", question="edit", level="ordinal")
     resampled = [
         krippendorff.alpha([_series(h, "edit", drawn) for h in HUMANS], level_of_measurement="ordinal")

@@ -94,7 +94,8 @@ def test_likert_means_are_clustered_and_pairs_two_sided_and_holm_adjusted(admin_
     # each pair once, in the direction of the positive difference (A over B, A over C)
     assert table.count("<tr") == 1 + 3
     a_over_b = report_row(rows, "likert.difference", question="edit", system="A", over="B")
-    assert f"{a_over_b['value']:.3f} [{a_over_b['ci_low']:.3f}, {a_over_b['ci_high']:.3f}]" in table
+    interval = f"[{a_over_b['ci_low']:.3f}, {a_over_b['ci_high']:.3f}]"
+    assert f'{a_over_b["value"]:.3f} <span class="ci">{interval}</span>' in table
 
 
 def _questionnaire(slug: str, paired: bool) -> dict:

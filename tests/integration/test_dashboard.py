@@ -44,7 +44,7 @@ def test_dashboard_shows_progress_tables_and_plots(
     assert "Items complete" in page and "2 of 4" in page
     assert "Attention-check failures" in page
     assert "The game at a glance" in page and "Agreement between annotators" in page
-    assert "0.444 [" in page  # exact-hit rate 4/9 with its interval
+    assert '0.444 <span class="ci">[' in page  # exact-hit rate 4/9 with its interval
     assert "By generator" in page and "ctrl" in page
     for name in ("distance", "points-by-order", "points-by-p", "alpha"):
         assert f"/dashboard/plots/{name}.svg?population=all" in page

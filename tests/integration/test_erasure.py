@@ -29,17 +29,21 @@ from annotation.models import (
     PlatformCall,
     PlatformDecision,
     PlatformEvent,
+    PlayerStats,
     Response,
 )
-from annotation.services.authoring.erasure import ERASED, find_enrollment
+from annotation.services.authoring.erasure import ERASED, erase, find_enrollment
+from annotation.services.authoring.studies import load_study_file
 from annotation.services.exports.export import export_path, export_study
 from annotation.services.participation.assignment import assign_next_item
 from annotation.services.participation.flags import flag_in_study
+from annotation.services.participation.participants import enroll, give_consent
 from annotation.services.pseudonyms import participant_pseudonym
 from scoring.models import Report
 from scoring.services import compute_study_reports
 from tests.conftest import logged_in
 from tests.factories import researcher_user
+from tests.game_helpers import boundary_study_file, play_via_services
 from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.exams import GOLD, take_exam
 from tests.helpers.flow import start
@@ -310,7 +314,6 @@ def test_the_command_erases_from_every_study_with_all_studies(make_claim_study):
 
 
 def test_exam_attempts_go_with_the_study_that_required_the_exam(client, example_study_file, owner):
-    from annotation.services.authoring.studies import load_study_file
 
     exam = load_study_file(example_study_file("simulation-exam"), owner=owner).study
     main = example_study_file("plausibility")
@@ -400,3 +403,30 @@ def test_the_admin_sites_delete_is_an_erasure(make_claim_study, superuser):
     assert not Participant.objects.filter(pk=gone.pk).exists()
     assert sorted(Item.objects.filter(study=study).values_list("slots_taken", flat=True)) == [0, 0]
     assert list(Erasure.objects.values_list("how", "answers", "erased_by")) == [("admin", 2, superuser.pk)]
+
+
+def test_a_players_game_totals_lose_the_erased_studys_rounds_and_keep_the_others(owner):
+    """The game keeps running totals per player (``PlayerStats``): an erasure from one game
+    study rebuilds them from the rounds left (the kind's ``after_responses_moved``), it neither
+    keeps the erased rounds nor drops the other study's."""
+    from annotation.services.authoring.studies import load_study_file
+
+    first = load_study_file(boundary_study_file(slug="game-one", items=3), owner=owner).study
+    second = load_study_file(
+        boundary_study_file(slug="game-two", items=2, category="stories"), owner=owner
+    ).study
+    player = Participant.objects.create(source=Participant.Source.ORGANIC)
+    for study, rounds in ((first, 3), (second, 2)):
+        give_consent(enroll(participant=player, study=study))
+        for _ in range(rounds):
+            assert play_via_services(player, study, lambda boundary, length: boundary) is not None
+    assert PlayerStats.objects.get(participant=player, category="").played == 5
+
+    erase(player, studies=[first], by=owner, how="page", recompute=False)
+
+    totals = PlayerStats.objects.get(participant=player, category="")
+    assert totals.played == 2 and totals.points_total == sum(
+        r.points or 0 for r in Response.objects.filter(participant=player)
+    )
+    assert not PlayerStats.objects.filter(participant=player, category="news").exists()
+    assert PlayerStats.objects.filter(participant=player, category="stories").exists()

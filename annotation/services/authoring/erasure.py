@@ -42,7 +42,6 @@ from annotation.models import (
     PlatformCall,
     PlatformDecision,
     PlatformEvent,
-    PlayerStats,
     Response,
     Study,
 )
@@ -63,7 +62,6 @@ LOOKUPS = ("participant", "platform_id", "pseudonym")
 IN_FLIGHT_BONUS = (PlatformBonus.State.CREATING, PlatformBonus.State.CREATED, PlatformBonus.State.PAYING)
 REPORTS_JOB = "reports"  # scoring's kind, started by name (annotation does not import scoring)
 EXPORT_JOB = "export"
-GAME_KIND = "boundary"
 
 
 @dataclass
@@ -242,8 +240,7 @@ def _erase_in_study(participant: Participant, study: Study, *, by, how: str, res
     attempts, _ = ExamAttempt.objects.filter(exam__study=study, participant=participant).delete()
     PlatformBonus.objects.filter(study=study, participant=participant).delete()
     PlatformDecision.objects.filter(study=study, participant=participant).delete()
-    if study.kind == GAME_KIND:
-        PlayerStats.objects.filter(participant=participant).delete()
+    study.task_kind.after_responses_moved([participant.pk])  # the game's totals, without these rounds
     if enrollment is not None:
         enrollment.delete()
     elif not (answers or pages or attempts):
