@@ -11,8 +11,11 @@ from django.test import Client
 from django.utils import timezone
 
 from annotation.models import Assignment, Enrollment, Response, Study
+from annotation.services.authoring.studies import load_study_file
 from annotation.services.participation.attention_schedule import attention_pages
 from tests.helpers.crowd_ids import prolific_id
+from tests.helpers.exams import GOLD as GOLD_EXAM
+from tests.helpers.exams import exam_action, file_position
 from tests.helpers.flow import start, task_action
 
 pytestmark = pytest.mark.django_db
@@ -174,3 +177,20 @@ def test_a_client_that_does_not_ask_gets_the_redirect(make_claim_study):
     client = Client()
     posted = client.post(task_action(start(client, study.slug)), GOLD["supports"])
     assert posted.status_code == 302 and posted["Location"] == f"/s/{study.slug}/task/"
+
+
+def test_an_exam_answered_on_the_one_trip_path_leads_to_the_study(example_study_file):
+    load_study_file(example_study_file("simulation-exam"))
+    main = example_study_file("plausibility")
+    main.update(qualification="demo-simulation-exam")
+    study = load_study_file(main).study
+    client = Client()
+    html = start(client, study.slug)
+    for number in (1, 2, 3):
+        assert f"Question {number} of 3" in html
+        action = exam_action(html)
+        posted = client.post(action, {"choice": GOLD_EXAM[file_position(action)]}, **HTMX)
+        assert posted.status_code == 200 and posted["HX-Push-Url"] == f"/s/{study.slug}/exam/"
+        html = posted.content.decode()
+    assert "You passed" in html and "3 of 3 correct" in html
+    assert Response.objects.filter(study__slug="demo-simulation-exam").count() == 3

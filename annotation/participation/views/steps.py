@@ -14,7 +14,6 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import Resolver404, resolve, reverse
-from django.utils.datastructures import MultiValueDict
 
 from annotation.languages import in_study_language
 from annotation.models import Enrollment, Participant, Study
@@ -229,6 +228,6 @@ def _page_at(request: HttpRequest, url: str) -> HttpResponse | None:
         return None
     get = copy.copy(request)  # the same session, user, messages and CSRF cookie
     get.method, get.path, get.path_info = "GET", parts.path, parts.path
-    get.GET, get.POST, get._files = QueryDict(parts.query), QueryDict(), MultiValueDict()
+    get.GET, get.POST = QueryDict(parts.query), QueryDict()
     get.resolver_match = match
     return match.func(get, *match.args, **match.kwargs)
