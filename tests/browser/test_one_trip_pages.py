@@ -102,3 +102,30 @@ def test_without_javascript_the_answer_is_posted_redirected_and_fetched(live_ser
         assert Response.objects.filter(study=study).count() == 1
     finally:
         context.close()
+
+
+def test_the_minimum_time_holds_the_one_trip_answer_back(live_server, page):
+    study = load_study_file(
+        claim_study_file(
+            slug="trip-hold", items=3, items_per_session=2, min_seconds_per_page=60, hold_submit=True
+        )
+    ).study
+    page.clock.install()  # the page's clock is the test's: the hold lasts until it moves on
+    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={prolific_id('hold')}")
+    page.get_by_role("button", name="I agree").click()
+    page.wait_for_selector("text=Page 1 of 2")
+    seen = _requests(page)
+    for number in (1, 2):  # the first page loaded whole, the second swapped in
+        page.wait_for_selector(f"text=Page {number} of 2")
+        page.wait_for_function("document.querySelector('[data-submit]').disabled", timeout=15000)
+        page.keyboard.press("a")
+        page.keyboard.press("1")
+        page.keyboard.press("Enter")  # too early: no request leaves
+        page.evaluate("() => fetch(location.href)")  # a request after it: an earlier one is seen first
+        page.clock.fast_forward("01:01")
+        page.wait_for_function("!document.querySelector('[data-submit]').disabled", timeout=15000)
+        assert len([s for s in seen if s[1] == "POST"]) == number - 1
+        page.keyboard.press("Enter")
+    page.wait_for_selector("#completion-code")
+    assert len([s for s in seen if s[1] == "POST"]) == 2
+    assert Response.objects.filter(study=study).count() == 2
