@@ -14,7 +14,8 @@ In one run, interleaved, each phase bounded by ``--duration`` seconds and ``--ma
 flow: study link, consent, then fetch page and submit with the CSRF token, a new participant
 when one finishes), ``survey 1-trip`` (the same participants as a browser with JavaScript loops:
 the answer's POST carries ``HX-Request`` and its response is the next page, no redirect, no GET;
-the two alternated ``--one-trip-rounds`` times, with a table per loop at the end), ``hello``, ``locked``, ``game`` (as many players: start, then rounds of
+the two alternated ``--one-trip-rounds`` times, with a table per loop at the end), ``hello``,
+``locked``, ``game`` (as many players: start, then rounds of
 reveals, a guess and the answer), ``hello``, ``locked``. Then ``paced`` participants (about
 5 s per page, ``--paced`` seconds) for the latency a crowd sees, and the same survey on a
 study of ``--small-items`` and one of ``--big-items`` items for the cost of study size.
