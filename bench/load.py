@@ -12,7 +12,10 @@ locked write (one ``SELECT … FOR UPDATE`` of one row, one ``UPDATE``, one comm
 In one run, interleaved, each phase bounded by ``--duration`` seconds and ``--max-requests``:
 ``survey`` (``--users`` closed-loop participants, each with its own cookies, through the real
 flow: study link, consent, then fetch page and submit with the CSRF token, a new participant
-when one finishes), ``hello``, ``locked``, ``game`` (as many players: start, then rounds of
+when one finishes), ``survey 1-trip`` (the same participants as a browser with JavaScript loops:
+the answer's POST carries ``HX-Request`` and its response is the next page, no redirect, no GET;
+the two alternated ``--one-trip-rounds`` times, with a table per loop at the end), ``hello``,
+``locked``, ``game`` (as many players: start, then rounds of
 reveals, a guess and the answer), ``hello``, ``locked``. Then ``paced`` participants (about
 5 s per page, ``--paced`` seconds) for the latency a crowd sees, and the same survey on a
 study of ``--small-items`` and one of ``--big-items`` items for the cost of study size.
@@ -124,6 +127,7 @@ def request(port: int, method: str, path: str, cookies: dict, data=None, headers
         text = response.read().decode("utf-8", "replace")
         set_cookies = response.headers.get_all("Set-Cookie") or []
         location = response.headers.get("Location", "") or response.headers.get("HX-Redirect", "")
+        location = location or response.headers.get("HX-Push-Url", "")  # a one-trip answer's next page
         return response.status, text, set_cookies, location
     finally:
         connection.close()
@@ -147,6 +151,12 @@ class Stats:
                 self.latencies[step].append(seconds)
             if not ok:
                 self.failures[step] += 1
+
+    def wait(self, seconds: float) -> None:
+        """A participant's wait for their next page after answering (its requests counted apart)."""
+        with self.lock:
+            if time.monotonic() >= self.measure_from:
+                self.latencies[PAGE_WAIT].append(seconds)
 
 
 class Budget:
@@ -212,8 +222,24 @@ class Waiting:
 WAITING = Waiting()
 
 
-def survey_user(port: int, slug: str, stats: Stats, budget: Budget, think: float, rng: random.Random) -> None:
-    """Participants one after another: study link, consent, then pages until done."""
+HTMX = {"HX-Request": "true"}  # what htmx sends with each request
+ONE_TRIP = "survey 1-trip"  # the survey phase as a browser with JavaScript loops
+PAGE_WAIT = "answer→page"  # from an answer's POST to the next page received (one trip or two)
+
+
+def survey_user(
+    port: int,
+    slug: str,
+    stats: Stats,
+    budget: Budget,
+    think: float,
+    rng: random.Random,
+    one_trip: bool = False,
+) -> None:
+    """Participants one after another: study link, consent, then pages until done.
+    ``one_trip``: as a browser with JavaScript answers (htmx's task form): the answer's POST
+    carries ``HX-Request`` and its response is the next page, so a loop is one request after
+    the first page's GET; else POST, redirect, GET (a browser without JavaScript)."""
     browser = None
     if think:  # paced participants arrive spread over one page's time, not all at once
         time.sleep(rng.uniform(0, think))
@@ -229,8 +255,8 @@ def survey_user(port: int, slug: str, stats: Stats, budget: Budget, think: float
                 browser.call(
                     "consent_post", "POST", f"/s/{slug}/consent/", {"csrfmiddlewaretoken": token.group(1)}
                 )
+            status, page, location, _ = browser.call("fetch", "GET", f"/s/{slug}/task/")
             while True:
-                status, page, location, _ = browser.call("fetch", "GET", f"/s/{slug}/task/")
                 action = SUBMIT_ACTION.search(page) if status == 200 else None
                 if action is None:
                     break  # done, or nothing left for this participant
@@ -238,10 +264,21 @@ def survey_user(port: int, slug: str, stats: Stats, budget: Budget, think: float
                     time.sleep(rng.uniform(0.5, 1.5) * think)
                 form = {"csrfmiddlewaretoken": CSRF_FIELD.search(page).group(1), "label": "supports"}
                 form["evidence"] = ["0"]
-                status, _, location, messages = browser.call("submit", "POST", action.group(1), form)
-                if status == 302 and not messages and location.rstrip("/").endswith(("task", "done")):
+                asked = time.perf_counter()
+                if one_trip:
+                    status, page, location, _ = browser.call(
+                        "submit+page", "POST", action.group(1), form, HTMX
+                    )
+                    confirmed = status == 200 and 'class="messages"' not in page
+                else:
+                    status, _, location, messages = browser.call("submit", "POST", action.group(1), form)
+                    confirmed = status == 302 and not messages
+                if confirmed and location.rstrip("/").endswith(("task", "done")):
                     with stats.lock:
                         stats.successes += 1
+                if not one_trip:
+                    status, page, location, _ = browser.call("fetch", "GET", f"/s/{slug}/task/")
+                stats.wait(time.perf_counter() - asked)
             browser = None
     except TimeoutError:
         if browser is not None and "sessionid" in browser.cookies:
@@ -250,7 +287,7 @@ def survey_user(port: int, slug: str, stats: Stats, budget: Budget, think: float
 
 def game_player(port: int, slug: str, stats: Stats, budget: Budget, rng: random.Random) -> None:
     """Players one after another: start the category, then rounds with a random stop."""
-    htmx = {"HX-Request": "true"}
+    htmx = HTMX
     browser = None
     try:
         while True:
@@ -640,6 +677,34 @@ def print_cpu_table(cpu: dict[str, list[dict[str, float]]]) -> None:
         print(f"  {name:<14}{row}")
 
 
+def per_loop(stats: Stats, cpu_per_request: dict[str, float]) -> dict[str, float]:
+    """A survey phase per loop (a page answered and the next one received): its requests,
+    the server's CPU (gunicorn's processes) and the rest's, and the participant's wait."""
+    loops = max(stats.successes, 1)
+    requests = stats.requests / loops
+    waits = stats.latencies.get(PAGE_WAIT, [])
+    return {
+        "requests/loop": requests,
+        "server CPU ms/loop": cpu_per_request["gunicorn"] * requests,
+        "PostgreSQL+rest ms/loop": cpu_per_request[REST] * requests,
+        "p50 ms/page": percentile(waits, 0.5),
+        "p99 ms/page": percentile(waits, 0.99),
+        "loops": float(stats.successes),
+    }
+
+
+def print_loop_table(loops: list[tuple[str, dict[str, float]]]) -> None:
+    """Every survey phase of the run in its order, per loop: classic (POST, redirect, GET)
+    beside one-trip (the answer's response is the next page)."""
+    if not loops:
+        return
+    keys = list(loops[0][1])
+    print("\nsurvey loops (answer → next page), each phase in run order:")
+    print("  " + f"{'':<16}" + "".join(f"{key:>25}" for key in keys))
+    for name, figures in loops:
+        print(f"  {name:<16}" + "".join(f"{figures[key]:25.2f}" for key in keys))
+
+
 def print_rows_table(rows: dict[str, dict[str, float]]) -> None:
     """Rows PostgreSQL read and wrote per survey loop (a page fetched and answered; the
     entry and consent of new participants spread over their pages)."""
@@ -672,6 +737,13 @@ def main() -> None:
         default="uniform",
         help="the survey study's assignment (adaptive: min_answers 2; with few --survey-items most "
         "pages come from the adaptive scan)",
+    )
+    parser.add_argument(
+        "--one-trip-rounds",
+        type=int,
+        default=1,
+        help="survey phases as classic (POST, redirect, GET) then one-trip (htmx's POST returning "
+        "the next page), alternated this many times",
     )
     parser.add_argument(
         "--history", type=int, default=20000, help="participants of an earlier study (tables of a used site)"
@@ -725,14 +797,27 @@ def main() -> None:
     cpu: dict[str, list[dict[str, float]]] = defaultdict(list)
     rows: dict[str, dict[str, float]] = {}  # survey phases: rows read and written per loop
 
-    def survey_args(slug, think):
-        return lambda user, stats, budget: (port, slug, stats, budget, think, random.Random(rng.random()))
+    def survey_args(slug, think, one_trip=False):
+        return lambda user, stats, budget: (
+            port,
+            slug,
+            stats,
+            budget,
+            think,
+            random.Random(rng.random()),
+            one_trip,
+        )
 
     def anchor_args(path, step):
         return lambda user, stats, budget: (port, path.format(row=user), stats, budget, step)
 
-    phases = [
+    loops: list[tuple[str, dict[str, float]]] = []  # survey phases: the figures per loop
+    surveys = [
         ("survey", survey_user, survey_args(survey, 0), survey),
+        (ONE_TRIP, survey_user, survey_args(survey, 0, one_trip=True), survey),
+    ]
+    phases = [
+        *surveys * max(args.one_trip_rounds, 1),
         ("hello", anchor_user, anchor_args("/bench/hello", "hello"), None),
         ("locked", anchor_user, anchor_args("/bench/locked-write/{row}", "locked"), None),
         (
@@ -746,15 +831,18 @@ def main() -> None:
     ]
     try:
         if args.warmup:  # first requests of each worker load templates and code: not measured
-            for _, target, make_args, slug in phases[:4]:
-                stats, _ = run_phase(target, args.users, args.warmup / 4, args.max_requests, make_args)
+            kinds = list({phase[0]: phase for phase in phases}.values())
+            for _, target, make_args, slug in kinds:
+                stats, _ = run_phase(
+                    target, args.users, args.warmup / len(kinds), args.max_requests, make_args
+                )
                 if slug:
                     successes[slug] += stats.successes
         # Statistics of the tables as they are now (on a fresh database, PostgreSQL would
         # plan for the empty tables it saw last and scan them whole).
         settle_tables()
         for name, target, make_args, slug in phases:
-            counted = name == "survey" and not rows
+            counted = name in (surveys[0][0], surveys[1][0]) and name not in rows
             rows_before = counters.read(args.stats_settle)[1] if counted else {}
             before = cpu_by_process_class(server.pid)
             stats, seconds = run_phase(target, args.users, args.duration, args.max_requests, make_args)
@@ -762,6 +850,8 @@ def main() -> None:
             cpu[name].append(report_cpu(before, cpu_by_process_class(server.pid), stats.requests))
             if counted:
                 rows[name] = report_rows(rows_before, counters.read(args.stats_settle)[0], stats.successes)
+            if slug == survey:
+                loops.append((name, per_loop(stats, cpu[name][-1])))
             if name == "game":  # the issue's figure: rounds finished (answers confirmed) per second
                 rounds.append(stats.successes / seconds)
                 print(f"  rounds        {stats.successes:>6}  = {rounds[-1]:.1f} rounds/s")
@@ -814,6 +904,7 @@ def main() -> None:
         )
     print_cpu_table(cpu)
     print_rows_table(rows)
+    print_loop_table(loops)
 
     print("\ndatabase checks:")
     broken = False

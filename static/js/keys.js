@@ -3,6 +3,7 @@
 // whose other keys (Enter alone: a new line) are never intercepted.
 (function () {
   "use strict";
+  if (window.roftTyping) return; // run again by a one-trip page swap: already listening
   // The one rule for "the person is typing, leave their keys alone", shared with the pages'
   // own shortcut scripts (survey-keys.js, game-round.js), which base.html loads after this one.
   function typing(el) {

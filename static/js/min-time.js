@@ -19,8 +19,8 @@
     if (wait) wait.textContent = remaining > 0 ? words.replace("{seconds}", remaining) : "";
     if (remaining > 0) window.setTimeout(tick, 250);
   }
-  form.addEventListener("submit", function (event) {
-    if (left() > 0) event.preventDefault();
-  });
+  function early(event) { if (left() > 0) event.preventDefault(); }
+  form.addEventListener("submit", early);
+  form.addEventListener("htmx:beforeRequest", early); // the one-trip post ignores a held-back submit
   tick();
 })();

@@ -35,6 +35,7 @@
   }
 
   document.addEventListener("keydown", function (event) {
+    if (!form.isConnected) return; // a page since replaced by a one-trip swap
     if (event.ctrlKey || event.metaKey || event.altKey || typing(document.activeElement)) return;
     if (event.key.length !== 1) return;
     var group = current();

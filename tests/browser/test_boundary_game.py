@@ -70,12 +70,15 @@ def test_a_guest_plays_demo_rounds_to_the_reveal(live_server, page, screenshot, 
 
     page.keyboard.press("n")  # the next passage: call the second sentence machine-written
     page.wait_for_selector("#passage li")
+    loads: list[str] = []  # a round's steps are fragments: no full page load (issue 43)
+    page.on("request", lambda r: loads.append(r.url) if r.resource_type == "document" else None)
     page.keyboard.press("h")
     page.wait_for_selector("#passage li:nth-child(2)")
     page.keyboard.press("m")
     page.fill("#reason", "The second sentence changes the subject.")
     page.get_by_role("button", name="Show me the answer").click()
     page.wait_for_selector("#verdict")
+    assert loads == []
     total = sum(r.points or 0 for r in Response.objects.all())
     assert page.inner_text("#total-points") == f"{total:g}"
 

@@ -22,7 +22,7 @@ from annotation.services.participation.gate import LiveStep
 from annotation.services.participation.submission import SubmissionClosed, submit_response
 from annotation.views.task_page import task_page_context
 
-from .steps import participant_step
+from .steps import one_trip, participant_step
 
 
 @require_GET
@@ -42,6 +42,7 @@ def exam_page(request: HttpRequest, step: LiveStep) -> HttpResponse:
 
 
 @require_POST
+@one_trip
 @participant_step(assignment=True, exam=True)
 def exam_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
     study, assignment, exam = step.study, step.owned_assignment, step.qualification_exam

@@ -39,7 +39,7 @@ from annotation.services.participation.submission import SubmissionClosed, submi
 from annotation.views.task_page import task_page_context
 
 from .session import PARTICIPANT_KEY, remember_participant, session_participant
-from .steps import next_step_url, participant_step, participant_study, refused_step
+from .steps import next_step_url, one_trip, participant_step, participant_study, refused_step
 
 CONSENT_DECLINED = "decline"
 ANSWERED_ELSEWHERE = gettext_lazy(
@@ -162,6 +162,7 @@ def study_task(request: HttpRequest, step: LiveStep) -> HttpResponse:
 
 
 @require_POST
+@one_trip
 @participant_step(assignment=True)
 def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
     study, assignment = step.study, step.owned_assignment

@@ -5,13 +5,15 @@ same pages everywhere (the closed page, the blocked page, or the step the partic
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from functools import partial, wraps
+from urllib.parse import urlsplit
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 
 from annotation.languages import in_study_language
 from annotation.models import Enrollment, Participant, Study
@@ -168,3 +170,64 @@ def go_to(request: HttpRequest, url: str) -> HttpResponse:
         page["HX-Redirect"] = url
         return page
     return redirect(url)
+
+
+# How many redirects a one-trip answer follows on the server (submit → task → exam, say)
+# before it leaves the rest to the browser.
+ONE_TRIP_HOPS = 3
+
+
+def one_trip(view: StepView) -> StepView:
+    """Decorate a participant's answer (``study_submit``, ``exam_submit``): for htmx's task
+    form, the page the answer leads to comes back in the same response, rendered by that
+    page's own view as its GET would render it (the gate, the next pick, ``shown_at``, the
+    messages), with ``HX-Push-Url`` naming its address, so reload, back and a copied link
+    behave as after the redirect. Every other client gets the answer's redirect
+    (POST–redirect–GET, unchanged): half the requests of a participant's loop are the
+    redirected GETs, and most of a request's cost is the request itself."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        if not is_htmx(request):
+            return response
+        for _ in range(ONE_TRIP_HOPS):
+            url = _sent_to(response)
+            if url is None:
+                return response
+            page = _page_at(request, url)
+            if page is None:
+                break
+            response = page
+            if _sent_to(response) is None:
+                response["HX-Push-Url"] = url
+        url = _sent_to(response)
+        return go_to(request, url) if url is not None else response
+
+    return wrapper
+
+
+def _sent_to(response: HttpResponse) -> str | None:
+    """Where ``response`` sends the browser (a redirect, or htmx's HX-Redirect), else None."""
+    if response.status_code in (301, 302, 303, 307, 308):
+        return response["Location"]
+    if response.status_code == 204 and response.has_header("HX-Redirect"):
+        return response["HX-Redirect"]
+    return None
+
+
+def _page_at(request: HttpRequest, url: str) -> HttpResponse | None:
+    """The page at ``url`` (a path on this site), as its view answers a GET from this
+    browser now; None for an address elsewhere."""
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc:
+        return None
+    try:
+        match = resolve(parts.path)
+    except Resolver404:
+        return None
+    get = copy.copy(request)  # the same session, user, messages and CSRF cookie
+    get.method, get.path, get.path_info = "GET", parts.path, parts.path
+    get.GET, get.POST = QueryDict(parts.query), QueryDict()
+    get.resolver_match = match
+    return match.func(get, *match.args, **match.kwargs)
