@@ -12,6 +12,13 @@
     return el.tagName === "INPUT" && /^(text|search|number|email|url|tel|password)$/.test(el.type);
   }
   window.roftTyping = typing;
+  // Submit a form as a click would. A one-trip form just swapped in may not have been wired by
+  // htmx yet (it does so as the swap settles): a key pressed in that moment would post the
+  // whole page instead, so htmx is asked to wire it first (it does nothing to one already wired).
+  function send(form) {
+    if (window.htmx && form.closest("[hx-boost]")) window.htmx.process(form);
+    form.requestSubmit();
+  }
   // Controls whose own Enter a keyboard user relies on: a link opens (the Leave and
   // Instructions links of a task page), a button presses, a summary opens its details.
   function ownEnter(el) {
@@ -27,14 +34,14 @@
       var target = (active && active.tagName === "TEXTAREA" && active.form) || form;
       if (!target) return;
       event.preventDefault();
-      target.requestSubmit();
+      send(target);
       return;
     }
     if (!form) return;
     if (event.ctrlKey || event.metaKey || event.altKey || typing(document.activeElement)) return;
     if (event.key === "Enter" && !ownEnter(document.activeElement)) {
       event.preventDefault();
-      form.requestSubmit();
+      send(form);
       return;
     }
     var target = form.querySelector('[data-key="' + CSS.escape(event.key) + '"]');
