@@ -164,20 +164,16 @@ def picks(row: Row, rng: np.random.Generator):
     return bt.comparisons(first, second, outcome, d.item), d.participant
 
 
+# each figure's share of runs, before (the answer-level method) and after
+FIGURE_KEYS = tuple(
+    f"{figure}_{when}" for figure in ("share", "choice", "multi", "sign") for when in ("old", "new")
+)
+
+
 def run_row(row: Row, runs: int, seed: int, truth: float) -> dict:
     rng = np.random.default_rng([seed, int(row.icc * 100), row.systems, row.items])
     t_choice, t_multi = tau(row.icc, np.pi**2 / 6), tau(row.icc, np.pi**2 / 3)
-    names = (
-        "share_old",
-        "share_new",
-        "choice_old",
-        "choice_new",
-        "multi_old",
-        "multi_new",
-        "sign_old",
-        "sign_new",
-    )
-    hits = dict.fromkeys(names, 0)
+    hits = dict.fromkeys(FIGURE_KEYS, 0)
     for r in range(runs):
         d = design(row.items, row.systems, row.systems, rng)
         answer = choices(d, t_choice, rng)
@@ -270,19 +266,7 @@ HEADER = (
 def markdown(found: list[dict]) -> str:
     lines = [HEADER, "|---|---|---|---|---|---|---|---|---|---|---|"]
     for f in found:
-        figures = " | ".join(
-            f"{f[name]:.3f}"
-            for name in (
-                "share_old",
-                "share_new",
-                "choice_old",
-                "choice_new",
-                "multi_old",
-                "multi_new",
-                "sign_old",
-                "sign_new",
-            )
-        )
+        figures = " | ".join(f"{f[name]:.3f}" for name in FIGURE_KEYS)
         lines.append(f"| {f['icc']} | {f['systems']} | {f['items']} | {figures} |")
     return "\n".join(lines)
 
