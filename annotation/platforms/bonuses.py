@@ -42,7 +42,7 @@ from annotation.platforms.errors import PlatformError, PlatformOutcomeUnknown, P
 from annotation.platforms.money import MAX_BONUS_CAP_CENTS, MAX_BONUS_CENTS, as_currency, cents_from_text
 from annotation.platforms.review import CLAIM_EXPIRES
 from annotation.services.populations import real_enrollments
-from annotation.services.pseudonyms import PseudonymCache
+from annotation.services.pseudonyms import PseudonymCache, participant_pseudonym
 
 MAX_REASON = 200
 
@@ -381,5 +381,4 @@ def settle(study: Study, *, platform: str, key: str, paid: bool) -> int:
 
 def bonus_pseudonym(study: Study, bonus: PlatformBonus) -> str:
     """A bonus's participant as a job's result names them (``review.shown_name``)."""
-    p = bonus.participant
-    return PseudonymCache(study.pseudonym_salt).get(p.pk, p.source, p.platform_worker_id, p.public_id)
+    return participant_pseudonym(study, bonus.participant)
