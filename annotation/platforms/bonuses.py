@@ -39,10 +39,10 @@ from django.utils import timezone
 from annotation.errors import InputError
 from annotation.models import Participant, Platform, PlatformBonus, PlatformStudy, Study
 from annotation.platforms.errors import PlatformError, PlatformOutcomeUnknown, PlatformRefused
+from annotation.platforms.lists import named_enrollments
 from annotation.platforms.money import MAX_BONUS_CAP_CENTS, MAX_BONUS_CENTS, as_currency, cents_from_text
 from annotation.platforms.review import CLAIM_EXPIRES
-from annotation.services.populations import real_enrollments
-from annotation.services.pseudonyms import PseudonymCache, participant_pseudonym
+from annotation.services.pseudonyms import participant_pseudonym
 
 MAX_REASON = 200
 
@@ -156,12 +156,9 @@ def pseudonymous_lines(study: Study, *, platform: str, lines: list[BonusLine]) -
 
 
 def _participants_by_name(study: Study, platform: str) -> dict[str, tuple[Participant, str]]:
-    names = PseudonymCache(study.pseudonym_salt)
     known: dict[str, tuple[Participant, str]] = {}
-    rows = real_enrollments(study).filter(participant__source=platform).select_related("participant")
-    for enrollment in rows:
+    for enrollment, pseudonym in named_enrollments(study, platform):
         p = enrollment.participant
-        pseudonym = names.get(p.pk, p.source, p.platform_worker_id, p.public_id)
         known[pseudonym] = known[p.platform_worker_id] = (p, pseudonym)
     return known
 
