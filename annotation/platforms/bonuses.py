@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Q, Sum
+from django.db.models import Q
 from django.utils import timezone
 
 from annotation.errors import InputError
@@ -172,11 +172,9 @@ def _over_cap(study: Study, platform: str, planned: list[PlannedBonus], cap: int
             "participant_id", "reason", "amount_cents"
         )
     }
-    totals = dict(
-        PlatformBonus.objects.filter(study=study, platform=platform)
-        .values_list("participant_id")
-        .annotate(total=Sum("amount_cents"))
-    )
+    totals: dict[int, int] = {}
+    for (participant_id, _), cents in recorded.items():
+        totals[participant_id] = totals.get(participant_id, 0) + cents
     errors = []
     for bonus in planned:
         key = (bonus.participant.pk, bonus.line.reason)
