@@ -33,16 +33,16 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Q, Sum
+from django.db.models import Q
 from django.utils import timezone
 
 from annotation.errors import InputError
 from annotation.models import Participant, Platform, PlatformBonus, PlatformStudy, Study
 from annotation.platforms.errors import PlatformError, PlatformOutcomeUnknown, PlatformRefused
+from annotation.platforms.lists import named_enrollments
 from annotation.platforms.money import MAX_BONUS_CAP_CENTS, MAX_BONUS_CENTS, as_currency, cents_from_text
 from annotation.platforms.review import CLAIM_EXPIRES
-from annotation.services.populations import real_enrollments
-from annotation.services.pseudonyms import PseudonymCache
+from annotation.services.pseudonyms import participant_pseudonym
 
 MAX_REASON = 200
 
@@ -156,12 +156,9 @@ def pseudonymous_lines(study: Study, *, platform: str, lines: list[BonusLine]) -
 
 
 def _participants_by_name(study: Study, platform: str) -> dict[str, tuple[Participant, str]]:
-    names = PseudonymCache(study.pseudonym_salt)
     known: dict[str, tuple[Participant, str]] = {}
-    rows = real_enrollments(study).filter(participant__source=platform).select_related("participant")
-    for enrollment in rows:
+    for enrollment, pseudonym in named_enrollments(study, platform):
         p = enrollment.participant
-        pseudonym = names.get(p.pk, p.source, p.platform_worker_id, p.public_id)
         known[pseudonym] = known[p.platform_worker_id] = (p, pseudonym)
     return known
 
@@ -175,11 +172,9 @@ def _over_cap(study: Study, platform: str, planned: list[PlannedBonus], cap: int
             "participant_id", "reason", "amount_cents"
         )
     }
-    totals = dict(
-        PlatformBonus.objects.filter(study=study, platform=platform)
-        .values_list("participant_id")
-        .annotate(total=Sum("amount_cents"))
-    )
+    totals: dict[int, int] = {}
+    for (participant_id, _), cents in recorded.items():
+        totals[participant_id] = totals.get(participant_id, 0) + cents
     errors = []
     for bonus in planned:
         key = (bonus.participant.pk, bonus.line.reason)
@@ -381,5 +376,4 @@ def settle(study: Study, *, platform: str, key: str, paid: bool) -> int:
 
 def bonus_pseudonym(study: Study, bonus: PlatformBonus) -> str:
     """A bonus's participant as a job's result names them (``review.shown_name``)."""
-    p = bonus.participant
-    return PseudonymCache(study.pseudonym_salt).get(p.pk, p.source, p.platform_worker_id, p.public_id)
+    return participant_pseudonym(study, bonus.participant)

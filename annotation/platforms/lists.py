@@ -7,7 +7,10 @@ researcher), flagged, screened out, returned, completed, or not finished.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+
+from django.db.models import QuerySet
 
 from annotation.models import Enrollment, Participant, Study
 from annotation.services.exports.columns import neutralise
@@ -42,17 +45,25 @@ def platform_status(enrollment: Enrollment) -> str:
     return "not finished"
 
 
+def named_enrollments(
+    study: Study, platform: str, *, without: QuerySet | None = None
+) -> Iterator[tuple[Enrollment, str]]:
+    """The study's real enrollments from ``platform``, in order of arrival, each with its
+    participant's pseudonym: what the lists, the plans and the bonus file's names read.
+    ``without``: participant ids to leave out."""
+    enrollments = real_enrollments(study).filter(participant__source=platform)
+    if without is not None:
+        enrollments = enrollments.exclude(participant_id__in=without)
+    names = PseudonymCache(study.pseudonym_salt)
+    for enrollment in enrollments.select_related("participant").order_by("id"):
+        p = enrollment.participant
+        yield enrollment, names.get(p.pk, p.source, p.platform_worker_id, p.public_id)
+
+
 def platform_rows(study: Study, source: str) -> list[PlatformRow]:
     """The study's participants from ``source`` (prolific or mturk), in order of arrival."""
-    enrollments = (
-        real_enrollments(study)
-        .filter(participant__source=source)
-        .select_related("participant")
-        .order_by("id")
-    )
-    names = PseudonymCache(study.pseudonym_salt)
     rows = []
-    for enrollment in enrollments:
+    for enrollment, pseudonym in named_enrollments(study, source):
         participant = enrollment.participant
         status = platform_status(enrollment)
         code = {"completed": study.completion_code, "screened out": study.screenout_code}.get(status, "")
@@ -60,9 +71,7 @@ def platform_rows(study: Study, source: str) -> list[PlatformRow]:
         rows.append(
             PlatformRow(
                 platform_id=participant.platform_worker_id,
-                pseudonym=names.get(
-                    participant.pk, participant.source, participant.platform_worker_id, participant.public_id
-                ),
+                pseudonym=pseudonym,
                 status=status,
                 seconds_taken=_seconds_taken(enrollment),
                 code=code,

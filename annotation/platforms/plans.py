@@ -9,11 +9,10 @@ from annotation.errors import InputError
 from annotation.models import PlatformStudy, Study
 from annotation.numbers import whole_number_within
 from annotation.platforms.bonuses import BonusLine, PlannedBonus, check_bonus_lines
+from annotation.platforms.lists import named_enrollments
 from annotation.platforms.money import MAX_MINUTES, MAX_PLACES, MAX_REWARD_CENTS, cents_from_text
 from annotation.platforms.review import APPROVE, REJECT, sent_decisions, verdict
 from annotation.services.participation.capacity import places_wanted
-from annotation.services.populations import real_enrollments
-from annotation.services.pseudonyms import PseudonymCache
 
 
 @dataclass(frozen=True)
@@ -53,20 +52,10 @@ def review_plan(study: Study, *, platform: str) -> ReviewPlan:
     """Our verdict on each of the study's participants from ``platform`` whose submission
     has no decision sent yet: what ``… review`` will do for the ones the platform lists as
     awaiting review."""
-    sent = sent_decisions(study, platform)
-    enrollments = (
-        real_enrollments(study)
-        .filter(participant__source=platform)
-        .exclude(participant_id__in=sent.values("participant_id"))
-        .select_related("participant")
-        .order_by("id")
-    )
-    names = PseudonymCache(study.pseudonym_salt)
+    sent = sent_decisions(study, platform).values("participant_id")
     rows = []
-    for enrollment in enrollments:
-        p = enrollment.participant
+    for enrollment, pseudonym in named_enrollments(study, platform, without=sent):
         decided = verdict(study, enrollment)
-        pseudonym = names.get(p.pk, p.source, p.platform_worker_id, p.public_id)
         rows.append(PlanRow(pseudonym, decided.action, decided.reason))
     reward = PlatformStudy.objects.filter(study=study).values_list("reward_cents", flat=True).first()
     return ReviewPlan(rows, reward)

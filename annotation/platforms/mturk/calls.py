@@ -128,10 +128,13 @@ def send_bonuses(study: Study, calls: MTurkCalls, *, lines: list[BonusLine]) -> 
     MTurk's day (``bonuses.pay_again``). Refuses, naming the token, while one is older."""
     if calls.context.dry_run:
         planned = check_bonus_lines(study, platform=Platform.MTURK, lines=lines)
+        assignments = _assignment_ids(study, [bonus.participant for bonus in planned])
         for bonus in planned:
             calls.change(
                 "SendBonus",
-                **_bonus_params(study, bonus.participant, bonus.line.amount_cents, bonus.line.reason),
+                **_bonus_params(
+                    study, bonus.participant, bonus.line.amount_cents, bonus.line.reason, assignments
+                ),
             )
         total = sum(bonus.line.amount_cents for bonus in planned)
         return {"bonuses": len(planned), "total_cents": total, "paid": [], "already_paid": []}
@@ -145,11 +148,12 @@ def send_bonuses(study: Study, calls: MTurkCalls, *, lines: list[BonusLine]) -> 
     refuse_stuck(study, platform=Platform.MTURK, resend_within=TOKEN_LIFE)
     total = sum(bonus.line.amount_cents for bonus in planned)
     paid, already = [], []
+    assignments = _assignment_ids(study, [row.participant for row in rows])
     for row in rows:
         if row.state == PlatformBonus.State.PAID:
             already.append(bonus_pseudonym(study, row))
             continue
-        params = _bonus_params(study, row.participant, row.amount_cents, row.reason)
+        params = _bonus_params(study, row.participant, row.amount_cents, row.reason, assignments)
 
         def send(params=params):
             return calls.change("SendBonus", **params)
@@ -162,9 +166,19 @@ def send_bonuses(study: Study, calls: MTurkCalls, *, lines: list[BonusLine]) -> 
     return {"bonuses": len(planned), "total_cents": total, "paid": paid, "already_paid": already}
 
 
-def _bonus_params(study: Study, participant: Participant, cents: int, reason: str) -> dict:
-    enrollment = Enrollment.objects.filter(study=study, participant=participant).first()
-    assignment_id = (enrollment.platform_session or {}).get("assignmentId", "") if enrollment else ""
+def _assignment_ids(study: Study, participants: list[Participant]) -> dict[int, str]:
+    """Each participant's MTurk AssignmentId in this study, as their session keeps it (one query
+    for the whole file)."""
+    sessions = Enrollment.objects.filter(study=study, participant__in=participants).values_list(
+        "participant_id", "platform_session"
+    )
+    return {pk: (session or {}).get("assignmentId", "") for pk, session in sessions}
+
+
+def _bonus_params(
+    study: Study, participant: Participant, cents: int, reason: str, assignments: dict[int, str]
+) -> dict:
+    assignment_id = assignments.get(participant.pk, "")
     if not assignment_id:
         raise InputError(
             {"file": [f"{participant.platform_worker_id}: no MTurk assignment is known for this worker."]}

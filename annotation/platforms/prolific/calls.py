@@ -200,25 +200,30 @@ def _create_and_pay(study: Study, client: ProlificClient) -> list[str]:
         give_back_claimed(claimed)
         raise PlatformError("Prolific created the bonus payment but gave no id; nothing was paid.")
     name_created_bonuses(claimed, batch_id)
-    return _pay_created(study, client)
+    return _pay_batch(study, client, batch_id)
 
 
 def _pay_created(study: Study, client: ProlificClient) -> list[str]:
-    """Pay each bulk bonus whose rows are CREATED, one payment each (``pay_once``)."""
+    """Pay each bulk bonus whose rows are CREATED (left by an earlier run), one payment each."""
     created = PlatformBonus.objects.filter(
         study=study, platform=Platform.PROLIFIC, state=PlatformBonus.State.CREATED
     )
     paid: list[str] = []
     for batch_id in sorted(set(created.values_list("batch_id", flat=True))):
-
-        def pay(batch_id: str = batch_id) -> dict:
-            return client.post(f"/api/v1/bulk-bonus-payments/{batch_id}/pay/", {})
-
-        rows = pay_once(
-            study, platform=Platform.PROLIFIC, key=batch_id, before=PlatformBonus.State.CREATED, send=pay
-        )
-        paid += [bonus_pseudonym(study, row) for row in rows]
+        paid += _pay_batch(study, client, batch_id)
     return paid
+
+
+def _pay_batch(study: Study, client: ProlificClient, batch_id: str) -> list[str]:
+    """Pay one created bulk bonus (``pay_once``): the pseudonyms of the bonuses paid."""
+
+    def pay() -> dict:
+        return client.post(f"/api/v1/bulk-bonus-payments/{batch_id}/pay/", {})
+
+    rows = pay_once(
+        study, platform=Platform.PROLIFIC, key=batch_id, before=PlatformBonus.State.CREATED, send=pay
+    )
+    return [bonus_pseudonym(study, row) for row in rows]
 
 
 def unpaid_batches(study: Study) -> list[dict]:
