@@ -257,16 +257,32 @@ def _erase_in_study(participant: Participant, study: Study, *, by, how: str, res
 def _redact(identifiers: set[str], studies: list[Study]) -> None:
     """Replace the identifiers where the app copied them: jobs' parameters and results and
     the platforms' audit log (of these studies, or of none), the API's stored replies."""
-    mentions = Q()
-    for text in identifiers:
-        mentions |= Q(as_text__contains=text)
     in_scope = Q(study__in=studies) | Q(study__isnull=True)
     for model, fields in ((Job, ("parameters", "result")), (PlatformCall, ("request_body", "response_body"))):
-        for name in fields:
-            rows = model.objects.filter(in_scope).annotate(as_text=Cast(name, TextField())).filter(mentions)
-            for row in rows.only("pk", name):
-                model.objects.filter(pk=row.pk).update(**{name: _without(getattr(row, name), identifiers)})
-    IdempotencyKey.objects.annotate(as_text=Cast("body", TextField())).filter(mentions).delete()
+        # One read and one UPDATE per model (``bulk_update``), not an UPDATE per row and field.
+        texts = {f"{name}_text": Cast(name, TextField()) for name in fields}
+        rows = list(
+            model.objects.filter(in_scope)
+            .annotate(**texts)
+            .filter(_mentions(texts, identifiers))
+            .only("pk", *fields)
+        )
+        for row in rows:
+            for name in fields:
+                setattr(row, name, _without(getattr(row, name), identifiers))
+        model.objects.bulk_update(rows, fields)
+    IdempotencyKey.objects.annotate(body_text=Cast("body", TextField())).filter(
+        _mentions(("body_text",), identifiers)
+    ).delete()
+
+
+def _mentions(texts: Iterable[str], identifiers: set[str]) -> Q:
+    """Rows whose annotated text columns ``texts`` hold any of the identifiers."""
+    found = Q()
+    for column in texts:
+        for text in identifiers:
+            found |= Q(**{f"{column}__contains": text})
+    return found
 
 
 def _without(value, identifiers: set[str]):
