@@ -180,6 +180,9 @@ def erase(
         if not (participant.enrollments.exists() or participant.exam_attempts.exists()):
             participant.delete()  # its platform id, the game's totals, what is left of it
             result.participant_removed = True
+        else:  # the kinds' per-participant totals, rebuilt once from the rounds left
+            for kind in {study.kind: study.task_kind for study in studies}.values():
+                kind.after_responses_moved([participant.pk])
         if recompute:
             for study in studies:
                 recompute_reports(study, by=by)
@@ -240,7 +243,6 @@ def _erase_in_study(participant: Participant, study: Study, *, by, how: str, res
     attempts, _ = ExamAttempt.objects.filter(exam__study=study, participant=participant).delete()
     PlatformBonus.objects.filter(study=study, participant=participant).delete()
     PlatformDecision.objects.filter(study=study, participant=participant).delete()
-    study.task_kind.after_responses_moved([participant.pk])  # the game's totals, without these rounds
     if enrollment is not None:
         enrollment.delete()
     elif not (answers or pages or attempts):
