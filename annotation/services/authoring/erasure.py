@@ -342,14 +342,15 @@ def apply_retention(now: datetime | None = None) -> RetentionResult:
             continue
         past.exclude(platform_session={}).update(platform_session={})
         for participant in (
-            Participant.objects.filter(enrollments__in=past).exclude(platform_worker_id="").distinct()
+            Participant.objects.filter(enrollments__in=past)
+            .exclude(platform_worker_id="")
+            .distinct()
+            .prefetch_related("enrollments__study")  # not two queries per participant
         ):
-            if all(_past_retention(e, now) for e in participant.enrollments.select_related("study")):
+            enrollments = participant.enrollments.all()
+            if all(_past_retention(e, now) for e in enrollments):
                 Participant.objects.filter(pk=participant.pk).update(platform_worker_id="")
-                _redact(
-                    {participant.platform_worker_id},
-                    list(Study.objects.filter(enrollments__participant=participant)),
-                )
+                _redact({participant.platform_worker_id}, [e.study for e in enrollments])
                 result.platform_ids_deleted += 1
     return result
 
