@@ -235,10 +235,9 @@ def _erase_in_study(participant: Participant, study: Study, *, by, how: str, res
     if enrollment is not None and not enrollment.excluded:
         set_excluded(enrollment, excluded=True)  # answered pages give their slots back
     release_participant_assignments(participant=participant, study=study)  # open pages too
-    responses = Response.objects.filter(study=study, participant=participant)
-    answers = responses.count()
     ModelOutput.objects.filter(study=study, participant=participant).delete()
-    responses.delete()
+    _, deleted = Response.objects.filter(study=study, participant=participant).delete()
+    answers = deleted.get(Response._meta.label, 0)
     pages, _ = Assignment.objects.filter(study=study, participant=participant).delete()
     attempts, _ = ExamAttempt.objects.filter(exam__study=study, participant=participant).delete()
     PlatformBonus.objects.filter(study=study, participant=participant).delete()
