@@ -55,8 +55,9 @@ from annotation.services.pseudonyms import PseudonymCache, participant_pseudonym
 
 # What an identifier copied into a log or a job's record becomes.
 ERASED = "[erased]"
-# The ways to name the participant to erase, each an input field of its own.
-LOOKUPS = ("participant", "platform_id", "pseudonym")
+# The ways to name the participant to erase, each an input field of its own, and what its
+# errors call it.
+LOOKUPS = {"participant": "public id", "platform_id": "platform id", "pseudonym": "pseudonym"}
 # Bonus and decision records whose call to the platform may be under way: erasing them
 # would lose the one record that stops a second payment or transition (invariant 14).
 IN_FLIGHT_BONUS = (PlatformBonus.State.CREATING, PlatformBonus.State.CREATED, PlatformBonus.State.PAYING)
@@ -111,15 +112,11 @@ def find_enrollment(
         ]
     if not found:
         raise InputError(
-            {name: [f"{value!r}: no participant of study {study.slug!r} has this {_said(name)}."]}
+            {name: [f"{value!r}: no participant of study {study.slug!r} has this {LOOKUPS[name]}."]}
         )
     if len(found) > 1:
         raise InputError({name: [f"{value!r} names {len(found)} participants here: give their public id."]})
     return found[0]
-
-
-def _said(lookup: str) -> str:
-    return {"participant": "public id", "platform_id": "platform id", "pseudonym": "pseudonym"}[lookup]
 
 
 def erase_from_study(user, enrollment: Enrollment, *, how: str) -> ErasureResult:
