@@ -22,9 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from django.db import transaction
-from django.db.models import Q, TextField
+from django.db.models import Model, Q, QuerySet, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -63,6 +64,7 @@ LOOKUPS = {"participant": "public id", "platform_id": "platform id", "pseudonym"
 IN_FLIGHT_BONUS = (PlatformBonus.State.CREATING, PlatformBonus.State.CREATED, PlatformBonus.State.PAYING)
 REPORTS_JOB = "reports"  # scoring's kind, started by name (annotation does not import scoring)
 EXPORT_JOB = "export"
+M = TypeVar("M", bound=Model)
 
 
 @dataclass
@@ -256,22 +258,22 @@ def _redact(identifiers: set[str], studies: list[Study]) -> None:
     """Replace the identifiers where the app copied them: jobs' parameters and results and
     the platforms' audit log (of these studies, or of none), the API's stored replies."""
     in_scope = Q(study__in=studies) | Q(study__isnull=True)
-    for model, fields in ((Job, ("parameters", "result")), (PlatformCall, ("request_body", "response_body"))):
-        # One read and one UPDATE per model (``bulk_update``), not an UPDATE per row and field.
-        texts = {f"{name}_text": Cast(name, TextField()) for name in fields}
-        rows = list(
-            model.objects.filter(in_scope)
-            .annotate(**texts)
-            .filter(_mentions(texts, identifiers))
-            .only("pk", *fields)
-        )
-        for row in rows:
-            for name in fields:
-                setattr(row, name, _without(getattr(row, name), identifiers))
-        model.objects.bulk_update(rows, fields)
+    _redact_rows(Job.objects.filter(in_scope), ("parameters", "result"), identifiers)
+    _redact_rows(PlatformCall.objects.filter(in_scope), ("request_body", "response_body"), identifiers)
     IdempotencyKey.objects.annotate(body_text=Cast("body", TextField())).filter(
         _mentions(("body_text",), identifiers)
     ).delete()
+
+
+def _redact_rows(rows: QuerySet[M], fields: tuple[str, ...], identifiers: set[str]) -> None:
+    """The JSON ``fields`` of ``rows`` without the identifiers: one read of the rows that
+    mention one and one UPDATE for them all (``bulk_update``), not an UPDATE per row."""
+    texts = {f"{name}_text": Cast(name, TextField()) for name in fields}
+    found = list(rows.annotate(**texts).filter(_mentions(texts, identifiers)).only("pk", *fields))
+    for row in found:
+        for name in fields:
+            setattr(row, name, _without(getattr(row, name), identifiers))
+    rows.bulk_update(found, fields)
 
 
 def _mentions(texts: Iterable[str], identifiers: set[str]) -> Q:
