@@ -430,3 +430,33 @@ def test_a_players_game_totals_lose_the_erased_studys_rounds_and_keep_the_others
     )
     assert not PlayerStats.objects.filter(participant=player, category="news").exists()
     assert PlayerStats.objects.filter(participant=player, category="stories").exists()
+
+
+def test_the_erasures_statements_do_not_grow_with_the_jobs_that_name_the_participant(make_claim_study, owner):
+    """The jobs (and audit log) naming the erased are rewritten in one statement, not one each."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    study = make_claim_study(slug="many-jobs", items=4, annotations_per_item=2, items_per_session=1)
+    few = crowd_participant(study, prolific_id("few"), GOOD, pages=1)
+    many = crowd_participant(study, prolific_id("many"), GOOD, pages=1)
+    for person, jobs in ((few, 1), (many, 6)):
+        for n in range(jobs):
+            Job.objects.create(kind="reports", study=study, parameters={"note": person.public_id, "n": n})
+
+    statements = []
+    for person in (few, many):
+        with CaptureQueriesContext(connection) as queries:
+            erase(person, studies=[study], by=owner, how="page", recompute=False)
+        statements.append(len(queries))
+
+    assert statements[0] == statements[1]
+    assert sorted(Job.objects.filter(parameters__note=ERASED).values_list("parameters__n", flat=True)) == [
+        0,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+    ]

@@ -22,9 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from django.db import transaction
-from django.db.models import Q, TextField
+from django.db.models import Model, Q, QuerySet, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -55,13 +56,15 @@ from annotation.services.pseudonyms import PseudonymCache, participant_pseudonym
 
 # What an identifier copied into a log or a job's record becomes.
 ERASED = "[erased]"
-# The ways to name the participant to erase, each an input field of its own.
-LOOKUPS = ("participant", "platform_id", "pseudonym")
+# The ways to name the participant to erase, each an input field of its own, and what its
+# errors call it.
+LOOKUPS = {"participant": "public id", "platform_id": "platform id", "pseudonym": "pseudonym"}
 # Bonus and decision records whose call to the platform may be under way: erasing them
 # would lose the one record that stops a second payment or transition (invariant 14).
 IN_FLIGHT_BONUS = (PlatformBonus.State.CREATING, PlatformBonus.State.CREATED, PlatformBonus.State.PAYING)
 REPORTS_JOB = "reports"  # scoring's kind, started by name (annotation does not import scoring)
 EXPORT_JOB = "export"
+M = TypeVar("M", bound=Model)
 
 
 @dataclass
@@ -111,15 +114,11 @@ def find_enrollment(
         ]
     if not found:
         raise InputError(
-            {name: [f"{value!r}: no participant of study {study.slug!r} has this {_said(name)}."]}
+            {name: [f"{value!r}: no participant of study {study.slug!r} has this {LOOKUPS[name]}."]}
         )
     if len(found) > 1:
         raise InputError({name: [f"{value!r} names {len(found)} participants here: give their public id."]})
     return found[0]
-
-
-def _said(lookup: str) -> str:
-    return {"participant": "public id", "platform_id": "platform id", "pseudonym": "pseudonym"}[lookup]
 
 
 def erase_from_study(user, enrollment: Enrollment, *, how: str) -> ErasureResult:
@@ -180,6 +179,9 @@ def erase(
         if not (participant.enrollments.exists() or participant.exam_attempts.exists()):
             participant.delete()  # its platform id, the game's totals, what is left of it
             result.participant_removed = True
+        else:  # the kinds' per-participant totals, rebuilt once from the rounds left
+            for kind in {study.kind: study.task_kind for study in studies}.values():
+                kind.after_responses_moved([participant.pk])
         if recompute:
             for study in studies:
                 recompute_reports(study, by=by)
@@ -232,15 +234,13 @@ def _erase_in_study(participant: Participant, study: Study, *, by, how: str, res
     if enrollment is not None and not enrollment.excluded:
         set_excluded(enrollment, excluded=True)  # answered pages give their slots back
     release_participant_assignments(participant=participant, study=study)  # open pages too
-    responses = Response.objects.filter(study=study, participant=participant)
-    answers = responses.count()
     ModelOutput.objects.filter(study=study, participant=participant).delete()
-    responses.delete()
+    _, deleted = Response.objects.filter(study=study, participant=participant).delete()
+    answers = deleted.get(Response._meta.label, 0)
     pages, _ = Assignment.objects.filter(study=study, participant=participant).delete()
     attempts, _ = ExamAttempt.objects.filter(exam__study=study, participant=participant).delete()
     PlatformBonus.objects.filter(study=study, participant=participant).delete()
     PlatformDecision.objects.filter(study=study, participant=participant).delete()
-    study.task_kind.after_responses_moved([participant.pk])  # the game's totals, without these rounds
     if enrollment is not None:
         enrollment.delete()
     elif not (answers or pages or attempts):
@@ -257,16 +257,32 @@ def _erase_in_study(participant: Participant, study: Study, *, by, how: str, res
 def _redact(identifiers: set[str], studies: list[Study]) -> None:
     """Replace the identifiers where the app copied them: jobs' parameters and results and
     the platforms' audit log (of these studies, or of none), the API's stored replies."""
-    mentions = Q()
-    for text in identifiers:
-        mentions |= Q(as_text__contains=text)
     in_scope = Q(study__in=studies) | Q(study__isnull=True)
-    for model, fields in ((Job, ("parameters", "result")), (PlatformCall, ("request_body", "response_body"))):
+    _redact_rows(Job.objects.filter(in_scope), ("parameters", "result"), identifiers)
+    _redact_rows(PlatformCall.objects.filter(in_scope), ("request_body", "response_body"), identifiers)
+    IdempotencyKey.objects.annotate(body_text=Cast("body", TextField())).filter(
+        _mentions(("body_text",), identifiers)
+    ).delete()
+
+
+def _redact_rows(rows: QuerySet[M], fields: tuple[str, ...], identifiers: set[str]) -> None:
+    """The JSON ``fields`` of ``rows`` without the identifiers: one read of the rows that
+    mention one and one UPDATE for them all (``bulk_update``), not an UPDATE per row."""
+    texts = {f"{name}_text": Cast(name, TextField()) for name in fields}
+    found = list(rows.annotate(**texts).filter(_mentions(texts, identifiers)).only("pk", *fields))
+    for row in found:
         for name in fields:
-            rows = model.objects.filter(in_scope).annotate(as_text=Cast(name, TextField())).filter(mentions)
-            for row in rows.only("pk", name):
-                model.objects.filter(pk=row.pk).update(**{name: _without(getattr(row, name), identifiers)})
-    IdempotencyKey.objects.annotate(as_text=Cast("body", TextField())).filter(mentions).delete()
+            setattr(row, name, _without(getattr(row, name), identifiers))
+    rows.bulk_update(found, fields)
+
+
+def _mentions(texts: Iterable[str], identifiers: set[str]) -> Q:
+    """Rows whose annotated text columns ``texts`` hold any of the identifiers."""
+    found = Q()
+    for column in texts:
+        for text in identifiers:
+            found |= Q(**{f"{column}__contains": text})
+    return found
 
 
 def _without(value, identifiers: set[str]):
@@ -324,14 +340,15 @@ def apply_retention(now: datetime | None = None) -> RetentionResult:
             continue
         past.exclude(platform_session={}).update(platform_session={})
         for participant in (
-            Participant.objects.filter(enrollments__in=past).exclude(platform_worker_id="").distinct()
+            Participant.objects.filter(enrollments__in=past)
+            .exclude(platform_worker_id="")
+            .distinct()
+            .prefetch_related("enrollments__study")  # not two queries per participant
         ):
-            if all(_past_retention(e, now) for e in participant.enrollments.select_related("study")):
+            enrollments = participant.enrollments.all()
+            if all(_past_retention(e, now) for e in enrollments):
                 Participant.objects.filter(pk=participant.pk).update(platform_worker_id="")
-                _redact(
-                    {participant.platform_worker_id},
-                    list(Study.objects.filter(enrollments__participant=participant)),
-                )
+                _redact({participant.platform_worker_id}, [e.study for e in enrollments])
                 result.platform_ids_deleted += 1
     return result
 
