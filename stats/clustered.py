@@ -65,9 +65,7 @@ class ClusteredFit:
     clusters: tuple[int, ...]
 
     def interval(self, method: str, confidence: float = CONFIDENCE) -> Interval:
-        from scipy import stats  # imported on use: see stats/__init__.py
-
-        half = float(stats.t.ppf(0.5 + confidence / 2.0, self.df)) * self.se
+        half = float(t_quantile(confidence, self.df)) * self.se
         return Interval(self.estimate - half, self.estimate + half, method)
 
 
@@ -96,6 +94,14 @@ class Sandwich:
         total = np.einsum("ij,jk,ik->i", rows, self.covariance, rows)
         variances = [(np.einsum("ij,jk,ik->i", rows, part, rows), size) for part, size, _ in self.parts]
         return _satterthwaite(total, variances)
+
+
+def t_quantile(level: float, df):
+    """The two-sided Student-t quantile on ``df`` degrees of freedom (a number or an array;
+    at least 1): the multiplier of every t interval here and in ``stats.bradley_terry``."""
+    from scipy import stats  # imported on use: see stats/__init__.py
+
+    return stats.t.ppf(0.5 + level / 2, np.maximum(df, 1.0))
 
 
 def combined(beta: np.ndarray, parts, checked: np.ndarray | None = None) -> Sandwich:
@@ -227,8 +233,6 @@ def _mean_fits(
     answers' deviations from their group's mean; the two-way covariance V_unit +
     V_participant − V_cell and its fall-back and degrees of freedom as ``sandwich`` and
     ``Sandwich.df`` compute them for one group."""
-    from scipy import stats  # imported on use: see stats/__init__.py
-
     keep = ~np.isnan(x)
     every = bool(keep.all())
     x = x if every else x[keep]
@@ -252,7 +256,6 @@ def _mean_fits(
             v_person = clusters_p / (clusters_p - 1) * squares_p / n**2
             v_cell = clusters_c / (clusters_c - 1) * squares_c / n**2
     out: list[GroupMean | None] = []
-    half_tail = 0.5 + confidence / 2.0
     for k in range(size):
         if n[k] == 0:
             out.append(None)
@@ -280,7 +283,7 @@ def _mean_fits(
                 df = float(larger - 1)
             else:
                 df = float(_satterthwaite(variance, parts))
-        half = float(stats.t.ppf(half_tail, df)) * math.sqrt(max(variance, 0.0))
+        half = float(t_quantile(confidence, df)) * math.sqrt(max(variance, 0.0))
         interval = Interval(float(mean[k]) - half, float(mean[k]) + half, method)
         if bounds is not None:
             interval = clipped(interval, bounds)
