@@ -121,17 +121,11 @@ def combined(beta: np.ndarray, parts, checked: np.ndarray | None = None) -> Sand
     return Sandwich(beta, covariance, parts)
 
 
-def cluster_robust_ols(y, design, groups: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, int]:
-    """OLS coefficients of ``y`` on ``design`` (n × k), their cluster-robust covariance and
-    statsmodels' t degrees of freedom (min(G) − 1), clustered one way (``groups`` of one
-    code array) or two ways (two arrays: V = V₁ + V₂ − V₁∩₂, each with its own CR1
-    correction, as statsmodels' ``cov_cluster_2groups``)."""
-    fit = sandwich(y, design, groups)
-    return fit.beta, fit.covariance, min(size for _, size, _ in fit.parts[:2]) - 1
-
-
 def sandwich(y, design, groups: list[np.ndarray], cells: np.ndarray | None = None) -> Sandwich:
-    """``cluster_robust_ols`` with its parts. A two-way covariance that is not positive (it
+    """OLS coefficients of ``y`` on ``design`` (n × k) and their cluster-robust covariance
+    with its parts, clustered one way (``groups`` of one code array) or two ways (two
+    arrays: V = V₁ + V₂ − V₁∩₂, each with its own CR1 correction, as statsmodels'
+    ``cov_cluster_2groups``). A two-way covariance that is not positive (it
     can be, with few clusters) falls back to the larger one-way covariance, as Cameron,
     Gelbach & Miller advise. ``cells``: the two groups' intersection as codes
     (``unit_cells``), when the caller has it (finding it sorts the answers)."""
