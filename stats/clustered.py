@@ -641,7 +641,7 @@ def clustered_group_means(
 ) -> list[GroupMean]:
     """``clustered_mean`` for every distinct value of ``keys`` (a system per answer; a tuple
     of arrays: every combination of their values), in sorted order, each ``GroupMean.key``
-    the tuple ``grouped_means`` would give. ``units``: per answer, what its answers share an
+    the tuple ``group_index`` gives. ``units``: per answer, what its answers share an
     effect with (the item, or the source when several items show one source); ``bounds``:
     the figure's possible range, as for ``clustered_mean``; ``cells``: ``unit_cells(units,
     participants)`` if the caller has it (else found once here for every group)."""
@@ -650,7 +650,7 @@ def clustered_group_means(
     tuples, index = group_index(*[np.asarray(column) for column in columns])
     if not tuples:
         return []
-    # groups of NaN only drop out, as grouped_means leaves them out
+    # groups of NaN only drop out (no row for a figure with no answer)
     fits = _mean_fits(x, index, len(tuples), units, participants, cells, bounds, CONFIDENCE)
     return [
         GroupMean(key, found.mean, found.sd, found.n, found.ci)
