@@ -65,9 +65,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.answer_bootstrap import overall_mean
 from stats.bootstrap import seed_for
 from stats.clustered import clustered_mean
-from stats.groups import overall_mean
 from stats.likert import paired_by_source, system_comparisons, wilcoxon_method
 
 NOISE_SD = 1.2

@@ -45,6 +45,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from stats import bradley_terry as bt
+from stats.clustered import t_quantile
 
 ITEM_COUNTS = (10, 50, 200)
 SYSTEM_COUNTS = (2, 4)
@@ -218,7 +219,7 @@ def _independent_hits(data: bt.Comparisons, design: Design, truth: np.ndarray, u
     se = np.sqrt(np.maximum(variance[:, None] + variance[None, :] - 2 * fitted.covariance, 0.0))[upper]
     estimate = (fitted.strengths[:, None] - fitted.strengths[None, :])[upper]
     true_difference = (truth[:, None] - truth[None, :])[upper]
-    return np.abs(estimate - true_difference) <= bt.t_quantile(bt.CONFIDENCE, len(data) - 1) * se
+    return np.abs(estimate - true_difference) <= t_quantile(bt.CONFIDENCE, len(data) - 1) * se
 
 
 def designs(item_counts=ITEM_COUNTS, system_counts=SYSTEM_COUNTS, item_sds=ITEM_SDS) -> list[Design]:

@@ -6,7 +6,7 @@ equal (so every test's null holds). Per row, ``runs`` seeded studies; before = t
 the reports used until now, after = ``stats.clustered``:
 
 - **share**: coverage of the 95% interval of one system's share of an option of a choice
-  question (before: the answer-level bootstrap ``stats.groups.overall_mean``; after:
+  question (before: the answer-level bootstrap ``bench/answer_bootstrap.py``; after:
   ``clustered_mean`` by case and participant, clipped to [0, 1]); the truth is the expected
   share over cases, items and participants (computed once from 10⁶ draws);
 - **choice test**: the share of studies in which the choice question's test of "the answer
@@ -50,10 +50,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.answer_bootstrap import overall_mean
 from stats import bradley_terry as bt
 from stats.bootstrap import seed_for
 from stats.clustered import clustered_mean, independence_test
-from stats.groups import overall_mean
 from stats.ranking import holm, win_tests
 
 ANSWERS_PER_ITEM = 3

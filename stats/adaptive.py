@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .clustered import t_quantile
 from .ranking import bradley_terry
 
 JEFFREYS = 0.5  # answers added to each option's count before the shares' entropy
@@ -60,9 +61,7 @@ def scale_uncertainty(values: np.ndarray, span: float) -> float:
     values = np.asarray(values, dtype=np.float64)
     if values.size < 2 or not span > 0:
         return 1.0
-    from scipy import stats as scipy_stats  # imported on use: see stats/__init__.py
-
-    quantile = scipy_stats.t.ppf(0.5 + CONFIDENCE / 2, values.size - 1)
+    quantile = t_quantile(CONFIDENCE, values.size - 1)
     half = quantile * values.std(ddof=1) / math.sqrt(values.size)
     return min(1.0, 2 * half / span)
 

@@ -1,11 +1,14 @@
-"""Seeded percentile-bootstrap 95% confidence intervals for means and shares.
+"""Seeded percentile-bootstrap 95% confidence intervals.
 
-The same seed gives the same interval, so a recomputed report does not jitter. Values
-with few distinct levels (points 0-5, Likert ratings, 0/1 shares: nearly everything we
-report) are resampled as multinomial counts over the distinct values, which has exactly
-the distribution of resampling the observations one by one and costs nothing per
-observation. Other values are resampled directly, in batches; beyond ``MAX_DRAWS``
-observations × resamples the normal approximation is used (said in ``method``).
+``mean_ci`` resamples answers one by one, as if independent: no report uses it since the
+means and shares got cluster-robust intervals (``stats.clustered``); it stays as the
+answer-level reference the benches' "before" (``bench/answer_bootstrap.py``) and the
+clustered intervals' tests compare against. The same seed gives the same interval. Values
+with few distinct levels (points 0-5, Likert ratings, 0/1 shares) are resampled as
+multinomial counts over the distinct values, which has exactly the distribution of
+resampling the observations one by one and costs nothing per observation. Other values are
+resampled directly, in batches; beyond ``MAX_DRAWS`` observations × resamples the normal
+approximation is used (said in ``method``).
 
 The agreement figures are bootstrapped over *units* instead (``unit_multiplicities``: a
 resample is how often each unit was drawn, each unit with all of its answers), with a cost
@@ -17,7 +20,6 @@ figures (``stats.agreement``, ``stats.kappa``, ``stats.reliability``).
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,29 +100,6 @@ def mean_ci_from_counts(
     draws = rng.multinomial(size, counts / size, size=resamples)
     means = draws @ distinct / size
     return _percentile(means, confidence, "bootstrap")
-
-
-def statistic_ci(
-    statistic: Callable[[np.ndarray], float],
-    size: int,
-    *,
-    seed: int = 0,
-    resamples: int = 1000,
-    confidence: float = CONFIDENCE,
-) -> Interval | None:
-    """Percentile bootstrap of any statistic of resampled indices (pairs, explanations…).
-
-    ``statistic(index)`` gets an array of ``size`` indices drawn with replacement and
-    returns the figure for that resample; NaN results (undefined resamples) are dropped.
-    """
-    if size < 2:
-        return None
-    rng = np.random.default_rng(seed)
-    values = np.array([statistic(rng.integers(0, size, size)) for _ in range(resamples)])
-    values = values[~np.isnan(values)]
-    if values.size < resamples // 2:
-        return None
-    return _percentile(values, confidence, "bootstrap")
 
 
 def unit_resamples(size: int, resamples: int = UNIT_RESAMPLES) -> int:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bootstrap import CONFIDENCE
-from .clustered import Sandwich, combined, crossed, unit_cells
+from .clustered import Sandwich, combined, crossed, t_quantile, unit_cells
 from .groups import factorize
 
 RIDGE = 0.01
@@ -307,14 +307,6 @@ class _Model:
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
-
-
-def t_quantile(level: float, df):
-    """The two-sided Student-t quantile on ``df`` degrees of freedom (a number or an array;
-    at least 1)."""
-    from scipy import stats  # imported on use: see stats/__init__.py
-
-    return stats.t.ppf(0.5 + level / 2, np.maximum(df, 1.0))
 
 
 def rank_systems(data: Comparisons, n_systems: int, *, confidence: float = CONFIDENCE) -> Ranking | None:

@@ -65,9 +65,7 @@ class ClusteredFit:
     clusters: tuple[int, ...]
 
     def interval(self, method: str, confidence: float = CONFIDENCE) -> Interval:
-        from scipy import stats  # imported on use: see stats/__init__.py
-
-        half = float(stats.t.ppf(0.5 + confidence / 2.0, self.df)) * self.se
+        half = float(t_quantile(confidence, self.df)) * self.se
         return Interval(self.estimate - half, self.estimate + half, method)
 
 
@@ -98,6 +96,14 @@ class Sandwich:
         return _satterthwaite(total, variances)
 
 
+def t_quantile(level: float, df):
+    """The two-sided Student-t quantile on ``df`` degrees of freedom (a number or an array;
+    at least 1): the multiplier of every t interval here and in ``stats.bradley_terry``."""
+    from scipy import stats  # imported on use: see stats/__init__.py
+
+    return stats.t.ppf(0.5 + level / 2, np.maximum(df, 1.0))
+
+
 def combined(beta: np.ndarray, parts, checked: np.ndarray | None = None) -> Sandwich:
     """The covariance made of one-way CR1 covariances ``parts`` ((covariance, clusters,
     sign): one, or +V₁, +V₂, −V₁∩₂ for two ways): their sum. When a variance of the
@@ -115,17 +121,11 @@ def combined(beta: np.ndarray, parts, checked: np.ndarray | None = None) -> Sand
     return Sandwich(beta, covariance, parts)
 
 
-def cluster_robust_ols(y, design, groups: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, int]:
-    """OLS coefficients of ``y`` on ``design`` (n × k), their cluster-robust covariance and
-    statsmodels' t degrees of freedom (min(G) − 1), clustered one way (``groups`` of one
-    code array) or two ways (two arrays: V = V₁ + V₂ − V₁∩₂, each with its own CR1
-    correction, as statsmodels' ``cov_cluster_2groups``)."""
-    fit = sandwich(y, design, groups)
-    return fit.beta, fit.covariance, min(size for _, size, _ in fit.parts[:2]) - 1
-
-
 def sandwich(y, design, groups: list[np.ndarray], cells: np.ndarray | None = None) -> Sandwich:
-    """``cluster_robust_ols`` with its parts. A two-way covariance that is not positive (it
+    """OLS coefficients of ``y`` on ``design`` (n × k) and their cluster-robust covariance
+    with its parts, clustered one way (``groups`` of one code array) or two ways (two
+    arrays: V = V₁ + V₂ − V₁∩₂, each with its own CR1 correction, as statsmodels'
+    ``cov_cluster_2groups``). A two-way covariance that is not positive (it
     can be, with few clusters) falls back to the larger one-way covariance, as Cameron,
     Gelbach & Miller advise. ``cells``: the two groups' intersection as codes
     (``unit_cells``), when the caller has it (finding it sorts the answers)."""
@@ -227,8 +227,6 @@ def _mean_fits(
     answers' deviations from their group's mean; the two-way covariance V_unit +
     V_participant − V_cell and its fall-back and degrees of freedom as ``sandwich`` and
     ``Sandwich.df`` compute them for one group."""
-    from scipy import stats  # imported on use: see stats/__init__.py
-
     keep = ~np.isnan(x)
     every = bool(keep.all())
     x = x if every else x[keep]
@@ -252,7 +250,6 @@ def _mean_fits(
             v_person = clusters_p / (clusters_p - 1) * squares_p / n**2
             v_cell = clusters_c / (clusters_c - 1) * squares_c / n**2
     out: list[GroupMean | None] = []
-    half_tail = 0.5 + confidence / 2.0
     for k in range(size):
         if n[k] == 0:
             out.append(None)
@@ -280,7 +277,7 @@ def _mean_fits(
                 df = float(larger - 1)
             else:
                 df = float(_satterthwaite(variance, parts))
-        half = float(stats.t.ppf(half_tail, df)) * math.sqrt(max(variance, 0.0))
+        half = float(t_quantile(confidence, df)) * math.sqrt(max(variance, 0.0))
         interval = Interval(float(mean[k]) - half, float(mean[k]) + half, method)
         if bounds is not None:
             interval = clipped(interval, bounds)
@@ -644,7 +641,7 @@ def clustered_group_means(
 ) -> list[GroupMean]:
     """``clustered_mean`` for every distinct value of ``keys`` (a system per answer; a tuple
     of arrays: every combination of their values), in sorted order, each ``GroupMean.key``
-    the tuple ``grouped_means`` would give. ``units``: per answer, what its answers share an
+    the tuple ``group_index`` gives. ``units``: per answer, what its answers share an
     effect with (the item, or the source when several items show one source); ``bounds``:
     the figure's possible range, as for ``clustered_mean``; ``cells``: ``unit_cells(units,
     participants)`` if the caller has it (else found once here for every group)."""
@@ -653,7 +650,7 @@ def clustered_group_means(
     tuples, index = group_index(*[np.asarray(column) for column in columns])
     if not tuples:
         return []
-    # groups of NaN only drop out, as grouped_means leaves them out
+    # groups of NaN only drop out (no row for a figure with no answer)
     fits = _mean_fits(x, index, len(tuples), units, participants, cells, bounds, CONFIDENCE)
     return [
         GroupMean(key, found.mean, found.sd, found.n, found.ci)

@@ -348,13 +348,11 @@ def human_rows(scope: Scope, values: np.ndarray, units: np.ndarray, ratings: Rat
     return rows
 
 
-def _alpha_ci(
-    alpha: Estimate, counts, domain: np.ndarray, level: str, group: dict, clusters=None
-) -> Interval | None:
+def _alpha_ci(alpha: Estimate, counts, domain: np.ndarray, level: str, group: dict) -> Interval | None:
     """Alpha's interval from a bootstrap over units (``stats.agreement.alpha_interval``),
     seeded by the figure's group so that a recomputed report shows the same interval."""
     seed = seed_for("agreement.krippendorff_alpha", group)
-    return _unit_ci(alpha, alpha_interval, counts, level, value_domain=domain, clusters=clusters, seed=seed)
+    return _unit_ci(alpha, alpha_interval, counts, level, value_domain=domain, seed=seed)
 
 
 def _unit_ci(

@@ -59,7 +59,7 @@ from stats.competence_intervals import (
     weighted_replicates,
 )
 from stats.estimate import Estimate
-from stats.groups import factorize
+from stats.groups import factorize, plain
 from stats.raters import majority_codes
 
 from .agreement import Labels, Ratings, labeller, numbers_or_text
@@ -653,8 +653,7 @@ def _adjudicated_codes(question: _Question, context: _Context) -> np.ndarray:
 
 def _plain(value):
     """A category as JSON has it: whole numbers as ints, other numbers as floats, else text."""
-    if isinstance(value, np.generic):
-        value = value.item()
+    value = plain(value)
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value

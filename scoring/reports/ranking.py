@@ -76,23 +76,14 @@ class RankingReport(KindReport):
     def rows(self, data: StudyData, *, embed=None) -> list[ReportRow]:
         systems, shown = _shown_codes(data.responses["shown"])
         item, participant = data.responses["item"], data.responses["participant"]
-        responses = np.arange(len(item))
         rows = []
         for criterion in criteria(data):
             most, least = _choice_codes(data.responses["choices"], criterion, systems)
             flat = bws.appearances(shown, most, least)
             rows += _criterion_rows(criterion, systems, flat, item, participant)
-            # comparisons keep their response, to look up its item and participant
-            by_response = bt.from_best_worst(shown, most, least, responses)
-            rows += _win_rows(criterion, systems, by_response, item, participant)
-            # the strengths cluster by item, and by participant where participants cross items
-            compared = bt.Comparisons(
-                by_response.first,
-                by_response.second,
-                by_response.outcome,
-                item[by_response.cluster],
-                participant[by_response.cluster],
-            )
+            # the wins and strengths cluster by item, and by participant where participants cross items
+            compared = bt.from_best_worst(shown, most, least, item, participant)
+            rows += _win_rows(criterion, systems, compared)
             rows += strength_rows("ranking", {"criterion": criterion}, systems, compared)
         return rows
 
@@ -147,22 +138,17 @@ def _count_rows(criterion: str, systems: list[str], flat: bws.Appearances) -> li
     return rows
 
 
-def _win_rows(
-    criterion: str,
-    systems: list[str],
-    by_response: bt.Comparisons,
-    items: np.ndarray,
-    participants: np.ndarray,
-) -> list[ReportRow]:
+def _win_rows(criterion: str, systems: list[str], compared: bt.Comparisons) -> list[ReportRow]:
     """``ranking.wins`` per ordered pair and ``ranking.sign_test`` once per pair: the
-    two-sided test of a win rate of one half clustered by item and participant, Holm over
-    the criterion's pairs (``stats.ranking.win_tests``)."""
+    two-sided test of a win rate of one half clustered by item and participant (the
+    comparisons' ``cluster`` and ``participant``), Holm over the criterion's pairs
+    (``stats.ranking.win_tests``)."""
     found = bws.win_tests(
-        by_response.first,
-        by_response.second,
-        by_response.outcome,
-        items[by_response.cluster],
-        participants[by_response.cluster],
+        compared.first,
+        compared.second,
+        compared.outcome,
+        compared.cluster,
+        compared.participant,
         n_systems=len(systems),
     )
     rows = []

@@ -20,7 +20,6 @@ from stats.clustered import (
     ITEMS_AND_PARTICIPANTS,
     SOURCES_AND_PARTICIPANTS,
     case_codes,
-    cluster_robust_ols,
     clustered_mean,
     crossed,
     design_units,
@@ -42,7 +41,9 @@ def test_the_sandwich_equals_statsmodels_cluster_robust_ols(two_way):
     y, item, person = _ratings(rng, 25, 9, 400)
     design = np.column_stack([np.ones(y.size), rng.integers(0, 2, y.size)])
     groups = [item, person] if two_way else [item]
-    beta, covariance, df = cluster_robust_ols(y, design, groups)
+    fit = sandwich(y, design, groups)
+    beta, covariance = fit.beta, fit.covariance
+    df = min(size for _, size, _ in fit.parts[:2]) - 1  # statsmodels' choice: min(G) − 1
     reference = sm.OLS(y, design).fit(
         cov_type="cluster", cov_kwds={"groups": np.column_stack(groups) if two_way else item}, use_t=True
     )

@@ -5,9 +5,10 @@ observations that repeat one question object instead of a million copies."""
 import numpy as np
 import pytest
 
+from bench.answer_bootstrap import grouped_means, overall_mean
 from scoring.reports.base import Columns, observation_columns, stacked
 from stats.counting import count_distinct, distinct_counts, integer_codes, row_numbers
-from stats.groups import factorize, first_given, grouped_means, overall_mean
+from stats.groups import factorize, first_given
 
 
 @pytest.mark.parametrize(

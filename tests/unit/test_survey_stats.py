@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from bench.answer_bootstrap import grouped_means
 from stats import bootstrap, claim, likert, similarity, simulation
-from stats.groups import grouped_means
 
 
 def test_likert_pairs_average_each_system_per_case_then_test_two_sided():
