@@ -199,7 +199,9 @@ class Questionnaire(TaskKind):
     def swapped_state(self, item, state: dict) -> dict | None:
         """The two passages the other way round, when the study asks a pairwise pick."""
         order = passage_order(item, state)
-        pairwise = any(q["type"] == "pick" and q["pick"] == "pairwise" for q in item.study.config["questions"])
+        pairwise = any(
+            q["type"] == "pick" and q["pick"] == "pairwise" for q in item.study.config["questions"]
+        )
         return {**state, "order": order[::-1]} if pairwise and len(order) == 2 else None
 
     def model_choices(self, item, state: dict, answer: dict) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from annotation.models import Job, JudgeExchange, ModelOutput, Participant, Response
+from annotation.models import Job, JudgeEndpoint, JudgeExchange, ModelOutput, Participant, Response
 from annotation.services.analysis.judges import store_endpoint_key
 from annotation.services.jobs import JOB_KINDS, create_job
 from roft_site.celery import app
@@ -43,7 +43,9 @@ def fair_or_biased(body: dict) -> str:
 
 
 def make_study(slug: str, owner=None, items: int = 4):
-    study = StudyFactory(kind="questionnaire", slug=slug, config=QUESTIONS, instructions="Judge the summaries.")
+    study = StudyFactory(
+        kind="questionnaire", slug=slug, config=QUESTIONS, instructions="Judge the summaries."
+    )
     if owner is not None:
         study.owner = owner
         study.save(update_fields=["owner"])
@@ -83,9 +85,7 @@ def answers_by_page(study) -> dict:
     return {o.item.external_id: (o.raw, o.response.answer if o.response else None, o.error) for o in rows}
 
 
-def test_a_questionnaire_is_judged_in_both_orders_k3_and_a_rerun_sends_nothing(
-    fast_calls, django_user_model
-):
+def test_a_questionnaire_is_judged_in_both_orders_k3_and_a_rerun_sends_nothing(fast_calls, django_user_model):
     alice = django_user_model.objects.create_user("alice", is_staff=True)
     study = make_study("judged", alice)
     with StandIn(fair_or_biased) as standin:
@@ -109,9 +109,15 @@ def test_a_questionnaire_is_judged_in_both_orders_k3_and_a_rerun_sends_nothing(
         fair = ModelOutput.objects.get(study=study, item__external_id="page-0").details
         assert biased["swap"] == {"clarity": True, "better": False} and biased["confidence"]["better"] == 0.5
         assert fair["swap"]["better"] is True and fair["confidence"] == {"clarity": 1.0, "better": 1.0}
-        assert fair["orders"] == 2 and list(fair["votes"]["better"].values()) == [6]  # in the first order's letters
+        assert fair["orders"] == 2 and list(fair["votes"]["better"].values()) == [
+            6
+        ]  # in the first order's letters
         assert result["swap_consistency"]["rate"] == 0.875  # 7 of 8 question × page comparisons
-        assert result["swap_consistency"]["questions"]["better"] == {"compared": 4, "consistent": 3, "rate": 0.75}
+        assert result["swap_consistency"]["questions"]["better"] == {
+            "compared": 4,
+            "consistent": 3,
+            "rate": 0.75,
+        }
 
         record = result["record"]
         assert record["models_returned"] == ["gpt-4o-2026-01-01"] and record["endpoint"] == standin.url
@@ -172,3 +178,43 @@ def test_a_job_above_its_token_cap_sends_nothing(fast_calls, django_user_model):
         assert standin.count == 0
     assert job.status == Job.Status.FAILED and "above the cap of 50" in job.error
     assert not ModelOutput.objects.filter(study=study).exists()
+
+
+def test_the_judges_page_stores_a_key_unseen_shows_the_estimate_and_refuses_above_the_cap(
+    client, django_user_model, django_capture_on_commit_callbacks
+):
+    alice = django_user_model.objects.create_user("alice", is_staff=True)
+    bob = django_user_model.objects.create_user("bob", is_staff=True)
+    study = make_study("paged", alice, items=2)
+    page = f"/research/s/{study.slug}/judges/"
+    client.force_login(alice)
+    assert 'id="judges-link"' in client.get(f"/research/s/{study.slug}/").content.decode()
+    stored = client.post(
+        page + "key/", {"base_url": "http://judge.test/v1/", "api_key": "sk-secret-9"}, follow=True
+    )
+    html = stored.content.decode()
+    assert "http://judge.test/v1" in html and "sk-secret-9" not in html and "never shown again" in html
+    assert JudgeEndpoint.objects.get(user=alice).encrypted != b"sk-secret-9"
+    bad = client.post(page + "key/", {"base_url": "ftp://x", "api_key": "k"}, follow=True).content.decode()
+    assert "Nothing changed" in bad and "base_url" in bad
+
+    asked = {"base_url": "http://judge.test/v1", "model": "gpt-4o", "samples": "3", "swap": "1"}
+    refused = client.post(page + "start/", {**asked, "token_cap": "10"}, follow=True).content.decode()
+    assert "above the cap of 10" in refused and not Job.objects.exists()
+    confirm = client.post(page + "start/", asked).content.decode()
+    # 2 pages × 2 orders × 2 questions × 3 samples; the passages' gpt-4o-mini is the judge's family.
+    assert '<strong id="estimate-calls">24</strong>' in confirm and 'id="self-preference"' in confirm
+    assert not Job.objects.exists()
+    with django_capture_on_commit_callbacks() as queued:
+        client.post(page + "start/", {**asked, "confirm": "yes"})
+    job = Job.objects.get()
+    assert (job.kind, job.created_by, job.parameters["samples"], job.parameters["swap"]) == (
+        "judge",
+        alice,
+        3,
+        True,
+    )
+    assert "sk-secret" not in json.dumps(job.parameters) and len(queued) == 1
+
+    client.force_login(bob)
+    assert client.get(page).status_code == 404

@@ -102,7 +102,11 @@ def read_reply(raw: str) -> Reply:
     except (ValueError, KeyError, IndexError, TypeError):
         raise CallFailed(f"malformed reply: {raw[:120]!r}") from None
     content = message.get("content") if isinstance(message, dict) else None
-    if choice.get("finish_reason") == "content_filter" or message.get("refusal") or not isinstance(content, str):
+    if (
+        choice.get("finish_reason") == "content_filter"
+        or message.get("refusal")
+        or not isinstance(content, str)
+    ):
         raise CallFailed(f"refused by the endpoint: {str(message.get('refusal') or 'no content')[:120]}")
     return Reply(content, str(data.get("model") or ""), str(data.get("system_fingerprint") or ""))
 
@@ -215,7 +219,9 @@ class EndpointRater:
 
     def estimate(self, study: Study, items: Sequence[Item]) -> TokenEstimate:
         """The exact prompts of ``items`` in every order, each sent ``samples`` times."""
-        lengths = [len(prompt) for item in items for entry in self.orders(study, item) for prompt in entry.prompts]
+        lengths = [
+            len(prompt) for item in items for entry in self.orders(study, item) for prompt in entry.prompts
+        ]
         return estimate_tokens(
             lengths, items=len(items), samples=self.parameters.samples, max_tokens=self.parameters.max_tokens
         )
@@ -235,17 +241,27 @@ class EndpointRater:
                 for sample in range(self.parameters.samples):
                     chosen = self._ask(entry, sample, lines, number, seen)
                     if number:  # read back into the first order's letters, through the kind
-                        back = kind.model_choices(item, state, kind.answer_from_model(item, entry.state, chosen))
+                        back = kind.model_choices(
+                            item, state, kind.answer_from_model(item, entry.state, chosen)
+                        )
                         chosen = {qid: value for qid, value in back.items() if qid in chosen}
                     for qid, value in chosen.items():
                         votes[number].setdefault(qid, Counter())[value] += 1
         except CallFailed as exc:
             return ModelAnswer(
-                item, "\n".join(lines), None, state, error=f"call failed: {exc}", failed=True, details=_details(first)
+                item,
+                "\n".join(lines),
+                None,
+                state,
+                error=f"call failed: {exc}",
+                failed=True,
+                details=_details(first),
             )
         return self._verdict(kind, first, votes, "\n".join(lines), seen)
 
-    def _ask(self, entry: Prompted, sample: int, lines: list[str], number: int, seen: set[str]) -> dict[str, Any]:
+    def _ask(
+        self, entry: Prompted, sample: int, lines: list[str], number: int, seen: set[str]
+    ) -> dict[str, Any]:
         chosen: dict[str, Any] = {}
         for question, prompt in zip(entry.task.questions, entry.prompts, strict=True):
             reply = self.endpoint.complete(request_body(self.parameters, prompt, sample))
@@ -262,8 +278,8 @@ class EndpointRater:
         item, state = first.item, first.state
         total: dict[str, Counter] = {}
         for order in votes:
-            for qid, counter in order.items():
-                total.setdefault(qid, Counter()).update(counter)
+            for qid, votes_here in order.items():
+                total.setdefault(qid, Counter()).update(votes_here)
         chosen, scores, confidence, missing = {}, {}, {}, []
         for question in first.task.questions:
             counter = total.get(question.id)
@@ -283,12 +299,15 @@ class EndpointRater:
         }
         if len(votes) > 1:
             details["swap"] = {
-                qid: _majority(votes[0][qid]) is not None and _majority(votes[0][qid]) == _majority(votes[1][qid])
+                qid: _majority(votes[0][qid]) is not None
+                and _majority(votes[0][qid]) == _majority(votes[1][qid])
                 for qid in votes[0]
                 if qid in votes[1]
             }
         if missing:
-            error = f"no allowed answer in any reply for {', '.join(missing[:5])}" + (" …" if len(missing) > 5 else "")
+            error = f"no allowed answer in any reply for {', '.join(missing[:5])}" + (
+                " …" if len(missing) > 5 else ""
+            )
             return ModelAnswer(item, raw, None, state, error=error, details=details)
         answer = kind.answer_from_model(item, state, chosen, scores)
         return ModelAnswer(item, raw, answer, state, details=details)

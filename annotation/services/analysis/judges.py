@@ -60,7 +60,9 @@ def endpoint_key(user, *, base_url: str) -> str:
 
 def stored_endpoints(user) -> list[str]:
     """The base URLs ``user`` has a key for (never the keys)."""
-    return list(JudgeEndpoint.objects.filter(user=user).order_by("base_url").values_list("base_url", flat=True))
+    return list(
+        JudgeEndpoint.objects.filter(user=user).order_by("base_url").values_list("base_url", flat=True)
+    )
 
 
 # --- the cache of raw exchanges ------------------------------------------------------------
@@ -78,7 +80,9 @@ def cached_reply(key: str) -> str | None:
 
 def keep_exchange(key: str, *, base_url: str, body: dict, reply: str) -> None:
     """Keep an answered request (the first reply kept wins: a rerun reads that one)."""
-    JudgeExchange.objects.get_or_create(key=key, defaults={"base_url": base_url, "request": body, "reply": reply})
+    JudgeExchange.objects.get_or_create(
+        key=key, defaults={"base_url": base_url, "request": body, "reply": reply}
+    )
 
 
 # --- cost before a job starts --------------------------------------------------------------
@@ -120,7 +124,9 @@ class TokenEstimate:
         }
 
 
-def estimate_tokens(prompt_chars: Iterable[int], *, items: int, samples: int, max_tokens: int) -> TokenEstimate:
+def estimate_tokens(
+    prompt_chars: Iterable[int], *, items: int, samples: int, max_tokens: int
+) -> TokenEstimate:
     """The estimate of sending each prompt (its length in characters) ``samples`` times."""
     lengths = list(prompt_chars)
     prompt = sum(math.ceil(n / CHARS_PER_TOKEN) for n in lengths) * samples
@@ -149,10 +155,14 @@ def approximate_estimate(study: Study, parameters: JudgeParameters) -> TokenEsti
             for question in task.questions:
                 options = sum(len(o.text) + len(o.label) + 4 for o in question.options)
                 page = len(task.material) + len(question.text) + options
-                lengths.append(PROMPT_OVERHEAD_CHARS + len(study.instructions) + page * (1 + parameters.shots))
+                lengths.append(
+                    PROMPT_OVERHEAD_CHARS + len(study.instructions) + page * (1 + parameters.shots)
+                )
     read = min(total, ESTIMATE_SAMPLE)
     scale = total / read if read else 0.0
-    estimate = estimate_tokens(lengths, items=read, samples=parameters.samples, max_tokens=parameters.max_tokens)
+    estimate = estimate_tokens(
+        lengths, items=read, samples=parameters.samples, max_tokens=parameters.max_tokens
+    )
     return TokenEstimate(
         total,
         round(estimate.calls * scale),

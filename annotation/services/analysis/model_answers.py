@@ -43,9 +43,9 @@ FAILED_CALL = "failed_call"  # the details key of an output whose call failed (`
 
 class RaterDefinition(serializers.Serializer):
     """What a model participant is. ``kind``: an LLM rater, an LLM simulator (a rater on
-    a ``simulation`` study), a trained rater or a judge behind an endpoint; ``model``: the local path or name of the
-    model; ``version``: of the prompt or of the training run. Other keys (shots, seed,
-    decoding, metrics…) are kept as given and are part of its identity."""
+    a ``simulation`` study), a trained rater or a judge behind an endpoint; ``model``: the
+    local path or name of the model; ``version``: of the prompt or of the training run.
+    Other keys (shots, seed, decoding, metrics…) are kept as given and are part of its identity."""
 
     kind = serializers.ChoiceField(choices=RATER_KINDS)
     model = serializers.CharField(max_length=500)
