@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+from io import StringIO
 
 import pytest
+from django.core.management import CommandError, call_command
 
 from annotation.models import Job, JudgeEndpoint, JudgeExchange, ModelOutput, Participant, Response
 from annotation.services.analysis.judges import store_endpoint_key
@@ -218,3 +220,24 @@ def test_the_judges_page_stores_a_key_unseen_shows_the_estimate_and_refuses_abov
 
     client.force_login(bob)
     assert client.get(page).status_code == 404
+
+
+def test_the_judge_command_runs_a_job_with_the_owners_key(fast_calls, django_user_model):
+    alice = django_user_model.objects.create_user("alice", is_staff=True)
+    study = make_study("commanded", alice, items=1)
+    out = StringIO()
+    with StandIn() as standin:
+        store_endpoint_key(alice, base_url=standin.url, key="sk-alice")
+        call_command(
+            "judge", study=study.slug, base_url=standin.url, model="m", samples=1, no_swap=True,
+            owner="alice", stdout=out, stderr=StringIO(),
+        )  # fmt: skip
+        assert standin.count == 2 and set(standin.authorizations) == {
+            "Bearer sk-alice"
+        }  # two questions, one order
+        with pytest.raises(CommandError, match="above the cap of 5"):
+            call_command(
+                "judge", study=study.slug, base_url=standin.url, model="n", token_cap=5, stderr=StringIO()
+            )
+        assert standin.count == 2
+    assert "judge job" in out.getvalue() and '"created": 1' in out.getvalue()
