@@ -70,7 +70,7 @@ def make_study(slug: str, owner=None, items: int = 4):
 def fast_calls(settings):
     settings.JUDGE_BACKOFF_S = 0.001
     settings.JUDGE_RETRY_AFTER_MAX_S = 0
-    settings.JUDGE_TIMEOUT_S = 0.2
+    settings.JUDGE_TIMEOUT_S = 10.0  # a loaded machine's reply is never a timeout (the storm test sets its own)
     settings.JUDGE_RETRIES = 2
     return settings
 
@@ -146,7 +146,8 @@ def test_a_429_storm_ends_with_every_item_answered_or_failed_and_a_rerun_asks_on
     alice = django_user_model.objects.create_user("alice", is_staff=True)
     study = make_study("stormy", alice)
     parameters = {"samples": 1, "model": "judge-x"}
-    with StandIn(fair_or_biased, slow_s=0.5) as standin:
+    fast_calls.JUDGE_TIMEOUT_S = 1.0  # the slow reply comes after 1.5 s; no other reply nears it
+    with StandIn(fair_or_biased, slow_s=1.5) as standin:
         # page-0: three 429s on its first call (2 retries) → failed; page-1: two 429s, then
         # answered; page-2: a 500 then an answer, a timeout then an answer, then a malformed
         # reply → failed; page-3: a refusal → failed.

@@ -39,6 +39,7 @@ def test_a_reply_is_read_and_malformed_or_refused_ones_are_failed_calls():
         '{"choices": [',
         "[]",
         json.dumps({"choices": []}),
+        json.dumps({"choices": [{"message": "B"}]}),
         reply({"content": None, "refusal": "no"}),
     ):
         with pytest.raises(CallFailed):

@@ -100,8 +100,10 @@ def read_reply(raw: str) -> Reply:
         choice = data["choices"][0]
         message = choice["message"]
     except (ValueError, KeyError, IndexError, TypeError):
-        raise CallFailed(f"malformed reply: {raw[:120]!r}") from None
-    content = message.get("content") if isinstance(message, dict) else None
+        message = None
+    if not isinstance(message, dict):
+        raise CallFailed(f"malformed reply: {raw[:120]!r}")
+    content = message.get("content")
     if (
         choice.get("finish_reason") == "content_filter"
         or message.get("refusal")
