@@ -70,7 +70,9 @@ def make_study(slug: str, owner=None, items: int = 4):
 def fast_calls(settings):
     settings.JUDGE_BACKOFF_S = 0.001
     settings.JUDGE_RETRY_AFTER_MAX_S = 0
-    settings.JUDGE_TIMEOUT_S = 10.0  # a loaded machine's reply is never a timeout (the storm test sets its own)
+    settings.JUDGE_TIMEOUT_S = (
+        10.0  # a loaded machine's reply is never a timeout (the storm test sets its own)
+    )
     settings.JUDGE_RETRIES = 2
     return settings
 
@@ -242,3 +244,23 @@ def test_the_judge_command_runs_a_job_with_the_owners_key(fast_calls, django_use
             )
         assert standin.count == 2
     assert "judge job" in out.getvalue() and '"created": 1' in out.getvalue()
+
+
+def test_a_judge_answers_every_kind_a_local_rater_answers(fast_calls, django_user_model):
+    """The same prompts and parsing as ``rate_llm``: each kind's items answered through the
+    stand-in (its first allowed answer every time), and the kind's validation passes them."""
+    from tests.rater_cases import CASES
+
+    alice = django_user_model.objects.create_user("alice", is_staff=True)
+    with StandIn() as standin:
+        for kind, case in CASES.items():
+            study = StudyFactory(kind=kind, slug=f"judge-{kind}", config=case.config, owner=alice)
+            for n, payload in enumerate(case.payloads):
+                ItemFactory(study=study, external_id=f"{kind}-{n}", payload=payload)
+            job = run_judge(study, alice, {"base_url": standin.url, "model": "m", "samples": 1})
+            assert job.status == Job.Status.DONE, (kind, job.error)
+            result = job.result
+            assert (result["created"], result["invalid"], result["failed"]) == (len(case.payloads), 0, 0), (
+                kind,
+                result,
+            )
