@@ -221,6 +221,13 @@ def test_the_judges_page_stores_a_key_unseen_shows_the_estimate_and_refuses_abov
     )
     assert "sk-secret" not in json.dumps(job.parameters) and len(queued) == 1
 
+    record = {"requests_sent": 24, "cached_replies": 0}
+    result = {"created": 2, "failed": 0, "swap_consistency": {"rate": 0.75}, "record": record, "warning": ""}
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.DONE, result=result)
+    assert (
+        "2 answered, 0 failed · swap consistency 0.75 · 24 requests sent" in client.get(page).content.decode()
+    )
+
     client.force_login(bob)
     assert client.get(page).status_code == 404
 

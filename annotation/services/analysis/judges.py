@@ -205,7 +205,8 @@ def study_systems(study: Study) -> list[str]:
     """The systems and models behind a study's text: each item's provenance ``system`` and
     ``model``, and each passage's ``system`` (questionnaire, ranking)."""
     found: set[str] = set()
-    for provenance, payload in Item.objects.filter(study=study).values_list("provenance", "payload"):
+    rows = Item.objects.filter(study=study).values_list("provenance", "payload")
+    for provenance, payload in rows.iterator(chunk_size=2000):
         for key in ("system", "model"):
             if isinstance(provenance, dict) and isinstance(provenance.get(key), str) and provenance[key]:
                 found.add(provenance[key])
