@@ -455,6 +455,8 @@ def judge_base_url(value: str) -> str:
     from django.conf import settings
 
     value = value.strip().rstrip("/")
+    if len(value) > 500 or "\x00" in value:
+        raise serializers.ValidationError("At most 500 characters, without NUL.")
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise serializers.ValidationError("An http:// or https:// address, such as http://127.0.0.1:8000/v1.")

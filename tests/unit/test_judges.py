@@ -80,7 +80,13 @@ def test_each_sample_gets_its_own_seed_and_the_estimate_counts_calls_and_tokens(
 
 def test_a_base_url_is_http_without_credentials_and_within_the_allowed_ones(settings):
     assert judge_base_url(" http://127.0.0.1:8000/v1/ ") == "http://127.0.0.1:8000/v1"
-    for bad in ("ftp://x/v1", "http://user:pw@x/v1", "http://x/v1?key=1", "localhost:8000"):
+    for bad in (
+        "ftp://x/v1",
+        "http://user:pw@x/v1",
+        "http://x/v1?key=1",
+        "localhost:8000",
+        "http://x/" + "v" * 500,
+    ):
         with pytest.raises(serializers.ValidationError):
             judge_base_url(bad)
     settings.JUDGE_ALLOWED_URLS = ["https://api.example.com/"]
