@@ -175,6 +175,18 @@ def test_a_429_storm_ends_with_every_item_answered_or_failed_and_a_rerun_asks_on
     assert ModelOutput.objects.filter(study=study, response__isnull=False).count() == 4
 
 
+def test_a_429_storm_that_never_ends_fails_every_item_yet_the_job_finishes(fast_calls, django_user_model):
+    alice = django_user_model.objects.create_user("alice", is_staff=True)
+    study = make_study("storm-only", alice, items=3)
+    with StandIn() as standin:
+        standin.faults = ["429"] * 100
+        job = run_judge(study, alice, {"base_url": standin.url, "model": "m", "samples": 2})
+        assert standin.count == 3 * 3  # each page's first call, tried 3 times, then the page is given up
+    assert job.status == Job.Status.DONE and (job.result["failed"], job.result["created"]) == (3, 0)
+    assert job.result["errors"] == {"failed": 3} and not Response.objects.filter(study=study).exists()
+    assert JudgeExchange.objects.count() == 0
+
+
 def test_a_job_above_its_token_cap_sends_nothing(fast_calls, django_user_model):
     alice = django_user_model.objects.create_user("alice", is_staff=True)
     study = make_study("capped", alice, items=2)
