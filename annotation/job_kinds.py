@@ -17,6 +17,7 @@ from annotation.job_parameters import (
     CounterfactualsParameters,
     EditAndGenerateParameters,
     ExplainParameters,
+    JudgeParameters,
     PlatformBonusParameters,
     PlatformPublishParameters,
     PlatformReviewParameters,
@@ -109,6 +110,13 @@ register_job_kind(
     parameters=RateLLMParameters,
     needs_study=True,
     worker_paths={"model": "model"},
+)
+# A judge behind an OpenAI-compatible endpoint: network calls, no model here (default queue).
+register_job_kind(
+    "judge",
+    task="workers.tasks.judges.judge_task",
+    parameters=JudgeParameters,
+    needs_study=True,
 )
 register_job_kind(
     "train_rater",

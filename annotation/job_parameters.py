@@ -442,3 +442,68 @@ class PlatformBonusParameters(JobParameters):
     class Serializer(StrictSerializer):
         bonuses = serializers.ListField(child=BonusLineSerializer(), min_length=1, max_length=5000)
         dry_run = serializers.BooleanField(default=False)
+
+
+MAX_JUDGE_SAMPLES = 20
+MAX_TOKEN_CAP = 10**10
+
+
+def judge_base_url(value: str) -> str:
+    """An endpoint's base URL as a judge job stores it: http(s), no credentials, no query,
+    no trailing slash (``…/v1``: the job appends ``/chat/completions``), and, where the
+    operator lists ``JUDGE_ALLOWED_URLS``, under one of them (the workers call it)."""
+    from django.conf import settings
+
+    value = value.strip().rstrip("/")
+    if len(value) > 500 or "\x00" in value:
+        raise serializers.ValidationError("At most 500 characters, without NUL.")
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise serializers.ValidationError("An http:// or https:// address, such as http://127.0.0.1:8000/v1.")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise serializers.ValidationError("No user, password, query or fragment: the key is stored apart.")
+    allowed = [prefix.rstrip("/") for prefix in settings.JUDGE_ALLOWED_URLS]
+    if allowed and not any(value == p or value.startswith(p + "/") for p in allowed):
+        raise serializers.ValidationError(f"Not an endpoint this site calls; allowed: {', '.join(allowed)}.")
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeParameters(JobParameters):
+    """A judge behind an OpenAI-compatible endpoint answering a study (``judge``): k samples
+    per question, pairwise picks in both orders, nothing sent above ``token_cap``."""
+
+    base_url: str
+    model: str
+    samples: int
+    temperature: float
+    seed: int
+    shots: int
+    max_tokens: int
+    swap: bool
+    token_cap: int
+
+    class Serializer(StrictSerializer):
+        base_url = serializers.CharField(max_length=500, help_text="The endpoint's base URL, e.g. …/v1.")
+        model = serializers.CharField(max_length=200, help_text="The model name the endpoint knows.")
+        samples = serializers.IntegerField(
+            min_value=1, max_value=MAX_JUDGE_SAMPLES, default=3, help_text="Replies per question (k)."
+        )
+        temperature = serializers.FloatField(min_value=0.0, max_value=2.0, default=0.7)
+        seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
+        shots = serializers.IntegerField(
+            min_value=0, max_value=16, default=0, help_text="Examples from people's answers to other items."
+        )
+        max_tokens = serializers.IntegerField(min_value=1, max_value=256, default=16)
+        swap = serializers.BooleanField(
+            default=True, help_text="Judge each item with a pairwise pick in both orders as well."
+        )
+        token_cap = serializers.IntegerField(
+            min_value=1,
+            max_value=MAX_TOKEN_CAP,
+            default=1_000_000,
+            help_text="Refuse to start when the estimate (items × orders × samples × tokens) is above it.",
+        )
+
+        def validate_base_url(self, value: str) -> str:
+            return judge_base_url(value)

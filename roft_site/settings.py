@@ -463,6 +463,15 @@ PLATFORM_API_TIMEOUT_S = env_int("PLATFORM_API_TIMEOUT_S", 30, minimum=1)
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 # Key for the researchers' stored platform tokens (Fernet); empty: derived from SECRET_KEY.
 PLATFORM_TOKEN_KEY = env_str("PLATFORM_TOKEN_KEY", "")
+# Judges behind OpenAI-compatible endpoints (docs/workers.md, "Judges behind endpoints"):
+# the base URLs a judge job may call (prefixes; empty: any http or https address), the
+# seconds one call may take, the tries after a 429, a 5xx or a timeout, and the first
+# backoff in seconds (doubled per try; a reply's Retry-After, up to JUDGE_RETRY_AFTER_MAX_S, wins).
+JUDGE_ALLOWED_URLS = env_list("JUDGE_ALLOWED_URLS", [])
+JUDGE_TIMEOUT_S = env_float("JUDGE_TIMEOUT_S", 60.0, minimum=0.01)
+JUDGE_RETRIES = env_int("JUDGE_RETRIES", 6, minimum=0)
+JUDGE_BACKOFF_S = env_float("JUDGE_BACKOFF_S", 1.0, minimum=0.0)
+JUDGE_RETRY_AFTER_MAX_S = env_int("JUDGE_RETRY_AFTER_MAX_S", 60, minimum=0)
 # Hosts MTurk may name in turkSubmitTo (the externalSubmit form posts there, nowhere else).
 MTURK_SUBMIT_HOSTS = env_list("MTURK_SUBMIT_HOSTS", ["www.mturk.com", "workersandbox.mturk.com"])
 # Origins allowed to frame the participant pages (MTurk shows an ExternalQuestion in a frame).

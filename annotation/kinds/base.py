@@ -341,6 +341,12 @@ class TaskKind(ABC):
         person's answer); questions the answer leaves open are left out."""
         raise NotAnswerableByModel(f"{self.name} items cannot be answered by a language model.")
 
+    def swapped_state(self, item: Item, state: dict) -> dict | None:
+        """The page state with the two sides of a pairwise comparison exchanged, for a judge
+        that asks each such item in both orders (position bias); None: the page compares no
+        pair, nothing to swap."""
+        return None
+
     # --- trained raters (encoders fine-tuned on a study's human answers) --------------
 
     # Whether the ``rater_*`` hooks are implemented; trained raters answer only such kinds.

@@ -196,6 +196,14 @@ class Questionnaire(TaskKind):
                 answer[question["id"]] = value
         return answer
 
+    def swapped_state(self, item, state: dict) -> dict | None:
+        """The two passages the other way round, when the study asks a pairwise pick."""
+        order = passage_order(item, state)
+        pairwise = any(
+            q["type"] == "pick" and q["pick"] == "pairwise" for q in item.study.config["questions"]
+        )
+        return {**state, "order": order[::-1]} if pairwise and len(order) == 2 else None
+
     def model_choices(self, item, state: dict, answer: dict) -> dict[str, Any]:
         letters = {pid: letter(i) for i, pid in enumerate(passage_order(item, state))}
         choices: dict[str, Any] = {}

@@ -10,6 +10,7 @@ from .idempotency import IdempotencyKey
 from .invitation import ResearcherInvitation
 from .item import AttentionCheck, Item
 from .job import Job
+from .judge import JudgeEndpoint, JudgeExchange
 from .model_output import ModelOutput
 from .participant import Participant
 from .platform import (
@@ -37,6 +38,8 @@ __all__ = [
     "IdempotencyKey",
     "Item",
     "Job",
+    "JudgeEndpoint",
+    "JudgeExchange",
     "ModelExplanation",
     "ModelOutput",
     "Participant",

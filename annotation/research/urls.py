@@ -2,7 +2,18 @@
 
 from django.urls import path
 
-from .views import adjudication, builder, docs, exports, invitations, jobs, participants, platforms, studies
+from .views import (
+    adjudication,
+    builder,
+    docs,
+    exports,
+    invitations,
+    jobs,
+    judges,
+    participants,
+    platforms,
+    studies,
+)
 
 urlpatterns = [
     path("", studies.study_list, name="research-home"),
@@ -46,6 +57,9 @@ urlpatterns = [
     ),
     path("s/<slug:slug>/exports/", exports.export_list, name="research-exports"),
     path("s/<slug:slug>/platforms/", platforms.platform_page, name="research-platforms"),
+    path("s/<slug:slug>/judges/", judges.judge_page, name="research-judges"),
+    path("s/<slug:slug>/judges/key/", judges.judge_key, name="research-judge-key"),
+    path("s/<slug:slug>/judges/start/", judges.judge_start, name="research-judge-start"),
     path(
         "s/<slug:slug>/platforms/settings/",
         platforms.platform_settings,

@@ -74,6 +74,7 @@ def test_answer_as_model_stores_batches_leaves_out_what_the_rater_may_not_answer
         "skipped": 0,
         "unparseable": 0,
         "invalid": 0,
+        "failed": 0,
         "errors": {},
     }
     assert rater.batches == [1, 1] and [done for done, _, _ in reports] == [0, 1, 2]

@@ -93,11 +93,20 @@ class Prompted:
 
 
 def prompt_item(
-    kind: TaskKind, study: Study, item: Item, examples: Sequence[HumanExample], *, seed: int, shots: int
+    kind: TaskKind,
+    study: Study,
+    item: Item,
+    examples: Sequence[HumanExample],
+    *,
+    seed: int,
+    shots: int,
+    state: dict | None = None,
 ) -> Prompted:
-    """The prompts of one item, the same on every run with the same seed."""
+    """The prompts of one item, the same on every run with the same seed; on the page state
+    the seed draws, or on ``state`` (a judge's second order), with the same examples."""
     item.study = study
-    state = kind.prepare_assignment(item, random.Random(f"{seed}:state:{item.external_id}"))
+    if state is None:
+        state = kind.prepare_assignment(item, random.Random(f"{seed}:state:{item.external_id}"))
     task = kind.model_task(item, state)
     rng = random.Random(f"{seed}:shots:{item.external_id}")
     chosen = choose_examples(examples, item.pk, shots, rng) if shots else []

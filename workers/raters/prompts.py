@@ -153,3 +153,12 @@ def parse_option(output: str, options: Sequence[ModelOption]) -> ModelOption | N
 
 def _starts_option(words: list[str], options: Sequence[ModelOption]) -> bool:
     return any((pieces := _words(o.text)) and words[: len(pieces)] == pieces for o in options)
+
+
+def prompt_template() -> str:
+    """The prompt's wording with placeholders where a study's text goes (one example shown):
+    what a judge's record keeps, with its hash, so that a new wording is a new record."""
+    question = ModelQuestion("question", "question", "{question}", (ModelOption("{answer}", "{answer}"),))
+    task = ModelTask("{material}", (question,))
+    shot = Shot("{example material}", question, ModelOption("{example answer}", "{example answer}"), "")
+    return build_prompt("{instructions}", task, question, [shot])

@@ -37,14 +37,15 @@ from annotation.services.participation.submission import store_answer_given_else
 
 from .human_answers import human_answers
 
-RATER_KINDS = ("llm", "simulator", "trained")
+RATER_KINDS = ("llm", "simulator", "trained", "judge")
+FAILED_CALL = "failed_call"  # the details key of an output whose call failed (``forget_failed_calls``)
 
 
 class RaterDefinition(serializers.Serializer):
     """What a model participant is. ``kind``: an LLM rater, an LLM simulator (a rater on
-    a ``simulation`` study) or a trained rater; ``model``: the local path or name of the
-    model; ``version``: of the prompt or of the training run. Other keys (shots, seed,
-    decoding, metrics…) are kept as given and are part of its identity."""
+    a ``simulation`` study), a trained rater or a judge behind an endpoint; ``model``: the
+    local path or name of the model; ``version``: of the prompt or of the training run.
+    Other keys (shots, seed, decoding, metrics…) are kept as given and are part of its identity."""
 
     kind = serializers.ChoiceField(choices=RATER_KINDS)
     model = serializers.CharField(max_length=500)
@@ -86,6 +87,16 @@ def items_for_model(study: Study, participant: Participant) -> QuerySet[Item]:
     )
 
 
+def forget_failed_calls(study: Study, participant: Participant) -> int:
+    """Delete the model's outputs on ``study`` that record a failed call (no answer, never
+    parsed), so that a rerun asks those items again; how many. The job that recorded them
+    keeps their count in its summary."""
+    deleted, _ = ModelOutput.objects.filter(
+        study=study, participant=participant, response__isnull=True, **{f"details__{FAILED_CALL}": True}
+    ).delete()
+    return deleted
+
+
 @dataclass(frozen=True)
 class HumanExample:
     """A person's answer to an item, with the page state they answered on: the material
@@ -121,6 +132,7 @@ class ModelAnswer:
     state: dict = field(default_factory=dict)
     error: str = ""
     details: dict = field(default_factory=dict)
+    failed: bool = False  # no answer came (an endpoint's call failed or was refused): tried again on a rerun
 
 
 @dataclass(frozen=True)
@@ -133,6 +145,7 @@ class ModelAnswersResult:
     skipped: int = 0  # already answered (or already failed) by this model: a rerun adds nothing
     unparseable: int = 0
     invalid: int = 0  # parsed, but the kind's validation refused it
+    failed: int = 0  # no reply to parse: a judge's call failed or was refused (recorded, retried on a rerun)
     errors: dict[str, int] = field(default_factory=dict)  # reason → count, for the job's summary
     participant: str = ""  # the model participant's platform id (a run's)
     items: int = 0  # the items the run set out to answer
@@ -149,6 +162,7 @@ class ModelAnswersResult:
             skipped=self.skipped + other.skipped,
             unparseable=self.unparseable + other.unparseable,
             invalid=self.invalid + other.invalid,
+            failed=self.failed + other.failed,
             errors=errors,
         )
 
@@ -162,6 +176,7 @@ class ModelAnswersResult:
             "skipped": self.skipped,
             "unparseable": self.unparseable,
             "invalid": self.invalid,
+            "failed": self.failed,
             "errors": dict(self.errors),
         }
 
@@ -212,6 +227,11 @@ def _store_one(
     output = ModelOutput(
         study=study, item=answer.item, participant=participant, raw=answer.raw, details=answer.details
     )
+    if answer.answer is None and answer.failed:
+        output.error = (answer.error or "call failed")[:500]
+        output.details = {**output.details, FAILED_CALL: True}
+        output.save()
+        return ModelAnswersResult(failed=1, errors={"failed": 1}), 0.0
     if answer.answer is None:
         output.error = (answer.error or "unparseable")[:500]
         output.save()
