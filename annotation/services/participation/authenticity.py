@@ -96,7 +96,8 @@ def read_signals(summary: str | None, posted: dict[str, str]) -> dict:
             return dict(MISSING)
         values["pasted_after_hidden"] = min(values["pasted_after_hidden"], values["pasted"])
         fields[name] = {"chars": len(posted[name]), **values}
-    hidden_ms, hidden_count = _count(data.get("hidden_ms", 0), MAX_MS), _count(data.get("hidden_count", 0), MAX_COUNT)
+    hidden_ms = _count(data.get("hidden_ms", 0), MAX_MS)
+    hidden_count = _count(data.get("hidden_count", 0), MAX_COUNT)
     first = data.get("first_input_ms")
     first_input_ms = None if first is None else _count(first, MAX_MS)
     if hidden_ms is None or hidden_count is None or (first is not None and first_input_ms is None):
