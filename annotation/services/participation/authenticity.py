@@ -91,8 +91,9 @@ def read_signals(summary: str | None, posted: dict[str, str]) -> dict:
     for name, counts in data["fields"].items():
         if name not in posted or not isinstance(counts, dict):
             continue  # a field the form did not post is no field of this answer
-        values = {key: _count(counts.get(key, 0), MAX_COUNT) for key in FIELD_COUNTS}
-        if None in values.values():
+        read = {key: _count(counts.get(key, 0), MAX_COUNT) for key in FIELD_COUNTS}
+        values = {key: value for key, value in read.items() if value is not None}
+        if len(values) < len(FIELD_COUNTS):
             return dict(MISSING)
         values["pasted_after_hidden"] = min(values["pasted_after_hidden"], values["pasted"])
         fields[name] = {"chars": len(posted[name]), **values}
