@@ -58,6 +58,12 @@ def records_authenticity(study) -> bool:
     return records_signals(study)
 
 
+@register.filter
+def any_records_authenticity(game_studies) -> bool:
+    """Whether any of the game's studies (``GameStudy`` rows) collects the signals."""
+    return any(records_signals(row.study) for row in game_studies)
+
+
 @register.simple_tag
 def render_example(study, example: dict, number: int) -> SafeString:
     """One worked example of ``study``: its item, read-only, with the answer we give."""
