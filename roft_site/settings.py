@@ -392,6 +392,18 @@ REPORTS_REFRESH_SECONDS = env_int("REPORTS_REFRESH_SECONDS", 300, minimum=10)
 # How far (in alpha) a machine rater's agreement with the humans may stay below the humans'
 # agreement among themselves and still count as calibrated on the dashboard (docs/statistics.md).
 RATER_CALIBRATION_MARGIN = env_float("RATER_CALIBRATION_MARGIN", 0.1, minimum=0.0)
+# Authenticity signals (docs/authenticity.md): an answer's text field shows a strong sign of
+# not being typed on the page when, in a field of at least AUTHENTICITY_MIN_CHARS characters,
+# pasted characters make up AUTHENTICITY_PASTE_SHARE of its text or more, or keystrokes number
+# fewer than AUTHENTICITY_KEYSTROKE_RATIO per character, or text was pasted (at least
+# AUTHENTICITY_MIN_CHARS characters) after the page had been hidden for
+# AUTHENTICITY_HIDDEN_SECONDS in all. Applied when an answer is stored.
+AUTHENTICITY_MIN_CHARS = env_int("AUTHENTICITY_MIN_CHARS", 20, minimum=1)
+AUTHENTICITY_PASTE_SHARE = env_float("AUTHENTICITY_PASTE_SHARE", 0.5, minimum=0.01)
+AUTHENTICITY_KEYSTROKE_RATIO = env_float("AUTHENTICITY_KEYSTROKE_RATIO", 0.5, minimum=0.0)
+AUTHENTICITY_HIDDEN_SECONDS = env_float("AUTHENTICITY_HIDDEN_SECONDS", 5.0, minimum=0.0)
+if AUTHENTICITY_PASTE_SHARE > 1:
+    raise ImproperlyConfigured(f"AUTHENTICITY_PASTE_SHARE={AUTHENTICITY_PASTE_SHARE} must be at most 1.")
 # Seconds a rendered dashboard plot stays in the cache (its key changes with the reports).
 REPORT_PLOT_CACHE_SECONDS = env_int("REPORT_PLOT_CACHE_SECONDS", 7 * 24 * 3600, minimum=1)
 # Seconds without a heartbeat after which a RUNNING job counts as stalled: its worker died or

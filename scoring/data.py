@@ -57,6 +57,7 @@ _RESPONSE_FIELDS = {
     "correct": Field("correct", "truth"),
     "attention": Field("is_attention_check", "truth"),
     "flagged": Field("flagged", "truth"),
+    "strong_sign": Field("strong_sign", "truth"),
     "seconds": Field("duration_seconds", "column"),
 }
 
@@ -90,7 +91,7 @@ def load_study_data(study: Study, builder: KindReport, *, by: Sequence[str] = ()
     responses.data["adjudicator"] = participants["adjudicator"][responses["participant"]]
     items.data["adjudicated"] = np.zeros(len(items), dtype=bool)
     items.data["adjudicated"][responses["item"][responses["adjudicator"]]] = True
-    for name in ("attention", "flagged"):
+    for name in ("attention", "flagged", "strong_sign"):
         responses.data[name] = responses[name] == 1
     items.data["attention"] = items["attention"] == 1
     if observations is None:

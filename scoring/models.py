@@ -10,16 +10,18 @@ class Report(models.Model):
 
     ``group`` holds plain keys (``criterion``, ``system``, ``question``, …); study-wide
     figures have ``{}``. ``population`` says which participants were counted: ``all``,
-    ``passed`` (those who failed attention checks left out) or ``adjudicated`` (``passed``,
-    with an item's adjudicated answer in place of its annotators' answers). ``fingerprint`` is the
-    inputs' count and latest response time, so a recompute can be skipped when nothing
-    changed.
+    ``passed`` (those who failed attention checks left out), ``adjudicated`` (``passed``,
+    with an item's adjudicated answer in place of its annotators' answers) or ``authentic``
+    (``passed`` less the answers whose authenticity signals show a strong sign).
+    ``fingerprint`` is the inputs' count and latest response time, so a recompute can be
+    skipped when nothing changed.
     """
 
     class Population(models.TextChoices):
         ALL = "all", "All participants"
         PASSED = "passed", "Without participants who failed attention checks"
         ADJUDICATED = "adjudicated", "Adjudicated answers where there are some, else as passed"
+        AUTHENTIC = "authentic", "As passed, without answers with a strong sign of pasted text"
 
     study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="reports")
     metric = models.CharField(max_length=80)

@@ -27,7 +27,7 @@ from scoring.reports import report_for
 from scoring.reports.base import Embed, ReportRow, StudyData
 from scoring.reports.common import study_rows
 
-POPULATIONS = ("all", "passed", "adjudicated")
+POPULATIONS = ("all", "passed", "adjudicated", "authentic")
 REPORTS_JOB = "reports"
 ACTIVE_JOB_STATUSES = (Job.Status.QUEUED, Job.Status.RUNNING)
 
@@ -126,10 +126,13 @@ def compute_study_reports(
 
 def populations_of(data: StudyData) -> tuple[str, ...]:
     """The populations worth computing: ``adjudicated`` only once an item has an
-    adjudicated answer (until then it would repeat ``passed``)."""
-    if "adjudicator" in data.responses and data.responses["adjudicator"].any():
-        return POPULATIONS
-    return tuple(p for p in POPULATIONS if p != "adjudicated")
+    adjudicated answer, ``authentic`` only once an answer has a strong sign (until then
+    each would repeat ``passed``)."""
+    wanted = {
+        "adjudicated": "adjudicator" in data.responses and data.responses["adjudicator"].any(),
+        "authentic": "strong_sign" in data.responses and data.responses["strong_sign"].any(),
+    }
+    return tuple(p for p in POPULATIONS if wanted.get(p, True))
 
 
 def replace_reports(study: Study, rows: dict[str, list[ReportRow]], fingerprint: dict) -> int:

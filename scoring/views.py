@@ -29,6 +29,7 @@ POPULATION_LABELS = {
     "all": "All participants",
     "passed": "Without attention-check failures",
     "adjudicated": "Adjudicated",
+    "authentic": "Without answers with a strong sign of pasting",
 }
 
 

@@ -411,6 +411,12 @@ class TaskKind(ABC):
         (``services.participation.adaptive.check_adaptive_pays``). False by default."""
         return False
 
+    def asks_free_text(self, config: dict) -> bool:
+        """Whether the study's pages have a free-text field: where the authenticity signals
+        are collected and the consent page names them (``participation.authenticity``).
+        False by default."""
+        return False
+
     # --- exports ----------------------------------------------------------------------
 
     def export_fields(self, config: dict) -> list[tuple[str, tuple[str, ...]]]:

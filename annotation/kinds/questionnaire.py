@@ -310,6 +310,9 @@ class Questionnaire(TaskKind):
         types = {q["type"] for q in config["questions"]} - {"text"}
         return types == {"pick"}
 
+    def asks_free_text(self, config: dict) -> bool:
+        return any(q["type"] == "text" for q in config.get("questions", []))
+
     def agreement_values(self, item, answer: dict) -> list[Observation]:
         """Per question, by type: a scale one ordinal value per answer (the reports read its
         interval figures from it); a choice, a pick (the passage id, or ``tie``), each option

@@ -53,6 +53,18 @@ class Response(models.Model):
         help_text="Imported with a part missing (importresponses --allow-incomplete); "
         "left out of the figures that need that part.",
     )
+    authenticity = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="How the answer's free text got into its fields (counts only, never the text; "
+        "docs/authenticity.md); null where none were recorded.",
+    )
+    strong_sign = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="The authenticity signals show a strong sign the text was not typed on the page; "
+        "left out of the reports' authentic population.",
+    )
 
     class Meta:
         indexes = [

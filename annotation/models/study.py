@@ -110,6 +110,13 @@ class Study(models.Model):
         db_default=False,
         help_text="The Leave page offers participants to delete their answers in this study.",
     )
+    authenticity_signals = models.BooleanField(
+        default=True,
+        db_default=True,
+        help_text="On pages with a free-text question, record how the text got there (pastes, "
+        "keystrokes, time the page was hidden; never the text), named on the consent page "
+        "(docs/authenticity.md).",
+    )
     retention_days = models.PositiveIntegerField(
         null=True,
         blank=True,

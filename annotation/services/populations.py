@@ -14,6 +14,13 @@ reports' ``passed`` human population, in what raters learn from) when:
   never sees them), and the study's researchers can discard them);
 - it is not an attention check (those test the participant, not the items).
 
+The reports' ``authentic`` population is ``passed`` less the answers whose authenticity
+signals show a strong sign (``Response.strong_sign``, set when the answer is stored by
+``participation.authenticity.strong_signs``, docs/authenticity.md): ``authentic_mask``. It
+only narrows the reports; such answers still count toward quotas and progress (a sign is
+evidence for a researcher to weigh, not a verdict). Answers without signals (a model's, an
+import, a page without free text, a page whose script sent none) have no strong sign.
+
 Two renderings of the same rule: ``COUNTS`` (and ``counting_answers``), a queryset
 filter on ``Response`` for the ORM readers; ``counts_mask``, the NumPy mask over the
 columns ``scoring/data.py`` reads, which ``StudyData.population("passed").humans()
@@ -131,6 +138,12 @@ def counts_mask(*, flagged, excluded, attention, machine, adjudicator) -> np.nda
     """The rule over response columns (booleans, one per response), as the reports read
     them: ``machine`` / ``adjudicator`` are the participant's source in ``NOT_HUMAN``."""
     return ~flagged & ~excluded & ~attention & ~machine & ~adjudicator
+
+
+def authentic_mask(*, strong_sign) -> np.ndarray:
+    """Of the ``passed`` population's responses (booleans, one per response), those in the
+    ``authentic`` population: no strong sign of pasted or untyped text."""
+    return ~strong_sign
 
 
 def keeps_slot(*, human: bool, flagged: bool = False, excluded: bool = False, is_test: bool = False) -> bool:

@@ -9,6 +9,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import ngettext
 
 from annotation.services.authoring.guides import example_context
+from annotation.services.participation.authenticity import records_signals
 
 register = template.Library()
 
@@ -49,6 +50,18 @@ def duration_words(seconds) -> str:
 def session_length(study) -> str:
     """How long a session of ``study`` is, as its kind words it: '10 pages', '5 passages'."""
     return study.task_kind.session_length(study.items_per_session)
+
+
+@register.filter
+def records_authenticity(study) -> bool:
+    """Whether the study's pages collect the authenticity signals (and its consent names them)."""
+    return records_signals(study)
+
+
+@register.filter
+def any_records_authenticity(game_studies) -> bool:
+    """Whether any of the game's studies (``GameStudy`` rows) collects the signals."""
+    return any(records_signals(row.study) for row in game_studies)
 
 
 @register.simple_tag

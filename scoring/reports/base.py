@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from annotation.services.populations import authentic_mask
 from stats import ranking as bws
 from stats.bootstrap import Interval
 from stats.estimate import Estimate
@@ -124,7 +125,8 @@ class StudyData:
 
     ``responses`` always has ``item`` and ``participant`` (row numbers into ``items`` and
     ``participants``), ``points``, ``correct`` (NaN when unscored), ``attention``,
-    ``flagged``, ``excluded``, ``seconds``; plus what the builder asked for.
+    ``flagged``, ``excluded``, ``seconds`` (and, as the loader reads them, ``strong_sign``);
+    plus what the builder asked for.
     ``items`` always has ``attention``; ``participants`` has ``model`` (an LLM simulator or
     automatic rater) and, for models, ``name`` (and ``definition`` when the loader read
     it). ``observations`` (agreement values) has ``response`` (row number), ``unit``,
@@ -168,21 +170,29 @@ class StudyData:
         ``passed``: also without the responses of participants who failed attention checks;
         ``adjudicated``: ``passed``, except that on an item with an adjudicated answer that
         answer alone stands for the item (adjudicated answers are in no other population).
+        ``authentic``: ``passed`` less the answers with a strong sign of text not typed on the
+        page (``populations.authentic_mask``).
 
         ``passed`` of the ``all`` population is derived from it (its responses less the
-        flagged ones: the same rows, without filtering the whole study again)."""
+        flagged ones: the same rows, without filtering the whole study again), and
+        ``authentic`` of ``passed`` likewise."""
         if name == self.population_name:
             return self
         if name == "passed" and self.population_name == "all":
             return replace(self.where(~self.responses["flagged"]), population_name="passed")
+        if name == "authentic" and self.population_name == "passed":
+            keep = authentic_mask(strong_sign=self._column("strong_sign"))
+            return replace(self.where(keep), population_name="authentic")
         if self.population_name:
             raise ValueError(f"the {self.population_name!r} population has no population {name!r}")
         adjudicator = self._column("adjudicator")
         keep = ~self.responses["excluded"] & ~adjudicator
-        if name in ("passed", "adjudicated"):
+        if name in ("passed", "adjudicated", "authentic"):
             keep &= ~self.responses["flagged"]
         elif name != "all":
             raise ValueError(f"unknown population {name!r}")
+        if name == "authentic":
+            keep &= authentic_mask(strong_sign=self._column("strong_sign"))
         if name == "adjudicated" and "adjudicated" in self.items:
             keep = (keep & ~self.items["adjudicated"][self.responses["item"]]) | adjudicator
         adjudications = self._observations_of(adjudicator) if adjudicator.any() else None

@@ -36,6 +36,7 @@ def test_a_guest_plays_demo_rounds_to_the_reveal(live_server, page, screenshot, 
     settings.LEADERBOARD_MAX_EXACT_SHARE = 1.0  # two rounds: both may be exact guesses
     page.goto(f"{live_server.url}/play/")
     assert page.locator(".category-card").count() == 2
+    assert "never what you paste" in page.inner_text("#authenticity-notice")
     screenshot("game-landing")
     page.locator(".category-card", has_text="News reports").get_by_role("button", name="Play").click()
     page.wait_for_selector("#passage li")
@@ -67,6 +68,7 @@ def test_a_guest_plays_demo_rounds_to_the_reveal(live_server, page, screenshot, 
     assert all(sentence in page.content() for sentence in sentences)
     screenshot("game-result")
     assert Response.objects.get().points == 5
+    assert "reason" in Response.objects.get().authenticity["fields"]  # the swapped-in form's signals
 
     page.keyboard.press("n")  # the next passage: call the second sentence machine-written
     page.wait_for_selector("#passage li")

@@ -74,3 +74,15 @@ def test_the_passed_humans_analysed_are_the_answers_that_count():
     )
     counted = data.population("passed").humans().analysed()
     assert counted.responses["points"].tolist() == data.responses["points"][mask].tolist() == [0.0, 3.0]
+
+
+def test_authentic_is_passed_less_the_answers_with_a_strong_sign():
+    """Derived from ``passed`` or read from the whole study, ``authentic`` keeps the passed
+    answers without a strong sign; a study read without the column keeps them all."""
+    data = study()
+    assert as_lists(data.population("authentic")) == as_lists(data.population("passed"))
+    data.responses.data["strong_sign"] = np.array([False, False, False, True, True, False])
+    derived = data.population("passed").population("authentic")
+    assert as_lists(derived) == as_lists(data.population("authentic"))
+    assert derived.responses["points"].tolist() == [0.0, 5.0]
+    assert derived.observations["response"].tolist() == [0, 1]

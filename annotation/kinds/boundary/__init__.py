@@ -184,6 +184,10 @@ class Boundary(TaskKind):
             answer["guess"] = guess
         return answer
 
+    def asks_free_text(self, config: dict) -> bool:
+        """Every round ends with the player's reason, in their own words."""
+        return True
+
     def review_context(self, item, answer: dict) -> dict:
         return {**game.round_truth(item, answer), "answer": answer}
 

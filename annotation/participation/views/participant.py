@@ -15,6 +15,7 @@ from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Study
 from annotation.services.access import is_test_visit
 from annotation.services.participation.assignment import assign_next_item, pages_held_by_others
+from annotation.services.participation.authenticity import signals_from_form
 from annotation.services.participation.capacity import close_if_collected, study_is_full
 from annotation.services.participation.exams import failed_exam_attempt, needs_exam
 from annotation.services.participation.exits import crowd_exit, preview_example
@@ -172,7 +173,9 @@ def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
         return redirect("study-task", slug=study.slug)
     answer = study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
     try:
-        result = submit_response(assignment=assignment, answer=answer)
+        result = submit_response(
+            assignment=assignment, answer=answer, authenticity=signals_from_form(study, request.POST)
+        )
     except InputError as exc:
         return _render_task(request, study, step.enrollment, assignment, errors=exc.errors, status=400)
     except SubmissionClosed as exc:

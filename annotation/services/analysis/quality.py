@@ -49,6 +49,10 @@ class ParticipantQuality:
     exam: Qualification | None = None
     pseudonym: str = ""
     pages: list[dict] = field(default_factory=list)
+    # Answers with authenticity signals recorded, and those with a strong sign
+    # (``participation.authenticity``, docs/authenticity.md).
+    signalled: int = 0
+    strong_signs: int = 0
 
     @property
     def median_seconds_per_page(self) -> float | None:
@@ -150,14 +154,30 @@ def study_quality(study: Study, enrollments: list[Enrollment]) -> dict[int, Part
     responses = (
         Response.objects.filter(study=study, item_id__in=theirs)
         .filter(Q(participant_id__in=list(found)) | counts_q())
-        .annotate(votes=ExpressionWrapper(counts_q(), output_field=BooleanField()))
+        .annotate(
+            votes=ExpressionWrapper(counts_q(), output_field=BooleanField()),
+            signalled=ExpressionWrapper(Q(authenticity__isnull=False), output_field=BooleanField()),
+        )
         .order_by("id")
-        .values_list("participant_id", "item_id", "answer", "duration_seconds", "is_attention_check", "votes")
+        .values_list(
+            "participant_id",
+            "item_id",
+            "answer",
+            "duration_seconds",
+            "is_attention_check",
+            "votes",
+            "signalled",
+            "strong_sign",
+        )
     )
-    for participant_id, item_id, answer, seconds, attention, counts in responses.iterator(chunk_size=5000):
+    for row in responses.iterator(chunk_size=5000):
+        participant_id, item_id, answer, seconds, attention, counts, signalled, strong = row
         quality = found.get(participant_id)
-        if quality is not None and seconds is not None:
-            quality.seconds.append(seconds)
+        if quality is not None:
+            if seconds is not None:
+                quality.seconds.append(seconds)
+            quality.signalled += signalled
+            quality.strong_signs += strong
         if attention:
             continue
         for observation in kind.agreement_values(items[item_id], answer):
@@ -231,10 +251,33 @@ def participant_pages(study: Study, enrollment: Enrollment, assignments=None) ->
                 "correct": response.correct if response else None,
                 "points": response.points if response else None,
                 "too_fast": response.too_fast if response else False,
+                "strong_sign": response.strong_sign if response else False,
+                "authenticity": authenticity_summary(response.authenticity) if response else "",
                 "answered_at": response.answered_at if response else None,
             }
         )
     return pages
+
+
+def authenticity_summary(signals: dict | None) -> str:
+    """A stored answer's authenticity signals in words, for the researcher's page: per text
+    field its keystrokes, characters and pastes, then the page's hidden time and time to
+    first input, and the strong signs. Empty where none were recorded."""
+    if not signals:
+        return ""
+    if signals.get("missing"):
+        return "signals missing (the page sent none)"
+    parts = [
+        f"{name}: {c['chars']} chars, {c['keys']} keystrokes, {c['typed']} typed, "
+        f"{c['pasted']} pasted in {c['pastes']} paste(s)"
+        for name, c in signals["fields"].items()
+    ]
+    parts.append(f"hidden {signals['hidden_ms'] / 1000:.1f} s ({signals['hidden_count']}×)")
+    first = signals.get("first_input_ms")
+    parts.append("no input" if first is None else f"first input after {first / 1000:.1f} s")
+    signs = signals.get("signs") or []
+    parts.append(f"strong signs: {', '.join(signs)}" if signs else "no strong sign")
+    return "; ".join(parts)
 
 
 def participant_assignments(study: Study, enrollment: Enrollment):

@@ -31,7 +31,7 @@ STUDY_SETTINGS = [
     "items_per_session", "attention_check_rate", "max_attention_failures", "assignment_timeout_minutes",
     "completion_code", "screenout_code", "completion_url", "expected_seconds_per_page",
     "min_seconds_per_page", "pay_partial_sessions", "hold_submit", "close_when_full", "language",
-    "participants_may_erase", "retention_days", "retention_erases_answers",
+    "participants_may_erase", "retention_days", "retention_erases_answers", "authenticity_signals",
 ]  # fmt: skip
 
 

@@ -165,6 +165,19 @@ RESPONSE_TAIL = [
     ),
     Column("score_details", "json", "r.score_details", "The kind's extra scoring figures (JSON)."),
     Column(
+        "authenticity",
+        "json",
+        "r.authenticity",
+        "How the answer's free text got into its fields: counts per field, never the text (JSON; "
+        "docs/authenticity.md); empty where none were recorded.",
+    ),
+    Column(
+        "strong_sign",
+        "boolean",
+        "r.strong_sign",
+        "true when the authenticity signals show a strong sign the text was not typed on the page.",
+    ),
+    Column(
         "flagged",
         "boolean",
         "r.flagged",

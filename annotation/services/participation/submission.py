@@ -25,6 +25,7 @@ from annotation.services.populations import keeps_slot
 
 from .assignment import OPEN_SQL, create_assignment, free_slots, open_params
 from .attention import record_attention_outcome
+from .authenticity import has_strong_sign
 from .participants import count_answers
 
 PAGE_EXPIRED = gettext_lazy("This page expired before it was answered; continue with the next one.")
@@ -42,8 +43,11 @@ class SubmitResult:
     counts: bool = False  # the answer counts toward the quota (``populations``)
 
 
-def submit_response(*, assignment: Assignment, answer: dict, now: datetime | None = None) -> SubmitResult:
-    """Validate ``answer`` with the study's kind and store it, once.
+def submit_response(
+    *, assignment: Assignment, answer: dict, now: datetime | None = None, authenticity: dict | None = None
+) -> SubmitResult:
+    """Validate ``answer`` with the study's kind and store it, once, with its authenticity
+    signals (``authenticity.signals_from_form``; None: none recorded).
 
     A second submit for the same assignment (a retry, a double click) returns the stored
     response and awards nothing. Bad input raises ``InputError`` and writes nothing.
@@ -64,7 +68,9 @@ def submit_response(*, assignment: Assignment, answer: dict, now: datetime | Non
             raise InputError.from_validation(exc) from exc
         locked.item, locked.study = item, assignment.study
         shown_at = locked.shown_at or locked.assigned_at
-        response = store_response(assignment=locked, answer=validated, shown_at=shown_at, answered_at=now)
+        response = store_response(
+            assignment=locked, answer=validated, shown_at=shown_at, answered_at=now, authenticity=authenticity
+        )
         screened_out, counts = _update_enrollment(locked, response)
     return SubmitResult(response=response, created=True, screened_out=screened_out, counts=counts)
 
@@ -115,9 +121,11 @@ def store_response(
     answered_at: datetime,
     imported: bool = False,
     missing: tuple[str, ...] = (),
+    authenticity: dict | None = None,
 ) -> Response:
     """Store a validated ``answer`` to ``assignment``, scored by the kind, and mark the
-    assignment answered.
+    assignment answered. ``authenticity``: the page's signals, classified (only answers given
+    on a page have them; ``strong_sign`` is read from their signs).
 
     The caller holds the transaction (and, on the site, the assignment's row lock); the
     ``OneToOne`` on ``Response.assignment`` keeps it to one response per assignment. The
@@ -150,6 +158,8 @@ def store_response(
         too_fast=answered_too_fast(duration, study.min_seconds_per_page),
         imported=imported,
         incomplete=bool(missing),
+        authenticity=authenticity,
+        strong_sign=has_strong_sign(authenticity),
     )
     if assignment.status == Assignment.Status.ANSWERED:
         sql_rows.insert(response, "roft_insert_response")

@@ -18,6 +18,7 @@ from annotation.errors import InputError
 from annotation.models import Assignment, Enrollment, Response
 from annotation.numbers import whole_number
 from annotation.participation.views.steps import go_to, is_htmx, participant_step
+from annotation.services.participation.authenticity import signals_from_form
 from annotation.services.participation.gate import LiveStep, StepRefused
 from annotation.services.participation.submission import SubmissionClosed, submit_response
 from annotation.views.task_page import next_page, task_page_context
@@ -73,7 +74,9 @@ def give_reason(request: HttpRequest, step: LiveStep) -> HttpResponse:
         )
     answer = study.task_kind.answer_from_form(request.POST, assignment.item, assignment)
     try:
-        result = submit_response(assignment=assignment, answer=answer)
+        result = submit_response(
+            assignment=assignment, answer=answer, authenticity=signals_from_form(study, request.POST)
+        )
     except InputError as exc:
         return _reason_errors(request, study, assignment, exc.errors)
     except SubmissionClosed as exc:
