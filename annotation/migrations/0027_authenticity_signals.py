@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0025_erasure_tombstones_and_retention'),
+        ('annotation', '0026_judge_endpoints_and_exchanges'),
     ]
 
     operations = [
