@@ -44,11 +44,11 @@ def test_a_german_study_on_a_desktop(live_server, page, screenshot):
     assert "Wählen Sie den Satz oder die Sätze" in page.inner_text(".errors")
     assert page.evaluate(OVERFLOW) == 0
     screenshot("i18n-de-task-error-desktop")
-    for _ in range(2):
+    for shown_next in ("text=Seite 2 von 2", "#completion-code"):  # each answer waits for the page it brings
         page.locator(".sentence").first.click()
         page.check('input[name="label"][value="supports"]')
         page.get_by_role("button", name="Absenden und weiter").click()
-    page.wait_for_selector("#completion-code")
+        page.wait_for_selector(shown_next)
     assert "Geschafft" in page.inner_text("h1")
     page.click("#copy-code")
     page.wait_for_selector("#copy-code[data-copied]")
