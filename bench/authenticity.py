@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench._database import ensure_database  # noqa: E402 - after the path
 from bench.load import HOST, free_port, start_server, stop_server  # noqa: E402 - after the path
+from tests.helpers.clipboard import PASTE  # noqa: E402 - after the path
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "roft_site.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only")
@@ -86,14 +87,6 @@ HUMAN_REASONS = [
 QUOTES = ["reply B", "fine day", "Hello number", "say hello"]
 NEIGHBOURS = "qwertyuiopasdfghjklzxcvbnm"
 
-PASTE = """([text]) => {
-  const field = document.querySelector('textarea[name="q-why"]');
-  field.focus();
-  const data = new DataTransfer();
-  data.setData("text/plain", text);
-  field.dispatchEvent(new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true}));
-  document.execCommand("insertText", false, text);
-}"""
 # Headless Chromium never hides a page: the bench says the page is hidden, as the browser would.
 VISIBILITY = """([state]) => {
   Object.defineProperty(document, "visibilityState", {get: () => state, configurable: true});

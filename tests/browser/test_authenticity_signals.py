@@ -7,6 +7,7 @@ import pytest
 
 from annotation.models import Response
 from annotation.services.authoring.studies import load_study_file
+from tests.helpers.clipboard import PASTE
 from tests.helpers.crowd_ids import prolific_id
 from tests.helpers.questionnaire import questionnaire_file
 
@@ -14,15 +15,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 TYPED = "Fewer errors in reply B."  # 24 characters
 PASTED = "Reply B is more fluent and coherent, and it avoids the factual slip of reply A."
-# A paste as Chromium delivers one from the clipboard: the paste event, then the text inserted.
-PASTE = """([text]) => {
-  const field = document.querySelector('textarea[name="q-why"]');
-  field.focus();
-  const data = new DataTransfer();
-  data.setData("text/plain", text);
-  field.dispatchEvent(new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true}));
-  document.execCommand("insertText", false, text);
-}"""
 
 
 def _answer_the_closed_questions(page) -> None:
