@@ -420,8 +420,9 @@ def _pick_answers(data: StudyData, target: ComparisonTarget, builder: KindReport
         won = np.where(undecided & (worst == second), 1.0, np.where(undecided & (worst == first), 0.0, won))
     item = data.responses["item"][responses]
     sources = data.items[SOURCE][item].astype(str) if SOURCE in data.items else np.full(len(item), "")
-    # the page an answer saw is its case (the source where its item has one)
-    page = np.array([s or f"\x00{r}" for s, r in zip(sources, responses, strict=True)], dtype=object)
+    # an answer's case is its item (the item's source where it has one): the item's answers
+    # are the several answers the simulation resamples
+    page = np.array([s or f"\x00{r}" for s, r in zip(sources, item, strict=True)], dtype=object)
     return QuestionAnswers(
         values=np.concatenate([won, 1.0 - won]),
         item=np.concatenate([item, item]),
