@@ -344,9 +344,15 @@ def _described(data: StudyData, rows: np.ndarray, values: np.ndarray, builder: K
     else:
         unit = item.astype(str)
         system = (
-            data.items[SYSTEM][item].astype(str) if SYSTEM in data.items else np.full(len(rows), "", dtype=object)
+            data.items[SYSTEM][item].astype(str)
+            if SYSTEM in data.items
+            else np.full(len(rows), "", dtype=object)
         )
-        case = data.items[SOURCE][item].astype(str) if SOURCE in data.items else np.full(len(rows), "", dtype=object)
+        case = (
+            data.items[SOURCE][item].astype(str)
+            if SOURCE in data.items
+            else np.full(len(rows), "", dtype=object)
+        )
     return QuestionAnswers(values, item, unit, np.asarray(system).astype(str), np.asarray(case).astype(str))
 
 
@@ -392,7 +398,9 @@ def is_pick(builder: KindReport | None, data: StudyData, question: str) -> bool:
     return builder is not None and any(question in c.questions[:1] for c in builder.comparisons(data))
 
 
-def _pick_answers(data: StudyData, target: ComparisonTarget, builder: KindReport | None) -> QuestionAnswers | None:
+def _pick_answers(
+    data: StudyData, target: ComparisonTarget, builder: KindReport | None
+) -> QuestionAnswers | None:
     """A pick question's answers as two values per answer that showed both systems (see
     ``pilot_answers``); None when ``target.question`` is no pick of the kind's report."""
     if not is_pick(builder, data, target.question):
@@ -406,7 +414,11 @@ def _pick_answers(data: StudyData, target: ComparisonTarget, builder: KindReport
     if -1 in codes:
         missing = [n for n in (target.first, target.second) if n not in names]
         raise InputError(
-            {"compare": [f"No answers for {_listed(missing)} on {target.question!r}; systems: {_listed(names)}."]}
+            {
+                "compare": [
+                    f"No answers for {_listed(missing)} on {target.question!r}; systems: {_listed(names)}."
+                ]
+            }
         )
     first, second = codes
     both = (comparison.shown == first).any(axis=1) & (comparison.shown == second).any(axis=1)

@@ -240,7 +240,9 @@ class Questionnaire(TaskKind):
         for question in item.study.config["questions"]:
             value = answer.get(question["id"])
             if value is not None and per_passage(question):
-                choices.update({f"{question['id']}.{letters[p]}": v for p, v in value.items() if p in letters})
+                choices.update(
+                    {f"{question['id']}.{letters[p]}": v for p, v in value.items() if p in letters}
+                )
             elif value is not None:
                 choices.update(_model_choices(question, value, letters, item.payload["passages"]))
         return choices
@@ -354,7 +356,9 @@ class Questionnaire(TaskKind):
         for q in config["questions"]:
             if q["type"] == "pick" and q["pick"] == "best_worst":
                 for end in ("most", "least"):
-                    columns.append(PassageColumn(f"answer.{q['id']}.{end}.system", "text", "picked", -1, q["id"], end))
+                    columns.append(
+                        PassageColumn(f"answer.{q['id']}.{end}.system", "text", "picked", -1, q["id"], end)
+                    )
             elif q["type"] == "pick":
                 columns.append(PassageColumn(f"answer.{q['id']}.system", "text", "picked", -1, q["id"]))
         return columns
@@ -633,7 +637,13 @@ def passage_order(item, state: dict | None) -> list[str]:
 
 
 def _passage_question_context(
-    question: dict, passages: list[dict], letters: dict[str, str], pid: str, answer: dict, several: bool, n: int
+    question: dict,
+    passages: list[dict],
+    letters: dict[str, str],
+    pid: str,
+    answer: dict,
+    several: bool,
+    n: int,
 ) -> dict:
     """A per-passage question as drawn under passage ``pid``: its inputs named
     ``q-<id>-<letter>``; its errors shown under the first passage only."""

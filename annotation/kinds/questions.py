@@ -347,7 +347,7 @@ def _check_per_passage(question: dict, raw: Any, passages: list[dict], *, partia
     ids = [p["id"] for p in passages]
     unknown = sorted(str(key) for key in raw if key not in ids)
     if unknown:
-        raise Invalid(gettext("%(passage)r is not a passage of this page.") % {"passage": unknown[0]})
+        raise Invalid(gettext("“%(passage)s” is not a passage of this page.") % {"passage": unknown[0]})
     given = {pid: raw[pid] for pid in ids if pid in raw and not is_empty(raw[pid])}
     missing = [pid for pid in ids if pid not in given]
     if missing and question["required"] and not partial:

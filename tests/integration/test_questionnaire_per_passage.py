@@ -52,15 +52,22 @@ def test_the_page_asks_it_under_each_passage_and_stores_it_by_passage_id(client)
 def test_an_import_and_the_api_take_the_answer_by_passage_id(client):
     owner = researcher_user("owner")
     client.force_login(owner)
-    assert client.post("/api/v1/studies/", per_passage_file(), content_type="application/json").status_code == 201
+    assert (
+        client.post("/api/v1/studies/", per_passage_file(), content_type="application/json").status_code
+        == 201
+    )
     study = load_study_file  # noqa: F841 - the API made it
     from annotation.models import Study
 
     made = Study.objects.get(slug="pair-fluency")
     assert made.config["questions"][0]["per"] == "passage"
-    line = json.dumps({"participant": "lab-1", "item": "pw0", "answer": {"fluency": {"b": 3, "a": 4}, "better": "b"}})
-    bad = json.dumps({"participant": "lab-2", "item": "pw1", "answer": {"fluency": {"a": 4, "c": 1}, "better": "a"}})
-    with pytest.raises(Exception, match="'c' is not a passage of this page"):
+    line = json.dumps(
+        {"participant": "lab-1", "item": "pw0", "answer": {"fluency": {"b": 3, "a": 4}, "better": "b"}}
+    )
+    bad = json.dumps(
+        {"participant": "lab-2", "item": "pw1", "answer": {"fluency": {"a": 4, "c": 1}, "better": "a"}}
+    )
+    with pytest.raises(Exception, match="“c” is not a passage of this page"):
         import_responses(made, [bad], source=Participant.Source.LAB)
     assert import_responses(made, [line], source=Participant.Source.LAB).created == 1
     listed = client.get("/api/v1/responses/", {"study": "pair-fluency"}).json()["results"]
@@ -95,9 +102,12 @@ def test_reports_exports_and_plan_read_each_passage_with_its_system(answered, tm
         group={"question": "fluency", "system": "gpt-small", "over": "baseline"},
     )
     assert difference.details["design"] == "paired" and difference.details["pairs"] == 6  # within the page
-    assert found.get(metric="agreement.krippendorff_alpha", group={"question": "fluency", "level": "ordinal"}).details[
-        "units"
-    ] == 12  # (item, passage) units
+    assert (
+        found.get(
+            metric="agreement.krippendorff_alpha", group={"question": "fluency", "level": "ordinal"}
+        ).details["units"]
+        == 12
+    )  # (item, passage) units
 
     export_study(answered, fmt="csv", path=tmp_path / "out.csv")
     with open(tmp_path / "out.csv", newline="") as handle:
@@ -116,15 +126,25 @@ def test_reports_exports_and_plan_read_each_passage_with_its_system(answered, tm
     assert isinstance(first["answer.fluency.A"], int) and first["shown.A.system"] in SYSTEMS.values()
 
     scale = plan_comparison(
-        answered, ComparisonTarget("gpt-small", "baseline", "fluency", 0.5), items=[10], answers_per_item=[2], simulations=100
+        answered,
+        ComparisonTarget("gpt-small", "baseline", "fluency", 0.5),
+        items=[10],
+        answers_per_item=[2],
+        simulations=100,
     )
     assert scale.paired and scale.pilot_items == (6, 6) and scale.pilot_answers == 48
     pick = plan_comparison(
-        answered, ComparisonTarget("gpt-small", "baseline", "better", 0.2), items=[10], answers_per_item=[2], simulations=100
+        answered,
+        ComparisonTarget("gpt-small", "baseline", "better", 0.2),
+        items=[10],
+        answers_per_item=[2],
+        simulations=100,
     )
     assert pick.pick and pick.pilot_answers == 24 and pick.table[0].answers == 20
     assert pick.pilot_difference == pytest.approx((22 - 2) / 24)  # 22 picks of 24 for gpt-small
-    width = plan_agreement(answered, AgreementTarget("fluency", 0.5), items=[10], answers_per_item=[2], simulations=100)
+    width = plan_agreement(
+        answered, AgreementTarget("fluency", 0.5), items=[10], answers_per_item=[2], simulations=100
+    )
     assert width.pilot_answers == 48 and width.pilot_items == 12  # every answer once (U2: not twice)
 
 

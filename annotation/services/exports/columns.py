@@ -260,7 +260,13 @@ def passage_columns(study: Study) -> list[Column]:
             value = f"((r.answer -> %s) ->> {shown})"
             sql = f"CAST({value} AS INTEGER)" if spec.type == "integer" else value
             columns.append(
-                Column(spec.name, spec.type, sql, "This question's answer for that passage.", params=(spec.question,))
+                Column(
+                    spec.name,
+                    spec.type,
+                    sql,
+                    "This question's answer for that passage.",
+                    params=(spec.question,),
+                )
             )
         else:  # the system of the passage a pick chose
             picked = "(r.answer ->> %s)" if not spec.end else "((r.answer -> %s) ->> %s)"
