@@ -366,10 +366,7 @@ def pilot_answers(
     neither), paired by the answer's page: the difference of the two means is then the
     difference of their shares of the picks (a win rate of 60 % is 0.2)."""
     picks = _pick_answers(data, target, builder)
-    if picks is not None:
-        found = picks
-    else:
-        found = question_values(data, target.question, builder)
+    found = picks if picks is not None else question_values(data, target.question, builder)
     values, systems = found.values, found.system
     known = sorted({str(s) for s in systems if s})
     missing = [name for name in (target.first, target.second) if name not in known]

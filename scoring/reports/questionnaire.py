@@ -220,14 +220,14 @@ class QuestionnaireReport(KindReport):
         system = np.empty(len(rows), dtype=object)
         case = np.empty(len(rows), dtype=object)
         unit = np.empty(len(rows), dtype=object)
-        for k, (row, name, question) in enumerate(zip(item, units, questions, strict=True)):
+        for k, (at, name, question) in enumerate(zip(item, units, questions, strict=True)):
             if question in per:
                 pid = name.rpartition("#")[2]
-                system[k] = next((p["system"] for p in passages[row] if p["id"] == pid), "")
-                case[k] = str(sources[row]) or f"\x00{row}"  # the page, where the item has no case
+                system[k] = next((p["system"] for p in passages[at] if p["id"] == pid), "")
+                case[k] = str(sources[at]) or f"\x00{at}"  # the page, where the item has no case
                 unit[k] = name
             else:
-                system[k], case[k], unit[k] = page[row], str(sources[row]), str(row)
+                system[k], case[k], unit[k] = page[at], str(sources[at]), str(at)
         return system, case, unit
 
 

@@ -13,7 +13,7 @@ import re
 import pytest
 from django.apps import apps
 
-from annotation.models import Participant, Response
+from annotation.models import Participant, Response, Study
 from annotation.services.authoring.answer_imports import import_responses
 from annotation.services.authoring.studies import load_study_file
 from annotation.services.exports.export import export_study
@@ -56,9 +56,6 @@ def test_an_import_and_the_api_take_the_answer_by_passage_id(client):
         client.post("/api/v1/studies/", per_passage_file(), content_type="application/json").status_code
         == 201
     )
-    study = load_study_file  # noqa: F841 - the API made it
-    from annotation.models import Study
-
     made = Study.objects.get(slug="pair-fluency")
     assert made.config["questions"][0]["per"] == "passage"
     line = json.dumps(
