@@ -9,6 +9,7 @@ import csv
 import importlib
 import json
 import re
+from pathlib import Path
 
 import pytest
 from django.apps import apps
@@ -28,6 +29,7 @@ from tests.helpers.per_passage import SYSTEMS, consistent_answer, per_passage_fi
 from tests.helpers.questionnaire import questionnaire_file
 
 pytestmark = pytest.mark.django_db
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "formats.md"
 
 
 def test_the_page_asks_it_under_each_passage_and_stores_it_by_passage_id(client):
@@ -118,6 +120,14 @@ def test_reports_exports_and_plan_read_each_passage_with_its_system(answered, tm
             assert row[f"shown.{letter}.system"] == SYSTEMS[pid]
             assert int(row[f"answer.fluency.{letter}"]) == answer[pid]
         assert row["answer.better.system"] == SYSTEMS[row["answer.better"]]
+    # the recipe docs/formats.md gives for pandas reads this file into per-system means
+    pd = pytest.importorskip("pandas")
+    recipe = re.search(r"```python\n(import pandas as pd\n.*?)```", DOCS.read_text(), re.S)
+    assert recipe is not None
+    scope = {"pd": pd}
+    exec(recipe.group(1).replace('"study-export.csv"', repr(str(tmp_path / "out.csv"))), scope)  # noqa: S102
+    from_docs = scope["per_passage"].groupby("system").fluency.mean().to_dict()
+    assert from_docs == pytest.approx(means)
     export_study(answered, fmt="jsonl", path=tmp_path / "out.jsonl")
     first = json.loads((tmp_path / "out.jsonl").read_text().splitlines()[0])
     assert isinstance(first["answer.fluency.A"], int) and first["shown.A.system"] in SYSTEMS.values()
