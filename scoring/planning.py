@@ -85,7 +85,8 @@ class Plan:
     pilot_difference: float  # the first system's mean less the second's, in the pilot
     table: list[DesignPower]
     best: DesignPower | None  # the cheapest design that reaches the power; None if none does
-    pick: bool = False  # a pick's win rate: pilot_answers and a design's answers count pages
+    pick: bool = False  # a pick's share of the picks (its difference is in shares)
+    both_on_a_page: bool = False  # one answer covers both systems: a design's answers count pages
 
 
 @dataclass(frozen=True)
@@ -101,9 +102,10 @@ class AgreementTarget:
 class AgreementPlan:
     target: AgreementTarget
     pilot_items: int
-    pilot_answers: int
+    pilot_answers: int  # the answers (pages) the values come from
     table: list[DesignWidth]
     best: DesignWidth | None  # the cheapest design narrow enough; None if none is
+    pilot_values: int = 0  # the values: more than the answers for a question asked per passage
 
 
 def plan_agreement(
@@ -143,7 +145,8 @@ def plan_agreement(
     return AgreementPlan(
         target=target,
         pilot_items=int(answers.items.max()) + 1,
-        pilot_answers=len(values),
+        pilot_answers=found.answers,
+        pilot_values=len(values),
         table=table,
         best=narrowest_enough(table, target.width),
     )
@@ -172,7 +175,8 @@ def plan_comparison(
         seed=seed,
     )
     data, builder = _counting(study)
-    first, second, paired = pilot_answers(data, target, builder)
+    pilot = read_pilot(data, target, builder)
+    first, second, paired = pilot.first, pilot.second, pilot.paired
     table = power_table(
         first,
         second,
@@ -186,7 +190,7 @@ def plan_comparison(
         seed=seed,
     )
     pick = is_pick(builder, data, target.question)
-    if pick:  # one answer compares both systems: a design of n pages × k answers is n·k answers
+    if pilot.both_on_a_page:  # one answer covers both systems: n cases × k answers is n·k answers
         table = [
             replace(d, answers=d.answers // 2, cost=None if price is None else d.answers // 2 * price)
             for d in table
@@ -195,11 +199,12 @@ def plan_comparison(
         target=target,
         paired=paired,
         pilot_items=(int(first.items.max()) + 1, int(second.items.max()) + 1),
-        pilot_answers=len(first.values) if pick else len(first.values) + len(second.values),
+        pilot_answers=pilot.answers,
         pilot_difference=float(first.values.mean() - second.values.mean()),
         table=table,
         best=cheapest(table, target.power),
         pick=pick,
+        both_on_a_page=pilot.both_on_a_page,
     )
 
 
@@ -310,6 +315,13 @@ class QuestionAnswers:
     unit: np.ndarray
     system: np.ndarray
     case: np.ndarray
+    response: np.ndarray  # the answer (response row) each value comes from
+
+    @property
+    def answers(self) -> int:
+        """The answers (pages) these values come from: a page's ratings of several passages,
+        or a pick's two values, are one answer."""
+        return int(np.unique(self.response).size)
 
 
 def question_values(data: StudyData, question: str, builder: KindReport | None = None) -> QuestionAnswers:
@@ -353,12 +365,34 @@ def _described(data: StudyData, rows: np.ndarray, values: np.ndarray, builder: K
             if SOURCE in data.items
             else np.full(len(rows), "", dtype=object)
         )
-    return QuestionAnswers(values, item, unit, np.asarray(system).astype(str), np.asarray(case).astype(str))
+    response = observations["response"][rows]
+    return QuestionAnswers(
+        values, item, unit, np.asarray(system).astype(str), np.asarray(case).astype(str), response
+    )
+
+
+@dataclass(frozen=True)
+class Pilot:
+    """The two systems' pilot values (``Answers``), whether paired, the answers (pages) they
+    come from, and whether one page holds both systems' values (a pick; a question asked per
+    passage on pages showing both): a design of n cases × k answers is then n·k pages."""
+
+    first: Answers
+    second: Answers
+    paired: bool
+    answers: int
+    both_on_a_page: bool
 
 
 def pilot_answers(
     data: StudyData, target: ComparisonTarget, builder: KindReport | None = None
 ) -> tuple[Answers, Answers, bool]:
+    """``read_pilot``'s values and pairing (what ``stats.planning`` reads)."""
+    pilot = read_pilot(data, target, builder)
+    return pilot.first, pilot.second, pilot.paired
+
+
+def read_pilot(data: StudyData, target: ComparisonTarget, builder: KindReport | None = None) -> Pilot:
     """The two systems' values on the target's question, by item (by case when paired:
     the cases that both systems were answered on). A pick question (a kind whose report
     compares systems by picks: ``KindReport.comparisons``) gives, per answer that showed
@@ -381,13 +415,20 @@ def pilot_answers(
     keys, cases = found.unit, found.case
     shared = (set(cases[systems == target.first]) & set(cases[systems == target.second])) - {""}
     paired = len(shared) >= 2  # else the systems' items are compared as independent samples
+    responses = found.response
+    mine = (systems == target.first) | (systems == target.second)
     if paired:
         keep = np.isin(cases, list(shared))
-        values, systems, keys = values[keep], systems[keep], cases[keep]
+        values, systems, keys, responses = values[keep], systems[keep], cases[keep], responses[keep]
+        mine = mine[keep]
     sides = [_side(values, keys, systems == name) for name in (target.first, target.second)]
     if min(int(side.items.max(initial=-1)) + 1 for side in sides) < 2:
         raise InputError({"compare": ["The pilot needs at least two items of each system to plan from."]})
-    return sides[0], sides[1], paired
+    used = responses[mine]
+    # a page holds both systems when its answer gave values to both
+    first_pages = set(responses[systems == target.first].tolist())
+    both = paired and bool(first_pages & set(responses[systems == target.second].tolist()))
+    return Pilot(sides[0], sides[1], paired, int(np.unique(used).size), both)
 
 
 def is_pick(builder: KindReport | None, data: StudyData, question: str) -> bool:
@@ -438,6 +479,7 @@ def _pick_answers(
         unit=np.concatenate([page, page]).astype(str),
         system=np.array([target.first] * len(won) + [target.second] * len(won)),
         case=np.concatenate([page, page]).astype(str),
+        response=np.concatenate([responses, responses]),
     )
 
 

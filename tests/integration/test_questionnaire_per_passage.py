@@ -139,7 +139,8 @@ def test_reports_exports_and_plan_read_each_passage_with_its_system(answered, tm
         answers_per_item=[2],
         simulations=100,
     )
-    assert scale.paired and scale.pilot_items == (6, 6) and scale.pilot_answers == 48
+    assert scale.paired and scale.pilot_items == (6, 6) and scale.pilot_answers == 24  # pages, not ratings
+    assert scale.both_on_a_page and scale.table[0].answers == 20  # 10 pages × 2 answers
     pick = plan_comparison(
         answered,
         ComparisonTarget("gpt-small", "baseline", "better", 0.2),
@@ -152,7 +153,11 @@ def test_reports_exports_and_plan_read_each_passage_with_its_system(answered, tm
     width = plan_agreement(
         answered, AgreementTarget("fluency", 0.5), items=[10], answers_per_item=[2], simulations=100
     )
-    assert width.pilot_answers == 48 and width.pilot_items == 12  # every answer once (U2: not twice)
+    assert (width.pilot_answers, width.pilot_values, width.pilot_items) == (
+        24,
+        48,
+        12,
+    )  # U2: each answer once
 
 
 def test_a_study_file_written_before_keeps_its_meaning_and_old_responses_get_their_systems(enrolled):
@@ -173,3 +178,19 @@ def test_a_study_file_written_before_keeps_its_meaning_and_old_responses_get_the
         "order": assignment.state["order"],
         "systems": {p["id"]: p["system"] for p in passages},
     }
+
+
+def test_the_plan_page_offers_the_studys_questions_and_systems(client):
+    owner = researcher_user("owner")
+    study = load_study_file(per_passage_file(items=2), owner=owner).study
+    client.force_login(owner)
+    page = client.get(f"/research/s/{study.slug}/plan/").content.decode()
+    assert '<option value="fluency">fluency: scale, per passage</option>' in page
+    assert '<option value="better">better: pick, share of the picks (pairwise)</option>' in page
+    assert '<option value="reason">' not in page  # free text: nothing to plan
+    for name in ("first", "second"):
+        assert re.search(
+            rf'<select name="{name}"[^>]*>\s*<option value="" selected>—</option>\s*'
+            r'<option value="baseline">baseline</option>\s*<option value="gpt-small">',
+            page,
+        )
