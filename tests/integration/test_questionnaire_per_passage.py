@@ -20,7 +20,11 @@ from annotation.services.authoring.studies import load_study_file
 from annotation.services.exports.export import export_study
 from annotation.services.participation.assignment import assign_next_item
 from annotation.services.participation.submission import submit_response
+from annotation.services.participation.adaptive import StopRule
+from scoring.adaptive import stop_look
+from scoring.data import DEFAULT_BY, load_study_data, one_snapshot
 from scoring.models import Report
+from scoring.reports import report_for
 from scoring.planning import AgreementTarget, ComparisonTarget, plan_agreement, plan_comparison
 from scoring.services import compute_study_reports
 from tests.factories import researcher_user
@@ -120,6 +124,16 @@ def test_reports_exports_and_plan_read_each_passage_with_its_system(answered, tm
             assert row[f"shown.{letter}.system"] == SYSTEMS[pid]
             assert int(row[f"answer.fluency.{letter}"]) == answer[pid]
         assert row["answer.better.system"] == SYSTEMS[row["answer.better"]]
+    # the stopping rule and the adaptive priority read each passage with its system too
+    builder = report_for("questionnaire")
+    with one_snapshot():
+        data = load_study_data(answered, builder, by=DEFAULT_BY).population("passed").humans().analysed()
+    look = stop_look(data, StopRule("fluency", "gpt-small", "baseline", True, None, 0.05), builder)
+    assert look is not None and look.counts == (24, 24) and look.items == (6, 6)
+    assert look.estimate == pytest.approx(difference.value)
+    keys = builder.priority_keys(data)
+    assert sorted(set(keys)) == ["better", "fluency#a", "fluency#b"]  # a passage's ratings apart
+
     # the recipe docs/formats.md gives for pandas reads this file into per-system means
     pd = pytest.importorskip("pandas")
     recipe = re.search(r"```python\n(import pandas as pd\n.*?)```", DOCS.read_text(), re.S)
