@@ -9,6 +9,7 @@ import csv
 import importlib
 import json
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -18,14 +19,14 @@ from annotation.models import Participant, Response, Study
 from annotation.services.authoring.answer_imports import import_responses
 from annotation.services.authoring.studies import load_study_file
 from annotation.services.exports.export import export_study
+from annotation.services.participation.adaptive import StopRule
 from annotation.services.participation.assignment import assign_next_item
 from annotation.services.participation.submission import submit_response
-from annotation.services.participation.adaptive import StopRule
 from scoring.adaptive import stop_look
 from scoring.data import DEFAULT_BY, load_study_data, one_snapshot
 from scoring.models import Report
-from scoring.reports import report_for
 from scoring.planning import AgreementTarget, ComparisonTarget, plan_agreement, plan_comparison
+from scoring.reports import report_for
 from scoring.services import compute_study_reports
 from tests.factories import researcher_user
 from tests.helpers.flow import start, task_action
@@ -124,6 +125,15 @@ def test_reports_exports_and_plan_read_each_passage_with_its_system(answered, tm
             assert row[f"shown.{letter}.system"] == SYSTEMS[pid]
             assert int(row[f"answer.fluency.{letter}"]) == answer[pid]
         assert row["answer.better.system"] == SYSTEMS[row["answer.better"]]
+    export_study(answered, fmt="sqlite", path=tmp_path / "out.sqlite")
+    with sqlite3.connect(tmp_path / "out.sqlite") as dump:
+        read = 'SELECT "shown.A.system", "answer.fluency.A", "answer.better.system" FROM responses ORDER BY 1'
+        found_rows = dump.execute(read).fetchall()
+    assert {(system, type(value)) for system, value, _ in found_rows} == {
+        ("baseline", int),
+        ("gpt-small", int),
+    }
+
     # the stopping rule and the adaptive priority read each passage with its system too
     builder = report_for("questionnaire")
     with one_snapshot():
