@@ -312,6 +312,12 @@ class KindReport:
         """The kind's figures; ``data`` holds human answers only."""
         return []
 
+    def observation_systems(self, data: StudyData) -> np.ndarray | None:
+        """Per agreement observation, the system it is about where that is not its item's
+        ``provenance.system`` (None there); None: the items' for every one. The agreement
+        per system reads it."""
+        return None
+
     def priority_keys(self, data: StudyData) -> np.ndarray:
         """Per agreement observation, what the adaptive priority judges settled or not on
         its own (``stats.adaptive.item_priorities``): by default its question."""

@@ -189,6 +189,18 @@ class QuestionnaireReport(KindReport):
     def question_order(self, config: dict) -> list[str]:
         return [q["id"] for q in config["questions"]]
 
+    def observation_systems(self, data: StudyData) -> np.ndarray | None:
+        """A per-passage question's observations are about their passage's system (the
+        agreement per system groups them by it); the others keep the item's."""
+        per = [q["id"] for q in data.config["questions"] if q.get("per") == PER_PASSAGE]
+        questions = np.asarray(data.observations["question"]).astype(str)
+        mine = np.flatnonzero(np.isin(questions, per))
+        if not mine.size:
+            return None
+        systems = np.full(len(questions), None, dtype=object)
+        systems[mine] = self.observation_design(data, mine)[0]
+        return systems
+
     def priority_keys(self, data: StudyData) -> np.ndarray:
         """A per-passage question's answers are judged per passage (``<id>#<passage id>``):
         an item whose two passages are each rated alike is settled, though they differ."""

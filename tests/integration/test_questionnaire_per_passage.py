@@ -112,6 +112,9 @@ def test_reports_exports_and_plan_read_each_passage_with_its_system(answered, tm
         ).details["units"]
         == 12
     )  # (item, passage) units
+    for system in SYSTEMS.values():  # agreement per system: each passage under its own system
+        group = {"system": system, "question": "fluency", "level": "ordinal"}
+        assert found.get(metric="agreement.krippendorff_alpha", group=group).details["units"] == 6
 
     export_study(answered, fmt="csv", path=tmp_path / "out.csv")
     with open(tmp_path / "out.csv", newline="") as handle:
