@@ -235,7 +235,15 @@ def _item_scalar_keys(study: Study) -> tuple[list[str], list[str]]:
 # The passage shown under a letter: the ``n``-th id of the response's recorded order (the
 # ``->`` and ``->>`` operators read JSON alike on PostgreSQL and SQLite ≥ 3.38).
 _SHOWN = "(r.display_order -> 'order' ->> {n})"
-_SYSTEM_OF = "((r.display_order -> 'systems') ->> {id})"
+
+
+def _by_id(document: str, key: str) -> str:
+    """``document ->> key`` for a key computed in SQL (a passage id): on SQLite as a quoted
+    path, since its ``->>`` reads a text label of digits only (``"1"``) as no key at all.
+    Passage ids hold no quote (``PASSAGE_ID_PATTERN``)."""
+    if connection.vendor == "postgresql":
+        return f"({document} ->> {key})"
+    return f"""({document} ->> ('$."' || {key} || '"'))"""
 
 
 def passage_columns(study: Study) -> list[Column]:
@@ -253,11 +261,10 @@ def passage_columns(study: Study) -> list[Column]:
         if spec.what == "passage":
             columns.append(Column(spec.name, "text", shown, "The passage id shown under this letter."))
         elif spec.what == "system":
-            columns.append(
-                Column(spec.name, "text", _SYSTEM_OF.format(id=shown), "The system of that passage.")
-            )
+            system = _by_id("(r.display_order -> 'systems')", shown)
+            columns.append(Column(spec.name, "text", system, "The system of that passage."))
         elif spec.what == "answer":
-            value = f"((r.answer -> %s) ->> {shown})"
+            value = _by_id("(r.answer -> %s)", shown)
             sql = f"CAST({value} AS INTEGER)" if spec.type == "integer" else value
             columns.append(
                 Column(
@@ -275,7 +282,7 @@ def passage_columns(study: Study) -> list[Column]:
                 Column(
                     spec.name,
                     "text",
-                    _SYSTEM_OF.format(id=picked),
+                    _by_id("(r.display_order -> 'systems')", picked),
                     "The system of the passage picked (empty for a tie).",
                     params=params,
                 )
