@@ -27,7 +27,7 @@ from annotation.models import Item, Study
 from annotation.services.participation.adaptive import StopRule, adaptive_settings
 from annotation.services.study_status import close_study_by_rule
 from scoring.models import Report
-from scoring.planning import SYSTEM, question_values
+from scoring.planning import question_values
 from scoring.reports.base import KindReport, ReportRow, StudyData, TableSpec, row
 from stats.adaptive import (
     Look,
@@ -76,7 +76,7 @@ def refresh_adaptive(study: Study, data: StudyData, builder: KindReport) -> Adap
     written = write_priorities(study, counting.items["external_id"], priorities_of(counting, builder))
     if options.stop is None:
         return AdaptiveResult(items=written, look=None, closed=False)
-    look = stop_look(counting, options.stop)
+    look = stop_look(counting, options.stop, builder)
     closed = False
     if look is not None and _met(look, options.stop):
         closed = close_study_by_rule(
@@ -103,7 +103,9 @@ def priorities_of(data: StudyData, builder: KindReport) -> np.ndarray:
     items = data.responses["item"][observations["response"]][rest]
     nominal = np.asarray(observations["level"]).astype(str)[rest] == "nominal"
     values = np.asarray(observations["value"])[rest]
-    return item_priorities(items, questions[rest], values, nominal, n_items, closeness)
+    # what is settled or not: a question, or a (question, passage) of a per-passage one
+    keys = builder.priority_keys(data)[rest]
+    return item_priorities(items, keys, values, nominal, n_items, closeness)
 
 
 def write_priorities(study: Study, external_ids: np.ndarray, priorities: np.ndarray) -> int:
@@ -127,25 +129,28 @@ def write_priorities(study: Study, external_ids: np.ndarray, priorities: np.ndar
     return len(rows)
 
 
-def stop_look(data: StudyData, rule: StopRule) -> Look | None:
+def stop_look(data: StudyData, rule: StopRule, builder: KindReport | None = None) -> Look | None:
     """The confidence sequence of the first system's mean less the second's on the rule's
     question (means of item means: ``stats.adaptive.difference_sequence``), from the answers
-    in ``data``; None while the question has no answers yet
-    or the items carry no system."""
-    if SYSTEM not in data.items:
-        return None
+    in ``data``; None while the question has no answers yet or none is about a system. The
+    systems and items are read as the plan reads them (``planning.question_values``: a
+    per-passage question's answer is about its passage's system, its unit the (item,
+    passage))."""
     try:
-        values, item = question_values(data, rule.question)
+        found = question_values(data, rule.question, builder)
     except InputError:
         return None
-    systems = data.items[SYSTEM][item].astype(str)
+    values, systems = found.values, found.system
+    if not (systems != "").any():
+        return None
+    unit = np.unique(found.unit, return_inverse=True)[1].ravel()
     first, second = systems == rule.first, systems == rule.second
     # the range the question's answers took in the study (every system): the scale's width as
     # far as the answers show it, which keeps answers that all agree from a certain interval
     span = float(values.max() - values.min()) if values.size else 0.0
     # by item: an item's answers are one draw of its system's items, however many there are
     return difference_sequence(
-        values[first], item[first], values[second], item[second], rule.alpha, span=span
+        values[first], unit[first], values[second], unit[second], rule.alpha, span=span
     )
 
 

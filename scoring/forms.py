@@ -12,6 +12,7 @@ from scoring.planning import (
     AgreementTarget,
     ComparisonTarget,
     Plan,
+    PlanChoices,
     plan_agreement,
     plan_comparison,
 )
@@ -27,13 +28,30 @@ class PlanForm(forms.Form):
     question = forms.CharField(max_length=60)
     first = forms.CharField(max_length=200, required=False, label="System A")
     second = forms.CharField(max_length=200, required=False, label="System B")
-    difference = forms.FloatField(required=False, help_text="mean rating of A less B, in scale points")
+    difference = forms.FloatField(
+        required=False,
+        help_text="a scale: mean rating of A less B, in scale points; a pick: A's share of the picks "
+        "less B's (a win rate of 60% is 0.2)",
+    )
     power = forms.FloatField(initial=DEFAULT_POWER, required=False)
     alpha = forms.FloatField(initial=DEFAULT_ALPHA, required=False, label="Significance level")
     agreement_width = forms.FloatField(
         required=False, label="Alpha interval width", help_text="instead of a comparison"
     )
     price = forms.FloatField(required=False, label="Price per answer")
+
+    def __init__(self, *args, choices: PlanChoices | None = None, **kwargs):
+        """``choices``: the study's questions and systems, offered as lists (free text where
+        the study names none: a kind whose questions the page cannot list)."""
+        super().__init__(*args, **kwargs)
+        if choices is None:
+            return
+        if choices.questions:
+            self.fields["question"] = forms.ChoiceField(choices=choices.questions)
+        if choices.systems:
+            offered = [("", "—"), *((name, name) for name in choices.systems)]
+            for name, label in (("first", "System A"), ("second", "System B")):
+                self.fields[name] = forms.ChoiceField(choices=offered, required=False, label=label)
 
     def clean(self) -> dict:
         data = super().clean() or {}

@@ -15,15 +15,15 @@ when the kind's report reads ``provenance.source_id`` (likert) the pilot is pair
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from annotation.errors import InputError
-from annotation.models import Study
+from annotation.models import Item, Study
 from scoring.data import DEFAULT_BY, load_study_data, one_snapshot
 from scoring.reports import report_for
-from scoring.reports.base import StudyData
+from scoring.reports.base import KindReport, StudyData
 from stats.planning import (
     ANSWERS_PER_ITEM,
     ITEMS,
@@ -85,6 +85,8 @@ class Plan:
     pilot_difference: float  # the first system's mean less the second's, in the pilot
     table: list[DesignPower]
     best: DesignPower | None  # the cheapest design that reaches the power; None if none does
+    pick: bool = False  # a pick's share of the picks (its difference is in shares)
+    both_on_a_page: bool = False  # one answer covers both systems: a design's answers count pages
 
 
 @dataclass(frozen=True)
@@ -100,9 +102,10 @@ class AgreementTarget:
 class AgreementPlan:
     target: AgreementTarget
     pilot_items: int
-    pilot_answers: int
+    pilot_answers: int  # the answers (pages) the values come from
     table: list[DesignWidth]
     best: DesignWidth | None  # the cheapest design narrow enough; None if none is
+    pilot_values: int = 0  # the values: more than the answers for a question asked per passage
 
 
 def plan_agreement(
@@ -126,8 +129,9 @@ def plan_agreement(
         simulations=simulations,
         seed=seed,
     )
-    values, item = question_values(_counting(study), target.question)
-    answers = _side(values, item, np.ones(len(values), dtype=bool))
+    found = question_values(*_reading(study, target.question))
+    values = found.values
+    answers = _side(values, found.unit, np.ones(len(values), dtype=bool))
     if int(answers.items.max(initial=-1)) + 1 < 2:
         raise InputError({"question": ["The pilot needs at least two items answered to plan from."]})
     table = width_table(
@@ -141,7 +145,8 @@ def plan_agreement(
     return AgreementPlan(
         target=target,
         pilot_items=int(answers.items.max()) + 1,
-        pilot_answers=len(values),
+        pilot_answers=found.answers,
+        pilot_values=len(values),
         table=table,
         best=narrowest_enough(table, target.width),
     )
@@ -169,7 +174,9 @@ def plan_comparison(
         simulations=simulations,
         seed=seed,
     )
-    first, second, paired = pilot_answers(_counting(study), target)
+    data, builder = _counting(study)
+    pilot = read_pilot(data, target, builder)
+    first, second, paired = pilot.first, pilot.second, pilot.paired
     table = power_table(
         first,
         second,
@@ -182,14 +189,22 @@ def plan_comparison(
         simulations=simulations,
         seed=seed,
     )
+    pick = is_pick(builder, data, target.question)
+    if pilot.both_on_a_page:  # one answer covers both systems: n cases × k answers is n·k answers
+        table = [
+            replace(d, answers=d.answers // 2, cost=None if price is None else d.answers // 2 * price)
+            for d in table
+        ]
     return Plan(
         target=target,
         paired=paired,
         pilot_items=(int(first.items.max()) + 1, int(second.items.max()) + 1),
-        pilot_answers=len(first.values) + len(second.values),
+        pilot_answers=pilot.answers,
         pilot_difference=float(first.values.mean() - second.values.mean()),
         table=table,
         best=cheapest(table, target.power),
+        pick=pick,
+        both_on_a_page=pilot.both_on_a_page,
     )
 
 
@@ -275,15 +290,51 @@ def _design_errors(
     return errors
 
 
-def _counting(study: Study) -> StudyData:
-    """The study's answers that count, read as the reports read them."""
+def _reading(study: Study, question: str) -> tuple[StudyData, str, KindReport]:
+    data, builder = _counting(study)
+    return data, question, builder
+
+
+def _counting(study: Study) -> tuple[StudyData, KindReport]:
+    """The study's answers that count, read as the reports read them, and its report builder."""
+    builder = report_for(study.kind)
     with one_snapshot():
-        data = load_study_data(study, report_for(study.kind), by=DEFAULT_BY)
-    return data.population("passed").humans().analysed()
+        data = load_study_data(study, builder, by=DEFAULT_BY)
+    return data.population("passed").humans().analysed(), builder
 
 
-def question_values(data: StudyData, question: str) -> tuple[np.ndarray, np.ndarray]:
-    """Every value given to ``question`` (on a scale) and the row of its item."""
+@dataclass(frozen=True)
+class QuestionAnswers:
+    """Every value given to one question on a scale, per observation: its item row, its
+    unit (what a design counts as an item: the item, or the (item, passage) of a question
+    asked per passage), the system it is about and the case the systems are compared within
+    ("" for none)."""
+
+    values: np.ndarray
+    item: np.ndarray
+    unit: np.ndarray
+    system: np.ndarray
+    case: np.ndarray
+    response: np.ndarray  # the answer (response row) each value comes from
+
+    @property
+    def answers(self) -> int:
+        """The answers (pages) these values come from: a page's ratings of several passages,
+        or a pick's two values, are one answer."""
+        return int(np.unique(self.response).size)
+
+
+def question_values(data: StudyData, question: str, builder: KindReport | None = None) -> QuestionAnswers:
+    """Every value given to ``question`` (on a scale), with what each is about: the kind's
+    own reading where its report gives one (``KindReport.observation_design``: a
+    questionnaire's passage systems), else the items' ``provenance.system`` and
+    ``provenance.source_id``."""
+    rows = _question_rows(data, question)
+    values = np.array([float(v) for v in data.observations["value"][rows]], dtype=np.float64)
+    return _described(data, rows, values, builder)
+
+
+def _question_rows(data: StudyData, question: str) -> np.ndarray:
     observations = data.observations
     question_of = observations["question"]
     questions = sorted({str(q) for q in question_of})
@@ -293,28 +344,64 @@ def question_values(data: StudyData, question: str) -> tuple[np.ndarray, np.ndar
     levels = {str(level) for level in observations["level"][rows]}
     if not levels <= set(NUMERIC_LEVELS):
         raise InputError({"question": [f"{question!r} is not on a scale ({_listed(levels)})."]})
-    values = np.array([float(v) for v in observations["value"][rows]], dtype=np.float64)
-    return values, data.responses["item"][observations["response"][rows]]
+    return rows
 
 
-def pilot_answers(data: StudyData, target: ComparisonTarget) -> tuple[Answers, Answers, bool]:
-    """The two systems' values on the target's question, by item (by case when paired:
-    the cases that both systems were answered on)."""
+def _described(data: StudyData, rows: np.ndarray, values: np.ndarray, builder: KindReport | None):
     observations = data.observations
-    question_of = observations["question"]
-    questions = sorted({str(q) for q in question_of})
-    if target.question not in questions:
-        raise InputError(
-            {"question": [f"No answers to {target.question!r}; questions: {_listed(questions)}."]}
+    item = data.responses["item"][observations["response"][rows]]
+    design = builder.observation_design(data, rows) if builder is not None else None
+    if design is not None:
+        system, case, unit = design
+    else:
+        unit = item.astype(str)
+        system = (
+            data.items[SYSTEM][item].astype(str)
+            if SYSTEM in data.items
+            else np.full(len(rows), "", dtype=object)
         )
-    rows = np.flatnonzero(question_of == target.question)
-    levels = {str(level) for level in observations["level"][rows]}
-    if not levels <= set(NUMERIC_LEVELS):
-        raise InputError({"question": [f"{target.question!r} is not on a scale ({_listed(levels)})."]})
-    responses = observations["response"][rows]
-    values = np.array([float(v) for v in observations["value"][rows]], dtype=np.float64)
-    item = data.responses["item"][responses]
-    systems = data.items[SYSTEM][item]
+        case = (
+            data.items[SOURCE][item].astype(str)
+            if SOURCE in data.items
+            else np.full(len(rows), "", dtype=object)
+        )
+    response = observations["response"][rows]
+    return QuestionAnswers(
+        values, item, unit, np.asarray(system).astype(str), np.asarray(case).astype(str), response
+    )
+
+
+@dataclass(frozen=True)
+class Pilot:
+    """The two systems' pilot values (``Answers``), whether paired, the answers (pages) they
+    come from, and whether one page holds both systems' values (a pick; a question asked per
+    passage on pages showing both): a design of n cases × k answers is then n·k pages."""
+
+    first: Answers
+    second: Answers
+    paired: bool
+    answers: int
+    both_on_a_page: bool
+
+
+def pilot_answers(
+    data: StudyData, target: ComparisonTarget, builder: KindReport | None = None
+) -> tuple[Answers, Answers, bool]:
+    """``read_pilot``'s values and pairing (what ``stats.planning`` reads)."""
+    pilot = read_pilot(data, target, builder)
+    return pilot.first, pilot.second, pilot.paired
+
+
+def read_pilot(data: StudyData, target: ComparisonTarget, builder: KindReport | None = None) -> Pilot:
+    """The two systems' values on the target's question, by item (by case when paired:
+    the cases that both systems were answered on). A pick question (a kind whose report
+    compares systems by picks: ``KindReport.comparisons``) gives, per answer that showed
+    both systems, 1 to the one picked and 0 to the other (½ each for a tie or a pick of
+    neither), paired by the answer's page: the difference of the two means is then the
+    difference of their shares of the picks (a win rate of 60 % is 0.2)."""
+    picks = _pick_answers(data, target, builder)
+    found = picks if picks is not None else question_values(data, target.question, builder)
+    values, systems = found.values, found.system
     known = sorted({str(s) for s in systems if s})
     missing = [name for name in (target.first, target.second) if name not in known]
     if missing:
@@ -325,18 +412,75 @@ def pilot_answers(data: StudyData, target: ComparisonTarget) -> tuple[Answers, A
                 ]
             }
         )
-    keys, shared = item, set()
-    if SOURCE in data.items:
-        sources = data.items[SOURCE][item]
-        shared = (set(sources[systems == target.first]) & set(sources[systems == target.second])) - {""}
+    keys, cases = found.unit, found.case
+    shared = (set(cases[systems == target.first]) & set(cases[systems == target.second])) - {""}
     paired = len(shared) >= 2  # else the systems' items are compared as independent samples
+    responses = found.response
+    mine = (systems == target.first) | (systems == target.second)
     if paired:
-        keep = np.isin(sources, list(shared))
-        values, systems, keys = values[keep], systems[keep], sources[keep]
+        keep = np.isin(cases, list(shared))
+        values, systems, keys, responses = values[keep], systems[keep], cases[keep], responses[keep]
+        mine = mine[keep]
     sides = [_side(values, keys, systems == name) for name in (target.first, target.second)]
     if min(int(side.items.max(initial=-1)) + 1 for side in sides) < 2:
         raise InputError({"compare": ["The pilot needs at least two items of each system to plan from."]})
-    return sides[0], sides[1], paired
+    used = responses[mine]
+    # a page holds both systems when its answer gave values to both
+    first_pages = set(responses[systems == target.first].tolist())
+    both = paired and bool(first_pages & set(responses[systems == target.second].tolist()))
+    return Pilot(sides[0], sides[1], paired, int(np.unique(used).size), both)
+
+
+def is_pick(builder: KindReport | None, data: StudyData, question: str) -> bool:
+    """Whether ``question`` compares systems by picks in its kind's report."""
+    return builder is not None and any(question in c.questions[:1] for c in builder.comparisons(data))
+
+
+def _pick_answers(
+    data: StudyData, target: ComparisonTarget, builder: KindReport | None
+) -> QuestionAnswers | None:
+    """A pick question's answers as two values per answer that showed both systems (see
+    ``pilot_answers``); None when ``target.question`` is no pick of the kind's report."""
+    if not is_pick(builder, data, target.question):
+        return None
+    assert builder is not None
+    comparison = next((c for c in builder.comparisons(data) if target.question in c.questions[:1]), None)
+    if comparison is None:
+        return None
+    names = list(comparison.names)
+    codes = [names.index(n) if n in names else -1 for n in (target.first, target.second)]
+    if -1 in codes:
+        missing = [n for n in (target.first, target.second) if n not in names]
+        raise InputError(
+            {
+                "compare": [
+                    f"No answers for {_listed(missing)} on {target.question!r}; systems: {_listed(names)}."
+                ]
+            }
+        )
+    first, second = codes
+    both = (comparison.shown == first).any(axis=1) & (comparison.shown == second).any(axis=1)
+    answered = both & (data.responses["item"] >= 0)
+    responses = np.flatnonzero(answered)
+    best = comparison.best[responses]
+    worst = comparison.worst[responses] if comparison.worst is not None else None
+    won = np.where(best == first, 1.0, np.where(best == second, 0.0, 0.5))
+    if worst is not None:  # best-worst: LEAST decides when MOST picked neither of the two
+        undecided = (best != first) & (best != second)
+        won = np.where(undecided & (worst == second), 1.0, np.where(undecided & (worst == first), 0.0, won))
+    item = data.responses["item"][responses]
+    sources = data.items[SOURCE][item].astype(str) if SOURCE in data.items else np.full(len(item), "")
+    # an answer's case is its item (the item's source where it has one): the item's answers
+    # are the several answers the simulation resamples
+    page = np.array([s or f"\x00{r}" for s, r in zip(sources, item, strict=True)], dtype=object)
+    return QuestionAnswers(
+        values=np.concatenate([won, 1.0 - won]),
+        item=np.concatenate([item, item]),
+        unit=np.concatenate([page, page]).astype(str),
+        system=np.array([target.first] * len(won) + [target.second] * len(won)),
+        case=np.concatenate([page, page]).astype(str),
+        response=np.concatenate([responses, responses]),
+    )
 
 
 def _side(values: np.ndarray, keys: np.ndarray, mine: np.ndarray) -> Answers:
@@ -348,3 +492,36 @@ def _side(values: np.ndarray, keys: np.ndarray, mine: np.ndarray) -> Answers:
 
 def _listed(names) -> str:
     return ", ".join(sorted(str(n) for n in names)) or "none"
+
+
+@dataclass(frozen=True)
+class PlanChoices:
+    """What the plan page offers: ``questions`` as (id, what it plans), ``systems`` by name."""
+
+    questions: list[tuple[str, str]]
+    systems: list[str]
+
+
+def plan_choices(study: Study) -> PlanChoices:
+    """The study's questions a plan can be made for (a scale, a per-passage scale, a
+    pick's win rate) and the systems its items name (``provenance.system`` and each
+    passage's ``system``); read from the config and the items, no answers needed."""
+    config = study.config or {}
+    kind = study.task_kind
+    questions: list[tuple[str, str]] = []
+    defined = {q.get("id"): q for q in config.get("questions", []) if isinstance(q, dict)}
+    for name in kind.scale_questions(config):
+        per = defined.get(name, {}).get("per") == "passage"
+        questions.append((name, f"{name}: scale{', per passage' if per else ''}"))
+    for name, q in defined.items():
+        if q.get("type") == "pick":
+            questions.append((str(name), f"{name}: pick, share of the picks ({q.get('pick')})"))
+    systems: set[str] = set()
+    rows = Item.objects.filter(study=study).values_list("provenance__system", "payload__passages")
+    for provenance_system, passages in rows.iterator(chunk_size=2000):
+        if isinstance(provenance_system, str) and provenance_system:
+            systems.add(provenance_system)
+        for passage in passages if isinstance(passages, list) else []:
+            if isinstance(passage, dict) and isinstance(passage.get("system"), str) and passage["system"]:
+                systems.add(passage["system"])
+    return PlanChoices(questions, sorted(systems))

@@ -382,6 +382,11 @@ class TaskKind(ABC):
 
     # --- scoring and statistics -------------------------------------------------------
 
+    def display_record(self, item: Item, state: dict) -> dict:
+        """What a response records of how its page was shown (``Response.display_order``),
+        from the assignment's state; by default the state itself."""
+        return state
+
     def score(self, item: Item, answer: dict) -> Score | None:
         """Points / correctness against the truth or gold; None when nothing to score."""
         return None

@@ -5,13 +5,17 @@ An item carries ``passages`` (``{id, text, system}``, one or more) and an option
 ``context``. The page shows the passages under letters in an order drawn when the item is
 handed out (``prepare_assignment``, kept in the assignment's state); neither their ids nor
 their systems reach the browser. The letters posted back are turned into passage ids here,
-and a stored pick names the passage's id.
+and a stored pick names the passage's id. A question asked per passage (``per: "passage"``)
+is drawn under each passage and stored as ``{passage id: value}``: never by letter or position.
+Each response records the order shown and every passage's system (``display_record``), so
+the exports can name the system of every passage and of every pick.
 """
 
 from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from django.http import QueryDict
@@ -41,6 +45,7 @@ from .questions import (
     check_answer,
     check_passages_for,
     check_questions,
+    per_passage,
     sentences_of,
     visible,
 )
@@ -127,14 +132,34 @@ class Questionnaire(TaskKind):
         return {**context, "answer": answer, "readonly": True}
 
     def _context(self, item, order: list[str], answer: dict) -> dict:
+        """The page: the passages in ``order`` under their letters, each with the questions
+        asked per passage (inputs ``q-<id>-<letter>``), then the questions about the page."""
         passages = {p["id"]: p for p in item.payload["passages"]}
         letters = {pid: letter(i) for i, pid in enumerate(order)}
-        shown = [{"letter": letters[pid], "text": passages[pid]["text"]} for pid in order]
+        definitions = item.study.config["questions"]
+        several = len(order) > 1
+        shown = []
+        for n, pid in enumerate(order):
+            own = [
+                _passage_question_context(q, item.payload["passages"], letters, pid, answer, several, n)
+                for q in definitions
+                if per_passage(q)
+            ]
+            shown.append({"letter": letters[pid], "text": passages[pid]["text"], "questions": own})
         questions = [
             _question_context(q, item.payload["passages"], letters, answer.get(q["id"]))
-            for q in item.study.config["questions"]
+            for q in definitions
+            if not per_passage(q)
         ]
         return {"context": item.payload.get("context", ""), "passages": shown, "questions": questions}
+
+    def display_record(self, item, state: dict) -> dict:
+        """What a response records of its page: the order shown (the file's where none was
+        drawn) and each passage's system by passage id, so that every answer, a pick's and a
+        per-passage question's, can be read with its system (the exports' ``shown.*`` and
+        ``answer.<id>.system`` columns) even if the items change later."""
+        systems = {p["id"]: p.get("system", "") for p in item.payload["passages"]}
+        return {**state, "order": passage_order(item, state), "systems": systems}
 
     def answer_from_form(self, data: QueryDict, item, assignment) -> dict:
         """Form fields → ``{question id: value}``: letters become passage ids; a question the
@@ -147,6 +172,12 @@ class Questionnaire(TaskKind):
         for question in questions:
             field = f"q-{question['id']}"
             kind = question["type"]
+            if per_passage(question):
+                given = {pid: data.get(f"{field}-{x}") for x, pid in by_letter.items()}
+                answer[question["id"]] = {
+                    pid: _form_value(question, raw) for pid, raw in given.items() if raw
+                }
+                continue
             if kind in ("multi", "sentences"):
                 value: Any = data.getlist(field)
             elif kind == "pick" and question["pick"] == "best_worst":
@@ -177,6 +208,9 @@ class Questionnaire(TaskKind):
         for passage in page["passages"]:
             lines += [f"Passage {passage['letter']}:", passage["text"], ""]
         questions: list[ModelQuestion] = []
+        for passage in page["passages"]:  # asked per passage: one closed question per letter
+            for question in passage["questions"]:
+                questions += _model_questions(question)
         for question in page["questions"]:
             questions += _model_questions(question)
         return ModelTask("\n".join(lines).strip(), tuple(questions))
@@ -191,6 +225,10 @@ class Questionnaire(TaskKind):
         by_id = {q["id"]: q for q in questions}
         answer: dict[str, Any] = {}
         for question in questions:
+            if per_passage(question):
+                given = {pid: chosen.get(f"{question['id']}.{x}") for x, pid in by_letter.items()}
+                answer[question["id"]] = {pid: v for pid, v in given.items() if v is not None}
+                continue
             value = _value_from_model(question, by_letter, chosen, scores or {}, item.payload["passages"])
             if value is not None and visible(question, {**answer, question["id"]: value}, by_id):
                 answer[question["id"]] = value
@@ -209,7 +247,11 @@ class Questionnaire(TaskKind):
         choices: dict[str, Any] = {}
         for question in item.study.config["questions"]:
             value = answer.get(question["id"])
-            if value is not None:
+            if value is not None and per_passage(question):
+                choices.update(
+                    {f"{question['id']}.{letters[p]}": v for p, v in value.items() if p in letters}
+                )
+            elif value is not None:
                 choices.update(_model_choices(question, value, letters, item.payload["passages"]))
         return choices
 
@@ -228,10 +270,12 @@ class Questionnaire(TaskKind):
     trained_raters = True
 
     def rater_questions(self, config: dict) -> list[RaterQuestion]:
-        questions = [_rater_question(q) for q in config["questions"] if q["type"] in RATER_TYPES]
+        """Not a question asked per passage: a trained rater reads the page as one text."""
+        questions = [_rater_question(q) for q in config["questions"] if _rater_answers_it(q)]
         if not questions:
             raise NotAnswerableByModel(
-                "Trained raters answer scale, choice and pick questions; this study asks none."
+                "Trained raters answer scale, choice and pick questions about the whole page; "
+                "this study asks none."
             )
         return questions
 
@@ -299,8 +343,33 @@ class Questionnaire(TaskKind):
         return Score(correct=not mismatched, details={"mismatched": mismatched})
 
     def export_fields(self, config: dict) -> list[tuple[str, tuple[str, ...]]]:
-        """``answer.<question id>``: one column per question (lists stay lists)."""
+        """``answer.<question id>``: one column per question (lists stay lists; a question
+        asked per passage is its ``{passage id: value}``, and flat in ``passage_columns``)."""
         return [(f"answer.{q['id']}", (q["id"],)) for q in config["questions"]]
+
+    def passage_columns(self, config: dict, width: int) -> list[PassageColumn]:
+        """The columns that put each answer beside its passage's system, for pages of at most
+        ``width`` passages: per letter shown, the passage and its system, and each per-passage
+        question's value for it; per pick, the system of the passage picked (best-worst: of
+        MOST and LEAST)."""
+        columns = []
+        for n in range(width):
+            x = letter(n)
+            columns.append(PassageColumn(f"shown.{x}.passage", "text", "passage", n))
+            columns.append(PassageColumn(f"shown.{x}.system", "text", "system", n))
+            for q in config["questions"]:
+                if per_passage(q):
+                    kind = "integer" if q["type"] == "scale" else "text"
+                    columns.append(PassageColumn(f"answer.{q['id']}.{x}", kind, "answer", n, q["id"]))
+        for q in config["questions"]:
+            if q["type"] == "pick" and q["pick"] == "best_worst":
+                for end in ("most", "least"):
+                    columns.append(
+                        PassageColumn(f"answer.{q['id']}.{end}.system", "text", "picked", -1, q["id"], end)
+                    )
+            elif q["type"] == "pick":
+                columns.append(PassageColumn(f"answer.{q['id']}.system", "text", "picked", -1, q["id"]))
+        return columns
 
     def scale_questions(self, config: dict) -> tuple[str, ...]:
         return tuple(q["id"] for q in config["questions"] if q["type"] == "scale")
@@ -328,6 +397,26 @@ class Questionnaire(TaskKind):
                 continue
             values += _observations(question, unit, value, item.payload["passages"])
         return values
+
+
+@dataclass(frozen=True)
+class PassageColumn:
+    """An export column about one passage of a page: ``what`` is the passage shown under
+    letter ``position`` (``passage``), its system (``system``), a per-passage question's value
+    for it (``answer``), or the system of the passage a pick chose (``picked``; ``end``: MOST
+    or LEAST of a best-worst pick). The exports turn these into SQL (one rule for every
+    format and backend)."""
+
+    name: str
+    type: str
+    what: str
+    position: int
+    question: str = ""
+    end: str = ""
+
+
+def _rater_answers_it(question: dict) -> bool:
+    return question["type"] in RATER_TYPES and not per_passage(question)
 
 
 def _rater_question(question: dict) -> RaterQuestion:
@@ -409,7 +498,7 @@ def _rater_shown(definitions: list[dict], values: dict[str, Any]) -> dict[str, A
     question no rater answers (a multi) then hides its question, since the page would not
     show it unanswered. Fewer values (the held-out figures of one question, on items whose
     people were asked it) are each question's reading as if asked."""
-    answerable = {q["id"] for q in definitions if q["type"] in RATER_TYPES}
+    answerable = {q["id"] for q in definitions if _rater_answers_it(q)}
     if not answerable <= set(values):
         return dict(values)
     by_id = {q["id"]: q for q in definitions}
@@ -418,6 +507,11 @@ def _rater_shown(definitions: list[dict], values: dict[str, Any]) -> dict[str, A
 
 def _observations(question: dict, unit: str, value: Any, passages: list[dict]) -> list[Observation]:
     qid, kind = question["id"], question["type"]
+    if per_passage(question):
+        # one observation per (item, passage): the unit ``<item>#<passage id>``, as the
+        # best-worst scores per passage below; its system is that passage's
+        level = "ordinal" if kind == "scale" else "nominal"
+        return [Observation(f"{unit}#{pid}", qid, v, level) for pid, v in value.items()]
     if kind == "scale":
         # One value per answer, as every other kind's rating: the reports read the interval
         # figures (alpha at the interval level) from this one ordinal value, and every reader
@@ -449,8 +543,11 @@ YES_NO = (ModelOption("yes", "yes", "it does"), ModelOption("no", "no", "it does
 
 
 def _model_questions(question: dict) -> list[ModelQuestion]:
-    """One page question (as ``_question_context`` draws it) as closed model questions."""
+    """One page question (as ``_question_context`` draws it) as closed model questions; a
+    question asked per passage, once per letter (``<id>.<letter>``)."""
     qid, kind, text = question["id"], question["type"], question["text"]
+    if question.get("of_letter"):
+        qid, text = f"{qid}.{question['of_letter']}", f"About passage {question['of_letter']}: {text}"
     if kind == "scale":
         options = tuple(ModelOption(int(p["value"]), p["value"], p["label"]) for p in question["points_list"])
         ends = (
@@ -548,6 +645,26 @@ def passage_order(item, state: dict | None) -> list[str]:
     ids = [p["id"] for p in item.payload["passages"]]
     order = (state or {}).get("order")
     return list(order) if order and sorted(order) == sorted(ids) else ids
+
+
+def _passage_question_context(
+    question: dict,
+    passages: list[dict],
+    letters: dict[str, str],
+    pid: str,
+    answer: dict,
+    several: bool,
+    n: int,
+) -> dict:
+    """A per-passage question as drawn under passage ``pid``: its inputs named
+    ``q-<id>-<letter>``; its errors shown under the first passage only."""
+    value = (answer.get(question["id"]) or {}).get(pid)
+    context = _question_context(question, passages, letters, value)
+    context["field"] = f"{context['field']}-{letters[pid]}"
+    context["of_letter"] = letters[pid]  # the model's question id ``<id>.<letter>``
+    context["for_letter"] = letters[pid] if several else ""
+    context["errors_elsewhere"] = n > 0
+    return context
 
 
 def _question_context(question: dict, passages: list[dict], letters: dict[str, str], value: Any) -> dict:

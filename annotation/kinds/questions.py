@@ -36,8 +36,8 @@ OPTION_LIMIT = 200
 # What each type takes beyond the keys every question has.
 COMMON_KEYS = {"id", "type", "text", "required", "show_if"}
 TYPE_KEYS = {
-    "scale": {"points", "labels"},
-    "choice": {"options"},
+    "scale": {"points", "labels", "per"},
+    "choice": {"options", "per"},
     "multi": {"options"},
     "pick": {"pick", "tie"},
     "sentences": {"passage"},
@@ -66,6 +66,7 @@ SETTING_INPUTS = {
     "passage": SettingInput("number"),
     "min_length": SettingInput("number"),
     "max_length": SettingInput("number"),
+    "per": SettingInput("choice", ("item", "passage")),
 }
 # What a setting left out of a definition is (the checks fill these in; the builder shows them).
 DEFAULTS: dict[str, Any] = {
@@ -75,7 +76,12 @@ DEFAULTS: dict[str, Any] = {
     "passage": 1,
     "min_length": 0,
     "max_length": DEFAULT_TEXT_MAX,
+    "per": "item",
 }
+# ``per: "passage"``: the question is asked once under each passage of the page and its
+# answer is ``{passage id: value}`` (never keyed by the letter shown); without it (``item``,
+# the default and every study file written before) it is one answer about the whole page.
+PER_ITEM, PER_PASSAGE = "item", "passage"
 # Types whose answers another question's ``show_if`` may look at (values a page can compare).
 CONDITION_TYPES = ("scale", "choice", "multi")
 
@@ -130,9 +136,21 @@ def check_question(raw: Any, earlier: list[dict]) -> dict:
         raise Invalid("required: true or false.")
     question = {"id": qid, "type": kind, "text": text, "required": required}
     question.update(_TYPE_CHECKS[kind](raw))
+    per = raw.get("per", PER_ITEM)
+    if per not in (PER_ITEM, PER_PASSAGE):
+        raise Invalid(f"per: {PER_ITEM!r} (one answer for the page) or {PER_PASSAGE!r} (one per passage).")
+    if per == PER_PASSAGE:
+        if raw.get("show_if") is not None:
+            raise Invalid("show_if: a question asked per passage is always asked.")
+        question["per"] = PER_PASSAGE  # left out for "item": a file written before reads the same
     if raw.get("show_if") is not None:
         question["show_if"] = _check_show_if(raw["show_if"], earlier)
     return question
+
+
+def per_passage(question: dict) -> bool:
+    """Whether ``question`` is asked under each passage (its answer keyed by passage id)."""
+    return question.get("per") == PER_PASSAGE
 
 
 def _check_scale(raw: dict) -> dict:
@@ -209,6 +227,8 @@ def _check_show_if(raw: Any, earlier: list[dict]) -> dict:
         raise Invalid(f"show_if: {raw['question']!r} is not a question before this one.")
     if target["type"] not in CONDITION_TYPES:
         raise Invalid(f"show_if: a condition looks at a {', '.join(CONDITION_TYPES)} question.")
+    if per_passage(target):
+        raise Invalid(f"show_if: {target['id']!r} is asked per passage; a condition looks at one answer.")
     values = raw["in"] if "in" in raw else [raw["equals"]]
     if not isinstance(values, list) or not values:
         raise Invalid("show_if: in is a list of at least one value.")
@@ -275,7 +295,7 @@ def visible(question: dict, values: Mapping[str, Any], by_id: Mapping[str, dict]
 
 
 def is_empty(value: Any) -> bool:
-    return value is None or value == "" or value == []
+    return value is None or value == "" or value == [] or value == {}
 
 
 def check_answer(questions: list[dict], passages: list[dict], answer: dict, *, partial: bool) -> dict:
@@ -289,6 +309,8 @@ def check_answer(questions: list[dict], passages: list[dict], answer: dict, *, p
     checked: dict[str, Any] = {}
     for question in questions:
         qid, raw, name = question["id"], answer.get(question["id"]), title_of(question)
+        if per_passage(question) and isinstance(raw, dict):  # a passage left blank is not answered
+            raw = {key: value for key, value in raw.items() if not is_empty(value)}
         if not visible(question, checked, by_id):
             if qid in answer:
                 errors[qid] = [
@@ -303,7 +325,10 @@ def check_answer(questions: list[dict], passages: list[dict], answer: dict, *, p
                 checked[qid] = []  # asked, and nothing chosen: an answer of its own
             continue
         try:
-            checked[qid] = check_value(question, raw, passages)
+            if per_passage(question):
+                checked[qid] = _check_per_passage(question, raw, passages, partial=partial)
+            else:
+                checked[qid] = check_value(question, raw, passages)
         except Invalid as exc:
             errors[qid] = [gettext("%(question)s: %(problem)s") % {"question": name, "problem": exc}]
     if not errors and partial and not checked:
@@ -311,6 +336,23 @@ def check_answer(questions: list[dict], passages: list[dict], answer: dict, *, p
     if errors:
         raise serializers.ValidationError(errors)
     return checked
+
+
+def _check_per_passage(question: dict, raw: Any, passages: list[dict], *, partial: bool) -> dict:
+    """A per-passage answer: ``{passage id: value}`` over the item's passages, each value
+    checked as the question's type checks one; a required question (outside gold) answers
+    every passage. Stored in the file's passage order."""
+    if not isinstance(raw, dict):
+        raise Invalid(gettext("expected one answer per passage, by passage id."))
+    ids = [p["id"] for p in passages]
+    unknown = sorted(str(key) for key in raw if key not in ids)
+    if unknown:
+        raise Invalid(gettext("“%(passage)s” is not a passage of this page.") % {"passage": unknown[0]})
+    given = {pid: raw[pid] for pid in ids if pid in raw and not is_empty(raw[pid])}
+    missing = [pid for pid in ids if pid not in given]
+    if missing and question["required"] and not partial:
+        raise Invalid(gettext("please answer it for every passage."))
+    return {pid: check_value(question, value, passages) for pid, value in given.items()}
 
 
 def check_value(question: dict, raw: Any, passages: list[dict] | None) -> Any:

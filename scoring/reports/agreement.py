@@ -99,7 +99,12 @@ class Ratings:
     domains: tuple[np.ndarray | None, ...]
 
     @classmethod
-    def of(cls, data: StudyData, question_order: Sequence[str] = ()) -> Ratings:
+    def of(
+        cls, data: StudyData, question_order: Sequence[str] = (), systems: np.ndarray | None = None
+    ) -> Ratings:
+        """``systems``: per observation, the system it is about where that is not its item's
+        ``provenance.system`` (a questionnaire's per-passage answers: their passage's), None
+        elsewhere (``KindReport.observation_systems``)."""
         observations = data.observations
         response = observations["response"]
         rater = data.responses["participant"][response]
@@ -109,6 +114,13 @@ class Ratings:
             if name.startswith("provenance:"):
                 names, codes = data.items.factorized(name)
                 provenance[name.split(":", 1)[1]] = (codes[item], names)
+        if systems is not None and "system" in provenance:
+            codes, names = provenance["system"]
+            own = np.array(
+                [names[c] if s is None else s for c, s in zip(codes, systems, strict=True)], dtype=object
+            )
+            names, codes = factorize(own)
+            provenance["system"] = (codes, names)
         questions, question = _in_order(*factorize(observations["question"]), question_order)
         levels, level = factorize(observations["level"])
         value = np.full(len(response), -1, dtype=np.int64)

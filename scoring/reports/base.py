@@ -322,6 +322,24 @@ class KindReport:
         """The kind's figures; ``data`` holds human answers only."""
         return []
 
+    def observation_systems(self, data: StudyData) -> np.ndarray | None:
+        """Per agreement observation, the system it is about where that is not its item's
+        ``provenance.system`` (None there); None: the items' for every one. The agreement
+        per system reads it."""
+        return None
+
+    def priority_keys(self, data: StudyData) -> np.ndarray:
+        """Per agreement observation, what the adaptive priority judges settled or not on
+        its own (``stats.adaptive.item_priorities``): by default its question."""
+        return np.asarray(data.observations["question"]).astype(str)
+
+    def observation_design(self, data: StudyData, rows: np.ndarray) -> tuple[np.ndarray, ...] | None:
+        """For the agreement observations ``rows``: the system each is about, the case its
+        systems are compared within ("" none) and the unit a plan counts as an item; None:
+        the item's ``provenance.system``, ``provenance.source_id`` and the item itself (the
+        planner's and the stopping rule's default)."""
+        return None
+
     def machine_rows(self, data: StudyData, *, embed: Embed | None = None) -> list[ReportRow]:
         """Figures of machine raters beside the humans, each row grouped by ``rater``;
         ``data`` holds every answer of the population (``data.machine_responses()`` tells

@@ -191,7 +191,11 @@ def study_rows(
     config = analysed.config
     order = builder.question_order(config)
     # the agreement values as codes, read once for agreement and competence alike
-    ratings = Ratings.of(analysed, order) if len(analysed.observations) else None
+    ratings = (
+        Ratings.of(analysed, order, builder.observation_systems(analysed))
+        if len(analysed.observations)
+        else None
+    )
     rows += agreement_scope_rows(
         analysed, builder.question_groups(config), order, margin=calibration_margin, ratings=ratings
     )

@@ -20,6 +20,10 @@ Every mean and share has a cluster-robust interval by unit (the item, or its cas
 items share ``provenance.source_id``) and participant (``stats.clustered``), clipped to the
 figure's possible range.
 
+A question asked per passage (``per: "passage"``) is one observation per (item, passage) with
+that passage's system: its means, shares, system comparisons (paired within the page, or the
+item's case) and agreement (units ``<item>#<passage id>``) are those of its type.
+
 Agreement (alpha ordinal and interval for scales, nominal for the rest) comes from the
 kind's ``agreement_values`` through the common tables; a multi question's alpha on whole
 sets with the MASI distance (``stats.sets``) is computed here. A scale, choice or multi question's
@@ -54,6 +58,7 @@ from .scale import MEAN_NOTE, comparison_rows, pair_table
 from .strengths import WIN_NOTE, position_table, strength_rows, strength_table, win_figures
 
 TIE = "tie"  # as the kind stores a pairwise tie
+PER_PASSAGE = "passage"  # a question asked under each passage (``per``), answered {passage id: value}
 MAX_PASSAGES = 26  # as the kind allows (the letters A..Z)
 
 
@@ -173,6 +178,9 @@ class QuestionnaireReport(KindReport):
         rows: list[ReportRow] = []
         for question in data.config["questions"]:
             values = [(a or {}).get(question["id"]) for a in answers]
+            if question.get("per") == PER_PASSAGE:
+                rows += _per_passage_rows(question, values, item, passages, design)
+                continue
             builder = _BUILDERS.get(question["type"])
             if builder is not None:
                 rows += builder(question, values, item, passages, systems, design)
@@ -180,6 +188,59 @@ class QuestionnaireReport(KindReport):
 
     def question_order(self, config: dict) -> list[str]:
         return [q["id"] for q in config["questions"]]
+
+    def observation_systems(self, data: StudyData) -> np.ndarray | None:
+        """A per-passage question's observations are about their passage's system (the
+        agreement per system groups them by it); the others keep the item's."""
+        per = [q["id"] for q in data.config["questions"] if q.get("per") == PER_PASSAGE]
+        questions = np.asarray(data.observations["question"]).astype(str)
+        mine = np.flatnonzero(np.isin(questions, per))
+        if not mine.size:
+            return None
+        systems = np.full(len(questions), None, dtype=object)
+        systems[mine] = self.observation_design(data, mine)[0]
+        return systems
+
+    def priority_keys(self, data: StudyData) -> np.ndarray:
+        """A per-passage question's answers are judged per passage (``<id>#<passage id>``):
+        an item whose two passages are each rated alike is settled, though they differ."""
+        observations = data.observations
+        questions = np.asarray(observations["question"]).astype(str)
+        per = sorted(q["id"] for q in data.config["questions"] if q.get("per") == PER_PASSAGE)
+        mine = np.flatnonzero(np.isin(questions, per))
+        if mine.size:
+            units = np.asarray(observations["unit"]).astype(str)
+            questions = questions.astype(object)
+            for k in mine:
+                questions[k] = f"{questions[k]}#{units[k].rpartition('#')[2]}"
+            questions = questions.astype(str)
+        return questions
+
+    def observation_design(self, data: StudyData, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+        """A per-passage question's observation (unit ``<item>#<passage id>``) is about its
+        passage's system, compared within its page (the item's case where it has one) and
+        counted as a unit of its own; any other question's is about the page's system
+        (``_page_system``, as the reports read it), paired by ``provenance.source_id``."""
+        observations = data.observations
+        item = data.responses["item"][observations["response"][rows]]
+        units = np.asarray(observations["unit"][rows]).astype(str)
+        questions = np.asarray(observations["question"][rows]).astype(str)
+        per = {q["id"] for q in data.config["questions"] if q.get("per") == PER_PASSAGE}
+        passages = _passages(data)
+        sources = data.items["source"]
+        page = [_page_system(p, s) for p, s in zip(passages, data.items["provenance_system"], strict=True)]
+        system = np.empty(len(rows), dtype=object)
+        case = np.empty(len(rows), dtype=object)
+        unit = np.empty(len(rows), dtype=object)
+        for k, (at, name, question) in enumerate(zip(item, units, questions, strict=True)):
+            if question in per:
+                pid = name.rpartition("#")[2]
+                system[k] = next((p["system"] for p in passages[at] if p["id"] == pid), "")
+                case[k] = str(sources[at]) or f"\x00{at}"  # the page, where the item has no case
+                unit[k] = name
+            else:
+                system[k], case[k], unit[k] = page[at], str(sources[at]), str(at)
+        return system, case, unit
 
 
 def _passages(data: StudyData) -> list[list[dict]]:
@@ -217,6 +278,40 @@ class _Design:
         self.units = design_units(cases, np.arange(len(cases)))[self.item]
         self.participants = data.responses["participant"]
         self.orders = data.responses["order"]
+
+
+class _PassageRows:
+    """The design of a per-passage question's answers, one row per (response, passage):
+    each row's unit and participant are its response's, and the passages of one item are
+    a case (``sources``: the item's case where it has one, else the item), so systems rated
+    on the same page are compared within it (paired)."""
+
+    def __init__(self, design: _Design, responses: np.ndarray):
+        self.item = design.item[responses]
+        self.units = design.units[responses]
+        self.sources = self.units
+        self.participants = design.participants[responses]
+        self.orders = [design.orders[r] for r in responses]
+
+
+def _per_passage_rows(question, values, item, passages, design) -> list[ReportRow]:
+    """A question asked per passage: one observation per (response, passage), with that
+    passage's system; then the figures of its type (a scale's means and system comparisons,
+    a choice's shares and test), as if each passage were answered on a page of its own."""
+    responses, answered = [], []
+    systems = []
+    for r, value in enumerate(values):
+        if not isinstance(value, dict):
+            continue
+        system_of = {p["id"]: p.get("system", "") for p in passages[item[r]]}
+        for pid, given in value.items():
+            responses.append(r)
+            answered.append(given)
+            systems.append(system_of.get(pid, ""))
+    at = np.array(responses, dtype=np.int64)
+    rows_design = _PassageRows(design, at)
+    builder = _scale_rows if question["type"] == "scale" else _option_rows
+    return builder(question, answered, item[at], passages, np.array(systems, dtype=object), rows_design)
 
 
 SHARE = (0.0, 1.0)

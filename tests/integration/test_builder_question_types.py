@@ -16,8 +16,15 @@ from annotation.research.views.builder_form import QUESTION_FIELDS, question_val
 # Each type with every one of its settings away from its default, in an order a show_if can
 # follow (the multi question is asked only for some answers of the choice question).
 EXAMPLES = [
-    {"id": "fluency", "type": "scale", "text": "How fluent?", "points": 7, "labels": ["Broken", "Flawless"]},
-    {"id": "topic", "type": "choice", "text": "Topic?", "options": ["news", "sport", "other"]},
+    {
+        "id": "fluency",
+        "type": "scale",
+        "text": "How fluent?",
+        "points": 7,
+        "labels": ["Broken", "Flawless"],
+        "per": "passage",
+    },
+    {"id": "topic", "type": "choice", "text": "Topic?", "options": ["news", "sport", "other"], "per": "item"},
     {
         "id": "flaws",
         "type": "multi",

@@ -35,6 +35,9 @@ def test_the_form_alone_until_a_target_is_given(client, module_owner):
     client.force_login(module_owner)
     page = client.get(URL).content.decode()
     assert 'id="plan-form"' in page and 'id="plan-table"' not in page
+    # the study's questions and systems as choices, not free text (U25)
+    assert '<option value="edit">edit: scale</option>' in page
+    assert '<select name="first"' in page and '<option value="ROME">ROME</option>' in page
     assert f'href="{URL}" aria-current="page">Plan</a>' in page
 
 
@@ -58,8 +61,9 @@ def test_an_alpha_width_target(client, module_owner):
 @pytest.mark.parametrize(
     "query, message",
     [
-        ({**COMPARE, "second": "MEMIT"}, "No answers for MEMIT"),
-        ({**COMPARE, "question": "fluency"}, "No answers to &#x27;fluency&#x27;"),
+        # the study's systems and questions are offered as lists: another is refused by name
+        ({**COMPARE, "second": "MEMIT"}, "Select a valid choice. MEMIT is not one of the available choices."),
+        ({**COMPARE, "question": "fluency"}, "Select a valid choice. fluency is not one of the available"),
         ({**COMPARE, "difference": "-1"}, "The difference to detect must be positive."),
         ({"question": "edit"}, "Give two systems and a difference, or an alpha interval width."),
         (

@@ -51,9 +51,17 @@ def test_jsonl_has_one_typed_column_per_question(answered_questionnaire, tmp_pat
     answered_questionnaire, picked = answered_questionnaire
     export_study(answered_questionnaire, fmt="jsonl", path=tmp_path / "out.jsonl")
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
-    answer_columns = [key for key in rows[0] if key.startswith("answer.")]
+    answer_columns = [key for key in rows[0] if key.startswith("answer.") and key.count(".") == 1]
     assert answer_columns == COLUMNS
     assert [{key: row[key] for key in COLUMNS} for row in rows] == expected(picked)
+    # the pick's system beside it (none for a tie), and each letter's passage and system
+    assert [row["answer.better.system"] for row in rows] == ["beta", None]
+    for row in rows:
+        shown = [row["shown.A.passage"], row["shown.B.passage"]]
+        assert shown == row["display_order"]["order"]
+        assert [row["shown.A.system"], row["shown.B.system"]] == [
+            "alpha" if pid.endswith("a") else "beta" for pid in shown
+        ]
 
 
 @pytest.mark.parametrize("use_copy", [True, False])
@@ -62,7 +70,8 @@ def test_csv_has_one_column_per_question_with_lists_as_json(answered_questionnai
     export_study(answered_questionnaire, fmt="csv", path=tmp_path / "out.csv", use_copy=use_copy)
     with open(tmp_path / "out.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
-    assert [key for key in rows[0] if key.startswith("answer.")] == COLUMNS
+    assert [key for key in rows[0] if key.startswith("answer.") and key.count(".") == 1] == COLUMNS
+    assert [row["answer.better.system"] for row in rows] == ["beta", ""]
 
     def read(cell: str, column: str):
         if cell == "":

@@ -202,7 +202,10 @@ def _setting_value(name: str, raw: str) -> Any:
         return _lines(raw) or _LEFT_OUT
     if written == "yes_no":
         return True if raw == "yes" else _LEFT_OUT
-    return raw.strip() or _LEFT_OUT  # a choice: the study's check names a word not offered
+    chosen = raw.strip()
+    if not chosen or chosen == DEFAULTS.get(name):  # the default choice: the file leaves it out
+        return _LEFT_OUT
+    return chosen  # a choice: the study's check names a word not offered
 
 
 def _whole_or_text(raw: str) -> int | str:

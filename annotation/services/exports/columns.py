@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db import connection
+
 from annotation.models import Exam, ExamAttempt, Item, Participant, Study
 
 SCALARS = (str, int, float, bool, type(None))
@@ -217,6 +219,7 @@ def response_columns(study: Study, *, include_platform_ids: bool = False) -> lis
             Column(name, "field", "r.answer", "A value inside the answer.", path=path)
             for name, path in nested
         ],
+        *passage_columns(study),
         *[
             Column(f"payload.{k}", "field", "i.payload", "A scalar payload field.", path=(k,))
             for k in payload_keys
@@ -240,3 +243,75 @@ def _item_scalar_keys(study: Study) -> tuple[list[str], list[str]]:
                 if isinstance(value, SCALARS):
                     target.setdefault(key, None)
     return list(payload), list(provenance)
+
+
+# The passage shown under a letter: the ``n``-th id of the response's recorded order (the
+# ``->`` and ``->>`` operators read JSON alike on PostgreSQL and SQLite ≥ 3.38).
+_SHOWN = "(r.display_order -> 'order' ->> {n})"
+
+
+def _by_id(document: str, key: str) -> str:
+    """``document ->> key`` for a key computed in SQL (a passage id): on SQLite as a quoted
+    path, since its ``->>`` reads a text label of digits only (``"1"``) as no key at all.
+    Passage ids hold no quote (``PASSAGE_ID_PATTERN``)."""
+    if connection.vendor == "postgresql":
+        return f"({document} ->> {key})"
+    return f"""({document} ->> ('$."' || {key} || '"'))"""
+
+
+def passage_columns(study: Study) -> list[Column]:
+    """A kind's columns that put each answer beside its passage's system (the
+    questionnaire's ``passage_columns``), read from the response's recorded order and
+    systems (``display_record``): for pages of as many passages as the study's largest
+    item has; none for a kind without passages."""
+    describe = getattr(study.task_kind, "passage_columns", None)
+    if describe is None:
+        return []
+    width = _most_passages(study)
+    columns = []
+    for spec in describe(study.config or {}, width):
+        shown = _SHOWN.format(n=int(spec.position))
+        if spec.what == "passage":
+            columns.append(Column(spec.name, "text", shown, "The passage id shown under this letter."))
+        elif spec.what == "system":
+            system = _by_id("(r.display_order -> 'systems')", shown)
+            columns.append(Column(spec.name, "text", system, "The system of that passage."))
+        elif spec.what == "answer":
+            value = _by_id("(r.answer -> %s)", shown)
+            sql = f"CAST({value} AS INTEGER)" if spec.type == "integer" else value
+            columns.append(
+                Column(
+                    spec.name,
+                    spec.type,
+                    sql,
+                    "This question's answer for that passage.",
+                    params=(spec.question,),
+                )
+            )
+        else:  # the system of the passage a pick chose
+            picked = "(r.answer ->> %s)" if not spec.end else "((r.answer -> %s) ->> %s)"
+            params = (spec.question,) if not spec.end else (spec.question, spec.end)
+            columns.append(
+                Column(
+                    spec.name,
+                    "text",
+                    _by_id("(r.display_order -> 'systems')", picked),
+                    "The system of the passage picked (empty for a tie).",
+                    params=params,
+                )
+            )
+    return columns
+
+
+def _most_passages(study: Study) -> int:
+    """The most passages an item of the study has (the texts are never read)."""
+    length = (
+        "jsonb_array_length(payload -> 'passages')"
+        if connection.vendor == "postgresql"
+        else "json_array_length(payload, '$.passages')"
+    )
+    table = Item._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT MAX({length}) FROM {table} WHERE study_id = %s", [study.pk])  # noqa: S608
+        found = cursor.fetchone()[0]
+    return int(found or 0)

@@ -32,6 +32,7 @@ from .columns import (
     Column,
     exam_of,
     participant_columns,
+    passage_columns,
 )
 from .selects import dialect, fenced_select, pseudonyms_joined, quoted, rows_written, table_names
 
@@ -182,7 +183,13 @@ def write_sqlite(
 ) -> int:
     """Write the study's database to ``path`` — zipped with ``README.md`` when ``archive`` —
     and return the number of response rows."""
-    chosen = tables(include_platform_ids, exam_of(study))
+    chosen = [
+        # a questionnaire's passage columns (``columns.passage_columns``) beside its responses
+        replace(table, columns=[*table.columns, *passage_columns(study)])
+        if table.name == "responses"
+        else table
+        for table in tables(include_platform_ids, exam_of(study))
+    ]
     with tempfile.TemporaryDirectory() as work:
         database = Path(work) / f"{study.slug}.sqlite" if archive else path
         database.unlink(missing_ok=True)

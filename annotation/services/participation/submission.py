@@ -150,7 +150,7 @@ def store_response(
         points=score.points if score else None,
         correct=score.correct if score else None,
         score_details=details,
-        display_order=assignment.state,
+        display_order=kind.display_record(item, assignment.state),
         is_attention_check=item.is_attention_check,
         shown_at=shown_at,
         answered_at=answered_at,

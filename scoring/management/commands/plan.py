@@ -135,7 +135,8 @@ def _agreement(study: Study, options: dict) -> list[str]:
 def comparison_lines(slug: str, plan: Plan, *, simulations: int, seed: int) -> list[str]:
     target = plan.target
     if plan.paired:
-        pilot = f"{plan.pilot_items[0]} cases rated for both systems (paired by provenance.source_id)"
+        by = "each answer covering both" if plan.both_on_a_page else "paired by provenance.source_id"
+        pilot = f"{plan.pilot_items[0]} cases rated for both systems ({by})"
     else:
         counts = f"{plan.pilot_items[0]} items of {target.first}, {plan.pilot_items[1]} of {target.second}"
         pilot = f"{counts} (unpaired)"
@@ -172,7 +173,10 @@ def agreement_lines(slug: str, plan: AgreementPlan, *, simulations: int, seed: i
     lines = [
         f"Plan from {slug}: Krippendorff's alpha (interval) of {target.question!r} "
         f"with a 95% interval at most {target.width:g} wide.",
-        f"Pilot: {plan.pilot_items} items, {plan.pilot_answers} answers that count.",
+        f"Pilot: {plan.pilot_items} items, {plan.pilot_answers} answers that count."
+        if plan.pilot_values <= plan.pilot_answers
+        else f"Pilot: {plan.pilot_items} units (item × passage), {plan.pilot_values} ratings "
+        f"from {plan.pilot_answers} answers that count.",
         f"{simulations} simulated studies per design, seed {seed}.",
         "",
         _cells("items", "answers/item", "answers", "width", "alpha", "cost"),
