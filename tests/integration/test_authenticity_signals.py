@@ -56,6 +56,9 @@ def test_signals_are_stored_classified_shown_and_give_the_authentic_population(o
     assert "strong signs: pasted" in detail.content.decode()
     overview = owner_client.get(reverse("research-study", args=[study.slug])).content.decode()
     assert "recorded on the free-text fields" in overview
+    records = owner_client.get("/api/v1/responses/", {"study": study.slug}).json()["results"]
+    by_sign = {record["strong_sign"]: record["authenticity"] for record in records}
+    assert by_sign[True]["signs"] == ["pasted"] and by_sign[False]["signs"] == []
 
     rows = computereports_json(study, "--population", "authentic")
     assert report_row(rows, "progress.responses")["value"] == 1

@@ -29,7 +29,7 @@ class ResponseOut(serializers.ModelSerializer):
         fields = [
             "id", "study", "kind", "item", "participant", "pseudonym", "position", "answer", "points",
             "correct", "score_details", "display_order", "is_attention_check", "flagged", "too_fast",
-            "shown_at", "answered_at", "duration_seconds", "imported",
+            "shown_at", "answered_at", "duration_seconds", "imported", "authenticity", "strong_sign",
         ]  # fmt: skip
 
     def get_pseudonym(self, response: Response) -> str:
