@@ -309,3 +309,23 @@ def _sum_df(v_labeled: float, df_labeled: float, v_unlabeled: float, df_unlabele
     total = v_labeled + v_unlabeled
     spread = v_labeled**2 / df_labeled + v_unlabeled**2 / df_unlabeled
     return float(max(total**2 / spread, min(df_labeled, df_unlabeled)))
+
+
+def clustered_contrast(side: Side, contrast: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, Interval] | None:
+    """Σ_k contrast[k] · (group k's mean) of one set of answers alone, with the same
+    cluster-robust t interval (the judge-only figure beside the PPI one: its answers on
+    every item, with no human). None where a group has none or there are fewer than two
+    units."""
+    c = np.asarray(contrast, dtype=np.float64)
+    totals = _group_weights(side, c.size) if side.values.size else None
+    if totals is None:
+        return None
+    means = _group_means(side, totals, c.size)
+    deviation = (c / totals)[side.groups] * side.weights * (side.values - means[side.groups])
+    parts = _labeled_parts(deviation, np.zeros_like(deviation), side, True)
+    if parts is None:
+        return None
+    variance = max(float(_combined(parts)[0, 0]), 0.0)
+    estimate = float(c @ means)
+    method = "judge only, cluster-robust t"
+    return estimate, _interval(estimate, math.sqrt(variance), _labeled_df(parts, 0.0, True), confidence, method)
