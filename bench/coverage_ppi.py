@@ -140,8 +140,16 @@ def rows(quick: bool, seed: int = 38) -> list[dict]:
         design = f"judge accuracy {accuracy:g}"
         shape = (design, 2, f"{humans} answers", f.runs)
         found.append(result("ppi", "mean over all items (PPI++)", *shape, f.mean, before=f.mean_humans))
-        found.append(result("ppi", "difference of two systems (PPI++)", *shape, f.difference, before=f.difference_humans))
-        found.append(result("ppi", "PPI++ width over humans-only, worst study", *shape, f.excess, measure="excess width"))
+        found.append(
+            result(
+                "ppi", "difference of two systems (PPI++)", *shape, f.difference, before=f.difference_humans
+            )
+        )
+        found.append(
+            result(
+                "ppi", "PPI++ width over humans-only, worst study", *shape, f.excess, measure="excess width"
+            )
+        )
     return found
 
 

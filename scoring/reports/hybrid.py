@@ -195,7 +195,9 @@ def _sets(context: _Context, answers: Answers, rater: int, groups_of_item: np.nd
     w_alone, _ = context.weights(unit_item[alone], False)
     labeled_items = item[human]
     return _Sets(
-        labeled=Side.of(values[human], labeled_items, groups_of_item[labeled_items], w_labeled, person[human]),
+        labeled=Side.of(
+            values[human], labeled_items, groups_of_item[labeled_items], w_labeled, person[human]
+        ),
         judge=Side.of(judge_value[pair[human]], labeled_items, groups_of_item[labeled_items], w_labeled),
         unlabeled=Side.of(judge_value[alone], unit_item[alone], groups_of_item[unit_item[alone]], w_alone),
         judged=Side.of(judge_value[judged], unit_item[judged], groups_of_item[unit_item[judged]]),

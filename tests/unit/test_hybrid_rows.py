@@ -22,7 +22,10 @@ def study(judge_noise: float = 0.3, inclusion=None, seed: int = 1) -> StudyData:
     item = np.concatenate([human_items, np.arange(ITEMS)])
     person = np.concatenate([rng.integers(0, HUMANS, human_items.size), np.full(ITEMS, HUMANS)])
     value = np.concatenate(
-        [truth[human_items] + rng.normal(0, 0.5, human_items.size), truth + 1 + rng.normal(0, judge_noise, ITEMS)]
+        [
+            truth[human_items] + rng.normal(0, 0.5, human_items.size),
+            truth + 1 + rng.normal(0, judge_noise, ITEMS),
+        ]
     )
     size = item.size
     responses = Columns(

@@ -93,7 +93,9 @@ def test_a_difference_at_lambda_zero_is_the_clustered_difference_of_means():
     labeled = Side.of(y, units, groups=1 - system)  # group 0: system 1
     judge = Side.of(f, units, groups=1 - system)
     unlabeled_system = rng.integers(0, 2, 2000)
-    unlabeled = Side.of(rng.normal(size=2000) + 0.5 * unlabeled_system, np.arange(2000), groups=1 - unlabeled_system)
+    unlabeled = Side.of(
+        rng.normal(size=2000) + 0.5 * unlabeled_system, np.arange(2000), groups=1 - unlabeled_system
+    )
     fit = ppi_contrast(labeled, judge, unlabeled, np.array([1.0, -1.0]), lam=0.0)
     reference, _ = unpaired_difference(y, system == 1, units)
     assert fit.estimate == pytest.approx(reference.estimate, abs=1e-9)
