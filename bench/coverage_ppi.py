@@ -32,8 +32,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._coverage_table import result  # noqa: E402
-from stats.ppi import Side, ppi_contrast  # noqa: E402
+from bench._coverage_table import result
+from stats.ppi import Side, ppi_contrast
 
 HUMAN_ACCURACY = 0.85
 RATE = (0.35, 0.5)  # P(z = 1) for systems 0 and 1
@@ -168,7 +168,8 @@ def main(argv: list[str] | None = None) -> None:
     for accuracy, humans in grid(args.quick):
         f = coverage(accuracy, humans, args.runs, args.seed)
         print(
-            f"| {accuracy:g} | {humans} | {JUDGE_FACTOR * humans} | {f.runs} | {f.mean_humans:.3f} | {f.mean:.3f} "
+            f"| {accuracy:g} | {humans} | {JUDGE_FACTOR * humans} | {f.runs} "
+            f"| {f.mean_humans:.3f} | {f.mean:.3f} "
             f"| {f.difference_humans:.3f} | {f.difference:.3f} | {f.excess:+.3f} | {f.lam:.2f} "
             f"| {f.saved_mean:.0%} | {f.saved_difference:.0%} |",
             flush=True,

@@ -21,9 +21,9 @@ from scoring.plots import plotted, points_for
 from scoring.reports import report_for
 from scoring.reports.base import PlotSpec, TableSpec
 from scoring.reports.common import AGREEMENT_TABLE, ALPHA_PLOT, MORE_AGREEMENT_TABLES, RATER_PLOT
-from scoring.reports.hybrid import TABLES as HYBRID_TABLES
 from scoring.reports.competence import COMPETENCE_TABLES
 from scoring.reports.competence import MEASURES as COMPETENCE_MEASURES
+from scoring.reports.hybrid import TABLES as HYBRID_TABLES
 from stats.competence import UNESTIMABLE
 
 PROGRESS_METRICS = (
