@@ -111,6 +111,7 @@ class _Context:
     systems: np.ndarray | None  # per item, its system (codes) or None
     system_names: np.ndarray
     inclusion: np.ndarray  # per item, π (NaN: none logged)
+    drawn: np.ndarray  # per item, whether a logged design gave it to people
     names: np.ndarray  # per participant row, a machine's name
     verdicts: dict
 
@@ -124,14 +125,19 @@ class _Context:
             if "inclusion" in data.items
             else np.full(len(data.items), np.nan)
         )
-        return cls(systems, names, inclusion, data.participants["name"], verdicts)
+        drawn = ~np.isnan(inclusion)
+        if "for_humans" in data.items:
+            drawn &= np.asarray(data.items["for_humans"], dtype=bool)
+        return cls(systems, names, inclusion, drawn, data.participants["name"], verdicts)
 
     def weights(self, items: np.ndarray, labeled: bool) -> tuple[np.ndarray, str]:
         """Inverse inclusion probabilities (1/π for the human side, 1/(1 − π) for the judge's
         items no human had) where every item of the figure logs one, else equal weights."""
         found = self.inclusion[items]
-        if items.size and np.all((found > 0) & (found < 1)):
-            return (1 / found if labeled else 1 / (1 - found)), LOGGED
+        if labeled and items.size and np.all((found > 0) & (found <= 1)):
+            return 1 / found, LOGGED
+        if not labeled and np.all(found < 1):  # never 1: an item of probability 1 is drawn
+            return 1 / (1 - found), LOGGED
         return np.ones(items.size), ASSUMED
 
 
@@ -192,7 +198,13 @@ def _sets(context: _Context, answers: Answers, rater: int, groups_of_item: np.nd
     judged = np.flatnonzero(judged_count > 0)
     alone = judged[~humans_at[judged]]
     w_labeled, design = context.weights(item[human], True)
-    w_alone, _ = context.weights(unit_item[alone], False)
+    if design == LOGGED:
+        # an item the design gave to people that none answered yet is neither: the answered
+        # ones are a random subset of the drawn ones, the judge's alone the undrawn ones
+        alone = alone[~context.drawn[unit_item[alone]]]
+        w_alone, _ = context.weights(unit_item[alone], False)
+    else:
+        w_alone = np.ones(alone.size)
     labeled_items = item[human]
     return _Sets(
         labeled=Side.of(

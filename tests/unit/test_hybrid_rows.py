@@ -105,10 +105,31 @@ def test_warnings_a_useless_judge_and_one_the_calibration_rejects():
 
 
 def test_logged_inclusion_probabilities_are_the_weights():
-    inclusion = np.where(np.arange(ITEMS) < 100, 0.4, 0.1)
-    rows = hybrid_rows(KindReport(), study(inclusion=inclusion), [])
+    """Items of system A were drawn with probability 0.4, B's with 0.1 (the first 40 items
+    drawn, one more drawn but not yet answered): the pooled mean weighs each human answer by
+    1/π and each judge answer on an undrawn item by 1/(1 − π), and leaves the drawn but
+    unanswered item out."""
+    inclusion = np.where(np.arange(ITEMS) % 2 == 0, 0.4, 0.1)
+    data = study(inclusion=inclusion)
+    data.items.data["for_humans"] = np.arange(ITEMS) < 41
+    rows = hybrid_rows(KindReport(), data, [])
     ppi = by_metric(rows, question="fluency", rater="llm:judge:v1:abc", system="all systems")["hybrid.mean"]
     assert ppi.details["design"] == LOGGED
+    values, item = data.observations["value"], data.responses["item"]
+    human, judge = np.arange(80), values[80:]
+    alone = np.arange(41, ITEMS)
+    reference = ppi_mean(
+        values[human],
+        judge[item[human]],
+        judge[alone],
+        units=item[human],
+        units_unlabeled=alone,
+        participants=data.responses["participant"][human],
+        weights=1 / inclusion[item[human]],
+        weights_unlabeled=1 / (1 - inclusion[alone]),
+    )
+    assert ppi.value == pytest.approx(reference.estimate, abs=1e-12)
+    assert ppi.details["n_judge"] == 80 + alone.size
 
 
 def test_no_judge_no_rows():
