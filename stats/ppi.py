@@ -59,6 +59,7 @@ import numpy as np
 
 from .bootstrap import CONFIDENCE, Interval
 from .clustered import _satterthwaite, t_quantile, unit_cells
+from .counting import count_distinct
 from .groups import factorize
 
 PPI = "prediction-powered (PPI++, power-tuned), cluster-robust t"
@@ -116,6 +117,10 @@ class PPIFit:
     n_judge: int
     effective_n: float
     small_sample: bool = True
+    # the variance terms at these sample sizes (V_yy, V_yf, V_ff of the labeled answers,
+    # V_uu of the judge's alone): what ``humans_needed`` scales to other designs
+    terms: tuple[float, float, float, float] = (math.nan, math.nan, math.nan, math.nan)
+    n_unlabeled: int = 0
 
     def interval(self, confidence: float = CONFIDENCE) -> Interval:
         return _interval(
@@ -234,8 +239,10 @@ def ppi_contrast(
         lam=lam,
         rectifier=humans - judged,
         rectifier_se=math.sqrt(v_rectifier),
+        terms=(float(v_yy), float(v_yf), float(v_ff), float(v_uu)),
+        n_unlabeled=int(unlabeled.values.size),
         n=n,
-        n_judge=int(unlabeled.values.size + labeled.values.size),
+        n_judge=int(unlabeled.values.size + count_distinct(labeled.units)),
         effective_n=float(effective),
         small_sample=small_sample,
     )
@@ -329,3 +336,78 @@ def clustered_contrast(
     return estimate, _interval(
         estimate, math.sqrt(variance), _labeled_df(parts, 0.0, True), confidence, method
     )
+
+
+@dataclass(frozen=True)
+class HumansNeeded:
+    """The human answers a design needs beside ``judge`` judge answers: with the judge
+    (``hybrid``, PPI++) and alone (``humans_only``), the tuning weight λ and the standard
+    error reached; None where no number up to ``MAX_HUMANS`` reaches the target."""
+
+    judge: int
+    hybrid: int | None
+    humans_only: int | None
+    lam: float
+    se: float
+    correlation: float
+
+
+MAX_HUMANS = 10_000_000
+MIN_HUMANS = 2  # the rectifier needs two human answers at least (two units in the reports)
+
+
+def humans_needed(pilot: PPIFit, judge: int, target_se: float) -> HumansNeeded:
+    """The hybrid planning question: with ``judge`` judge answers (on items no human
+    answers), how many human answers n bring the PPI++ standard error to ``target_se``?
+
+    The pilot's variance terms, times its sample sizes, are per-answer variances that keep
+    its clustering (answers per item, participants) as design effects: a = n₀V_yy,
+    b = n₀V_yf, c = n₀V_ff and c_u = N₀V_uu. A design (n, N) then has
+    V(λ) = (a − 2λb + λ²c)/n + λ²c_u/N, tuned as the reports tune it
+    (λ = b/(c + c_u·n/N), clipped to [0, 1]); V decreases in n, so the least n is found by
+    bisection. Assumes the study answers alike per item as the pilot, and the normal
+    quantile (the reports' t has the humans' units − 1 degrees of freedom)."""
+    a, b, c, c_u = (
+        value * size for value, size in zip(pilot.terms, (pilot.n,) * 3 + (pilot.n_unlabeled,), strict=True)
+    )
+    if not c_u > 0:  # the pilot's judge had no answers alone: take its spread on the humans' items
+        c_u = c
+
+    def variance(n: int, with_judge: bool = True) -> tuple[float, float]:
+        if not with_judge or c <= 0:
+            return a / n, 0.0
+        lam = float(np.clip(b / (c + c_u * n / judge), 0.0, 1.0))
+        # a residual variance estimated at or below 0 (a near-perfect judge, or a two-way
+        # estimate with few participants) counts as 0: the judge's own spread is then the rest
+        return max(a - 2 * lam * b + lam**2 * c, 0.0) / n + lam**2 * c_u / judge, lam
+
+    def least(with_judge: bool) -> int | None:
+        if variance(MAX_HUMANS, with_judge)[0] > target_se**2:
+            return None
+        low, high = MIN_HUMANS, MAX_HUMANS
+        while low < high:
+            middle = (low + high) // 2
+            if variance(middle, with_judge)[0] <= target_se**2:
+                high = middle
+            else:
+                low = middle + 1
+        return low
+
+    hybrid = least(True)
+    found_variance, lam = variance(hybrid or MAX_HUMANS)
+    correlation = min(1.0, b / math.sqrt(a * c)) if a > 0 and c > 0 else math.nan
+    return HumansNeeded(judge, hybrid, least(False), lam, math.sqrt(found_variance), correlation)
+
+
+def target_se(
+    *, width: float | None = None, difference: float | None = None, power: float = 0.8, alpha: float = 0.05
+) -> float:
+    """The standard error a target asks for: a (1 − alpha) interval of ``width``, or power
+    ``power`` to detect ``difference`` with a two-sided test at ``alpha`` (normal)."""
+    from scipy import stats  # imported on use: see stats/__init__.py
+
+    z = float(stats.norm.ppf(1 - alpha / 2))
+    if width is not None:
+        return width / (2 * z)
+    assert difference is not None
+    return abs(difference) / (z + float(stats.norm.ppf(power)))

@@ -322,3 +322,34 @@ def _details(fit: PPIFit, humans: Interval, judged: Interval | None, verdict, de
         "warning": "; ".join(warnings),
         "design": design,
     }
+
+
+def question_fit(
+    data: StudyData, question: str, compare: tuple[str, str] | None = None
+) -> tuple[str, PPIFit] | None:
+    """The PPI++ fit of ``question``'s mean over every system (or of the difference of the
+    systems ``compare``) with its judge (the first by name, where several answered), as the
+    reports compute it: what ``plan`` scales to another design. ``data``: every answer of
+    the population, machines' too. None without a judge or enough answers."""
+    machine = data.machine_responses()
+    context = _Context.of(data, {})
+    for name, answers in _scale_answers(data, machine):
+        if name != question:
+            continue
+        for rater in sorted(_raters(answers), key=lambda r: str(context.names[r])):
+            if compare is None:
+                groups, contrast = np.zeros(len(context.inclusion), dtype=np.intp), np.ones(1)
+            else:
+                if context.systems is None:
+                    return None
+                names = [str(n) for n in context.system_names]
+                if not set(compare) <= set(names):
+                    return None
+                contrast = np.zeros(len(names))
+                contrast[names.index(compare[0])], contrast[names.index(compare[1])] = 1.0, -1.0
+                groups = context.systems
+            sets = _sets(context, answers, rater, groups)
+            fit = None if sets is None else ppi_contrast(sets.labeled, sets.judge, sets.unlabeled, contrast)
+            if fit is not None:
+                return str(context.names[rater]), fit
+    return None

@@ -25,9 +25,7 @@ PROBABILITY = {"A": 0.5, "B": 0.2}
 
 
 def claim_items(study, ids, system):
-    return ItemFactory.from_specs(
-        study, [{"external_id": i, "provenance": {"system": system}} for i in ids]
-    )
+    return ItemFactory.from_specs(study, [{"external_id": i, "provenance": {"system": system}} for i in ids])
 
 
 def test_a_stratified_subset_is_logged_served_to_people_only_and_stable(enrolled):
@@ -35,7 +33,9 @@ def test_a_stratified_subset_is_logged_served_to_people_only_and_stable(enrolled
     claim_items(study, [f"a{k}" for k in range(30)], "A")
     claim_items(study, [f"b{k}" for k in range(30)], "B")
     out = StringIO()
-    call_command("humansubset", study.slug, "--system", "A=0.5", "--system", "B=0.2", "--seed", "7", stdout=out)
+    call_command(
+        "humansubset", study.slug, "--system", "A=0.5", "--system", "B=0.2", "--seed", "7", stdout=out
+    )
     items = list(Item.objects.filter(study=study))
     for item in items:
         probability = PROBABILITY[item.provenance["system"]]
@@ -94,7 +94,7 @@ def test_a_bad_design_is_refused_naming_the_field(raw, field):
 def test_the_command_refuses_a_bad_design_and_changes_nothing():
     study = StudyFactory(kind="claim")
     claim_items(study, ["x", "y"], "A")
-    with pytest.raises(CommandError, match="human_subset.fraction"):
+    with pytest.raises(CommandError, match=r"human_subset\.fraction"):
         call_command("humansubset", study.slug, "--fraction", "2")
     assert not Item.objects.filter(study=study, for_humans=False).exists()
     assert not Item.objects.filter(study=study, human_inclusion__isnull=False).exists()

@@ -129,7 +129,7 @@ def test_logged_inclusion_probabilities_are_the_weights():
         weights_unlabeled=1 / (1 - inclusion[alone]),
     )
     assert ppi.value == pytest.approx(reference.estimate, abs=1e-12)
-    assert ppi.details["n_judge"] == 80 + alone.size
+    assert ppi.details["n_judge"] == 40 + alone.size  # the judge's answers: one per item
 
 
 def test_no_judge_no_rows():

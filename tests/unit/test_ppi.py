@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from stats.clustered import clustered_mean, unpaired_difference
-from stats.ppi import HUMANS_ONLY, PPI, Side, ppi_contrast, ppi_mean
+from stats.ppi import HUMANS_ONLY, PPI, Side, humans_needed, ppi_contrast, ppi_mean, target_se
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +130,31 @@ def test_inclusion_weights_undo_a_stratified_subset():
 def test_too_little_to_estimate_gives_none():
     assert ppi_mean([1.0], [1.0], [0.0, 1.0], units=[0]) is None
     assert ppi_mean([1.0, 0.0], [1.0, 0.0], []) is None
+
+
+def test_the_hybrid_plan_reaches_its_target_standard_error():
+    """Plan from a pilot, then simulate studies of the planned size: their PPI++ standard
+    error is the target's (within 5%), with fewer human answers than humans alone need."""
+    rng = np.random.default_rng(21)
+
+    def draw(n, big_n):
+        y = rng.normal(size=n)
+        return (
+            y,
+            0.8 * y + rng.normal(0, 0.4, n) + 0.5,
+            0.8 * rng.normal(size=big_n) + rng.normal(0, 0.4, big_n) + 0.5,
+        )
+
+    # a large pilot: its own noise (the residual variance a(1 − ρ²) is a difference of
+    # close terms, so a pilot of n answers misses it by several √(2/n)) is not under test
+    pilot = ppi_mean(*draw(20_000, 20_000))
+    needed = humans_needed(pilot, judge=6000, target_se=0.02)
+    assert needed.humans_only == pytest.approx(1 / 0.02**2, rel=0.15)  # σ² = 1
+    assert needed.hybrid < 0.5 * needed.humans_only and 0.8 < needed.correlation < 0.95
+    errors = [ppi_mean(*draw(needed.hybrid, 6000)).se for _ in range(40)]
+    assert np.mean(errors) == pytest.approx(0.02, rel=0.05)
+
+
+def test_the_target_standard_error_of_a_width_and_of_a_power():
+    assert target_se(width=0.2) == pytest.approx(0.1 / 1.959964, rel=1e-6)
+    assert target_se(difference=0.5, power=0.8) == pytest.approx(0.5 / (1.959964 + 0.841621), rel=1e-6)
