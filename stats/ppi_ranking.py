@@ -17,9 +17,10 @@ x(y − p) − λ x(f − p) (by item; two ways with participants where they cro
 ``stats.clustered.combined``), V_unlabeled from the judge's per-item scores. λ is tuned as in
 PPI++ for GLMs (ppi_py's ``_calc_lam_glm``): the minimiser over [0, 1] of the trace of the
 centred strengths' covariance, with the information pooled over both sets at the λ = 1 fit.
-Intervals: Student's t on the humans' degrees of freedom (items − 1, or the two-way
-Satterthwaite df of ``bradley_terry``); rank sets: every pair of systems gets a Bonferroni
-interval of its difference, as ``bradley_terry.rank_systems``.
+Intervals: Student's t on the humans-only fit's degrees of freedom per system
+(``bradley_terry.rank_systems``: items − 1, or two ways Satterthwaite's), so that at λ = 0
+they are the reports' own; rank sets: every pair of systems gets a Bonferroni interval of its
+difference (on the fewest of those df), as ``rank_systems`` does.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bootstrap import CONFIDENCE
-from .bradley_terry import RIDGE, Comparisons, _Model, contrasts
+from .bradley_terry import RIDGE, Comparisons, _Model, contrasts, rank_systems
 from .clustered import crossed, t_quantile, unit_cells
 from .groups import factorize
 
@@ -80,7 +81,8 @@ def ppi_strengths(
         lam = problem.tuned()
     theta, covariance = problem.fit(lam)
     theta0, covariance0 = problem.fit(0.0)
-    df = problem.df
+    reference = rank_systems(labeled, n_systems, confidence=confidence)  # the humans' own fit
+    df = problem.df if reference is None else reference.df
     centred, _ = contrasts(n_systems)
     trace, trace0 = np.trace(centred @ covariance @ centred.T), np.trace(centred @ covariance0 @ centred.T)
     ppi, humans = _ranked(theta, covariance, df, confidence), _ranked(theta0, covariance0, df, confidence)
@@ -89,24 +91,25 @@ def ppi_strengths(
         *ppi,
         *humans,
         lam=float(lam),
-        df=df,
+        df=float(np.min(df)),
         n=n,
         n_judge=len(unlabeled) + n,
         effective_n=float(n * trace0 / trace) if trace > 0 else float("nan"),
     )
 
 
-def _ranked(theta: np.ndarray, covariance: np.ndarray, df: float, confidence: float) -> tuple:
-    """Centred strengths, their intervals and simultaneous rank sets (Bonferroni over pairs)."""
+def _ranked(theta: np.ndarray, covariance: np.ndarray, df, confidence: float) -> tuple:
+    """Centred strengths, their intervals (t on ``df``: per system, or one number) and
+    simultaneous rank sets (Bonferroni over pairs, on the fewest degrees of freedom)."""
     k = theta.size
     centre = np.eye(k) - 1.0 / k
     strengths = centre @ theta
     cov = centre @ covariance @ centre.T
     se = np.sqrt(np.maximum(np.diag(cov), 0.0))
-    half = float(t_quantile(confidence, df)) * se
+    half = t_quantile(confidence, np.asarray(df, dtype=np.float64)) * se
     diff = strengths[:, None] - strengths[None, :]
     diff_se = np.sqrt(np.maximum(np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2 * cov, 0.0))
-    joint = float(t_quantile(1 - (1 - confidence) / (k * (k - 1) // 2), df))
+    joint = float(t_quantile(1 - (1 - confidence) / (k * (k - 1) // 2), float(np.min(df))))
     surely = (diff - joint * diff_se) > 0
     np.fill_diagonal(surely, False)
     return strengths, strengths - half, strengths + half, 1 + surely.sum(axis=0), k - surely.sum(axis=1)
@@ -214,7 +217,7 @@ class _Problem:
 
     @property
     def df(self) -> float:
-        """The humans' degrees of freedom: items − 1 (two ways: the fewer clusters − 1)."""
+        """Items − 1 (two ways: the fewer clusters − 1): where the humans' own fit has none."""
         return float(min(int(codes.max()) + 1 for codes, _ in self.clusterings[:2]) - 1)
 
 

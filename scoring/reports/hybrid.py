@@ -24,10 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from stats import bradley_terry as bt
 from stats.bootstrap import Interval
 from stats.estimate import Estimate
 from stats.groups import factorize
-from stats.ppi import PPIFit, Side, clustered_contrast, ppi_contrast
+from stats.ppi import NO_GAIN_LAMBDA, PPIFit, Side, clustered_contrast, ppi_contrast
+from stats.ppi_ranking import PPIStrengths, ppi_strengths
 from stats.raters import NOT_CALIBRATED
 
 from .agreement import NUMERIC_LEVELS, numbers_or_text
@@ -40,6 +42,7 @@ BOTH = f"{NO_GAIN}; {DISAGREES}"
 # the design the figures rest on (detail ``design``)
 LOGGED = "inclusion probabilities logged per item"
 ASSUMED = "no design logged: humans' items taken as a uniform random subset"
+UNWEIGHTED = "unweighted: humans' items taken as a uniform random subset of the items"
 
 _NOTE = (
     "Prediction-powered (PPI++, power-tuned): the judge's answers on every item, corrected by "
@@ -71,7 +74,16 @@ WIN_RATE_TABLE = TableSpec(
     note=_NOTE,
     marks=MEAN_TABLE.marks,
 )
-TABLES = (MEAN_TABLE, DIFFERENCE_TABLE, WIN_RATE_TABLE)
+STRENGTH_TABLE = TableSpec(
+    "Humans and judge combined: Bradley-Terry strength per system (95% CI) and rank set",
+    ("hybrid.strength", "hybrid.strength_humans", "hybrid.strength_judge"),
+    ("question", "system", "rater"),
+    details=("rank_low", "rank_high", "humans_rank_low", "humans_rank_high", "lam", "effective_n", "warning"),
+    note="Strengths (log-odds, mean zero) of the prediction-powered Bradley-Terry fit beside the "
+    "humans' and the judge's own; rank sets hold for all systems at once (Bonferroni over pairs). " + _NOTE,
+    marks=MEAN_TABLE.marks,
+)
+TABLES = (MEAN_TABLE, DIFFERENCE_TABLE, WIN_RATE_TABLE, STRENGTH_TABLE)
 
 
 @dataclass(frozen=True)
@@ -103,6 +115,7 @@ def hybrid_rows(builder: KindReport, data: StudyData, earlier: Sequence[ReportRo
         rows += _scale_rows(context, question, answers)
     for comparison in builder.comparisons(data):
         rows += _win_rate_rows(context, comparison, data, machine)
+        rows += _strength_rows(context, comparison, data, machine)
     return rows
 
 
@@ -353,3 +366,122 @@ def question_fit(
             if fit is not None:
                 return str(context.names[rater]), fit
     return None
+
+
+def _strength_rows(context: _Context, comparison, data: StudyData, machine: np.ndarray) -> list[ReportRow]:
+    """Per system: the prediction-powered Bradley-Terry strength and rank set beside the
+    humans' and the judge's own (``stats.ppi_ranking``); comparisons as the ranking
+    report breaks them (``bradley_terry.from_best_worst`` / ``from_picks``), clustered by
+    item and participant. A human comparison is paired with the judge's mean outcome on
+    the same item and pair of systems."""
+    item, participant = data.responses["item"], data.responses["participant"]
+    question = ",".join(comparison.questions) or "preference"
+    names, k = comparison.names, len(comparison.names)
+    humans = _broken(comparison, ~machine, item, participant)
+    rows: list[ReportRow] = []
+    for rater in sorted({int(p) for p in np.unique(participant[machine])}):
+        judged = _broken(comparison, machine & (participant == rater), item, participant)
+        if len(judged) == 0 or len(humans) == 0:
+            continue
+        paired = _paired_judge(humans, judged, k, context.drawn)
+        if paired is None:
+            continue
+        labeled, judge, unlabeled = paired
+        name = str(context.names[rater])
+        verdict = context.verdicts.get((name, question))
+        fit = ppi_strengths(labeled, judge, unlabeled, k)
+        alone = bt.rank_systems(judged, k)
+        for s, system in enumerate(names):
+            group = {"question": question, "system": str(system), "rater": name}
+            rows += _strength_triple(group, s, fit, alone, verdict)
+    return rows
+
+
+def _broken(comparison, mask: np.ndarray, item: np.ndarray, participant: np.ndarray) -> bt.Comparisons:
+    shown, best = comparison.shown[mask], comparison.best[mask]
+    if comparison.worst is not None:
+        return bt.from_best_worst(shown, best, comparison.worst[mask], item[mask], participant[mask])
+    return bt.from_picks(shown, best, np.zeros(len(best), dtype=bool), item[mask], participant[mask])
+
+
+def _paired_judge(
+    humans: bt.Comparisons, judged: bt.Comparisons, k: int, drawn: np.ndarray
+) -> tuple[bt.Comparisons, np.ndarray, bt.Comparisons] | None:
+    """The human comparisons the judge made too (same item and pair), the judge's mean
+    outcome on each in its orientation, and the judge's comparisons on items without humans
+    (nor drawn for them by a logged design)."""
+
+    def keys(data: bt.Comparisons) -> np.ndarray:
+        low, high = np.minimum(data.first, data.second), np.maximum(data.first, data.second)
+        return (data.cluster.astype(np.int64) * k + low) * k + high
+
+    def oriented(data: bt.Comparisons) -> np.ndarray:  # the outcome for (low, high)
+        return np.where(data.first < data.second, data.outcome, 1 - data.outcome)
+
+    judge_keys, judge_codes = np.unique(keys(judged), return_inverse=True)
+    means = np.bincount(judge_codes, oriented(judged)) / np.bincount(judge_codes)
+    human_keys = keys(humans)
+    where = np.searchsorted(judge_keys, human_keys)
+    found = (where < judge_keys.size) & (judge_keys[np.minimum(where, judge_keys.size - 1)] == human_keys)
+    if not found.any():
+        return None
+    mean = means[where[found]]
+    first, second = humans.first[found], humans.second[found]
+    judge = np.where(first < second, mean, 1 - mean)
+    people = None if humans.participant is None else humans.participant[found]
+    labeled = bt.Comparisons(first, second, humans.outcome[found], humans.cluster[found], people)
+    alone = ~np.isin(judged.cluster, humans.cluster) & ~drawn[judged.cluster]
+    unlabeled = bt.Comparisons(
+        judged.first[alone], judged.second[alone], judged.outcome[alone], judged.cluster[alone]
+    )
+    if len(unlabeled) == 0:
+        return None
+    return labeled, judge, unlabeled
+
+
+def _strength_triple(group: dict, s: int, fit: PPIStrengths | None, alone, verdict) -> list[ReportRow]:
+    """The three strength rows of system ``s`` (``alone``: the judge's own ranking)."""
+    if alone is not None:
+        judged = Interval(float(alone.low[s]), float(alone.high[s]), alone.method)
+        judge_row = row(
+            "hybrid.strength_judge", group, Estimate(float(alone.strengths[s]), n=alone.clusters), judged
+        )
+    else:
+        undefined = Estimate.undefined("the judge compared systems on fewer than two items")
+        judge_row = row("hybrid.strength_judge", group, undefined)
+    if fit is None:
+        undefined = Estimate.undefined(
+            "needs human comparisons on two items or more and judge comparisons on others"
+        )
+        return [
+            row("hybrid.strength", group, undefined),
+            row("hybrid.strength_humans", group, undefined),
+            judge_row,
+        ]
+    warnings = [NO_GAIN] if fit.lam < NO_GAIN_LAMBDA else []
+    if verdict == NOT_CALIBRATED:
+        warnings.append(DISAGREES)
+    method = "prediction-powered Bradley-Terry (PPI++), cluster-robust t"
+    details = {
+        "rank_low": int(fit.rank_low[s]),
+        "rank_high": int(fit.rank_high[s]),
+        "humans_rank_low": int(fit.humans_rank_low[s]),
+        "humans_rank_high": int(fit.humans_rank_high[s]),
+        "lam": round(fit.lam, 4),
+        "effective_n": round(fit.effective_n, 1),
+        "n_judge": fit.n_judge,
+        "df": fit.df,
+        "humans_low": float(fit.humans_low[s]),
+        "humans_high": float(fit.humans_high[s]),
+        "judge_low": float(alone.low[s]) if alone is not None else None,
+        "judge_high": float(alone.high[s]) if alone is not None else None,
+        "warning": "; ".join(warnings),
+        "design": UNWEIGHTED,
+    }
+    return [
+        row("hybrid.strength", group, Estimate(float(fit.strengths[s]), n=fit.n),
+            Interval(float(fit.low[s]), float(fit.high[s]), method), **details),
+        row("hybrid.strength_humans", group, Estimate(float(fit.humans[s]), n=fit.n),
+            Interval(float(fit.humans_low[s]), float(fit.humans_high[s]), "humans only, cluster-robust t")),
+        judge_row,
+    ]  # fmt: skip

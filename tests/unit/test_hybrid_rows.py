@@ -165,3 +165,36 @@ def test_win_rates_of_humans_judge_and_both():
     assert humans.value == pytest.approx(share)
     assert found["hybrid.win_rate"].details["lam"] == 0.0  # a constant judge carries no information
     assert found["hybrid.win_rate"].value == pytest.approx(share)
+
+
+def test_bradley_terry_strengths_of_humans_judge_and_both_with_rank_sets():
+    from stats import bradley_terry as bt
+
+    data = study()
+    rng = np.random.default_rng(6)
+    item_quality = rng.random(ITEMS) < 0.7  # on this item A is better
+    human_item = data.responses["item"][:80]
+    humans = np.where(
+        rng.random(80) < 0.85,
+        np.where(item_quality[human_item], 0, 1),
+        np.where(item_quality[human_item], 1, 0),
+    )
+    judge = np.where(rng.random(ITEMS) < 0.9, np.where(item_quality, 0, 1), np.where(item_quality, 1, 0))
+    rows = hybrid_rows(_Picks(np.concatenate([humans, judge])), data, [])
+    found = by_metric(rows, question="preference", system="A", rater="llm:judge:v1:abc")
+    assert set(found) == {"hybrid.strength", "hybrid.strength_humans", "hybrid.strength_judge"}
+    shown = np.tile([0, 1], (80, 1))
+    reference = bt.rank_systems(
+        bt.from_picks(
+            shown, humans, np.zeros(80, dtype=bool), human_item, data.responses["participant"][:80]
+        ),
+        2,
+    )
+    assert found["hybrid.strength_humans"].value == pytest.approx(reference.strengths[0], abs=1e-9)
+    assert found["hybrid.strength_humans"].ci_low == pytest.approx(reference.low[0], abs=1e-9)  # two ways
+    ppi = found["hybrid.strength"]
+    assert ppi.details["rank_low"] == 1 and ppi.details["lam"] > 0.3
+    assert (
+        ppi.ci_high - ppi.ci_low
+        < found["hybrid.strength_humans"].ci_high - found["hybrid.strength_humans"].ci_low
+    )
