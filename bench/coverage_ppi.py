@@ -125,6 +125,83 @@ def coverage(accuracy: float, humans: int, runs: int, seed: int) -> Found:
     )
 
 
+BT_TRUTH = np.array([0.6, 0.2, -0.2, -0.6])  # log-odds strengths of four systems (mean zero)
+
+
+@dataclass(frozen=True)
+class FoundStrengths:
+    strength: float  # PPI coverage of each system's strength (all systems, all studies)
+    strength_humans: float
+    ranks: float  # share of studies whose rank sets all hold the true ranks
+    excess: float  # largest mean width(PPI) / width(humans) − 1 over the studies
+    saved: float
+    runs: int
+
+
+def strength_coverage(accuracy: float, humans: int, runs: int, seed: int) -> FoundStrengths:
+    """Pairwise picks of two of four systems, ``humans`` human comparisons on as many items
+    (one each) and the judge's on 10 × as many items: coverage of the PPI++ Bradley-Terry
+    strengths (``stats.ppi_ranking``) and of its rank sets."""
+    from stats import bradley_terry as bt
+    from stats.ppi_ranking import ppi_strengths
+
+    rng = np.random.default_rng([seed, int(accuracy * 1000), humans, 2])
+    k = BT_TRUTH.size
+    truth_rank = 1 + np.argsort(np.argsort(-BT_TRUTH))
+    covered = covered_humans = joint = 0
+    excess, saved, done = -1.0, 0.0, 0
+    for _ in range(runs):
+        items = JUDGE_FACTOR * humans
+        first = rng.integers(0, k, items)
+        second = (first + rng.integers(1, k, items)) % k
+        preferred = rng.random(items) < 1 / (1 + np.exp(-(BT_TRUTH[first] - BT_TRUTH[second])))
+        judge = np.where(rng.random(items) < accuracy, preferred, ~preferred).astype(np.float64)
+        human = rng.random(items) < HUMAN_ACCURACY  # a person's pick agrees with the item's preference
+        outcome = np.where(human, preferred, ~preferred).astype(np.float64)
+        labeled = np.arange(humans)
+        alone = np.arange(humans, items)
+        found = ppi_strengths(
+            bt.comparisons(first[labeled], second[labeled], outcome[labeled], labeled),
+            judge[labeled],
+            bt.comparisons(first[alone], second[alone], judge[alone], alone),
+            k,
+        )
+        if found is None:
+            continue
+        done += 1
+        target = _human_strengths()
+        covered += int(np.sum((found.low <= target) & (target <= found.high)))
+        covered_humans += int(np.sum((found.humans_low <= target) & (target <= found.humans_high)))
+        joint += bool(np.all((found.rank_low <= truth_rank) & (truth_rank <= found.rank_high)))
+        width, width_humans = np.mean(found.high - found.low), np.mean(found.humans_high - found.humans_low)
+        excess = max(excess, float(width / width_humans - 1))
+        saved += 1 - found.n / found.effective_n
+    return FoundStrengths(
+        covered / (k * done), covered_humans / (k * done), joint / done, excess, saved / done, done
+    )
+
+
+def _human_strengths() -> np.ndarray:
+    """The strengths of the humans' picks: a person agrees with the item's preference with
+    probability 0.85, so P(i over j) = 0.85 σ(Δ) + 0.15 (1 − σ(Δ)): not a Bradley-Terry model
+    of Δ, so the target is the best Bradley-Terry fit to those probabilities (all pairs
+    equally often), found once."""
+    global _TARGET
+    if _TARGET is None:
+        from stats import bradley_terry as bt
+
+        k = BT_TRUTH.size
+        first, second = np.array([(i, j) for i in range(k) for j in range(k) if i != j]).T
+        sigma = 1 / (1 + np.exp(-(BT_TRUTH[first] - BT_TRUTH[second])))
+        probability = HUMAN_ACCURACY * sigma + (1 - HUMAN_ACCURACY) * (1 - sigma)
+        data = bt.comparisons(first, second, probability, np.arange(first.size))
+        _TARGET = bt.fit(data, k, ridge=0.0).strengths
+    return _TARGET
+
+
+_TARGET: np.ndarray | None = None
+
+
 def grid(quick: bool) -> list[tuple[float, int]]:
     if quick:
         return [(0.5, 50), (0.9, 200)]
@@ -165,6 +242,13 @@ def main(argv: list[str] | None = None) -> None:
         "| human answers saved: mean | difference |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    rows_bt = []
+    for accuracy, humans in grid(args.quick):
+        b = strength_coverage(accuracy, humans, args.runs, args.seed)
+        rows_bt.append(
+            f"| {accuracy:g} | {humans} | {JUDGE_FACTOR * humans} | {b.runs} | {b.strength_humans:.3f} "
+            f"| {b.strength:.3f} | {b.ranks:.3f} | {b.excess:+.3f} | {b.saved:.0%} |"
+        )
     for accuracy, humans in grid(args.quick):
         f = coverage(accuracy, humans, args.runs, args.seed)
         print(
@@ -174,6 +258,12 @@ def main(argv: list[str] | None = None) -> None:
             f"| {f.saved_mean:.0%} | {f.saved_difference:.0%} |",
             flush=True,
         )
+    print(
+        "\n| judge accuracy | human comparisons | judge comparisons | runs | strength coverage: humans "
+        "| PPI++ | rank sets (joint) | worst excess mean width | human answers saved |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(rows_bt))
 
 
 if __name__ == "__main__":
