@@ -16,3 +16,11 @@ def test_a_useless_judge_changes_little():
     found = coverage(0.5, 100, runs=150, seed=2)
     assert 0.90 <= found.mean <= 0.99
     assert found.excess <= 1e-12 and found.saved_mean < 0.1 and found.lam < 0.2
+
+
+def test_prediction_powered_strengths_and_rank_sets_cover():
+    from bench.coverage_ppi import strength_coverage
+
+    found = strength_coverage(0.9, 100, runs=40, seed=3)
+    assert 0.88 <= found.strength <= 1.0 and found.ranks >= 0.9
+    assert found.excess <= 0.02 and found.saved > 0.1
