@@ -88,9 +88,19 @@ def ppi_strengths(
     trace, trace0 = np.trace(centred @ covariance @ centred.T), np.trace(centred @ covariance0 @ centred.T)
     ppi, humans = _ranked(theta, covariance, df, confidence), _ranked(theta0, covariance0, df, confidence)
     n = len(labeled)
+    strengths, low, high, rank_low, rank_high = ppi
+    humans_strengths, humans_low, humans_high, humans_rank_low, humans_rank_high = humans
     return PPIStrengths(
-        *ppi,
-        *humans,
+        strengths=strengths,
+        low=low,
+        high=high,
+        rank_low=rank_low,
+        rank_high=rank_high,
+        humans=humans_strengths,
+        humans_low=humans_low,
+        humans_high=humans_high,
+        humans_rank_low=humans_rank_low,
+        humans_rank_high=humans_rank_high,
         lam=float(lam),
         df=float(np.min(df)),
         n=n,
