@@ -245,7 +245,7 @@ def _scale_rows(context: _Context, question: str, answers: Answers) -> list[Repo
             continue
         base = {"question": question, "rater": name}
         rows += _triple("hybrid.mean", {**base, "system": ALL_SYSTEMS}, pooled, np.ones(1), verdict)
-        if context.systems is None:
+        if context.systems is None or len(context.system_names) < 2:  # one system: the pooled mean
             continue
         by_system = _sets(context, answers, rater, context.systems)
         assert by_system is not None

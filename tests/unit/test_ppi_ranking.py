@@ -49,6 +49,7 @@ def test_lambda_zero_is_the_reports_bradley_terry_fit():
 
 
 @pytest.mark.parametrize("lam", [0.0, 0.5, 1.0])
+@pytest.mark.filterwarnings("ignore:.*penalty:FutureWarning")  # scikit-learn, inside ppi_py
 def test_the_strengths_equal_ppi_py_logistic_regression_at_the_same_lambda(lam):
     from ppi_py import ppi_logistic_pointestimate  # imported on use: see tests/unit/test_ppi.py
 
