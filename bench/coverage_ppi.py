@@ -227,6 +227,12 @@ def rows(quick: bool, seed: int = 38) -> list[dict]:
                 "ppi", "PPI++ width over humans-only, worst study", *shape, f.excess, measure="excess width"
             )
         )
+        b = strength_coverage(accuracy, humans, runs, seed)
+        shape = (design, 4, f"{humans} comparisons", b.runs)
+        figure = "Bradley-Terry strength (PPI++)"
+        found.append(result("ppi", figure, *shape, b.strength, before=b.strength_humans))
+        figure = "rank sets (PPI++, all systems at once)"
+        found.append(result("ppi", figure, *shape, b.ranks, measure="joint coverage"))
     return found
 
 
