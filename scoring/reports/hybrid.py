@@ -193,7 +193,8 @@ class _Sets:
 
 def _sets(context: _Context, answers: Answers, rater: int, groups_of_item: np.ndarray) -> _Sets | None:
     """The human answers paired with this judge's (per unit: its mean answer there) and the
-    judge's answers on the units no human answered."""
+    judge's answers on the units no human answered; None when either is empty (a judge beside
+    humans who answered every item is the calibration rows' business: no hybrid rows)."""
     keep = ~np.isnan(answers.values)
     pair_labels, pair = factorize(answers.pair[keep])
     values, item = answers.values[keep], answers.item[keep]
@@ -218,6 +219,8 @@ def _sets(context: _Context, answers: Answers, rater: int, groups_of_item: np.nd
         w_alone, _ = context.weights(unit_item[alone], False)
     else:
         w_alone = np.ones(alone.size)
+    if alone.size == 0 or not human.any():  # nothing to combine: the humans answered every item, or none
+        return None
     labeled_items = item[human]
     return _Sets(
         labeled=Side.of(
@@ -248,7 +251,7 @@ def _scale_rows(context: _Context, question: str, answers: Answers) -> list[Repo
         if context.systems is None or len(context.system_names) < 2:  # one system: the pooled mean
             continue
         by_system = _sets(context, answers, rater, context.systems)
-        assert by_system is not None
+        assert by_system is not None  # the same answers as ``pooled``
         names = context.system_names
         for k, system in enumerate(names):
             contrast = np.zeros(len(names))

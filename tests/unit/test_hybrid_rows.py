@@ -198,3 +198,10 @@ def test_bradley_terry_strengths_of_humans_judge_and_both_with_rank_sets():
         ppi.ci_high - ppi.ci_low
         < found["hybrid.strength_humans"].ci_high - found["hybrid.strength_humans"].ci_low
     )
+
+
+def test_no_rows_when_the_humans_answered_every_item_the_judge_did():
+    data = study()
+    judged = data.responses["item"] < 40  # the judge's answers on the humans' 40 items only
+    keep = ~data.machine_responses() | judged
+    assert hybrid_rows(KindReport(), data.where(keep), []) == []
