@@ -71,6 +71,23 @@ def test_a_stratified_subset_is_logged_served_to_people_only_and_stable(enrolled
     assert Participant.objects.filter(source=Participant.Source.MODEL).count() == 1
 
 
+def test_the_sqlite_export_carries_each_items_draw_and_probability(tmp_path):
+    import sqlite3
+    import zipfile
+
+    from annotation.services.exports.export import export_study
+
+    study = StudyFactory(kind="claim")
+    claim_items(study, [f"a{k}" for k in range(6)], "A")
+    set_human_subset(study=study, raw={"fraction": 0.5, "seed": 1})
+    result = export_study(study, fmt="sqlite", path=tmp_path / "out.zip")
+    with zipfile.ZipFile(result.path) as archive:
+        archive.extractall(tmp_path)
+    database = sqlite3.connect(tmp_path / f"{study.slug}.sqlite")
+    rows = database.execute("SELECT item, for_humans, human_inclusion FROM items").fetchall()
+    assert sorted(rows) == sorted((f"a{k}", int(uniform_draw(1, f"a{k}") < 0.5), 0.5) for k in range(6))
+
+
 @pytest.mark.parametrize(
     ("raw", "field"),
     [
