@@ -41,10 +41,11 @@ answer weighs 1/π, an unlabeled one 1/(1 − π) (Hájek means within each grou
 removes the over-representation of the strata humans sampled more.
 
 ``small_sample=False`` gives ppi_py's own figures (population variances, no G/(G − 1),
-the normal quantile): ``ppi_py.ppi_mean_ci`` with the same λ equals it to 1e-6 in the tests.
-The tuned λ differs from ppi_py's (``_calc_lam_glm`` pools the judge's variance over both
-sets and uses (1 + n/N)), by O(1/n); ours is the exact minimiser of the variance the
-interval then uses.
+the normal quantile, and for a plain mean ppi_py's tuning of λ, which pools the judge's
+variance over both sets and scales it by (1 + n/N)): ``ppi_py.ppi_mean_ci`` equals it to
+1e-6 in the tests, tuned or at a given λ. The reports' mode tunes λ as the exact minimiser
+of the variance the interval then uses (it differs from ppi_py's by O(1/n), and has a
+clustered form).
 
 The *effective number of human answers* is n · V(0) / V(λ̂): how many human answers the
 humans-only interval would need to be as narrow (the judge's worth in human answers).
@@ -214,6 +215,8 @@ def ppi_contrast(
     v_uu = _correction(g_u, small_sample) * float(sums_u @ sums_u)
     matrix = _combined(parts)
     v_yy, v_yf, v_ff = matrix[0, 0], matrix[0, 1], matrix[1, 1]
+    if lam is None and not small_sample and _plain_mean(labeled, unlabeled, c):
+        lam = _ppi_py_lambda(labeled.values, judge.values, unlabeled.values)
     if lam is None:
         denominator = v_ff + v_uu
         lam = float(np.clip(v_yf / denominator, 0.0, 1.0)) if denominator > 0 else 0.0
@@ -246,6 +249,27 @@ def ppi_contrast(
         effective_n=float(effective),
         small_sample=small_sample,
     )
+
+
+def _plain_mean(labeled: Side, unlabeled: Side, contrast: np.ndarray) -> bool:
+    """One group, equal weights: the case ppi_py's ``ppi_mean_ci`` computes."""
+    return (
+        contrast.size == 1
+        and bool(np.all(labeled.weights == labeled.weights[0]))
+        and bool(np.all(unlabeled.weights == unlabeled.weights[0]))
+    )
+
+
+def _ppi_py_lambda(y: np.ndarray, f: np.ndarray, f_unlabeled: np.ndarray) -> float:
+    """ppi_py's tuning of a mean (``_calc_lam_glm`` with an identity Hessian): the
+    covariance of y and f over (1 + n/N) times the judge's variance pooled over both sets,
+    clipped to [0, 1]. The large-sample mode's alone (see the module docstring)."""
+    n, big_n = y.size, f_unlabeled.size
+    covariance = float(np.mean((y - y.mean()) * (f - f.mean())))
+    pooled = float(np.var(np.concatenate([f, f_unlabeled]), ddof=1))
+    if pooled <= 0:
+        return 0.0
+    return float(np.clip(covariance / ((1 + n / big_n) * pooled), 0.0, 1.0))
 
 
 def _group_weights(side: Side, size: int) -> np.ndarray | None:
