@@ -2,7 +2,7 @@
 known truth, in one table (``--family``), and the scale figures' detailed table (``--detail``).
 
     .venv/bin/python bench/coverage.py [--family all|means|differences|pairs|shares|bt|agreement|
-        stopping|plan|competence] [--quick]
+        stopping|plan|competence|ppi] [--quick]
 
 prints one markdown table with the columns of ``bench/_coverage_table.py`` (family, figure,
 ICC, systems, items/system, runs, measure, before, now, target, MC error, pass). Each family
@@ -12,7 +12,8 @@ is simulated by its own module, seeded (``rows(quick)``):
 - shares: ``bench/coverage_shares.py`` (skipped with a message where it does not exist);
 - bt: ``bench/coverage_bt.py``; agreement: ``bench/coverage_agreement.py``;
 - stopping: ``bench/adaptive.py`` (part C's false stops); plan: ``bench/plan_calibration.py``;
-- competence: ``bench/coverage_competence.py``.
+- competence: ``bench/coverage_competence.py``; ppi (prediction-powered estimates, humans
+  and a judge): ``bench/coverage_ppi.py``.
 
 ``--quick`` runs a few rows of each family with fewer runs (a few minutes in all); without
 it each family runs its full grid (the scale families alone take about 25 minutes).
@@ -212,7 +213,7 @@ def scale_rows(quick: bool, families: set[str], runs: int | None = None, seed: i
 
 
 SCALE_FAMILIES = ("means", "differences", "pairs")
-FAMILIES = (*SCALE_FAMILIES, "shares", "bt", "agreement", "stopping", "plan", "competence")
+FAMILIES = (*SCALE_FAMILIES, "shares", "bt", "agreement", "stopping", "plan", "competence", "ppi")
 # family → (module, function returning its rows from ``quick``); imported when asked for
 FAMILY_MODULES = {
     "shares": ("bench.coverage_shares", "table_rows"),
@@ -221,6 +222,7 @@ FAMILY_MODULES = {
     "stopping": ("bench.adaptive", "stopping_rows"),
     "plan": ("bench.plan_calibration", "rows"),
     "competence": ("bench.coverage_competence", "rows"),
+    "ppi": ("bench.coverage_ppi", "rows"),
 }
 
 

@@ -70,6 +70,9 @@ def load_study_data(study: Study, builder: KindReport, *, by: Sequence[str] = ()
     item_fields = {
         "attention": Field("is_attention_check", "truth"),
         "external_id": Field("external_id", "label"),  # names the aggregated labels' items
+        # the human subset's logged probability (NaN: none) and draw: the hybrid figures' weights
+        "inclusion": Field("human_inclusion", "column"),
+        "for_humans": Field("for_humans", "truth"),
     } | builder.item_fields
     item_fields |= {f"provenance:{key}": Field(f"provenance__{key}", "text") for key in by}
     items = cached_item_columns(

@@ -24,6 +24,7 @@ from annotation.models import Item, Study
 from scoring.data import DEFAULT_BY, load_study_data, one_snapshot
 from scoring.reports import report_for
 from scoring.reports.base import KindReport, StudyData
+from scoring.reports.hybrid import question_fit
 from stats.planning import (
     ANSWERS_PER_ITEM,
     ITEMS,
@@ -36,6 +37,8 @@ from stats.planning import (
     power_table,
     width_table,
 )
+from stats.ppi import HumansNeeded, PPIFit, humans_needed
+from stats.ppi import target_se as stats_target_se
 
 NUMERIC_LEVELS = ("ordinal", "interval", "ratio")
 SYSTEM = "provenance:system"  # the column ``by=("system",)`` reads
@@ -206,6 +209,79 @@ def plan_comparison(
         pick=pick,
         both_on_a_page=pilot.both_on_a_page,
     )
+
+
+MAX_JUDGE_ANSWERS = 100_000_000
+MEAN_WIDTH = (1e-6, 1e6)  # points of the scale
+
+
+@dataclass(frozen=True)
+class HybridTarget:
+    """The hybrid question: beside ``judge_answers`` judge answers (on items no human
+    answers), how many human answers give ``question``'s mean over every system a 95%
+    interval at most ``width`` wide, or (``compare`` with ``difference``) detect that
+    difference between two systems with probability ``power`` at level ``alpha``?"""
+
+    question: str
+    judge_answers: int
+    width: float | None = None
+    compare: tuple[str, str] | None = None
+    difference: float | None = None
+    power: float = DEFAULT_POWER
+    alpha: float = DEFAULT_ALPHA
+
+
+@dataclass(frozen=True)
+class HybridPlan:
+    target: HybridTarget
+    rater: str
+    pilot: PPIFit
+    target_se: float
+    needed: HumansNeeded
+
+
+def plan_hybrid(study: Study, target: HybridTarget) -> HybridPlan:
+    """The human answers the hybrid target needs, scaled from the pilot's humans and judge
+    (``scoring.reports.hybrid.question_fit``: the reports' own pairing and clustering; the
+    answers that count, with the machine raters' beside them) by ``stats.ppi.humans_needed``.
+    Bad input raises ``InputError`` naming the field; nothing is written."""
+    errors: dict[str, list[str]] = {}
+    if not 1 <= target.judge_answers <= MAX_JUDGE_ANSWERS:
+        errors["judge-answers"] = [f"From 1 to {MAX_JUDGE_ANSWERS:,} judge answers."]
+    if target.compare is None:
+        if target.width is None or not MEAN_WIDTH[0] <= target.width <= MEAN_WIDTH[1]:
+            errors["width"] = [f"The interval width must be from {MEAN_WIDTH[0]:g} to {MEAN_WIDTH[1]:g}."]
+    else:
+        comparison = ComparisonTarget(*target.compare, target.question, target.difference or 0.0,
+                                      target.power, target.alpha)  # fmt: skip
+        try:
+            check_design(comparison, price=None, items=ITEMS, answers_per_item=ANSWERS_PER_ITEM)
+        except InputError as error:
+            errors.update(error.errors)
+    if errors:
+        raise InputError(errors)
+    with one_snapshot():
+        data = load_study_data(study, report_for(study.kind), by=DEFAULT_BY)
+    counted = data.population("passed").analysed()
+    question_values(counted.humans(), target.question)  # the question's own errors
+    found = question_fit(counted, target.question, target.compare)
+    if found is None:
+        raise InputError(
+            {
+                "judge-answers": [
+                    "The pilot needs a model rater's answers beside the humans' (on two items or more "
+                    "with human answers, and on items without)"
+                    + (f", on both {target.compare[0]} and {target.compare[1]}." if target.compare else ".")
+                ]
+            }
+        )
+    rater, pilot = found
+    if target.compare is None:
+        wanted = stats_target_se(width=target.width)
+    else:
+        wanted = stats_target_se(difference=target.difference, power=target.power, alpha=target.alpha)
+    needed = humans_needed(pilot, target.judge_answers, wanted)
+    return HybridPlan(target, rater, pilot, wanted, needed)
 
 
 def check_design(

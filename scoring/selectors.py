@@ -23,6 +23,7 @@ from scoring.reports.base import PlotSpec, TableSpec
 from scoring.reports.common import AGREEMENT_TABLE, ALPHA_PLOT, MORE_AGREEMENT_TABLES, RATER_PLOT
 from scoring.reports.competence import COMPETENCE_TABLES
 from scoring.reports.competence import MEASURES as COMPETENCE_MEASURES
+from scoring.reports.hybrid import TABLES as HYBRID_TABLES
 from stats.competence import UNESTIMABLE
 
 PROGRESS_METRICS = (
@@ -108,7 +109,14 @@ def dashboard_view(study: Study, population: str) -> DashboardView:
     view.progress = progress_cards(
         {r.metric: r for r in reports if r.metric in PROGRESS_METRICS and not r.group}
     )
-    tables = (STOPPING_TABLE, AGREEMENT_TABLE, *builder.tables, *MORE_AGREEMENT_TABLES, *COMPETENCE_TABLES)
+    tables = (
+        STOPPING_TABLE,
+        AGREEMENT_TABLE,
+        *builder.tables,
+        *HYBRID_TABLES,
+        *MORE_AGREEMENT_TABLES,
+        *COMPETENCE_TABLES,
+    )
     for spec in tables:
         table = table_view(spec, reports)
         if table.rows:

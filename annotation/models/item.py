@@ -40,6 +40,20 @@ class Item(models.Model):
         help_text="Adaptive studies: how unsettled the item's answers are (0 settled, 1 unknown), "
         "written by the reports job and lowered by each page handed out (services.assignment).",
     )
+    for_humans = models.BooleanField(
+        default=True,
+        db_default=True,
+        editable=False,
+        help_text="Whether people are asked to answer it: False for an item the study's human subset "
+        "left to the model raters (services.authoring.human_subset).",
+    )
+    human_inclusion = models.FloatField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The probability the study's human subset gave it (logged for the reports' "
+        "weights); empty without a human subset.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -151,6 +151,14 @@ class Study(models.Model):
         editable=False,
         help_text="Keys the participant pseudonyms of this study's exports; stays on the server.",
     )
+    human_subset = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="Which items people answer when a model rater answers every item: "
+        '{"fraction": f, "by_system": {system: f}, "seed": n}; empty: every item '
+        "(services.authoring.human_subset).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

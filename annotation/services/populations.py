@@ -83,6 +83,13 @@ def real_enrollments(study: Study) -> QuerySet[Enrollment]:
     return Enrollment.objects.filter(study=study, is_test=False)
 
 
+def people_items(study: Study) -> QuerySet[Item]:
+    """The items people are asked to answer: the ordinary ones (no attention checks) within
+    the study's human subset, if it has one (``authoring.human_subset``: the others are the
+    model raters' alone). The items the assignment serves and the quota and progress count."""
+    return Item.objects.filter(study=study, is_attention_check=False, for_humans=True)
+
+
 def humans_q() -> Q:
     """Answers given by people (any flag, any exclusion)."""
     return ~Q(participant__source__in=NOT_HUMAN)

@@ -11,6 +11,7 @@ from stats.raters import DEFAULT_CALIBRATION_MARGIN, NOT_CALIBRATED
 from .agreement import Ratings, agreement_scope_rows
 from .base import Embed, KindReport, PlotSpec, ReportRow, StudyData, TableSpec, row
 from .competence import competence_rows
+from .hybrid import hybrid_rows
 
 HUMAN_METRICS = (
     "agreement.krippendorff_alpha",
@@ -179,7 +180,8 @@ def study_rows(
 ) -> list[ReportRow]:
     """All figures of one population: progress, agreement (among human annotators, grouped
     by question, pooled, by question group and by provenance; machine raters beside the
-    humans), annotator competence and aggregated labels (``competence``), and the kind's own.
+    humans), annotator competence and aggregated labels (``competence``), the figures that
+    combine the humans with a judge (``hybrid``), and the kind's own.
 
     Human answers are selected here, once (``StudyData.humans``): the kind's figures see
     nothing else; the rows that compare machine raters with humans (``agreement.machine_*``,
@@ -201,5 +203,6 @@ def study_rows(
     )
     rows += competence_rows(analysed, order, ratings=ratings)
     rows += builder.machine_rows(analysed, embed=embed)
+    rows += hybrid_rows(builder, analysed, rows)
     rows += builder.rows(analysed.humans(), embed=embed)
     return rows

@@ -27,11 +27,20 @@ from annotation.models import Item, Study
 from annotation.serializer_reuse import reused_serializers
 from annotation.services.db.pgcopy import copy_from, insert_like
 
+from .human_subset import item_inclusion, study_design
 from .input_rows import Row, Unique, collect_rows
 
 CHUNK_ROWS = 5000
 MAX_LISTED_ERRORS = 1000
-WRITTEN = ["payload", "is_attention_check", "gold", "provenance", "explanation"]
+WRITTEN = [
+    "payload",
+    "is_attention_check",
+    "gold",
+    "provenance",
+    "explanation",
+    "for_humans",
+    "human_inclusion",
+]
 ONCE: Unique[dict] = Unique("external_id", key=lambda item: item["external_id"])
 
 # A check of one row's value for a chunk, given the ids of the chunk the study already has
@@ -103,15 +112,21 @@ def known_ids(study: Study, ids: list) -> set[str]:
 
 def write_chunk(study: Study, items: list[dict], existing: dict[str, Item]) -> tuple[int, int]:
     """Add the new ``items``, update the changed ones (``existing``: the study's items with
-    these ids, by id); returns (added, updated)."""
+    these ids, by id); returns (added, updated). Each is drawn into the study's human
+    subset, or not, by its id and system (``human_subset.item_inclusion``)."""
     new, changed = [], []
+    design = study_design(study)
     for data in items:
+        ordinary = design if not data["attention_check"] else None
+        for_humans, inclusion = item_inclusion(ordinary, data["external_id"], data["provenance"])
         values = {
             "payload": data["payload"],
             "is_attention_check": data["attention_check"],
             "gold": data["gold"],
             "provenance": data["provenance"],
             "explanation": data.get("explanation", ""),
+            "for_humans": for_humans,
+            "human_inclusion": inclusion,
         }
         item = existing.get(data["external_id"])
         if item is None:

@@ -118,6 +118,19 @@ def tables(include_platform_ids: bool, exam: Exam | None = None) -> list[Table]:
                     "i.provenance",
                     "system, model, method, decoding, seed, source_id (JSON).",
                 ),
+                Column(
+                    "for_humans",
+                    "boolean",
+                    "i.for_humans",
+                    "false when the study's human subset left the item to model raters (humansubset).",
+                ),
+                Column(
+                    "human_inclusion",
+                    "real",
+                    "i.human_inclusion",
+                    "The probability the human subset gave the item (empty without one): the weights "
+                    "of the reports' prediction-powered figures.",
+                ),
             ],
             f"FROM {t['i']} i WHERE i.study_id = %s ORDER BY i.id",
         ),

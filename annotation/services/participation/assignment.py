@@ -37,7 +37,7 @@ from psycopg import sql
 
 from annotation.models import Assignment, Enrollment, Item, Participant, Study
 from annotation.services.db import sql_rows
-from annotation.services.populations import counted_per_item
+from annotation.services.populations import counted_per_item, people_items
 
 from .adaptive import adaptive_settings
 from .attention_schedule import attention_pages
@@ -239,9 +239,11 @@ def _lock_available_item(
     """Lock an item for the participant, or None when every candidate is taken or locked."""
     deadline = time.monotonic() + LOCKED_WAIT_SECONDS
     while (picked := _take_first_item(study, participant, draw, attention=attention)) is None:
-        open_items = Item.objects.filter(
-            study=study, is_attention_check=False, slots_taken__lt=study.annotations_per_item
-        ).exclude(pk__in=Assignment.objects.filter(participant=participant, study=study).values("item_id"))
+        open_items = (
+            people_items(study)
+            .filter(slots_taken__lt=study.annotations_per_item)
+            .exclude(pk__in=Assignment.objects.filter(participant=participant, study=study).values("item_id"))
+        )
         if attention or time.monotonic() >= deadline or not first_of(open_items):
             return None
         # Every item of the least-filled group is locked by someone mid-assignment (or
@@ -314,20 +316,21 @@ def _pick_statement(attention: bool, adaptive: bool = False) -> sql_rows.Stateme
     def scan(name: str, comparison: str) -> sql.Composable:
         return sql.SQL(
             "{name} AS (SELECT {columns} FROM {items} i "
-            "WHERE i.study_id = %s AND i.is_attention_check = %s {group}AND {had} "
+            "WHERE i.study_id = %s AND i.is_attention_check = %s AND i.for_humans {group}AND {had} "
             "AND i.shuffle_key {comparison} %s ORDER BY i.shuffle_key LIMIT 1 {lock})"
         ).format(name=sql.Identifier(name), comparison=sql.SQL(comparison), **parts)
 
     least = sql.SQL(
         "least AS (SELECT i.slots_taken FROM {items} i WHERE i.study_id = %s "
-        "AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} ORDER BY i.slots_taken LIMIT 1), "
+        "AND i.is_attention_check = FALSE AND i.for_humans AND i.slots_taken < %s AND {had} "
+        "ORDER BY i.slots_taken LIMIT 1), "
     ).format(**parts)
     settled: sql.Composable = sql.SQL("")
     from_settled = sql.SQL("")
     if adaptive:
         settled = sql.SQL(
             ", settled AS (SELECT {columns} FROM {items} i WHERE i.study_id = %s "
-            "AND i.is_attention_check = FALSE AND i.slots_taken < %s AND {had} "
+            "AND i.is_attention_check = FALSE AND i.for_humans AND i.slots_taken < %s AND {had} "
             "ORDER BY i.priority DESC, i.shuffle_key LIMIT 1 {lock})"
         ).format(**parts)
         from_settled = sql.SQL(" UNION ALL SELECT * FROM settled")
@@ -530,7 +533,7 @@ def pages_held_by_others(participant: Participant, study: Study) -> bool:
     an item they have not had that lacks answers but whose slots are all held."""
     had = Assignment.objects.filter(participant=participant, study=study).values("item_id")
     return (
-        Item.objects.filter(study=study, is_attention_check=False)
+        people_items(study)
         .exclude(pk__in=had)
         .annotate(answered=counted_per_item())
         .filter(answered__lt=study.annotations_per_item)
@@ -541,7 +544,7 @@ def pages_held_by_others(participant: Participant, study: Study) -> bool:
 def item_progress(study: Study) -> dict[str, int]:
     """Counts for progress displays: items, complete items, answers that count
     (``populations``) and wanted answers."""
-    per_item = Item.objects.filter(study=study, is_attention_check=False).annotate(n=counted_per_item())
+    per_item = people_items(study).annotate(n=counted_per_item())
     counts = list(per_item.values_list("n", flat=True))
     return {
         "items": len(counts),

@@ -14,7 +14,7 @@ from psycopg import sql
 
 from annotation.models import Item, Study
 from annotation.services.db import sql_rows
-from annotation.services.populations import counted_per_item, counted_per_study
+from annotation.services.populations import counted_per_item, counted_per_study, people_items
 from annotation.services.study_status import change_study_status, close_study_by_rule
 
 from .adaptive import adaptive_settings
@@ -29,16 +29,14 @@ def study_is_full(study: Study) -> bool:
     walked away counts as free.
     """
     release_expired_assignments(study=study)
-    open_items = Item.objects.filter(
-        study=study, is_attention_check=False, slots_taken__lt=study.annotations_per_item
-    )
+    open_items = people_items(study).filter(slots_taken__lt=study.annotations_per_item)
     return not first_of(open_items)
 
 
 def quota_reached(study: Study) -> bool:
     """Every ordinary item has as many answers that count (``populations``) as the study
     wants (and there are items)."""
-    items = Item.objects.filter(study=study, is_attention_check=False)
+    items = people_items(study)
     if not items.exists():
         return False
     return not items.annotate(n=counted_per_item()).filter(n__lt=study.annotations_per_item).exists()
@@ -103,7 +101,7 @@ def places_wanted(study: Study) -> int:
     """How many more participants the study needs for the answers it still lacks: the usable
     answers missing on its ordinary items (``populations``) over the ordinary pages of one
     session (a session's attention-check pages, ``attention_schedule.attention_pages``, fill none)."""
-    items = Item.objects.filter(study=study, is_attention_check=False).annotate(n=counted_per_item())
+    items = people_items(study).annotate(n=counted_per_item())
     missing = sum(max(study.annotations_per_item - n, 0) for n in items.values_list("n", flat=True))
     ordinary_pages = max(study.items_per_session - len(attention_pages(study, 0)), 1)
     return -(-missing // ordinary_pages)

@@ -1,4 +1,5 @@
-"""python manage.py plan SLUG --question Q (--compare A B --difference D | --agreement-width W)
+"""python manage.py plan SLUG --question Q (--compare A B --difference D | --agreement-width W
+| --judge-answers N (--width W | --compare A B --difference D))
 — the designs a study needs, simulated from a pilot's answers that count (docs/statistics.md,
 "Planning a study from a pilot")."""
 
@@ -14,9 +15,12 @@ from scoring.planning import (
     AgreementPlan,
     AgreementTarget,
     ComparisonTarget,
+    HybridPlan,
+    HybridTarget,
     Plan,
     plan_agreement,
     plan_comparison,
+    plan_hybrid,
 )
 from stats.planning import ANSWERS_PER_ITEM, ITEMS, SIMULATIONS
 
@@ -40,6 +44,12 @@ class Command(BaseCommand):
             nargs=2,
             metavar=("FIRST", "SECOND"),
             help="the two systems to compare (the items' provenance.system); needs --difference",
+        )
+        target.add_argument(
+            "--width",
+            type=float,
+            metavar="W",
+            help="with --judge-answers: the widest acceptable 95%% interval of the question's mean",
         )
         target.add_argument(
             "--agreement-width",
@@ -84,21 +94,81 @@ class Command(BaseCommand):
             help=f"simulated studies per design (default {SIMULATIONS})",
         )
         parser.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
+        parser.add_argument(
+            "--judge-answers",
+            type=int,
+            metavar="N",
+            help="the hybrid question: beside N answers of the pilot's model rater (on items no human "
+            "answers), how many human answers reach --width, or --compare's --difference with --power",
+        )
 
     def handle(self, *args, slug: str, **options):
         study = Study.objects.filter(slug=slug).first()
         if study is None:
             raise CommandError(f"No study with slug {slug!r}.")
+        if options["width"] is not None and options["judge_answers"] is None:
+            raise CommandError("--width: the width of a mean is planned beside --judge-answers N.")
+        if options["agreement_width"] is not None and options["judge_answers"] is not None:
+            raise CommandError("--judge-answers: plan a mean (--width) or a comparison (--compare).")
         if options["compare"] and options["difference"] is None:
             raise CommandError(
                 "--difference: give the difference to detect between the systems of --compare."
             )
         try:
-            lines = _comparison(study, options) if options["compare"] else _agreement(study, options)
+            if options["judge_answers"] is not None:
+                lines = _hybrid(study, options)
+            elif options["compare"]:
+                lines = _comparison(study, options)
+            else:
+                lines = _agreement(study, options)
         except InputError as error:
             messages = (f"--{field}: {' '.join(texts)}" for field, texts in error.errors.items())
             raise CommandError("\n".join(messages)) from error
         self.stdout.write("\n".join(lines))
+
+
+def _hybrid(study: Study, options: dict) -> list[str]:
+    target = HybridTarget(
+        question=options["question"],
+        judge_answers=options["judge_answers"],
+        width=options["width"],
+        compare=tuple(options["compare"]) if options["compare"] else None,
+        difference=options["difference"],
+        power=options["power"],
+        alpha=options["alpha"],
+    )
+    return hybrid_lines(study.slug, plan_hybrid(study, target))
+
+
+def hybrid_lines(slug: str, plan: HybridPlan) -> list[str]:
+    target, pilot, needed = plan.target, plan.pilot, plan.needed
+    if target.compare is None:
+        figure = f"the mean of {target.question!r} with a 95% interval at most {target.width:g} wide"
+    else:
+        first, second = target.compare
+        figure = (
+            f"a difference of {target.difference:g} between {first} and {second} on {target.question!r} "
+            f"with power {target.power:g} (two-sided, alpha {target.alpha:g})"
+        )
+
+    def count(n: int | None) -> str:
+        return f"{n:,}" if n is not None else "more than 10,000,000"
+
+    lines = [
+        f"Pilot {slug}: {pilot.n} human answers beside {pilot.n_judge} answers of {plan.rater}; "
+        f"judge-human correlation {needed.correlation:.2f}, the judge's bias {pilot.rectifier:+.3g}.",
+        f"Target: {figure}: a standard error of at most {plan.target_se:.4g}.",
+        f"Beside {needed.judge:,} judge answers: {count(needed.hybrid)} human answers "
+        f"(prediction-powered, lambda {needed.lam:.2f}).",
+        f"Humans only: {count(needed.humans_only)} human answers.",
+    ]
+    if needed.hybrid is not None and needed.humans_only:
+        lines.append(f"The judge saves {1 - needed.hybrid / needed.humans_only:.0%} of the human answers.")
+    lines.append(
+        "Assumes the study's humans answer alike per item as the pilot's, on a random subset of the items "
+        "(docs/statistics.md, 'Humans and a judge combined')."
+    )
+    return lines
 
 
 def _comparison(study: Study, options: dict) -> list[str]:
