@@ -33,6 +33,7 @@ from .base import (
     StrictSerializer,
     TaskKind,
 )
+from . import spans
 from .questions import (
     MAX_PASSAGES,
     PASSAGE_ID_PATTERN,
@@ -149,6 +150,8 @@ class Questionnaire(TaskKind):
             kind = question["type"]
             if kind in ("multi", "sentences"):
                 value: Any = data.getlist(field)
+            elif kind == "spans":
+                value = spans.from_form(data.get(field), data.get(f"{field}-score"))
             elif kind == "pick" and question["pick"] == "best_worst":
                 value = {end: by_letter.get(data.get(f"{field}-{end}", ""), "") for end in ("most", "least")}
                 value = value if any(value.values()) else None
@@ -601,4 +604,25 @@ def _question_context(question: dict, passages: list[dict], letters: dict[str, s
         context["selected"] = [str(i) for i in value or []]
     elif kind == "text":
         context["selected"] = [value] if value else []
+    elif kind == "spans":
+        context.update(_spans_context(question, passages, letters, value))
     return context
+
+
+def _spans_context(question: dict, passages: list[dict], letters: dict[str, str], value: Any) -> dict:
+    """The passage as selectable tokens with their offsets, the spans an example marked,
+    and the category and severity lists (the page's script reads the marked spans from the
+    hidden field, as JSON)."""
+    target = passages[question["passage"] - 1]
+    marked = value if isinstance(value, dict) else None
+    return {
+        "passage_letter": letters[target["id"]],
+        "token_list": spans.tokens(target["text"], marked),
+        "span_list": spans.spans_shown(question, target["text"], marked),
+        "selected": [json.dumps(marked["spans"])] if marked else [],
+        "score_row": {
+            "field": f"q-{question['id']}-score",
+            "selected": "" if not marked or marked.get("score") is None else str(marked["score"]),
+        },
+        "score_range": (spans.SCORE_LOW, spans.SCORE_HIGH),
+    }
