@@ -20,6 +20,7 @@ from rest_framework import serializers
 
 from annotation.numbers import whole_number
 
+from . import spans
 from .base import (
     ModelOption,
     ModelQuestion,
@@ -33,7 +34,6 @@ from .base import (
     StrictSerializer,
     TaskKind,
 )
-from . import spans
 from .questions import (
     MAX_PASSAGES,
     PASSAGE_ID_PATTERN,

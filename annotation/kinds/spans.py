@@ -15,6 +15,7 @@ the definition it normalises).
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -176,12 +177,12 @@ def _check_span(question: dict, span: Any, text: str, n: int) -> dict:
 
 def _check_together(question: dict, spans: list[dict]) -> None:
     """No span twice (the same range marked the same way); no overlaps unless allowed."""
-    for before, after in zip(spans, spans[1:], strict=False):
+    for before, after in itertools.pairwise(spans):
         if before == after:
             raise Invalid(gettext("the same span is marked twice."))
     if question["overlap"]:
         return
-    for before, after in zip(spans, spans[1:], strict=False):
+    for before, after in itertools.pairwise(spans):
         if after["start"] < before["end"]:
             raise Invalid(
                 gettext("spans may not overlap in this study (characters %(start)d to %(end)d).")
