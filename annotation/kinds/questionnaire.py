@@ -173,8 +173,9 @@ class Questionnaire(TaskKind):
         """The context and the passages under their letters (the order of ``state``); per
         question the closed questions a model answers: a scale's points, a choice's options,
         a pick's letters (MOST and LEAST apart), yes / no per option of a multi and per
-        sentence of a sentences question. Free text is not asked (a study that requires
-        it gets model answers the kind refuses, counted as invalid)."""
+        sentence of a sentences question; a spans question is open (no options: the model
+        writes the documented JSON, ``spans.from_model_output``). Free text is not asked (a
+        study that requires it gets model answers the kind refuses, counted as invalid)."""
         page = self.model_page(item, state)
         lines = [f"Context: {page['context']}", ""] if page["context"] else []
         for passage in page["passages"]:
@@ -183,6 +184,9 @@ class Questionnaire(TaskKind):
         for question in page["questions"]:
             questions += _model_questions(question)
         return ModelTask("\n".join(lines).strip(), tuple(questions))
+
+    def asks_open_model_questions(self, config: dict) -> bool:
+        return any(q["type"] == "spans" for q in config.get("questions", []))
 
     def answer_from_model(self, item, state: dict, chosen, scores=None) -> dict:
         """Each question's value from its closed questions' choices; questions the answers
@@ -491,6 +495,9 @@ def _model_questions(question: dict) -> list[ModelQuestion]:
             ]
         tie = (ModelOption(TIE, TIE, "neither is better"),) if question["tie"] else ()
         return [ModelQuestion(qid, qid, text, letters + tie)]
+    if kind == "spans":  # an open question: the model writes JSON (spans.model_instructions)
+        where = f"(passage {question['passage_letter']})"
+        return [ModelQuestion(qid, qid, f"{text} {where} {spans.model_instructions(question)}", ())]
     return []  # free text
 
 
@@ -510,6 +517,10 @@ def _value_from_model(question: dict, by_letter: dict, chosen, scores, passages:
     if kind == "pick":
         value = chosen.get(qid)
         return value if value in (None, TIE) else by_letter.get(value, value)
+    if kind == "spans":
+        output = chosen.get(qid)
+        target = passages[question["passage"] - 1]["text"]
+        return None if output is None else spans.from_model_output(str(output), target)
     if kind in ("multi", "sentences"):
         keys = question["options"] if kind == "multi" else range(len(sentences_of(question, passages)))
         asked = {n: f"{qid}.{n}" for n in range(len(keys))}
@@ -537,6 +548,8 @@ def _model_choices(question: dict, value: Any, letters: dict, passages: list[dic
     if kind == "sentences":
         count = len(sentences_of(question, passages))
         return {f"{qid}.{n}": "yes" if n in value else "no" for n in range(count)}
+    if kind == "spans":
+        return {qid: spans.model_choice(value, passages[question["passage"] - 1]["text"])}
     return {}
 
 

@@ -147,6 +147,11 @@ def check_value(question: dict, raw: Any, text: str) -> dict:
 
 def _check_span(question: dict, span: Any, text: str, n: int) -> dict:
     where = gettext("span %(n)d") % {"n": n}
+    if isinstance(span, dict) and "text" in span and "start" not in span:  # a model's quote, not found
+        raise Invalid(
+            gettext("%(where)s: the text %(quote)r is not in the passage.")
+            % {"where": where, "quote": str(span["text"])[:80]}
+        )
     if not isinstance(span, dict) or set(span) != SPAN_KEYS:
         raise Invalid(
             gettext("%(where)s: an object with start, end, category and severity.") % {"where": where}
@@ -234,3 +239,75 @@ def tokens(text: str, value: dict | None) -> list[dict]:
 def spans_shown(question: dict, text: str, value: dict | None) -> list[dict]:
     """The marked spans of a worked example or a review, with the text each covers."""
     return [{**s, "text": text[s["start"] : s["end"]]} for s in (value or {}).get("spans", [])]
+
+
+# --- model answers ----------------------------------------------------------------------------
+
+MODEL_FORM = (
+    'Answer with JSON only, on one line: {"spans": [{"text": the words of the error, copied '
+    'exactly from the passage, "category": one of %(categories)s, "severity": one of '
+    "%(severities)s}, ...]%(score)s}. Give an empty list when there is no error. A text that "
+    'occurs more than once is its first occurrence unless you add "occurrence": 2 (3, ...); '
+    '"start" and "end" (character offsets, end exclusive) may be given instead of "text".'
+)
+
+
+def model_instructions(question: dict) -> str:
+    """What a model is asked for a spans question (docs/formats.md, "Spans from models")."""
+    score = ', "score": your overall score of the passage from 0 to 100' if question["score"] else ""
+    return MODEL_FORM % {
+        "categories": json.dumps(question["categories"], ensure_ascii=False),
+        "severities": json.dumps(question["severities"], ensure_ascii=False),
+        "score": score,
+    }
+
+
+def from_model_output(output: str, text: str) -> Any:
+    """A model's reply as an answer value for ``check_value``: the first JSON object in it,
+    each span quoted by ``text`` (the ``occurrence``-th match in the passage, the first by
+    default) turned into offsets. Anything it cannot read is handed on as it is (the reply
+    itself, or a span without offsets), so that the kind's check refuses it with its reason
+    and the refusal is recorded; nothing is guessed."""
+    found = _first_object(output)
+    if not isinstance(found, dict) or not isinstance(found.get("spans"), list):
+        return output.strip()[:200]
+    spans = [_offsets(span, text) for span in found["spans"]]
+    return {**{k: v for k, v in found.items() if k == "score"}, "spans": spans}
+
+
+def _first_object(output: str) -> Any:
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", output):
+        try:
+            return decoder.raw_decode(output[match.start() :])[0]
+        except ValueError:
+            continue
+    return None
+
+
+def _offsets(span: Any, text: str) -> Any:
+    """A quoted span as ``{start, end, category, severity}``; a span already in offsets, or
+    one whose quote is not in the passage, as it is (the check names what is wrong)."""
+    if not isinstance(span, dict) or "text" not in span or "start" in span:
+        return span
+    quote, occurrence = span.get("text"), whole_number(span.get("occurrence", 1))
+    rest = {k: v for k, v in span.items() if k not in ("text", "occurrence")}
+    if not isinstance(quote, str) or not quote or occurrence is None or occurrence < 1:
+        return span  # refused: the check names the quote it cannot place
+    start = -1
+    for _ in range(occurrence):
+        start = text.find(quote, start + 1)
+        if start < 0:
+            return span  # not in the passage: refused, naming the quote
+    return {**rest, "start": start, "end": start + len(quote)}
+
+
+def model_choice(value: dict, text: str) -> str:
+    """A stored answer written as a model would write it (a few-shot example)."""
+    spans = [
+        {"text": text[s["start"] : s["end"]], "category": s["category"], "severity": s["severity"]}
+        for s in value.get("spans", [])
+    ]
+    return json.dumps(
+        {"spans": spans, **({"score": value["score"]} if "score" in value else {})}, ensure_ascii=False
+    )

@@ -199,7 +199,7 @@ def test_a_spans_study_through_the_page_import_export_and_reports(api_study, cli
         assert mqm.ci_low is not None and mqm.ci_low <= mqm.value <= mqm.ci_high
         esa = figure("questionnaire.esa", system=system_name)
         assert esa.value == pytest.approx(np.mean([a["score"] for a in ANSWERS[system_name]]))
-    # F1 by hand: beta's pairs on each item: (ann, bob) 2*3/(3+7), (ann, cat) 2*3/(3+10), (bob, cat) 2*3/(7+10)
+    # F1 by hand, beta's pairs on each item: (ann, bob) 6/(3+7), (ann, cat) 6/(3+10), (bob, cat) 6/(7+10)
     f1 = figure("questionnaire.span_f1", system="beta")
     assert f1.value == pytest.approx(np.mean([6 / 10, 6 / 13, 6 / 17]))
     # alpha against the krippendorff package: coders × characters of all six passages
@@ -225,3 +225,59 @@ def test_a_spans_study_through_the_page_import_export_and_reports(api_study, cli
     page = client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
     assert "Spans questions: errors marked per system" in page and "MQM-style penalty and ESA score" in page
     assert "Spans questions: agreement on the error spans" in page
+
+
+def test_an_endpoint_judge_answers_spans_in_json_and_bad_spans_are_refused_and_recorded(settings):
+    """The stand-in endpoint replies with the documented JSON form (spans quoted by their
+    text): a quote found in the passage becomes offsets and is stored; a quote that is not
+    in the passage, or a category not in the list, is refused by the kind and recorded."""
+    from annotation.models import Job, ModelOutput
+    from annotation.services.analysis.judges import store_endpoint_key
+    from annotation.services.jobs import JOB_KINDS, create_job
+    from roft_site.celery import app
+    from tests.helpers.openai_standin import StandIn, prompt_of
+
+    settings.JUDGE_BACKOFF_S, settings.JUDGE_RETRY_AFTER_MAX_S, settings.JUDGE_TIMEOUT_S = 0.001, 0, 10.0
+    owner = researcher_user("judy", password="pw-judy-1")
+    owner.is_staff = True
+    owner.save()
+    from annotation.services.authoring.studies import load_study_file
+
+    texts = {"ok": "Der Hund läuft.", "elsewhere": "The dog runs.", "style": "Er bellt laut."}
+    items = [
+        {"external_id": k, "payload": {"passages": [{"id": "t", "text": t, "system": "s"}]}}
+        for k, t in texts.items()
+    ]
+    study = load_study_file(study_file(slug="spans-judged", items=items)).study
+    study.owner = owner
+    study.save(update_fields=["owner"])
+    replies = {
+        "Hund": '{"spans": [{"text": "Hund", "category": "accuracy", "severity": "major"}], "score": 60}',
+        "dog": 'Here: {"spans": [{"text": "cat", "category": "fluency", "severity": "minor"}], "score": 5}',
+        "bellt": '{"spans": [{"text": "Er", "category": "style", "severity": "minor"}], "score": 9}',
+    }
+
+    def reply(body: dict) -> str:
+        prompt = prompt_of(body)
+        assert '"category": one of ["accuracy", "fluency"]' in prompt and "0 to 100" in prompt
+        turn = prompt.rsplit("Passage A:", 1)[-1]
+        return next(answer for key, answer in replies.items() if key in turn)
+
+    with StandIn(reply) as standin:
+        store_endpoint_key(owner, base_url=standin.url + "/", key="sk-test-1")
+        parameters = {"base_url": standin.url, "model": "judge-x", "samples": 1}
+        job = create_job(kind="judge", parameters=parameters, study=study, user=owner)
+        app.tasks[JOB_KINDS["judge"].task].apply(args=[job.pk])
+    job.refresh_from_db()
+    assert job.status == Job.Status.DONE, job.error
+    outputs = {
+        o.item.external_id: o
+        for o in ModelOutput.objects.filter(study=study).select_related("item", "response")
+    }
+    stored = outputs["ok"].response.answer
+    assert stored == {"err": {"spans": [span(4, 8, "accuracy", "major")], "score": 60}}
+    assert (
+        outputs["elsewhere"].response is None and "'cat' is not in the passage" in outputs["elsewhere"].error
+    )
+    assert outputs["style"].response is None and "accuracy, fluency" in outputs["style"].error
+    assert job.result["invalid"] == 2 and Response.objects.filter(study=study).count() == 1

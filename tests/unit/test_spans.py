@@ -5,6 +5,7 @@ sets, and alpha from the ``krippendorff`` package over a coders × characters ta
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import krippendorff
 import numpy as np
@@ -182,3 +183,30 @@ def test_penalties_and_counts():
     answers = [[span(0, 3), span(4, 7, "accuracy", "major")], [], [span(1, 2)]]
     assert [penalty(a, weights) for a in answers] == [6.0, 0.0, 1.0]
     assert error_counts(answers) == {("fluency", "minor"): 2, ("accuracy", "major"): 1}
+
+
+def test_a_models_json_reply_becomes_offsets_or_is_handed_on_to_be_refused():
+    from annotation.kinds.base import ModelQuestion
+    from annotation.kinds.spans import from_model_output
+    from workers.raters.endpoint import winner
+    from workers.raters.prompts import reply_answer
+
+    text = "the cat and the cat"
+    reply = 'Sure. {"spans": [{"text": "cat", "category": "fluency", "severity": "minor", "occurrence": 2}, '
+    reply += '{"start": 0, "end": 3, "category": "accuracy", "severity": "major"}], "score": 40} done'
+    value = from_model_output(reply, text)
+    assert check_value(question(score=True), value, text) == {
+        "spans": [span(0, 3, "accuracy", "major"), span(16, 19)],
+        "score": 40,
+    }
+    missing = from_model_output(
+        '{"spans": [{"text": "dog", "category": "fluency", "severity": "minor"}]}', text
+    )
+    with pytest.raises(Invalid, match="'dog' is not in the passage"):
+        check_value(question(), missing, text)
+    for garbage in ("no errors", '{"errors": []}', "{not json"):
+        with pytest.raises(Invalid, match="expected"):
+            check_value(question(), from_model_output(garbage, text), text)
+    open_question = ModelQuestion("err", "err", "Mark them.", ())
+    assert reply_answer("  {} \n", open_question).value == "{}" and reply_answer(" ", open_question) is None
+    assert winner(open_question, Counter({"b": 1, "a": 2, "c": 2})) == "a"
