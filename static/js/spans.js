@@ -85,20 +85,21 @@
     }
     function mark() {
       var chosen = selection();
-      if (!chosen) { say(text.getAttribute("data-none") || "Select some words first."); return; }
+      if (!chosen) { say(field.getAttribute("data-none")); return; }
       var span = { start: chosen.start, end: chosen.end, category: category.value, severity: severity.value };
       var clash = spans.filter(function (s) {
         return overlap ? s.start === span.start && s.end === span.end && s.category === span.category &&
           s.severity === span.severity : s.start < span.end && span.start < s.end;
       });
       if (clash.length) {
-        say(overlap ? "This span is already marked." : "Spans may not overlap in this study; remove the other one first.");
+        say(field.getAttribute(overlap ? "data-twice" : "data-overlapping"));
         return;
       }
       spans.push(span);
       anchor = null; tapOpen = false;
       save();
-      say("Marked “" + covered(span.start, span.end) + "”: " + span.category + ", " + span.severity + ".");
+      say(field.getAttribute("data-marked").replace("{text}", covered(span.start, span.end))
+        .replace("{category}", span.category).replace("{severity}", span.severity));
     }
     function wordAt(target) {
       var token = target && target.closest ? target.closest(".tok") : null;
