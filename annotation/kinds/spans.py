@@ -108,11 +108,6 @@ def _number(value: Any) -> float | None:
     return None
 
 
-def weight_of(question: dict) -> dict[str, float]:
-    """Severity → its MQM weight."""
-    return dict(zip(question["severities"], (float(w) for w in question["weights"]), strict=True))
-
-
 # --- an answer --------------------------------------------------------------------------------
 
 

@@ -59,7 +59,8 @@ def span_rows(question, values, item, passages, systems, design, lengths) -> lis
     weights = dict(zip(question["severities"], map(float, question["weights"]), strict=True))
     rows: list[ReportRow] = []
     named = sorted({s for s in passage_systems[answered] if s})
-    groups = [({}, answered)] + [({"system": s}, answered & (passage_systems == s)) for s in named]
+    groups: list[tuple[dict, np.ndarray]] = [({}, answered)]
+    groups += [({"system": s}, answered & (passage_systems == s)) for s in named]
     for group, mask in groups:
         index = np.flatnonzero(mask)
         answers = [values[i]["spans"] for i in index]
