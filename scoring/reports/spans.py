@@ -33,7 +33,6 @@ TABLES = (
         "Spans questions: MQM-style penalty and ESA score per system (95% CI)",
         ("questionnaire.mqm", "questionnaire.esa"),
         ("question", "system"),
-        details=("sd",),
         note="Penalty: the sum of an answer's severity weights (higher is worse); ESA: the overall "
         "0-100 score, when asked. Means over answers, intervals clustered by item (or source) "
         "and participant.",
