@@ -281,3 +281,18 @@ def test_an_endpoint_judge_answers_spans_in_json_and_bad_spans_are_refused_and_r
     )
     assert outputs["style"].response is None and "accuracy, fluency" in outputs["style"].error
     assert job.result["invalid"] == 2 and Response.objects.filter(study=study).count() == 1
+
+
+def test_the_llm_rater_answers_spans_by_generation_only():
+    """Scoring by log-probability needs options to score; a spans question has none, so a
+    ``logprob`` rater is refused before any model is loaded, naming ``scoring``."""
+    from annotation.job_parameters import RateLLMParameters
+    from annotation.services.authoring.studies import load_study_file
+    from workers.raters.llm import llm_rater
+
+    study = load_study_file(study_file(slug="spans-llm", items=ITEMS[:1])).study
+    settings = {"model": "tiny", "shots": 0, "seed": 0, "batch_size": 8, "max_new_tokens": 300}
+    with pytest.raises(InputError) as refused:
+        llm_rater(study, RateLLMParameters(scoring="logprob", **settings))
+    assert "scoring" in refused.value.errors
+    assert llm_rater(study, RateLLMParameters(scoring="generate", **settings)).lm is None
