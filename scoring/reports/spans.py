@@ -22,6 +22,12 @@ from .base import ReportRow, TableSpec, mean_row, row
 
 TABLES = (
     TableSpec(
+        "Spans questions: penalty, score and agreement over all answers (95% CI)",
+        ("questionnaire.mqm", "questionnaire.esa", "questionnaire.span_f1", "questionnaire.span_alpha"),
+        ("question",),
+        note="The per-system tables below split these by the system of the marked passage.",
+    ),
+    TableSpec(
         "Spans questions: errors marked per system, by category and severity",
         ("questionnaire.span_count",),
         ("question", "system", "category", "severity"),

@@ -58,6 +58,14 @@ def study_file(slug="spans-study", questions=(QUESTION,), items=ITEMS) -> dict:
         "annotations_per_item": 3,
         "config": {"questions": list(questions)},
         "items": list(items),
+        "examples": [
+            {
+                "title": "A wrong word",
+                "payload": ITEMS[0]["payload"],
+                "answer": {"err": {"spans": [span(4, 8, "accuracy", "major")], "score": 30}},
+                "explanation": "*Hund* is not the word of the source.",
+            }
+        ],
     }
 
 
@@ -101,6 +109,10 @@ def api_study(client):
 def test_a_spans_study_through_the_page_import_export_and_reports(api_study, client, tmp_path):
     study = api_study
     client.logout()
+    # the worked example, read-only: its span marked in the text and listed, no script
+    example = client.get(f"/s/{study.slug}/instructions/").content.decode()
+    assert '<span class="tok marked" data-start="4" data-end="8">Hund</span>' in example
+    assert "<li><q>Hund</q> accuracy, major</li>" in example and 'value="30"' in example
     html = start(client, study.slug)
     assert "data-span-text" in html and 'name="q-err"' in html and 'name="q-err-score"' in html
     system = "alpha" if "Hund" in html else "beta"
@@ -224,7 +236,7 @@ def test_a_spans_study_through_the_page_import_export_and_reports(api_study, cli
     client.force_login(admin)
     page = client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
     assert "Spans questions: errors marked per system" in page and "MQM-style penalty and ESA score" in page
-    assert "Spans questions: agreement on the error spans" in page
+    assert "Spans questions: agreement on the error spans" in page and "over all answers" in page
 
 
 def test_an_endpoint_judge_answers_spans_in_json_and_bad_spans_are_refused_and_recorded(settings):
