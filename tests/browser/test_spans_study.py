@@ -2,12 +2,13 @@
 one by the keyboard (arrows, Shift to extend, Enter to mark, which does not submit the
 page), an overlap refused on the page, and on a phone a span by tapping its first and last
 word. The stored offsets are the server's tokens' (an emoji before them counts as one
-character). Screenshots on desktop and phone."""
+character). No serious axe finding; screenshots on desktop and phone."""
 
 import pytest
 
 from annotation.models import Response
 from annotation.services.authoring.studies import load_study_file
+from tests.helpers.axe import serious_violations
 from tests.helpers.crowd_ids import prolific_id
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -83,6 +84,7 @@ def test_spans_by_mouse_keyboard_and_touch(live_server, browser, page, screensho
     assert "may not overlap" in page.inner_text("[data-span-status]")
     assert page.locator(".span-list li").count() == 2 and Response.objects.count() == 0
     page.fill('input[name="q-err-score"]', "65")
+    assert serious_violations(page) == []
     screenshot("spans-desktop")
     page.locator("[data-submit]").click()
     page.wait_for_selector("#completion-code")
@@ -110,6 +112,7 @@ def test_spans_by_mouse_keyboard_and_touch(live_server, browser, page, screensho
     word(mobile, "loud").tap()
     mobile.get_by_role("button", name="Mark the selection").tap()
     mobile.fill('input[name="q-err-score"]', "80")
+    assert serious_violations(mobile) == []
     screenshot("spans-phone", mobile)
     # (a click right after the whole-page screenshot of a page taller than the phone can land
     # while the viewport is being restored: the form is sent from its score field instead)
