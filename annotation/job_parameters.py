@@ -222,7 +222,8 @@ class RateLLMParameters(JobParameters):
             help_text="logprob: the likeliest allowed answer; generate: a short answer, parsed.",
         )
         batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
-        max_new_tokens = serializers.IntegerField(min_value=1, max_value=64, default=8)
+        # an answer is a word or a number; a spans question's JSON takes a few hundred tokens
+        max_new_tokens = serializers.IntegerField(min_value=1, max_value=512, default=8)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -28,7 +28,7 @@ from django.db import connection, transaction
 from django.db.models import Case, F, FloatField, IntegerField, QuerySet, When
 from django.db.models.expressions import Combinable
 from django.db.models.fields.json import KT
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Length
 
 from annotation.kinds import TaskKind, get_kind
 from annotation.models import Item, Participant, Study
@@ -418,7 +418,9 @@ def _decode_json(row: tuple, positions: Sequence[int]) -> tuple:
 
 def _column_type(field: Field) -> str:
     """How a field's values are held: ``number`` (float, NaN when absent), ``text``, ``json``."""
-    return {"column": "number", "truth": "number", "label": "text"}.get(field.type, field.type)
+    return {"column": "number", "truth": "number", "label": "text", "length": "number"}.get(
+        field.type, field.type
+    )
 
 
 def _expression(field: Field) -> Combinable:
@@ -429,6 +431,8 @@ def _expression(field: Field) -> Combinable:
         return Cast(KT(field.path), FloatField())
     if field.type == "text":
         return KT(field.path)
+    if field.type == "length":  # a text's length in characters, counted by the database
+        return Cast(Length(KT(field.path)), FloatField())
     return F(field.path)
 
 

@@ -324,6 +324,12 @@ class TaskKind(ABC):
         model sees nothing a person does not (never gold, truth or hidden fields)."""
         raise NotAnswerableByModel(f"{self.name} items cannot be answered by a language model.")
 
+    def asks_open_model_questions(self, config: dict) -> bool:
+        """Whether ``model_task`` asks a question with no options (the model writes its
+        answer, read by the kind): such a study is answered by generation, not by scoring
+        options."""
+        return False
+
     def answer_from_model(
         self,
         item: Item,

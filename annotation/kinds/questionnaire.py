@@ -24,6 +24,7 @@ from rest_framework import serializers
 
 from annotation.numbers import whole_number
 
+from . import spans
 from .base import (
     ModelOption,
     ModelQuestion,
@@ -180,6 +181,8 @@ class Questionnaire(TaskKind):
                 continue
             if kind in ("multi", "sentences"):
                 value: Any = data.getlist(field)
+            elif kind == "spans":
+                value = spans.from_form(data.get(field), data.get(f"{field}-score"))
             elif kind == "pick" and question["pick"] == "best_worst":
                 value = {end: by_letter.get(data.get(f"{field}-{end}", ""), "") for end in ("most", "least")}
                 value = value if any(value.values()) else None
@@ -201,8 +204,9 @@ class Questionnaire(TaskKind):
         """The context and the passages under their letters (the order of ``state``); per
         question the closed questions a model answers: a scale's points, a choice's options,
         a pick's letters (MOST and LEAST apart), yes / no per option of a multi and per
-        sentence of a sentences question. Free text is not asked (a study that requires
-        it gets model answers the kind refuses, counted as invalid)."""
+        sentence of a sentences question; a spans question is open (no options: the model
+        writes the documented JSON, ``spans.from_model_output``). Free text is not asked (a
+        study that requires it gets model answers the kind refuses, counted as invalid)."""
         page = self.model_page(item, state)
         lines = [f"Context: {page['context']}", ""] if page["context"] else []
         for passage in page["passages"]:
@@ -214,6 +218,9 @@ class Questionnaire(TaskKind):
         for question in page["questions"]:
             questions += _model_questions(question)
         return ModelTask("\n".join(lines).strip(), tuple(questions))
+
+    def asks_open_model_questions(self, config: dict) -> bool:
+        return any(q["type"] == "spans" for q in config.get("questions", []))
 
     def answer_from_model(self, item, state: dict, chosen, scores=None) -> dict:
         """Each question's value from its closed questions' choices; questions the answers
@@ -585,6 +592,9 @@ def _model_questions(question: dict) -> list[ModelQuestion]:
             ]
         tie = (ModelOption(TIE, TIE, "neither is better"),) if question["tie"] else ()
         return [ModelQuestion(qid, qid, text, letters + tie)]
+    if kind == "spans":  # an open question: the model writes JSON (spans.model_instructions)
+        where = f"(passage {question['passage_letter']})"
+        return [ModelQuestion(qid, qid, f"{text} {where} {spans.model_instructions(question)}", ())]
     return []  # free text
 
 
@@ -604,6 +614,10 @@ def _value_from_model(question: dict, by_letter: dict, chosen, scores, passages:
     if kind == "pick":
         value = chosen.get(qid)
         return value if value in (None, TIE) else by_letter.get(value, value)
+    if kind == "spans":
+        output = chosen.get(qid)
+        target = passages[question["passage"] - 1]["text"]
+        return None if output is None else spans.from_model_output(str(output), target)
     if kind in ("multi", "sentences"):
         keys = question["options"] if kind == "multi" else range(len(sentences_of(question, passages)))
         asked = {n: f"{qid}.{n}" for n in range(len(keys))}
@@ -631,6 +645,8 @@ def _model_choices(question: dict, value: Any, letters: dict, passages: list[dic
     if kind == "sentences":
         count = len(sentences_of(question, passages))
         return {f"{qid}.{n}": "yes" if n in value else "no" for n in range(count)}
+    if kind == "spans":
+        return {qid: spans.model_choice(value, passages[question["passage"] - 1]["text"])}
     return {}
 
 
@@ -718,4 +734,25 @@ def _question_context(question: dict, passages: list[dict], letters: dict[str, s
         context["selected"] = [str(i) for i in value or []]
     elif kind == "text":
         context["selected"] = [value] if value else []
+    elif kind == "spans":
+        context.update(_spans_context(question, passages, letters, value))
     return context
+
+
+def _spans_context(question: dict, passages: list[dict], letters: dict[str, str], value: Any) -> dict:
+    """The passage as selectable tokens with their offsets, the spans an example marked,
+    and the category and severity lists (the page's script reads the marked spans from the
+    hidden field, as JSON)."""
+    target = passages[question["passage"] - 1]
+    marked = value if isinstance(value, dict) else None
+    return {
+        "passage_letter": letters[target["id"]],
+        "token_list": spans.tokens(target["text"], marked),
+        "span_list": spans.spans_shown(question, target["text"], marked),
+        "selected": [json.dumps(marked["spans"])] if marked else [],
+        "score_row": {
+            "field": f"q-{question['id']}-score",
+            "selected": "" if not marked or marked.get("score") is None else str(marked["score"]),
+        },
+        "score_range": (spans.SCORE_LOW, spans.SCORE_HIGH),
+    }

@@ -19,7 +19,10 @@ from rest_framework import serializers
 from annotation.numbers import whole_number
 from annotation.text import split_sentences
 
-TYPES = ("scale", "choice", "multi", "pick", "sentences", "text")
+from . import spans
+from .invalid import Invalid
+
+TYPES = ("scale", "choice", "multi", "pick", "sentences", "text", "spans")
 PICK_MODES = ("best", "best_worst", "pairwise")
 # A question id is a key of the answer and the name of an export column (``answer.<id>``).
 ID_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
@@ -42,6 +45,7 @@ TYPE_KEYS = {
     "pick": {"pick", "tie"},
     "sentences": {"passage"},
     "text": {"min_length", "max_length"},
+    "spans": {"passage", *spans.KEYS},
 }
 
 
@@ -67,6 +71,11 @@ SETTING_INPUTS = {
     "min_length": SettingInput("number"),
     "max_length": SettingInput("number"),
     "per": SettingInput("choice", ("item", "passage")),
+    "categories": SettingInput("lines"),
+    "severities": SettingInput("lines"),
+    "weights": SettingInput("lines"),
+    "overlap": SettingInput("yes_no"),
+    "score": SettingInput("yes_no"),
 }
 # What a setting left out of a definition is (the checks fill these in; the builder shows them).
 DEFAULTS: dict[str, Any] = {
@@ -77,6 +86,11 @@ DEFAULTS: dict[str, Any] = {
     "min_length": 0,
     "max_length": DEFAULT_TEXT_MAX,
     "per": "item",
+    "categories": [],
+    "severities": spans.DEFAULT_SEVERITIES,
+    "weights": [],
+    "overlap": False,
+    "score": False,
 }
 # ``per: "passage"``: the question is asked once under each passage of the page and its
 # answer is ``{passage id: value}`` (never keyed by the letter shown); without it (``item``,
@@ -84,10 +98,6 @@ DEFAULTS: dict[str, Any] = {
 PER_ITEM, PER_PASSAGE = "item", "passage"
 # Types whose answers another question's ``show_if`` may look at (values a page can compare).
 CONDITION_TYPES = ("scale", "choice", "multi")
-
-
-class Invalid(ValueError):
-    """One question's definition or answer is wrong; the message says how."""
 
 
 # --- definitions ---------------------------------------------------------------------------
@@ -210,6 +220,7 @@ _TYPE_CHECKS = {
     "pick": _check_pick,
     "sentences": _check_sentences,
     "text": _check_text,
+    "spans": lambda raw: {**_check_sentences(raw), **spans.check_definition(raw)},
 }
 
 
@@ -260,6 +271,10 @@ def check_passages_for(questions: list[dict], passages: list[dict]) -> None:
             raise Invalid(f"passages: {name} picks among passages; give at least two.")
         if mode == "best_worst" and count < 3:
             raise Invalid(f"passages: {name} picks the best and the worst; give at least three.")
+        if question["type"] == "spans" and question["passage"] > count:
+            raise Invalid(
+                f"passages: {name} marks spans of passage {question['passage']}; this item has {count}."
+            )
         if question["type"] == "sentences":
             if question["passage"] > count:
                 raise Invalid(
@@ -382,6 +397,8 @@ def check_value(question: dict, raw: Any, passages: list[dict] | None) -> Any:
         if len(set(indices)) != len(indices):
             raise Invalid(gettext("a sentence is listed twice."))
         return sorted(indices)
+    if kind == "spans":
+        return spans.check_value(question, raw, (passages or [])[question["passage"] - 1]["text"])
     return _check_text_value(question, raw)
 
 

@@ -233,7 +233,8 @@ class StudyData:
 class Field:
     """A value the builder needs from each response or item: a Django lookup path and its
     type. Into a JSON field (``answer__guess``, ``payload__p``, ``provenance__system``):
-    ``number`` (float, NaN when absent), ``text`` ("" when absent) or ``json`` (decoded).
+    ``number`` (float, NaN when absent), ``text`` ("" when absent), ``length`` (a text's
+    length in characters, as a number) or ``json`` (decoded).
     The loader also reads plain columns: ``column`` (a number), ``truth`` (a boolean, as
     0/1) and ``label`` (text)."""
 

@@ -55,6 +55,8 @@ from .base import (
     row,
 )
 from .scale import MEAN_NOTE, comparison_rows, pair_table
+from .spans import TABLES as SPAN_TABLES
+from .spans import span_rows
 from .strengths import WIN_NOTE, position_table, strength_rows, strength_table, win_figures
 
 TIE = "tie"  # as the kind stores a pairwise tie
@@ -72,6 +74,10 @@ class QuestionnaireReport(KindReport):
             f"passage{n}{key}": Field(f"payload__passages__{n}__{key}", "text")
             for n in range(MAX_PASSAGES)
             for key in ("id", "system")
+        },
+        # the passages' lengths in characters (the spans questions' agreement reads them)
+        **{
+            f"passage{n}length": Field(f"payload__passages__{n}__text", "length") for n in range(MAX_PASSAGES)
         },
         "provenance_system": Field("provenance__system", "text"),
         "source": Field("provenance__source_id", "text"),
@@ -151,6 +157,7 @@ class QuestionnaireReport(KindReport):
             ("questionnaire.sentence_f1",),
             ("question", "system"),
         ),
+        *SPAN_TABLES,
     )
     plots = (
         PlotSpec(
@@ -181,6 +188,9 @@ class QuestionnaireReport(KindReport):
             if question.get("per") == PER_PASSAGE:
                 rows += _per_passage_rows(question, values, item, passages, design)
                 continue
+            if question["type"] == "spans":
+                lengths = data.items[f"passage{question['passage'] - 1}length"]
+                rows += span_rows(question, values, item, passages, systems, design, lengths)
             builder = _BUILDERS.get(question["type"])
             if builder is not None:
                 rows += builder(question, values, item, passages, systems, design)

@@ -36,6 +36,17 @@ EXAMPLES = [
     {"id": "better", "type": "pick", "text": "Which is better?", "pick": "pairwise", "tie": True},
     {"id": "marked", "type": "sentences", "text": "Mark the odd sentences.", "passage": 2},
     {"id": "why", "type": "text", "text": "Why?", "min_length": 5, "max_length": 300},
+    {
+        "id": "errors",
+        "type": "spans",
+        "text": "Mark the errors.",
+        "passage": 2,
+        "categories": ["accuracy", "fluency"],
+        "severities": ["minor", "major", "blocker"],
+        "weights": [1, 5, 12.5],
+        "overlap": True,
+        "score": True,
+    },
 ]
 
 

@@ -1,7 +1,7 @@
 """A judge behind an OpenAI-compatible chat-completions endpoint (a hosted API, vLLM, Ollama).
 
 The same prompts as the local LLM rater (``llm.prompt_item``: what a participant sees, the
-same few-shot examples) and the same parsing of a reply (``prompts.parse_option``); only the
+same few-shot examples) and the same parsing of a reply (``prompts.reply_answer``); only the
 backend differs. Each closed question is asked ``samples`` times (a seed per sample, sent
 where the endpoint honours it); an item whose page compares a pair (``TaskKind.swapped_state``)
 is asked again with the two sides exchanged, and the answers of the second order are read
@@ -58,7 +58,7 @@ from annotation.services.analysis.model_answers import (
 from annotation.services.jobs import Progress, no_progress
 
 from .llm import ITEMS_PER_STEP, Prompted, prompt_item
-from .prompts import PROMPT_VERSION, parse_option, prompt_template
+from .prompts import PROMPT_VERSION, prompt_template, reply_answer
 from .run import answer_as_model
 
 RETRIED_STATUSES = (429, 500, 502, 503, 504)
@@ -269,7 +269,7 @@ class EndpointRater:
             reply = self.endpoint.complete(request_body(self.parameters, prompt, sample))
             seen.add(reply.model)
             lines.append(f"order {number + 1} sample {sample + 1} {question.id}: {reply.text.strip()}")
-            option = parse_option(reply.text, question.options)
+            option = reply_answer(reply.text, question)
             if option is not None:
                 chosen[question.id] = option.value
         return chosen
@@ -342,6 +342,8 @@ def winner(question: ModelQuestion, counter: Counter) -> Any:
     """The option with the most votes; on equal votes a tie where the question offers one,
     else the first of them in the question's order."""
     top = max(counter.values())
+    if not question.options:  # an open question: the most frequent reply, the first of equals
+        return next(value for value, votes in counter.items() if votes == top)
     best = [o.value for o in question.options if counter[o.value] == top]
     if len(best) > 1 and any(o.value == TIE for o in question.options):
         return TIE

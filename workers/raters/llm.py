@@ -25,7 +25,7 @@ from annotation.kinds.base import ModelOption, ModelQuestion, ModelTask, TaskKin
 from annotation.models import Item, Study
 from annotation.services.analysis.model_answers import HumanExample, ModelAnswer, human_examples
 
-from .prompts import PROMPT_VERSION, build_prompt, choose_examples, parse_option, prepare_examples, shots_for
+from .prompts import PROMPT_VERSION, build_prompt, choose_examples, prepare_examples, reply_answer, shots_for
 
 ITEMS_PER_STEP = 16  # items scored and stored per step: the unit of progress and of a rerun's resume
 
@@ -77,6 +77,10 @@ def llm_rater(study: Study, parameters: RateLLMParameters) -> LLMRater:
     kind = study.task_kind
     if not kind.answerable_by_model:
         raise InputError({"study": [f"A language model cannot answer {kind.name} items."]})
+    if parameters.scoring == "logprob" and kind.asks_open_model_questions(study.config or {}):
+        raise InputError(
+            {"scoring": ["This study asks questions a model answers in its own words (spans): use generate."]}
+        )
     examples = human_examples(study) if parameters.shots else []
     return LLMRater(rater_definition(study, parameters), parameters, examples)
 
@@ -181,7 +185,7 @@ def _by_generation(
         for question in entry.task.questions:
             text = next(outputs).text
             lines.append(f"{question.id}: {text.strip()}")
-            option = parse_option(text, question.options)
+            option = reply_answer(text, question)
             if option is None:
                 missing.append(question.id)
             else:

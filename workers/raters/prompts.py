@@ -36,6 +36,8 @@ class Shot:
 
 
 def allowed_answers(question: ModelQuestion) -> str:
+    if not question.options:  # an open question: its text says what to write
+        return "as the question says"
     return "; ".join(
         f"{option.text} ({option.label})" if option.label and option.label != option.text else option.text
         for option in question.options
@@ -110,7 +112,10 @@ def shots_for(question: ModelQuestion, examples: Sequence[PreparedExample], rng:
         if not same_key:
             continue
         matched = next((q for q in same_key if q.id == question.id), None) or rng.choice(same_key)
-        option = next((o for o in matched.options if o.value == example.choices[matched.id]), None)
+        given = example.choices[matched.id]
+        option = next((o for o in matched.options if o.value == given), None)
+        if not matched.options:  # an open question: the person's answer as the model writes it
+            option = ModelOption(given, str(given))
         if option is not None:
             shots.append(Shot(example.task.material, matched, option, example.item_id))
     return shots
@@ -125,6 +130,14 @@ def _words(text: str) -> list[str]:
 
 # Words a model may put before its answer ("Answer: the answer is 5").
 LEAD_IN = {"answer", "the", "is", "my", "final", "i", "would", "say", "choose", "pick", "it", "s"}
+
+
+def reply_answer(output: str, question: ModelQuestion) -> ModelOption | None:
+    """What a generated reply answers: an open question's whole reply (its kind reads it),
+    else ``parse_option``'s allowed answer."""
+    if not question.options:
+        return ModelOption(output.strip(), output.strip()) if output.strip() else None
+    return parse_option(output, question.options)
 
 
 def parse_option(output: str, options: Sequence[ModelOption]) -> ModelOption | None:

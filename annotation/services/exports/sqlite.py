@@ -35,6 +35,7 @@ from .columns import (
     passage_columns,
 )
 from .selects import dialect, fenced_select, pseudonyms_joined, quoted, rows_written, table_names
+from .spans import span_columns, span_source
 
 READABLE = 0o644  # the archive's files unpack readable by everyone, as any download
 
@@ -187,6 +188,21 @@ def tables(include_platform_ids: bool, exam: Exam | None = None) -> list[Table]:
             f"FROM {t['r']} r JOIN {t['i']} i ON i.id = r.item_id "
             f"JOIN {ps} ps ON ps.participant_id = r.participant_id WHERE r.study_id = %s "
             f"AND {not_a_test_sql('r')} ORDER BY r.id",
+        ),
+        Table(
+            "spans",
+            "One row per error span marked in an answer to a spans question (questionnaire studies "
+            "only; the answer's overall score is in responses.answer).",
+            [
+                replace(column, sqlite_type=declared)
+                for column, declared in zip(
+                    span_columns(participant),
+                    ["INTEGER REFERENCES responses(response_id)", "TEXT REFERENCES items(item)"],
+                    strict=False,
+                )
+            ]
+            + span_columns(participant)[2:],
+            span_source(),
         ),
     ] + [build() for build in LATER_TABLES]
 
