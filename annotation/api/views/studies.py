@@ -61,7 +61,7 @@ class StudyDetailView(ResearcherView):
 
     @documented(summary="A study with its configuration and progress", responses={200: StudyDetail})
     def get(self, request, slug):
-        return _detail(self.study())
+        return _detail(self.study("reach"))
 
     @documented(
         summary="Change a study's settings or config (config is checked by the kind)",
@@ -88,5 +88,5 @@ class StudyStatusView(ResearcherView):
     )
     @idempotent
     def post(self, request, slug):
-        study = change_study_status(self.study_to_change(), status=self.body(StatusChange)["status"])
+        study = change_study_status(self.study("crowd"), status=self.body(StatusChange)["status"])
         return _detail(study)

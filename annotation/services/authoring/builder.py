@@ -98,6 +98,18 @@ def template_named(name: str) -> Template:
 NOT_FROM_TEMPLATE = ("items", "exam", "qualification", "completion_code", "screenout_code")
 
 
+# A study of the researcher's own as the builder's starting point: ``study:<slug>``.
+STUDY_TEMPLATE_PREFIX = "study:"
+
+
+def template_of_study(study: Study) -> Template:
+    """One of the researcher's studies as a template (issue 39, "duplicate"): its settings,
+    questions and, offered apart as a template's are, its items; never its answers (a study
+    file has none) nor its codes or exam ties (``as_new_study`` drops them)."""
+    kind_label = all_kinds()[study.kind].label if study.kind in all_kinds() else study.kind
+    return Template(f"{STUDY_TEMPLATE_PREFIX}{study.slug}", study.title, kind_label, study_file_of(study))
+
+
 def as_new_study(template: Template) -> dict:
     """The template's file as a new study's starting point: a draft, its slug to choose."""
     data = {key: value for key, value in template.data.items() if key not in NOT_FROM_TEMPLATE}
