@@ -5,6 +5,8 @@ gives it)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -107,3 +109,28 @@ def test_sharing_by_role_from_the_overview(client, researcher):
 
     client.post("/research/s/team/sharing/", {"username": "sam", "action": "remove"})
     assert sam.get("/research/s/team/").status_code == 404
+
+
+def test_a_test_run_says_so_on_every_page_and_a_participant_sees_no_banner(client, researcher):
+    """U13: consent, each task page and the done page of a researcher's own study carry the
+    'test run' banner; a participant's never do. An empty research home links the builder (U12)."""
+    from annotation.services.authoring.studies import load_study_file
+
+    sam = Client()
+    sam.force_login(researcher_user("sam", password="pw"))
+    assert 'id="empty-builder-link"' in sam.get("/research/").content.decode()
+
+    load_study_file(questionnaire_file(slug="mine", items=1, items_per_session=1), owner=researcher)
+    banner = 'id="test-run-banner"'
+    assert banner in client.get("/s/mine/consent/").content.decode()
+    task = client.post("/s/mine/consent/", {"decision": "agree"}, follow=True)
+    assert banner in task.content.decode() and 'name="q-better"' in task.content.decode()
+    answer = {"q-better": "tie", "q-fluency": "2", "q-issue": "no"}
+    action = re.search(r'<form[^>]*action="(/s/mine/a/[^"]+)"', task.content.decode())[1]
+    done = client.post(action, answer, follow=True)
+    assert banner in done.content.decode() and 'id="test-answers"' in done.content.decode()
+
+    participant = Client()
+    assert banner not in participant.get("/s/mine/consent/").content.decode()
+    page = participant.post("/s/mine/consent/", {"decision": "agree"}, follow=True)
+    assert banner not in page.content.decode() and 'name="q-better"' in page.content.decode()
