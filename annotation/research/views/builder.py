@@ -49,9 +49,17 @@ def builder_new(request: HttpRequest) -> HttpResponse:
     data = _with_template_items(request.POST, form.posted.data, template)
     errors = dict(form.errors)
     action = request.POST.get("action", "save")
-    if action == "save" and not errors:
+    fallback = template.data.get("config")
+    if action == "save" and errors:  # the rest of the form's problems, listed in the same pass (U7)
         try:
-            study = builder.create_study(user=request.user, data=data, upload=form.upload)
+            builder.draft_study_file(data=data, upload=form.upload, fallback_config=fallback)
+        except InputError as exc:
+            errors.update({key: value for key, value in exc.errors.items() if key not in errors})
+    elif action == "save":
+        try:
+            study = builder.create_study(
+                user=request.user, data=data, upload=form.upload, fallback_config=fallback
+            )
         except InputError as exc:
             errors.update(exc.errors)
         else:
