@@ -191,8 +191,14 @@ def can_mark_participants(user, study: Study) -> bool:
 
 
 def can_change_status(user, study: Study) -> bool:
-    """Opening and closing a study (and back to draft): owners, operators and admins."""
+    """Opening and closing a study: owners, operators and admins (``status_ability``)."""
     return can(user, study, "crowd")
+
+
+def status_ability(wanted: str) -> str:
+    """What a move to ``wanted`` takes: back to draft is the way to edit the questions, so
+    the owners'; opening and closing run the crowd side (operators too)."""
+    return "change" if wanted == Study.Status.DRAFT else "crowd"
 
 
 def researcher_studies(user):

@@ -123,6 +123,9 @@ ENDPOINTS = [
     ("get", "/api/v1/studies/owned/", None, None, needs("reach", 200)),
     ("patch", "/api/v1/studies/owned/", {"title": "Renamed"}, "json", needs("change", 200)),
     ("post", "/api/v1/studies/owned/status/", {"status": "closed"}, "json", needs("crowd", 200)),
+    # Back to draft is the way to edit the questions: the owners' (refused here all the same:
+    # the study has an answer, which keeps it live).
+    ("post", "/api/v1/studies/owned/status/", {"status": "draft"}, "json", needs("change", 400)),
     ("get", "/api/v1/studies/owned/items/", None, None, needs("read", 200)),
     ("post", "/api/v1/studies/owned/items/", item_line(), "application/x-ndjson", needs("change", 200)),
     ("get", "/api/v1/studies/owned/participants/", None, None, needs("read", 200)),

@@ -9,7 +9,7 @@ from annotation.api.idempotency import idempotent
 from annotation.api.schema import documented
 from annotation.api.serializers.studies import StatusChange, StudyDetail, StudyFile, StudySummary, StudyUpdate
 from annotation.models import Study
-from annotation.services.access import researcher_studies
+from annotation.services.access import require_ability, researcher_studies, status_ability
 from annotation.services.authoring.studies import load_study_file_for
 from annotation.services.authoring.study_changes import update_study
 from annotation.services.participation.assignment import item_progress
@@ -88,5 +88,8 @@ class StudyStatusView(ResearcherView):
     )
     @idempotent
     def post(self, request, slug):
-        study = change_study_status(self.study("crowd"), status=self.body(StatusChange)["status"])
+        study = self.study("reach")  # 404 before the body is read, as for every endpoint
+        wanted = self.body(StatusChange)["status"]
+        require_ability(request.user, study, status_ability(wanted))  # back to draft: the owners'
+        study = change_study_status(study, status=wanted)
         return _detail(study)

@@ -27,6 +27,7 @@ from annotation.services.access import (
     can_share_study,
     can_use_platforms,
     researcher_studies,
+    status_ability,
     study_role,
 )
 from annotation.services.authoring.sharing import share_study, study_shares, unshare_study
@@ -137,9 +138,10 @@ def study_progress(request: HttpRequest, slug: str) -> HttpResponse:
 @researcher_required
 @require_POST
 def study_status(request: HttpRequest, slug: str) -> HttpResponse:
-    study = access_study_with(request.user, slug, "crowd")  # opening and closing: operators too
+    wanted = request.POST.get("status", "")
+    study = access_study_with(request.user, slug, status_ability(wanted))
     try:
-        change_study_status(study, status=request.POST.get("status", ""))
+        change_study_status(study, status=wanted)
     except InputError as exc:
         messages.error(request, exc.summary())
     else:
