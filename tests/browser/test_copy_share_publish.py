@@ -88,6 +88,7 @@ def test_publish_on_prolific_from_the_page_with_site_url(live_server, page, brow
                 small = phone.new_page()
                 open_signed_in(small, live_server, owner, "/research/s/pilot/platforms/")
                 small.wait_for_selector("#publish-link")
+                assert small.evaluate("document.documentElement.scrollWidth") <= 390
                 screenshot("publish-form-phone", target=small)
             finally:
                 phone.close()
