@@ -80,8 +80,21 @@ ROLE_HELP: dict[str, str] = {
 
 def study_role(user, study: Study | None) -> str | None:
     """The user's role on the study: ``owner`` for admins and the owner (while a
-    researcher), a share's role for those it is shared with, None for anyone else."""
-    if study is None or not is_researcher(user):
+    researcher), a share's role for those it is shared with, None for anyone else.
+
+    Kept on the study object for the request that fetched it (a page asks several
+    ``can_*`` of one study: one lookup, not one per question)."""
+    if study is None:
+        return None
+    known = study.__dict__.setdefault("_roles_seen", {})
+    key = getattr(user, "pk", None)
+    if key not in known:
+        known[key] = _role(user, study)
+    return known[key]
+
+
+def _role(user, study: Study) -> str | None:
+    if not is_researcher(user):
         return None
     if user.is_superuser or study.owner_id == user.pk:
         return StudyShare.Role.OWNER
