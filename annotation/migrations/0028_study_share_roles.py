@@ -70,7 +70,7 @@ class Migration(migrations.Migration):
                 ),
             ],
             options={
-                "ordering": ["study", "user"],
+                "ordering": ["study", "user__username"],
                 "constraints": [
                     models.UniqueConstraint(fields=("study", "user"), name="one_share_per_study_and_user")
                 ],

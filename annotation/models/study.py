@@ -203,7 +203,7 @@ class StudyShare(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["study", "user"], name="one_share_per_study_and_user")]
-        ordering = ["study", "user"]
+        ordering = ["study", "user__username"]
 
     def __str__(self) -> str:
         return f"{self.study} → {self.user} ({self.role})"

@@ -256,15 +256,23 @@ def test_lists_show_another_researcher_nothing_of_the_study(world, client_for, p
 def test_a_shared_study_is_reachable_and_sharing_stays_with_the_owner(world, client_for, users):
     other = client_for("other")
     assert other.get("/api/v1/studies/owned/").status_code == 404
-    shared = client_for("owner").patch("/api/v1/studies/owned/", {"shared_with": ["other"]}, format="json")
-    assert shared.json()["shared_with"] == ["other"]
+    detail = client_for("owner").get("/api/v1/studies/owned/").json()
+    assert {share["username"]: share["role"] for share in detail["shares"]} == SHARE_ROLES
+    # A list keeps the roles of those already shared with; the others become analysts.
+    names = ["other", "operator"]
+    shared = client_for("owner").patch("/api/v1/studies/owned/", {"shared_with": names}, format="json")
+    assert sorted(shared.json()["shared_with"]) == ["operator", "other"]
+    assert shared.json()["shares"] == [
+        {"username": "operator", "role": "operator"},
+        {"username": "other", "role": "analyst"},
+    ]
     assert other.get("/api/v1/studies/owned/").status_code == 200
     assert other.patch("/api/v1/studies/owned/", {"title": "Ours"}, format="json").status_code == 403
     refused = other.patch("/api/v1/studies/owned/", {"shared_with": []}, format="json")
     assert refused.status_code == 403
     study = Study.objects.get(slug="owned")
     assert study.title != "Ours"
-    assert list(study.shared_with.values_list("username", flat=True)) == ["other"]
+    assert sorted(study.shared_with.values_list("username", flat=True)) == ["operator", "other"]
     assert Response.objects.filter(study__slug="owned").count() == 1
 
 

@@ -20,7 +20,9 @@ from .base import ResearcherView
 
 
 def _detail(study: Study, status_code: int = status.HTTP_200_OK) -> Response:
-    study = Study.objects.select_related("owner").prefetch_related("shared_with").get(pk=study.pk)
+    study = (
+        Study.objects.select_related("owner").prefetch_related("shared_with", "shares__user").get(pk=study.pk)
+    )
     data = StudyDetail(study, context={"progress": item_progress(study)}).data
     return Response(data, status=status_code)
 
