@@ -31,6 +31,7 @@ from .models import (
     ResearcherInvitation,
     Response,
     Study,
+    StudyShare,
 )
 from .services.access import researcher_accounts
 from .services.authoring.erasure import erase, erase_everywhere
@@ -161,9 +162,23 @@ class AttentionCheckAdminForm(ItemAdminForm):
     attention_checks_only = True
 
 
+class StudyShareInline(admin.TabularInline):
+    """Who else reaches the study, each in a role (``access.ROLE_ABILITIES``): researchers only."""
+
+    model = StudyShare
+    extra = 1
+    fields = ["user", "role"]
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "user":
+            kwargs["queryset"] = researcher_accounts()
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
     form = StudyAdminForm
+    inlines = [StudyShareInline]
     list_display = ["slug", "title", "kind", "status", "public", "item_count", "progress", "owner"]
     list_filter = ["kind", "status", "public"]
     search_fields = ["slug", "title"]
@@ -217,11 +232,6 @@ class StudyAdmin(admin.ModelAdmin):
         if db_field.name == "owner":
             kwargs["queryset"] = researcher_accounts()
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-    def formfield_for_manytomany(self, db_field, request, **kwargs):
-        if db_field.name == "shared_with":
-            kwargs["queryset"] = researcher_accounts()
-        return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)

@@ -156,4 +156,5 @@ for _platform in Platform.values:  # each platform's jobs: workers/tasks/platfor
             task=f"workers.tasks.platforms.{_platform}_{_action}_task",
             parameters=_parameters,
             needs_study=True,
+            crowd=True,
         )

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.errors import InputError
 from annotation.models import Job
 from annotation.research.views.decorators import researcher_required
-from annotation.services.access import access_study_for_researcher
+from annotation.services.access import access_study_to_read, access_study_with
 from annotation.services.jobs import job_status
 from scoring import plots
 from scoring.forms import PAGE_SIMULATIONS, PlanForm
@@ -36,7 +36,7 @@ POPULATION_LABELS = {
 @researcher_required
 @require_GET
 def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_with(request.user, slug, "dashboard")
     population = _population(request)
     view = dashboard_view(study, population)
     job = latest_reports_job(study)
@@ -55,7 +55,7 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 @researcher_required
 @require_POST
 def recompute_reports(request: HttpRequest, slug: str) -> HttpResponse:
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_with(request.user, slug, "dashboard")
     job, created = request_study_reports(study, user=request.user, trigger="dashboard")
     if request.headers.get("HX-Request"):
         job.refresh_from_db()  # run already where tasks run in-process
@@ -70,7 +70,7 @@ def recompute_reports(request: HttpRequest, slug: str) -> HttpResponse:
 def reports_job(request: HttpRequest, slug: str) -> HttpResponse:
     """The Recompute button and its job, polled while the job runs; once it is done the page
     reloads (``HX-Refresh``) to show the new reports."""
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_with(request.user, slug, "dashboard")
     return _reports_job(request, study, latest_reports_job(study))
 
 
@@ -87,7 +87,7 @@ def _reports_job(request: HttpRequest, study, job: Job | None, status: int = 200
 @require_GET
 def dashboard_plot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     """One plot as SVG, rendered once per version of the reports and then cached."""
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_with(request.user, slug, "dashboard")
     spec = plot_specs(study).get(name)
     if spec is None:
         raise Http404("No such plot.")
@@ -118,7 +118,7 @@ def _population(request: HttpRequest) -> str:
 def study_plan(request: HttpRequest, slug: str) -> HttpResponse:
     """The designs a study planned from this pilot needs (``manage.py plan``'s table), for
     the target in the query string; nothing is stored."""
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_to_read(request.user, slug)
     form = PlanForm(request.GET or None, choices=plan_choices(study))
     plan = None
     if form.is_valid():

@@ -24,7 +24,7 @@ from .platform import (
 )
 from .response import Response
 from .simulatability import FollowUp, ModelExplanation
-from .study import Study
+from .study import Study, StudyShare
 
 __all__ = [
     "Adjudication",
@@ -54,4 +54,5 @@ __all__ = [
     "ResearcherToken",
     "Response",
     "Study",
+    "StudyShare",
 ]

@@ -142,8 +142,9 @@ class Study(models.Model):
     shared_with = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
         blank=True,
+        through="StudyShare",
         related_name="shared_studies",
-        help_text="Researchers who may see and change this study besides its owner.",
+        help_text="Researchers the study is shared with besides its owner, each in a role (StudyShare).",
     )
     pseudonym_salt = models.CharField(
         max_length=64,
@@ -187,3 +188,30 @@ class Study(models.Model):
     @property
     def timeout_minutes(self) -> int:
         return self.assignment_timeout_minutes or settings.ASSIGNMENT_TIMEOUT_MINUTES
+
+
+class StudyShare(models.Model):
+    """A researcher a study is shared with, in one role; what each role may do is decided in
+    one place, ``annotation.services.access.ROLE_ABILITIES``. The study's own owner needs no
+    row (``Study.owner``); a row of role ``owner`` makes a co-owner."""
+
+    class Role(models.TextChoices):
+        OWNER = "owner", "Owner"
+        ANALYST = "analyst", "Analyst"
+        OPERATOR = "operator", "Operator"
+        VIEWER = "viewer", "Viewer"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="shares")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="study_shares")
+    # Analyst: what sharing meant before roles (read and analyse; no platform ids, no change).
+    role = models.CharField(
+        max_length=10, choices=Role.choices, default=Role.ANALYST, db_default=Role.ANALYST
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["study", "user"], name="one_share_per_study_and_user")]
+        ordering = ["study", "user__username"]
+
+    def __str__(self) -> str:
+        return f"{self.study} → {self.user} ({self.role})"

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
+from django.urls import reverse
+
 from annotation.models import Study
 from annotation.services.access import researcher_studies
 
@@ -23,6 +26,18 @@ class ParticipantLinks:
     plain: str
     prolific: str
     mturk_external_question: str
+
+
+def site_study_url(study: Study) -> str:
+    """The study's link at the site's public address (``SITE_URL``): what a publish sends
+    participants to, from the page and from the ``prolific`` / ``mturk`` commands alike,
+    wherever the page itself was opened from (a tunnel, an internal name; U3)."""
+    return settings.SITE_URL + reverse("study-entry", kwargs={"slug": study.slug})
+
+
+def site_hook_url(study: Study) -> str:
+    """The study's Prolific webhook address at the site's public address (``SITE_URL``)."""
+    return settings.SITE_URL + reverse("prolific-hook", kwargs={"slug": study.slug})
 
 
 def participant_links(study_url: str) -> ParticipantLinks:

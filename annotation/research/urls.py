@@ -31,6 +31,7 @@ urlpatterns = [
     path("s/<slug:slug>/", studies.study_overview, name="research-study"),
     path("s/<slug:slug>/progress/", studies.study_progress, name="research-study-progress"),
     path("s/<slug:slug>/status/", studies.study_status, name="research-study-status"),
+    path("s/<slug:slug>/sharing/", studies.study_sharing, name="research-study-sharing"),
     path("s/<slug:slug>/preview/", studies.study_preview, name="research-study-preview"),
     path(
         "s/<slug:slug>/test-answers/discard/",

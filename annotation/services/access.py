@@ -14,7 +14,7 @@ from django.db.models import Q
 from django.http import Http404
 
 from annotation.errors import NotAllowed
-from annotation.models import Assignment, Enrollment, Job, Participant, Response, Study
+from annotation.models import Assignment, Enrollment, Job, Participant, Response, Study, StudyShare
 from annotation.numbers import whole_number
 
 from .populations import not_a_test_q
@@ -53,11 +53,71 @@ def researcher_accounts():
     )
 
 
+# What each role may do with a study: the one table every page, API endpoint, job and
+# export asks (through the ``can_*`` predicates below). ``reach``: the study is listed and
+# its overview opens; ``dashboard``: its reports; ``read``: its items, answers, participants
+# (pseudonyms), exports and analysis jobs; ``platform_ids``: raw crowd ids; ``crowd``: the
+# platforms' calls (publish, review, bonuses, tokens, audit log), participants' flags,
+# exclusions and returns, and opening or closing it; ``change``: its settings, questions,
+# items, adjudications, test runs, deletions and the jobs that write into it; ``share``:
+# who else reaches it. The owner (``Study.owner``), a co-owner share and admins are ``owner``.
+ROLE_ABILITIES: dict[str, frozenset[str]] = {
+    StudyShare.Role.OWNER: frozenset(
+        {"reach", "dashboard", "read", "platform_ids", "crowd", "change", "share"}
+    ),
+    StudyShare.Role.OPERATOR: frozenset({"reach", "dashboard", "read", "platform_ids", "crowd"}),
+    StudyShare.Role.ANALYST: frozenset({"reach", "dashboard", "read"}),
+    StudyShare.Role.VIEWER: frozenset({"reach", "dashboard"}),
+}
+
+ROLE_HELP: dict[str, str] = {
+    StudyShare.Role.OWNER: "everything the owner does, sharing included",
+    StudyShare.Role.ANALYST: "reads everything but platform ids, changes nothing",
+    StudyShare.Role.OPERATOR: "runs the crowd side: publish, review, bonuses, flags; no edits to questions",
+    StudyShare.Role.VIEWER: "the dashboard only",
+}
+
+
+def study_role(user, study: Study | None) -> str | None:
+    """The user's role on the study: ``owner`` for admins and the owner (while a
+    researcher), a share's role for those it is shared with, None for anyone else.
+
+    Kept on the study object for the request that fetched it (a page asks several
+    ``can_*`` of one study: one lookup, not one per question)."""
+    if study is None:
+        return None
+    known = study.__dict__.setdefault("_roles_seen", {})
+    key = getattr(user, "pk", None)
+    if key not in known:
+        known[key] = _role(user, study)
+    return known[key]
+
+
+def _role(user, study: Study) -> str | None:
+    if not is_researcher(user):
+        return None
+    if user.is_superuser or study.owner_id == user.pk:
+        return StudyShare.Role.OWNER
+    return StudyShare.objects.filter(study=study, user=user).values_list("role", flat=True).first()
+
+
+def can(user, study: Study | None, ability: str) -> bool:
+    """Whether ``user``'s role on ``study`` includes ``ability`` (``ROLE_ABILITIES``)."""
+    role = study_role(user, study)
+    return role is not None and ability in ROLE_ABILITIES[role]
+
+
+def abilities(user, study: Study) -> frozenset[str]:
+    """Every ability the user has on the study, for pages that show or hide controls."""
+    role = study_role(user, study)
+    return ROLE_ABILITIES[role] if role is not None else frozenset()
+
+
 def can_manage_study(user, study: Study) -> bool:
     """Those who reach the study in the researcher pages and the API (``researcher_studies``:
-    its owner, researchers it is shared with, admins) manage it: they preview drafts, and
-    their own visits are tests. An owner who left the researchers group manages nothing.
-    Changing the study is narrower: ``can_change_study``."""
+    its owner, researchers it is shared with in any role, admins) manage it: they preview
+    drafts, and their own visits are tests. An owner who left the researchers group manages
+    nothing. What else they may do is their role's (``ROLE_ABILITIES``)."""
     return researcher_studies(user).filter(pk=study.pk).exists()
 
 
@@ -67,26 +127,15 @@ def is_test_visit(user, study: Study) -> bool:
     return can_manage_study(user, study)
 
 
-def _owns(user, study: Study | None) -> bool:
-    """Admins, and the study's owner while a researcher (never those it is shared with)."""
-    if not is_researcher(user):
-        return False
-    return user.is_superuser or (study is not None and study.owner_id == user.pk)
-
-
-NOT_THE_OWNER = (
-    "This study is shared with you to read and analyse; only its owner (or an admin) may change it."
-)
+NOT_THE_OWNER = "Your role on this study does not include this; its owner (or an admin) may do it."
 
 
 def can_change_study(user, study: Study) -> bool:
-    """The one rule for every change of a study's state and every deletion: its status, its
-    settings, config and items (the builder, PATCH, a study file loaded over it, an items
-    upload), its researchers' test runs discarded, its participants' marks and returns, its
-    adjudications, and the jobs that write into it (``JobKind.analysis`` says which only
-    read). Until roles land, sharing a study means reading and analysing it (its pages,
-    reports and exports): the changes are its owner's, and admins'."""
-    return _owns(user, study)
+    """The one rule for every change of a study's contents and every deletion: its settings,
+    config and items (the builder, PATCH, a study file loaded over it, an items upload), its
+    researchers' test runs discarded, its adjudications, and the jobs that write into it
+    (``JobKind.analysis`` says which only read): owners and admins (``change``)."""
+    return can(user, study, "change")
 
 
 def require_study_change(user, study: Study) -> None:
@@ -95,32 +144,74 @@ def require_study_change(user, study: Study) -> None:
         raise NotAllowed(NOT_THE_OWNER)
 
 
-def access_study_to_change(user, slug: str) -> Study:
-    """A study the user may change: 404 where they do not reach it (never reveal others'
-    studies), 403 where it is only shared with them."""
+def require_ability(user, study: Study, ability: str) -> None:
+    """``can(user, study, ability)``, or ``NotAllowed`` (403; the study is the user's to see)."""
+    if not can(user, study, ability):
+        raise NotAllowed(NOT_THE_OWNER)
+
+
+def access_study_with(user, slug: str, ability: str) -> Study:
+    """A study the user reaches and whose ``ability`` their role includes: 404 where they do
+    not reach it (never reveal others' studies), 403 where their role does not include it."""
     study = access_study_for_researcher(user, slug)
-    require_study_change(user, study)
+    require_ability(user, study, ability)
     return study
 
 
+def access_study_to_change(user, slug: str) -> Study:
+    """A study the user may change (``change``): 404 unreached, 403 for the other roles."""
+    return access_study_with(user, slug, "change")
+
+
+def access_study_to_read(user, slug: str) -> Study:
+    """A study whose items, answers, participants and exports the user may read (``read``):
+    404 unreached, 403 where their role shows the dashboard only (viewer)."""
+    return access_study_with(user, slug, "read")
+
+
+def can_read_study(user, study: Study) -> bool:
+    """Items, answers, participants (pseudonyms), exports and analysis jobs (``read``)."""
+    return can(user, study, "read")
+
+
 def can_share_study(user, study: Study) -> bool:
-    """Only the owner and admins decide who else may reach a study."""
-    return _owns(user, study)
+    """Owners and admins decide who else may reach a study, and in which role."""
+    return can(user, study, "share")
 
 
 def can_see_platform_ids(user, study: Study | None) -> bool:
-    """The one rule for raw crowd-platform ids (``platform_worker_id``): the study's owner
-    and admins see them, on the participants pages, in the API, in the crowd platform
-    lists and in exports (researchers it is shared with see pseudonyms only; a job with no
-    study: admins only). The owner pays the crowd workers, so they need the ids."""
-    return _owns(user, study)
+    """The one rule for raw crowd-platform ids (``platform_worker_id``): owners, operators
+    and admins see them, on the participants pages, in the API, in the crowd platform lists
+    and in exports (analysts see pseudonyms only; a job with no study: admins only). Those
+    who pay and review the crowd workers need the ids."""
+    if study is None:
+        return bool(is_researcher(user) and user.is_superuser)
+    return can(user, study, "platform_ids")
 
 
 def can_use_platforms(user, study: Study | None) -> bool:
     """Who may publish, review and pay a study's crowd workers through the platforms' APIs,
-    store a platform token for it and read its audit log: the one who pays (the owner) and
-    admins, as for the raw ids those calls carry."""
-    return _owns(user, study)
+    store a platform token for it, read its audit log, mark its participants and open or
+    close it: owners, operators and admins (``crowd``)."""
+    if study is None:
+        return bool(is_researcher(user) and user.is_superuser)
+    return can(user, study, "crowd")
+
+
+def can_mark_participants(user, study: Study) -> bool:
+    """Flags, exclusions, blocks and returns of the study's participants: the crowd side."""
+    return can(user, study, "crowd")
+
+
+def can_change_status(user, study: Study) -> bool:
+    """Opening and closing a study: owners, operators and admins (``status_ability``)."""
+    return can(user, study, "crowd")
+
+
+def status_ability(wanted: str) -> str:
+    """What a move to ``wanted`` takes: back to draft is the way to edit the questions, so
+    the owners'; opening and closing run the crowd side (operators too)."""
+    return "change" if wanted == Study.Status.DRAFT else "crowd"
 
 
 def researcher_studies(user):
@@ -130,8 +221,19 @@ def researcher_studies(user):
         return Study.objects.none()
     if user.is_superuser:
         return Study.objects.all()
-    shared = Study.shared_with.through.objects.filter(user_id=user.pk).values("study_id")
+    shared = StudyShare.objects.filter(user_id=user.pk).values("study_id")
     return Study.objects.filter(Q(owner=user) | Q(pk__in=shared))
+
+
+def readable_studies(user):
+    """The studies whose answers, items, participants and jobs the user may read
+    (``read``): every study they reach but those shared with them as viewers."""
+    roles_that_read = [role for role, can_do in ROLE_ABILITIES.items() if "read" in can_do]
+    studies = researcher_studies(user)
+    if not is_researcher(user) or user.is_superuser:
+        return studies
+    read_shares = StudyShare.objects.filter(user_id=user.pk, role__in=roles_that_read).values("study_id")
+    return studies.filter(Q(owner=user) | Q(pk__in=read_shares))
 
 
 def access_study_for_researcher(user, slug: str) -> Study:
@@ -198,7 +300,7 @@ def access_enrollment_for_researcher(user, study: Study, public_id: str) -> Enro
         .filter(study=study, participant__public_id=public_id)
         .first()
     )
-    if enrollment is None or not researcher_studies(user).filter(pk=study.pk).exists():
+    if enrollment is None or not readable_studies(user).filter(pk=study.pk).exists():
         raise Http404("No such participant in this study.")
     return enrollment
 
@@ -206,7 +308,7 @@ def access_enrollment_for_researcher(user, study: Study, public_id: str) -> Enro
 def researcher_responses(user):
     """Responses in the studies a researcher reaches (none for anyone else), but the test
     runs of researchers trying them (``populations.not_a_test_q``)."""
-    return Response.objects.filter(study__in=researcher_studies(user)).filter(not_a_test_q())
+    return Response.objects.filter(study__in=readable_studies(user)).filter(not_a_test_q())
 
 
 def researcher_jobs(user):
@@ -217,7 +319,7 @@ def researcher_jobs(user):
         return Job.objects.none()
     if user.is_superuser:
         return Job.objects.all()
-    return Job.objects.filter(Q(study__in=researcher_studies(user)) | Q(study=None, created_by=user))
+    return Job.objects.filter(Q(study__in=readable_studies(user)) | Q(study=None, created_by=user))
 
 
 def access_job_for_researcher(user, job_id) -> Job:

@@ -109,10 +109,17 @@ class JobKind:
     # parameters that name files on the workers: field -> "model" or "corpus" (which roots)
     worker_paths: dict[str, str] = field(default_factory=dict)
     # only reads its study (answers, items) and writes its own output (an export, reports, a
-    # trained rater): those the study is shared with may start it. Any other kind on a study
-    # changes it (items, model answers, the platforms' calls that pay and judge its workers)
-    # and is started for a user only by the study's owner or an admin (``access.can_change_study``).
+    # trained rater): the roles that read it may start it. Any other kind on a study changes
+    # it (items, model answers) and is the owners' (``access.can_change_study``) ...
     analysis: bool = False
+    # ... but the crowd platforms' calls (publish, review, bonuses), which run the crowd side:
+    # owners' and operators' (``access.ROLE_ABILITIES``, ``crowd``).
+    crowd: bool = False
+
+    @property
+    def ability(self) -> str:
+        """What a user's role on the study must include to start the kind on it."""
+        return "read" if self.analysis else "crowd" if self.crowd else "change"
 
 
 JOB_KINDS: dict[str, JobKind] = {}
@@ -127,6 +134,7 @@ def register_job_kind(
     needs_study: bool = False,
     worker_paths: dict[str, str] | None = None,
     analysis: bool = False,
+    crowd: bool = False,
 ) -> None:
     """Declare a job kind: its Celery task, its queue, the dataclass of its parameters (with
     their serializer), and which parameters are paths on the workers
@@ -143,6 +151,7 @@ def register_job_kind(
         needs_study=needs_study,
         worker_paths=dict(worker_paths or {}),
         analysis=analysis,
+        crowd=crowd,
     )
 
 

@@ -10,27 +10,49 @@ from django.utils import timezone
 
 from annotation.errors import InputError
 from annotation.models import Study
+from annotation.services.populations import real_answers
 
-# Which status a study may move to from each status (a study never becomes a draft again:
-# participants who took part in it would lose the pages they hold, and the crowd platform
-# keep sending them).
+# Which status a study may move to from each status. Back to draft only while no answer is
+# stored (``answers_kept_live``): an answer means what the questions said when it was given,
+# and a draft's questions change (test answers aside: they count nowhere).
 STATUS_TRANSITIONS: dict[str, set[str]] = {
     Study.Status.DRAFT: {Study.Status.LIVE, Study.Status.CLOSED},
-    Study.Status.LIVE: {Study.Status.CLOSED},
-    Study.Status.CLOSED: {Study.Status.LIVE},
+    Study.Status.LIVE: {Study.Status.CLOSED, Study.Status.DRAFT},
+    Study.Status.CLOSED: {Study.Status.LIVE, Study.Status.DRAFT},
 }
+
+
+def stored_answers(study: Study | None) -> int:
+    """The study's answers that keep it from becoming a draft again: every answer but the
+    researchers' test runs (``populations.real_answers``)."""
+    return 0 if study is None or study.pk is None else real_answers(study).count()
+
+
+def answers_kept_live(current: str, answers: int) -> list[str]:
+    """Why a ``current`` study with ``answers`` stored answers cannot become a draft."""
+    if current == Study.Status.DRAFT or answers == 0:
+        return []
+    noun = "answer is" if answers == 1 else "answers are"
+    return [
+        f"A {current} study cannot become draft while answers are stored: {answers} {noun} "
+        "stored (test answers aside). Duplicate it instead and edit the copy."
+    ]
+
 
 CLOSING_FIELDS = ["closed_at", "closed_because", "closed_details"]
 
 
-def status_change_errors(current: str, wanted: str) -> list[str]:
-    """Why a study of status ``current`` cannot become ``wanted`` (empty: it can, or it
-    already is). The one check of the transitions, for the writer below and for a study
-    file's check, which reports it beside the file's other errors before anything is written."""
+def status_change_errors(current: str, wanted: str, *, answers: int = 0) -> list[str]:
+    """Why a study of status ``current`` with ``answers`` stored answers (``stored_answers``)
+    cannot become ``wanted`` (empty: it can, or it already is). The one check of the
+    transitions, for the writer below and for a study file's check, which reports it beside
+    the file's other errors before anything is written."""
     if wanted not in Study.Status.values:
         return [f"Unknown status {wanted!r}."]
-    if wanted == current or wanted in STATUS_TRANSITIONS[current]:
+    if wanted == current:
         return []
+    if wanted in STATUS_TRANSITIONS[current]:
+        return answers_kept_live(current, answers) if wanted == Study.Status.DRAFT else []
     allowed = " or ".join(sorted(STATUS_TRANSITIONS[current]))
     return [f"A {current} study cannot become {wanted} (it can become {allowed})."]
 
@@ -40,7 +62,8 @@ def change_study_status(study: Study, *, status: str, by_quota: bool = False) ->
     ``status``, and nothing changes. Closing records when and why (``by_quota``: the study
     closes itself at its quota (``capacity.close_if_quota_reached``), which lets
     ``capacity.reopen_if_short`` open it again; any other change clears that)."""
-    errors = status_change_errors(study.status, status)
+    answers = stored_answers(study) if status == Study.Status.DRAFT else 0
+    errors = status_change_errors(study.status, status, answers=answers)
     if errors:
         raise InputError({"status": errors})
     if status == study.status:

@@ -34,6 +34,8 @@ def task_page_context(
     if enrollment is not None:
         number, total = next_page(study, enrollment)
     context = {"study": study, "assignment": assignment}
+    if enrollment is not None:  # a researcher trying their own study: base.html says so (U13)
+        context["test_run"] = enrollment.is_test
     if number is not None:
         context.update(page_number=number, page_total=total)
     context.update(

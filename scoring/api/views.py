@@ -18,6 +18,6 @@ class ReportListView(ResearcherView):
     )
     def get(self, request, slug):
         query = self.query(ReportFilter)
-        reports = Report.objects.filter(study=self.study(), **query).order_by("metric", "id")
+        reports = Report.objects.filter(study=self.study("dashboard"), **query).order_by("metric", "id")
         page = self.paginate_queryset(reports)
         return self.get_paginated_response(ReportOut(page, many=True).data)

@@ -20,6 +20,18 @@ def admin_form_data(model, obj, superuser, **changes) -> dict:
         if value is None or value is False:
             continue
         data[name] = value
+    model_admin = admin.site._registry[model]
+    for formset_class, _inline in model_admin.get_formsets_with_inlines(request, obj):
+        formset = formset_class(instance=obj)  # its rows as they stand, sent back unchanged
+        data.update(
+            {f"{formset.prefix}-{key}": value for key, value in formset.management_form.initial.items()}
+        )
+        for row in formset.forms:
+            for name in row.fields:
+                value = row[name].value()
+                if value is not None and value is not False:
+                    data[row.add_prefix(name)] = value
+        data[f"{formset.prefix}-TOTAL_FORMS"] = len(formset.initial_forms)
     for name, value in changes.items():
         data[name] = json.dumps(value) if isinstance(value, (dict, list)) else value
     return data

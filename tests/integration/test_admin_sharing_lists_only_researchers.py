@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from annotation.models import Study
 from tests.factories import researcher_user
 
 pytestmark = pytest.mark.django_db
@@ -18,8 +19,10 @@ def options(html: str, field: str) -> set[str]:
 
 
 def test_owner_and_shared_with_offer_only_researchers(client, django_user_model, make_claim_study):
+    from tests.helpers.admin import admin_form_data
+
     root = django_user_model.objects.create_superuser("root", "", "pw-for-tests-only")
-    researcher_user("rita", password="pw-rita-123")
+    rita = researcher_user("rita", password="pw-rita-123")
     django_user_model.objects.create_user("sam", password="pw-sam-123", is_staff=True)
     player = django_user_model.objects.create_user("gamer", password="pw-gamer-123")
     django_user_model.objects.create_user("gone", password="pw-gone-123", is_staff=True, is_active=False)
@@ -27,14 +30,14 @@ def test_owner_and_shared_with_offer_only_researchers(client, django_user_model,
     client.force_login(root)
     html = client.get(f"/admin/annotation/study/{study.pk}/change/").content.decode()
     assert options(html, "owner") == {"root", "rita", "sam"}
-    assert options(html, "shared_with") == {"root", "rita", "sam"}
+    # The shares are an inline, one row per researcher and role (issue 39).
+    assert options(html, "shares-0-user") == {"root", "rita", "sam"}
 
-    form = client.get(f"/admin/annotation/study/{study.pk}/change/").context["adminform"].form
-    data = {name: form[name].value() for name in form.fields}
-    data = {k: ("" if v is None else v) for k, v in data.items()}
-    data["shared_with"] = [player.pk]
-    data["config"] = form["config"].value()
-    response = client.post(f"/admin/annotation/study/{study.pk}/change/", data)
+    data = admin_form_data(Study, study, root)
+    refused = {**data, "shares-TOTAL_FORMS": 1, "shares-0-user": player.pk, "shares-0-role": "viewer"}
+    response = client.post(f"/admin/annotation/study/{study.pk}/change/", refused)
     assert response.status_code == 200  # the form again, with the error
-    assert "shared_with" in response.context["adminform"].form.errors
     assert not study.shared_with.exists()
+    shared = {**data, "shares-TOTAL_FORMS": 1, "shares-0-user": rita.pk, "shares-0-role": "operator"}
+    assert client.post(f"/admin/annotation/study/{study.pk}/change/", shared).status_code == 302
+    assert list(study.shares.values_list("user__username", "role")) == [("rita", "operator")]

@@ -187,3 +187,14 @@ def test_each_attempt_asks_the_items_in_its_own_stable_order(client, example_stu
     assert sorted(first) == sorted(second) == [f"q{n}" for n in range(8)]
     assert first != second
     assert ExamAttempt.objects.filter(number=2).exists()
+
+
+def test_the_owners_test_run_says_so_on_the_exam_pages_too(client, studies, researcher):
+    """U13: the 'test run' banner on the qualification quiz and its result, as on the task."""
+    from annotation.models import Study
+
+    Study.objects.filter(pk=studies.pk).update(owner=researcher)
+    html = start(client, studies.slug)
+    assert "Qualification quiz" in html and 'id="test-run-banner"' in html
+    html = take_exam(client, studies.slug, html, ["yes", "not_helpful", "no"])
+    assert "You passed" in html and 'id="test-run-banner"' in html

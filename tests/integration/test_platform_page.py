@@ -129,3 +129,57 @@ def test_the_owner_starts_a_dry_run_through_the_api(
         ("GET", "/api/v1/submissions/")
     ]
     assert TOKEN not in answer.content.decode()
+
+
+def test_publish_from_the_page_links_to_site_url_and_says_before_confirm_when_it_cannot(
+    client, researcher, researchers_crowd_study, fake_prolific, settings, django_capture_on_commit_callbacks
+):
+    """Issue 39 (U3, U5): the study link comes from SITE_URL, not from the address the page
+    was opened at (here ``testserver``); an unreachable SITE_URL is said on the page and on
+    the confirmation, which then offers no Confirm. The reward field names its unit."""
+    study = researchers_crowd_study
+    form = {"reward": "1.50", "minutes": "10", "places": "3"}
+    settings.SITE_URL = "http://127.0.0.1:8000"
+    page = client.get(f"/research/s/{study.slug}/platforms/").content.decode()
+    assert 'id="link-problem"' in page and "127.0.0.1" in page and "reward in £" in page
+    confirm = client.post(f"/research/s/{study.slug}/platforms/prolific/publish/", form).content.decode()
+    assert 'id="link-problem"' in confirm and 'id="confirm-button"' not in confirm
+
+    settings.SITE_URL = "https://lab.example.org"
+    page = client.get(f"/research/s/{study.slug}/platforms/").content.decode()
+    assert 'id="link-problem"' not in page and f"https://lab.example.org/s/{study.slug}/" in page
+    confirm = client.post(f"/research/s/{study.slug}/platforms/prolific/publish/", form).content.decode()
+    assert 'id="confirm-button"' in confirm and 'id="total-cost">4.50<' in confirm
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/research/s/{study.slug}/platforms/prolific/publish/", {**form, "confirm": "yes"})
+    job = Job.objects.get(kind="prolific_publish")
+    assert job.status == "done", job.error
+    [sent] = fake_prolific.studies.values()
+    assert sent["external_study_url"].startswith(f"https://lab.example.org/s/{study.slug}/?PROLIFIC_PID=")
+    assert sent["reward"] == 150
+
+
+def test_review_before_publishing_says_so_on_the_confirmation(client, researchers_crowd_study):
+    """U4: the reason is on the confirmation page, before Confirm, not only in the jobs list."""
+    crowd_participant(researchers_crowd_study, "pid-good", GOOD)
+    page = client.post(f"/research/s/{researchers_crowd_study.slug}/platforms/prolific/review/")
+    html = page.content.decode()
+    assert 'id="not-yet-on"' in html and "not on Prolific yet" in html and 'id="confirm-button"' not in html
+
+
+def test_the_command_uses_the_owners_stored_token(
+    client, researcher, researchers_crowd_study, fake_prolific_without_a_site_token
+):
+    """U6: with no --owner and no site token, ``prolific review`` calls with the token the
+    study's owner stored on the page."""
+    import io
+
+    from django.core.management import call_command
+
+    study = researchers_crowd_study
+    client.post(f"/research/s/{study.slug}/platforms/settings/", {"prolific_token": TOKEN})
+    PlatformStudy.objects.update_or_create(study=study, defaults={"prolific_study_id": "st-1"})
+    call_command("prolific", "review", study.slug, "--dry-run", stdout=io.StringIO())
+    job = Job.objects.get(kind="prolific_review")
+    assert job.status == "done" and job.created_by == researcher, job.error
+    assert fake_prolific_without_a_site_token.calls == [("GET", "/api/v1/submissions/")]

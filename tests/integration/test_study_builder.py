@@ -129,7 +129,7 @@ def test_every_error_is_listed_at_once_and_nothing_is_saved(client, researcher):
     page = client.post(
         "/research/builder/",
         {
-            **form(slug="bad slug!", questions=bad_questions, items_per_session="0"),
+            **form(slug="bad slug!", questions=bad_questions, items_per_session="0", title=""),
             **kept_file(client, bad_csv),
             **MAPPING,
             "action": "save",
@@ -137,13 +137,16 @@ def test_every_error_is_listed_at_once_and_nothing_is_saved(client, researcher):
     )
     assert page.status_code == 400
     errors = errors_of(page)
-    assert "slug" in errors and "items_per_session" in errors
+    assert "slug" in errors and "items_per_session" in errors and "title" in errors
     assert errors["question 2 (fluency): points"] == "a whole number from 2 to 11."
     assert errors["question 3 (topic): options"].startswith("a list of 2 to")
+    # U7: the items file's own errors in the same pass, read under the template's questions.
+    assert any(where.startswith("items file, line 4: passage.a.text") for where in errors), errors
     assert row_counts() == before
     assert 'id="kept-file"' in page.content.decode()  # the file is kept for the next try
+    assert 'id="builder-form" class="builder" action="" novalidate' in page.content.decode()
 
-    # With the questions right, the items file's own errors are named by line and column.
+    # With the questions right, the items file's errors are still named by line and column.
     page = client.post(
         "/research/builder/",
         {**form(slug="bad slug!"), **kept_file(client, bad_csv), **MAPPING, "action": "save"},

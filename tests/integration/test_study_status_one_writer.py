@@ -15,28 +15,40 @@ from django.test import Client
 
 from annotation.models import Study
 from annotation.services.authoring.studies import load_study_file
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from annotation.services.study_status import STATUS_TRANSITIONS, change_study_status
 from tests.api.conftest import CheckedClient
 from tests.conftest import claim_study_file
+from tests.factories import ParticipantFactory
 from tests.helpers.admin import admin_form_data
 
 pytestmark = pytest.mark.django_db
 
-# Every pair of statuses the table does not allow (a study never becomes a draft again).
-REFUSED = [
-    (current, wanted)
-    for current in Study.Status.values
-    for wanted in Study.Status.values
-    if wanted != current and wanted not in STATUS_TRANSITIONS[current]
-]
+# Every pair of statuses the table does not allow, and the moves back to draft, which the
+# table allows only while no answer is stored (issue 39): the studies below have one.
+REFUSED = sorted(
+    {
+        (current, wanted)
+        for current in Study.Status.values
+        for wanted in Study.Status.values
+        if wanted != current and wanted not in STATUS_TRANSITIONS[current]
+    }
+    | {(current, "draft") for current in ("live", "closed")}
+)
 
 
-def test_the_refused_moves_are_those_back_to_draft():
-    assert sorted(REFUSED) == [("closed", "draft"), ("live", "draft")]
+def test_the_table_refuses_no_move_and_answers_keep_a_study_from_draft():
+    assert REFUSED == [("closed", "draft"), ("live", "draft")]
+    assert all(wanted == "draft" for _, wanted in REFUSED)
 
 
 def study_in(status: str, owner) -> Study:
+    """A study in ``status`` with one stored answer (given while it was live)."""
     study = load_study_file(claim_study_file(slug="s1", items=2, status="live"), owner=owner).study
+    participant = ParticipantFactory(enrolled_in=study)
+    assignment = assign_next_item(participant=participant, study=study)
+    submit_response(assignment=assignment, answer={"label": "supports", "evidence": [0]})
     return change_study_status(study, status=status)
 
 
@@ -134,3 +146,38 @@ def test_the_admin_actions_move_a_study_through_the_one_writer(owner, django_use
     for study in Study.objects.filter(pk__in=[draft.pk, live.pk]):
         assert study.status == "closed" and study.closed_at is not None
         assert study.closed_because == Study.ClosedBecause.RESEARCHER
+
+
+def test_a_live_study_without_answers_goes_back_to_draft_and_one_with_answers_says_how_many(owner):
+    """Issue 39 (U9): test answers aside, a study nobody answered goes back to draft from its
+    overview (its questions then change); once answered, the refusal and the page say how many."""
+    from annotation.models import Enrollment
+
+    study = load_study_file(claim_study_file(slug="s1", items=2, status="live"), owner=owner).study
+    tester = ParticipantFactory(enrolled_in=study)
+    Enrollment.objects.filter(participant=tester, study=study).update(is_test=True)
+    submit_response(
+        assignment=assign_next_item(participant=tester, study=study),
+        answer={"label": "supports", "evidence": [0]},
+    )
+    browser = Client()
+    browser.force_login(owner)
+    page = browser.get("/research/s/s1/").content.decode()
+    assert 'id="back-to-draft"' in page and "No answer is stored yet" in page
+    browser.post("/research/s/s1/status/", {"status": "draft"})
+    assert Study.objects.get(pk=study.pk).status == "draft"
+
+    browser.post("/research/s/s1/status/", {"status": "live"})
+    for _ in range(2):
+        worker = ParticipantFactory(enrolled_in=study)
+        submit_response(
+            assignment=assign_next_item(participant=worker, study=study),
+            answer={"label": "supports", "evidence": [0]},
+        )
+    page = browser.get("/research/s/s1/").content.decode()
+    assert 'id="back-to-draft"' not in page and "2 answers are stored" in page
+    api = CheckedClient()
+    api.force_authenticate(owner)
+    refused = api.post("/api/v1/studies/s1/status/", {"status": "draft"}, format="json")
+    assert refused.status_code == 400 and "2 answers are stored" in refused.json()["status"][0]
+    assert Study.objects.get(pk=study.pk).status == "live"

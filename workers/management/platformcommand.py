@@ -7,13 +7,12 @@ import json
 from abc import ABC, abstractmethod
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from django.urls import reverse
 
 from annotation.errors import InputError
 from annotation.models import Job, Platform, Study
 from annotation.platforms.bonuses import parse_bonus_csv, pseudonymous_lines, settle, stuck_keys
+from annotation.platforms.links import site_study_url
 from annotation.platforms.money import as_currency, cents_from_text
 from annotation.platforms.prolific.calls import unpaid_batches
 from annotation.services.jobs import create_job
@@ -21,8 +20,8 @@ from workers.management.jobcommand import input_error, owner_named, run_or_queue
 
 
 def study_url(study: Study) -> str:
-    """The study's absolute link on this site (``SITE_URL``)."""
-    return settings.SITE_URL + reverse("study-entry", kwargs={"slug": study.slug})
+    """The study's absolute link on this site (``SITE_URL``), as the page sends it."""
+    return site_study_url(study)
 
 
 def cents_from(text: str, *, option: str, high: int) -> int:
@@ -41,7 +40,11 @@ class PlatformCommand(BaseCommand, ABC):
         parser.add_argument("slug", help="the study's slug")
         parser.add_argument("--dry-run", action="store_true", help="print what would be sent; send no change")
         parser.add_argument(
-            "--owner", help="the researcher the calls are made for (their stored token, the audit log)"
+            "--owner",
+            help=(
+                "the researcher the calls are made for (their stored token, the audit log); "
+                "default: the study's owner"
+            ),
         )
         parser.add_argument(
             "--queue", action="store_true", help="queue the job for a worker instead of running it here"
@@ -113,7 +116,8 @@ class PlatformCommand(BaseCommand, ABC):
                 kind=f"{self.platform}_{action}",
                 parameters=parameters,
                 study=study,
-                user=owner_named(options["owner"]),
+                # The owner's stored token by default, as the page uses its user's (U6).
+                user=owner_named(options["owner"]) or study.owner,
             )
         except InputError as exc:
             raise input_error(exc, "nothing was sent") from None

@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotation.models import Study
+from annotation.models import Study, StudyShare
 from annotation.services.authoring.studies import STUDY_SETTINGS, CompletionURLField, StudyFields
 from annotation.services.authoring.validation import ItemFields
 from annotation.services.participation.assignment import item_progress
@@ -46,6 +46,13 @@ class StudySummary(serializers.ModelSerializer):
         ]
 
 
+class StudyShareOut(serializers.Serializer):
+    """A researcher the study is shared with, and their role (docs/api.md, roles)."""
+
+    username = serializers.CharField(source="user.username")
+    role = serializers.ChoiceField(choices=StudyShare.Role.choices)
+
+
 class StudyDetail(serializers.ModelSerializer):
     """The full record; ``closed_at``, ``closed_because`` and ``closed_details`` (why, when and
     on what figures the study closed) are read-only: the closing rules write them."""
@@ -54,6 +61,7 @@ class StudyDetail(serializers.ModelSerializer):
     shared_with: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", many=True, read_only=True
     )
+    shares = StudyShareOut(many=True, read_only=True, help_text="Each share's researcher and role.")
     completion_url = CompletionURLField()
     progress = serializers.SerializerMethodField()
     closed_because = serializers.ChoiceField(
@@ -65,7 +73,7 @@ class StudyDetail(serializers.ModelSerializer):
     class Meta:
         model = Study
         fields = [
-            *StudyFields.Meta.fields, "config", "owner", "shared_with", "progress", *CLOSING_FIELDS,
+            *StudyFields.Meta.fields, "config", "owner", "shared_with", "shares", "progress", *CLOSING_FIELDS,
             "created_at", "updated_at",
         ]  # fmt: skip
 
@@ -96,7 +104,10 @@ class StudyUpdate(serializers.ModelSerializer):
     shared_with = serializers.ListField(
         child=serializers.CharField(max_length=150),
         required=False,
-        help_text="Usernames of researchers who may see and change the study (owner or admin only).",
+        help_text=(
+            "Usernames of the researchers the study is shared with (owners or admins only): those "
+            "already shared with keep their role, the others become analysts."
+        ),
     )
 
     class Meta:

@@ -8,7 +8,7 @@ from rest_framework.generics import GenericAPIView
 from annotation.api.parsers import BoundedJSONParser
 from annotation.api.permissions import IsResearcher
 from annotation.errors import InputError, checked
-from annotation.services.access import access_study_for_researcher, access_study_to_change
+from annotation.services.access import access_study_with
 
 # Query parameters every list takes besides its filters: paging, and the browsable API's.
 PAGING_PARAMETERS = {"page", "page_size", "cursor", "format"}
@@ -20,14 +20,15 @@ class ResearcherView(GenericAPIView):
     parser_classes = [BoundedJSONParser]
     filter_names: frozenset[str] = frozenset()  # set by ``query`` from its serializer
 
-    def study(self):
-        """The study named in the URL, if this researcher reaches it (404 otherwise)."""
-        return access_study_for_researcher(self.request.user, self.kwargs["slug"])
+    def study(self, ability: str = "read"):
+        """The study named in the URL, if this researcher reaches it (404 otherwise) and their
+        role on it includes ``ability`` (403 otherwise; ``access.ROLE_ABILITIES``)."""
+        return access_study_with(self.request.user, self.kwargs["slug"], ability)
 
     def study_to_change(self):
         """The study named in the URL, if this user may change it (``access.can_change_study``):
-        404 where they do not reach it, 403 where it is only shared with them."""
-        return access_study_to_change(self.request.user, self.kwargs["slug"])
+        404 where they do not reach it, 403 where their role does not include changes."""
+        return self.study("change")
 
     def query(self, serializer_class) -> dict:
         """Validated query parameters; a bad one is a 400 naming it. So is a filter given

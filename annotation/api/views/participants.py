@@ -73,7 +73,7 @@ class ParticipantDetailView(ResearcherView):
     )
     @idempotent
     def patch(self, request, slug, public_id):
-        study = self.study_to_change()
+        study = self.study("crowd")  # flags, exclusions, blocks: the crowd side (operators too)
         enrollment = access_enrollment_for_researcher(request.user, study, public_id)
         enrollment = set_study_marks(enrollment, changes=self.body(ParticipantMarks), by=request.user)
         return self._answer(request, study, enrollment)
@@ -108,5 +108,5 @@ class ReturnedView(ResearcherView):
     )
     @idempotent
     def post(self, request, slug):
-        result = mark_returned(self.study_to_change(), participants=self.body(ReturnedIn)["participants"])
+        result = mark_returned(self.study("crowd"), participants=self.body(ReturnedIn)["participants"])
         return Response(ReturnedOut(result).data)

@@ -9,7 +9,7 @@ from annotation.api.idempotency import idempotent
 from annotation.api.schema import documented
 from annotation.api.serializers.studies import StatusChange, StudyDetail, StudyFile, StudySummary, StudyUpdate
 from annotation.models import Study
-from annotation.services.access import researcher_studies
+from annotation.services.access import require_ability, researcher_studies, status_ability
 from annotation.services.authoring.studies import load_study_file_for
 from annotation.services.authoring.study_changes import update_study
 from annotation.services.participation.assignment import item_progress
@@ -20,7 +20,9 @@ from .base import ResearcherView
 
 
 def _detail(study: Study, status_code: int = status.HTTP_200_OK) -> Response:
-    study = Study.objects.select_related("owner").prefetch_related("shared_with").get(pk=study.pk)
+    study = (
+        Study.objects.select_related("owner").prefetch_related("shared_with", "shares__user").get(pk=study.pk)
+    )
     data = StudyDetail(study, context={"progress": item_progress(study)}).data
     return Response(data, status=status_code)
 
@@ -61,7 +63,7 @@ class StudyDetailView(ResearcherView):
 
     @documented(summary="A study with its configuration and progress", responses={200: StudyDetail})
     def get(self, request, slug):
-        return _detail(self.study())
+        return _detail(self.study("reach"))
 
     @documented(
         summary="Change a study's settings or config (config is checked by the kind)",
@@ -88,5 +90,8 @@ class StudyStatusView(ResearcherView):
     )
     @idempotent
     def post(self, request, slug):
-        study = change_study_status(self.study_to_change(), status=self.body(StatusChange)["status"])
+        study = self.study("reach")  # 404 before the body is read, as for every endpoint
+        wanted = self.body(StatusChange)["status"]
+        require_ability(request.user, study, status_ability(wanted))  # back to draft: the owners'
+        study = change_study_status(study, status=wanted)
         return _detail(study)

@@ -34,11 +34,12 @@ def exam_page(request: HttpRequest, step: LiveStep) -> HttpResponse:
         return redirect("study-task", slug=study.slug)
     exam_now = exam_step(participant=enrollment.participant, exam=study.qualification)
     if not exam_now.finished:
-        return _render_question(request, study, exam_now)
+        return _render_question(request, study, exam_now, test_run=enrollment.is_test)
     if exam_now.failed_out:
         screen_out_after_exam(enrollment)
         return redirect("study-done", slug=study.slug)
-    return render(request, "annotation/exam_result.html", {"study": study, "step": exam_now})
+    context = {"study": study, "step": exam_now, "test_run": enrollment.is_test}
+    return render(request, "annotation/exam_result.html", context)
 
 
 @require_POST
@@ -55,7 +56,9 @@ def exam_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
         exam_now = exam_step(participant=step.participant, exam=exam)
         if exam_now.assignment is None or exam_now.assignment.pk != assignment.pk:
             return redirect("study-exam", slug=study.slug)
-        return _render_question(request, study, exam_now, errors=exc.errors, status=400)
+        return _render_question(
+            request, study, exam_now, errors=exc.errors, status=400, test_run=step.enrollment.is_test
+        )
     except SubmissionClosed as exc:
         messages.warning(request, str(exc))
     return redirect("study-exam", slug=study.slug)
@@ -77,6 +80,7 @@ def exam_feedback(request: HttpRequest, step: LiveStep) -> HttpResponse:
         "study": study,
         "feedback": feedback,
         "right_answer": render_to_string(exam_study.task_kind.template, right_answer),
+        "test_run": step.enrollment.is_test,
     }
     return render(request, "annotation/exam_feedback.html", context)
 
@@ -89,7 +93,9 @@ def exam_retry(request: HttpRequest, step: LiveStep) -> HttpResponse:
     return redirect("study-exam", slug=step.study.slug)
 
 
-def _render_question(request, study: Study, step: ExamStep, *, errors=None, status=200) -> HttpResponse:
+def _render_question(
+    request, study: Study, step: ExamStep, *, errors=None, status=200, test_run: bool = False
+) -> HttpResponse:
     exam_study = step.attempt.exam.study
     context = task_page_context(
         study,
@@ -101,5 +107,5 @@ def _render_question(request, study: Study, step: ExamStep, *, errors=None, stat
         errors=errors,
         post=request.POST,
     )
-    context.update(exam_study=exam_study, step=step)
+    context.update(exam_study=exam_study, step=step, test_run=test_run)
     return render(request, "annotation/exam_task.html", context, status=status)

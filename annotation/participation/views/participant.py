@@ -92,7 +92,11 @@ def study_consent(request: HttpRequest, study: Study) -> HttpResponse:
     if arrived is not None:
         return arrived
     if request.method == "GET":
-        context = {"study": study, "action": _consent_url(study, request.GET)}
+        context = {
+            "study": study,
+            "action": _consent_url(study, request.GET),
+            "test_run": is_test_visit(request.user, study),
+        }
         return render(request, "annotation/consent.html", context)
     if request.POST.get("decision") == CONSENT_DECLINED:
         context = {"study": study, "source": entry.source, "action": _consent_url(study, request.GET)}
@@ -216,6 +220,7 @@ def study_done(request: HttpRequest, study: Study) -> HttpResponse:
     context = {
         "study": study,
         "enrollment": enrollment,
+        "test_run": enrollment.is_test,
         "exit": exit,
         "failed_exam": failed_exam_attempt(study, enrollment),
     }

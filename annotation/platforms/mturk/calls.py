@@ -32,7 +32,7 @@ from annotation.platforms.links import participant_links
 from annotation.platforms.money import as_currency
 from annotation.platforms.mturk.client import MTurkCalls
 from annotation.platforms.plans import publish_places
-from annotation.platforms.records import platform_study
+from annotation.platforms.records import NOT_YET_ON, platform_study
 from annotation.platforms.review import APPROVE, AWAITING, DecisionCall, Submission, Verdict, review
 
 TOKEN_LIFE = timedelta(days=1)  # how long MTurk remembers a UniqueRequestToken
@@ -84,7 +84,7 @@ def review_assignments(study: Study, calls: MTurkCalls) -> dict:
     (``review.review``)."""
     hit_id = platform_study(study).mturk_hit_id
     if not hit_id:
-        raise InputError({"study": ["The study is not on MTurk yet (publish it first)."]})
+        raise InputError({"study": [NOT_YET_ON["mturk"]]})
     return review(study, calls, _submitted(calls, hit_id), decision_call=_decision_call(calls))
 
 

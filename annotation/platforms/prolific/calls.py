@@ -27,7 +27,7 @@ from annotation.platforms.links import participant_links
 from annotation.platforms.money import as_currency
 from annotation.platforms.plans import publish_places
 from annotation.platforms.prolific.client import ProlificClient
-from annotation.platforms.records import platform_study
+from annotation.platforms.records import NOT_YET_ON, platform_study
 from annotation.platforms.review import (
     AWAITING,
     REJECT,
@@ -133,7 +133,7 @@ def review_submissions(study: Study, client: ProlificClient) -> dict:
     returned and timed-out ones (``review.review``)."""
     prolific_id = platform_study(study).prolific_study_id
     if not prolific_id:
-        raise InputError({"study": ["The study is not on Prolific yet (publish it first)."]})
+        raise InputError({"study": [NOT_YET_ON["prolific"]]})
     listed = (
         Submission(row["id"], row.get("participant_id", ""), STATUSES.get(row.get("status", ""), ""))
         for row in client.pages("/api/v1/submissions/", {"study": prolific_id})
@@ -182,7 +182,7 @@ def _create_and_pay(study: Study, client: ProlificClient) -> list[str]:
         if PlatformBonus.objects.filter(
             study=study, platform=Platform.PROLIFIC, state=PlatformBonus.State.NEW
         ).exists():
-            raise InputError({"study": ["The study is not on Prolific yet (publish it first)."]})
+            raise InputError({"study": [NOT_YET_ON["prolific"]]})
         return []
     claimed = claim_new_bonuses(study, platform=Platform.PROLIFIC)
     if not claimed:

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_http_methods
 from annotation.errors import InputError
 from annotation.models import Adjudication, Assignment, Item
 from annotation.numbers import whole_number
-from annotation.services.access import access_study_for_researcher, can_change_study, require_study_change
+from annotation.services.access import access_study_to_read, can_change_study, require_study_change
 from annotation.services.analysis.adjudication import (
     DEFAULT_POINTS_APART,
     NOTE_MAX_CHARS,
@@ -26,7 +26,7 @@ from .decorators import researcher_required
 
 @researcher_required
 def adjudication_list(request: HttpRequest, slug: str) -> HttpResponse:
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_to_read(request.user, slug)
     points_apart = _points_apart(request)
     after = _number(request.GET.get("after"), 0)
     found = study_disagreements(
@@ -46,7 +46,7 @@ def adjudication_list(request: HttpRequest, slug: str) -> HttpResponse:
 @researcher_required
 @require_http_methods(["GET", "POST"])
 def adjudication_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_to_read(request.user, slug)
     item = Item.objects.filter(study=study, pk=item_id).first()
     if item is None:
         raise Http404("No such item in this study.")

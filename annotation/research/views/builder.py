@@ -15,10 +15,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.errors import InputError
 from annotation.models import Study
-from annotation.services.access import access_study_for_researcher, access_study_to_change
+from annotation.services.access import access_study_to_change, access_study_to_read, readable_studies
 from annotation.services.authoring import builder, kept_files
 from annotation.services.authoring.item_files import csv_header, decoded, format_of
 from annotation.services.authoring.validation import is_config_kept
+from annotation.services.study_status import stored_answers
 from annotation.views.task_page import task_page_context
 
 from . import builder_form
@@ -33,9 +34,13 @@ def builder_new(request: HttpRequest) -> HttpResponse:
     """Choose a template (no ``template`` yet), then fill in and save a new draft."""
     name = request.POST.get("template") or request.GET.get("template")
     if not name:
-        return render(request, "research/builder_start.html", {"templates": builder.builder_templates()})
+        context = {
+            "templates": builder.builder_templates(),
+            "own_studies": readable_studies(request.user).filter(exam__isnull=True).order_by("-updated_at"),
+        }
+        return render(request, "research/builder_start.html", context)
     try:
-        template = builder.template_named(name)
+        template = _template(request, name)
     except InputError:
         return redirect("research-builder-new")
     if request.method == "GET":
@@ -44,9 +49,17 @@ def builder_new(request: HttpRequest) -> HttpResponse:
     data = _with_template_items(request.POST, form.posted.data, template)
     errors = dict(form.errors)
     action = request.POST.get("action", "save")
-    if action == "save" and not errors:
+    fallback = template.data.get("config")
+    if action == "save" and errors:  # the rest of the form's problems, listed in the same pass (U7)
         try:
-            study = builder.create_study(user=request.user, data=data, upload=form.upload)
+            builder.draft_study_file(data=data, upload=form.upload, fallback_config=fallback)
+        except InputError as exc:
+            errors.update({key: value for key, value in exc.errors.items() if key not in errors})
+    elif action == "save":
+        try:
+            study = builder.create_study(
+                user=request.user, data=data, upload=form.upload, fallback_config=fallback
+            )
         except InputError as exc:
             errors.update(exc.errors)
         else:
@@ -95,13 +108,13 @@ def builder_preview(request: HttpRequest) -> HttpResponse:
     """The draft's first page as a participant sees it, from the form as it stands; nothing
     is saved (the page's Preview button posts the form here, to a new tab)."""
     slug = request.POST.get("study", "")
-    study = access_study_for_researcher(request.user, slug) if slug else None
+    study = access_study_to_read(request.user, slug) if slug else None
     if study is not None:
         kind = study.kind
         template = None
     else:
         try:
-            template = builder.template_named(request.POST.get("template", ""))
+            template = _template(request, request.POST.get("template", ""))
         except InputError as exc:
             return _preview_errors(request, exc.errors)
         kind = template.kind
@@ -128,10 +141,19 @@ def builder_preview(request: HttpRequest) -> HttpResponse:
 @require_GET
 def study_file(request: HttpRequest, slug: str) -> HttpResponse:
     """The study as a study file: upload it (under another slug) for the same study."""
-    return _download(builder.study_file_of(access_study_for_researcher(request.user, slug)))
+    return _download(builder.study_file_of(access_study_to_read(request.user, slug)))
 
 
 # --- helpers -----------------------------------------------------------------------------------
+
+
+def _template(request: HttpRequest, name: str) -> builder.Template:
+    """A template by name, or one of the studies the user reads (``study:<slug>``: 404 for
+    any other, as its overview would be)."""
+    if name.startswith(builder.STUDY_TEMPLATE_PREFIX):
+        slug = name.removeprefix(builder.STUDY_TEMPLATE_PREFIX)
+        return builder.template_of_study(access_study_to_read(request.user, slug))
+    return builder.template_named(name)
 
 
 class _Form:
@@ -222,10 +244,12 @@ def _page(
             {**f, "value": values["settings"][f["name"]]} for f in builder_form.setting_fields()
         ],
         "frozen": study is not None and is_config_kept(study),
+        "stored_answers": stored_answers(study) if study is not None and is_config_kept(study) else 0,
         "file": form.file if form is not None else None,
         "roles": builder_form.ROLES,
         "template_items": len(template.data.get("items") or []) if template is not None else 0,
         "use_template_items": request.POST.get("use_template_items", "yes") == "yes",
+        "from_study": template is not None and template.name.startswith(builder.STUDY_TEMPLATE_PREFIX),
         "errors": [(_readable(path, values["questions"]), msgs) for path, msgs in (errors or {}).items()],
         **builder_form.question_choices(),
     }

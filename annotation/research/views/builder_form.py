@@ -304,7 +304,7 @@ def question_choices() -> dict:
 
 def guessed_role(name: str) -> tuple[str, str]:
     """(role, passage id) a column's name suggests: our own names read as they are."""
-    column = ALIASES.get(name, name)
+    column = ALIASES.get(name.strip().lower(), name)
     match = PASSAGE_COLUMN.fullmatch(column)
     if match:
         return f"passage_{match['part']}", match["id"]

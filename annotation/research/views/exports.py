@@ -12,7 +12,7 @@ from annotation.errors import InputError
 from annotation.models import Job
 from annotation.services.access import (
     access_export_for_researcher,
-    access_study_for_researcher,
+    access_study_to_read,
     can_see_platform_ids,
     researcher_jobs,
 )
@@ -35,7 +35,7 @@ def _exports(request, study) -> dict:
 @researcher_required
 @require_http_methods(["GET", "POST"])
 def export_list(request: HttpRequest, slug: str) -> HttpResponse:
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_to_read(request.user, slug)
     if request.method == "POST":
         fmt = request.POST.get("format", "")
         include_ids = request.POST.get("include_platform_ids") == "on"
@@ -61,13 +61,13 @@ def export_list(request: HttpRequest, slug: str) -> HttpResponse:
 @researcher_required
 def export_table(request: HttpRequest, slug: str) -> HttpResponse:
     """The list of exports alone, polled while one is running."""
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_to_read(request.user, slug)
     return render(request, "research/_exports_table.html", _exports(request, study))
 
 
 @researcher_required
 def export_download(request: HttpRequest, slug: str, export_id: int) -> HttpResponseBase:
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_to_read(request.user, slug)
     job = access_export_for_researcher(request.user, study, export_id)
     if job.status != Job.Status.DONE:
         messages.error(request, f"That export is {job.status}.")

@@ -17,10 +17,12 @@ from annotation.models.enrollment import FLAG_REASON_MAX
 from annotation.platforms.lists import platform_csv_lines
 from annotation.services.access import (
     access_enrollment_for_researcher,
-    access_study_for_researcher,
+    access_study_to_change,
+    access_study_to_read,
     can_change_study,
+    can_mark_participants,
     can_see_platform_ids,
-    require_study_change,
+    require_ability,
 )
 from annotation.services.analysis.competence import sorted_enrollments, study_competence
 from annotation.services.analysis.quality import participant_assignments, participant_pages, study_quality
@@ -76,7 +78,7 @@ CONFIRMATIONS = {
 
 @researcher_required
 def participant_list(request: HttpRequest, slug: str) -> HttpResponse:
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_to_read(request.user, slug)
     enrollments = real_enrollments(study).select_related("participant").order_by("id")
     competence = study_competence(study)
     sort = request.GET.get("sort", "")
@@ -93,6 +95,7 @@ def participant_list(request: HttpRequest, slug: str) -> HttpResponse:
         "has_competence": bool(competence),
         "sees_platform_id": can_see_platform_ids(request.user, study),
         "can_change": can_change_study(request.user, study),
+        "can_mark": can_mark_participants(request.user, study),
     }
     return render(request, "research/participants.html", context)
 
@@ -101,8 +104,7 @@ def participant_list(request: HttpRequest, slug: str) -> HttpResponse:
 def participant_find(request: HttpRequest, slug: str) -> HttpResponse:
     """Erasure by platform id or pseudonym (what a participant's request names): find them
     and open the confirmation on their page; an unknown id is an error naming the field."""
-    study = access_study_for_researcher(request.user, slug)
-    require_study_change(request.user, study)
+    study = access_study_to_change(request.user, slug)
     by = request.GET.get("by", "")
     if by not in LOOKUPS:
         messages.error(request, f"by: choose one of {', '.join(LOOKUPS)}.")
@@ -124,7 +126,7 @@ PLATFORM_SOURCES = (Participant.Source.PROLIFIC, Participant.Source.MTURK)
 @researcher_required
 def platform_list(request: HttpRequest, slug: str, source: str) -> HttpResponse:
     """The "for Prolific" / "for MTurk" CSV (platform ids: the study's owner and admins only)."""
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_to_read(request.user, slug)
     if source not in PLATFORM_SOURCES or not can_see_platform_ids(request.user, study):
         raise Http404("No such list.")
     response = HttpResponse(content_type="text/csv; charset=utf-8")
@@ -136,11 +138,12 @@ def platform_list(request: HttpRequest, slug: str, source: str) -> HttpResponse:
 @researcher_required
 @require_http_methods(["GET", "POST"])
 def participant_detail(request: HttpRequest, slug: str, public_id: str) -> HttpResponse:
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_to_read(request.user, slug)
     enrollment = access_enrollment_for_researcher(request.user, study, public_id)
     if request.method == "POST":
-        require_study_change(request.user, study)  # marks and returns: the owner's
         action = request.POST.get("action", "")
+        # An erasure deletes: the owners'. Marks and returns run the crowd side: operators too.
+        require_ability(request.user, study, "change" if action == "erase" else "crowd")
         if action == "erase":
             return _erase(request, study, enrollment)
         if action == "return":
@@ -209,5 +212,6 @@ def _detail(request, study, enrollment, *, errors=None, action: str = "", status
         "reason": request.POST.get("reason", ""),
         "sees_platform_id": can_see_platform_ids(request.user, study),
         "can_change": can_change_study(request.user, study),
+        "can_mark": can_mark_participants(request.user, study),
     }
     return render(request, "research/participant.html", context, status=status)

@@ -7,10 +7,10 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation.errors import InputError, NotAllowed
+from annotation.job_parameters import unreachable_link
 from annotation.models import Platform, Study
 from annotation.platforms.audit import study_calls
 from annotation.platforms.bonuses import (
@@ -20,6 +20,7 @@ from annotation.platforms.bonuses import (
     set_bonus_cap,
     stuck_keys,
 )
+from annotation.platforms.links import site_hook_url, site_study_url
 from annotation.platforms.money import (
     MAX_BONUS_CAP_CENTS,
     MAX_MINUTES,
@@ -30,7 +31,7 @@ from annotation.platforms.money import (
 from annotation.platforms.plans import bonus_plan, publish_parameters, publish_places, review_plan
 from annotation.platforms.prolific.calls import unpaid_batches
 from annotation.platforms.prolific.hooks import store_hook_secret
-from annotation.platforms.records import platform_study
+from annotation.platforms.records import not_yet_on, platform_study
 from annotation.platforms.tokens import has_token, store_token
 from annotation.research.views.decorators import researcher_required
 from annotation.services.access import access_study_for_researcher, can_use_platforms
@@ -68,7 +69,9 @@ def platform_page(request: HttpRequest, slug: str) -> HttpResponse:
         "places_wanted": places_wanted(study),
         "prolific_token": has_token(request.user, platform=Platform.PROLIFIC),
         "hook_secret_set": bool(record.prolific_hook_secret),
-        "hook_address": request.build_absolute_uri(reverse("prolific-hook", kwargs={"slug": study.slug})),
+        "hook_address": site_hook_url(study),
+        "study_link": site_study_url(study),
+        "link_problem": unreachable_link(site_study_url(study)),
         "calls": study_calls(study),
         "recent_jobs": study.jobs.filter(kind__regex=r"^(prolific|mturk)_").order_by("-created_at")[:5],
     }
@@ -146,7 +149,7 @@ def _parameters(request: HttpRequest, study: Study, platform: str, action: str) 
         lines = pseudonymous_lines(study, platform=platform, lines=parse_bonus_csv(post.get("bonuses", "")))
         return {"bonuses": [line.as_dict() for line in lines]}
     return publish_parameters(
-        study_url=request.build_absolute_uri(reverse("study-entry", kwargs={"slug": study.slug})),
+        study_url=site_study_url(study),
         reward=post.get("reward", ""),
         places=post.get("places", ""),
         minutes=post.get("minutes", ""),
@@ -158,10 +161,20 @@ def _parameters(request: HttpRequest, study: Study, platform: str, action: str) 
 def _plan(study: Study, platform: str, action: str, parameters: dict) -> dict:
     if action == "review":
         plan = review_plan(study, platform=platform)
-        return {"review": plan, "count": len(plan.rows), "cost_cents": plan.cost_cents}
+        return {
+            "review": plan,
+            "count": len(plan.rows),
+            "cost_cents": plan.cost_cents,
+            "not_yet_on": not_yet_on(study, platform),
+        }
     if action == "bonus":
         lines = [BonusLine.from_dict(row) for row in parameters["bonuses"]]
         bonuses = bonus_plan(study, platform=platform, lines=lines)
         return {"bonuses": bonuses, "count": len(bonuses.bonuses), "cost_cents": bonuses.total_cents}
     places = publish_places(study, parameters["places"])
-    return {"publish": parameters, "count": places, "cost_cents": places * parameters["reward_cents"]}
+    return {
+        "publish": parameters,
+        "count": places,
+        "cost_cents": places * parameters["reward_cents"],
+        "link_problem": unreachable_link(parameters["study_url"]),
+    }

@@ -12,22 +12,31 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.errors import InputError
-from annotation.models import Study
+from annotation.models import Study, StudyShare
 from annotation.numbers import whole_number
 from annotation.platforms.links import participant_links, studies_sharing_completion_code
 from annotation.services.access import (
+    ROLE_HELP,
     access_study_for_researcher,
     access_study_to_change,
+    access_study_to_read,
+    access_study_with,
+    can_change_status,
     can_change_study,
+    can_read_study,
+    can_share_study,
     can_use_platforms,
     researcher_studies,
+    status_ability,
+    study_role,
 )
+from annotation.services.authoring.sharing import share_study, study_shares, unshare_study
 from annotation.services.authoring.studies import load_study_file_for
 from annotation.services.authoring.study_changes import discard_test_answers, test_enrollments
 from annotation.services.participation.adaptive import adaptive_refusal, stopping_now
 from annotation.services.participation.assignment import item_progress
 from annotation.services.participation.exits import preview_page
-from annotation.services.study_status import STATUS_TRANSITIONS, change_study_status
+from annotation.services.study_status import STATUS_TRANSITIONS, change_study_status, stored_answers
 from annotation.services.web.json_input import parse_json
 from annotation.views.task_page import task_page_context
 
@@ -72,6 +81,8 @@ def _load_upload(request: HttpRequest) -> Study:
 @researcher_required
 def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
     study = access_study_for_researcher(request.user, slug)
+    if not can_read_study(request.user, study):  # a viewer's study is its dashboard
+        return redirect("study-dashboard", slug=study.slug)
     context = {
         "study": study,
         "progress": item_progress(study),
@@ -82,6 +93,13 @@ def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "test_runs": test_enrollments(study).count(),
         "can_use_platforms": can_use_platforms(request.user, study),
         "can_change": can_change_study(request.user, study),
+        "can_change_status": can_change_status(request.user, study),
+        "can_share": can_share_study(request.user, study),
+        "role": study_role(request.user, study),
+        "role_help": ROLE_HELP.get(study_role(request.user, study) or "", ""),
+        "roles": [(value, label, ROLE_HELP[value]) for value, label in StudyShare.Role.choices],
+        "shares": study_shares(study),
+        "stored_answers": stored_answers(study) if study.status != Study.Status.DRAFT else 0,
         "stopping_now": stopping_now(study),
         "adaptive_refusal": adaptive_refusal(study.task_kind, study.config or {}),
         "erasures": study.erasures.count(),
@@ -93,7 +111,7 @@ def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
 def study_preview(request: HttpRequest, slug: str) -> HttpResponse:
     """Every page of the study as a participant sees it (drafts too), with a banner and the
     gold / attention-check answer beside it; nothing is assigned or stored."""
-    study = access_study_for_researcher(request.user, slug)
+    study = access_study_to_read(request.user, slug)
     number = whole_number(request.GET.get("page", "1")) or 0
     page = preview_page(study, number)
     if page is None:
@@ -120,9 +138,10 @@ def study_progress(request: HttpRequest, slug: str) -> HttpResponse:
 @researcher_required
 @require_POST
 def study_status(request: HttpRequest, slug: str) -> HttpResponse:
-    study = access_study_to_change(request.user, slug)
+    wanted = request.POST.get("status", "")
+    study = access_study_with(request.user, slug, status_ability(wanted))
     try:
-        change_study_status(study, status=request.POST.get("status", ""))
+        change_study_status(study, status=wanted)
     except InputError as exc:
         messages.error(request, exc.summary())
     else:
@@ -139,3 +158,24 @@ def study_discard_tests(request: HttpRequest, slug: str) -> HttpResponse:
     deleted = discard_test_answers(study)
     messages.success(request, f"Discarded {deleted} test answer{'s' if deleted != 1 else ''}.")
     return redirect("research-study", slug=slug)
+
+
+@researcher_required
+@require_POST
+def study_sharing(request: HttpRequest, slug: str) -> HttpResponse:
+    """Share the study with a researcher in a role, change their role, or stop sharing it:
+    its owners' and admins' (``access.can_share_study``; 403 to the other roles)."""
+    study = access_study_for_researcher(request.user, slug)
+    username = request.POST.get("username", "").strip()
+    try:
+        if request.POST.get("action") == "remove":
+            unshare_study(request.user, study, username=username)
+            messages.success(request, f"{username} no longer reaches this study.")
+        else:
+            share = share_study(request.user, study, username=username, role=request.POST.get("role", ""))
+            messages.success(
+                request, f"Shared with {share.user.username} as {share.get_role_display().lower()}."
+            )
+    except InputError as exc:
+        messages.error(request, f"Nothing changed. {exc.summary()}")
+    return redirect(f"{reverse('research-study', kwargs={'slug': slug})}#sharing")

@@ -98,6 +98,18 @@ def template_named(name: str) -> Template:
 NOT_FROM_TEMPLATE = ("items", "exam", "qualification", "completion_code", "screenout_code")
 
 
+# A study of the researcher's own as the builder's starting point: ``study:<slug>``.
+STUDY_TEMPLATE_PREFIX = "study:"
+
+
+def template_of_study(study: Study) -> Template:
+    """One of the researcher's studies as a template (issue 39, "duplicate"): its settings,
+    questions and, offered apart as a template's are, its items; never its answers (a study
+    file has none) nor its codes or exam ties (``as_new_study`` drops them)."""
+    kind_label = all_kinds()[study.kind].label if study.kind in all_kinds() else study.kind
+    return Template(f"{STUDY_TEMPLATE_PREFIX}{study.slug}", study.title, kind_label, study_file_of(study))
+
+
 def as_new_study(template: Template) -> dict:
     """The template's file as a new study's starting point: a draft, its slug to choose."""
     data = {key: value for key, value in template.data.items() if key not in NOT_FROM_TEMPLATE}
@@ -156,17 +168,22 @@ class ItemsUpload:
     columns: ColumnMap | None = None
 
 
-def create_study(*, user, data: dict, upload: ItemsUpload | None) -> Study:
+def create_study(
+    *, user, data: dict, upload: ItemsUpload | None, fallback_config: dict | None = None
+) -> Study:
     """A new study owned by ``user`` from the builder's study file ``data`` (its items: the
     template's, or ``upload``'s, which replace them): ``draft_study_file``'s checks, then
     the file loaded as the JSON upload loads it (which also checks the slug is free)."""
-    return load_study_file_for(user, draft_study_file(data=data, upload=upload), update_own=False).study
+    checked_file = draft_study_file(data=data, upload=upload, fallback_config=fallback_config)
+    return load_study_file_for(user, checked_file, update_own=False).study
 
 
-def draft_study_file(*, data: dict, upload: ItemsUpload | None) -> dict:
+def draft_study_file(*, data: dict, upload: ItemsUpload | None, fallback_config: dict | None = None) -> dict:
     """The study file the builder's draft makes, its items read from ``upload`` (when
     given): what the page saves or downloads. Every error of the fields, the config and
-    the items file is raised at once."""
+    the items file is raised at once: while the form's config has errors, the items file
+    is read under ``fallback_config`` (the template's), so its own problems (an empty text,
+    a repeated id) are listed in the same pass (U7)."""
     data = {**data, "items": data.get("items") or []}
     errors: dict[str, list[str]] = {}
     try:
@@ -174,11 +191,12 @@ def draft_study_file(*, data: dict, upload: ItemsUpload | None) -> dict:
     except InputError as exc:
         errors.update(exc.errors)
     config = _checked_config(data, errors)
-    if upload is not None and config is not None:
+    items_config = config if config is not None else _fallback(data, fallback_config)
+    if upload is not None and items_config is not None:
         try:
             data["items"] = read_items(
                 kind_named(data["kind"]),
-                config,
+                items_config,
                 upload.content,
                 file_format=upload.file_format,
                 columns=upload.columns,
@@ -205,6 +223,13 @@ def _checked_config(data: dict, errors: dict[str, list[str]]) -> dict | None:
     except InputError as exc:
         errors.update(exc.errors)
         return None
+
+
+def _fallback(data: dict, fallback_config: dict | None) -> dict | None:
+    """The template's config, where it is valid for the form's kind (else None)."""
+    if fallback_config is None:
+        return None
+    return _checked_config({"kind": data.get("kind", ""), "config": fallback_config}, {})
 
 
 def items_file_errors(exc: InputError) -> dict[str, list[str]]:

@@ -36,7 +36,9 @@ from .validation import check_item, is_exam
 FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 JSON_COLUMNS = ("payload", "gold", "provenance")  # a JSON object per cell
 TEXT_COLUMNS = ("external_id", "attention_check", "explanation")  # a cell as it is
-ALIASES = {"id": "external_id"}  # a spreadsheet's natural name for the id column
+# A spreadsheet's natural names for the id column (the builder's column table also reads
+# them in any case: ``ID``, ``Item_ID``; U24).
+ALIASES = {"id": "external_id", "item_id": "external_id"}
 PASSAGE_COLUMN = re.compile(r"passage\.(?P<id>[^.]+)\.(?P<part>text|system)")
 PASSAGE_ERROR = re.compile(r"payload\.passages(?:\.|\[)(?P<index>\d+)\]?(?:\.(?P<field>\w+))?")
 ALREADY_THERE = "The study already has an item with this id."

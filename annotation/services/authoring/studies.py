@@ -17,7 +17,7 @@ from annotation.models import Item, Study
 from annotation.serializer_reuse import reused_serializers
 from annotation.services.access import can_manage_study, require_study_change
 from annotation.services.participation.adaptive import check_stop_systems
-from annotation.services.study_status import change_study_status, status_change_errors
+from annotation.services.study_status import change_study_status, status_change_errors, stored_answers
 
 from .input_rows import list_rows
 from .item_load import known_ids, write_items
@@ -195,7 +195,10 @@ def _status_errors(existing: Study | None, wanted: str | None) -> dict[str, list
     """The file's status as a change of the study's (a new study starts as a draft)."""
     if wanted is None:
         return {}
-    errors = status_change_errors(existing.status if existing else Study.Status.DRAFT, wanted)
+    answers = stored_answers(existing) if wanted == Study.Status.DRAFT else 0
+    errors = status_change_errors(
+        existing.status if existing else Study.Status.DRAFT, wanted, answers=answers
+    )
     return {"status": errors} if errors else {}
 
 

@@ -9,7 +9,7 @@ from django.db import transaction
 
 from annotation.errors import InputError, NotAllowed, checked
 from annotation.models import Assignment, Enrollment, Job, Response, Study
-from annotation.services.access import can_change_study, can_share_study, is_researcher, researcher_studies
+from annotation.services.access import can, can_share_study, is_researcher, readable_studies
 from annotation.services.exports.export import ExportParameters, check_export_request
 from annotation.services.jobs import JOB_KINDS, start_job
 from annotation.services.participation.adaptive import check_stop_systems
@@ -84,15 +84,15 @@ def start_job_for_researcher(*, user, kind: str, study_slug: str | None, paramet
     """Start any registered job kind on a study the user reaches (or none)."""
     study = None
     if study_slug:
-        study = researcher_studies(user).filter(slug=study_slug).first()
+        study = readable_studies(user).filter(slug=study_slug).first()
         if study is None:
             raise InputError({"study": [f"No study {study_slug!r} that you can reach."]})
     # Raw crowd ids: the study's owner and admins only, for every job kind that can include them.
     include_ids = bool((parameters or {}).get("include_platform_ids"))
     check_export_request(user, study, include_platform_ids=include_ids)
     spec = JOB_KINDS.get(kind)
-    if study is not None and spec is not None and not spec.analysis and not can_change_study(user, study):
-        raise NotAllowed(f"Only the study's owner or an admin may start a {kind} job on it.")
+    if study is not None and spec is not None and not can(user, study, spec.ability):
+        raise NotAllowed(f"Your role on this study does not include starting a {kind} job on it.")
     # Paths on the workers: inside the configured folders, and the user's own or shared ones
     # (``check_new_job`` calls ``check_worker_paths`` for every job started for a user).
     return start_job(kind=kind, parameters=parameters, study=study, user=user)

@@ -102,9 +102,10 @@ def check_kind_and_config(
 
 
 CONFIG_KEPT = (
-    "The study has gone live: its config (a questionnaire's questions) is kept as it is, since "
-    "answers were given to it. Its title, instructions and other settings can still change; "
-    "for other questions, copy the study (export its file, change the slug) and edit the copy."
+    "The study is no longer a draft: its config (a questionnaire's questions) is kept as it is, "
+    "since participants answer under it. Its title, instructions and other settings can still "
+    "change. To change the questions: while no answer is stored, put it back to draft on its "
+    "overview; otherwise duplicate it there and edit the copy."
 )
 
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from django.conf import settings
 from django.core.management.base import CommandError
-from django.urls import reverse
 
 from annotation.errors import InputError
 from annotation.models import Study
+from annotation.platforms.links import site_hook_url
 from annotation.platforms.money import MAX_REWARD_CENTS
 from annotation.platforms.prolific.hooks import SUBMISSION_EVENT, store_hook_secret
 from workers.management.jobcommand import input_error
@@ -64,7 +63,7 @@ class Command(PlatformCommand):
         if options["clear"]:
             self.stdout.write(f"Forgot the webhook secret of {study.slug}: its address refuses events now.")
             return True
-        address = settings.SITE_URL + reverse("prolific-hook", kwargs={"slug": study.slug})
+        address = site_hook_url(study)
         self.stdout.write(
             f"Kept the webhook secret of {study.slug}. Subscribe this address to {SUBMISSION_EVENT} "
             f"in the same Prolific workspace:\n{address}"
