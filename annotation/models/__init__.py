@@ -24,6 +24,7 @@ from .platform import (
 from .response import Response
 from .simulatability import FollowUp, ModelExplanation
 from .study import Study
+from .version import StudyVersion
 
 __all__ = [
     "Adjudication",
@@ -51,4 +52,5 @@ __all__ = [
     "ResearcherToken",
     "Response",
     "Study",
+    "StudyVersion",
 ]

@@ -53,6 +53,12 @@ class Response(models.Model):
         help_text="Imported with a part missing (importresponses --allow-incomplete); "
         "left out of the figures that need that part.",
     )
+    study_version = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="The study's version (``StudyVersion.number``) the answer was given under; "
+        "empty: given before the study's versions were recorded.",
+    )
 
     class Meta:
         indexes = [

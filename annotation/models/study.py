@@ -144,6 +144,36 @@ class Study(models.Model):
         editable=False,
         help_text="Keys the participant pseudonyms of this study's exports; stays on the server.",
     )
+    # Versions and the frozen plan (``services/authoring/versions.py`` is their one writer).
+    version = models.PositiveIntegerField(
+        default=0,
+        db_default=0,
+        editable=False,
+        help_text="The number of the study's latest version (0: none recorded yet); each answer "
+        "carries the number it was given under.",
+    )
+    analysis_plan = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="The analysis the researcher plans: populations, tests, stopping and exclusion rules.",
+    )
+    frozen_at = models.DateTimeField(null=True, blank=True, editable=False)
+    frozen_digest = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        editable=False,
+        help_text="SHA-256 of the study file and the analysis plan as frozen.",
+    )
+    frozen_version = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    datasheet = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="The HEDS datasheet as last generated, with the researcher's own answers.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

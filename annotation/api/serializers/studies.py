@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotation.models import Study
+from annotation.models import Study, StudyVersion
 from annotation.services.authoring.studies import STUDY_SETTINGS, CompletionURLField, StudyFields
 from annotation.services.authoring.validation import ItemFields
 from annotation.services.participation.assignment import item_progress
@@ -46,6 +46,10 @@ class StudySummary(serializers.ModelSerializer):
         ]
 
 
+# The study's latest version and its frozen plan (``versions``' fields, read-only).
+FROZEN_FIELDS = ["version", "analysis_plan", "frozen_at", "frozen_digest", "frozen_version"]
+
+
 class StudyDetail(serializers.ModelSerializer):
     """The full record; ``closed_at``, ``closed_because`` and ``closed_details`` (why, when and
     on what figures the study closed) are read-only: the closing rules write them."""
@@ -66,8 +70,9 @@ class StudyDetail(serializers.ModelSerializer):
         model = Study
         fields = [
             *StudyFields.Meta.fields, "config", "owner", "shared_with", "progress", *CLOSING_FIELDS,
-            "created_at", "updated_at",
+            *FROZEN_FIELDS, "created_at", "updated_at",
         ]  # fmt: skip
+        read_only_fields = FROZEN_FIELDS
 
     @extend_schema_field(Progress)
     def get_progress(self, study: Study) -> dict[str, Any]:
@@ -98,10 +103,20 @@ class StudyUpdate(serializers.ModelSerializer):
         required=False,
         help_text="Usernames of researchers who may see and change the study (owner or admin only).",
     )
+    analysis_plan = serializers.DictField(
+        required=False, help_text="The analysis plan (docs/reproducibility.md); a deviation once frozen."
+    )
+    deviation_reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=5000,
+        write_only=True,
+        help_text="Why a study whose plan is frozen is changed: the change is recorded as a deviation.",
+    )
 
     class Meta:
         model = Study
-        fields = [*STUDY_SETTINGS, "kind", "config", "shared_with"]
+        fields = [*STUDY_SETTINGS, "kind", "config", "shared_with", "analysis_plan", "deviation_reason"]
 
     def to_internal_value(self, data):
         if isinstance(data, dict):
@@ -121,3 +136,23 @@ def _not_changeable(name: str) -> str:
 
 class StatusChange(serializers.Serializer):
     status = serializers.ChoiceField(choices=Study.Status.choices)
+
+
+class Freeze(serializers.Serializer):
+    analysis_plan = serializers.DictField(
+        help_text="The analysis plan (docs/reproducibility.md): populations, tests, hypotheses, "
+        "stopping_rule, exclusion_rules, sample_size."
+    )
+
+
+class VersionOut(serializers.ModelSerializer):
+    """One version of a study: what changed, by whom, when, and why (a deviation's reason)."""
+
+    author = serializers.CharField(source="author.username", default=None, allow_null=True)
+
+    class Meta:
+        model = StudyVersion
+        fields = [
+            "number", "digest", "items_digest", "item_count", "diff", "changed", "author", "source",
+            "reason", "deviation", "created_at",
+        ]  # fmt: skip

@@ -79,7 +79,10 @@ def builder_edit(request: HttpRequest, slug: str) -> HttpResponse:
             if k not in ("slug", "kind", "status", *builder_form.EXTRAS)
         }
         try:
-            builder.change_study(user=request.user, study=study, changes=changes, upload=form.upload)
+            reason = request.POST.get("deviation_reason", "")
+            builder.change_study(
+                user=request.user, study=study, changes=changes, upload=form.upload, reason=reason
+            )
         except InputError as exc:
             errors.update(exc.errors)
         else:

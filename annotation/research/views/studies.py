@@ -66,7 +66,8 @@ def _load_upload(request: HttpRequest) -> Study:
     if (upload.size or 0) > settings.API_MAX_UPLOAD_BYTES:  # an upload's size is always known
         raise InputError({"study_file": [f"The file is larger than {settings.API_MAX_UPLOAD_BYTES} bytes."]})
     data = parse_json(upload.read(), field="study_file")
-    return load_study_file_for(request.user, data, update_own=True).study
+    reason = request.POST.get("deviation_reason", "")
+    return load_study_file_for(request.user, data, update_own=True, source="upload", reason=reason).study
 
 
 @researcher_required

@@ -127,11 +127,11 @@ def study_file_of(study: Study, *, items: bool = True) -> dict:
             "training": exam.training,
         }
     if items:
-        data["items"] = [_item_file_entry(item) for item in study.items.order_by("id")]
+        data["items"] = [item_file_entry(item) for item in study.items.order_by("id")]
     return data
 
 
-def _item_file_entry(item: Item) -> dict:
+def item_file_entry(item: Item) -> dict:
     entry: dict = {"external_id": item.external_id, "payload": item.payload}
     if item.is_attention_check:
         entry["attention_check"] = True
@@ -160,7 +160,8 @@ def create_study(*, user, data: dict, upload: ItemsUpload | None) -> Study:
     """A new study owned by ``user`` from the builder's study file ``data`` (its items: the
     template's, or ``upload``'s, which replace them): ``draft_study_file``'s checks, then
     the file loaded as the JSON upload loads it (which also checks the slug is free)."""
-    return load_study_file_for(user, draft_study_file(data=data, upload=upload), update_own=False).study
+    file = draft_study_file(data=data, upload=upload)
+    return load_study_file_for(user, file, update_own=False, source="builder").study
 
 
 def draft_study_file(*, data: dict, upload: ItemsUpload | None) -> dict:
@@ -216,7 +217,7 @@ def items_file_errors(exc: InputError) -> dict[str, list[str]]:
     }
 
 
-def change_study(*, user, study: Study, changes: dict, upload: ItemsUpload | None) -> Study:
+def change_study(*, user, study: Study, changes: dict, upload: ItemsUpload | None, reason: str = "") -> Study:
     """A saved study's settings (and its config, which a study that has gone live keeps) changed
     as PATCH changes them (``study_changes.update_study``), and the items of ``upload`` added as
     ``loaditems`` adds them; both or neither, every error of the settings, the config and the
@@ -237,11 +238,20 @@ def change_study(*, user, study: Study, changes: dict, upload: ItemsUpload | Non
             errors.update(exc.errors)
     with transaction.atomic():
         if not errors:
-            update_study(study, user=user, changes=shaped)
+            try:
+                update_study(study, user=user, changes=shaped, source="builder", reason=reason)
+            except InputError as exc:
+                errors.update(exc.errors)
         if upload is not None:
             try:
                 add_items_from_file(
-                    study, upload.content, file_format=upload.file_format, columns=upload.columns
+                    study,
+                    upload.content,
+                    file_format=upload.file_format,
+                    columns=upload.columns,
+                    via="builder",
+                    user=user,
+                    reason=reason,
                 )
             except InputError as exc:
                 errors.update(items_file_errors(exc))

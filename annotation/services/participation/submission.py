@@ -150,6 +150,7 @@ def store_response(
         too_fast=answered_too_fast(duration, study.min_seconds_per_page),
         imported=imported,
         incomplete=bool(missing),
+        study_version=study.version or None,  # the version the page was answered under
     )
     if assignment.status == Assignment.Status.ANSWERED:
         sql_rows.insert(response, "roft_insert_response")
