@@ -35,7 +35,7 @@ from .models import (
 from .services.access import researcher_accounts
 from .services.authoring.erasure import erase, erase_everywhere
 from .services.authoring.exam_settings import check_qualification, detach_exam_from_unpermitted_studies
-from .services.authoring.studies import STUDY_SETTINGS
+from .services.authoring.study_fields import STUDY_SETTINGS
 from .services.authoring.validation import (
     check_exam_study,
     check_kind_and_config,

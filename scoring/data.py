@@ -58,6 +58,7 @@ _RESPONSE_FIELDS = {
     "attention": Field("is_attention_check", "truth"),
     "flagged": Field("flagged", "truth"),
     "seconds": Field("duration_seconds", "column"),
+    "version": Field("study_version", "column"),  # NaN: given before versions were recorded
 }
 
 

@@ -27,6 +27,13 @@ def reports_table() -> Table:
                 "rep.population",
                 "all, or passed (participants flagged or excluded in the study left out).",
             ),
+            Column(
+                "version",
+                "integer",
+                "rep.version",
+                "Empty: every answer's figure; a number: the figure of the answers given under that "
+                "version of the study alone.",
+            ),
             Column("value", "real", "rep.value", "The figure."),
             Column("n", "integer", "rep.n", "How many inputs it rests on."),
             Column("ci_low", "real", "rep.ci_low", "Lower end of its confidence interval."),
@@ -77,7 +84,8 @@ def aggregated_labels_table() -> Table:
             Column("answers", "integer", "rep.n", "How many answers the item had."),
         ],
         f"FROM {Report._meta.db_table} rep WHERE rep.study_id = %s "
-        "AND rep.metric = 'competence.label' AND rep.population = 'passed' ORDER BY rep.id",
+        "AND rep.metric = 'competence.label' AND rep.population = 'passed' AND rep.version IS NULL "
+        "ORDER BY rep.id",
     )
 
 

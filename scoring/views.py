@@ -15,13 +15,15 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Job
+from annotation.numbers import whole_number
 from annotation.research.views.decorators import researcher_required
 from annotation.services.access import access_study_for_researcher
+from annotation.services.authoring.versions import deviations
 from annotation.services.jobs import job_status
 from scoring import plots
 from scoring.forms import PAGE_SIMULATIONS, PlanForm
 from scoring.planning import Plan
-from scoring.selectors import dashboard_view, plot_specs, reports_version, study_reports
+from scoring.selectors import dashboard_view, plot_specs, report_versions, reports_version, study_reports
 from scoring.services import POPULATIONS, latest_reports_job, request_study_reports, study_fingerprint
 
 # The population switch's words (``StudyData.population`` defines each).
@@ -36,14 +38,17 @@ POPULATION_LABELS = {
 @require_GET
 def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     study = access_study_for_researcher(request.user, slug)
-    population = _population(request)
-    view = dashboard_view(study, population)
+    population, version = _population(request), _version(request)
+    view = dashboard_view(study, population, version)
     job = latest_reports_job(study)
     current = study_fingerprint(study)
     context = {
         "study": study,
         "view": view,
         "populations": [(name, POPULATION_LABELS[name]) for name in POPULATIONS],
+        "version": version,
+        "report_versions": report_versions(study),
+        "deviations": deviations(study),
         "job": job_status(job) if job else None,
         "new_responses": max(0, current["responses"] - view.fingerprint.get("responses", 0)),
         "stale": not view.empty and current != view.fingerprint,
@@ -90,9 +95,9 @@ def dashboard_plot(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     spec = plot_specs(study).get(name)
     if spec is None:
         raise Http404("No such plot.")
-    population = _population(request)
-    reports = study_reports(study, population)
-    key = f"report-plot:v1:{study.pk}:{population}:{name}:{reports_version(reports)}"
+    population, version = _population(request), _version(request)
+    reports = study_reports(study, population, version)
+    key = f"report-plot:v2:{study.pk}:{population}:{version}:{name}:{reports_version(reports)}"
     svg = cache.get(key)
     if svg is None:
         points = plots.points_for(spec, reports)
@@ -110,6 +115,17 @@ def _population(request: HttpRequest) -> str:
     if population not in POPULATIONS:
         raise Http404("Unknown population.")
     return population
+
+
+def _version(request: HttpRequest) -> int | None:
+    """The study version the figures are of (``?version=N``), or None for every answer's."""
+    text = request.GET.get("version", "")
+    if not text:
+        return None
+    number = whole_number(text)
+    if number is None or number < 1:
+        raise Http404("Unknown version.")
+    return number
 
 
 @researcher_required

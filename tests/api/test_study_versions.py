@@ -10,8 +10,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from annotation.models import Study, StudyVersion
-from annotation.services.authoring.builder import study_file_of
 from annotation.services.authoring.studies import load_study_file
+from annotation.services.authoring.study_files import study_file_of
 from annotation.services.authoring.versions import FROZEN_REFUSAL, digest_of
 from tests.conftest import claim_study_file, logged_in
 from tests.helpers.admin import admin_form_data

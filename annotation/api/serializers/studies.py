@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation.models import Study, StudyVersion
-from annotation.services.authoring.studies import STUDY_SETTINGS, CompletionURLField, StudyFields
+from annotation.services.authoring.study_fields import STUDY_SETTINGS, CompletionURLField, StudyFields
 from annotation.services.authoring.validation import ItemFields
 from annotation.services.participation.assignment import item_progress
 from annotation.services.study_status import CLOSING_FIELDS

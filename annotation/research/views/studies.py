@@ -86,6 +86,7 @@ def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "stopping_now": stopping_now(study),
         "adaptive_refusal": adaptive_refusal(study.task_kind, study.config or {}),
         "erasures": study.erasures.count(),
+        "deviations": study.versions.filter(deviation=True).count(),
     }
     return render(request, "research/study_overview.html", context)
 

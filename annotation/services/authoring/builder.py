@@ -23,12 +23,13 @@ from django.db import transaction
 
 from annotation.errors import InputError, checked
 from annotation.kinds import all_kinds
-from annotation.models import Assignment, Exam, Item, Study
+from annotation.models import Assignment, Item, Study
 
 from .input_rows import list_rows
 from .item_files import ColumnMap, add_items_from_file, read_items
-from .studies import STUDY_SETTINGS, StudyFields, load_study_file_for
+from .studies import load_study_file_for
 from .study_changes import update_study
+from .study_fields import STUDY_SETTINGS, StudyFields
 from .validation import check_kind_and_config, checked_items, kind_named, validate_item
 
 EXAMPLES_DIR = Path(settings.BASE_DIR) / "docs" / "examples"
@@ -105,43 +106,6 @@ def as_new_study(template: Template) -> dict:
 
 
 # --- export -----------------------------------------------------------------------------------
-
-
-def study_file_of(study: Study, *, items: bool = True) -> dict:
-    """The study as a study file (docs/formats.md): loading it (the upload page, the API,
-    ``loadstudy``) under a free slug gives a study with the same fields, config and items.
-    ``items=False``: the rest alone (what the builder's form shows)."""
-    data = dict(StudyFields(study).data)
-    data["config"] = study.config
-    if study.examples:
-        data["examples"] = study.examples
-    if study.faq:
-        data["faq"] = study.faq
-    if study.qualification is not None:
-        data["qualification"] = study.qualification.study.slug
-    exam = Exam.objects.filter(study=study).first()
-    if exam is not None:
-        data["exam"] = {
-            "pass_mark": exam.pass_mark,
-            "attempts": exam.attempts_allowed,
-            "training": exam.training,
-        }
-    if items:
-        data["items"] = [item_file_entry(item) for item in study.items.order_by("id")]
-    return data
-
-
-def item_file_entry(item: Item) -> dict:
-    entry: dict = {"external_id": item.external_id, "payload": item.payload}
-    if item.is_attention_check:
-        entry["attention_check"] = True
-    if item.gold is not None:
-        entry["gold"] = item.gold
-    if item.provenance:
-        entry["provenance"] = item.provenance
-    if item.explanation:
-        entry["explanation"] = item.explanation
-    return entry
 
 
 # --- create and change --------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Every way a study changes (the builder, a study file upload, the API, the admin, the
 commands and jobs that add items) ends in ``record_study_version`` inside the change's own
-transaction. It snapshots the study file (``builder.study_file_of``, without ``status``: a
+transaction. It snapshots the study file (``study_files.study_file_of``, without ``status``: a
 study going live is not a new protocol) and the analysis plan, and when their digest differs
 from the latest version's it stores a new version with a readable diff. Once the plan is
 frozen (``freeze_study``), such a change is refused unless it gives a reason: then it is
@@ -25,11 +25,14 @@ from rest_framework import serializers
 from annotation.errors import InputError, checked
 from annotation.models import Study, StudyVersion
 
+from .study_files import item_file_entry, study_file_of
+
 REASON_FIELD = "deviation_reason"
 FROZEN_REFUSAL = (
     "This study's plan is frozen: give the reason for the change (it is recorded as a "
     "deviation from the plan), or leave the study as it is."
 )
+NOT_A_DRAFT = "A plan is frozen before the study goes live (while it is a draft)."
 DIFF_LINES = 200  # a version's diff lists at most this many changes, then how many more
 
 
@@ -54,7 +57,7 @@ class PlanFields(serializers.Serializer):
         max_length=2000,
         allow_blank=True,
         default="",
-        help_text="When collection stops, in words (the adaptive stopping rule in the config, if any, is applied).",
+        help_text="When collection stops, in words (the config's adaptive stopping rule, if any, applies).",
     )
     exclusion_rules = serializers.CharField(
         max_length=2000,
@@ -99,8 +102,6 @@ def study_snapshot(study: Study) -> Snapshot:
     """The study file without ``status`` (going live is not a new protocol); the items are
     streamed into their digest, and kept in the file while there are at most
     ``VERSION_ITEMS_KEPT`` of them."""
-    from .builder import item_file_entry, study_file_of  # the builder imports the changes, which import this
-
     data = study_file_of(study, items=False)
     data.pop("status", None)
     hashed, kept, count = hashlib.sha256(), [], 0
@@ -211,18 +212,6 @@ def freeze_study(study: Study, *, user, plan) -> StudyVersion:
             frozen_at=study.frozen_at, frozen_digest=study.frozen_digest, frozen_version=study.frozen_version
         )
     return version
-
-
-def change_plan(
-    study: Study, *, user, plan, reason: str = "", source: str = StudyVersion.Source.API
-) -> Study:
-    """A new analysis plan (a deviation, with ``reason``, once the plan is frozen)."""
-    plan = checked_plan(plan)
-    with transaction.atomic():
-        study.analysis_plan = plan
-        Study.objects.filter(pk=study.pk).update(analysis_plan=plan)
-        record_study_version(study, user=user, source=source, reason=reason)
-    return study
 
 
 def deviations(study: Study) -> list[StudyVersion]:
