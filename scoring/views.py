@@ -6,6 +6,8 @@ background job the "Recompute" button starts.
 
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
@@ -21,6 +23,7 @@ from annotation.services.access import access_study_for_researcher
 from annotation.services.authoring.versions import deviations
 from annotation.services.jobs import job_status
 from scoring import plots
+from scoring.datasheet import as_markdown, datasheet_of
 from scoring.forms import PAGE_SIMULATIONS, PlanForm
 from scoring.planning import Plan
 from scoring.selectors import dashboard_view, plot_specs, report_versions, reports_version, study_reports
@@ -151,3 +154,21 @@ def study_plan(request: HttpRequest, slug: str) -> HttpResponse:
         "simulations": PAGE_SIMULATIONS,
     }
     return render(request, "research/plan.html", context)
+
+
+@researcher_required
+@require_GET
+def study_datasheet(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    """The study's HEDS datasheet as JSON or Markdown (a download), built afresh from the
+    record with the researcher's saved answers (``manage.py datasheet`` saves both)."""
+    if fmt not in ("json", "md"):
+        raise Http404("A datasheet is .json or .md.")
+    study = access_study_for_researcher(request.user, slug)
+    sheet = datasheet_of(study)
+    if fmt == "json":
+        body, kind = json.dumps(sheet, indent=1, ensure_ascii=False) + "\n", "application/json"
+    else:
+        body, kind = as_markdown(sheet), "text/markdown"
+    answer = HttpResponse(body, content_type=f"{kind}; charset=utf-8")
+    answer["Content-Disposition"] = f'attachment; filename="{study.slug}-datasheet.{fmt}"'
+    return answer

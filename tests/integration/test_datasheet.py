@@ -1,0 +1,62 @@
+"""Issue 42: the HEDS datasheet of each demo study, filled from its record (at least 70%),
+as JSON and Markdown, saved with the study; the researcher's own answers are kept."""
+
+import json
+import re
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from annotation.models import Study
+from scoring.datasheet import FILLED_TARGET, as_markdown, datasheet_of
+from workers.demo.studies import demo_study_files, load_demo_study
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_demo_studys_datasheet_is_mostly_filled_from_its_record(tmp_path, admin_client):
+    shares = {}
+    for _, data in demo_study_files():
+        slug = load_demo_study(data).study.slug
+        printed = StringIO()  # the command prints each study's share, as a researcher sees it
+        call_command("datasheet", slug, "--format", "json", stdout=StringIO(), stderr=printed)
+        shares[slug] = float(
+            re.match(rf"{slug}: ([0-9.]+)% filled from the study's record", printed.getvalue())[1]
+        )
+    low = {slug: share for slug, share in shares.items() if share < FILLED_TARGET * 100}
+    missing = {slug: datasheet_of(Study.objects.get(slug=slug))["to_answer"] for slug in low}
+    assert not low, f"filled shares: {shares}; to answer: {missing}"
+    assert len(shares) == 10
+
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"5.1": "Approved by the faculty's ethics board (ref. 42)."}))
+    out, err = StringIO(), StringIO()
+    call_command(
+        "datasheet", "demo-likert", "--format", "json", "--answers", str(answers), stdout=out, stderr=err
+    )
+    sheet = json.loads(out.getvalue())
+    by_key = {entry["key"]: entry for entry in sheet["questions"]}
+    assert by_key["5.1"] == {
+        **by_key["5.1"],
+        "answer": "Approved by the faculty's ethics board (ref. 42).",
+        "from": "researcher",
+    }
+    assert by_key["3.2.1"]["answer"] == "3" and by_key["3.2.1"]["from"] == "record"
+    assert by_key["4.3.3:edit_main"]["answer"] == "7"  # a 7-point scale
+    assert by_key["4.3.11:edit_main"]["answer"].startswith("Krippendorff's alpha ")
+    assert "5.1" not in sheet["to_answer"] and "5.3" in sheet["to_answer"]
+    assert f"{sheet['filled_from_record']:.1%} filled from the study's record" in err.getvalue()
+    saved = Study.objects.get(slug="demo-likert").datasheet
+    assert saved["answers"] == {"5.1": "Approved by the faculty's ethics board (ref. 42)."}
+    assert saved["sheet"]["questions"] == sheet["questions"]
+    markdown = as_markdown(sheet)
+    assert "**5.1** Did a research ethics committee approve" in markdown
+    assert "_To answer (the record cannot say)._" in markdown
+
+    overview = admin_client.get("/research/s/demo-likert/").content.decode()
+    assert 'id="datasheet-md"' in overview
+    download = admin_client.get("/research/s/demo-likert/datasheet.md")
+    assert download["Content-Disposition"] == 'attachment; filename="demo-likert-datasheet.md"'
+    assert "Approved by the faculty's ethics board (ref. 42)." in download.content.decode()
+    assert admin_client.get("/research/s/demo-likert/datasheet.pdf").status_code == 404
