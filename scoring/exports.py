@@ -1,4 +1,5 @@
-"""What ``scoring`` adds to a study's exports: the ``reports`` table of the SQLite dump.
+"""What ``scoring`` adds to a study's exports: the ``reports`` table of the SQLite dump (and
+of the dataset release), and the datasheet that is the dataset release's card.
 
 Registered with ``annotation.services.exports.sqlite.register_table`` by
 ``ScoringConfig.ready``, so the dump carries the study's report rows while ``annotation``
@@ -8,7 +9,9 @@ does not import ``scoring``.
 from __future__ import annotations
 
 from annotation.services.exports.columns import Column
+from annotation.services.exports.dataset import register_card
 from annotation.services.exports.sqlite import Table, register_table
+from scoring.datasheet import as_markdown, datasheet_of
 from scoring.models import Report
 
 
@@ -90,3 +93,11 @@ def aggregated_labels_table() -> Table:
 
 
 register_table(aggregated_labels_table)
+
+
+def datasheet_card(study) -> str:
+    """The dataset card's body: the study's HEDS datasheet (``scoring.datasheet``)."""
+    return as_markdown(datasheet_of(study))
+
+
+register_card(datasheet_card)

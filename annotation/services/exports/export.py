@@ -26,10 +26,12 @@ from annotation.services.jobs import JobParameters, Progress, no_progress
 from annotation.services.populations import real_answers
 
 from .columns import Column, response_columns
+from .dataset import write_dataset
 from .selects import copy_csv_rows, copy_jsonl_rows, rows_written, stream_rows
 from .sqlite import write_sqlite
 
-FORMATS = {"csv": "csv", "jsonl": "jsonl", "sqlite": "zip"}  # format → the export job's file extension
+# format → the export job's file extension; ``dataset``: Parquet and a dataset card (``dataset``)
+FORMATS = {"csv": "csv", "jsonl": "jsonl", "sqlite": "zip", "dataset": "zip"}
 PROGRESS_EVERY = 20_000
 __all__ = ["FILE_DELETED", "FORMATS", "ExportParameters", "ExportResult", "export_path", "export_study"]
 
@@ -95,6 +97,10 @@ def export_study(
                 progress=progress,
                 archive=path.suffix.lower() == ".zip",
             )
+        elif fmt == "dataset":
+            if include_platform_ids:
+                raise InputError({"include_platform_ids": ["A dataset release holds pseudonyms only."]})
+            rows = write_dataset(study, partial, progress=progress)
         else:
             rows = _write_rows(study, fmt, partial, include_platform_ids, progress, use_copy)
         os.replace(partial, path)
