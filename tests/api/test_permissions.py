@@ -127,6 +127,8 @@ ENDPOINTS = [
         owners(200),
     ),
     ("get", "/api/v1/studies/owned/reports/", None, None, scoped(200)),
+    ("get", "/api/v1/studies/owned/versions/", None, None, scoped(200)),
+    ("get", "/api/v1/studies/owned/versions/1/study-file/", None, None, scoped(200)),
     ("get", "/api/v1/studies/owned/exports/", None, None, scoped(200)),
     ("post", "/api/v1/studies/owned/exports/", {"format": "jsonl"}, "json", scoped(202)),
     # Raw platform ids (access.can_see_platform_ids): the owner and admins.
