@@ -18,6 +18,7 @@ RESEARCHER_DOCS = {
     "crowd": "Crowd platforms",
     "exports": "Exports",
     "privacy": "Erasure and retention",
+    "reproducibility": "Versions, frozen plans and datasheets",
 }
 
 
