@@ -473,6 +473,7 @@ class _Record:
     # the per-criterion questions
 
     def per_criterion(self, criterion: Criterion, kind: dict) -> dict[str, str | None]:
+        values = criterion.values or []
         instrument = criterion.values is not None
         instructions = self.study.instructions.strip()
         definition = criterion.title or (
@@ -490,8 +491,8 @@ class _Record:
             "4.2.2": "relative" if criterion.relative else "absolute",
             "4.2.3": "extrinsic" if kind.get("extrinsic") else "intrinsic",
             "4.3.1": f"{criterion.title} ({criterion.id})" if criterion.title else criterion.id,
-            "4.3.3": str(len(criterion.values)) if instrument else "N/A",
-            "4.3.4": ", ".join(str(v) for v in criterion.values) if instrument else "N/A",
+            "4.3.3": str(len(values)) if instrument else "N/A",
+            "4.3.4": ", ".join(str(v) for v in values) if instrument else "N/A",
             "4.3.5": criterion.presentation if instrument else "N/A (there is no rating instrument)",
             "4.3.6": "N/A"
             if instrument

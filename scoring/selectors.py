@@ -86,7 +86,7 @@ def study_reports(study: Study, population: str, version: int | None = None) -> 
 def report_versions(study: Study) -> list[int]:
     """The study versions with figures of their own (answers spanning several versions)."""
     found = Report.objects.filter(study=study, version__isnull=False).values_list("version", flat=True)
-    return sorted(set(found.distinct()))
+    return sorted({version for version in found.distinct() if version is not None})
 
 
 def plot_specs(study: Study) -> dict[str, PlotSpec]:

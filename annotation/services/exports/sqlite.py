@@ -166,14 +166,14 @@ def tables(include_platform_ids: bool, exam: Exam | None = None) -> list[Table]:
         Table(
             "participants",
             "Everyone enrolled in the study, under a pseudonym, with their session's figures "
-            "(the same columns as in the CSV).",
+            "(the same columns as in the CSV), in the order the reports number them.",
             [
                 replace(participant, sqlite_type="TEXT PRIMARY KEY"),
                 *participant_columns(include_platform_ids, exam)[1:],
             ],
             f"FROM {t['e']} e JOIN {t['p']} p ON p.id = e.participant_id "
             f"JOIN {ps} ps ON ps.participant_id = e.participant_id WHERE e.study_id = %s AND NOT e.is_test "
-            "ORDER BY e.id",
+            "ORDER BY e.participant_id",  # the reports' order of participants (docs/tools/reanalyse.py)
         ),
         Table(
             "assignments",

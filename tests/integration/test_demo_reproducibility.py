@@ -1,24 +1,40 @@
-"""Issue 42: the HEDS datasheet of each demo study, filled from its record (at least 70%),
-as JSON and Markdown, saved with the study; the researcher's own answers are kept."""
+"""Issue 42 on the demo studies: each one's report rows recomputed from its SQLite export
+alone by docs/tools/reanalyse.py (equal to 1e-9), and its HEDS datasheet filled from its
+record (at least 70%), as JSON and Markdown, saved with the study with the researcher's
+own answers."""
 
+import importlib.util
 import json
 import re
+import sys
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from annotation.models import Study
+from annotation.services.exports.export import export_study
 from scoring.datasheet import FILLED_TARGET, as_markdown, datasheet_of
 from workers.demo.studies import demo_study_files, load_demo_study
+
+SCRIPT = Path(__file__).resolve().parents[2] / "docs" / "tools" / "reanalyse.py"
+spec = importlib.util.spec_from_file_location("reanalyse", SCRIPT)
+REANALYSE = sys.modules["reanalyse"] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(REANALYSE)
 
 pytestmark = pytest.mark.django_db
 
 
-def test_every_demo_studys_datasheet_is_mostly_filled_from_its_record(tmp_path, admin_client):
-    shares = {}
+def test_every_demo_study_reproduces_from_its_export_and_fills_most_of_its_datasheet(tmp_path, admin_client):
+    shares, reproduced = {}, {}
     for _, data in demo_study_files():
-        slug = load_demo_study(data).study.slug
+        study = load_demo_study(data).study
+        slug = study.slug
+        export = export_study(study, fmt="sqlite", path=tmp_path / f"{slug}.zip")
+        result = REANALYSE.reanalyse(export.path)
+        reproduced[slug] = (result.equal, result.rows)
+        assert result.reproduced, (slug, result.differing[:2], result.missing[:2], result.extra[:2])
         printed = StringIO()  # the command prints each study's share, as a researcher sees it
         call_command("datasheet", slug, "--format", "json", stdout=StringIO(), stderr=printed)
         shares[slug] = float(
@@ -28,6 +44,7 @@ def test_every_demo_studys_datasheet_is_mostly_filled_from_its_record(tmp_path, 
     missing = {slug: datasheet_of(Study.objects.get(slug=slug))["to_answer"] for slug in low}
     assert not low, f"filled shares: {shares}; to answer: {missing}"
     assert len(shares) == 10
+    assert sum(rows for _, rows in reproduced.values()) > 1000, reproduced  # the seeded studies have figures
 
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps({"5.1": "Approved by the faculty's ethics board (ref. 42)."}))
