@@ -3,7 +3,9 @@ turns a change into a deviation with its reason, or refuses it without one."""
 
 from __future__ import annotations
 
+import csv
 import json
+import sqlite3
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -13,6 +15,9 @@ from annotation.models import Study, StudyVersion
 from annotation.services.authoring.studies import load_study_file
 from annotation.services.authoring.study_files import study_file_of
 from annotation.services.authoring.versions import FROZEN_REFUSAL, digest_of
+from annotation.services.exports.export import export_study
+from annotation.services.participation.assignment import assign_next_item
+from annotation.services.participation.submission import submit_response
 from tests.conftest import claim_study_file, logged_in
 from tests.helpers.admin import admin_form_data
 
@@ -86,3 +91,57 @@ def test_every_writer_makes_a_version_and_a_frozen_plan_takes_changes_only_as_de
     assert [v["number"] for v in listed] == list(range(8, 0, -1))
     old = owner.get("/api/v1/studies/vers/versions/2/study-file/").json()
     assert old["title"] == "Claims, v2" and len(old["items"]) == 6 and "status" not in old
+
+
+def test_the_frozen_digest_and_the_deviations_show_on_the_pages_and_in_every_export(
+    client_for, users, enrolled, tmp_path
+):
+    load_study_file(claim_study_file(slug="shown", status="draft"), owner=users["owner"])
+    page = logged_in(users["owner"])
+    plan = {"populations": "passed", "tests": "claim accuracy by system", "sample_size": "24"}
+    assert (
+        page.post("/research/s/shown/versions/freeze/", {**plan, "populations": ["passed"]}).status_code
+        == 302
+    )
+    study = Study.objects.get(slug="shown")
+    assert (
+        study.analysis_plan["tests"] == ["claim accuracy by system"]
+        and study.analysis_plan["sample_size"] == 24
+    )
+    refused = page.post("/research/s/shown/versions/freeze/", {"populations": ["passed"]})
+    assert refused.status_code == 400 and "already frozen" in refused.content.decode()
+    why = {"instructions": "Read twice.", "deviation_reason": "Pilot readers skimmed."}
+    client_for("owner").patch("/api/v1/studies/shown/", why, format="json")
+    client_for("owner").post("/api/v1/studies/shown/status/", {"status": "live"}, format="json")
+    study = Study.objects.get(slug="shown")
+    participant = enrolled(study)
+    submit_response(
+        assignment=assign_next_item(participant=participant, study=study),
+        answer={"label": "supports", "evidence": [0]},
+    )
+
+    for path in ("/research/s/shown/", "/research/s/shown/dashboard/", "/research/s/shown/versions/"):
+        shown = page.get(path).content.decode()
+        assert study.frozen_digest[:16] in shown, path
+    dashboard = page.get("/research/s/shown/dashboard/").content.decode()
+    assert 'id="dashboard-deviations"' in dashboard and "Pilot readers skimmed." in dashboard
+    versions = page.get("/research/s/shown/versions/").content.decode()
+    assert "instructions: " in versions and "(deviation)" in versions
+    file = page.get("/research/s/shown/versions/1/study-file/")
+    assert file["Content-Disposition"] == 'attachment; filename="shown-v1.json"'
+
+    csv_export = export_study(study, fmt="csv", path=tmp_path / "a.csv", use_copy=False)
+    with open(csv_export.path, newline="") as handle:
+        (row,) = list(csv.DictReader(handle))
+    assert row["plan_digest"] == study.frozen_digest and row["study_version"] == str(study.version) == "3"
+    database = export_study(study, fmt="sqlite", path=tmp_path / "a.sqlite").path
+    with sqlite3.connect(database) as connection:
+        (digest, frozen) = connection.execute("SELECT plan_digest, frozen_version FROM study").fetchone()
+        stored = connection.execute(
+            "SELECT study_file, plan, items_digest, deviation, reason FROM versions WHERE number = ?",
+            (frozen,),
+        ).fetchone()
+        deviations = connection.execute("SELECT reason FROM versions WHERE deviation").fetchall()
+    assert digest == study.frozen_digest
+    assert digest_of({**json.loads(stored[0]), "items": stored[2]}, json.loads(stored[1])) == digest
+    assert deviations == [("Pilot readers skimmed.",)]
