@@ -4,6 +4,7 @@ turns a change into a deviation with its reason, or refuses it without one."""
 from __future__ import annotations
 
 import csv
+import html
 import json
 import sqlite3
 
@@ -74,6 +75,8 @@ def test_every_writer_makes_a_version_and_a_frozen_plan_takes_changes_only_as_de
     assert last.source == "freeze" and last.changed == ["plan"]
     assert last.digest == digest_of({**last.study_file, "items": last.items_digest}, last.plan)
 
+    unexplained = {**_builder_fields(Study.objects.get(slug="vers")), "title": "Quietly", "action": "save"}
+    assert html.escape(FROZEN_REFUSAL) in page.post("/research/s/vers/edit/", unexplained).content.decode()
     refused = owner.patch("/api/v1/studies/vers/", {"title": "Quietly"}, format="json")
     assert refused.status_code == 400
     assert refused.json() == {"deviation_reason": [FROZEN_REFUSAL]}
@@ -87,8 +90,11 @@ def test_every_writer_makes_a_version_and_a_frozen_plan_takes_changes_only_as_de
     deviation = _versions("vers")[-1]
     assert deviation.deviation and deviation.reason == why["deviation_reason"]
     assert deviation.diff == 'title: "Claims, v3" → "Fewer words"'
+    explained = {**unexplained, "deviation_reason": "Readers asked for a shorter title."}
+    assert page.post("/research/s/vers/edit/", explained).status_code == 302
+    assert _versions("vers")[-1].source == "builder" and _versions("vers")[-1].deviation
     listed = owner.get("/api/v1/studies/vers/versions/").json()["results"]
-    assert [v["number"] for v in listed] == list(range(8, 0, -1))
+    assert [v["number"] for v in listed] == list(range(9, 0, -1))
     old = owner.get("/api/v1/studies/vers/versions/2/study-file/").json()
     assert old["title"] == "Claims, v2" and len(old["items"]) == 6 and "status" not in old
 
