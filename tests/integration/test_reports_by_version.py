@@ -1,8 +1,11 @@
 """Issue 42: once a study's answers span several versions, the reports are also computed for
 each version's answers alone, chosen on the dashboard and in the API as populations are."""
 
+import importlib.util
+import sys
 from io import StringIO
 from math import nan
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -10,6 +13,7 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Response
+from annotation.services.exports.export import export_study
 from scoring.models import Report
 from scoring.services import split_versions
 from tests.conftest import logged_in
@@ -18,7 +22,15 @@ from tests.helpers.reports import game_study
 pytestmark = pytest.mark.django_db
 
 
-def test_answers_of_two_versions_get_figures_of_their_own(owner):
+def reanalysis():
+    script = Path(__file__).resolve().parents[2] / "docs" / "tools" / "reanalyse.py"
+    spec = importlib.util.spec_from_file_location("reanalyse", script)
+    module = sys.modules["reanalyse"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_answers_of_two_versions_get_figures_of_their_own(owner, tmp_path):
     study = game_study(owner=owner)
     Response.objects.filter(study=study, item__external_id__in=["A", "B"]).update(study_version=1)
     Response.objects.filter(study=study).exclude(item__external_id__in=["A", "B"]).update(study_version=2)
@@ -45,6 +57,9 @@ def test_answers_of_two_versions_get_figures_of_their_own(owner):
         ("all", 1, 6),
         ("passed", 1, 6),
     ]
+    # every row, each version's too, recomputed from the export alone (docs/tools/reanalyse.py)
+    result = reanalysis().reanalyse(export_study(study, fmt="sqlite", path=tmp_path / "roft.zip").path)
+    assert result.reproduced and result.equal == Report.objects.filter(study=study).count()
 
 
 @pytest.mark.parametrize(
