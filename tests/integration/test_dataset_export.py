@@ -7,16 +7,19 @@ import zipfile
 import pytest
 
 from annotation.errors import InputError
-from annotation.services.exports.export import export_study
+from annotation.services.authoring.study_changes import start_export
+from annotation.services.exports.export import DATASET_PSEUDONYMS_ONLY, export_study
 from tests.helpers.reports import game_study
 
 pytestmark = pytest.mark.django_db
 
 
-def test_a_dataset_release_loads_offline_with_datasets_and_holds_pseudonyms_only(tmp_path, monkeypatch):
+def test_a_dataset_release_loads_offline_with_datasets_and_holds_pseudonyms_only(
+    tmp_path, monkeypatch, owner
+):
     datasets = pytest.importorskip("datasets")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    study = game_study()
+    study = game_study(owner=owner)
     result = export_study(study, fmt="dataset", path=tmp_path / "release.zip")
     export_study(study, fmt="csv", path=tmp_path / "answers.csv", use_copy=False)
     assert result.rows == 9
@@ -45,3 +48,6 @@ def test_a_dataset_release_loads_offline_with_datasets_and_holds_pseudonyms_only
 
     with pytest.raises(InputError):
         export_study(study, fmt="dataset", path=tmp_path / "ids.zip", include_platform_ids=True)
+    with pytest.raises(InputError) as refused:
+        start_export(user=owner, study=study, parameters={"format": "dataset", "include_platform_ids": True})
+    assert refused.value.errors == {"include_platform_ids": [DATASET_PSEUDONYMS_ONLY]}
