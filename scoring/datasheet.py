@@ -20,6 +20,7 @@ from pathlib import Path
 from django.db.models import Count
 from django.utils import timezone
 
+from annotation.errors import InputError
 from annotation.kinds import get_kind
 from annotation.models import Item, Participant, PlatformStudy, Study
 from annotation.services.populations import NOT_HUMAN, real_enrollments
@@ -95,11 +96,31 @@ def _entry(question: dict, answer: str | None, *, criterion: str | None = None) 
     }
 
 
+ANSWER_MAX = 5000  # characters of one of the researcher's answers
+
+
 def save_datasheet(study: Study, *, answers: dict[str, str] | None = None) -> dict:
-    """Build the sheet (with ``answers``, the researcher's, added to those kept) and store it
-    with the study; returns it."""
+    """Build the sheet with ``answers`` (the researcher's, by question key; an empty one
+    removes theirs) added to those kept, and store both with the study; returns the sheet.
+    A key the sheet does not have, or an answer too long, is an ``InputError`` naming it."""
+    keys = {entry["key"] for entry in datasheet_of(study)["questions"]}
+    errors = {
+        key: [
+            "No such question in this study's datasheet."
+            if key not in keys
+            else f"An answer is text of at most {ANSWER_MAX} characters."
+        ]
+        for key, value in (answers or {}).items()
+        if key not in keys or not isinstance(value, str) or len(value) > ANSWER_MAX
+    }
+    if errors:
+        raise InputError(errors)
     kept = dict((study.datasheet or {}).get("answers") or {})
-    kept.update({k: v for k, v in (answers or {}).items() if isinstance(v, str)})
+    for key, value in (answers or {}).items():
+        if value.strip():
+            kept[key] = value.strip()
+        else:
+            kept.pop(key, None)
     study.datasheet = {"answers": kept}
     sheet = datasheet_of(study)
     study.datasheet = {"answers": kept, "sheet": sheet}

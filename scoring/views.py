@@ -13,17 +13,17 @@ from django.contrib import messages
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.errors import InputError
 from annotation.models import Job
 from annotation.numbers import whole_number
 from annotation.research.views.decorators import researcher_required
-from annotation.services.access import access_study_for_researcher
+from annotation.services.access import access_study_for_researcher, access_study_to_change, can_change_study
 from annotation.services.authoring.versions import deviations
 from annotation.services.jobs import job_status
 from scoring import plots
-from scoring.datasheet import as_markdown, datasheet_of
+from scoring.datasheet import as_markdown, datasheet_of, save_datasheet
 from scoring.forms import PAGE_SIMULATIONS, PlanForm
 from scoring.planning import Plan
 from scoring.selectors import dashboard_view, plot_specs, report_versions, reports_version, study_reports
@@ -172,3 +172,34 @@ def study_datasheet(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     answer = HttpResponse(body, content_type=f"{kind}; charset=utf-8")
     answer["Content-Disposition"] = f'attachment; filename="{study.slug}-datasheet.{fmt}"'
     return answer
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def datasheet_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """The datasheet with a box for each question the record cannot answer (and to override
+    those it does); the owner's answers are saved with the study."""
+    study = access_study_for_researcher(request.user, slug)
+    errors: dict[str, list[str]] = {}
+    if request.method == "POST":
+        study = access_study_to_change(request.user, slug)
+        answers = {
+            key[len("answer:") :]: value for key, value in request.POST.items() if key.startswith("answer:")
+        }
+        try:
+            save_datasheet(study, answers=answers)
+        except InputError as exc:
+            errors = exc.errors
+        else:
+            messages.success(request, "Your answers are saved with the study.")
+            return redirect("study-datasheet-page", slug=study.slug)
+    sheet = datasheet_of(study)
+    own = (study.datasheet or {}).get("answers") or {}
+    context = {
+        "study": study,
+        "sheet": sheet,
+        "entries": [{**entry, "own": own.get(entry["key"], "")} for entry in sheet["questions"]],
+        "can_change": can_change_study(request.user, study),
+        "errors": list(errors.items()),
+    }
+    return render(request, "research/datasheet.html", context, status=400 if errors else 200)

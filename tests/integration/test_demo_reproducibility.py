@@ -77,3 +77,12 @@ def test_every_demo_study_reproduces_from_its_export_and_fills_most_of_its_datas
     assert download["Content-Disposition"] == 'attachment; filename="demo-likert-datasheet.md"'
     assert "Approved by the faculty's ethics board (ref. 42)." in download.content.decode()
     assert admin_client.get("/research/s/demo-likert/datasheet.pdf").status_code == 404
+    page = admin_client.get("/research/s/demo-likert/datasheet/").content.decode()
+    assert 'name="answer:5.3"' in page and "Filled from the study's record" in page
+    saved = admin_client.post(
+        "/research/s/demo-likert/datasheet/", {"answer:5.3": "No special-category data."}
+    )
+    assert saved.status_code == 302
+    assert Study.objects.get(slug="demo-likert").datasheet["answers"]["5.3"] == "No special-category data."
+    refused = admin_client.post("/research/s/demo-likert/datasheet/", {"answer:9.9": "?"})
+    assert refused.status_code == 400 and "No such question" in refused.content.decode()

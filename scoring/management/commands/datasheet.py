@@ -8,6 +8,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.errors import InputError
 from annotation.management.commands.loadstudy import read_json_file
 from annotation.models import Study
 from scoring.datasheet import as_markdown, save_datasheet
@@ -36,7 +37,10 @@ class Command(BaseCommand):
             isinstance(given, dict) and all(isinstance(v, str) for v in given.values())
         ):
             raise CommandError(f"--answers: {answers} must hold one JSON object of question key → text.")
-        sheet = save_datasheet(study, answers=given)
+        try:
+            sheet = save_datasheet(study, answers=given)
+        except InputError as exc:
+            raise CommandError(f"--answers: {exc.summary()}") from None
         if format == "json":
             self.stdout.write(json.dumps(sheet, indent=1, ensure_ascii=False))
         else:
