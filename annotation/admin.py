@@ -154,8 +154,11 @@ class StudyAdminForm(DeviationReasonForm):
         return data
 
 
-class ExamAdminForm(forms.ModelForm):
+class ExamAdminForm(DeviationReasonForm):
     """An exam as the admin saves it: its study's items and pass mark follow the exam rules."""
+
+    def frozen_study(self) -> Study | None:
+        return self.cleaned_data.get("study")
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -212,7 +215,10 @@ class StudyAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["title"]}
     # The status and the closing record have one writer (``study_status``): the actions
     # below, never the form (a new study starts as a draft).
-    readonly_fields = ["status", "closed_by_quota", *CLOSING_FIELDS, "created_at", "updated_at"]
+    readonly_fields = [
+        "status", "closed_by_quota", *CLOSING_FIELDS,
+        "version", "frozen_at", "frozen_version", "frozen_digest", "created_at", "updated_at",
+    ]  # fmt: skip
     actions = ["go_live", "close"]
 
     @admin.action(description="Go live (open the selected studies to participants)")
@@ -532,6 +538,12 @@ class ExamAdmin(admin.ModelAdmin):
     form = ExamAdminForm
     list_display = ["study", "pass_mark", "attempts_allowed"]
     list_select_related = ["study"]
+
+    def save_model(self, request, obj, form, change):
+        """An exam's settings are its study file's ``exam`` block: a new version of the study."""
+        super().save_model(request, obj, form, change)
+        reason = form.cleaned_data.get(REASON_FIELD, "")
+        record_study_version(obj.study, user=request.user, source="admin", reason=reason)
 
 
 @admin.register(ExamAttempt)

@@ -23,6 +23,7 @@ class StudyVersion(models.Model):
         COMMAND = "command", "a command"
         JOB = "job", "a job"
         FREEZE = "freeze", "freezing the plan"
+        RULE = "rule", "a rule of the site (an exam no longer shared)"
 
     study = models.ForeignKey("annotation.Study", on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()

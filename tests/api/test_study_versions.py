@@ -13,13 +13,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from annotation.models import Study, StudyVersion
+from annotation.services.authoring.exam_settings import EXAM_WITHDRAWN
 from annotation.services.authoring.studies import load_study_file
 from annotation.services.authoring.study_files import study_file_of
 from annotation.services.authoring.versions import FROZEN_REFUSAL, digest_of
 from annotation.services.exports.export import export_study
 from annotation.services.participation.assignment import assign_next_item
 from annotation.services.participation.submission import submit_response
-from tests.conftest import claim_study_file, logged_in
+from tests.conftest import EXAMPLES, claim_study_file, logged_in
 from tests.helpers.admin import admin_form_data
 
 pytestmark = pytest.mark.django_db
@@ -151,3 +152,32 @@ def test_the_frozen_digest_and_the_deviations_show_on_the_pages_and_in_every_exp
     assert digest == study.frozen_digest
     assert digest_of({**json.loads(stored[0]), "items": stored[2]}, json.loads(stored[1])) == digest
     assert deviations == [("Pilot readers skimmed.",)]
+
+
+def test_an_exam_withdrawn_from_a_frozen_study_is_a_deviation_with_the_sites_reason(client_for, users):
+    """Unsharing an exam detaches it from the other researchers' studies (exam_settings): a
+    change of their study files that nobody asked for, so the rule records it, and says why."""
+    exam = json.loads((EXAMPLES / "simulation-exam.json").read_text())
+    study = json.loads((EXAMPLES / "simulation.json").read_text())
+    owner, other = client_for("owner"), client_for("other")
+    assert owner.post("/api/v1/studies/", {**exam, "slug": "owners-exam"}, format="json").status_code == 201
+    assert (
+        owner.patch("/api/v1/studies/owners-exam/", {"shared_with": ["other"]}, format="json").status_code
+        == 200
+    )
+    theirs = {
+        **study,
+        "slug": "others-sim",
+        "qualification": "owners-exam",
+        "public": False,
+        "status": "draft",
+    }
+    assert other.post("/api/v1/studies/", theirs, format="json").status_code == 201
+    assert (
+        other.post("/api/v1/studies/others-sim/freeze/", {"analysis_plan": {}}, format="json").status_code
+        == 200
+    )
+    assert owner.patch("/api/v1/studies/owners-exam/", {"shared_with": []}, format="json").status_code == 200
+    last = _versions("others-sim")[-1]
+    assert (last.source, last.deviation, last.reason) == ("rule", True, EXAM_WITHDRAWN)
+    assert last.diff == 'qualification: removed (was "owners-exam")'
