@@ -195,22 +195,20 @@ def freeze_study(study: Study, *, user, plan) -> StudyVersion:
         if locked.frozen_at is not None:
             raise InputError({"analysis_plan": ["This study's plan is already frozen."]})
         if locked.status != Study.Status.DRAFT:
-            raise InputError(
-                {"analysis_plan": ["A plan is frozen before the study goes live (it is a draft)."]}
-            )
+            raise InputError({"analysis_plan": [NOT_A_DRAFT]})
         study.analysis_plan = plan
         Study.objects.filter(pk=study.pk).update(analysis_plan=plan)
         record_study_version(study, user=user, source=StudyVersion.Source.FREEZE)
         version = study.versions.order_by("-number").first()
         assert version is not None  # a study has one once anything is recorded
-        study.frozen_at, study.frozen_digest, study.frozen_version = (
-            timezone.now(),
-            version.digest,
-            version.number,
-        )
-        Study.objects.filter(pk=study.pk).update(
-            frozen_at=study.frozen_at, frozen_digest=study.frozen_digest, frozen_version=study.frozen_version
-        )
+        frozen = {
+            "frozen_at": timezone.now(),
+            "frozen_digest": version.digest,
+            "frozen_version": version.number,
+        }
+        for name, value in frozen.items():
+            setattr(study, name, value)
+        Study.objects.filter(pk=study.pk).update(**frozen)
     return version
 
 
