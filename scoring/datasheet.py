@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from django.utils import timezone
 
 from annotation.errors import InputError
 from annotation.kinds import get_kind
+from annotation.kinds.base import QualityCriterion
 from annotation.models import Item, Participant, PlatformStudy, Study
 from annotation.services.populations import NOT_HUMAN, real_enrollments
 from scoring.models import Report
@@ -39,24 +39,11 @@ def heds() -> dict:
     return json.loads(HEDS_FILE.read_text(encoding="utf-8"))
 
 
-@dataclass(frozen=True)
-class Criterion:
-    """One quality criterion the study asks about (a question of its page)."""
-
-    id: str
-    text: str
-    values: list | None  # the instrument's values; None: no rating instrument
-    presentation: str  # how the instrument is shown
-    relative: bool
-    elicitation: str
-    title: str = ""  # its name for evaluators, when it has one besides its id
-
-
 def datasheet_of(study: Study) -> dict:
     """The study's datasheet: every question with its answer (``None``: the researcher's
     to give), where the answer came from, and the share the record filled."""
     record = _Record(study)
-    kind = heds()["kinds"].get(study.kind, {})
+    kind = get_kind(study.kind).evaluation
     answers = record.general(kind)
     entries = [_entry(q, answers.get(q["id"])) for q in heds()["questions"]]
     for criterion in criteria_of(study):
@@ -158,98 +145,9 @@ def as_markdown(sheet: dict) -> str:
 # --- the criteria --------------------------------------------------------------------------
 
 
-def criteria_of(study: Study) -> list[Criterion]:
-    """The questions the study's pages ask, as HEDS's quality criteria."""
-    kind = get_kind(study.kind)
-    defaults = heds()["kinds"].get(study.kind, {})
-    config = study.config or {}
-    if study.kind == "questionnaire":
-        return [_questionnaire_criterion(q) for q in config.get("questions", [])]
-    if study.kind == "ranking":
-        settings = kind.validate_config(config)
-        shown = [chr(ord("A") + i) for i in range(settings["show"])]
-        return [
-            Criterion(
-                c["id"],
-                f"{c['most']} / {c['least']}",
-                [f"{side} {letter}" for side in ("MOST", "LEAST") for letter in shown],
-                "one of several options (a MOST and a LEAST passage)",
-                True,
-                defaults.get("elicitation") or "",
-                c.get("title", ""),
-            )
-            for c in settings["criteria"]
-        ]
-    try:
-        asked = kind.rater_questions(config)
-    except Exception:
-        asked = []
-    relative, elicitation = bool(defaults.get("relative")), defaults.get("elicitation") or ""
-    if asked:
-        return [
-            Criterion(q.id, q.text, list(q.labels), "one of several options", relative, elicitation)
-            for q in asked
-        ]
-    named = defaults.get("criterion")
-    if named:
-        values = named.get("values")
-        return [
-            Criterion(named["id"], named["text"], values, "one of several options", relative, elicitation)
-        ]
-    return [Criterion(kind.name, kind.label, None, "no rating instrument", relative, elicitation)]
-
-
-def _questionnaire_criterion(q: dict) -> Criterion:
-    kind = q.get("type")
-    if kind == "scale":
-        points = int(q.get("points", 5))
-        labels = q.get("labels") or []
-        values: list | None = list(range(1, points + 1))
-        shown = "one of several options (a row of points" + (
-            f", ends labelled {labels[0]!r} and {labels[-1]!r})" if labels else ")"
-        )
-        return Criterion(q["id"], q.get("text", ""), values, shown, False, "direct quality estimation")
-    if kind == "pick":
-        values = (
-            ["first", "second"] + (["tie"] if q.get("tie") else [])
-            if q.get("pick") == "pairwise"
-            else ["best", "worst"]
-        )
-        return Criterion(
-            q["id"],
-            q.get("text", ""),
-            values,
-            "one of several options",
-            True,
-            "relative quality estimation (including ranking)",
-        )
-    if kind in ("choice", "multi"):
-        shown = "one of several options" if kind == "choice" else "check-boxes"
-        return Criterion(
-            q["id"],
-            q.get("text", ""),
-            list(q.get("options", [])),
-            shown,
-            False,
-            "output classification or labelling",
-        )
-    if kind == "sentences":
-        return Criterion(
-            q["id"],
-            q.get("text", ""),
-            None,
-            "no rating instrument",
-            False,
-            "evaluation through post-editing/annotation",
-        )
-    return Criterion(
-        q["id"],
-        q.get("text", ""),
-        None,
-        "no rating instrument",
-        False,
-        "qualitative feedback (e.g. via comments entered in a text box)",
-    )
+def criteria_of(study: Study) -> list[QualityCriterion]:
+    """The questions the study's pages ask, as HEDS's quality criteria (the kind says which)."""
+    return get_kind(study.kind).quality_criteria(study.config or {})
 
 
 # --- the record ----------------------------------------------------------------------------
@@ -493,8 +391,8 @@ class _Record:
 
     # the per-criterion questions
 
-    def per_criterion(self, criterion: Criterion, kind: dict) -> dict[str, str | None]:
-        values = criterion.values or []
+    def per_criterion(self, criterion: QualityCriterion, kind: dict) -> dict[str, str | None]:
+        values = criterion.values or ()
         instrument = criterion.values is not None
         instructions = self.study.instructions.strip()
         definition = criterion.title or (

@@ -184,7 +184,9 @@ def datasheet_page(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         study = access_study_to_change(request.user, slug)
         answers = {
-            key[len("answer:") :]: value for key, value in request.POST.items() if key.startswith("answer:")
+            key[len("answer:") :]: request.POST.get(key, "")
+            for key in request.POST
+            if key.startswith("answer:")
         }
         try:
             save_datasheet(study, answers=answers)
