@@ -134,7 +134,7 @@ def as_markdown(sheet: dict) -> str:
     for entry in sheet["questions"]:
         if entry["section"] != section:
             section = entry["section"]
-            lines += ["", f"## {section}", ""]
+            lines += [*([""] if lines[-1] else []), f"## {section}", ""]
         answer = entry["answer"] if entry["answer"] is not None else "_To answer (the record cannot say)._"
         lines.append(f"**{entry['id']}** {entry['question']}  ")
         lines.append(f"{answer}")
