@@ -19,7 +19,10 @@ with an in-memory database it never reads). What it cannot rebuild from a pseudo
 export, and so reports as missing rather than equal: the rows of machine raters grouped by
 their names (the export shows pseudonyms), and an adaptive study's stopping-rule row (the
 site computes it from its live state). Rows are read in id order (answers of kinds that
-compute agreement answer by answer: by item, then id), as the reports job reads them.
+compute agreement answer by answer: by item, then id), as the reports job reads them;
+participants in the order the export lists them (the reports' order), then the adjudicators
+(who are not enrolled) in the order of their first answer: exact when no one enrolled after
+the first adjudication, which is how a study is adjudicated (after collection).
 """
 
 from __future__ import annotations
