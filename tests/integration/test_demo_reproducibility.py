@@ -14,8 +14,11 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Study
+from annotation.services.analysis.adjudication import adjudicate
 from annotation.services.exports.export import export_study
 from scoring.datasheet import FILLED_TARGET, as_markdown, datasheet_of
+from scoring.models import Report
+from scoring.services import compute_study_reports
 from workers.demo.studies import demo_study_files, load_demo_study
 
 SCRIPT = Path(__file__).resolve().parents[2] / "docs" / "tools" / "reanalyse.py"
@@ -26,11 +29,19 @@ spec.loader.exec_module(REANALYSE)
 pytestmark = pytest.mark.django_db
 
 
-def test_every_demo_study_reproduces_from_its_export_and_fills_most_of_its_datasheet(tmp_path, admin_client):
+def test_every_demo_study_reproduces_from_its_export_and_fills_most_of_its_datasheet(
+    tmp_path, admin_client, admin_user
+):
     shares, reproduced = {}, {}
     for _, data in demo_study_files():
         study = load_demo_study(data).study
         slug = study.slug
+        if slug == "demo-claims":  # an adjudicated answer: the adjudicated population too
+            item = study.items.filter(is_attention_check=False).order_by("id").first()
+            answer = {"label": "contradicts", "evidence": [0]}
+            adjudicate(study=study, item=item, answer=answer, note="", user=admin_user)
+            compute_study_reports(study)
+            assert Report.objects.filter(study=study, population="adjudicated").exists()
         export = export_study(study, fmt="sqlite", path=tmp_path / f"{slug}.zip")
         result = REANALYSE.reanalyse(export.path)
         reproduced[slug] = (result.equal, result.rows)
