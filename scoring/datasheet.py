@@ -5,7 +5,7 @@ what the site holds about the study: its settings and questions, its items' syst
 took part and through which platform, what they were paid, its attention checks and
 exclusions, its frozen plan and the agreement its reports measured. What the record cannot
 say (the paper, ethics approval, how the outputs were sampled) is left for the researcher,
-whose answers are kept with the study (``Study.datasheet["answers"]``) and win over ours.
+whose answers are kept with the study (``scoring.models.Datasheet``) and win over ours.
 ``datasheet_of`` builds the sheet; ``save_datasheet`` stores it with the study.
 """
 
@@ -24,7 +24,7 @@ from annotation.kinds import get_kind
 from annotation.kinds.base import QualityCriterion
 from annotation.models import Item, Participant, PlatformStudy, Study
 from annotation.services.populations import NOT_HUMAN, real_enrollments
-from scoring.models import Report
+from scoring.models import Datasheet, Report
 
 HEDS_FILE = Path(__file__).resolve().parent / "data" / "heds.json"
 FILLED_TARGET = 0.7  # the share of questions the record should answer (issue 42)
@@ -39,19 +39,19 @@ def heds() -> dict:
     return json.loads(HEDS_FILE.read_text(encoding="utf-8"))
 
 
-def datasheet_of(study: Study) -> dict:
+def datasheet_of(study: Study, *, answers: dict[str, str] | None = None) -> dict:
     """The study's datasheet: every question with its answer (``None``: the researcher's
     to give), where the answer came from, and the share the record filled."""
     record = _Record(study)
     kind = get_kind(study.kind).evaluation
-    answers = record.general(kind)
-    entries = [_entry(q, answers.get(q["id"])) for q in heds()["questions"]]
+    general = record.general(kind)
+    entries = [_entry(q, general.get(q["id"])) for q in heds()["questions"]]
     for criterion in criteria_of(study):
         filled = record.per_criterion(criterion, kind)
         for q in heds()["criterion_questions"]:
             entry = _entry(q, filled.get(q["id"]), criterion=criterion.id)
             entries.append(entry)
-    own = (study.datasheet or {}).get("answers") or {}
+    own = researcher_answers(study) if answers is None else answers
     for entry in entries:
         mine = own.get(entry["key"])
         if isinstance(mine, str) and mine.strip():
@@ -102,17 +102,22 @@ def save_datasheet(study: Study, *, answers: dict[str, str] | None = None) -> di
     }
     if errors:
         raise InputError(errors)
-    kept = dict((study.datasheet or {}).get("answers") or {})
+    kept = researcher_answers(study)
     for key, value in (answers or {}).items():
         if value.strip():
             kept[key] = value.strip()
         else:
             kept.pop(key, None)
-    study.datasheet = {"answers": kept}
-    sheet = datasheet_of(study)
-    study.datasheet = {"answers": kept, "sheet": sheet}
-    Study.objects.filter(pk=study.pk).update(datasheet=study.datasheet)
+    saved, _ = Datasheet.objects.update_or_create(study=study, defaults={"answers": kept})
+    sheet = datasheet_of(study, answers=kept)
+    saved.sheet = sheet
+    saved.save(update_fields=["sheet", "saved_at"])
     return sheet
+
+
+def researcher_answers(study: Study) -> dict[str, str]:
+    """The researcher's saved answers by question key (none before the first save)."""
+    return dict(Datasheet.objects.filter(study=study).values_list("answers", flat=True).first() or {})
 
 
 def as_markdown(sheet: dict) -> str:

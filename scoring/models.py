@@ -82,3 +82,19 @@ class ItemColumns(models.Model):
 
     def __str__(self) -> str:
         return f"{self.study_id} items v{self.version} (blob v{self.blob_version})"
+
+
+class Datasheet(models.Model):
+    """A study's HEDS datasheet as last saved (``scoring.datasheet``): the researcher's own
+    answers by question key, and the sheet built with them. A row of its own, not a column
+    of the study: the participant's pages read the study row on every request."""
+
+    study = models.OneToOneField(
+        "annotation.Study", on_delete=models.CASCADE, primary_key=True, related_name="datasheet"
+    )
+    answers = models.JSONField(default=dict, blank=True)
+    sheet = models.JSONField(default=dict, blank=True)
+    saved_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.study_id} datasheet"

@@ -23,7 +23,7 @@ from annotation.services.access import access_study_for_researcher, access_study
 from annotation.services.authoring.versions import deviations
 from annotation.services.jobs import job_status
 from scoring import plots
-from scoring.datasheet import as_markdown, datasheet_of, save_datasheet
+from scoring.datasheet import as_markdown, datasheet_of, researcher_answers, save_datasheet
 from scoring.forms import PAGE_SIMULATIONS, PlanForm
 from scoring.planning import Plan
 from scoring.selectors import dashboard_view, plot_specs, report_versions, reports_version, study_reports
@@ -196,7 +196,7 @@ def datasheet_page(request: HttpRequest, slug: str) -> HttpResponse:
             messages.success(request, "Your answers are saved with the study.")
             return redirect("study-datasheet-page", slug=study.slug)
     sheet = datasheet_of(study)
-    own = (study.datasheet or {}).get("answers") or {}
+    own = researcher_answers(study)
     context = {
         "study": study,
         "sheet": sheet,

@@ -168,12 +168,6 @@ class Study(models.Model):
         help_text="SHA-256 of the study file and the analysis plan as frozen.",
     )
     frozen_version = models.PositiveIntegerField(null=True, blank=True, editable=False)
-    datasheet = models.JSONField(
-        default=dict,
-        blank=True,
-        editable=False,
-        help_text="The HEDS datasheet as last generated, with the researcher's own answers.",
-    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -17,7 +17,7 @@ from annotation.models import Study
 from annotation.services.analysis.adjudication import adjudicate
 from annotation.services.exports.export import export_study
 from scoring.datasheet import FILLED_TARGET, as_markdown, datasheet_of
-from scoring.models import Report
+from scoring.models import Datasheet, Report
 from scoring.services import compute_study_reports
 from workers.demo.studies import demo_study_files, load_demo_study
 
@@ -75,9 +75,9 @@ def test_every_demo_study_reproduces_from_its_export_and_fills_most_of_its_datas
     assert by_key["4.3.11:edit_main"]["answer"].startswith("Krippendorff's alpha ")
     assert "5.1" not in sheet["to_answer"] and "5.3" in sheet["to_answer"]
     assert f"{sheet['filled_from_record']:.1%} filled from the study's record" in err.getvalue()
-    saved = Study.objects.get(slug="demo-likert").datasheet
-    assert saved["answers"] == {"5.1": "Approved by the faculty's ethics board (ref. 42)."}
-    assert saved["sheet"]["questions"] == sheet["questions"]
+    saved = Datasheet.objects.get(study__slug="demo-likert")
+    assert saved.answers == {"5.1": "Approved by the faculty's ethics board (ref. 42)."}
+    assert saved.sheet["questions"] == sheet["questions"]
     markdown = as_markdown(sheet)
     assert "**5.1** Did a research ethics committee approve" in markdown
     assert "_To answer (the record cannot say)._" in markdown
@@ -94,6 +94,6 @@ def test_every_demo_study_reproduces_from_its_export_and_fills_most_of_its_datas
         "/research/s/demo-likert/datasheet/", {"answer:5.3": "No special-category data."}
     )
     assert saved.status_code == 302
-    assert Study.objects.get(slug="demo-likert").datasheet["answers"]["5.3"] == "No special-category data."
+    assert Datasheet.objects.get(study__slug="demo-likert").answers["5.3"] == "No special-category data."
     refused = admin_client.post("/research/s/demo-likert/datasheet/", {"answer:9.9": "?"})
     assert refused.status_code == 400 and "No such question" in refused.content.decode()
