@@ -7,10 +7,11 @@ import csv
 import html
 import json
 import sqlite3
+from io import StringIO
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from annotation.models import Study, StudyVersion
 from annotation.services.authoring.exam_settings import EXAM_WITHDRAWN
@@ -95,7 +96,15 @@ def test_every_writer_makes_a_version_and_a_frozen_plan_takes_changes_only_as_de
     assert page.post("/research/s/vers/edit/", explained).status_code == 302
     assert _versions("vers")[-1].source == "builder" and _versions("vers")[-1].deviation
     listed = owner.get("/api/v1/studies/vers/versions/").json()["results"]
-    assert [v["number"] for v in listed] == list(range(9, 0, -1))
+    assert [v["number"] for v in listed] == list(range(9, 0, -1))  # (before the items below)
+    items = tmp_path / "more.jsonl"
+    items.write_text(json.dumps({**file["items"][0], "external_id": "n2"}) + "\n")
+    with pytest.raises(CommandError, match="deviation_reason"):
+        call_command("loaditems", "vers", str(items), stdout=StringIO())
+    call_command("loaditems", "vers", str(items), "--reason", "One more claim.", stdout=StringIO())
+    assert (
+        _versions("vers")[-1].diff == "items[n2]: added" and _versions("vers")[-1].reason == "One more claim."
+    )
     old = owner.get("/api/v1/studies/vers/versions/2/study-file/").json()
     assert old["title"] == "Claims, v2" and len(old["items"]) == 6 and "status" not in old
 

@@ -61,10 +61,10 @@ def load_rows(
 
     ``first_errors``: errors found before the rows (a CSV header's), listed first; with any,
     nothing is written. ``empty``: the error on ``file`` when there is no row. Raises
-    ``InputError`` with every error (capped), having written nothing. The items loaded are a
-    new version of the study (``versions.record_study_version``, by ``user`` through ``source``;
-    a frozen study's only with ``reason``). The study row is
-    locked meanwhile: two loads into one study take turns.
+    ``InputError`` with every error (capped), having written nothing. The study row is
+    locked meanwhile: two loads into one study take turns. The items loaded are a new
+    version of the study (``versions.record_study_version``, by ``user`` through ``source``;
+    a frozen study's only with ``reason``).
     """
     errors = _Errors(dict(first_errors or {}))
     added = updated = 0
