@@ -36,6 +36,7 @@ from .models import (
 from .services.access import researcher_accounts
 from .services.authoring.erasure import erase, erase_everywhere
 from .services.authoring.exam_settings import check_qualification, detach_exam_from_unpermitted_studies
+from .services.authoring.study_fields import STUDY_SETTINGS
 from .services.authoring.validation import (
     check_exam_study,
     check_kind_and_config,
@@ -43,6 +44,7 @@ from .services.authoring.validation import (
     kind_named,
     validate_item,
 )
+from .services.authoring.versions import REASON_FIELD, check_change_reason, record_study_version
 from .services.jobs import JOB_KINDS, cancel_job, check_new_job, queue_job
 from .services.participation.flags import flag_in_study, unflag_in_study
 from .services.populations import counted_per_item, counted_per_study, items_per_study
@@ -81,10 +83,47 @@ def add_input_errors(form: forms.BaseForm, exc: InputError, rename: dict[str, st
             form.add_error(field, f"{path}: {message}" if rest else message)
 
 
-class StudyAdminForm(forms.ModelForm):
+# The study's fields that are part of its study file: a change to one is a new version.
+STUDY_FILE_FIELDS = {*STUDY_SETTINGS, "slug", "kind", "config", "examples", "faq", "qualification"}
+
+
+class DeviationReasonForm(forms.ModelForm):
+    """A form that may change a study whose plan is frozen: it asks why
+    (``versions.check_change_reason``) before anything is saved."""
+
+    deviation_reason = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Only when the study's plan is frozen: why it is changed (recorded as a deviation).",
+    )
+
+    def frozen_study(self) -> Study | None:
+        raise NotImplementedError
+
+    def changes_study_file(self) -> bool:
+        return bool(set(self.changed_data) - {REASON_FIELD})
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        study = self.frozen_study()
+        if study is not None and study.frozen_at is not None and self.changes_study_file():
+            try:
+                check_change_reason(study, self.cleaned_data.get(REASON_FIELD, ""))
+            except InputError as exc:
+                add_input_errors(self, exc)
+        return self.cleaned_data
+
+
+class StudyAdminForm(DeviationReasonForm):
     """A study as the admin saves it: kind and config checked as on every other way in.
 
     (No ``Meta``: the admin builds the form for its model with every field.)"""
+
+    def frozen_study(self) -> Study | None:
+        return self.instance if self.instance.pk else None
+
+    def changes_study_file(self) -> bool:
+        return bool(set(self.changed_data) & STUDY_FILE_FIELDS)
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -116,8 +155,11 @@ class StudyAdminForm(forms.ModelForm):
         return data
 
 
-class ExamAdminForm(forms.ModelForm):
+class ExamAdminForm(DeviationReasonForm):
     """An exam as the admin saves it: its study's items and pass mark follow the exam rules."""
+
+    def frozen_study(self) -> Study | None:
+        return self.cleaned_data.get("study")
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -131,11 +173,14 @@ class ExamAdminForm(forms.ModelForm):
         return data
 
 
-class ItemAdminForm(forms.ModelForm):
+class ItemAdminForm(DeviationReasonForm):
     """An item as the admin saves it: payload, gold and the attention and exam rules checked
     by the study's kind, as for a study file or an upload."""
 
     attention_checks_only = False
+
+    def frozen_study(self) -> Study | None:
+        return self.cleaned_data.get("study")
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -185,7 +230,10 @@ class StudyAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["title"]}
     # The status and the closing record have one writer (``study_status``): the actions
     # below, never the form (a new study starts as a draft).
-    readonly_fields = ["status", "closed_by_quota", *CLOSING_FIELDS, "created_at", "updated_at"]
+    readonly_fields = [
+        "status", "closed_by_quota", *CLOSING_FIELDS,
+        "version", "frozen_at", "frozen_version", "frozen_digest", "created_at", "updated_at",
+    ]  # fmt: skip
     actions = ["go_live", "close"]
 
     @admin.action(description="Go live (open the selected studies to participants)")
@@ -236,6 +284,8 @@ class StudyAdmin(admin.ModelAdmin):
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         detach_exam_from_unpermitted_studies(form.instance)  # its sharing may have changed
+        reason = form.cleaned_data.get(REASON_FIELD, "")
+        record_study_version(form.instance, user=request.user, source="admin", reason=reason)
 
     @admin.display(description="items", ordering="n_items")
     def item_count(self, study: WithAnnotations[Study, StudyCounts]) -> int:
@@ -256,6 +306,33 @@ class _ItemAdminBase(admin.ModelAdmin):
     list_filter = ["study"]
     search_fields = ["external_id"]
     list_select_related = ["study"]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        reason = form.cleaned_data.get(REASON_FIELD, "")
+        record_study_version(obj.study, user=request.user, source="admin", reason=reason)
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        record_study_version(obj.study, user=request.user, source="admin")
+
+    def has_delete_permission(self, request, obj=None):
+        """A frozen study's items are not deleted here (a deviation needs its reason: the
+        study file upload or the API, which ask for one)."""
+        if obj is not None and obj.study.frozen_at is not None:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        """The selected items but a frozen study's (named), each study then a new version."""
+        frozen = queryset.filter(study__frozen_at__isnull=False)
+        for slug in sorted(set(frozen.values_list("study__slug", flat=True))):
+            self.message_user(request, f"{slug}: its plan is frozen; its items were kept.", ERROR)
+        deleted = queryset.filter(study__frozen_at__isnull=True)
+        studies = list(Study.objects.filter(pk__in=deleted.values("study_id")))
+        super().delete_queryset(request, deleted)
+        for study in studies:
+            record_study_version(study, user=request.user, source="admin")
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(n_answered=self.answers())
@@ -288,7 +365,7 @@ class AttentionCheckAdmin(_ItemAdminBase):
 
     def save_model(self, request, obj, form, change):
         obj.is_attention_check = True
-        super().save_model(request, obj, form, change)
+        super().save_model(request, obj, form, change)  # and a new version of its study
 
 
 def _erasure_preview(objs, request):
@@ -471,6 +548,12 @@ class ExamAdmin(admin.ModelAdmin):
     form = ExamAdminForm
     list_display = ["study", "pass_mark", "attempts_allowed"]
     list_select_related = ["study"]
+
+    def save_model(self, request, obj, form, change):
+        """An exam's settings are its study file's ``exam`` block: a new version of the study."""
+        super().save_model(request, obj, form, change)
+        reason = form.cleaned_data.get(REASON_FIELD, "")
+        record_study_version(obj.study, user=request.user, source="admin", reason=reason)
 
 
 @admin.register(ExamAttempt)

@@ -460,6 +460,9 @@ EXPORT_DIR = Path(env_str("EXPORT_DIR", str(MEDIA_ROOT / "exports")))
 # web and workers, as EXPORT_DIR) and loaded by an `items_upload` job (202 with the job), so
 # no web thread is held for minutes; up to it, it is loaded in the request (200).
 ITEMS_UPLOAD_INLINE_LINES = env_int("ITEMS_UPLOAD_INLINE_LINES", 20000, minimum=1)
+# A study version keeps its items in its study file up to this many (beyond: their digest
+# and count only, so a million-item study is not copied whole on every change).
+VERSION_ITEMS_KEPT = env_int("VERSION_ITEMS_KEPT", 20000, minimum=0)
 UPLOAD_DIR = Path(env_str("UPLOAD_DIR", str(MEDIA_ROOT / "uploads")))
 # Prolific's completion link, used when a Prolific study sets no completion_url.
 PROLIFIC_COMPLETION_URL = env_str(

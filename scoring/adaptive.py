@@ -160,7 +160,7 @@ def _met(look: Look, rule: StopRule) -> bool:
 
 def previous_looks(study: Study) -> int:
     """How many recomputes measured the rule before this one (from the stored figure)."""
-    stored = Report.objects.filter(study=study, metric=STOPPING_METRIC, population=STOPPING_POPULATION)
+    stored = Report.objects.filter(study=study, metric=STOPPING_METRIC).chosen(STOPPING_POPULATION)
     details = stored.values_list("details", flat=True).first() or {}
     return int(details.get("looks", 0))
 

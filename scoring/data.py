@@ -59,6 +59,7 @@ _RESPONSE_FIELDS = {
     "flagged": Field("flagged", "truth"),
     "strong_sign": Field("strong_sign", "truth"),
     "seconds": Field("duration_seconds", "column"),
+    "version": Field("study_version", "column"),  # NaN: given before versions were recorded
 }
 
 

@@ -1,4 +1,5 @@
-"""What ``scoring`` adds to a study's exports: the ``reports`` table of the SQLite dump.
+"""What ``scoring`` adds to a study's exports: the ``reports`` table of the SQLite dump (and
+of the dataset release), and the datasheet that is the dataset release's card.
 
 Registered with ``annotation.services.exports.sqlite.register_table`` by
 ``ScoringConfig.ready``, so the dump carries the study's report rows while ``annotation``
@@ -8,7 +9,9 @@ does not import ``scoring``.
 from __future__ import annotations
 
 from annotation.services.exports.columns import Column
+from annotation.services.exports.dataset import register_card
 from annotation.services.exports.sqlite import Table, register_table
+from scoring.datasheet import as_markdown, datasheet_of
 from scoring.models import Report
 
 
@@ -26,6 +29,13 @@ def reports_table() -> Table:
                 "text",
                 "rep.population",
                 "all, or passed (participants flagged or excluded in the study left out).",
+            ),
+            Column(
+                "version",
+                "integer",
+                "rep.version",
+                "Empty: every answer's figure; a number: the figure of the answers given under that "
+                "version of the study alone.",
             ),
             Column("value", "real", "rep.value", "The figure."),
             Column("n", "integer", "rep.n", "How many inputs it rests on."),
@@ -77,8 +87,17 @@ def aggregated_labels_table() -> Table:
             Column("answers", "integer", "rep.n", "How many answers the item had."),
         ],
         f"FROM {Report._meta.db_table} rep WHERE rep.study_id = %s "
-        "AND rep.metric = 'competence.label' AND rep.population = 'passed' ORDER BY rep.id",
+        "AND rep.metric = 'competence.label' AND rep.population = 'passed' AND rep.version IS NULL "
+        "ORDER BY rep.id",
     )
 
 
 register_table(aggregated_labels_table)
+
+
+def datasheet_card(study) -> str:
+    """The dataset card's body: the study's HEDS datasheet (``scoring.datasheet``)."""
+    return as_markdown(datasheet_of(study))
+
+
+register_card(datasheet_card)

@@ -5,6 +5,14 @@ from __future__ import annotations
 from django.db import models
 
 
+class ReportQuerySet(models.QuerySet):
+    def chosen(self, population: str, version: int | None = None) -> ReportQuerySet:
+        """The rows of one population, over every version (``version`` None) or one."""
+        if version is None:
+            return self.filter(population=population, version__isnull=True)
+        return self.filter(population=population, version=version)
+
+
 class Report(models.Model):
     """One figure of a study's analysis (a mean, an alpha, a count, a test result).
 
@@ -14,7 +22,8 @@ class Report(models.Model):
     with an item's adjudicated answer in place of its annotators' answers) or ``authentic``
     (``passed`` less the answers whose authenticity signals show a strong sign).
     ``fingerprint`` is the inputs' count and latest response time, so a recompute can be
-    skipped when nothing changed.
+    skipped when nothing changed. Which rows a reader means is ``chosen`` (a population, all
+    versions or one).
     """
 
     class Population(models.TextChoices):
@@ -27,6 +36,12 @@ class Report(models.Model):
     metric = models.CharField(max_length=80)
     group = models.JSONField(default=dict, blank=True)
     population = models.CharField(max_length=16, choices=Population.choices, default=Population.ALL)
+    version = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Empty: every answer of the population. A number: only the answers given under "
+        "that version of the study (computed once answers span more than one version).",
+    )
     value = models.FloatField(null=True, blank=True)
     n = models.PositiveIntegerField(default=0)
     ci_low = models.FloatField(null=True, blank=True)
@@ -34,6 +49,8 @@ class Report(models.Model):
     details = models.JSONField(default=dict, blank=True)
     fingerprint = models.JSONField(default=dict, blank=True)
     computed_at = models.DateTimeField()
+
+    objects = ReportQuerySet.as_manager()
 
     class Meta:
         indexes = [models.Index(fields=["study", "population", "metric"])]
@@ -68,3 +85,19 @@ class ItemColumns(models.Model):
 
     def __str__(self) -> str:
         return f"{self.study_id} items v{self.version} (blob v{self.blob_version})"
+
+
+class Datasheet(models.Model):
+    """A study's HEDS datasheet as last saved (``scoring.datasheet``): the researcher's own
+    answers by question key, and the sheet built with them. A row of its own, not a column
+    of the study: the participant's pages read the study row on every request."""
+
+    study = models.OneToOneField(
+        "annotation.Study", on_delete=models.CASCADE, primary_key=True, related_name="datasheet"
+    )
+    answers = models.JSONField(default=dict, blank=True)
+    sheet = models.JSONField(default=dict, blank=True)
+    saved_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.study_id} datasheet"

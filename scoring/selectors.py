@@ -80,8 +80,14 @@ class DashboardView:
         return self.computed_at is None
 
 
-def study_reports(study: Study, population: str) -> list[Report]:
-    return list(Report.objects.filter(study=study, population=population).order_by("metric", "id"))
+def study_reports(study: Study, population: str, version: int | None = None) -> list[Report]:
+    return list(Report.objects.filter(study=study).chosen(population, version).order_by("metric", "id"))
+
+
+def report_versions(study: Study) -> list[int]:
+    """The study versions with figures of their own (answers spanning several versions)."""
+    found = Report.objects.filter(study=study, version__isnull=False).values_list("version", flat=True)
+    return sorted({version for version in found.distinct() if version is not None})
 
 
 def plot_specs(study: Study) -> dict[str, PlotSpec]:
@@ -98,8 +104,8 @@ def reports_version(reports: list[Report]) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:16]
 
 
-def dashboard_view(study: Study, population: str) -> DashboardView:
-    reports = study_reports(study, population)
+def dashboard_view(study: Study, population: str, version: int | None = None) -> DashboardView:
+    reports = study_reports(study, population, version)
     if not reports:
         return DashboardView(population=population, computed_at=None, fingerprint={})
     builder = report_for(study.kind)
@@ -325,9 +331,11 @@ def annotator_competence(study: Study) -> dict[str, Competence]:
     the last reports estimated it from every answer (the ``all`` population: a participant
     already flagged still has one). Registered for the participants page."""
     found: dict[str, dict] = {}
-    rows = Report.objects.filter(
-        study=study, population="all", metric__in=[f"competence.{m}" for m in COMPETENCE_MEASURES]
-    ).values_list("metric", "group", "value", "ci_low", "ci_high", "n", "details")
+    rows = (
+        Report.objects.filter(study=study, metric__in=[f"competence.{m}" for m in COMPETENCE_MEASURES])
+        .chosen("all")
+        .values_list("metric", "group", "value", "ci_low", "ci_high", "n", "details")
+    )
     for metric, group, value, low, high, n, details in rows:
         if set(group) != {"annotator"}:
             continue  # per question: the page shows the pooled figure
@@ -354,7 +362,8 @@ def stopping_interval(study: Study) -> StoppingNow | None:
     """The stopping rule's figure of the last reports (``scoring.adaptive``), for the
     overview; None before the first. Registered on annotation's reader."""
     stored = (
-        Report.objects.filter(study=study, metric=STOPPING_METRIC, population=STOPPING_POPULATION)
+        Report.objects.filter(study=study, metric=STOPPING_METRIC)
+        .chosen(STOPPING_POPULATION)
         .only("value", "ci_low", "ci_high", "details", "computed_at")
         .first()
     )

@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max, Q
@@ -99,7 +100,7 @@ def compute_study_reports(
         counted = (len(data.responses), int(data.responses["flagged"].sum()))
         fingerprint = study_fingerprint(study, counted=counted)
     adaptive = refresh_adaptive(study, data, builder)  # an adaptive study's priorities and stopping rule
-    rows: dict[str, list[ReportRow]] = {}
+    rows: dict[tuple[str, int | None], list[ReportRow]] = {}
     populations = populations_of(data)
     # ``passed`` is derived from ``all`` (less the flagged answers), not filtered again
     everyone: StudyData | None = data.population("all")
@@ -111,17 +112,39 @@ def compute_study_reports(
                 everyone = None  # one population at a time beside the study
         else:
             subset = data.population(population)
-        rows[population] = study_rows(
+        rows[population, None] = study_rows(
             builder, subset, embed=embed, calibration_margin=settings.RATER_CALIBRATION_MARGIN
         )
         del subset
     if adaptive is not None and adaptive.row is not None:
         for population_rows in rows.values():  # the answers that count, whichever population is shown
             population_rows.append(adaptive.row)
+    for version in split_versions(data):  # each version's answers apart, once they span several
+        progress(len(populations), steps, f"Computing the figures of version {version}")
+        of_version = data.where(data.responses["version"] == version)
+        for population in populations:
+            rows[population, version] = study_rows(
+                builder,
+                of_version.population(population),
+                embed=embed,
+                calibration_margin=settings.RATER_CALIBRATION_MARGIN,
+            )
     progress(steps - 1, steps, "Storing the figures")
     count = replace_reports(study, rows, fingerprint)
     progress(steps, steps, f"Stored {count} figures")
     return ReportsResult(rows=count, fingerprint=fingerprint, seconds=time.monotonic() - started)
+
+
+def split_versions(data: StudyData) -> list[int]:
+    """The study versions whose answers get figures of their own: every version some answer
+    was given under, once the answers span more than one (answers from before versions were
+    recorded, without a number, count as one more). One version alone: its figures are the
+    study's."""
+    versions = data.responses["version"] if "version" in data.responses else np.array([])
+    given = versions[~np.isnan(versions)]
+    numbers = sorted({int(v) for v in np.unique(given)})
+    spans = len(numbers) + bool(len(given) < len(versions))
+    return numbers if spans > 1 else []
 
 
 def populations_of(data: StudyData) -> tuple[str, ...]:
@@ -135,8 +158,11 @@ def populations_of(data: StudyData) -> tuple[str, ...]:
     return tuple(p for p in POPULATIONS if wanted.get(p, True))
 
 
-def replace_reports(study: Study, rows: dict[str, list[ReportRow]], fingerprint: dict) -> int:
-    """Swap the study's report rows for these, atomically (writers serialised per study)."""
+def replace_reports(
+    study: Study, rows: dict[tuple[str, int | None], list[ReportRow]], fingerprint: dict
+) -> int:
+    """Swap the study's report rows for these (by population and version: None for every
+    answer's), atomically (writers serialised per study)."""
     now = timezone.now()
     objects = [
         Report(
@@ -144,6 +170,7 @@ def replace_reports(study: Study, rows: dict[str, list[ReportRow]], fingerprint:
             metric=r.metric,
             group=r.group,
             population=population,
+            version=version,
             value=r.value,
             n=r.n,
             ci_low=r.ci_low,
@@ -152,7 +179,7 @@ def replace_reports(study: Study, rows: dict[str, list[ReportRow]], fingerprint:
             fingerprint=fingerprint,
             computed_at=now,
         )
-        for population, population_rows in rows.items()
+        for (population, version), population_rows in rows.items()
         for r in population_rows
     ]
     with transaction.atomic():

@@ -10,6 +10,13 @@ urlpatterns = [
     path("studies/", studies.StudyListView.as_view(), name="study-list"),
     path("studies/<slug:slug>/", studies.StudyDetailView.as_view(), name="study-detail"),
     path("studies/<slug:slug>/status/", studies.StudyStatusView.as_view(), name="study-status"),
+    path("studies/<slug:slug>/freeze/", studies.StudyFreezeView.as_view(), name="study-freeze"),
+    path("studies/<slug:slug>/versions/", studies.StudyVersionListView.as_view(), name="study-versions"),
+    path(
+        "studies/<slug:slug>/versions/<int:number>/study-file/",
+        studies.StudyVersionFileView.as_view(),
+        name="study-version-file",
+    ),
     path("studies/<slug:slug>/items/", items.ItemListView.as_view(), name="item-list"),
     path(
         "studies/<slug:slug>/participants/",

@@ -97,6 +97,22 @@ class ModelTask:
 
 
 @dataclass(frozen=True)
+class QualityCriterion:
+    """One quality criterion a study of the kind asks about, as a datasheet (HEDS) records
+    it: the question evaluators see, the rating instrument's values (None: there is none),
+    how it is shown, whether outputs are judged together (``relative``), the form of
+    response elicitation, and a title when evaluators are shown one."""
+
+    id: str
+    text: str
+    values: tuple[Any, ...] | None
+    presentation: str
+    relative: bool
+    elicitation: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
 class RaterQuestion:
     """One question a trained rater (an encoder fine-tuned on the study's human answers)
     answers: a rating learnt by regression (``labels`` the scale's points) or a label
@@ -220,6 +236,14 @@ class TaskKind(ABC):
     # holds every kind to one way).
     agreement_fields: ClassVar[tuple[AgreementField, ...]] = ()
     agreement_per_answer: ClassVar[bool] = False
+    # What a datasheet (HEDS, ``scoring/datasheet.py``) says of the kind's evaluations, in
+    # HEDS's terms: the evaluated systems' ``input``, ``output`` and ``task``; whether outputs
+    # are judged together (``relative``), by their effect (``extrinsic``), objectively
+    # (``objective``); the form of ``elicitation``; the criteria's ``quality_type``, ``aspect``
+    # and ``frame`` of reference where the kind fixes them; ``task_text`` (what evaluators do
+    # when there is no rating instrument) and ``criterion`` (``{id, text, values}``: the one
+    # criterion of a kind without rater questions). A key left out: the researcher says.
+    evaluation: ClassVar[dict[str, Any]] = {}
 
     # --- wiring into the site -------------------------------------------------------
 
@@ -407,6 +431,30 @@ class TaskKind(ABC):
             Observation(item.external_id, field.question, answer[field.key], field.level)
             for field in self.agreement_fields
             if answer.get(field.key) is not None
+        ]
+
+    def quality_criteria(self, config: dict) -> list[QualityCriterion]:
+        """The quality criteria a study of the kind asks about (a datasheet's section 4):
+        by default the questions a trained rater answers (``rater_questions``), else the one
+        ``evaluation["criterion"]``, else the kind itself, without a rating instrument."""
+        relative = bool(self.evaluation.get("relative"))
+        elicitation = str(self.evaluation.get("elicitation") or "")
+        try:
+            asked = self.rater_questions(config)
+        except NotAnswerableByModel:
+            asked = []
+        if asked:
+            shown = "one of several options"
+            return [
+                QualityCriterion(q.id, q.text, tuple(q.labels), shown, relative, elicitation) for q in asked
+            ]
+        named = self.evaluation.get("criterion")
+        if named:
+            values = tuple(named["values"]) if named.get("values") else None
+            shown = "one of several options" if values else "no rating instrument"
+            return [QualityCriterion(named["id"], named["text"], values, shown, relative, elicitation)]
+        return [
+            QualityCriterion(self.name, str(self.label), None, "no rating instrument", relative, elicitation)
         ]
 
     def scale_questions(self, config: dict) -> tuple[str, ...]:

@@ -4,6 +4,8 @@ and which of its sentences are the evidence.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from django.http import QueryDict
 from django.utils.translation import gettext, gettext_noop
 from rest_framework import serializers
@@ -102,6 +104,19 @@ class ClaimAnswer(StrictSerializer):
 
 class Claim(TaskKind):
     name = "claim"
+    # What a datasheet (HEDS) says of the kind's evaluations (``TaskKind.evaluation``).
+    evaluation: ClassVar[dict[str, Any]] = {
+        "input": "text: multiple sentences (a passage and a claim)",
+        "output": "text: sentence (the claim)",
+        "task": "other: claims made from a passage, checked against it",
+        "relative": False,
+        "extrinsic": False,
+        "objective": False,
+        "elicitation": "output classification or labelling",
+        "quality_type": "correctness",
+        "aspect": "content of output",
+        "frame": "quality of output relative to the input (the passage the claim is about)",
+    }
     agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.claim.ClaimReport"
     label = gettext_noop("Premise and claim")

@@ -5,6 +5,8 @@ statement on an agreement scale.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from django.http import QueryDict
 from django.utils.translation import gettext, gettext_noop
 from rest_framework import serializers
@@ -193,6 +195,16 @@ def applicable_questions(questions: list[dict], payload: dict) -> list[dict]:
 
 class Likert(TaskKind):
     name = "likert"
+    # What a datasheet (HEDS) says of the kind's evaluations (``TaskKind.evaluation``).
+    evaluation: ClassVar[dict[str, Any]] = {
+        "input": "text: multiple sentences and control features (a fact to insert)",
+        "output": "text: multiple sentences (edited passages)",
+        "task": "post-editing/correction (a knowledge edit, judged on the passages it writes)",
+        "relative": False,
+        "extrinsic": False,
+        "objective": False,
+        "elicitation": "(dis)agreement with quality statement",
+    }
     agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.likert.LikertReport"
     label = gettext_noop("Likert survey (new fact, main and related passages)")

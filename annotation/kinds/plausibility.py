@@ -9,6 +9,7 @@ shows an id; the numbers posted back are turned into ids here.
 from __future__ import annotations
 
 import random
+from typing import Any, ClassVar
 
 from django.http import QueryDict
 from django.utils.translation import gettext, gettext_noop
@@ -68,6 +69,23 @@ def explanation_order(item, state: dict | None) -> list[str]:
 
 class Plausibility(TaskKind):
     name = "plausibility"
+    # What a datasheet (HEDS) says of the kind's evaluations (``TaskKind.evaluation``).
+    evaluation: ClassVar[dict[str, Any]] = {
+        "input": "text: multiple sentences",
+        "output": "text: multiple sentences (an explanation)",
+        "task": "other: explaining a model's answer",
+        "relative": False,
+        "extrinsic": False,
+        "objective": False,
+        "elicitation": "direct quality estimation",
+        "criterion": {
+            "id": "plausibility",
+            "text": "Is the explanation plausible?",
+            "values": ["yes", "moderate", "no"],
+        },
+        "aspect": "content of output",
+        "frame": "quality of output relative to the input (the question and the answer explained)",
+    }
     agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.plausibility.PlausibilityReport"
     label = gettext_noop("Plausibility of explanations (yes / moderate / no)")

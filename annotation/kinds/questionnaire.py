@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from django.http import QueryDict
 from django.utils.translation import gettext_noop
@@ -31,6 +31,7 @@ from .base import (
     ModelTask,
     NotAnswerableByModel,
     Observation,
+    QualityCriterion,
     RaterAnswer,
     RaterExample,
     RaterQuestion,
@@ -112,6 +113,13 @@ class QuestionnaireAnswer(serializers.Serializer):
 
 class Questionnaire(TaskKind):
     name = "questionnaire"
+    # What a datasheet (HEDS) says of the kind's evaluations (``TaskKind.evaluation``).
+    evaluation: ClassVar[dict[str, Any]] = {
+        "input": "text: multiple sentences",
+        "output": "text: multiple sentences",
+        "extrinsic": False,
+        "objective": False,
+    }
     agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.questionnaire.QuestionnaireReport"
     label = gettext_noop("Questionnaire (your own questions about one or more passages)")
@@ -377,6 +385,11 @@ class Questionnaire(TaskKind):
             elif q["type"] == "pick":
                 columns.append(PassageColumn(f"answer.{q['id']}.system", "text", "picked", -1, q["id"]))
         return columns
+
+    def quality_criteria(self, config: dict) -> list[QualityCriterion]:
+        """Each question of the study, its instrument by its type (a free-text question and a
+        sentences question have none)."""
+        return [_quality_criterion(q) for q in config.get("questions", [])]
 
     def scale_questions(self, config: dict) -> tuple[str, ...]:
         return tuple(q["id"] for q in config["questions"] if q["type"] == "scale")
@@ -756,3 +769,30 @@ def _spans_context(question: dict, passages: list[dict], letters: dict[str, str]
         },
         "score_range": (spans.SCORE_LOW, spans.SCORE_HIGH),
     }
+
+
+def _quality_criterion(q: dict) -> QualityCriterion:
+    text, kind = q.get("text", ""), q.get("type")
+    if kind == "scale":
+        labels = q.get("labels") or []
+        ends = f", ends labelled {labels[0]!r} and {labels[-1]!r}" if labels else ""
+        points = tuple(range(1, int(q.get("points", 5)) + 1))
+        shown = f"one of several options (a row of points{ends})"
+        return QualityCriterion(q["id"], text, points, shown, False, "direct quality estimation")
+    if kind == "pick":
+        pairwise = q.get("pick") == "pairwise"
+        values = ("first", "second", *(("tie",) if q.get("tie") else ())) if pairwise else ("best", "worst")
+        elicitation = "relative quality estimation (including ranking)"
+        return QualityCriterion(q["id"], text, values, "one of several options", True, elicitation)
+    if kind in ("choice", "multi"):
+        shown = "one of several options" if kind == "choice" else "check-boxes"
+        options = tuple(q.get("options", []))
+        return QualityCriterion(q["id"], text, options, shown, False, "output classification or labelling")
+    none = "no rating instrument"
+    if kind in ("sentences", "spans"):  # marking parts of the passage: an annotation
+        return QualityCriterion(
+            q["id"], text, None, none, False, "evaluation through post-editing/annotation"
+        )
+    return QualityCriterion(
+        q["id"], text, None, none, False, "qualitative feedback (e.g. via comments entered in a text box)"
+    )

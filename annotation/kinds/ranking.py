@@ -10,13 +10,22 @@ in the assignment's state, and the letters posted back are turned into systems h
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
 from django.http import QueryDict
 from django.utils.translation import gettext, gettext_lazy, gettext_noop
 from rest_framework import serializers
 
-from .base import ModelOption, ModelQuestion, ModelTask, Observation, Score, StrictSerializer, TaskKind
+from .base import (
+    ModelOption,
+    ModelQuestion,
+    ModelTask,
+    Observation,
+    QualityCriterion,
+    Score,
+    StrictSerializer,
+    TaskKind,
+)
 from .checks import check_unique
 
 ID_PATTERN = r"^[A-Za-z0-9_-]+$"
@@ -215,6 +224,15 @@ def settings_of(config: dict) -> dict:
 
 class Ranking(TaskKind):
     name = "ranking"
+    # What a datasheet (HEDS) says of the kind's evaluations (``TaskKind.evaluation``).
+    evaluation: ClassVar[dict[str, Any]] = {
+        "input": "text: multiple sentences",
+        "output": "text: multiple sentences (passages of several systems)",
+        "relative": True,
+        "extrinsic": False,
+        "objective": False,
+        "elicitation": "relative quality estimation (including ranking)",
+    }
     agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.ranking.RankingReport"
     label = gettext_noop("MOST/LEAST ranking of passages from different systems")
@@ -357,6 +375,20 @@ class Ranking(TaskKind):
             if answer["choices"].get(criterion, {}).get(end) != system
         ]
         return Score(correct=not mismatched, details={"mismatched": mismatched})
+
+    def quality_criteria(self, config: dict) -> list[QualityCriterion]:
+        """Each criterion of the study: a MOST and a LEAST passage among those shown."""
+        settings = settings_of(config)
+        letters = [letter(index) for index in range(settings["show"])]
+        values = tuple(f"{side} {name}" for side in ("MOST", "LEAST") for name in letters)
+        shown = "one of several options (a MOST and a LEAST passage)"
+        elicitation = str(self.evaluation["elicitation"])
+        return [
+            QualityCriterion(
+                c["id"], f"{c['most']} / {c['least']}", values, shown, True, elicitation, c.get("title", "")
+            )
+            for c in settings["criteria"]
+        ]
 
     def agreement_values(self, item, answer: dict) -> list[Observation]:
         """Per criterion the MOST and LEAST system (nominal), and per shown system its

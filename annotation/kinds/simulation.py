@@ -10,6 +10,8 @@ measured against; it stays on the server and never reaches the page.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from django.http import QueryDict
 from django.utils.translation import gettext, gettext_noop
 from rest_framework import serializers
@@ -108,6 +110,28 @@ def options_for(payload: dict) -> list[tuple[str, str]]:
 
 class Simulation(TaskKind):
     name = "simulation"
+    # What a datasheet (HEDS) says of the kind's evaluations (``TaskKind.evaluation``).
+    evaluation: ClassVar[dict[str, Any]] = {
+        "input": "text: multiple sentences (a question and a model's explanation)",
+        "output": "text: sentence (the model's answer to a follow-up question)",
+        "task": "question answering (explained, then simulated by people)",
+        "relative": False,
+        "extrinsic": True,
+        "objective": True,
+        "elicitation": (
+            "task performance measurements (how often people predict the model's follow-up answer)"
+        ),
+        "criterion": {
+            "id": "simulatability",
+            "text": "What will the model answer to this follow-up question?",
+            "values": None,
+        },
+        "quality_type": "correctness",
+        "aspect": "content of output",
+        "frame": (
+            "quality of output relative to a system-external frame of reference (the model's actual answers)"
+        ),
+    }
     agreement_per_answer = True  # agreement_values below
     report = "scoring.reports.simulation.SimulationReport"
     label = gettext_noop("Counterfactual simulation (guess the model's follow-up answer)")

@@ -25,6 +25,7 @@ from .platform import (
 from .response import Response
 from .simulatability import FollowUp, ModelExplanation
 from .study import Study, StudyShare
+from .version import StudyVersion
 
 __all__ = [
     "Adjudication",
@@ -55,4 +56,5 @@ __all__ = [
     "Response",
     "Study",
     "StudyShare",
+    "StudyVersion",
 ]

@@ -65,6 +65,12 @@ class Response(models.Model):
         help_text="The authenticity signals show a strong sign the text was not typed on the page; "
         "left out of the reports' authentic population.",
     )
+    study_version = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="The study's version (``StudyVersion.number``) the answer was given under; "
+        "empty: given before the study's versions were recorded.",
+    )
 
     class Meta:
         indexes = [

@@ -160,6 +160,30 @@ class Study(models.Model):
         '{"fraction": f, "by_system": {system: f}, "seed": n}; empty: every item '
         "(services.authoring.human_subset).",
     )
+    # Versions and the frozen plan (``services/authoring/versions.py`` is their one writer).
+    version = models.PositiveIntegerField(
+        default=0,
+        db_default=0,
+        editable=False,
+        help_text="The number of the study's latest version (0: none recorded yet); each answer "
+        "carries the number it was given under.",
+    )
+    analysis_plan = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="The analysis the researcher plans: populations, tests, stopping and exclusion rules.",
+    )
+    frozen_at = models.DateTimeField(null=True, blank=True, editable=False)
+    frozen_digest = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        editable=False,
+        help_text="SHA-256 of the study file and the analysis plan as frozen.",
+    )
+    frozen_version = models.PositiveIntegerField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

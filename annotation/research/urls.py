@@ -13,6 +13,7 @@ from .views import (
     participants,
     platforms,
     studies,
+    versions,
 )
 
 urlpatterns = [
@@ -30,6 +31,13 @@ urlpatterns = [
     path("s/<slug:slug>/study-file/", builder.study_file, name="research-study-file"),
     path("s/<slug:slug>/", studies.study_overview, name="research-study"),
     path("s/<slug:slug>/progress/", studies.study_progress, name="research-study-progress"),
+    path("s/<slug:slug>/versions/", versions.version_list, name="research-versions"),
+    path("s/<slug:slug>/versions/freeze/", versions.freeze, name="research-freeze"),
+    path(
+        "s/<slug:slug>/versions/<int:number>/study-file/",
+        versions.version_file,
+        name="research-version-file",
+    ),
     path("s/<slug:slug>/status/", studies.study_status, name="research-study-status"),
     path("s/<slug:slug>/sharing/", studies.study_sharing, name="research-study-sharing"),
     path("s/<slug:slug>/preview/", studies.study_preview, name="research-study-preview"),

@@ -12,12 +12,15 @@ class ReportListView(ResearcherView):
     serializer_class = ReportOut
 
     @documented(
-        summary="Report rows of a study, by metric and population",
+        summary="Report rows of a study, by metric, population and version",
         responses={200: ReportOut(many=True)},
         parameters=[ReportFilter],
     )
     def get(self, request, slug):
         query = self.query(ReportFilter)
-        reports = Report.objects.filter(study=self.study("dashboard"), **query).order_by("metric", "id")
+        version = query.pop("version", None)  # none: every answer's figures, never a version's
+        reports = Report.objects.filter(study=self.study("dashboard"), **query)
+        reports = reports.filter(version=version) if version else reports.filter(version__isnull=True)
+        reports = reports.order_by("metric", "id")
         page = self.paginate_queryset(reports)
         return self.get_paginated_response(ReportOut(page, many=True).data)

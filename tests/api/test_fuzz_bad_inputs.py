@@ -169,7 +169,13 @@ def api_world(users, owned_study, enrolled):
     participant = enrolled(owned_study)
     owner = APIClient()
     owner.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=users['owner'])[0].key}")
-    values = {"slug": "owned", "public_id": participant.public_id, "export_id": "999999", "job_id": "999999"}
+    values = {
+        "slug": "owned",
+        "public_id": participant.public_id,
+        "export_id": "999999",
+        "job_id": "999999",
+        "number": "1",
+    }
     return owner, values
 
 

@@ -126,6 +126,8 @@ def build_world(example_study_file) -> World:
         "token": [invitation.token],
         "name": ["formats"],
         "category": ["news"],
+        "fmt": ["md", "json"],
+        "number": ["1"],
         "uidb64": [urlsafe_base64_encode(force_bytes(owner.pk))],
     }
     world.values["reset_token"] = [default_token_generator.make_token(owner)]

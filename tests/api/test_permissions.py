@@ -152,6 +152,8 @@ ENDPOINTS = [
         needs("crowd", 200),
     ),
     ("get", "/api/v1/studies/owned/reports/", None, None, needs("dashboard", 200)),
+    ("get", "/api/v1/studies/owned/versions/", None, None, needs("read", 200)),
+    ("get", "/api/v1/studies/owned/versions/1/study-file/", None, None, needs("read", 200)),
     ("get", "/api/v1/studies/owned/exports/", None, None, needs("read", 200)),
     ("post", "/api/v1/studies/owned/exports/", {"format": "jsonl"}, "json", needs("read", 202)),
     # Raw platform ids (access.can_see_platform_ids): owners, operators and admins.

@@ -21,6 +21,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Job, Response
+from annotation.services.authoring.studies import load_study_file
 from annotation.services.jobs import start_job
 from annotation.services.participation.assignment import assign_next_item
 from annotation.services.participation.submission import submit_response
@@ -137,6 +138,18 @@ CASES: dict[tuple[str, str], tuple[tuple, tuple]] = {
         req(S + "/reports/"),
         (req(S + "/reports/?metric="), 400),
     ),
+    ("POST", "/api/v1/studies/{slug}/freeze/"): (
+        req("/api/v1/studies/drafted/freeze/", {"analysis_plan": {"populations": ["passed", "all"]}}),
+        (req(S + "/freeze/", {"analysis_plan": {"populations": ["passed"]}}), 400),  # live: too late
+    ),
+    ("GET", "/api/v1/studies/{slug}/versions/"): (
+        req(S + "/versions/"),
+        (req(S + "/versions/?page=0"), 400),
+    ),
+    ("GET", "/api/v1/studies/{slug}/versions/{number}/study-file/"): (
+        req(S + "/versions/1/study-file/"),
+        (req(S + "/versions/99/study-file/"), 404),
+    ),
     ("POST", "/api/v1/studies/{slug}/status/"): (
         req(S + "/status/", {"status": "closed"}, key="k" * 255),
         (req(S + "/status/", {"status": "closed"}, key="k" * 256), 400),
@@ -165,6 +178,7 @@ def world(owned_study, enrolled, django_capture_on_commit_callbacks, users, tmp_
         kind="export", parameters={"format": "csv"}, study=owned_study, created_by=users["owner"]
     )
     assert Response.objects.exists()
+    load_study_file(claim_study_file(slug="drafted", items=2, status="draft"), owner=users["owner"])
     return {"public_id": participant.public_id, "export": str(export.pk), "queued": str(queued.pk)}
 
 

@@ -15,12 +15,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Item, Study
 from annotation.research.views.builder_form import QUESTION_FIELDS, form_values
-from annotation.services.authoring.builder import (
-    as_new_study,
-    builder_templates,
-    study_file_of,
-    template_named,
-)
+from annotation.services.authoring.builder import as_new_study, builder_templates, template_named
+from annotation.services.authoring.study_files import study_file_of
 from annotation.services.authoring.validation import CONFIG_KEPT
 from tests.helpers.uploads import row_counts, upload_page
 

@@ -8,8 +8,8 @@ from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotation.models import Study, StudyShare
-from annotation.services.authoring.studies import STUDY_SETTINGS, CompletionURLField, StudyFields
+from annotation.models import Study, StudyShare, StudyVersion
+from annotation.services.authoring.study_fields import STUDY_SETTINGS, CompletionURLField, StudyFields
 from annotation.services.authoring.validation import ItemFields
 from annotation.services.participation.assignment import item_progress
 from annotation.services.study_status import CLOSING_FIELDS
@@ -53,6 +53,10 @@ class StudyShareOut(serializers.Serializer):
     role = serializers.ChoiceField(choices=StudyShare.Role.choices)
 
 
+# The study's latest version and its frozen plan (``versions``' fields, read-only).
+FROZEN_FIELDS = ["version", "analysis_plan", "frozen_at", "frozen_digest", "frozen_version"]
+
+
 class StudyDetail(serializers.ModelSerializer):
     """The full record; ``closed_at``, ``closed_because`` and ``closed_details`` (why, when and
     on what figures the study closed) are read-only: the closing rules write them."""
@@ -74,8 +78,9 @@ class StudyDetail(serializers.ModelSerializer):
         model = Study
         fields = [
             *StudyFields.Meta.fields, "config", "owner", "shared_with", "shares", "progress", *CLOSING_FIELDS,
-            "created_at", "updated_at",
+            *FROZEN_FIELDS, "created_at", "updated_at",
         ]  # fmt: skip
+        read_only_fields = FROZEN_FIELDS
 
     @extend_schema_field(Progress)
     def get_progress(self, study: Study) -> dict[str, Any]:
@@ -109,10 +114,20 @@ class StudyUpdate(serializers.ModelSerializer):
             "already shared with keep their role, the others become analysts."
         ),
     )
+    analysis_plan = serializers.DictField(
+        required=False, help_text="The analysis plan (docs/reproducibility.md); a deviation once frozen."
+    )
+    deviation_reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=5000,
+        write_only=True,
+        help_text="Why a study whose plan is frozen is changed: the change is recorded as a deviation.",
+    )
 
     class Meta:
         model = Study
-        fields = [*STUDY_SETTINGS, "kind", "config", "shared_with"]
+        fields = [*STUDY_SETTINGS, "kind", "config", "shared_with", "analysis_plan", "deviation_reason"]
 
     def to_internal_value(self, data):
         if isinstance(data, dict):
@@ -132,3 +147,23 @@ def _not_changeable(name: str) -> str:
 
 class StatusChange(serializers.Serializer):
     status = serializers.ChoiceField(choices=Study.Status.choices)
+
+
+class Freeze(serializers.Serializer):
+    analysis_plan = serializers.DictField(
+        help_text="The analysis plan (docs/reproducibility.md): populations, tests, hypotheses, "
+        "stopping_rule, exclusion_rules, sample_size."
+    )
+
+
+class VersionOut(serializers.ModelSerializer):
+    """One version of a study: what changed, by whom, when, and why (a deviation's reason)."""
+
+    author = serializers.CharField(source="author.username", default=None, allow_null=True)
+
+    class Meta:
+        model = StudyVersion
+        fields = [
+            "number", "digest", "items_digest", "item_count", "diff", "changed", "author", "source",
+            "reason", "deviation", "created_at",
+        ]  # fmt: skip

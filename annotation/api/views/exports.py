@@ -17,7 +17,12 @@ from annotation.services.exports.export import FILE_DELETED, export_path
 
 from .base import ResearcherView
 
-CONTENT_TYPES = {"csv": "text/csv", "jsonl": "application/x-ndjson", "sqlite": "application/zip"}
+CONTENT_TYPES = {
+    "csv": "text/csv",
+    "jsonl": "application/x-ndjson",
+    "sqlite": "application/zip",
+    "dataset": "application/zip",
+}
 
 
 class ExportListView(ResearcherView):
@@ -34,7 +39,8 @@ class ExportListView(ResearcherView):
         return self.get_paginated_response(ExportOut(page, many=True).data)
 
     @documented(
-        summary="Start an export: csv, jsonl or sqlite (zip with README); pseudonymised unless an admin asks",
+        summary="Start an export: csv, jsonl, sqlite (zip with README) or dataset (Parquet, a dataset "
+        "card); pseudonymised unless an admin asks",
         request=ExportIn,
         responses={202: ExportOut},
         write=True,

@@ -59,7 +59,9 @@ class ItemListView(ResearcherView):
     @idempotent
     def post(self, request, slug):
         study = self.study_to_change()
-        outcome = receive_items_upload(study, request.data, user=request.user)
+        # A frozen study takes items only as a deviation, its reason in the query string.
+        reason = request.query_params.get("deviation_reason", "")
+        outcome = receive_items_upload(study, request.data, user=request.user, reason=reason)
         if isinstance(outcome, Job):
             location = reverse("api:job-detail", kwargs={"job_id": outcome.pk})
             headers = {"Location": location}

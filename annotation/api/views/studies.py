@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 from rest_framework import status
+from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
 from annotation.api.idempotency import idempotent
 from annotation.api.schema import documented
-from annotation.api.serializers.studies import StatusChange, StudyDetail, StudyFile, StudySummary, StudyUpdate
+from annotation.api.serializers.studies import (
+    Freeze,
+    StatusChange,
+    StudyDetail,
+    StudyFile,
+    StudySummary,
+    StudyUpdate,
+    VersionOut,
+)
 from annotation.models import Study
 from annotation.services.access import require_ability, researcher_studies, status_ability
 from annotation.services.authoring.studies import load_study_file_for
 from annotation.services.authoring.study_changes import update_study
+from annotation.services.authoring.versions import freeze_study
 from annotation.services.participation.assignment import item_progress
 from annotation.services.populations import counted_per_study, items_per_study
 from annotation.services.study_status import change_study_status
@@ -74,8 +84,9 @@ class StudyDetailView(ResearcherView):
     @idempotent
     def patch(self, request, slug):
         study = self.study_to_change()
-        changes = self.body(lambda data: StudyUpdate(study, data=data, partial=True))
-        update_study(study, user=request.user, changes=changes)
+        changes = dict(self.body(lambda data: StudyUpdate(study, data=data, partial=True)))
+        reason = changes.pop("deviation_reason", "")
+        update_study(study, user=request.user, changes=changes, source="api", reason=reason)
         return _detail(study)
 
 
@@ -95,3 +106,44 @@ class StudyStatusView(ResearcherView):
         require_ability(request.user, study, status_ability(wanted))  # back to draft: the owners'
         study = change_study_status(study, status=wanted)
         return _detail(study)
+
+
+class StudyFreezeView(ResearcherView):
+    serializer_class = Freeze
+
+    @documented(
+        summary="Freeze a draft study's file and analysis plan (later changes are deviations, with a reason)",
+        request=Freeze,
+        responses={200: StudyDetail},
+        write=True,
+    )
+    @idempotent
+    def post(self, request, slug):
+        study = self.study_to_change()
+        freeze_study(study, user=request.user, plan=self.body(Freeze)["analysis_plan"])
+        return _detail(study)
+
+
+class StudyVersionListView(ResearcherView):
+    serializer_class = VersionOut
+
+    @documented(
+        summary="A study's versions, newest first, each with its diff", responses={200: VersionOut(many=True)}
+    )
+    def get(self, request, slug):
+        versions = self.study().versions.select_related("author").order_by("-number")
+        page = self.paginate_queryset(versions)
+        return self.get_paginated_response(VersionOut(page, many=True).data)
+
+
+class StudyVersionFileView(ResearcherView):
+    serializer_class = StudyFile
+
+    @documented(
+        summary="The study file of one version of a study (docs/formats.md)", responses={200: StudyFile}
+    )
+    def get(self, request, slug, number):
+        version = self.study().versions.filter(number=number).first()
+        if version is None:
+            raise NotFound("No such version of this study.")
+        return Response(version.study_file)

@@ -10,6 +10,7 @@ nothing derived from the boundary or the unrevealed sentences reaches the browse
 from __future__ import annotations
 
 import random
+from typing import Any, ClassVar
 
 from django.http import QueryDict
 from django.urls import reverse
@@ -141,6 +142,24 @@ class BoundaryGold(StrictSerializer):
 
 class Boundary(TaskKind):
     name = "boundary"
+    # What a datasheet (HEDS) says of the kind's evaluations (``TaskKind.evaluation``).
+    evaluation: ClassVar[dict[str, Any]] = {
+        "input": "text: multiple sentences (the human-written opening of a passage)",
+        "output": "text: multiple sentences (the machine's continuation)",
+        "task": "end-to-end text generation (continuing a passage)",
+        "relative": False,
+        "extrinsic": False,
+        "objective": True,
+        "elicitation": (
+            "task performance measurements (guessing where the machine took over; points by distance)"
+        ),
+        "task_text": (
+            "Evaluators read a passage sentence by sentence and mark the first sentence they "
+            "think a machine wrote; the guess and its distance from the true boundary are "
+            "recorded."
+        ),
+        "frame": "quality of output in its own right (is it told apart from human text)",
+    }
     label = gettext_noop("Real or fake: where did the machine take over?")
     template = "annotation/kinds/boundary.html"
     page_template = "annotation/kinds/boundary.html"

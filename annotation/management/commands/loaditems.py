@@ -20,15 +20,19 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("slug")
         parser.add_argument("file", help="a .csv (header row) or .jsonl (one item a line) file")
+        parser.add_argument(
+            "--reason", default="", help="why a study whose plan is frozen takes items (kept as a deviation)"
+        )
 
-    def handle(self, *args, slug: str, file: str, **options):
+    def handle(self, *args, slug: str, file: str, reason: str = "", **options):
         study = Study.objects.filter(slug=slug).first()
         if study is None:
             raise CommandError(f"No study with slug {slug!r}.")
         try:
             file_format = format_of(file)
             with open(file, "rb") as handle:
-                result = add_items_from_file(study, handle, file_format=file_format)  # read as it goes
+                # read as it goes; a new version of the study (a deviation, with --reason, once frozen)
+                result = add_items_from_file(study, handle, file_format=file_format, reason=reason)
         except (FileNotFoundError, IsADirectoryError):
             raise CommandError(f"{file}: no such file.") from None
         except InputError as exc:

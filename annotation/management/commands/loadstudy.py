@@ -22,8 +22,13 @@ class Command(BaseCommand):
             action="store_true",
             help="change the study of that slug if there is one (without it, an existing slug is refused)",
         )
+        parser.add_argument(
+            "--reason",
+            default="",
+            help="why a study whose plan is frozen is changed (recorded as a deviation)",
+        )
 
-    def handle(self, *args, file: str, owner: str | None, update: bool = False, **options):
+    def handle(self, *args, file: str, owner: str | None, update: bool = False, reason: str = "", **options):
         data = read_json_file(file)
         slug = data.get("slug") if isinstance(data, dict) else None
         if not update and isinstance(slug, str) and Study.objects.filter(slug=slug).exists():
@@ -38,7 +43,7 @@ class Command(BaseCommand):
             if user is None:
                 raise CommandError(f"--owner: no user named {owner!r}.")
         try:
-            result = load_study_file(data, owner=user)
+            result = load_study_file(data, owner=user, source="command", reason=reason)
         except InputError as exc:
             raise CommandError(format_errors(file, exc)) from None
         verb = "created" if result.created else "updated"

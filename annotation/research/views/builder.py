@@ -18,6 +18,7 @@ from annotation.models import Study
 from annotation.services.access import access_study_to_change, access_study_to_read, readable_studies
 from annotation.services.authoring import builder, kept_files
 from annotation.services.authoring.item_files import csv_header, decoded, format_of
+from annotation.services.authoring.study_files import study_file_of
 from annotation.services.authoring.validation import is_config_kept
 from annotation.services.study_status import stored_answers
 from annotation.views.task_page import task_page_context
@@ -82,7 +83,7 @@ def builder_edit(request: HttpRequest, slug: str) -> HttpResponse:
     (``access.can_change_study``; 403 to those it is shared with)."""
     study = access_study_to_change(request.user, slug)
     if request.method == "GET":
-        return _page(request, study=study, data=builder.study_file_of(study, items=False))
+        return _page(request, study=study, data=study_file_of(study, items=False))
     form = _read(request, kind=study.kind, new=False)
     errors = dict(form.errors)
     if request.POST.get("action", "save") == "save" and not errors:
@@ -92,13 +93,16 @@ def builder_edit(request: HttpRequest, slug: str) -> HttpResponse:
             if k not in ("slug", "kind", "status", *builder_form.EXTRAS)
         }
         try:
-            builder.change_study(user=request.user, study=study, changes=changes, upload=form.upload)
+            reason = request.POST.get("deviation_reason", "")
+            builder.change_study(
+                user=request.user, study=study, changes=changes, upload=form.upload, reason=reason
+            )
         except InputError as exc:
             errors.update(exc.errors)
         else:
             messages.success(request, "Changes saved.")
             return redirect("research-study", slug=study.slug)
-    data = {**builder.study_file_of(study, items=False), **form.posted.data}
+    data = {**study_file_of(study, items=False), **form.posted.data}
     return _page(request, study=study, data=data, form=form, errors=errors)
 
 
@@ -119,11 +123,7 @@ def builder_preview(request: HttpRequest) -> HttpResponse:
             return _preview_errors(request, exc.errors)
         kind = template.kind
     form = _read(request, kind=kind, new=study is None)
-    data = (
-        form.posted.data
-        if study is None
-        else {**builder.study_file_of(study, items=False), **form.posted.data}
-    )
+    data = form.posted.data if study is None else {**study_file_of(study, items=False), **form.posted.data}
     if template is not None:
         data = _with_template_items(request.POST, data, template)
     if form.errors:
@@ -141,7 +141,7 @@ def builder_preview(request: HttpRequest) -> HttpResponse:
 @require_GET
 def study_file(request: HttpRequest, slug: str) -> HttpResponse:
     """The study as a study file: upload it (under another slug) for the same study."""
-    return _download(builder.study_file_of(access_study_to_read(request.user, slug)))
+    return _download(study_file_of(access_study_to_read(request.user, slug)))
 
 
 # --- helpers -----------------------------------------------------------------------------------

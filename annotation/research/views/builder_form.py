@@ -33,7 +33,7 @@ from annotation.services.authoring.item_files import (
     TEXT_COLUMNS,
     ColumnMap,
 )
-from annotation.services.authoring.studies import STUDY_SETTINGS
+from annotation.services.authoring.study_fields import STUDY_SETTINGS
 from annotation.services.web.json_input import BadJSON, read_json
 
 TEXT_FIELDS = ("title", "description", "instructions", "consent")  # written, not set

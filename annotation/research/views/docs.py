@@ -19,6 +19,7 @@ RESEARCHER_DOCS = {
     "exports": "Exports",
     "privacy": "Erasure and retention",
     "authenticity": "Authenticity signals",
+    "reproducibility": "Versions, frozen plans and datasheets",
 }
 
 

@@ -75,7 +75,8 @@ def _load_upload(request: HttpRequest) -> Study:
     if (upload.size or 0) > settings.API_MAX_UPLOAD_BYTES:  # an upload's size is always known
         raise InputError({"study_file": [f"The file is larger than {settings.API_MAX_UPLOAD_BYTES} bytes."]})
     data = parse_json(upload.read(), field="study_file")
-    return load_study_file_for(request.user, data, update_own=True).study
+    reason = request.POST.get("deviation_reason", "")
+    return load_study_file_for(request.user, data, update_own=True, source="upload", reason=reason).study
 
 
 @researcher_required
@@ -103,6 +104,7 @@ def study_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "stopping_now": stopping_now(study),
         "adaptive_refusal": adaptive_refusal(study.task_kind, study.config or {}),
         "erasures": study.erasures.count(),
+        "deviations": study.versions.filter(deviation=True).count(),
     }
     return render(request, "research/study_overview.html", context)
 

@@ -23,12 +23,14 @@ from django.db import transaction
 
 from annotation.errors import InputError, checked
 from annotation.kinds import all_kinds
-from annotation.models import Assignment, Exam, Item, Study
+from annotation.models import Assignment, Item, Study
 
 from .input_rows import list_rows
 from .item_files import ColumnMap, add_items_from_file, read_items
-from .studies import STUDY_SETTINGS, StudyFields, load_study_file_for
+from .studies import load_study_file_for
 from .study_changes import update_study
+from .study_fields import STUDY_SETTINGS, StudyFields
+from .study_files import study_file_of
 from .validation import check_kind_and_config, checked_items, kind_named, validate_item
 
 EXAMPLES_DIR = Path(settings.BASE_DIR) / "docs" / "examples"
@@ -119,43 +121,6 @@ def as_new_study(template: Template) -> dict:
 # --- export -----------------------------------------------------------------------------------
 
 
-def study_file_of(study: Study, *, items: bool = True) -> dict:
-    """The study as a study file (docs/formats.md): loading it (the upload page, the API,
-    ``loadstudy``) under a free slug gives a study with the same fields, config and items.
-    ``items=False``: the rest alone (what the builder's form shows)."""
-    data = dict(StudyFields(study).data)
-    data["config"] = study.config
-    if study.examples:
-        data["examples"] = study.examples
-    if study.faq:
-        data["faq"] = study.faq
-    if study.qualification is not None:
-        data["qualification"] = study.qualification.study.slug
-    exam = Exam.objects.filter(study=study).first()
-    if exam is not None:
-        data["exam"] = {
-            "pass_mark": exam.pass_mark,
-            "attempts": exam.attempts_allowed,
-            "training": exam.training,
-        }
-    if items:
-        data["items"] = [_item_file_entry(item) for item in study.items.order_by("id")]
-    return data
-
-
-def _item_file_entry(item: Item) -> dict:
-    entry: dict = {"external_id": item.external_id, "payload": item.payload}
-    if item.is_attention_check:
-        entry["attention_check"] = True
-    if item.gold is not None:
-        entry["gold"] = item.gold
-    if item.provenance:
-        entry["provenance"] = item.provenance
-    if item.explanation:
-        entry["explanation"] = item.explanation
-    return entry
-
-
 # --- create and change --------------------------------------------------------------------------
 
 
@@ -175,7 +140,7 @@ def create_study(
     template's, or ``upload``'s, which replace them): ``draft_study_file``'s checks, then
     the file loaded as the JSON upload loads it (which also checks the slug is free)."""
     checked_file = draft_study_file(data=data, upload=upload, fallback_config=fallback_config)
-    return load_study_file_for(user, checked_file, update_own=False).study
+    return load_study_file_for(user, checked_file, update_own=False, source="builder").study
 
 
 def draft_study_file(*, data: dict, upload: ItemsUpload | None, fallback_config: dict | None = None) -> dict:
@@ -241,7 +206,7 @@ def items_file_errors(exc: InputError) -> dict[str, list[str]]:
     }
 
 
-def change_study(*, user, study: Study, changes: dict, upload: ItemsUpload | None) -> Study:
+def change_study(*, user, study: Study, changes: dict, upload: ItemsUpload | None, reason: str = "") -> Study:
     """A saved study's settings (and its config, which a study that has gone live keeps) changed
     as PATCH changes them (``study_changes.update_study``), and the items of ``upload`` added as
     ``loaditems`` adds them; both or neither, every error of the settings, the config and the
@@ -262,11 +227,20 @@ def change_study(*, user, study: Study, changes: dict, upload: ItemsUpload | Non
             errors.update(exc.errors)
     with transaction.atomic():
         if not errors:
-            update_study(study, user=user, changes=shaped)
+            try:
+                update_study(study, user=user, changes=shaped, source="builder", reason=reason)
+            except InputError as exc:
+                errors.update(exc.errors)
         if upload is not None:
             try:
                 add_items_from_file(
-                    study, upload.content, file_format=upload.file_format, columns=upload.columns
+                    study,
+                    upload.content,
+                    file_format=upload.file_format,
+                    columns=upload.columns,
+                    via="builder",
+                    user=user,
+                    reason=reason,
                 )
             except InputError as exc:
                 errors.update(items_file_errors(exc))

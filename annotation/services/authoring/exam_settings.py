@@ -9,8 +9,13 @@ from rest_framework import serializers
 
 from annotation.errors import InputError, checked
 from annotation.kinds.base import StrictSerializer
-from annotation.models import Exam, Item, Study
+from annotation.models import Exam, Item, Study, StudyVersion
 from annotation.services.access import can_manage_study
+
+from .versions import record_study_version
+
+# Why a study stopped requiring its exam without its owner's doing (recorded with the version).
+EXAM_WITHDRAWN = "The qualification exam it required is no longer shared with its owner."
 
 
 class ExamFields(StrictSerializer):
@@ -100,8 +105,12 @@ def detach_exam_from_unpermitted_studies(exam_study: Study) -> int:
     if exam is None:
         return 0
     requiring = Study.objects.filter(qualification=exam).exclude(owner=None).select_related("owner")
-    unpermitted = [study.pk for study in requiring if not can_manage_study(study.owner, exam_study)]
-    return Study.objects.filter(pk__in=unpermitted).update(qualification=None)
+    unpermitted = [study for study in requiring if not can_manage_study(study.owner, exam_study)]
+    detached = Study.objects.filter(pk__in=[study.pk for study in unpermitted]).update(qualification=None)
+    for study in unpermitted:  # each a new version (a deviation, if its plan is frozen: said why)
+        study.qualification = None
+        record_study_version(study, source=StudyVersion.Source.RULE, reason=EXAM_WITHDRAWN)
+    return detached
 
 
 def write_exam_settings(study: Study, block: dict | None) -> None:

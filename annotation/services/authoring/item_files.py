@@ -64,6 +64,9 @@ def add_items_from_file(
     *,
     file_format: str,
     columns: ColumnMap | None = None,
+    via: str = "command",
+    user=None,
+    reason: str = "",
 ) -> ItemFileResult:
     """Add the items of a CSV or JSONL file (its bytes, or a binary file read as it goes) to
     ``study``: all of them, or none and an ``InputError`` naming every problem. A live study
@@ -79,6 +82,9 @@ def add_items_from_file(
             reading.rows,
             lambda known: _item_check(kind, config, reading, known=known, exam=exam),
             first_errors=reading.header_errors,
+            source=via,
+            user=user,
+            reason=reason,
         )
     return ItemFileResult(added=loaded.added)
 

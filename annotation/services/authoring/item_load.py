@@ -29,6 +29,7 @@ from annotation.services.db.pgcopy import copy_from, insert_like
 
 from .human_subset import item_inclusion, study_design
 from .input_rows import Row, Unique, collect_rows
+from .versions import record_study_version
 
 CHUNK_ROWS = 5000
 MAX_LISTED_ERRORS = 1000
@@ -61,13 +62,18 @@ def load_rows(
     *,
     first_errors: dict[str, list[str]] | None = None,
     empty: str = "No items in the file.",
+    source: str = "job",
+    user=None,
+    reason: str = "",
 ) -> Loaded:
     """Check and write ``rows`` into ``study``, a chunk at a time, all or nothing.
 
     ``first_errors``: errors found before the rows (a CSV header's), listed first; with any,
     nothing is written. ``empty``: the error on ``file`` when there is no row. Raises
     ``InputError`` with every error (capped), having written nothing. The study row is
-    locked meanwhile: two loads into one study take turns.
+    locked meanwhile: two loads into one study take turns. The items loaded are a new
+    version of the study (``versions.record_study_version``, by ``user`` through ``source``;
+    a frozen study's only with ``reason``).
     """
     errors = _Errors(dict(first_errors or {}))
     added = updated = 0
@@ -86,6 +92,7 @@ def load_rows(
         if errors:
             raise InputError(errors.listed())
         ledger.drop()
+        record_study_version(study, user=user, source=source, reason=reason)
     return Loaded(added=added, updated=updated)
 
 

@@ -51,18 +51,28 @@ class ItemsUploadParameters(JobParameters):
         )
 
 
-def upload_items(study: Study, lines: Iterable[bytes | str]) -> UploadResult:
+def upload_items(study: Study, lines: Iterable[bytes | str], *, user=None, reason: str = "") -> UploadResult:
     """Create or update items from JSONL lines; ``InputError`` ("line N: field") writes nothing."""
     kind, config, exam = study.task_kind, study.config, is_exam(study)
 
     def check_for(known: set[str]):  # known ids are updated, so checked as any other
         return lambda raw: check_item(kind, config, raw, exam=exam)
 
-    loaded = load_rows(study, json_lines(lines), check_for, empty="No items in the upload.")
+    loaded = load_rows(
+        study,
+        json_lines(lines),
+        check_for,
+        empty="No items in the upload.",
+        source="api",
+        user=user,
+        reason=reason,
+    )
     return UploadResult(created=loaded.added, updated=loaded.updated)
 
 
-def receive_items_upload(study: Study, lines: Iterable[bytes | str], *, user) -> UploadResult | Job:
+def receive_items_upload(
+    study: Study, lines: Iterable[bytes | str], *, user, reason: str = ""
+) -> UploadResult | Job:
     """The API's items upload: loaded now (its result) when it has at most
     ``ITEMS_UPLOAD_INLINE_LINES`` lines that are not blank, else stored and left to an ``items_upload`` job
     (the job, queued)."""
@@ -70,7 +80,7 @@ def receive_items_upload(study: Study, lines: Iterable[bytes | str], *, user) ->
     if count <= settings.ITEMS_UPLOAD_INLINE_LINES:
         try:
             with path.open("rb") as body:
-                return upload_items(study, body)
+                return upload_items(study, body, user=user, reason=reason)
         finally:
             path.unlink(missing_ok=True)
     try:

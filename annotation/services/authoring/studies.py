@@ -5,15 +5,13 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from django.core.exceptions import ValidationError as DjangoValidationError
-from django.core.validators import URLValidator, slug_re
+from django.core.validators import slug_re
 from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
-from rest_framework import serializers
 
 from annotation.errors import InputError, checked
-from annotation.models import Item, Study
+from annotation.models import Item, Study, StudyVersion
 from annotation.serializer_reuse import reused_serializers
 from annotation.services.access import can_manage_study, require_study_change
 from annotation.services.participation.adaptive import check_stop_systems
@@ -22,53 +20,9 @@ from annotation.services.study_status import change_study_status, status_change_
 from .input_rows import list_rows
 from .item_load import known_ids, write_items
 from .study_extras import EXTRA_FIELDS, StudyExtras, check_study_extras, write_study_extras
+from .study_fields import StudyFields
 from .validation import check_kind_and_config, checked_items, is_exam, kind_named
-
-# A study's own settings, listed once: a study file's fields, the API's study record and
-# what PATCH may change are this list plus, where they apply, slug, kind, status and config.
-STUDY_SETTINGS = [
-    "title", "description", "instructions", "consent", "public", "annotations_per_item",
-    "items_per_session", "attention_check_rate", "max_attention_failures", "assignment_timeout_minutes",
-    "completion_code", "screenout_code", "completion_url", "expected_seconds_per_page",
-    "min_seconds_per_page", "pay_partial_sessions", "hold_submit", "close_when_full", "language",
-    "participants_may_erase", "retention_days", "retention_erases_answers", "authenticity_signals",
-]  # fmt: skip
-
-
-class CompletionURLField(serializers.CharField):
-    """A URL template, not a URL: ``{code}`` is not allowed in an RFC 3986 URI, so the schema
-    says "string" rather than ``format: uri``; the check is Django's URL validator, as before."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("max_length", 500)
-        kwargs.setdefault("required", False)
-        kwargs.setdefault("allow_blank", True)
-        kwargs.setdefault(
-            "help_text",
-            "Crowd platform return link, a URL template: {code} is replaced by the completion code, "
-            "e.g. https://app.prolific.com/submissions/complete?cc={code}. Empty: none.",
-        )
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        if value:  # checked here, not as a validator: drf-spectacular would add format: uri
-            try:
-                URLValidator()(value)
-            except DjangoValidationError:
-                raise serializers.ValidationError("Enter a valid URL.") from None
-        return value
-
-
-class StudyFields(serializers.ModelSerializer):
-    """The study-level fields of a study file (items and config are checked apart)."""
-
-    slug = serializers.SlugField(max_length=80)
-    completion_url = CompletionURLField()
-
-    class Meta:
-        model = Study
-        fields = ["slug", "kind", "status", *STUDY_SETTINGS]
+from .versions import record_study_version
 
 
 @dataclass(frozen=True)
@@ -79,7 +33,9 @@ class LoadResult:
     items_updated: int
 
 
-def load_study_file(data: dict, *, owner=None) -> LoadResult:
+def load_study_file(
+    data: dict, *, owner=None, user=None, source: str = StudyVersion.Source.COMMAND, reason: str = ""
+) -> LoadResult:
     """Create or update a study and its items from a study file's JSON object.
 
     Everything is validated before anything is written; an invalid file raises
@@ -90,6 +46,8 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
     the one writer): a new study starts as a draft and moves to it; an existing one moves
     to it only along the transitions (a live study never goes back to draft), and a file
     that asks for a refused one is an error on ``status``. No ``status``: unchanged.
+    The load is a new version of the study (``versions.record_study_version``, by ``user``
+    through ``source``); a frozen study takes it only with ``reason``, as a deviation.
     """
     with reused_serializers():  # one serializer per kind of value, not one per item
         checked = _check_study_file(data, owner=owner)
@@ -106,6 +64,7 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
         )
         made, updated = write_items(study, checked.items)
         write_study_extras(study, checked.extras)
+        record_study_version(study, user=user or owner, source=source, reason=reason)
         if "status" in checked.fields:
             change_study_status(study, status=checked.fields["status"])
     return LoadResult(study=study, created=created, items_created=made, items_updated=updated)
@@ -118,7 +77,9 @@ SLUG_TAKEN = "This slug is not available; choose another."
 OWN_SLUG = "You have a study with this slug: change it with PATCH or the items upload, or choose another."
 
 
-def load_study_file_for(user, data: dict, *, update_own: bool) -> LoadResult:
+def load_study_file_for(
+    user, data: dict, *, update_own: bool, source: str = StudyVersion.Source.API, reason: str = ""
+) -> LoadResult:
     """A researcher's study file (the API, the upload page): create a study they will own,
     or (``update_own``) update one they may change (``access.can_change_study``: its owner or
     an admin; one only shared with them is a ``NotAllowed``).
@@ -134,12 +95,12 @@ def load_study_file_for(user, data: dict, *, update_own: bool) -> LoadResult:
     well_formed = isinstance(slug, str) and slug_re.fullmatch(slug)
     existing = Study.objects.filter(slug=slug).first() if well_formed else None
     if existing is None:
-        return load_study_file(data, owner=user)
+        return load_study_file(data, owner=user, source=source)
     if can_manage_study(user, existing):
         if not update_own:  # said beside every other error of the file, checked as if new
             _raise_with({"slug": [OWN_SLUG]}, lambda: _check_study_file(_unused_slug(data), owner=user))
         require_study_change(user, existing)  # a study shared with them is not theirs to change
-        return load_study_file(data, owner=None)
+        return load_study_file(data, owner=None, user=user, source=source, reason=reason)
     _check_study_file(_unused_slug(data), owner=user)
     raise InputError({"slug": [SLUG_TAKEN]})
 
@@ -241,7 +202,7 @@ class AddResult:
     skipped: int  # external ids the study already had
 
 
-def add_items(study: Study, items: list[dict]) -> AddResult:
+def add_items(study: Study, items: list[dict], *, reason: str = "") -> AddResult:
     """Add generated items to an existing study: all validated first, then all written or none.
 
     Items whose ``external_id`` the study already has are skipped (not compared, not
@@ -263,6 +224,7 @@ def add_items(study: Study, items: list[dict]) -> AddResult:
         with reused_serializers():
             checked = list(checked_items(kind, study.config, list_rows(fresh, "items"), exam=is_exam(study)))
         write_items(study, checked)
+        record_study_version(study, source=StudyVersion.Source.JOB, reason=reason)
     return AddResult(added=len(checked), skipped=len(items) - len(checked))
 
 
@@ -279,7 +241,10 @@ def ensure_study(*, slug: str, kind: str, title: str = "", owner=None) -> Study:
         return study
     fields = _check_new_study(slug, kind, title)
     config = check_kind_and_config(None, kind_named(kind), {})
-    return Study.objects.create(**fields, kind=kind, config=config, owner=owner)
+    with transaction.atomic():
+        study = Study.objects.create(**fields, kind=kind, config=config, owner=owner)
+        record_study_version(study, user=owner, source=StudyVersion.Source.JOB)
+    return study
 
 
 def _check_new_study(slug: str, kind: str, title: str) -> dict:

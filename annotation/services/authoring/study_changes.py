@@ -8,8 +8,13 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotation.errors import InputError, NotAllowed, checked
-from annotation.models import Assignment, Enrollment, Job, Response, Study
-from annotation.services.access import can, can_share_study, is_researcher, readable_studies
+from annotation.models import Assignment, Enrollment, Job, Response, Study, StudyVersion
+from annotation.services.access import (
+    can,
+    can_share_study,
+    is_researcher,
+    readable_studies,
+)
 from annotation.services.exports.export import ExportParameters, check_export_request
 from annotation.services.jobs import JOB_KINDS, start_job
 from annotation.services.participation.adaptive import check_stop_systems
@@ -17,13 +22,20 @@ from annotation.services.participation.assignment import release_participant_ass
 
 from .exam_settings import detach_exam_from_unpermitted_studies
 from .validation import check_exam_study, check_kind_and_config, kind_named
+from .versions import checked_plan, record_study_version
 
 
-def update_study(study: Study, *, user, changes: dict) -> Study:
+def update_study(
+    study: Study, *, user, changes: dict, source: str = StudyVersion.Source.API, reason: str = ""
+) -> Study:
     """Apply already-shaped field changes; a new ``kind`` or ``config`` is checked by the
-    kind against the study's items (``validation.check_kind_and_config``)."""
+    kind against the study's items (``validation.check_kind_and_config``), a new
+    ``analysis_plan`` by ``versions.checked_plan``. The change is a new version
+    (``versions.record_study_version``): once the plan is frozen, only with ``reason``."""
     changes = dict(changes)
     shared = changes.pop("shared_with", None)
+    if "analysis_plan" in changes:
+        changes["analysis_plan"] = checked_plan(changes["analysis_plan"])
     if "kind" in changes or "config" in changes:
         kind = kind_named(changes.get("kind", study.kind))
         changes["config"] = check_kind_and_config(
@@ -43,6 +55,7 @@ def update_study(study: Study, *, user, changes: dict) -> Study:
         if users is not None:
             study.shared_with.set(users)
             detach_exam_from_unpermitted_studies(study)
+        record_study_version(study, user=user, source=source, reason=reason)
     return study
 
 

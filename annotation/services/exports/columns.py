@@ -187,6 +187,13 @@ RESPONSE_TAIL = [
     ),
     Column("imported", "boolean", "r.imported", "true when imported rather than answered on the site."),
     Column(
+        "study_version",
+        "integer",
+        "r.study_version",
+        "The study's version the answer was given under (its study file: the versions table, or the "
+        "Versions page); empty: given before the study's versions were recorded.",
+    ),
+    Column(
         "adjudicated",
         "boolean",
         f"EXISTS (SELECT 1 FROM {Participant._meta.db_table} x "  # noqa: S608 - our own table name
@@ -207,6 +214,13 @@ def response_columns(study: Study, *, include_platform_ids: bool = False) -> lis
         RESPONSE_ID,
         Column("study", "text", "%s", "The study's slug.", params=(study.slug,)),
         Column("kind", "text", "%s", "The study's task kind.", params=(study.kind,)),
+        Column(
+            "plan_digest",
+            "text",
+            "%s",
+            "SHA-256 of the study file and analysis plan as frozen; empty when the plan is not frozen.",
+            params=(study.frozen_digest,),
+        ),
         ITEM,
         IS_ATTENTION_CHECK,
         *participant_columns(include_platform_ids, exam_of(study)),

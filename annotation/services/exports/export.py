@@ -26,11 +26,14 @@ from annotation.services.jobs import JobParameters, Progress, no_progress
 from annotation.services.populations import real_answers
 
 from .columns import Column, response_columns
+from .dataset import write_dataset
 from .selects import copy_csv_rows, copy_jsonl_rows, rows_written, stream_rows
 from .sqlite import write_sqlite
 
-FORMATS = {"csv": "csv", "jsonl": "jsonl", "sqlite": "zip"}  # format → the export job's file extension
+# format → the export job's file extension; ``dataset``: Parquet and a dataset card (``dataset``)
+FORMATS = {"csv": "csv", "jsonl": "jsonl", "sqlite": "zip", "dataset": "zip"}
 PROGRESS_EVERY = 20_000
+DATASET_PSEUDONYMS_ONLY = "A dataset release holds pseudonyms only: it is made to be shared."
 __all__ = ["FILE_DELETED", "FORMATS", "ExportParameters", "ExportResult", "export_path", "export_study"]
 
 
@@ -47,6 +50,11 @@ class ExportParameters(JobParameters):
             default=False,
             help_text="Owner and admins only: add the raw crowd-platform ids (otherwise pseudonyms only).",
         )
+
+        def validate(self, data):
+            if data.get("format") == "dataset" and data.get("include_platform_ids"):
+                raise serializers.ValidationError({"include_platform_ids": [DATASET_PSEUDONYMS_ONLY]})
+            return data
 
 
 @dataclass(frozen=True)
@@ -95,6 +103,10 @@ def export_study(
                 progress=progress,
                 archive=path.suffix.lower() == ".zip",
             )
+        elif fmt == "dataset":
+            if include_platform_ids:
+                raise InputError({"include_platform_ids": [DATASET_PSEUDONYMS_ONLY]})
+            rows = write_dataset(study, partial, progress=progress)
         else:
             rows = _write_rows(study, fmt, partial, include_platform_ids, progress, use_copy)
         os.replace(partial, path)

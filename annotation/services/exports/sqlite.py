@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from annotation.models import Exam, Study
+from annotation.models import Exam, Study, StudyVersion
 from annotation.services.db.pgcopy import read_batches
 from annotation.services.jobs import Progress, no_progress
 from annotation.services.populations import not_a_test_sql
@@ -70,7 +70,7 @@ def tables(include_platform_ids: bool, exam: Exam | None = None) -> list[Table]:
     ps = dialect().pseudonyms
     participant = participant_columns(False)[0]
     tail = {column.name: column for column in RESPONSE_TAIL}
-    return [
+    own = [
         Table(
             "study",
             "One row: the study's settings.",
@@ -100,8 +100,51 @@ def tables(include_platform_ids: bool, exam: Exam | None = None) -> list[Table]:
                 ),
                 Column("max_attention_failures", "integer", "s.max_attention_failures", "Failures allowed."),
                 Column("created_at", "time", "s.created_at", "When the study was created (UTC, ISO 8601)."),
+                Column("version", "integer", "s.version", "The study's latest version (see versions)."),
+                Column(
+                    "analysis_plan",
+                    "json",
+                    "s.analysis_plan",
+                    "The analysis plan: populations (the first is the main one), tests, hypotheses, "
+                    "stopping_rule, exclusion_rules, sample_size (JSON; docs/reproducibility.md).",
+                ),
+                Column("frozen_at", "time", "s.frozen_at", "When the plan was frozen; empty: not frozen."),
+                Column(
+                    "frozen_version", "integer", "s.frozen_version", "The version the plan was frozen with."
+                ),
+                Column(
+                    "plan_digest",
+                    "text",
+                    "s.frozen_digest",
+                    "SHA-256 of the study file and plan as frozen (docs/reproducibility.md says how to "
+                    "check it from the versions table).",
+                ),
             ],
             f"FROM {t['s']} s WHERE s.id = %s",
+        ),
+        Table(
+            "versions",
+            "Every version of the study: its study file and plan after each change, what changed, "
+            "and, for a change made after the plan was frozen, the reason given (a deviation).",
+            [
+                Column("number", "integer", "v.number", "Version number.", sqlite_type="INTEGER PRIMARY KEY"),
+                Column(
+                    "study_file",
+                    "json",
+                    "v.study_file",
+                    "The study file (docs/formats.md) without status; items only up to VERSION_ITEMS_KEPT.",
+                ),
+                Column("plan", "json", "v.plan", "The analysis plan then (JSON)."),
+                Column("items_digest", "text", "v.items_digest", "SHA-256 of the items' study file entries."),
+                Column("item_count", "integer", "v.item_count", "How many items the study had."),
+                Column("digest", "text", "v.digest", "SHA-256 of the study file and plan."),
+                Column("diff", "text", "v.diff", "What changed since the version before, a line each."),
+                Column("source", "text", "v.source", "builder, upload, api, admin, command, job or freeze."),
+                Column("deviation", "boolean", "v.deviation", "true when made after the plan was frozen."),
+                Column("reason", "text", "v.reason", "The reason given for a deviation."),
+                Column("created_at", "time", "v.created_at", "UTC, ISO 8601."),
+            ],
+            f"FROM {StudyVersion._meta.db_table} v WHERE v.study_id = %s ORDER BY v.number",
         ),
         Table(
             "items",
@@ -138,14 +181,14 @@ def tables(include_platform_ids: bool, exam: Exam | None = None) -> list[Table]:
         Table(
             "participants",
             "Everyone enrolled in the study, under a pseudonym, with their session's figures "
-            "(the same columns as in the CSV).",
+            "(the same columns as in the CSV), in the order the reports number them.",
             [
                 replace(participant, sqlite_type="TEXT PRIMARY KEY"),
                 *participant_columns(include_platform_ids, exam)[1:],
             ],
             f"FROM {t['e']} e JOIN {t['p']} p ON p.id = e.participant_id "
             f"JOIN {ps} ps ON ps.participant_id = e.participant_id WHERE e.study_id = %s AND NOT e.is_test "
-            "ORDER BY e.id",
+            "ORDER BY e.participant_id",  # the reports' order of participants (docs/tools/reanalyse.py)
         ),
         Table(
             "assignments",
@@ -204,7 +247,8 @@ def tables(include_platform_ids: bool, exam: Exam | None = None) -> list[Table]:
             + span_columns(participant)[2:],
             span_source(),
         ),
-    ] + [build() for build in LATER_TABLES]
+    ]
+    return own + [build() for build in LATER_TABLES]
 
 
 def write_sqlite(

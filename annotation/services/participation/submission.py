@@ -160,6 +160,7 @@ def store_response(
         incomplete=bool(missing),
         authenticity=authenticity,
         strong_sign=has_strong_sign(authenticity),
+        study_version=study.version or None,  # the version the page was answered under
     )
     if assignment.status == Assignment.Status.ANSWERED:
         sql_rows.insert(response, "roft_insert_response")

@@ -69,7 +69,7 @@ class Command(BaseCommand):
 
 
 def _rows(study: Study, population: str) -> list[dict]:
-    query = Report.objects.filter(study=study, population=population).order_by("metric", "id")
+    query = Report.objects.filter(study=study).chosen(population).order_by("metric", "id")
     return list(query.values(*FIELDS))
 
 
