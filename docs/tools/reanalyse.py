@@ -117,6 +117,8 @@ def field_value(record: dict, field):
         else:
             value = None
     kind = field.type
+    if kind == "length":  # a text's length in characters, as the database counts it
+        return float(len(value)) if isinstance(value, str) else math.nan
     if kind in ("column", "truth", "number"):
         if value is None or (kind == "number" and isinstance(value, (dict, list))):
             return math.nan
