@@ -260,11 +260,12 @@ def plan_hybrid(study: Study, target: HybridTarget) -> HybridPlan:
             errors.update(error.errors)
     if errors:
         raise InputError(errors)
+    builder = report_for(study.kind)
     with one_snapshot():
-        data = load_study_data(study, report_for(study.kind), by=DEFAULT_BY)
+        data = load_study_data(study, builder, by=DEFAULT_BY)
     counted = data.population("passed").analysed()
     question_values(counted.humans(), target.question)  # the question's own errors
-    found = question_fit(counted, target.question, target.compare)
+    found = question_fit(builder, counted, target.question, target.compare)
     if found is None:
         raise InputError(
             {

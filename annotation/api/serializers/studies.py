@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation.models import Study
+from annotation.services.authoring.human_subset import HumanSubsetField
 from annotation.services.authoring.studies import STUDY_SETTINGS, CompletionURLField, StudyFields
 from annotation.services.authoring.validation import ItemFields
 from annotation.services.participation.assignment import item_progress
@@ -55,6 +56,7 @@ class StudyDetail(serializers.ModelSerializer):
         slug_field="username", many=True, read_only=True
     )
     completion_url = CompletionURLField()
+    human_subset = HumanSubsetField(read_only=True)
     progress = serializers.SerializerMethodField()
     closed_because = serializers.ChoiceField(
         choices=[("", "not closed"), *Study.ClosedBecause.choices],
@@ -93,6 +95,7 @@ class StudyUpdate(serializers.ModelSerializer):
 
     config = serializers.DictField(required=False)
     completion_url = CompletionURLField()
+    human_subset = HumanSubsetField()
     shared_with = serializers.ListField(
         child=serializers.CharField(max_length=150),
         required=False,

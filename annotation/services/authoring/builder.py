@@ -237,7 +237,10 @@ def change_study(*, user, study: Study, changes: dict, upload: ItemsUpload | Non
             errors.update(exc.errors)
     with transaction.atomic():
         if not errors:
-            update_study(study, user=user, changes=shaped)
+            try:  # a human subset refused once people have answered, say
+                update_study(study, user=user, changes=shaped)
+            except InputError as exc:
+                errors.update(exc.errors)
         if upload is not None:
             try:
                 add_items_from_file(

@@ -19,6 +19,8 @@ from annotation.services.access import can_manage_study, require_study_change
 from annotation.services.participation.adaptive import check_stop_systems
 from annotation.services.study_status import change_study_status, status_change_errors
 
+from .human_subset import FIELD as HUMAN_SUBSET
+from .human_subset import HumanSubsetField, set_human_subset
 from .input_rows import list_rows
 from .item_load import known_ids, write_items
 from .study_extras import EXTRA_FIELDS, StudyExtras, check_study_extras, write_study_extras
@@ -32,6 +34,7 @@ STUDY_SETTINGS = [
     "completion_code", "screenout_code", "completion_url", "expected_seconds_per_page",
     "min_seconds_per_page", "pay_partial_sessions", "hold_submit", "close_when_full", "language",
     "participants_may_erase", "retention_days", "retention_erases_answers", "authenticity_signals",
+    "human_subset",
 ]  # fmt: skip
 
 
@@ -65,6 +68,7 @@ class StudyFields(serializers.ModelSerializer):
 
     slug = serializers.SlugField(max_length=80)
     completion_url = CompletionURLField()
+    human_subset = HumanSubsetField()
 
     class Meta:
         model = Study
@@ -93,7 +97,7 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
     """
     with reused_serializers():  # one serializer per kind of value, not one per item
         checked = _check_study_file(data, owner=owner)
-    fields = {name: value for name, value in checked.fields.items() if name != "status"}
+    fields = {name: value for name, value in checked.fields.items() if name not in ("status", HUMAN_SUBSET)}
     with transaction.atomic():
         study, created = Study.objects.update_or_create(
             slug=fields["slug"],
@@ -106,6 +110,8 @@ def load_study_file(data: dict, *, owner=None) -> LoadResult:
         )
         made, updated = write_items(study, checked.items)
         write_study_extras(study, checked.extras)
+        if HUMAN_SUBSET in checked.fields:  # every item drawn anew; refused once people answered
+            set_human_subset(study=study, raw=checked.fields[HUMAN_SUBSET])
         if "status" in checked.fields:
             change_study_status(study, status=checked.fields["status"])
     return LoadResult(study=study, created=created, items_created=made, items_updated=updated)
