@@ -44,6 +44,7 @@ LOGGED = "inclusion probabilities logged per item"
 ASSUMED = "no design logged: humans' items taken as a uniform random subset"
 UNWEIGHTED = "unweighted: humans' items taken as a uniform random subset of the items"
 
+THREE = ("prediction-powered", "humans only", "judge only")  # the three intervals' columns
 _NOTE = (
     "Prediction-powered (PPI++, power-tuned): the judge's answers on every item, corrected by "
     "its error on the items humans answered; never wider than humans only. effective n: the "
@@ -56,6 +57,7 @@ MEAN_TABLE = TableSpec(
     ("question", "system", "rater"),
     details=("lam", "effective_n", "n_judge", "warning"),
     note=_NOTE,
+    labels=THREE,
     marks=frozenset({NO_GAIN, DISAGREES, BOTH}),
 )
 DIFFERENCE_TABLE = TableSpec(
@@ -64,6 +66,7 @@ DIFFERENCE_TABLE = TableSpec(
     ("question", "system", "over", "rater"),
     details=("lam", "effective_n", "warning"),
     note=_NOTE,
+    labels=THREE,
     marks=MEAN_TABLE.marks,
 )
 WIN_RATE_TABLE = TableSpec(
@@ -72,6 +75,7 @@ WIN_RATE_TABLE = TableSpec(
     ("question", "system", "over", "rater"),
     details=("lam", "effective_n", "warning"),
     note=_NOTE,
+    labels=THREE,
     marks=MEAN_TABLE.marks,
 )
 STRENGTH_TABLE = TableSpec(
@@ -81,6 +85,7 @@ STRENGTH_TABLE = TableSpec(
     details=("rank_low", "rank_high", "humans_rank_low", "humans_rank_high", "lam", "effective_n", "warning"),
     note="Strengths (log-odds, mean zero) of the prediction-powered Bradley-Terry fit beside the "
     "humans' and the judge's own; rank sets hold for all systems at once (Bonferroni over pairs). " + _NOTE,
+    labels=THREE,
     marks=MEAN_TABLE.marks,
 )
 TABLES = (MEAN_TABLE, DIFFERENCE_TABLE, WIN_RATE_TABLE, STRENGTH_TABLE)
