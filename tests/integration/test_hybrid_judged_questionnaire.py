@@ -151,3 +151,13 @@ def test_a_judged_questionnaire_with_humans_on_a_fifth_reports_three_intervals(c
         assert judged["n"] > humans["n"] == ppi["n"]
         assert ppi["details"]["effective_n"] >= humans["n"]
         assert ppi["ci_high"] - ppi["ci_low"] <= (humans["ci_high"] - humans["ci_low"]) * 1.02
+    # the plan page answers the hybrid question for the per-passage scale, by passage system
+    target = {
+        "question": "fluency",
+        "judge_answers": "400",
+        "first": "alpha",
+        "second": "beta",
+        "difference": "1",
+    }
+    plan = client.get(f"/research/s/{study.slug}/plan/", target).content.decode()
+    assert 'id="plan-hybrid-humans">' in plan and "beside 400 judge answers" in plan
