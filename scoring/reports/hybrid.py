@@ -42,7 +42,6 @@ BOTH = f"{NO_GAIN}; {DISAGREES}"
 # the design the figures rest on (detail ``design``)
 LOGGED = "inclusion probabilities logged per item"
 ASSUMED = "no design logged: humans' items taken as a uniform random subset"
-UNWEIGHTED = "unweighted: humans' items taken as a uniform random subset of the items"
 
 THREE = ("prediction-powered", "humans only", "judge only")  # the three intervals' columns
 _NOTE = (
@@ -419,11 +418,15 @@ def _strength_rows(context: _Context, comparison, data: StudyData, machine: np.n
         labeled, judge, unlabeled = paired
         name = str(context.names[rater])
         question, verdict = _question_of(context, comparison, name)
-        fit = ppi_strengths(labeled, judge, unlabeled, k)
+        w_labeled, design = context.weights(labeled.cluster, True)
+        w_alone = np.ones(len(unlabeled))
+        if design == LOGGED:  # weighed as the means are (``_Context.weights``)
+            w_alone = context.weights(unlabeled.cluster, False)[0]
+        fit = ppi_strengths(labeled, judge, unlabeled, k, weights=(w_labeled, w_alone))
         alone = bt.rank_systems(judged, k)
         for s, system in enumerate(names):
             group = {"question": question, "system": str(system), "rater": name}
-            rows += _strength_triple(group, s, fit, alone, verdict)
+            rows += _strength_triple(group, s, fit, alone, verdict, design)
     return rows
 
 
@@ -469,7 +472,9 @@ def _paired_judge(
     return labeled, judge, unlabeled
 
 
-def _strength_triple(group: dict, s: int, fit: PPIStrengths | None, alone, verdict) -> list[ReportRow]:
+def _strength_triple(
+    group: dict, s: int, fit: PPIStrengths | None, alone, verdict, design: str
+) -> list[ReportRow]:
     """The three strength rows of system ``s`` (``alone``: the judge's own ranking)."""
     if alone is not None:
         judged = Interval(float(alone.low[s]), float(alone.high[s]), alone.method)
@@ -506,7 +511,7 @@ def _strength_triple(group: dict, s: int, fit: PPIStrengths | None, alone, verdi
         "judge_low": float(alone.low[s]) if alone is not None else None,
         "judge_high": float(alone.high[s]) if alone is not None else None,
         "warning": "; ".join(warnings),
-        "design": UNWEIGHTED,
+        "design": design,
     }
     return [
         row("hybrid.strength", group, Estimate(float(fit.strengths[s]), n=fit.n),

@@ -151,6 +151,11 @@ def test_a_judged_questionnaire_with_humans_on_a_fifth_reports_three_intervals(c
         assert judged["n"] > humans["n"] == ppi["n"]
         assert ppi["details"]["effective_n"] >= humans["n"]
         assert ppi["ci_high"] - ppi["ci_low"] <= (humans["ci_high"] - humans["ci_low"]) * 1.02
+    strengths = [r for r in rows(client, study.slug, "hybrid.strength") if r["group"]["question"] == "better"]
+    assert {r["group"]["system"] for r in strengths} == {"alpha", "beta"}
+    assert {r["details"]["design"] for r in strengths} == {
+        "inclusion probabilities logged per item"
+    }  # weighted
     # the plan page answers the hybrid question for the per-passage scale, by passage system
     target = {
         "question": "fluency",
