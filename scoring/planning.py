@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from annotation.errors import InputError
-from annotation.models import Item, Study
+from annotation.models import Item, Participant, Response, Study
 from scoring.data import DEFAULT_BY, load_study_data, one_snapshot
 from scoring.reports import report_for
 from scoring.reports.base import KindReport, StudyData
@@ -239,6 +239,12 @@ class HybridPlan:
     target_se: float
     needed: HumansNeeded
 
+    @property
+    def saving(self) -> float | None:
+        """The share of the humans-only answers the judge saves (None where either is unknown)."""
+        hybrid, alone = self.needed.hybrid, self.needed.humans_only
+        return 1 - hybrid / alone if hybrid is not None and alone else None
+
 
 def plan_hybrid(study: Study, target: HybridTarget) -> HybridPlan:
     """The human answers the hybrid target needs, scaled from the pilot's humans and judge
@@ -260,11 +266,12 @@ def plan_hybrid(study: Study, target: HybridTarget) -> HybridPlan:
             errors.update(error.errors)
     if errors:
         raise InputError(errors)
+    builder = report_for(study.kind)
     with one_snapshot():
-        data = load_study_data(study, report_for(study.kind), by=DEFAULT_BY)
+        data = load_study_data(study, builder, by=DEFAULT_BY)
     counted = data.population("passed").analysed()
     question_values(counted.humans(), target.question)  # the question's own errors
-    found = question_fit(counted, target.question, target.compare)
+    found = question_fit(builder, counted, target.question, target.compare)
     if found is None:
         raise InputError(
             {
@@ -572,10 +579,12 @@ def _listed(names) -> str:
 
 @dataclass(frozen=True)
 class PlanChoices:
-    """What the plan page offers: ``questions`` as (id, what it plans), ``systems`` by name."""
+    """What the plan page offers: ``questions`` as (id, what it plans), ``systems`` by name,
+    and whether a model rater (a judge) answered beside the people (the hybrid question)."""
 
     questions: list[tuple[str, str]]
     systems: list[str]
+    judged: bool = False
 
 
 def plan_choices(study: Study) -> PlanChoices:
@@ -600,4 +609,5 @@ def plan_choices(study: Study) -> PlanChoices:
         for passage in passages if isinstance(passages, list) else []:
             if isinstance(passage, dict) and isinstance(passage.get("system"), str) and passage["system"]:
                 systems.add(passage["system"])
-    return PlanChoices(questions, sorted(systems))
+    judged = Response.objects.filter(study=study, participant__source=Participant.Source.MODEL).exists()
+    return PlanChoices(questions, sorted(systems), judged)

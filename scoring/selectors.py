@@ -195,7 +195,11 @@ DETAIL_LABELS = {
     "dof": "dof",
     "mae": "MAE",
     "mae_ceiling": "MAE ceiling",
+    "lam": "λ (judge's weight)",
+    "n_judge": "judge alone (n)",
 }
+# Details that count answers, though estimated (the human answers a judge was worth): whole.
+WHOLE_DETAILS = frozenset({"effective_n"})
 
 
 def table_view(spec: TableSpec, reports: list[Report]) -> TableView:
@@ -214,7 +218,7 @@ def table_view(spec: TableSpec, reports: list[Report]) -> TableView:
     if spec.pair:
         cells = _one_direction(spec, cells)
     header = [k.replace("_", " ") for k in spec.keys]
-    header += [spec.value_label or _metric_label(m) for m in spec.metrics]
+    header += list(spec.labels) or [spec.value_label or _metric_label(m) for m in spec.metrics]
     header += [DETAIL_LABELS.get(d, d.replace("_", " ")) for d in spec.details]
     rows = []
     keys = sorted(cells, key=_order_of(list(cells)))
@@ -270,6 +274,8 @@ def format_number(value, name: str = "") -> str:
         return str(value)
     if name.startswith("p_") and value < 0.001:
         return "< 0.001"
+    if name in WHOLE_DETAILS and math.isfinite(value):
+        return str(round(value))
     # A float a rounding error away from a whole number (1.9999999996, 1e-17) reads as that number.
     whole = round(float(value), 9)
     if whole.is_integer() and abs(whole) < 1e12 and not name.startswith("p_"):

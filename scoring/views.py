@@ -30,7 +30,7 @@ from annotation.services.jobs import job_status
 from scoring import plots
 from scoring.datasheet import as_markdown, datasheet_of, researcher_answers, save_datasheet
 from scoring.forms import PAGE_SIMULATIONS, PlanForm
-from scoring.planning import Plan, plan_choices
+from scoring.planning import HybridPlan, Plan, plan_choices
 from scoring.selectors import dashboard_view, plot_specs, report_versions, reports_version, study_reports
 from scoring.services import POPULATIONS, latest_reports_job, request_study_reports, study_fingerprint
 
@@ -143,7 +143,8 @@ def study_plan(request: HttpRequest, slug: str) -> HttpResponse:
     """The designs a study planned from this pilot needs (``manage.py plan``'s table), for
     the target in the query string; nothing is stored."""
     study = access_study_to_read(request.user, slug)
-    form = PlanForm(request.GET or None, choices=plan_choices(study))
+    choices = plan_choices(study)
+    form = PlanForm(request.GET or None, choices=choices)
     plan = None
     if form.is_valid():
         try:
@@ -157,6 +158,8 @@ def study_plan(request: HttpRequest, slug: str) -> HttpResponse:
         "form": form,
         "plan": plan,
         "comparison": isinstance(plan, Plan),
+        "hybrid": isinstance(plan, HybridPlan),
+        "judged": choices.judged,
         "simulations": PAGE_SIMULATIONS,
     }
     return render(request, "research/plan.html", context)

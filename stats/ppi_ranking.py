@@ -71,13 +71,16 @@ def ppi_strengths(
     lam: float | None = None,
     ridge: float = RIDGE,
     confidence: float = CONFIDENCE,
+    weights: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> PPIStrengths | None:
     """PPI++ Bradley-Terry (module docstring). ``judge``: the judge's outcome for each labeled
-    comparison, in its orientation. None with fewer than two labeled items, no unlabeled
-    comparison or fewer than two systems."""
+    comparison, in its orientation. ``weights``: per labeled and per unlabeled comparison
+    (inverse inclusion probabilities: 1/π, 1/(1 − π)), each set's scaled to mean 1, so that
+    each sum of the objective is a Hájek mean (None: equal). None with fewer than two labeled
+    items, no unlabeled comparison or fewer than two systems."""
     if n_systems < 2 or len(unlabeled) == 0 or np.unique(labeled.cluster).size < 2:
         return None
-    problem = _Problem(labeled, np.asarray(judge, dtype=np.float64), unlabeled, n_systems, ridge)
+    problem = _Problem(labeled, np.asarray(judge, dtype=np.float64), unlabeled, n_systems, ridge, weights)
     if lam is None:
         lam = problem.tuned()
     theta, covariance = problem.fit(lam)
@@ -129,8 +132,20 @@ def _ranked(theta: np.ndarray, covariance: np.ndarray, df, confidence: float) ->
 class _Problem:
     """The rectified objective's pieces: the two sets' models, scores per cluster."""
 
-    def __init__(self, labeled: Comparisons, judge: np.ndarray, unlabeled: Comparisons, k: int, ridge: float):
+    def __init__(
+        self,
+        labeled: Comparisons,
+        judge: np.ndarray,
+        unlabeled: Comparisons,
+        k: int,
+        ridge: float,
+        weights: tuple[np.ndarray, np.ndarray] | None = None,
+    ):
         self.k, self.n, self.big_n = k, len(labeled), len(unlabeled)
+        w_l, w_u = weights if weights is not None else (np.ones(self.n), np.ones(self.big_n))
+        # each set's weights over its size: a comparison's share of its set's mean
+        self.w_l = np.asarray(w_l, dtype=np.float64) / np.sum(w_l)
+        self.w_u = np.asarray(w_u, dtype=np.float64) / np.sum(w_u)
         self.ridge = ridge / self.n  # bradley_terry's ridge on the humans' sum scale
         self.labeled, self.judge, self.unlabeled = labeled, judge, unlabeled
         self.model_l, self.model_u = _Model(labeled, k, False), _Model(unlabeled, k, False)
@@ -146,8 +161,8 @@ class _Problem:
         theta = np.zeros(self.k)
         for _ in range(_NEWTON_STEPS):
             p_l, p_u = self._p(theta)
-            residual_l = (self.labeled.outcome - lam * self.judge - (1 - lam) * p_l) / self.n
-            residual_u = lam * (self.unlabeled.outcome - p_u) / self.big_n
+            residual_l = (self.labeled.outcome - lam * self.judge - (1 - lam) * p_l) * self.w_l
+            residual_u = lam * (self.unlabeled.outcome - p_u) * self.w_u
             gradient = (
                 self.model_l.gradient(residual_l) + self.model_u.gradient(residual_u) - self.ridge * theta
             )
@@ -164,8 +179,8 @@ class _Problem:
     def _information(self, theta: np.ndarray, lam: float) -> np.ndarray:
         p_l, p_u = self._p(theta)
         return (
-            self.model_l.information((1 - lam) * p_l * (1 - p_l) / self.n)
-            + self.model_u.information(lam * p_u * (1 - p_u) / self.big_n)
+            self.model_l.information((1 - lam) * p_l * (1 - p_l) * self.w_l)
+            + self.model_u.information(lam * p_u * (1 - p_u) * self.w_u)
             + self.ridge * np.eye(self.k)
         )
 
@@ -176,13 +191,13 @@ class _Problem:
         found = []
         for codes, sign in self.clusterings:
             g = int(codes.max()) + 1
-            s_y = self._per_cluster(self.model_l, codes, g, (self.labeled.outcome - p_l) / self.n)
-            s_f = self._per_cluster(self.model_l, codes, g, (self.judge - p_l) / self.n)
+            s_y = self._per_cluster(self.model_l, codes, g, (self.labeled.outcome - p_l) * self.w_l)
+            s_f = self._per_cluster(self.model_l, codes, g, (self.judge - p_l) * self.w_l)
             factor = g / (g - 1) if g > 1 else 1.0
             found.append((factor * s_y.T @ s_y, factor * s_y.T @ s_f, factor * s_f.T @ s_f, g, sign))
         g_u = int(self.unlabeled_items.max()) + 1
         u = self._per_cluster(
-            self.model_u, self.unlabeled_items, g_u, (self.unlabeled.outcome - p_u) / self.big_n
+            self.model_u, self.unlabeled_items, g_u, (self.unlabeled.outcome - p_u) * self.w_u
         )
         return found, (g_u / (g_u - 1) if g_u > 1 else 1.0) * u.T @ u
 

@@ -256,6 +256,9 @@ class TableSpec:
     note: str = ""
     # The header of the metric's column when it is not the metric's name (a test's p).
     value_label: str = ""
+    # The headers of the metrics' columns, one per metric, where they read better than the
+    # metrics' names (the hybrid tables: "prediction-powered", "humans only", "judge only").
+    labels: tuple[str, ...] = ()
     # Two keys naming the two sides of a comparison (``system``, ``over``): each pair is
     # shown once, in the direction where the detail ``pair_prefer`` is larger (``value``:
     # where the figure itself is).

@@ -42,8 +42,8 @@ BOTH = f"{NO_GAIN}; {DISAGREES}"
 # the design the figures rest on (detail ``design``)
 LOGGED = "inclusion probabilities logged per item"
 ASSUMED = "no design logged: humans' items taken as a uniform random subset"
-UNWEIGHTED = "unweighted: humans' items taken as a uniform random subset of the items"
 
+THREE = ("prediction-powered", "humans only", "judge only")  # the three intervals' columns
 _NOTE = (
     "Prediction-powered (PPI++, power-tuned): the judge's answers on every item, corrected by "
     "its error on the items humans answered; never wider than humans only. effective n: the "
@@ -56,6 +56,7 @@ MEAN_TABLE = TableSpec(
     ("question", "system", "rater"),
     details=("lam", "effective_n", "n_judge", "warning"),
     note=_NOTE,
+    labels=THREE,
     marks=frozenset({NO_GAIN, DISAGREES, BOTH}),
 )
 DIFFERENCE_TABLE = TableSpec(
@@ -64,6 +65,7 @@ DIFFERENCE_TABLE = TableSpec(
     ("question", "system", "over", "rater"),
     details=("lam", "effective_n", "warning"),
     note=_NOTE,
+    labels=THREE,
     marks=MEAN_TABLE.marks,
 )
 WIN_RATE_TABLE = TableSpec(
@@ -72,6 +74,7 @@ WIN_RATE_TABLE = TableSpec(
     ("question", "system", "over", "rater"),
     details=("lam", "effective_n", "warning"),
     note=_NOTE,
+    labels=THREE,
     marks=MEAN_TABLE.marks,
 )
 STRENGTH_TABLE = TableSpec(
@@ -81,6 +84,7 @@ STRENGTH_TABLE = TableSpec(
     details=("rank_low", "rank_high", "humans_rank_low", "humans_rank_high", "lam", "effective_n", "warning"),
     note="Strengths (log-odds, mean zero) of the prediction-powered Bradley-Terry fit beside the "
     "humans' and the judge's own; rank sets hold for all systems at once (Bonferroni over pairs). " + _NOTE,
+    labels=THREE,
     marks=MEAN_TABLE.marks,
 )
 TABLES = (MEAN_TABLE, DIFFERENCE_TABLE, WIN_RATE_TABLE, STRENGTH_TABLE)
@@ -96,6 +100,9 @@ class Answers:
     item: np.ndarray
     participant: np.ndarray
     machine: np.ndarray
+    # per answer, the system it is about where that is not its item's (a questionnaire's
+    # question asked per passage: its passage's, ``KindReport.observation_systems``)
+    system: np.ndarray | None = None
 
 
 def hybrid_rows(builder: KindReport, data: StudyData, earlier: Sequence[ReportRow]) -> list[ReportRow]:
@@ -111,7 +118,7 @@ def hybrid_rows(builder: KindReport, data: StudyData, earlier: Sequence[ReportRo
     }
     context = _Context.of(data, verdicts)
     rows = []
-    for question, answers in _scale_answers(data, machine):
+    for question, answers in _scale_answers(data, machine, builder.observation_systems(data)):
         rows += _scale_rows(context, question, answers)
     for comparison in builder.comparisons(data):
         rows += _win_rate_rows(context, comparison, data, machine)
@@ -154,8 +161,9 @@ class _Context:
         return np.ones(items.size), ASSUMED
 
 
-def _scale_answers(data: StudyData, machine: np.ndarray):
-    """Per question with numbers on a scale: its answers."""
+def _scale_answers(data: StudyData, machine: np.ndarray, systems: np.ndarray | None):
+    """Per question with numbers on a scale: its answers (``systems``: per observation, the
+    system it is about where that is not its item's, else None)."""
     observations = data.observations
     if not len(observations):
         return
@@ -170,6 +178,7 @@ def _scale_answers(data: StudyData, machine: np.ndarray):
         if values is None:
             continue
         taken = response[at]
+        own = systems[at] if systems is not None and any(x is not None for x in systems[at]) else None
         yield (
             str(question),
             Answers(
@@ -178,6 +187,7 @@ def _scale_answers(data: StudyData, machine: np.ndarray):
                 data.responses["item"][taken],
                 data.responses["participant"][taken],
                 machine[taken],
+                own,
             ),
         )
 
@@ -191,13 +201,14 @@ class _Sets:
     design: str
 
 
-def _sets(context: _Context, answers: Answers, rater: int, groups_of_item: np.ndarray) -> _Sets | None:
+def _sets(context: _Context, answers: Answers, rater: int, groups: np.ndarray) -> _Sets | None:
     """The human answers paired with this judge's (per unit: its mean answer there) and the
     judge's answers on the units no human answered; None when either is empty (a judge beside
-    humans who answered every item is the calibration rows' business: no hybrid rows)."""
+    humans who answered every item is the calibration rows' business: no hybrid rows).
+    ``groups``: per answer, its group (a system's code; the answers of a unit share one)."""
     keep = ~np.isnan(answers.values)
     pair_labels, pair = factorize(answers.pair[keep])
-    values, item = answers.values[keep], answers.item[keep]
+    values, item, group = answers.values[keep], answers.item[keep], groups[keep]
     person, is_machine = answers.participant[keep], answers.machine[keep]
     mine = is_machine & (person == rater)
     units = len(pair_labels)
@@ -209,6 +220,8 @@ def _sets(context: _Context, answers: Answers, rater: int, groups_of_item: np.nd
     humans_at = np.bincount(pair[human], minlength=units) > 0
     unit_item = np.zeros(units, dtype=np.intp)
     unit_item[pair] = item
+    unit_group = np.zeros(units, dtype=np.intp)
+    unit_group[pair] = group
     judged = np.flatnonzero(judged_count > 0)
     alone = judged[~humans_at[judged]]
     w_labeled, design = context.weights(item[human], True)
@@ -223,12 +236,10 @@ def _sets(context: _Context, answers: Answers, rater: int, groups_of_item: np.nd
         return None
     labeled_items = item[human]
     return _Sets(
-        labeled=Side.of(
-            values[human], labeled_items, groups_of_item[labeled_items], w_labeled, person[human]
-        ),
-        judge=Side.of(judge_value[pair[human]], labeled_items, groups_of_item[labeled_items], w_labeled),
-        unlabeled=Side.of(judge_value[alone], unit_item[alone], groups_of_item[unit_item[alone]], w_alone),
-        judged=Side.of(judge_value[judged], unit_item[judged], groups_of_item[unit_item[judged]]),
+        labeled=Side.of(values[human], labeled_items, group[human], w_labeled, person[human]),
+        judge=Side.of(judge_value[pair[human]], labeled_items, group[human], w_labeled),
+        unlabeled=Side.of(judge_value[alone], unit_item[alone], unit_group[alone], w_alone),
+        judged=Side.of(judge_value[judged], unit_item[judged], unit_group[judged]),
         design=design,
     )
 
@@ -239,7 +250,8 @@ def _raters(answers: Answers) -> list[int]:
 
 def _scale_rows(context: _Context, question: str, answers: Answers) -> list[ReportRow]:
     rows = []
-    pooled_groups = np.zeros(len(context.inclusion), dtype=np.intp)
+    pooled_groups = np.zeros(len(answers.values), dtype=np.intp)
+    names, systems = _answer_systems(context, answers)
     for rater in _raters(answers):
         name = str(context.names[rater])
         verdict = context.verdicts.get((name, question))
@@ -248,11 +260,10 @@ def _scale_rows(context: _Context, question: str, answers: Answers) -> list[Repo
             continue
         base = {"question": question, "rater": name}
         rows += _triple("hybrid.mean", {**base, "system": ALL_SYSTEMS}, pooled, np.ones(1), verdict)
-        if context.systems is None or len(context.system_names) < 2:  # one system: the pooled mean
+        if systems is None or len(names) < 2:  # one system: the pooled mean
             continue
-        by_system = _sets(context, answers, rater, context.systems)
+        by_system = _sets(context, answers, rater, systems)
         assert by_system is not None  # the same answers as ``pooled``
-        names = context.system_names
         for k, system in enumerate(names):
             contrast = np.zeros(len(names))
             contrast[k] = 1.0
@@ -266,6 +277,24 @@ def _scale_rows(context: _Context, question: str, answers: Answers) -> list[Repo
     return rows
 
 
+def _answer_systems(context: _Context, answers: Answers) -> tuple[np.ndarray, np.ndarray | None]:
+    """(system names, per answer its system's code): the answer's own system where it has
+    one (a passage's), else its item's; no codes where the items name no systems."""
+    if answers.system is not None:
+        return factorize(np.asarray([str(x or "") for x in answers.system], dtype=object))
+    if context.systems is None:
+        return context.system_names, None
+    return context.system_names, context.systems[answers.item]
+
+
+def _question_of(context: _Context, comparison, rater: str) -> tuple[str, object]:
+    """(the question a comparison's rows name: its own id, the first of the observations'
+    questions it stands for; the calibration verdict of the first of them that has one)."""
+    questions = comparison.questions or ("preference",)
+    verdicts = (context.verdicts.get((rater, q)) for q in questions)
+    return questions[0], next((v for v in verdicts if v is not None), None)
+
+
 def _win_rate_rows(context: _Context, comparison, data: StudyData, machine: np.ndarray) -> list[ReportRow]:
     """Per pair of systems shown together: the share of answers preferring the first (a
     tie or neither: one half), as humans, judge and combined."""
@@ -273,7 +302,6 @@ def _win_rate_rows(context: _Context, comparison, data: StudyData, machine: np.n
     shown, best = comparison.shown, comparison.best
     item = data.responses["item"]
     participant = data.responses["participant"]
-    question = ",".join(comparison.questions) or "preference"
     names = comparison.names
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
@@ -283,14 +311,14 @@ def _win_rate_rows(context: _Context, comparison, data: StudyData, machine: np.n
             value = np.where(best[both] == i, 1.0, np.where(best[both] == j, 0.0, 0.5))
             taken = item[both]
             answers = Answers(value, taken, taken, participant[both], machine[both])
-            groups = np.zeros(len(data.items), dtype=np.intp)
+            groups = np.zeros(len(value), dtype=np.intp)
             for rater in _raters(answers):
                 name = str(context.names[rater])
                 sets = _sets(context, answers, rater, groups)
                 if sets is None:
                     continue
+                question, verdict = _question_of(context, comparison, name)
                 group = {"question": question, "system": str(names[i]), "over": str(names[j]), "rater": name}
-                verdict = context.verdicts.get((name, question))
                 rows += _triple("hybrid.win_rate", group, sets, np.ones(1), verdict)
     return rows
 
@@ -341,7 +369,7 @@ def _details(fit: PPIFit, humans: Interval, judged: Interval | None, verdict, de
 
 
 def question_fit(
-    data: StudyData, question: str, compare: tuple[str, str] | None = None
+    builder: KindReport, data: StudyData, question: str, compare: tuple[str, str] | None = None
 ) -> tuple[str, PPIFit] | None:
     """The PPI++ fit of ``question``'s mean over every system (or of the difference of the
     systems ``compare``) with its judge (the first by name, where several answered), as the
@@ -349,21 +377,20 @@ def question_fit(
     the population, machines' too. None without a judge or enough answers."""
     machine = data.machine_responses()
     context = _Context.of(data, {})
-    for name, answers in _scale_answers(data, machine):
+    for name, answers in _scale_answers(data, machine, builder.observation_systems(data)):
         if name != question:
             continue
+        names, systems = _answer_systems(context, answers)
         for rater in sorted(_raters(answers), key=lambda r: str(context.names[r])):
             if compare is None:
-                groups, contrast = np.zeros(len(context.inclusion), dtype=np.intp), np.ones(1)
+                groups, contrast = np.zeros(len(answers.values), dtype=np.intp), np.ones(1)
             else:
-                if context.systems is None:
+                known = [str(n) for n in names]
+                if systems is None or not set(compare) <= set(known):
                     return None
-                names = [str(n) for n in context.system_names]
-                if not set(compare) <= set(names):
-                    return None
-                contrast = np.zeros(len(names))
-                contrast[names.index(compare[0])], contrast[names.index(compare[1])] = 1.0, -1.0
-                groups = context.systems
+                contrast = np.zeros(len(known))
+                contrast[known.index(compare[0])], contrast[known.index(compare[1])] = 1.0, -1.0
+                groups = systems
             sets = _sets(context, answers, rater, groups)
             fit = None if sets is None else ppi_contrast(sets.labeled, sets.judge, sets.unlabeled, contrast)
             if fit is not None:
@@ -378,7 +405,6 @@ def _strength_rows(context: _Context, comparison, data: StudyData, machine: np.n
     item and participant. A human comparison is paired with the judge's mean outcome on
     the same item and pair of systems."""
     item, participant = data.responses["item"], data.responses["participant"]
-    question = ",".join(comparison.questions) or "preference"
     names, k = comparison.names, len(comparison.names)
     humans = _broken(comparison, ~machine, item, participant)
     rows: list[ReportRow] = []
@@ -391,12 +417,16 @@ def _strength_rows(context: _Context, comparison, data: StudyData, machine: np.n
             continue
         labeled, judge, unlabeled = paired
         name = str(context.names[rater])
-        verdict = context.verdicts.get((name, question))
-        fit = ppi_strengths(labeled, judge, unlabeled, k)
+        question, verdict = _question_of(context, comparison, name)
+        w_labeled, design = context.weights(labeled.cluster, True)
+        w_alone = np.ones(len(unlabeled))
+        if design == LOGGED:  # weighed as the means are (``_Context.weights``)
+            w_alone = context.weights(unlabeled.cluster, False)[0]
+        fit = ppi_strengths(labeled, judge, unlabeled, k, weights=(w_labeled, w_alone))
         alone = bt.rank_systems(judged, k)
         for s, system in enumerate(names):
             group = {"question": question, "system": str(system), "rater": name}
-            rows += _strength_triple(group, s, fit, alone, verdict)
+            rows += _strength_triple(group, s, fit, alone, verdict, design)
     return rows
 
 
@@ -442,7 +472,9 @@ def _paired_judge(
     return labeled, judge, unlabeled
 
 
-def _strength_triple(group: dict, s: int, fit: PPIStrengths | None, alone, verdict) -> list[ReportRow]:
+def _strength_triple(
+    group: dict, s: int, fit: PPIStrengths | None, alone, verdict, design: str
+) -> list[ReportRow]:
     """The three strength rows of system ``s`` (``alone``: the judge's own ranking)."""
     if alone is not None:
         judged = Interval(float(alone.low[s]), float(alone.high[s]), alone.method)
@@ -479,7 +511,7 @@ def _strength_triple(group: dict, s: int, fit: PPIStrengths | None, alone, verdi
         "judge_low": float(alone.low[s]) if alone is not None else None,
         "judge_high": float(alone.high[s]) if alone is not None else None,
         "warning": "; ".join(warnings),
-        "design": UNWEIGHTED,
+        "design": design,
     }
     return [
         row("hybrid.strength", group, Estimate(float(fit.strengths[s]), n=fit.n),

@@ -64,3 +64,24 @@ def test_a_pilot_without_a_judge_is_refused(owner):
     Response.objects.filter(participant__source="model").delete()
     with pytest.raises(CommandError, match="--judge-answers: The pilot needs a model rater"):
         plan("--judge-answers", "100", "--width", "0.3")
+
+
+def test_the_plan_page_answers_the_hybrid_question_where_the_study_has_a_judge(client, owner):
+    study, _ = hybrid_study(owner)
+    client.force_login(owner)
+    url = f"/research/s/{study.slug}/plan/"
+    page = client.get(url).content.decode()
+    assert 'id="plan-judged"' in page and 'name="judge_answers"' in page
+    shown = client.get(url, {"question": "fluent", "judge_answers": "2000", "width": "0.3"}).content.decode()
+    found = plan_hybrid(study, HybridTarget("fluent", 2000, width=0.3))  # the command's function
+    assert f'id="plan-hybrid-humans">{found.needed.hybrid}<' in shown
+    assert f'id="plan-humans-only">{found.needed.humans_only}<' in shown
+    assert f"The judge saves {round(100 * found.saving)}%" in shown
+    bad = client.get(url, {"question": "fluent", "judge_answers": "0", "width": "0.3"}).content.decode()
+    assert "judge answers" in bad.lower() and 'id="plan-hybrid"' not in bad
+    alone = client.get(url, {"question": "fluent", "width": "0.3"}).content.decode()
+    assert "planned beside judge answers" in alone
+    from annotation.models import Response
+
+    Response.objects.filter(participant__source="model").delete()  # no judge: no hybrid fields
+    assert 'name="judge_answers"' not in client.get(url).content.decode()

@@ -44,3 +44,7 @@ def test_reports_api_and_dashboard_show_three_intervals(client, researcher):
     html = client.get(f"/research/s/{study.slug}/dashboard/", {"population": "passed"}).content.decode()
     assert "Humans and judge combined: mean per question and system" in html
     assert "Humans and judge combined: difference between systems" in html
+    # the three intervals under their own names; the judge's worth in whole human answers
+    for label in ("prediction-powered", "humans only", "judge only", "λ (judge&#x27;s weight)"):
+        assert f'<th class="num" scope="col">{label}</th>' in html
+    assert f'<td class="num">{round(ppi["details"]["effective_n"])}</td>' in html

@@ -76,3 +76,31 @@ def test_a_useless_judge_leaves_the_humans_figures():
     found = ppi_strengths(labeled, judge, unlabeled, SYSTEMS)
     assert found.lam < 0.15
     assert found.high - found.low == pytest.approx(found.humans_high - found.humans_low, rel=0.05)
+
+
+def test_weights_count_a_comparison_as_often_as_its_weight():
+    """Whole-number weights (a design's 1/π, 1/(1 − π)) give the strengths of the same
+    comparisons each repeated that many times, at a fixed λ; equal weights change nothing."""
+    labeled, judge, unlabeled = _study(3)
+    rng = np.random.default_rng(4)
+    w_l, w_u = rng.integers(1, 4, len(labeled)), rng.integers(1, 3, len(unlabeled))
+
+    def repeated(data, w):
+        return bt.comparisons(
+            *(np.repeat(a, w) for a in (data.first, data.second, data.outcome, data.cluster))
+        )
+
+    weighted = ppi_strengths(labeled, judge, unlabeled, SYSTEMS, lam=0.6, ridge=0.0, weights=(w_l, w_u))
+    copies = ppi_strengths(
+        repeated(labeled, w_l), np.repeat(judge, w_l), repeated(unlabeled, w_u), SYSTEMS, lam=0.6, ridge=0.0
+    )
+    assert weighted.strengths == pytest.approx(copies.strengths, abs=1e-8)
+    equal = ppi_strengths(
+        labeled, judge, unlabeled, SYSTEMS, weights=(np.full(len(labeled), 5.0), np.ones(len(unlabeled)))
+    )
+    plain = ppi_strengths(labeled, judge, unlabeled, SYSTEMS)
+    assert (equal.strengths, equal.low, equal.lam) == (
+        pytest.approx(plain.strengths),
+        pytest.approx(plain.low),
+        plain.lam,
+    )

@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation.models import Study, StudyShare, StudyVersion
+from annotation.services.authoring.human_subset import HumanSubsetField
 from annotation.services.authoring.study_fields import STUDY_SETTINGS, CompletionURLField, StudyFields
 from annotation.services.authoring.validation import ItemFields
 from annotation.services.participation.assignment import item_progress
@@ -67,6 +68,7 @@ class StudyDetail(serializers.ModelSerializer):
     )
     shares = StudyShareOut(many=True, read_only=True, help_text="Each share's researcher and role.")
     completion_url = CompletionURLField()
+    human_subset = HumanSubsetField(read_only=True)
     progress = serializers.SerializerMethodField()
     closed_because = serializers.ChoiceField(
         choices=[("", "not closed"), *Study.ClosedBecause.choices],
@@ -106,6 +108,7 @@ class StudyUpdate(serializers.ModelSerializer):
 
     config = serializers.DictField(required=False)
     completion_url = CompletionURLField()
+    human_subset = HumanSubsetField()
     shared_with = serializers.ListField(
         child=serializers.CharField(max_length=150),
         required=False,

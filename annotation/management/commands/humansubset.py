@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.errors import InputError
+from annotation.errors import InputError, checked
 from annotation.models import Study
-from annotation.services.authoring.human_subset import set_human_subset
+from annotation.services.authoring.human_subset import human_subset_counts
+from annotation.services.authoring.studies import StudyFields
+from annotation.services.authoring.study_changes import update_study
 
 
 class Command(BaseCommand):
@@ -35,10 +37,12 @@ class Command(BaseCommand):
             raw = {"seed": seed, "by_system": dict(_pair(text) for text in system)}
             if fraction is not None:
                 raw["fraction"] = fraction
-        try:
-            counts = set_human_subset(study=study, raw=raw)
+        try:  # the study's setting, checked and written as the API and the builder do
+            changes = checked(StudyFields, {"human_subset": raw}, partial=True)
+            update_study(study, user=None, changes=changes)
         except InputError as exc:
             raise CommandError("; ".join(f"{k}: {' '.join(v)}" for k, v in exc.errors.items())) from None
+        counts = human_subset_counts(study)
         self.stdout.write(
             f"{slug}: people answer {counts['for_humans']} of {counts['items']} items; "
             f"{counts['for_models_only']} are left to model raters."

@@ -69,6 +69,8 @@ def setting_fields() -> list[dict]:
         widget = (
             "choice"
             if choices
+            else "json"  # a design such as human_subset's, written as JSON
+            if kind == "JSONField"
             else "bool"
             if "Boolean" in kind
             else "number"
@@ -140,9 +142,14 @@ def _setting(raw: str, field: dict) -> Any:
     """A setting as typed: blank is the default (null where the setting may be empty, an
     empty text for a text setting: a code or link cleared on an edit is cleared)."""
     if raw == "":
-        if field["widget"] == "text":
-            return ""
+        if field["widget"] in ("text", "json"):
+            return "" if field["widget"] == "text" else {}
         return None if field["nullable"] else _LEFT_OUT
+    if field["widget"] == "json":
+        try:
+            return read_json(raw)
+        except BadJSON:
+            return raw  # not an object: the serializer names the field
     if field["widget"] == "bool":
         return {"yes": True, "no": False}.get(raw, raw)
     if field["widget"] == "number" and NUMBER.match(raw):
@@ -238,7 +245,13 @@ def form_values(data: dict) -> dict:
     for field in setting_fields():
         value = data.get(field["name"])
         settings[field["name"]] = (
-            "" if value is None else ("yes" if value else "no") if field["widget"] == "bool" else str(value)
+            ""
+            if value is None or (field["widget"] == "json" and not value)
+            else json.dumps(value, ensure_ascii=False)
+            if field["widget"] == "json"
+            else ("yes" if value else "no")
+            if field["widget"] == "bool"
+            else str(value)
         )
     config = data.get("config") or {}
     extras = {key: data[key] for key in EXTRAS if data.get(key)}

@@ -227,7 +227,7 @@ def change_study(*, user, study: Study, changes: dict, upload: ItemsUpload | Non
             errors.update(exc.errors)
     with transaction.atomic():
         if not errors:
-            try:
+            try:  # a human subset refused once people have answered, say
                 update_study(study, user=user, changes=shaped, source="builder", reason=reason)
             except InputError as exc:
                 errors.update(exc.errors)

@@ -19,6 +19,7 @@ import hashlib
 from dataclasses import dataclass
 
 from django.db import transaction
+from rest_framework import serializers
 
 from annotation.errors import InputError
 from annotation.models import Item, Study
@@ -67,6 +68,32 @@ def check_human_subset(raw) -> HumanSubset | None:
     return HumanSubset(fraction, by_system, seed)
 
 
+class HumanSubsetField(serializers.JSONField):
+    """The design as a study setting (a study file, the API, the builder): checked by
+    ``check_human_subset``, its errors under ``human_subset.<key>``; stored as given, ``{}``
+    for none. Drawing the items is ``set_human_subset``'s, called by the study's writers."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault(
+            "help_text",
+            "Which items people answer when a model rater (a judge) answers every item: "
+            '{"fraction": f} or {"by_system": {"A": f, ...}, "fraction": f}, with "seed": n; '
+            "{} for every item. Fixed once people have answered.",
+        )
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        try:
+            design = check_human_subset(data)
+        except InputError as exc:
+            inside = {path.removeprefix(FIELD).lstrip("."): m for path, m in exc.errors.items()}
+            raise serializers.ValidationError(
+                {key or "non_field_errors": m for key, m in inside.items()}
+            ) from None
+        return data if design is not None else {}
+
+
 def _probability(value, place: str, errors: dict[str, list[str]]) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
         errors[place] = ["Expected a number above 0 and at most 1."]
@@ -97,13 +124,20 @@ def study_design(study: Study) -> HumanSubset | None:
     return check_human_subset(stored or None)
 
 
-def set_human_subset(*, study: Study, raw) -> dict[str, int]:
+def set_human_subset(*, study: Study, raw) -> dict[str, int] | None:
     """Store the design and draw every item of the study under it (attention checks stay
     everyone's). Refused, changing nothing, once people have answered the study: the items
-    they answered were chosen under the design in force. Returns counts of the items."""
+    they answered were chosen under the design in force. Returns counts of the items; None
+    when the design is the one in force (nothing to do, so nothing refused).
+
+    The study's writers call it for a ``human_subset`` setting (``study_changes.update_study``
+    for PATCH, the builder and ``manage.py humansubset``; ``studies.load_study_file``)."""
     design = check_human_subset(raw)
     with transaction.atomic():
         locked = Study.objects.select_for_update().get(pk=study.pk)
+        if (locked.human_subset or {}) == (raw if design is not None else {}):
+            study.human_subset = locked.human_subset
+            return None
         if locked.responses.filter(humans_q()).exists():
             raise InputError(
                 {FIELD: ["People have answered this study: its human subset can no longer change."]}
@@ -122,6 +156,12 @@ def set_human_subset(*, study: Study, raw) -> dict[str, int]:
         locked.human_subset = raw if design is not None else {}
         locked.save(update_fields=["human_subset", "updated_at"])
     study.human_subset = locked.human_subset
-    ordinary = [item for item in items if not item.is_attention_check]
-    drawn = sum(item.for_humans for item in ordinary)
-    return {"items": len(ordinary), "for_humans": drawn, "for_models_only": len(ordinary) - drawn}
+    return human_subset_counts(study)
+
+
+def human_subset_counts(study: Study) -> dict[str, int]:
+    """How many ordinary items the study has, how many people answer, how many are left to
+    the model raters."""
+    ordinary = Item.objects.filter(study=study, is_attention_check=False)
+    total, drawn = ordinary.count(), ordinary.filter(for_humans=True).count()
+    return {"items": total, "for_humans": drawn, "for_models_only": total - drawn}

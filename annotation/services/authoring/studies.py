@@ -17,6 +17,8 @@ from annotation.services.access import can_manage_study, require_study_change
 from annotation.services.participation.adaptive import check_stop_systems
 from annotation.services.study_status import change_study_status, status_change_errors, stored_answers
 
+from .human_subset import FIELD as HUMAN_SUBSET
+from .human_subset import set_human_subset
 from .input_rows import list_rows
 from .item_load import known_ids, write_items
 from .study_extras import EXTRA_FIELDS, StudyExtras, check_study_extras, write_study_extras
@@ -51,7 +53,7 @@ def load_study_file(
     """
     with reused_serializers():  # one serializer per kind of value, not one per item
         checked = _check_study_file(data, owner=owner)
-    fields = {name: value for name, value in checked.fields.items() if name != "status"}
+    fields = {name: value for name, value in checked.fields.items() if name not in ("status", HUMAN_SUBSET)}
     with transaction.atomic():
         study, created = Study.objects.update_or_create(
             slug=fields["slug"],
@@ -64,6 +66,8 @@ def load_study_file(
         )
         made, updated = write_items(study, checked.items)
         write_study_extras(study, checked.extras)
+        if HUMAN_SUBSET in checked.fields:  # every item drawn anew; refused once people answered
+            set_human_subset(study=study, raw=checked.fields[HUMAN_SUBSET])
         record_study_version(study, user=user or owner, source=source, reason=reason)
         if "status" in checked.fields:
             change_study_status(study, status=checked.fields["status"])

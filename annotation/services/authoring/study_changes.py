@@ -21,6 +21,8 @@ from annotation.services.participation.adaptive import check_stop_systems
 from annotation.services.participation.assignment import release_participant_assignments
 
 from .exam_settings import detach_exam_from_unpermitted_studies
+from .human_subset import FIELD as HUMAN_SUBSET
+from .human_subset import set_human_subset
 from .validation import check_exam_study, check_kind_and_config, kind_named
 from .versions import checked_plan, record_study_version
 
@@ -30,10 +32,13 @@ def update_study(
 ) -> Study:
     """Apply already-shaped field changes; a new ``kind`` or ``config`` is checked by the
     kind against the study's items (``validation.check_kind_and_config``), a new
-    ``analysis_plan`` by ``versions.checked_plan``. The change is a new version
-    (``versions.record_study_version``): once the plan is frozen, only with ``reason``."""
+    ``analysis_plan`` by ``versions.checked_plan``; a new ``human_subset`` draws the items anew
+    (``human_subset.set_human_subset``, which refuses it once people have answered). The change
+    is a new version (``versions.record_study_version``): once the plan is frozen, only with
+    ``reason``. All or nothing: a refusal changes nothing."""
     changes = dict(changes)
     shared = changes.pop("shared_with", None)
+    subset = changes.pop(HUMAN_SUBSET, None)
     if "analysis_plan" in changes:
         changes["analysis_plan"] = checked_plan(changes["analysis_plan"])
     if "kind" in changes or "config" in changes:
@@ -52,6 +57,8 @@ def update_study(
         for name, value in changes.items():
             setattr(study, name, value)
         study.save()
+        if subset is not None:
+            set_human_subset(study=study, raw=subset)
         if users is not None:
             study.shared_with.set(users)
             detach_exam_from_unpermitted_studies(study)

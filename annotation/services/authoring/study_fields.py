@@ -9,6 +9,8 @@ from rest_framework import serializers
 
 from annotation.models import Study
 
+from .human_subset import HumanSubsetField
+
 # A study's own settings, listed once: a study file's fields, the API's study record and
 # what PATCH may change are this list plus, where they apply, slug, kind, status and config.
 STUDY_SETTINGS = [
@@ -17,6 +19,7 @@ STUDY_SETTINGS = [
     "completion_code", "screenout_code", "completion_url", "expected_seconds_per_page",
     "min_seconds_per_page", "pay_partial_sessions", "hold_submit", "close_when_full", "language",
     "participants_may_erase", "retention_days", "retention_erases_answers", "authenticity_signals",
+    "human_subset",
 ]  # fmt: skip
 
 
@@ -50,6 +53,7 @@ class StudyFields(serializers.ModelSerializer):
 
     slug = serializers.SlugField(max_length=80)
     completion_url = CompletionURLField()
+    human_subset = HumanSubsetField()
 
     class Meta:
         model = Study

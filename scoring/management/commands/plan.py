@@ -162,8 +162,8 @@ def hybrid_lines(slug: str, plan: HybridPlan) -> list[str]:
         f"(prediction-powered, lambda {needed.lam:.2f}).",
         f"Humans only: {count(needed.humans_only)} human answers.",
     ]
-    if needed.hybrid is not None and needed.humans_only:
-        lines.append(f"The judge saves {1 - needed.hybrid / needed.humans_only:.0%} of the human answers.")
+    if plan.saving is not None:
+        lines.append(f"The judge saves {plan.saving:.0%} of the human answers.")
     lines.append(
         "Assumes the study's humans answer alike per item as the pilot's, on a random subset of the items "
         "(docs/statistics.md, 'Humans and a judge combined')."
