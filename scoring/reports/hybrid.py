@@ -26,6 +26,7 @@ import numpy as np
 
 from stats import bradley_terry as bt
 from stats.bootstrap import Interval
+from stats.clustered import clipped
 from stats.estimate import Estimate
 from stats.groups import factorize
 from stats.ppi import NO_GAIN_LAMBDA, PPIFit, Side, clustered_contrast, ppi_contrast
@@ -119,7 +120,7 @@ def hybrid_rows(builder: KindReport, data: StudyData, earlier: Sequence[ReportRo
     context = _Context.of(data, verdicts)
     rows = []
     for question, answers in _scale_answers(data, machine, builder.observation_systems(data)):
-        rows += _scale_rows(context, question, answers)
+        rows += _scale_rows(context, question, answers, _scale_range(data.config, question))
     for comparison in builder.comparisons(data):
         rows += _win_rate_rows(context, comparison, data, machine)
         rows += _strength_rows(context, comparison, data, machine)
@@ -248,8 +249,22 @@ def _raters(answers: Answers) -> list[int]:
     return sorted({int(p) for p in np.unique(answers.participant[answers.machine])})
 
 
-def _scale_rows(context: _Context, question: str, answers: Answers) -> list[ReportRow]:
+def _scale_range(config: dict, question: str) -> tuple[float, float] | None:
+    """The points a scale question's answers can take (1 to its ``points``); None where the
+    study's questions do not say (the intervals are then left as computed)."""
+    for asked in config.get("questions") or []:
+        if asked.get("id") == question and asked.get("type") == "scale":
+            return (1.0, float(asked.get("points", 5)))
+    return None
+
+
+def _scale_rows(
+    context: _Context, question: str, answers: Answers, scale: tuple[float, float] | None
+) -> list[ReportRow]:
+    """Per machine rater: the pooled mean, each system's mean and each difference of two
+    systems, as humans, judge and combined, each interval clipped to what the scale allows."""
     rows = []
+    spread = None if scale is None else (scale[0] - scale[1], scale[1] - scale[0])
     pooled_groups = np.zeros(len(answers.values), dtype=np.intp)
     names, systems = _answer_systems(context, answers)
     for rater in _raters(answers):
@@ -259,7 +274,7 @@ def _scale_rows(context: _Context, question: str, answers: Answers) -> list[Repo
         if pooled is None:
             continue
         base = {"question": question, "rater": name}
-        rows += _triple("hybrid.mean", {**base, "system": ALL_SYSTEMS}, pooled, np.ones(1), verdict)
+        rows += _triple("hybrid.mean", {**base, "system": ALL_SYSTEMS}, pooled, np.ones(1), verdict, scale)
         if systems is None or len(names) < 2:  # one system: the pooled mean
             continue
         by_system = _sets(context, answers, rater, systems)
@@ -267,13 +282,15 @@ def _scale_rows(context: _Context, question: str, answers: Answers) -> list[Repo
         for k, system in enumerate(names):
             contrast = np.zeros(len(names))
             contrast[k] = 1.0
-            rows += _triple("hybrid.mean", {**base, "system": str(system)}, by_system, contrast, verdict)
+            rows += _triple(
+                "hybrid.mean", {**base, "system": str(system)}, by_system, contrast, verdict, scale
+            )
         for i in range(len(names)):
             for j in range(i + 1, len(names)):
                 contrast = np.zeros(len(names))
                 contrast[i], contrast[j] = 1.0, -1.0
                 group = {**base, "system": str(names[i]), "over": str(names[j])}
-                rows += _triple("hybrid.difference", group, by_system, contrast, verdict)
+                rows += _triple("hybrid.difference", group, by_system, contrast, verdict, spread)
     return rows
 
 
@@ -319,16 +336,30 @@ def _win_rate_rows(context: _Context, comparison, data: StudyData, machine: np.n
                     continue
                 question, verdict = _question_of(context, comparison, name)
                 group = {"question": question, "system": str(names[i]), "over": str(names[j]), "rater": name}
-                rows += _triple("hybrid.win_rate", group, sets, np.ones(1), verdict)
+                rows += _triple("hybrid.win_rate", group, sets, np.ones(1), verdict, (0.0, 1.0))
     return rows
 
 
-def _triple(metric: str, group: dict, sets: _Sets, contrast: np.ndarray, verdict) -> list[ReportRow]:
+def _triple(
+    metric: str,
+    group: dict,
+    sets: _Sets,
+    contrast: np.ndarray,
+    verdict,
+    bounds: tuple[float, float] | None = None,
+) -> list[ReportRow]:
     """The PPI row (``metric``) and the humans-only and judge-only rows beside it; the PPI
     row also carries the other two intervals, so that one row of the API or an export has
-    all three."""
+    all three. ``bounds``: the figure's possible range, which every interval is clipped to
+    (as the human-only figures are, ``stats.clustered.clipped``)."""
+
+    def bounded(interval: Interval) -> Interval:
+        return interval if bounds is None else clipped(interval, bounds)
+
     fit = ppi_contrast(sets.labeled, sets.judge, sets.unlabeled, contrast)
     judged = clustered_contrast(sets.judged, contrast)
+    if judged is not None:
+        judged = (judged[0], bounded(judged[1]))
     judge_row = (
         row(f"{metric}_judge", group, Estimate(judged[0], n=int(sets.judged.values.size)), judged[1])
         if judged is not None
@@ -338,7 +369,7 @@ def _triple(metric: str, group: dict, sets: _Sets, contrast: np.ndarray, verdict
         reason = "needs human answers on two items or more and judge answers on items without one"
         undefined = Estimate.undefined(reason, n=int(sets.labeled.values.size))
         return [row(metric, group, undefined), row(f"{metric}_humans", group, undefined), judge_row]
-    ppi, humans = fit.interval(), fit.humans_interval()
+    ppi, humans = bounded(fit.interval()), bounded(fit.humans_interval())
     details = _details(fit, humans, judged[1] if judged else None, verdict, sets.design)
     return [
         row(metric, group, Estimate(fit.estimate, n=fit.n), ppi, **details),

@@ -131,10 +131,18 @@ def test_a_judged_questionnaire_with_humans_on_a_fifth_reports_three_intervals(c
 
     compute_study_reports(study)
     rater = job.result["participant"]
-    for metric, group in (
-        ("hybrid.mean", {"question": "fluency", "system": "alpha", "rater": rater}),
-        ("hybrid.difference", {"question": "fluency", "system": "alpha", "over": "beta", "rater": rater}),
-        ("hybrid.win_rate", {"question": "better", "system": "alpha", "over": "beta", "rater": rater}),
+    for metric, group, (lowest, highest) in (
+        ("hybrid.mean", {"question": "fluency", "system": "alpha", "rater": rater}, (1, 5)),
+        (
+            "hybrid.difference",
+            {"question": "fluency", "system": "alpha", "over": "beta", "rater": rater},
+            (-4, 4),
+        ),
+        (
+            "hybrid.win_rate",
+            {"question": "better", "system": "alpha", "over": "beta", "rater": rater},
+            (0, 1),
+        ),
     ):
         three = {r["metric"]: r for r in rows(client, study.slug, metric) if r["group"] == group}
         three |= {
@@ -148,6 +156,8 @@ def test_a_judged_questionnaire_with_humans_on_a_fifth_reports_three_intervals(c
         assert all(
             r["ci_low"] is not None and r["ci_low"] <= r["value"] <= r["ci_high"] for r in three.values()
         )
+        # every interval within what the figure can be (a 1-5 scale, a share), as the humans' own are
+        assert all(lowest <= r["ci_low"] and r["ci_high"] <= highest for r in three.values()), three
         assert judged["n"] > humans["n"] == ppi["n"]
         assert ppi["details"]["effective_n"] >= humans["n"]
         assert ppi["ci_high"] - ppi["ci_low"] <= (humans["ci_high"] - humans["ci_low"]) * 1.02
