@@ -11,6 +11,10 @@
     var target = id && document.getElementById(id);
     if (target && !target.disabled) {
       event.preventDefault();
+      // A button of a fragment just swapped in may not be wired by htmx yet (it does so as the
+      // swap settles): clicked then, its form would load a whole page. htmx wires it first
+      // (nothing happens to one already wired), as keys.js does for a one-trip page.
+      if (window.htmx) window.htmx.process(target.form || target);
       target.click();
     }
   });
