@@ -78,15 +78,18 @@ class Timer:
 
     def __init__(self):
         self.seconds: dict[str, list[float]] = defaultdict(list)
+        self.cpu: dict[str, list[float]] = defaultdict(list)  # this process's CPU time (not PostgreSQL's)
 
     def call(self, step: str, method, *args, **kwargs):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         response = method(*args, **kwargs)
+        self.cpu[step].append(time.process_time() - cpu)
         self.seconds[step].append(time.perf_counter() - started)
         return response
 
-    def ms(self, steps) -> float:
-        values = [value for step in steps for value in self.seconds[step]]
+    def ms(self, steps, cpu: bool = False) -> float:
+        table = self.cpu if cpu else self.seconds
+        values = [value for step in steps for value in table[step]]
         return 1000 * sum(values) / max(1, len(values))
 
 
@@ -96,7 +99,9 @@ def csrf(page) -> str:
     return CSRF_FIELD.search(page.content.decode()).group(1)
 
 
-def survey_participant(slug: str, timer: Timer) -> None:
+def survey_participant(slug: str, timer: Timer, one_trip: bool = False) -> None:
+    """A participant through the survey; ``one_trip``: answering as htmx's task form does
+    (the answer's response is the next page), else POST, redirect, GET."""
     from django.test import Client
 
     from bench.load import SUBMIT_ACTION
@@ -105,14 +110,19 @@ def survey_participant(slug: str, timer: Timer) -> None:
     timer.call("enter", client.get, f"/s/{slug}/")
     page = timer.call("consent_get", client.get, f"/s/{slug}/consent/")
     timer.call("consent_post", client.post, f"/s/{slug}/consent/", {"csrfmiddlewaretoken": csrf(page)})
+    page = timer.call("fetch", client.get, f"/s/{slug}/task/")
     for _ in range(PAGES):
-        page = timer.call("fetch", client.get, f"/s/{slug}/task/")
         action = SUBMIT_ACTION.search(page.content.decode())
         if action is None:
             return
         form = {"csrfmiddlewaretoken": csrf(page), "label": "supports", "evidence": ["0"]}
+        if one_trip:
+            page = timer.call("submit+page", client.post, action.group(1), form, **HTMX)
+            assert page.status_code == 200, page.status_code
+            continue
         response = timer.call("submit", client.post, action.group(1), form)
         assert response.status_code == 302, response.status_code
+        page = timer.call("fetch", client.get, f"/s/{slug}/task/")
 
 
 def game_player(slug: str, timer: Timer, rng: random.Random) -> None:
@@ -155,7 +165,7 @@ def anchors(timer: Timer, count: int) -> None:
 def run(args, timer: Timer, survey: str, game: str) -> None:
     rng = random.Random(args.seed)
     for _ in range(args.participants):
-        survey_participant(survey, timer)
+        survey_participant(survey, timer, args.one_trip)
     for _ in range(args.players):
         game_player(game, timer, rng)
     anchors(timer, args.anchor_requests)
@@ -207,17 +217,21 @@ def shares_by_category(stats: pstats.Stats) -> dict[str, float]:
     return shares
 
 
-STEPS = ["hello", "locked", "fetch", "submit", "round_get", "reveal", "guess", "answer"]
+STEPS = ["hello", "locked", "fetch", "submit", "submit+page", "round_get", "reveal", "guess", "answer"]
 
 
 def print_timings(timer: Timer) -> None:
-    survey = timer.ms(["fetch", "submit"])
+    survey = timer.ms(["fetch", "submit", "submit+page"])
     game = timer.ms(["round_get", "reveal", "guess", "answer"])
     hello, locked = timer.ms(["hello"]), timer.ms(["locked"])
-    print("ms per request, in-process, one thread (no HTTP, no client):")
+    print("ms per request, in-process, one thread (no HTTP, no client): wall, and this process's CPU")
     for step in [*STEPS, *(step for step in timer.seconds if step not in STEPS)]:  # entry steps last
-        print(f"  {step:12} {timer.ms([step]):7.2f} ms  ({len(timer.seconds[step])} requests)")
+        if timer.seconds[step]:
+            wall, cpu, count = timer.ms([step]), timer.ms([step], cpu=True), len(timer.seconds[step])
+            print(f"  {step:12} {wall:7.2f} ms, CPU {cpu:7.2f} ms  ({count} requests)")
     for name, cost in (("survey page (fetch, submit)", survey), ("game round step", game)):
+        if not cost:
+            continue
         print(
             f"  {name:28} {cost:6.2f} ms = {hello / cost:5.1%} of hello-world's rate, "
             f"{locked / cost:5.1%} of the locked write's"
@@ -240,6 +254,8 @@ def main() -> None:
     parser.add_argument("--participants", type=int, default=30, help="survey participants (20 pages each)")
     parser.add_argument("--players", type=int, default=30, help="game players (10 rounds each)")
     parser.add_argument("--anchor-requests", type=int, default=600)
+    parser.add_argument("--one-trip", action="store_true", help="the survey answered as htmx does (one trip)")
+    parser.add_argument("--cpu-profile", action="store_true", help="profile CPU time, not wall time")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -249,7 +265,7 @@ def main() -> None:
     timer = Timer()
     run(args, timer, survey, game)
     print_timings(timer)
-    profile = cProfile.Profile()
+    profile = cProfile.Profile(time.process_time if args.cpu_profile else time.perf_counter)
     profile.enable()
     run(args, Timer(), survey, game)
     profile.disable()
