@@ -256,6 +256,7 @@ def main() -> None:
     parser.add_argument("--anchor-requests", type=int, default=600)
     parser.add_argument("--one-trip", action="store_true", help="the survey answered as htmx does (one trip)")
     parser.add_argument("--cpu-profile", action="store_true", help="profile CPU time, not wall time")
+    parser.add_argument("--save", help="also write the profile here (for pstats, snakeviz)")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -269,6 +270,8 @@ def main() -> None:
     profile.enable()
     run(args, Timer(), survey, game)
     profile.disable()
+    if args.save:
+        profile.dump_stats(args.save)
     print_profile(profile, args.top)
 
 

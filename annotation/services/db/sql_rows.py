@@ -32,7 +32,7 @@ from typing import Any, TypeVar, cast
 
 from django.db import connection
 from django.db.models import Field, Model
-from psycopg import pq, sql
+from psycopg import sql
 
 M = TypeVar("M", bound=Model)
 _converters: dict[tuple[str, type[Model], tuple[str, ...]], list[tuple[Any, list[Callable]]]] = {}
@@ -94,16 +94,13 @@ def execute_each_in_one_trip(steps: Sequence[tuple[Statement, Sequence[Any]]]) -
 
 
 def _returns_rows(cursor: Any) -> bool:
-    """Whether ``cursor``'s statement returned rows (a ``SELECT``, a ``RETURNING``). On
-    psycopg 3 read from the result's status: ``cursor.description`` builds a column object
-    per column on every call, a few hundred per step."""
+    """Whether ``cursor``'s statement returned rows with columns (a ``SELECT``, a
+    ``RETURNING``), as ``cursor.description`` tells, read from the result itself on psycopg 3:
+    ``description`` builds a column object per column on every call (a few hundred a step)."""
     result = getattr(cursor.cursor, "pgresult", None)
     if result is None:
-        return cursor.description is not None  # SQLite, or no result
-    return bool(result.nfields) or result.status in _ROWS_RETURNED  # as ``description`` decides
-
-
-_ROWS_RETURNED = {pq.ExecStatus.TUPLES_OK, pq.ExecStatus.SINGLE_TUPLE}
+        return bool(cursor.description)  # SQLite, or no result
+    return result.nfields > 0
 
 
 def _one_trip(statements: int) -> contextlib.AbstractContextManager:
