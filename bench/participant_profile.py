@@ -11,15 +11,18 @@ one), through the same flows as ``bench/load.py``: participants through a claim 
 (study link, consent, then page and submit), players through game rounds (reveals, a
 guess, the answer). For each step it prints the milliseconds per request, with the two
 anchors of ``bench/load.py`` measured the same way (hello-world and the minimal locked
-write), and the ratio of the survey's and the game's cost per request to each anchor. No
+write), and the ratio of the survey's and the game's cost per request to each anchor; in
+wall time and in this process's CPU time (PostgreSQL's own work is in the first only). No
 HTTP and no client threads are in these figures: they are the server's own cost.
+``--one-trip``: participants answer as htmx's task form does (the answer's response is the
+next page: ``submit+page``), else POST, redirect, GET.
 
-Then a profile (cProfile) of the same flows, its time split by where it is spent:
-waiting on PostgreSQL (statements and commits), Django's ORM building SQL and model
-objects, template rendering, sessions/CSRF/messages/auth, the rest of Django's request
-handling, and our own code; and the functions that cost most. The profiler slows Python
-code (not PostgreSQL) down, so the shares lean towards Python; the timings above are taken
-without it.
+Then a profile (cProfile; of CPU time with ``--cpu-profile``, else wall time) of the same
+flows, its time split by where it is spent: waiting on PostgreSQL (statements and commits),
+Django's ORM building SQL and model objects, template rendering, sessions/CSRF/messages/auth,
+the rest of Django's request handling, and our own code; and the functions that cost most.
+The profiler slows Python code (not PostgreSQL) down, so the shares lean towards Python; the
+timings above are taken without it.
 """
 
 from __future__ import annotations
