@@ -89,16 +89,3 @@ def test_a_models_column_list_is_built_once_per_process():
     assert sql_rows.columns(Participant, "p") is sql_rows.columns(Participant, "p")
     names, _ = sql_rows.columns(Participant)
     assert names == tuple(field.attname for field in Participant._meta.concrete_fields)
-
-
-def test_only_the_columns_with_converters_are_visited_for_each_row():
-    """A row becomes a model with its values as they came, but for the columns whose fields
-    convert them (a JSON field, say): most columns have no converter and cost nothing."""
-    from annotation.models import Assignment
-
-    names, _ = sql_rows.columns(Assignment)
-    converted = sql_rows._field_converters(Assignment, names)
-    assert 0 < len(converted) < len(names)
-    assert all(functions and names[position] for position, _, functions in converted)
-    with pytest.raises(ValueError, match="columns of Assignment"):
-        sql_rows.models_from_rows(Assignment, names, [(1,)])

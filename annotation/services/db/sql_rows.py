@@ -35,7 +35,7 @@ from django.db.models import Field, Model
 from psycopg import sql
 
 M = TypeVar("M", bound=Model)
-_converters: dict[tuple[str, type[Model], tuple[str, ...]], list[tuple[int, Any, list[Callable]]]] = {}
+_converters: dict[tuple[str, type[Model], tuple[str, ...]], list[tuple[Any, list[Callable]]]] = {}
 
 
 @dataclass(frozen=True)
@@ -112,19 +112,15 @@ def _one_trip(statements: int) -> contextlib.AbstractContextManager:
 
 def models_from_rows(model: type[M], fields: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[M]:
     """Instances of ``model`` from raw rows of the columns ``fields`` (attribute names, in
-    order), converted by the fields' own database converters as a queryset would (only the
-    columns that have converters are visited: most have none)."""
-    names = list(fields)
+    order), converted by the fields' own database converters as a queryset would."""
     converters = _field_converters(model, tuple(fields))
     built = []
     for row in rows:
-        if len(row) != len(names):
-            raise ValueError(f"{len(row)} values for the {len(names)} columns of {model.__name__}.")
-        values = list(row)
-        for position, column, functions in converters:
-            for function in functions:
-                values[position] = function(values[position], column, connection)
-        built.append(model.from_db(connection.alias, names, values))
+        values = [
+            _convert(value, column, functions)
+            for value, (column, functions) in zip(row, converters, strict=True)
+        ]
+        built.append(model.from_db(connection.alias, list(fields), values))
     return built
 
 
@@ -147,18 +143,22 @@ def models_from_joined_row(tables: Sequence[tuple[type[Model], str]], row: Seque
     return built
 
 
-def _field_converters(model: type[Model], fields: tuple[str, ...]) -> list[tuple[int, Any, list[Callable]]]:
-    """The columns among ``fields`` that have database converters: (position, column, converters)."""
+def _convert(value: Any, column: Any, functions: list[Callable]) -> Any:
+    for function in functions:
+        value = function(value, column, connection)
+    return value
+
+
+def _field_converters(model: type[Model], fields: tuple[str, ...]) -> list[tuple[Any, list[Callable]]]:
     key = (connection.vendor, model, fields)
     if key not in _converters:
         table = model._meta.db_table
         found = []
-        for position, name in enumerate(fields):
+        for name in fields:
             field = next(f for f in model._meta.concrete_fields if f.attname == name)
             column = field.get_col(table)
             functions = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
-            if functions:
-                found.append((position, column, functions))
+            found.append((column, functions))
         _converters[key] = found
     return _converters[key]
 
