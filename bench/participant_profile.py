@@ -174,6 +174,16 @@ def run(args, timer: Timer, survey: str, game: str) -> None:
     anchors(timer, args.anchor_requests)
 
 
+def drive_only(args) -> None:
+    """``--drive-only``: a warm-up participant, then ``--participants`` more, on a small survey."""
+    from bench.load import make_survey
+
+    survey = f"profile-drive-{time.time_ns()}"
+    make_survey(survey, 300, PAGES, 10)
+    for _ in range(1 + args.participants):
+        survey_participant(survey, Timer(), args.one_trip)
+
+
 def make_studies(seed: int) -> tuple[str, str]:
     from bench.load import make_anchor_table, make_game, make_survey
 
@@ -259,11 +269,21 @@ def main() -> None:
     parser.add_argument("--anchor-requests", type=int, default=600)
     parser.add_argument("--one-trip", action="store_true", help="the survey answered as htmx does (one trip)")
     parser.add_argument("--cpu-profile", action="store_true", help="profile CPU time, not wall time")
+    parser.add_argument(
+        "--drive-only",
+        action="store_true",
+        help="only drive --participants through a small survey (one warm-up first), nothing printed: "
+        "for an instruction count under callgrind, whose difference between two counts of "
+        "participants is independent of the machine's load",
+    )
     parser.add_argument("--save", help="also write the profile here (for pstats, snakeviz)")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     setup()
+    if args.drive_only:
+        drive_only(args)
+        return
     survey, game = make_studies(args.seed)
     run(args, Timer(), survey, game)  # warm: imports, template and URL caches, connections
     timer = Timer()
