@@ -134,6 +134,7 @@ def require_live_step(
     to it without reading the rows again (not for a step that names a page).
     """
     page_id = _row_id(assignment_id) if assignment_id is not None and not exam else None
+    enrollment: Enrollment | None
     if read is not None and assignment_id is None and not exam:
         enrollment, page = read, None
     else:
