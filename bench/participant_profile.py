@@ -11,15 +11,18 @@ one), through the same flows as ``bench/load.py``: participants through a claim 
 (study link, consent, then page and submit), players through game rounds (reveals, a
 guess, the answer). For each step it prints the milliseconds per request, with the two
 anchors of ``bench/load.py`` measured the same way (hello-world and the minimal locked
-write), and the ratio of the survey's and the game's cost per request to each anchor. No
+write), and the ratio of the survey's and the game's cost per request to each anchor; in
+wall time and in this process's CPU time (PostgreSQL's own work is in the first only). No
 HTTP and no client threads are in these figures: they are the server's own cost.
+``--one-trip``: participants answer as htmx's task form does (the answer's response is the
+next page: ``submit+page``), else POST, redirect, GET.
 
-Then a profile (cProfile) of the same flows, its time split by where it is spent:
-waiting on PostgreSQL (statements and commits), Django's ORM building SQL and model
-objects, template rendering, sessions/CSRF/messages/auth, the rest of Django's request
-handling, and our own code; and the functions that cost most. The profiler slows Python
-code (not PostgreSQL) down, so the shares lean towards Python; the timings above are taken
-without it.
+Then a profile (cProfile; of CPU time with ``--cpu-profile``, else wall time) of the same
+flows, its time split by where it is spent: waiting on PostgreSQL (statements and commits),
+Django's ORM building SQL and model objects, template rendering, sessions/CSRF/messages/auth,
+the rest of Django's request handling, and our own code; and the functions that cost most.
+The profiler slows Python code (not PostgreSQL) down, so the shares lean towards Python; the
+timings above are taken without it.
 """
 
 from __future__ import annotations
@@ -78,15 +81,18 @@ class Timer:
 
     def __init__(self):
         self.seconds: dict[str, list[float]] = defaultdict(list)
+        self.cpu: dict[str, list[float]] = defaultdict(list)  # this process's CPU time (not PostgreSQL's)
 
     def call(self, step: str, method, *args, **kwargs):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         response = method(*args, **kwargs)
+        self.cpu[step].append(time.process_time() - cpu)
         self.seconds[step].append(time.perf_counter() - started)
         return response
 
-    def ms(self, steps) -> float:
-        values = [value for step in steps for value in self.seconds[step]]
+    def ms(self, steps, cpu: bool = False) -> float:
+        table = self.cpu if cpu else self.seconds
+        values = [value for step in steps for value in table[step]]
         return 1000 * sum(values) / max(1, len(values))
 
 
@@ -96,7 +102,9 @@ def csrf(page) -> str:
     return CSRF_FIELD.search(page.content.decode()).group(1)
 
 
-def survey_participant(slug: str, timer: Timer) -> None:
+def survey_participant(slug: str, timer: Timer, one_trip: bool = False) -> None:
+    """A participant through the survey; ``one_trip``: answering as htmx's task form does
+    (the answer's response is the next page), else POST, redirect, GET."""
     from django.test import Client
 
     from bench.load import SUBMIT_ACTION
@@ -105,14 +113,19 @@ def survey_participant(slug: str, timer: Timer) -> None:
     timer.call("enter", client.get, f"/s/{slug}/")
     page = timer.call("consent_get", client.get, f"/s/{slug}/consent/")
     timer.call("consent_post", client.post, f"/s/{slug}/consent/", {"csrfmiddlewaretoken": csrf(page)})
+    page = timer.call("fetch", client.get, f"/s/{slug}/task/")
     for _ in range(PAGES):
-        page = timer.call("fetch", client.get, f"/s/{slug}/task/")
         action = SUBMIT_ACTION.search(page.content.decode())
         if action is None:
             return
         form = {"csrfmiddlewaretoken": csrf(page), "label": "supports", "evidence": ["0"]}
+        if one_trip:
+            page = timer.call("submit+page", client.post, action.group(1), form, **HTMX)
+            assert page.status_code == 200, page.status_code
+            continue
         response = timer.call("submit", client.post, action.group(1), form)
         assert response.status_code == 302, response.status_code
+        page = timer.call("fetch", client.get, f"/s/{slug}/task/")
 
 
 def game_player(slug: str, timer: Timer, rng: random.Random) -> None:
@@ -155,10 +168,20 @@ def anchors(timer: Timer, count: int) -> None:
 def run(args, timer: Timer, survey: str, game: str) -> None:
     rng = random.Random(args.seed)
     for _ in range(args.participants):
-        survey_participant(survey, timer)
+        survey_participant(survey, timer, args.one_trip)
     for _ in range(args.players):
         game_player(game, timer, rng)
     anchors(timer, args.anchor_requests)
+
+
+def drive_only(args) -> None:
+    """``--drive-only``: a warm-up participant, then ``--participants`` more, on a small survey."""
+    from bench.load import make_survey
+
+    survey = f"profile-drive-{time.time_ns()}"
+    make_survey(survey, 300, PAGES, 10)
+    for _ in range(1 + args.participants):
+        survey_participant(survey, Timer(), args.one_trip)
 
 
 def make_studies(seed: int) -> tuple[str, str]:
@@ -207,17 +230,21 @@ def shares_by_category(stats: pstats.Stats) -> dict[str, float]:
     return shares
 
 
-STEPS = ["hello", "locked", "fetch", "submit", "round_get", "reveal", "guess", "answer"]
+STEPS = ["hello", "locked", "fetch", "submit", "submit+page", "round_get", "reveal", "guess", "answer"]
 
 
 def print_timings(timer: Timer) -> None:
-    survey = timer.ms(["fetch", "submit"])
+    survey = timer.ms(["fetch", "submit", "submit+page"])
     game = timer.ms(["round_get", "reveal", "guess", "answer"])
     hello, locked = timer.ms(["hello"]), timer.ms(["locked"])
-    print("ms per request, in-process, one thread (no HTTP, no client):")
+    print("ms per request, in-process, one thread (no HTTP, no client): wall, and this process's CPU")
     for step in [*STEPS, *(step for step in timer.seconds if step not in STEPS)]:  # entry steps last
-        print(f"  {step:12} {timer.ms([step]):7.2f} ms  ({len(timer.seconds[step])} requests)")
+        if timer.seconds[step]:
+            wall, cpu, count = timer.ms([step]), timer.ms([step], cpu=True), len(timer.seconds[step])
+            print(f"  {step:12} {wall:7.2f} ms, CPU {cpu:7.2f} ms  ({count} requests)")
     for name, cost in (("survey page (fetch, submit)", survey), ("game round step", game)):
+        if not cost:
+            continue
         print(
             f"  {name:28} {cost:6.2f} ms = {hello / cost:5.1%} of hello-world's rate, "
             f"{locked / cost:5.1%} of the locked write's"
@@ -240,19 +267,34 @@ def main() -> None:
     parser.add_argument("--participants", type=int, default=30, help="survey participants (20 pages each)")
     parser.add_argument("--players", type=int, default=30, help="game players (10 rounds each)")
     parser.add_argument("--anchor-requests", type=int, default=600)
+    parser.add_argument("--one-trip", action="store_true", help="the survey answered as htmx does (one trip)")
+    parser.add_argument("--cpu-profile", action="store_true", help="profile CPU time, not wall time")
+    parser.add_argument(
+        "--drive-only",
+        action="store_true",
+        help="only drive --participants through a small survey (one warm-up first), nothing printed: "
+        "for an instruction count under callgrind, whose difference between two counts of "
+        "participants is independent of the machine's load",
+    )
+    parser.add_argument("--save", help="also write the profile here (for pstats, snakeviz)")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     setup()
+    if args.drive_only:
+        drive_only(args)
+        return
     survey, game = make_studies(args.seed)
     run(args, Timer(), survey, game)  # warm: imports, template and URL caches, connections
     timer = Timer()
     run(args, timer, survey, game)
     print_timings(timer)
-    profile = cProfile.Profile()
+    profile = cProfile.Profile(time.process_time if args.cpu_profile else time.perf_counter)
     profile.enable()
     run(args, Timer(), survey, game)
     profile.disable()
+    if args.save:
+        profile.dump_stats(args.save)
     print_profile(profile, args.top)
 
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Participant, Study
 from annotation.services.authoring.studies import load_study_file
@@ -141,3 +143,24 @@ def test_researchers_participants_page_does_not_query_per_participant(enrolled, 
         counts[size], page = count_queries(lambda: client.get(url))  # noqa: B023 - called at once
         assert page.content.decode().count("<tr") == size + 1  # a header and a row per participant
     assert_flat(counts, at_most=12)  # 8 today
+
+
+def test_a_one_trip_answer_reads_the_gates_rows_once(enrolled):
+    """The page a one-trip answer leads to is gated on the rows the answer's gate read, as the
+    answer left them (its count: the page number), not on a second read of them."""
+    study, participant = claim_study_with_history(N, enrolled)
+    client = client_of(participant)
+    page = client.get(f"/s/{study.slug}/task/").content.decode()
+    assert f"Page {N + 1} of" in page
+    action = re.search(r'action="(/s/[\w-]+/a/\d+/)"', page).group(1)
+    form = {"label": "supports", "evidence": ["0"]}
+    with CaptureQueriesContext(connection) as captured:
+        answered = client.post(action, form, HTTP_HX_REQUEST="true")
+    assert answered.status_code == 200 and answered["HX-Push-Url"] == f"/s/{study.slug}/task/"
+    assert f"Page {N + 2} of" in answered.content.decode()
+    gate = [
+        query
+        for query in captured
+        if 'JOIN "annotation_participant" p ON p.id = e.participant_id' in query["sql"]
+    ]
+    assert len(gate) == 1

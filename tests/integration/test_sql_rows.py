@@ -62,3 +62,30 @@ def test_statements_sent_in_one_trip_each_answer_with_their_own_rows():
     steps = [(first, [1]), (second, [3, "x"]), (third, [7])]
     assert sql_rows.execute_each_in_one_trip(steps) == [[(11,)], [(6, "x")], [(7,)]]
     assert sql_rows.execute_each_in_one_trip([(third, [1]), (third, [4])]) == [[(1,)], [(4,)]]
+
+
+def test_rows_are_told_from_no_rows_without_building_column_descriptions(monkeypatch):
+    """A statement's rows (a ``SELECT``, a ``RETURNING``) or none (an ``UPDATE``, a ``SET``)
+    are told apart from its result, not by ``cursor.description``, which builds a column
+    object per column each time it is read (a few hundred per participant step)."""
+    from psycopg import _column
+
+    built = []
+    init = _column.Column.__init__
+    monkeypatch.setattr(_column.Column, "__init__", lambda self, *args: built.append(1) or init(self, *args))
+    select = sql_rows.Statement("roft_test_select", "SELECT %s::int, 'x'")
+    nothing = sql_rows.Statement("roft_test_nothing", "SELECT 1 WHERE %s::int < 0")
+    update = sql_rows.Statement(
+        "roft_test_update", "UPDATE annotation_participant SET blocked = blocked WHERE id = %s"
+    )
+    steps = [(select, [2]), (nothing, [1]), (update, [0]), (select, [3])]
+    assert sql_rows.execute_each_in_one_trip(steps) == [[(2, "x")], [], [], [(3, "x")]]
+    assert sql_rows.execute(update, [0]) == []
+    if connection.vendor == "postgresql":
+        assert built == []
+
+
+def test_a_models_column_list_is_built_once_per_process():
+    assert sql_rows.columns(Participant, "p") is sql_rows.columns(Participant, "p")
+    names, _ = sql_rows.columns(Participant)
+    assert names == tuple(field.attname for field in Participant._meta.concrete_fields)

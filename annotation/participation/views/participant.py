@@ -185,6 +185,8 @@ def study_submit(request: HttpRequest, step: LiveStep) -> HttpResponse:
     except SubmissionClosed as exc:
         messages.warning(request, str(exc))  # SubmissionClosed's message is already in the page's language
         return redirect("study-task", slug=study.slug)
+    if result.answered_count is not None:  # as the answer left it, for the page it leads to (one_trip)
+        step.enrollment.answered_count = result.answered_count
     if result.screened_out:
         return redirect("study-done", slug=study.slug)
     if result.counts and close_if_collected(study, item=assignment.item):

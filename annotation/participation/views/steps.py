@@ -64,6 +64,7 @@ def participant_step(
                     assignment_id=assignment_id if assignment else None,
                     exam=exam,
                     before_consent=before_consent,
+                    read=None if assignment or exam or before_consent else _answers_enrollment(request, slug),
                 )
             except StepRefused as refusal:
                 if refusal.reason == StepRefused.EXPIRED and on_expired is not None:
@@ -71,11 +72,28 @@ def participant_step(
                 return in_study_language(refusal.study, partial(refused_step, request, refusal, exam=exam))
             if kind is not None and step.study.kind != kind:
                 raise Http404("This study has no such step.")
+            if assignment and not exam:  # an answer: for the page a one-trip answer leads to
+                setattr(request, ANSWERS_STEP, step)
             return in_study_language(step.study, partial(view, request, step, **kwargs))
 
         return wrapper
 
     return decorate
+
+
+# The request attribute holding the step the gate let through in this request: the page a
+# one-trip answer leads to (``one_trip``: the same request, copied) is gated on the rows the
+# answer's gate read, as the answer left them, rather than on a second read of them.
+ANSWERS_STEP = "participant_step"
+
+
+def _answers_enrollment(request: HttpRequest, slug: str) -> Enrollment | None:
+    """The enrollment the answer's step of this one-trip request read and left (None on a
+    request of its own, or for another study)."""
+    step = getattr(request, ANSWERS_STEP, None)
+    if step is None or step.study.slug != slug:
+        return None
+    return step.enrollment
 
 
 StudyView = Callable[..., HttpResponse]

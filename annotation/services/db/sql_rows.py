@@ -90,7 +90,17 @@ def execute_each_in_one_trip(steps: Sequence[tuple[Statement, Sequence[Any]]]) -
                 cursor = cursors.enter_context(connection.cursor())
                 cursor.execute(statement.sql, params)
                 opened.append(cursor)
-        return [cursor.fetchall() if cursor.description else [] for cursor in opened]
+        return [cursor.fetchall() if _returns_rows(cursor) else [] for cursor in opened]
+
+
+def _returns_rows(cursor: Any) -> bool:
+    """Whether ``cursor``'s statement returned rows with columns (a ``SELECT``, a
+    ``RETURNING``), as ``cursor.description`` tells, read from the result itself on psycopg 3:
+    ``description`` builds a column object per column on every call (a few hundred a step)."""
+    result = getattr(cursor.cursor, "pgresult", None)
+    if result is None:
+        return bool(cursor.description)  # SQLite, or no result
+    return result.nfields > 0
 
 
 def _one_trip(statements: int) -> contextlib.AbstractContextManager:
@@ -153,12 +163,15 @@ def _field_converters(model: type[Model], fields: tuple[str, ...]) -> list[tuple
     return _converters[key]
 
 
-def columns(model: type[Model], alias: str = "") -> tuple[list[str], sql.Composable]:
+@functools.cache
+def columns(model: type[Model], alias: str = "") -> tuple[tuple[str, ...], sql.Composable]:
     """The attribute names of ``model``'s concrete fields, and the SQL list of their columns
-    (under the table alias ``alias``, when given), for a statement that builds instances."""
+    (under the table alias ``alias``, when given), for a statement that builds instances.
+    Kept per process: a model's fields do not change while it runs, and a step builds its
+    rows' instances with these names several times."""
     fields = list(model._meta.concrete_fields)
     names = [sql.Identifier(alias, column(f)) if alias else sql.Identifier(column(f)) for f in fields]
-    return [f.attname for f in fields], sql.SQL(", ").join(names)
+    return tuple(f.attname for f in fields), sql.SQL(", ").join(names)
 
 
 def column(field: Field) -> str:

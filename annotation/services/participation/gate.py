@@ -114,6 +114,7 @@ def require_live_step(
     exam: bool = False,
     before_consent: bool = False,
     now: datetime | None = None,
+    read: Enrollment | None = None,
 ) -> LiveStep:
     """The one gate of every participant step (DESIGN.md, invariant 7).
 
@@ -127,10 +128,17 @@ def require_live_step(
 
     A step under way costs one query for the participant, the study, the enrollment and
     the page together (an exam's page: one more); the refusals read them one by one, in
-    the order below.
+    the order below. ``read``: the enrollment of this participant in the study ``slug``,
+    with its study and participant, as this same request's earlier step (the answer whose
+    page this is, ``views.steps.one_trip``) read them and left them: the rules are applied
+    to it without reading the rows again (not for a step that names a page).
     """
     page_id = _row_id(assignment_id) if assignment_id is not None and not exam else None
-    enrollment, page = _step_enrollment(slug, participant_id, user, page_id)
+    enrollment: Enrollment | None
+    if read is not None and assignment_id is None and not exam:
+        enrollment, page = read, None
+    else:
+        enrollment, page = _step_enrollment(slug, participant_id, user, page_id)
     if enrollment is None:
         study = access_study_for_participant(user, slug)
         participant = browser_participant(session_id=participant_id, user=user)

@@ -169,6 +169,7 @@ class CountedAnswers:
     flagged: bool = False
     excluded: bool = False
     is_test: bool = False
+    answered_count: int | None = None  # the enrollment's count after the update
 
 
 def count_answers(
@@ -195,7 +196,12 @@ def count_answers(
         raise Enrollment.DoesNotExist(f"No enrollment of participant {participant_id} in study {study_id}.")
     row = rows[0]
     return CountedAnswers(
-        enrollment_id=row[0], attention_failed=row[1], flagged=row[2], excluded=row[3], is_test=row[4]
+        enrollment_id=row[0],
+        attention_failed=row[1],
+        flagged=row[2],
+        excluded=row[3],
+        is_test=row[4],
+        answered_count=row[5],
     )
 
 
@@ -210,7 +216,7 @@ def _count_statement() -> sql_rows.Statement:
         "attention_passed = {most}(attention_passed + %s, 0), "
         "attention_failed = {most}(attention_failed + %s, 0) "
         "WHERE participant_id = %s AND study_id = %s "
-        "RETURNING id, attention_failed, flagged, excluded, is_test"
+        "RETURNING id, attention_failed, flagged, excluded, is_test, answered_count"
     )
     enrollments = sql_rows.table(Enrollment)
     return sql_rows.Statement("roft_count_answers", query.format(enrollments=enrollments, most=most))

@@ -41,6 +41,7 @@ class SubmitResult:
     created: bool  # False: a retried or double submit, answered with the stored result
     screened_out: bool = False
     counts: bool = False  # the answer counts toward the quota (``populations``)
+    answered_count: int | None = None  # the enrollment's count after this answer (None: not counted now)
 
 
 def submit_response(
@@ -71,8 +72,10 @@ def submit_response(
         response = store_response(
             assignment=locked, answer=validated, shown_at=shown_at, answered_at=now, authenticity=authenticity
         )
-        screened_out, counts = _update_enrollment(locked, response)
-    return SubmitResult(response=response, created=True, screened_out=screened_out, counts=counts)
+        screened_out, counts, answered = _update_enrollment(locked, response)
+    return SubmitResult(
+        response=response, created=True, screened_out=screened_out, counts=counts, answered_count=answered
+    )
 
 
 def _lock_open(assignment: Assignment, now: datetime) -> Assignment | None:
@@ -217,11 +220,12 @@ def store_answer_given_elsewhere(
     )
 
 
-def _update_enrollment(assignment: Assignment, response: Response) -> tuple[bool, bool]:
+def _update_enrollment(assignment: Assignment, response: Response) -> tuple[bool, bool, int | None]:
     """Count the answer on the enrollment; mark it flagged when its participant is flagged
     in the study, and give back the slot of an answer that does not count (flagged, excluded
     or a researcher's test: the item still lacks it); record an attention check's outcome. Returns
-    (screened out by this answer, the answer counts toward the quota)."""
+    (screened out by this answer, the answer counts toward the quota, the enrollment's count of
+    answers now)."""
     study = assignment.study
     counted = count_answers(
         participant_id=assignment.participant_id,
@@ -242,9 +246,10 @@ def _update_enrollment(assignment: Assignment, response: Response) -> tuple[bool
     if not counts:
         free_slots({assignment.item_id: 1})
     if not response.is_attention_check:
-        return False, counts
+        return False, counts, counted.answered_count
     enrollment = Enrollment(pk=counted.enrollment_id, participant_id=assignment.participant_id, study=study)
-    return record_attention_outcome(enrollment=enrollment, passed=response.correct is True), False
+    screened_out = record_attention_outcome(enrollment=enrollment, passed=response.correct is True)
+    return screened_out, False, counted.answered_count
 
 
 def answered_too_fast(duration_seconds: float | None, minimum: int | None) -> bool:
