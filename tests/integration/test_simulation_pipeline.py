@@ -174,7 +174,7 @@ def _reports_equal_a_computation_by_hand(study: Study, simulator: Participant) -
         ],
     )
     compute_study_reports(study)
-    rows = Report.objects.filter(study=study, population="all", metric="simulation.precision")
+    rows = Report.objects.filter(study=study, population="all", metric="simulation.precision", version=None)
     simulated = dict(Response.objects.filter(participant=simulator).values_list("item_id", "answer__choice"))
     for mode in sorted({item.provenance["mode"] for item in items}):
         for rater, judgements in (
