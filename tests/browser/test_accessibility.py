@@ -255,10 +255,13 @@ def test_the_qualification_quiz_and_a_simulation_by_keyboard_alone_pass_axe(
             page.wait_for_selector("form[action*='/exam/a/']")
             if number == 0:
                 audit(f"quiz question ({attempt} attempt)")
-            position = file_position(page.get_attribute("form[action*='/exam/a/']", "action"))
-            right = options.index(GOLD[position])
+            action = page.get_attribute("form[action*='/exam/a/']", "action")
+            right = options.index(GOLD[file_position(action)])
             given = right if attempt == "passed" else 2  # "no" is right for none of the three
             answer_form_by_keyboard(page, lambda number, field, given=given: given)
+            # the page after this question (read before it came, the old question was answered again)
+            gone = "action => !document.querySelector(`form[action='${action}']`)"
+            page.wait_for_function(gone, arg=action)
             page.wait_for_load_state("load")
             if page.locator("#exam-next").count():  # feedback after each question, where the quiz gives it
                 audit("quiz feedback")
