@@ -1,8 +1,12 @@
 // Copy buttons: <button data-copy="ID"> copies the text of the element with that id
 // (a code, a study link) and says so in the button for a moment, in the words of its
 // data-copied-text (the page's language) or "Copied".
+// Loaded by the task page too, so that a done page swapped in by a one-trip answer finds it
+// listening at once; a second load (that page's own tag) adds no second listener.
 (function () {
   "use strict";
+  if (window.roftCopy) return;
+  window.roftCopy = true;
   function copyText(text) {
     if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
     var area = document.createElement("textarea");
