@@ -98,7 +98,10 @@ class DeviationReasonForm(forms.ModelForm):
     )
 
     def frozen_study(self) -> Study | None:
-        raise NotImplementedError
+        """The study whose frozen plan this form's change touches (None: a new one, nothing
+        frozen yet). Each admin form says it (the study itself, an exam's, an item's): a form
+        that did not would skip the deviation check, so the base refuses to guess."""
+        raise NotImplementedError(f"{type(self).__name__} must say which study it changes")
 
     def changes_study_file(self) -> bool:
         return bool(set(self.changed_data) - {REASON_FIELD})

@@ -218,9 +218,9 @@ PAGES = [
     ("/research/s/owned/participants/for-prolific.csv", needs("platform_ids", 200, refused=404, viewer=403)),
     ("/research/s/owned/exports/", needs("read", 200)),
     ("/research/s/owned/adjudication/", needs("read", 200)),
-    ("/research/s/owned/platforms/", needs("crowd", 200, refused=404)),
+    ("/research/s/owned/platforms/", needs("crowd", 200)),
     ("/research/s/owned/edit/", needs("change", 200)),
-    ("/research/s/owned/judges/", needs("change", 200, refused=404)),
+    ("/research/s/owned/judges/", needs("change", 200)),
     ("/research/builder/?template=study:owned", needs("read", 200)),
 ]
 

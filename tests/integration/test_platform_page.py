@@ -89,10 +89,11 @@ def test_only_the_owner_reaches_the_page_and_starts_platform_jobs(client, resear
     colleague = researcher_user("colleague", password="pw")
     researchers_crowd_study.shared_with.add(colleague)
     client.force_login(colleague)
-    assert client.get(f"/research/s/{researchers_crowd_study.slug}/platforms/").status_code == 404
+    # an analyst reaches the study but not its crowd side: refused by role, as on every page
+    assert client.get(f"/research/s/{researchers_crowd_study.slug}/platforms/").status_code == 403
     assert (
         client.post(f"/research/s/{researchers_crowd_study.slug}/platforms/prolific/review/").status_code
-        == 404
+        == 403
     )
     api = APIClient()
     api.force_authenticate(colleague)

@@ -7,15 +7,14 @@ tokens) and the self-preference warning, and refuses above the cap; the second, 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.errors import InputError, NotAllowed
 from annotation.job_parameters import JudgeParameters
-from annotation.models import Study
 from annotation.research.views.decorators import researcher_required
-from annotation.services.access import access_study_for_researcher, can_change_study
+from annotation.services.access import access_study_to_change
 from annotation.services.analysis.judges import (
     approximate_estimate,
     self_preference_warning,
@@ -28,16 +27,9 @@ from annotation.services.jobs import check_job_parameters
 FIELDS = ("base_url", "model", "samples", "temperature", "seed", "shots", "max_tokens", "token_cap")
 
 
-def _study(request: HttpRequest, slug: str) -> Study:
-    study = access_study_for_researcher(request.user, slug)
-    if not can_change_study(request.user, study):
-        raise Http404("Only the study's owner starts a judge on it.")
-    return study
-
-
 @researcher_required
 def judge_page(request: HttpRequest, slug: str) -> HttpResponse:
-    study = _study(request, slug)
+    study = access_study_to_change(request.user, slug)
     context = {
         "study": study,
         "endpoints": stored_endpoints(request.user),
@@ -52,7 +44,7 @@ def judge_page(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def judge_key(request: HttpRequest, slug: str) -> HttpResponse:
     """Store (or, empty, delete) the researcher's key for an endpoint."""
-    _study(request, slug)
+    access_study_to_change(request.user, slug)
     try:
         base_url = store_endpoint_key(
             request.user, base_url=request.POST.get("base_url", ""), key=request.POST.get("api_key", "")
@@ -75,7 +67,7 @@ def judge_key(request: HttpRequest, slug: str) -> HttpResponse:
 def judge_start(request: HttpRequest, slug: str) -> HttpResponse:
     """First post: the confirmation (estimate, warning; refused above the cap). Second, with
     ``confirm``: the job starts."""
-    study = _study(request, slug)
+    study = access_study_to_change(request.user, slug)
     posted: dict[str, object] = {
         name: request.POST[name] for name in FIELDS if request.POST.get(name, "").strip()
     }

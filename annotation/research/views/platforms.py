@@ -1,6 +1,6 @@
 """The study's crowd-platform page: publish, review and pay bonuses on Prolific or MTurk (each
 after a confirmation showing counts and cost), the bonus cap, the researcher's token, and
-the audit log. The study's owner and admins only (``access.can_use_platforms``)."""
+the audit log. Its owners, operators and admins (the ``crowd`` ability, ``access.access_study_with``)."""
 
 from __future__ import annotations
 
@@ -34,23 +34,16 @@ from annotation.platforms.prolific.hooks import store_hook_secret
 from annotation.platforms.records import not_yet_on, platform_study
 from annotation.platforms.tokens import has_token, store_token
 from annotation.research.views.decorators import researcher_required
-from annotation.services.access import access_study_for_researcher, can_use_platforms
+from annotation.services.access import access_study_with
 from annotation.services.authoring.study_changes import start_job_for_researcher
 from annotation.services.participation.capacity import places_wanted
 
 ACTIONS = ("publish", "review", "bonus")
 
 
-def _study(request: HttpRequest, slug: str) -> Study:
-    study = access_study_for_researcher(request.user, slug)
-    if not can_use_platforms(request.user, study):
-        raise Http404("Only the study's owner reaches its platform page.")
-    return study
-
-
 @researcher_required
 def platform_page(request: HttpRequest, slug: str) -> HttpResponse:
-    study = _study(request, slug)
+    study = access_study_with(request.user, slug, "crowd")
     record = platform_study(study)
     context = {
         "study": study,
@@ -83,7 +76,7 @@ def platform_page(request: HttpRequest, slug: str) -> HttpResponse:
 def platform_settings(request: HttpRequest, slug: str) -> HttpResponse:
     """The bonus cap (per participant, in the study's currency), the researcher's token and
     the study's Prolific webhook secret."""
-    study = _study(request, slug)
+    study = access_study_with(request.user, slug, "crowd")
     if "bonus_cap" in request.POST:
         try:
             cents = set_bonus_cap(study, request.POST["bonus_cap"])
@@ -119,7 +112,7 @@ def platform_settings(request: HttpRequest, slug: str) -> HttpResponse:
 def platform_action(request: HttpRequest, slug: str, platform: str, action: str) -> HttpResponse:
     """First post: the confirmation (what will happen, what it costs). Second post, with
     ``confirm``: the job starts (``dry_run`` to only print what would be sent)."""
-    study = _study(request, slug)
+    study = access_study_with(request.user, slug, "crowd")
     if platform not in Platform.values or action not in ACTIONS:
         raise Http404("No such action.")
     try:
