@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
+from .agreement import alpha_from_value_counts
 from .estimate import Estimate
 
 NONE = "none"  # the value of a character no span covers
@@ -85,50 +87,39 @@ def labels(spans: Sequence[dict], length: int) -> list[tuple[int, int, str]]:
 def char_alpha(passages: Sequence[tuple[int, Sequence[Sequence[dict]]]]) -> Estimate:
     """Krippendorff's alpha (nominal) over characters. ``passages``: per passage, its length
     and each annotator's spans on it; passages with fewer than two annotators add nothing.
-    ``n`` is the number of pairable values (characters × annotators), ``details`` the
-    passages and characters compared."""
-    coincidence: dict[tuple[str, str], float] = {}
+    Each character is a unit whose values are the annotators' labels of it (``labels``),
+    and the alpha is the agreement module's (``agreement.alpha_from_value_counts``) over
+    those units; a run of characters that every annotator labels alike is one row counted
+    once per character. ``details``: the passages and characters compared."""
+    rows: list[dict[str, int]] = []
+    widths: list[int] = []
     compared = characters_compared = 0
     for length, answers in passages:
-        m = len(answers)
-        if m < 2 or length <= 0:
+        if len(answers) < 2 or length <= 0:
             continue
         compared += 1
         characters_compared += length
         cuts = sorted({0, length, *(p for spans in answers for s in spans for p in (s["start"], s["end"]))})
         runs_of = [labels(spans, length) for spans in answers]
         for start, end in itertools.pairwise(cuts):
-            if start >= end:
-                continue
-            values = [_value_at(runs, start) for runs in runs_of]
-            counts: dict[str, int] = {}
-            for value in values:
-                counts[value] = counts.get(value, 0) + 1
-            for c, nc in counts.items():
-                for k, nk in counts.items():
-                    pairs = nc * (nk - (c == k))
-                    if pairs:
-                        coincidence[(c, k)] = coincidence.get((c, k), 0.0) + (end - start) * pairs / (m - 1)
-    return _nominal_alpha(coincidence, compared, characters_compared)
+            if start < end:
+                counts: dict[str, int] = {}
+                for runs in runs_of:
+                    value = _value_at(runs, start)
+                    counts[value] = counts.get(value, 0) + 1
+                rows.append(counts)
+                widths.append(end - start)
+    details = {"passages": compared, "characters": characters_compared}
+    if not rows:
+        return Estimate.undefined("fewer than two annotators on any passage", **details)
+    domain = sorted({value for counts in rows for value in counts})
+    matrix = np.array([[counts.get(value, 0) for value in domain] for counts in rows], dtype=np.float64)
+    estimate = alpha_from_value_counts(np.repeat(matrix, widths, axis=0), "nominal")
+    return replace(estimate, details={**estimate.details, **details})
 
 
 def _value_at(runs: list[tuple[int, int, str]], position: int) -> str:
     return next(value for start, end, value in runs if start <= position < end)
-
-
-def _nominal_alpha(coincidence: dict[tuple[str, str], float], passages: int, chars: int) -> Estimate:
-    marginals: dict[str, float] = {}
-    for (c, _), amount in coincidence.items():
-        marginals[c] = marginals.get(c, 0.0) + amount
-    n = sum(marginals.values())
-    details = {"passages": passages, "characters": chars}
-    if n <= 1:
-        return Estimate.undefined("fewer than two annotators on any passage", n=round(n), **details)
-    observed = sum(amount for (c, k), amount in coincidence.items() if c != k)
-    expected = (n * n - sum(v * v for v in marginals.values())) / (n - 1)
-    if expected <= 0:
-        return Estimate.undefined("every character has the same value", n=round(n), **details)
-    return Estimate(1.0 - observed / expected, n=round(n), details=details)
 
 
 def penalty(spans: Sequence[dict], weights: dict[str, float]) -> float:
