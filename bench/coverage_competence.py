@@ -3,7 +3,7 @@ clicker from ranking above consistent annotators? (issue 37; docs/statistics.md 
 
 Simulated panels, seeded, through the functions the reports use (``stats.competence`` with
 the reports' MACE settings, ``stats.competence_intervals``: a percentile bootstrap over items
-with ``RESAMPLES`` refits):
+with ``RESAMPLES`` refits, by ``stats.competence_refits`` as the reports refit):
 
   nominal rows: K categories, a uniform truth; ``annotators`` annotators, ``per_item`` of them
       (drawn without replacement) answer each item; annotator a knows the answer with
@@ -38,12 +38,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from stats.competence import Answers, dawid_skene, mace
 from stats.competence_intervals import (
     OrdinalAnswers,
-    bootstrap_competence,
     bootstrap_median_correlation,
     item_resamples,
     median_correlation,
     percentile_bounds,
 )
+from stats.competence_refits import bootstrap_dawid_skene, bootstrap_mace
 
 TRUTH_ITEMS = 20_000
 REPORT_MACE = {"restarts": 2, "tolerance": 1e-5}
@@ -97,13 +97,17 @@ def _design(
     return np.repeat(np.arange(items), per_item), chosen.ravel()
 
 
-def fits(measure: str):
-    """The competence the reports compute for ``measure``, as a function of the answers."""
+def estimate(panel: Panel, measure: str, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The competences the reports compute for ``measure``, and their refits on the resamples
+    ``counts`` as the reports refit them (the multiplicities as weights, every resample at
+    once, no copies; MACE with the whole panel's restarts and tolerance)."""
     if measure == "mace":
-        return lambda answers: mace(answers, seed=0, **REPORT_MACE).competence
+        whole = mace(panel.answers, seed=0, **REPORT_MACE)
+        return whole.competence, bootstrap_mace(panel.answers, counts, seed=0, **REPORT_MACE)
     if measure == "dawid_skene":
-        return lambda answers: dawid_skene(answers).competence
-    return lambda answers: median_correlation(OrdinalAnswers.of(answers))
+        return dawid_skene(panel.answers).competence, bootstrap_dawid_skene(panel.answers, counts)
+    ordinal = OrdinalAnswers.of(panel.answers)
+    return median_correlation(ordinal), bootstrap_median_correlation(ordinal, counts)
 
 
 @dataclass
@@ -130,13 +134,8 @@ class Tally:
 
 def tally_panel(panel: Panel, measure: str, tally: Tally, *, seed: int, resamples: int) -> None:
     """Add one panel's intervals for ``measure`` to ``tally``."""
-    fit = fits(measure)
-    value = fit(panel.answers)
     counts = item_resamples(panel.answers.units, resamples=resamples, seed=seed)
-    if measure == "median_correlation":  # as the reports: the multiplicities as weights, no copies
-        replicates = bootstrap_median_correlation(OrdinalAnswers.of(panel.answers), counts)
-    else:
-        replicates = bootstrap_competence(panel.answers, fit, counts)
+    value, replicates = estimate(panel, measure, counts)
     bounds = percentile_bounds(replicates)
     target = panel.targets[measure]
     shown = np.isfinite(value) & np.isfinite(bounds.low)

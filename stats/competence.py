@@ -311,7 +311,7 @@ def mace(
     best: tuple[_MaceStep, np.ndarray, np.ndarray] | None = None
     ran = 0
     for _ in range(1 if start else max(restarts, 1)):
-        states, spamming = (start.weights, start.spamming) if start else _mace_start(rng, answers)
+        states, spamming = (start.weights, start.spamming) if start else random_mace_start(rng, answers)
         step = _mace_e_step(answers, states, spamming)
         for _ in range(iterations):
             ran += 1
@@ -347,7 +347,7 @@ class _MaceStep:
     answered: np.ndarray
 
 
-def _mace_start(rng: np.random.Generator, answers: Answers) -> tuple[np.ndarray, np.ndarray]:
+def random_mace_start(rng: np.random.Generator, answers: Answers) -> tuple[np.ndarray, np.ndarray]:
     """Random initial parameters: per annotator the weights of (spamming, knowing), and the
     spamming distributions."""
     states = rng.uniform(1.0, 1.0 + MACE_INITIAL_NOISE, size=(answers.annotators, 2))
@@ -386,18 +386,19 @@ def _mace_m_step(step: _MaceStep, variational: bool, smoothing: float) -> tuple[
     """New (spamming, knowing) weights and spamming distributions from the expected counts."""
     states = np.column_stack([step.spammed.sum(axis=1), step.knowing])
     if variational:
-        states = _variational(states, np.array([MACE_SPAMMING_PRIOR, MACE_KNOWING_PRIOR]))
-        strategy = _variational(step.spammed, np.full(step.spammed.shape[1], MACE_STRATEGY_PRIOR))
+        states = variational_weights(states, np.array([MACE_SPAMMING_PRIOR, MACE_KNOWING_PRIOR]))
+        strategy = variational_weights(step.spammed, np.full(step.spammed.shape[1], MACE_STRATEGY_PRIOR))
         return states, strategy
     return _smoothed(states, smoothing), _smoothed(step.spammed, smoothing)
 
 
-def _variational(counts: np.ndarray, prior: np.ndarray) -> np.ndarray:
-    """Variational Bayes weights ``exp(ψ(count + prior) − ψ(Σ (count + prior)))`` per row."""
+def variational_weights(counts: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Variational Bayes weights ``exp(ψ(count + prior) − ψ(Σ (count + prior)))`` over the
+    last axis (per row; per resample and row in ``stats.competence_refits``)."""
     from scipy.special import digamma  # imported on use: see stats/__init__.py
 
     posterior = counts + prior
-    return np.exp(digamma(posterior) - digamma(posterior.sum(axis=1, keepdims=True)))
+    return np.exp(digamma(posterior) - digamma(posterior.sum(axis=-1, keepdims=True)))
 
 
 def _log_sum_exp(log_values: np.ndarray) -> np.ndarray:
