@@ -22,11 +22,26 @@ from .populations import not_a_test_q
 RESEARCHERS_GROUP = "researchers"
 
 
+# The membership read once per user object (a request's user, as Django keeps a user's
+# permissions in ``_perm_cache``): a research page asked it four to six times, a query each.
+_MEMBERSHIP = "_researchers_group_member"
+
+
 def is_researcher(user) -> bool:
     """Researchers are staff users or members of the 'researchers' group; admins are superusers."""
     if not (user and user.is_authenticated and user.is_active):
         return False
-    return user.is_staff or user.is_superuser or user.groups.filter(name=RESEARCHERS_GROUP).exists()
+    if user.is_staff or user.is_superuser:
+        return True
+    if not hasattr(user, _MEMBERSHIP):
+        setattr(user, _MEMBERSHIP, user.groups.filter(name=RESEARCHERS_GROUP).exists())
+    return getattr(user, _MEMBERSHIP)
+
+
+def forget_membership(user) -> None:
+    """After ``user``'s groups changed: ``is_researcher`` reads them again."""
+    if hasattr(user, _MEMBERSHIP):
+        delattr(user, _MEMBERSHIP)
 
 
 def researchers_group() -> Group:

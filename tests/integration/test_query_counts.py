@@ -13,11 +13,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Participant, Study
+from annotation.services.access import is_researcher
+from annotation.services.authoring.invitations import researcher_join
 from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
 from tests.factories import researcher_user
@@ -164,3 +167,24 @@ def test_a_one_trip_answer_reads_the_gates_rows_once(enrolled):
         if 'JOIN "annotation_participant" p ON p.id = e.participant_id' in query["sql"]
     ]
     assert len(gate) == 1
+
+
+def test_a_research_page_asks_once_whether_its_user_is_a_researcher(example_study_file):
+    """The page's decorator, the study list, the role and the top bar all ask
+    ``is_researcher``; the group membership is read once per request."""
+    owner = researcher_user("member")  # a researcher by the group, not staff
+    study = load_study_file(example_study_file("likert"), owner=owner).study
+    client = Client()
+    client.force_login(owner)
+    for url in ("/research/", f"/research/s/{study.slug}/"):
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(url).status_code == 200
+        asked = [q["sql"] for q in captured.captured_queries if '"auth_user_groups"' in q["sql"]]
+        assert len(asked) == 1, (url, asked)
+
+
+def test_joining_the_researchers_makes_the_same_user_object_a_researcher():
+    user = get_user_model().objects.create_user("joiner")
+    assert not is_researcher(user)
+    assert researcher_join(user)
+    assert is_researcher(user)

@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from annotation.errors import InputError
 from annotation.models import ResearcherInvitation
-from annotation.services.access import can_invite_researchers, researchers_group
+from annotation.services.access import can_invite_researchers, forget_membership, researchers_group
 
 INVITATION_LIFETIME = timedelta(days=7)
 RECENT_INVITATIONS = 50
@@ -178,4 +178,5 @@ def researcher_join(user) -> bool:
     if user.groups.filter(pk=group.pk).exists():
         return False
     user.groups.add(group)
+    forget_membership(user)
     return True
