@@ -2,6 +2,7 @@
 CSV), the API and the dashboard, on PostgreSQL, each checked against a reference
 (krippendorff, scikit-learn, the textbook formulas)."""
 
+import copy
 import csv
 import itertools
 import json
@@ -55,12 +56,20 @@ ITEMS = sorted(RATINGS["h0"])
 
 
 @pytest.fixture(scope="module")
-def module_rows(django_db_setup, django_db_blocker) -> Iterator[tuple[int, int]]:
+def module_rows(django_db_setup, django_db_blocker) -> Iterator[tuple[int, int, list[dict]]]:
     """The owner and the study with everyone's ratings, written once for the module
-    (tests/helpers/module_data.py): the primary keys of both."""
+    (tests/helpers/module_data.py): the primary keys of both, and the study's report rows as
+    ``computereports --json`` prints them (computed once: the tests read them)."""
     with rows_for_the_module(django_db_blocker):
         owner = get_user_model().objects.create_user("owner", password="pw", is_staff=True)
-        yield owner.pk, _rated_study(owner).pk
+        study = _rated_study(owner)
+        yield owner.pk, study.pk, computereports_json(study)
+
+
+@pytest.fixture
+def computed(module_rows) -> list[dict]:
+    """The module study's report rows (a copy each test may change)."""
+    return copy.deepcopy(module_rows[2])
 
 
 def _rated_study(owner) -> Study:
@@ -107,8 +116,8 @@ def _names(study) -> dict[str, str]:
     }
 
 
-def test_pooled_grouped_and_per_system_alpha_equal_the_krippendorff_package(module_study):
-    rows = computereports_json(module_study)
+def test_pooled_grouped_and_per_system_alpha_equal_the_krippendorff_package(module_study, computed):
+    rows = computed
     pooled = report_row(rows, "agreement.krippendorff_alpha", questions="all", level="ordinal")
     data = [[RATINGS[h][i][q] for i in ITEMS for q in QUESTIONS] for h in HUMANS]
     assert pooled["value"] == pytest.approx(
@@ -125,8 +134,8 @@ def test_pooled_grouped_and_per_system_alpha_equal_the_krippendorff_package(modu
     assert rome["n"] == 3 * len(mine)
 
 
-def test_reliability_figures_equal_the_textbook_formulas(module_study):
-    rows = computereports_json(module_study)
+def test_reliability_figures_equal_the_textbook_formulas(module_study, computed):
+    rows = computed
     table = np.array([_series(h, "edit") for h in HUMANS], dtype=float).T  # items × raters
     n, k = table.shape
     grand = table.mean()
@@ -152,8 +161,8 @@ def test_reliability_figures_equal_the_textbook_formulas(module_study):
     assert cronbach["details"]["ci_method"] == "feldt"
 
 
-def test_pairwise_kappa_matrix_equals_sklearn_for_each_weighting(module_study):
-    rows = computereports_json(module_study)
+def test_pairwise_kappa_matrix_equals_sklearn_for_each_weighting(module_study, computed):
+    rows = computed
     names = _names(module_study)
     for weights in (None, "linear", "quadratic"):
         label = weights or "none"
@@ -236,10 +245,10 @@ def _drawn_items(seed: int) -> list[list[str]]:
     return [[ITEMS[i] for i in row] for row in drawn]
 
 
-def test_alpha_has_an_interval_from_a_bootstrap_over_items(module_study):
+def test_alpha_has_an_interval_from_a_bootstrap_over_items(module_study, computed):
     """The alpha row carries the interval of a bootstrap over items: each resample's alpha by
     the krippendorff package on the drawn items' ratings, same draws."""
-    rows = computereports_json(module_study)
+    rows = computed
     alpha = report_row(rows, "agreement.krippendorff_alpha", question="edit", level="ordinal")
     resampled = [
         krippendorff.alpha([_series(h, "edit", drawn) for h in HUMANS], level_of_measurement="ordinal")
@@ -260,8 +269,8 @@ def _majority(values: list[int]) -> int | None:
     return winners[0] if len(winners) == 1 else None
 
 
-def test_the_machine_rater_against_humans_and_their_majority_beside_the_human_ceiling(module_study):
-    rows = computereports_json(module_study)
+def test_the_machine_rater_against_humans_and_their_majority_beside_the_human_ceiling(module_study, computed):
+    rows = computed
     base = {"question": "fact", "level": "ordinal"}
 
     def kappa(a, b):
@@ -308,8 +317,8 @@ def test_by_any_provenance_key_and_bad_keys_are_refused(module_study):
         call_command("computereports", module_study.slug, "--by", "a__b", stdout=StringIO())
 
 
-def test_csv_has_a_line_per_figure_with_group_and_details_columns(module_study):
-    rows = computereports_json(module_study)
+def test_csv_has_a_line_per_figure_with_group_and_details_columns(module_study, computed):
+    rows = computed
     out = StringIO()
     call_command("computereports", module_study.slug, "--csv", stdout=out)
     lines = list(csv.DictReader(StringIO(out.getvalue())))
@@ -325,8 +334,8 @@ def test_csv_has_a_line_per_figure_with_group_and_details_columns(module_study):
     assert {"group.annotator", "details.p_value", "ci_low"} <= set(lines[0])
 
 
-def test_the_api_serves_the_new_figures_with_their_details(module_study, module_owner):
-    rows = computereports_json(module_study)
+def test_the_api_serves_the_new_figures_with_their_details(module_study, module_owner, computed):
+    rows = computed
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=module_owner).key}")
     response = client.get(
@@ -341,8 +350,7 @@ def test_the_api_serves_the_new_figures_with_their_details(module_study, module_
     assert all("p_value" in r["details"] for r in results if r["value"] is not None)
 
 
-def test_the_dashboard_shows_the_new_tables(module_study, module_owner, client):
-    computereports_json(module_study)
+def test_the_dashboard_shows_the_new_tables(module_study, module_owner, client, computed):
     client.force_login(module_owner)
     page = client.get(f"/research/s/{module_study.slug}/dashboard/").content.decode()
     for title in (
