@@ -138,9 +138,10 @@ class Claim(TaskKind):
 
     def _context(self, item, evidence: set[int] | None) -> dict:
         """The page's context; ``evidence``: the sentences an answer shown for review chose
-        (None on a page to answer). Each sentence row carries what the template prints (its
-        form value, its letter key on a page to answer, whether the answer chose it), so the
-        template runs no filter per sentence."""
+        (None on a page to answer, whose ``answer`` is None). Each sentence row carries what
+        the template prints (its form value, its letter key on a page to answer, whether the
+        answer chose it), so the template runs no filter per sentence, and tests a name it has
+        rather than a missing one (which Django resolves by raising and catching)."""
         sentences = [
             {
                 "value": str(index),
@@ -155,6 +156,7 @@ class Claim(TaskKind):
             "title": item.payload.get("title", ""),
             "sentences": sentences,
             "labels": LABELS,
+            "answer": None,
         }
 
     answerable_by_model = True
