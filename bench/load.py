@@ -223,6 +223,7 @@ WAITING = Waiting()
 
 
 HTMX = {"HX-Request": "true"}  # what htmx sends with each request
+BOOSTED = {**HTMX, "HX-Boosted": "true"}  # and with the task form's answer: htmx boosts that form
 ONE_TRIP = "survey 1-trip"  # the survey phase as a browser with JavaScript loops
 PAGE_WAIT = "answer→page"  # from an answer's POST to the next page received (one trip or two)
 
@@ -267,7 +268,7 @@ def survey_user(
                 asked = time.perf_counter()
                 if one_trip:
                     status, page, location, _ = browser.call(
-                        "submit+page", "POST", action.group(1), form, HTMX
+                        "submit+page", "POST", action.group(1), form, BOOSTED
                     )
                     confirmed = status == 200 and 'class="messages"' not in page
                 else:

@@ -46,6 +46,7 @@ from bench._django import production_like_env  # noqa: E402 - after the path
 PAGES = 20  # pages per participant (the survey's items_per_session)
 ROUNDS = 10  # rounds per player
 HTMX = {"HTTP_HX_REQUEST": "true"}
+BOOSTED = {**HTMX, "HTTP_HX_BOOSTED": "true"}  # the task form's answer: htmx boosts that form
 OTHER = "Python and libraries (other)"
 PASS_THROUGH = ("django/utils/", "django/dispatch/")  # helpers: their time goes to their callers
 
@@ -120,7 +121,7 @@ def survey_participant(slug: str, timer: Timer, one_trip: bool = False) -> None:
             return
         form = {"csrfmiddlewaretoken": csrf(page), "label": "supports", "evidence": ["0"]}
         if one_trip:
-            page = timer.call("submit+page", client.post, action.group(1), form, **HTMX)
+            page = timer.call("submit+page", client.post, action.group(1), form, **BOOSTED)
             assert page.status_code == 200, page.status_code
             continue
         response = timer.call("submit", client.post, action.group(1), form)

@@ -39,6 +39,7 @@ EVIDENCE_THRESHOLD = 0.5  # a sentence is a trained rater's evidence from this p
 MAX_SENTENCES = 200
 MODEL_LABELS = tuple(ModelOption(value, value, text) for value, text in LABELS)
 YES_NO = (ModelOption("yes", "yes", "this sentence is evidence"), ModelOption("no", "no", "it is not"))
+SENTENCE_KEYS = "abcdefghijklmnopqrstuvwxyz"  # a page's keys: each picks or unpicks one sentence
 
 
 class ClaimPayload(StrictSerializer):
@@ -125,21 +126,38 @@ class Claim(TaskKind):
     Answer = ClaimAnswer
 
     def page_context(self, item, assignment) -> dict:
-        return {
-            "claim": item.payload["claim"],
-            "title": item.payload.get("title", ""),
-            "sentences": list(enumerate(item.payload["sentences"])),
-            "labels": LABELS,
-        }
+        return self._context(item, evidence=None)
 
     def answer_from_form(self, data: QueryDict, item, assignment) -> dict:
         return {"label": data.get("label", ""), "evidence": data.getlist("evidence")}
 
     def review_context(self, item, answer: dict) -> dict:
-        context = self.page_context(item, None)
+        context = self._context(item, evidence=set(answer.get("evidence", [])))
         context["answer"] = answer
-        context["evidence"] = set(answer.get("evidence", []))
         return context
+
+    def _context(self, item, evidence: set[int] | None) -> dict:
+        """The page's context; ``evidence``: the sentences an answer shown for review chose
+        (None on a page to answer, whose ``answer`` is None). Each sentence row carries what
+        the template prints (its form value, its letter key on a page to answer, whether the
+        answer chose it), so the template runs no filter per sentence, and tests a name it has
+        rather than a missing one (which Django resolves by raising and catching)."""
+        sentences = [
+            {
+                "value": str(index),
+                "text": sentence,
+                "key": "" if evidence is not None else sentence_key(index),
+                "chosen": evidence is not None and index in evidence,
+            }
+            for index, sentence in enumerate(item.payload["sentences"])
+        ]
+        return {
+            "claim": item.payload["claim"],
+            "title": item.payload.get("title", ""),
+            "sentences": sentences,
+            "labels": LABELS,
+            "answer": None,
+        }
 
     answerable_by_model = True
 
@@ -150,7 +168,8 @@ class Claim(TaskKind):
         lines = [f"Claim: {page['claim']}", ""]
         if page["title"]:
             lines.append(f"Passage: {page['title']}")
-        lines += [f"Sentence {index + 1}: {sentence}" for index, sentence in page["sentences"]]
+        sentences = list(enumerate(row["text"] for row in page["sentences"]))
+        lines += [f"Sentence {index + 1}: {sentence}" for index, sentence in sentences]
         label = ModelQuestion(
             "label", "label", "Does the passage support the claim, contradict it, or neither?", MODEL_LABELS
         )
@@ -162,7 +181,7 @@ class Claim(TaskKind):
                 "contradict the claim?",
                 YES_NO,
             )
-            for index, sentence in page["sentences"]
+            for index, sentence in sentences
         )
         return ModelTask("\n".join(lines), (label, *evidence))
 
@@ -286,6 +305,11 @@ class Claim(TaskKind):
 
     def _premise_and_claim(self, item) -> tuple[str, str]:
         return " ".join(item.payload["sentences"]), item.payload["claim"]
+
+
+def sentence_key(index: int) -> str:
+    """The letter key that picks or unpicks the sentence at 0-based ``index`` ('' past 'z')."""
+    return SENTENCE_KEYS[index] if index < len(SENTENCE_KEYS) else ""
 
 
 def _argmax(values: list[float]) -> int:

@@ -69,16 +69,3 @@ def render_example(study, example: dict, number: int) -> SafeString:
     """One worked example of ``study``: its item, read-only, with the answer we give."""
     context = example_context(study, example, prefix=f"ex{number}")
     return render_to_string(study.task_kind.template, context)
-
-
-SENTENCE_KEYS = "abcdefghijklmnopqrstuvwxyz"
-
-
-@register.filter
-def sentence_key(index) -> str:
-    """The letter key that toggles the sentence at 0-based ``index`` ('' past 'z')."""
-    try:
-        position = int(index)
-    except (TypeError, ValueError):
-        return ""
-    return SENTENCE_KEYS[position] if 0 <= position < len(SENTENCE_KEYS) else ""

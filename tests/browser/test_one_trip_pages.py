@@ -38,9 +38,12 @@ def test_a_session_by_mouse_answers_each_page_in_one_request(live_server, page):
 
     page.locator(".sentence").first.click()
     page.get_by_label("Supports").check()
-    page.get_by_role("button", name="Submit and continue").dblclick()  # a double click
+    with page.expect_response(lambda r: r.request.method == "POST") as answered:
+        page.get_by_role("button", name="Submit and continue").dblclick()  # a double click
     page.wait_for_selector("text=Page 2 of 3")
     assert page.url == task_url and "page 2" in page.title()
+    # htmx keeps the open page's head: the answer's response is the title and the body's content
+    assert answered.value.text().startswith("<title>") and "<head>" not in answered.value.text()
     # one POST, its response the next page: no redirect, no GET, no full page load
     posts = [s for s in seen if s[1] == "POST"]
     assert len(posts) == 1 and posts[0][0] in ("xhr", "fetch")
@@ -48,8 +51,9 @@ def test_a_session_by_mouse_answers_each_page_in_one_request(live_server, page):
     assert not [s for s in seen if s[1] == "GET" and s[2].endswith("/task/")]
     assert Response.objects.filter(study=study).count() == 1
 
-    page.reload()  # the pushed address shows the same page
+    reloaded = page.reload()  # the pushed address shows the same page, loaded whole
     page.wait_for_selector("text=Page 2 of 3")
+    assert reloaded is not None and "<head>" in reloaded.text()
     page.go_back()  # back: where the participant is, not the page already answered
     page.wait_for_selector("text=Page 2 of 3")
     assert page.url == task_url

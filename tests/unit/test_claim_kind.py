@@ -83,7 +83,11 @@ def test_page_context_never_carries_gold():
     it.gold = {"label": "contradicts", "evidence": [2]}
     context = KIND.page_context(it, None)
     assert "contradicts" not in repr({k: v for k, v in context.items() if k != "labels"})
-    assert context["sentences"] == [(0, "One."), (1, "Two."), (2, "Three.")]
+    assert [(row["value"], row["text"], row["key"]) for row in context["sentences"]] == [
+        ("0", "One.", "a"),
+        ("1", "Two.", "b"),
+        ("2", "Three.", "c"),
+    ]
 
 
 def test_agreement_values_cover_label_and_each_sentence():
