@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.errors import InputError
+from annotation.htmx import is_htmx
 from annotation.models import Job
 from annotation.numbers import whole_number
 from annotation.research.views.decorators import researcher_required
@@ -70,7 +71,7 @@ def study_dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 def recompute_reports(request: HttpRequest, slug: str) -> HttpResponse:
     study = access_study_with(request.user, slug, "dashboard")
     job, created = request_study_reports(study, user=request.user, trigger="dashboard")
-    if request.headers.get("HX-Request"):
+    if is_htmx(request):
         job.refresh_from_db()  # run already where tasks run in-process
         return _reports_job(request, study, job, status=202 if created else 200)
     if created:
@@ -91,7 +92,7 @@ def _reports_job(request: HttpRequest, study, job: Job | None, status: int = 200
     """The fragment; a job done by the time htmx asks reloads the page (``HX-Refresh``)."""
     context = {"study": study, "job": job_status(job) if job else None}
     response = render(request, "research/_reports_job.html", context, status=status)
-    if job is not None and job.status == Job.Status.DONE and request.headers.get("HX-Request"):
+    if job is not None and job.status == Job.Status.DONE and is_htmx(request):
         response["HX-Refresh"] = "true"
     return response
 

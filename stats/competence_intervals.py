@@ -3,7 +3,8 @@
 **Intervals: a bootstrap over items.** The study's items are drawn with replacement (each
 resample gives every item a multiplicity, ``item_resamples``), every answer to an item is
 copied as often as the item was drawn (a copy is a unit of its own), the model is refitted on
-the copy, and the interval is the 2.5th to 97.5th percentile of an annotator's competences over
+the copy (computed without copies: ``stats.competence_refits``, and ``bootstrap_median_correlation``
+below), and the interval is the 2.5th to 97.5th percentile of an annotator's competences over
 the resamples (percentile bootstrap). Items, not answers, are resampled because an item's
 answers are not independent: they share its true label. The number of resamples is bounded
 (``RESAMPLES``), so a report refits each model at most that many times; resamples in which an
@@ -21,7 +22,6 @@ orders the items as the others do, near 0 for a random clicker, whatever their o
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,40 +44,13 @@ def item_resamples(items: int, *, resamples: int = RESAMPLES, seed: int = 0) -> 
     return rng.multinomial(items, np.full(items, 1.0 / items), size=resamples)
 
 
-def resampled(answers: Answers, unit_counts: np.ndarray) -> Answers:
-    """The answers with every unit copied ``unit_counts[unit]`` times, each copy a unit of its
-    own (so a model sees a drawn-twice item as two items with the same answers)."""
-    copies = unit_counts[answers.unit]
-    index = np.repeat(np.arange(len(answers)), copies)
-    first_copy = np.cumsum(unit_counts) - unit_counts  # new code of each unit's first copy
-    block_start = np.repeat(np.cumsum(copies) - copies, copies)
-    copy = np.arange(len(index)) - block_start  # which copy of its unit each new answer is
-    return Answers(
-        unit=first_copy[answers.unit[index]] + copy,
-        annotator=answers.annotator[index],
-        label=answers.label[index],
-        units=int(unit_counts.sum()),
-        annotators=answers.annotators,
-        categories=answers.categories,
-    )
-
-
-def bootstrap_competence(
-    answers: Answers, competence: Callable[[Answers], np.ndarray], unit_counts: np.ndarray
-) -> np.ndarray:
-    """Resamples × annotators: ``competence`` (a fit returning one figure per annotator, NaN
-    for one without answers) on each resample of the units (rows of ``unit_counts``)."""
-    return np.array([competence(resampled(answers, counts)) for counts in unit_counts]).reshape(
-        len(unit_counts), answers.annotators
-    )
-
-
 def bootstrap_median_correlation(ordinal: OrdinalAnswers, unit_counts: np.ndarray) -> np.ndarray:
     """Resamples × annotators: ``median_correlation`` on each resample of the units (rows of
-    ``unit_counts``), the same figures as ``bootstrap_competence`` refitting it on copied
-    answers. A copy of a unit is a unit of its own with the same answers, so the others'
-    median of each answer stays what it was and a drawn-twice unit only counts twice: the
-    multiplicities are passed as weights, and nothing is copied or sorted again."""
+    ``unit_counts``), the same figures as refitting it on copied answers
+    (``tests/helpers/competence_copies.py``). A copy of a unit is a unit of its own with the
+    same answers, so the others' median of each answer stays what it was and a drawn-twice unit
+    only counts twice: the multiplicities are passed as weights, and nothing is copied or
+    sorted again."""
     return np.array([median_correlation(ordinal, counts) for counts in unit_counts]).reshape(
         len(unit_counts), ordinal.answers.annotators
     )

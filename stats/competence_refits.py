@@ -11,8 +11,8 @@ the fixed cost of NumPy calls on small arrays, a few hundred per refit.
 
 Each resample keeps its own convergence: once it converges its parameters stay as they
 were, while the others go on, so every resample ends where its own fit would
-(``tests/unit/test_competence_refits.py`` compares them with ``bootstrap_competence``
-refitting ``dawid_skene`` and ``mace`` on copied answers). Resamples are taken in chunks of
+(``tests/unit/test_competence_refits.py`` compares them with ``dawid_skene`` and ``mace``
+refitted on copied answers, ``tests/helpers/competence_copies.py``). Resamples are taken in chunks of
 at most ``CHUNK_ROWS`` answers × categories, which bounds the memory a stack takes.
 """
 

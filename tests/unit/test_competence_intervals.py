@@ -1,5 +1,6 @@
 """Competence intervals (a bootstrap over items) and the ordinal measures
-(``stats/competence_intervals.py``): the resampling copies whole items, the intervals keep a
+(``stats/competence_intervals.py``): the resampling copies whole items (by its definition,
+``tests/helpers/competence_copies.py``), the intervals keep a
 random clicker from looking better than a consistent annotator, they cover the simulated
 truth, and a scale is aggregated by its median (issue 37). The bigger simulation is
 ``bench/coverage_competence.py``."""
@@ -11,15 +12,15 @@ from bench.coverage_competence import Tally, nominal_panel, ordinal_panel, tally
 from stats.competence import Answers, dawid_skene, mace
 from stats.competence_intervals import (
     OrdinalAnswers,
-    bootstrap_competence,
     bootstrap_median_correlation,
     item_resamples,
     median_correlation,
     median_correlation_reasons,
     median_labels,
     percentile_bounds,
-    resampled,
 )
+from stats.competence_refits import bootstrap_mace
+from tests.helpers.competence_copies import bootstrap_competence, resampled
 from tests.unit.test_competence import reference_answers
 
 
@@ -62,10 +63,8 @@ def test_a_random_clickers_interval_overlaps_or_lies_below_a_consistent_annotato
                 knows = rng.random() < knowing
                 rows.append((unit, annotator, truth[unit] if knows else rng.integers(0, categories)))
         answers = Answers.of(*zip(*rows, strict=True), categories=categories)
-        fit = lambda a: mace(a, seed=0, restarts=2, tolerance=1e-5).competence  # noqa: E731
-        bounds = percentile_bounds(
-            bootstrap_competence(answers, fit, item_resamples(items, resamples=50, seed=seed))
-        )
+        counts = item_resamples(items, resamples=50, seed=seed)
+        bounds = percentile_bounds(bootstrap_mace(answers, counts, seed=0, restarts=2, tolerance=1e-5))
         assert all(bounds.low[0] <= bounds.high[other] for other in (1, 2, 3)), seed
         assert bounds.low[0] < max(bounds.low[1:]), seed
 

@@ -9,8 +9,9 @@ import pytest
 
 from stats import competence_refits
 from stats.competence import Answers, dawid_skene, mace
-from stats.competence_intervals import bootstrap_competence, item_resamples
+from stats.competence_intervals import item_resamples
 from stats.competence_refits import bootstrap_dawid_skene, bootstrap_mace
+from tests.helpers.competence_copies import bootstrap_competence
 
 
 def random_answers(rng: np.random.Generator) -> Answers:

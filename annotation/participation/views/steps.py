@@ -15,6 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import Resolver404, resolve, reverse
 
+from annotation.htmx import is_htmx
 from annotation.languages import in_study_language
 from annotation.models import Enrollment, Participant, Study
 from annotation.services.access import access_study_for_participant
@@ -173,11 +174,6 @@ def _arrived_from(request: HttpRequest) -> str:
         if participant is not None:
             return participant.source
     return source
-
-
-def is_htmx(request: HttpRequest) -> bool:
-    """Whether htmx sent this request (the game's round steps), wanting a fragment back."""
-    return request.headers.get("HX-Request") == "true"
 
 
 def go_to(request: HttpRequest, url: str) -> HttpResponse:

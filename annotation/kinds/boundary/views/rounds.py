@@ -15,9 +15,10 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.errors import InputError
+from annotation.htmx import is_htmx
 from annotation.models import Assignment, Enrollment, Response
 from annotation.numbers import whole_number
-from annotation.participation.views.steps import go_to, is_htmx, participant_step
+from annotation.participation.views.steps import go_to, participant_step
 from annotation.services.participation.authenticity import signals_from_form
 from annotation.services.participation.gate import LiveStep, StepRefused
 from annotation.services.participation.submission import SubmissionClosed, submit_response
