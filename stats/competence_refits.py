@@ -117,9 +117,12 @@ class _Stack:
 
 
 def _chunks(answers: Answers, unit_counts: np.ndarray):
+    """The resamples in stacks of at most ``CHUNK_ROWS`` answers × categories; the answers
+    are sorted and grouped once for all of them."""
+    whole = _Stack.of(answers, unit_counts)
     step = max(1, CHUNK_ROWS // max(len(answers) * max(answers.categories, 1), 1))  # resamples
     for start in range(0, len(unit_counts), step):
-        yield _Stack.of(answers, unit_counts[start : start + step])
+        yield whole.take(np.arange(start, min(start + step, len(unit_counts))))
 
 
 def _log_sum_exp(log_values: np.ndarray) -> np.ndarray:
