@@ -100,13 +100,21 @@ def subject_settings(worker_settings, subject_stats_corpus):
     return worker_settings
 
 
+def worker_setting_values(tiny_registry, stats_corpus, stats_dir) -> dict:
+    """The settings a GPU worker would have, pointing at the tiny model and its files."""
+    return {
+        "MODEL_REGISTRY": tiny_registry,
+        "EDITING_HPARAMS_DIR": str(HPARAMS_DIR),
+        "EDITING_STATS_CORPUS": str(stats_corpus),
+        "EDITING_STATS_DIR": stats_dir,
+    }
+
+
 @pytest.fixture
 def worker_settings(settings, tiny_registry, stats_corpus, stats_dir):
-    """The settings a GPU worker would have, pointing at the tiny model and its files."""
-    settings.MODEL_REGISTRY = tiny_registry
-    settings.EDITING_HPARAMS_DIR = str(HPARAMS_DIR)
-    settings.EDITING_STATS_CORPUS = str(stats_corpus)
-    settings.EDITING_STATS_DIR = stats_dir
+    """The test's settings with ``worker_setting_values``."""
+    for name, value in worker_setting_values(tiny_registry, stats_corpus, stats_dir).items():
+        setattr(settings, name, value)
     return settings
 
 

@@ -10,18 +10,24 @@ import pytest
 from annotation.models import Job
 from tests.celery_worker import redis_worker_on
 
+FIRST_PAUSE_S = 0.01
+
 
 def wait_until(check, seconds: float = 30.0, *, step: float = 0.1) -> bool:
-    """Whether ``check()`` turned true within ``seconds``, asking every ``step`` seconds.
+    """Whether ``check()`` turned true within ``seconds``, asking every ``step`` seconds once
+    the wait is under way: the first pauses are shorter (from ``FIRST_PAUSE_S``, doubling),
+    so a job a worker finishes in a few milliseconds is not waited on for a whole step.
     The tests' one polling loop: every wait below, and every wait in a test, goes through it.
     ``check`` may raise (an assertion that what it waits on is still alive, say)."""
     deadline = time.monotonic() + seconds
+    pause = min(FIRST_PAUSE_S, step)
     while True:
         if check():
             return True
         if time.monotonic() >= deadline:
             return False
-        time.sleep(step)
+        time.sleep(pause)
+        pause = min(2 * pause, step)
 
 
 def wait_for_job(job: Job, seconds: float = 180) -> Job:

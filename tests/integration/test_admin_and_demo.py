@@ -3,12 +3,14 @@ the demo that `make run` loads."""
 
 import json
 import re
+from collections.abc import Iterator
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
 
 from annotation.models import Enrollment, Study
+from tests.helpers.module_data import rows_for_the_module
 
 pytestmark = pytest.mark.django_db
 
@@ -54,9 +56,18 @@ def test_responses_are_read_only_in_admin(admin_client):
     assert admin_client.get("/admin/annotation/response/add/").status_code == 403
 
 
-def test_demo_loads_and_admin_password_is_printed_once(django_user_model):
-    call_command("loaddemo", stdout=StringIO())
-    call_command("loaddemo", stdout=StringIO())  # idempotent
+@pytest.fixture(scope="module")
+def demo_loaded(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """``loaddemo`` run once for the module's two demo tests, its rows kept for the module
+    (tests/helpers/module_data.py): the studies, their seeded answers and reports, a few CPU
+    seconds. The demo tests come last here, so no other test of the module sees them."""
+    with rows_for_the_module(django_db_blocker):
+        call_command("loaddemo", stdout=StringIO())
+        yield
+
+
+def test_demo_loads_and_admin_password_is_printed_once(django_user_model, demo_loaded):
+    call_command("loaddemo", stdout=StringIO())  # again, on the loaded demo: idempotent
     assert Study.objects.filter(status="live", public=True).exists()
     first, second = StringIO(), StringIO()
     call_command("demoadmin", stdout=first)
@@ -65,7 +76,7 @@ def test_demo_loads_and_admin_password_is_printed_once(django_user_model):
     assert django_user_model.objects.get(username="admin").is_superuser
 
 
-def test_each_study_file_is_kept_once_and_the_demo_is_the_documented_examples():
+def test_each_study_file_is_kept_once_and_the_demo_is_the_documented_examples(demo_loaded):
     """The demo loads ``docs/examples/``; no second copy of an example sits elsewhere."""
     import hashlib
     import subprocess
@@ -82,6 +93,5 @@ def test_each_study_file_is_kept_once_and_the_demo_is_the_documented_examples():
             by_content.setdefault(hashlib.sha256(content).hexdigest(), []).append(name)
     assert [names for names in by_content.values() if len(names) > 1] == []
 
-    call_command("loaddemo", stdout=StringIO())
     documented = {json.loads(path.read_text())["slug"] for path in EXAMPLES.glob("*.json")}
     assert set(Study.objects.values_list("slug", flat=True)) == documented - {"boundary-example"}

@@ -6,16 +6,20 @@ raters cross items, on pairs built here by plain loops, and the dashboard's tabl
 
 from __future__ import annotations
 
+import copy
 import re
 import sqlite3
 import zipfile
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 import statsmodels.api as sm
 from scipy import stats
 
+from annotation.models import Study
 from tests.helpers.bradley_terry import SYSTEMS, questionnaire_study, ranking_study
+from tests.helpers.module_data import rows_for_the_module
 from tests.helpers.reports import computereports_json, report_row
 
 pytestmark = pytest.mark.django_db
@@ -93,6 +97,23 @@ def check_strengths(rows: list[dict], prefix: str, group: dict, pairs, *, two_wa
     assert f"({method})" in bias["details"]["ci_method"]
 
 
+@pytest.fixture(scope="module")
+def pick_rows(django_db_setup, django_db_blocker) -> Iterator[tuple[int, list, list[dict]]]:
+    """The pairwise pick study, written once for the module (tests/helpers/module_data.py):
+    its primary key, its pairs and its report rows as ``computereports --json`` prints them
+    (computed once: three tests read them)."""
+    with rows_for_the_module(django_db_blocker):
+        study, pairs = questionnaire_study()
+        yield study.pk, pairs, computereports_json(study)
+
+
+@pytest.fixture
+def pick(pick_rows) -> tuple[Study, list, list[dict]]:
+    """The module's pick study, its pairs and its report rows (copies each test may change)."""
+    pk, pairs, rows = pick_rows
+    return Study.objects.get(pk=pk), list(pairs), copy.deepcopy(rows)
+
+
 def test_a_ranking_study_whose_raters_cross_items_clusters_by_item_and_participant():
     study, pairs = ranking_study()
     rows = computereports_json(study)
@@ -105,9 +126,8 @@ def test_a_ranking_study_with_a_rater_per_answer_clusters_by_item_only():
     check_strengths(rows, "ranking", {"criterion": "fluency"}, pairs, two_way=False)
 
 
-def test_a_pairwise_pick_with_ties_reports_strengths_intervals_and_the_first_shown_bias():
-    study, pairs = questionnaire_study()
-    rows = computereports_json(study)
+def test_a_pairwise_pick_with_ties_reports_strengths_intervals_and_the_first_shown_bias(pick):
+    _, pairs, rows = pick
     check_strengths(rows, "questionnaire", {"question": "better"}, pairs, two_way=True)
     design = _design(pairs)
     design[:, 0] = 1.0  # γ in place of the reference system's column
@@ -118,9 +138,8 @@ def test_a_pairwise_pick_with_ties_reports_strengths_intervals_and_the_first_sho
     assert bias["details"]["first_share"] == pytest.approx(outcome.mean())
 
 
-def test_the_dashboard_shows_the_bradley_terry_table_with_intervals(admin_client):
-    study, _ = questionnaire_study()
-    computereports_json(study)
+def test_the_dashboard_shows_the_bradley_terry_table_with_intervals(admin_client, pick):
+    study, _, _ = pick
     html = admin_client.get(f"/research/s/{study.slug}/dashboard/").content.decode()
     start = html.index("Pick questions: Bradley-Terry strengths and ranks per system")
     table = html[start : html.index("</table>", start)]
@@ -133,13 +152,12 @@ def test_the_dashboard_shows_the_bradley_terry_table_with_intervals(admin_client
     assert "Position bias: preference for the passage shown first" in html
 
 
-def test_the_api_and_the_sqlite_export_carry_the_intervals(admin_client, admin_user, tmp_path):
+def test_the_api_and_the_sqlite_export_carry_the_intervals(admin_client, admin_user, tmp_path, pick):
     from rest_framework.test import APIClient
 
     from annotation.services.exports.export import export_study
 
-    study, _ = questionnaire_study()
-    rows = computereports_json(study)
+    study, _, rows = pick
     expected = report_row(rows, "questionnaire.rank", question="better", system="base")
     api = APIClient()
     api.force_authenticate(admin_user)

@@ -1,4 +1,5 @@
-"""edit_and_generate and edit_model on the tiny model: items with provenance, reruns add nothing."""
+"""edit_and_generate and edit_model on the tiny model: items of every kind, refusals before any job
+(the claim study's items and a rerun: tests/integration/test_edit_and_generate_claims.py)."""
 
 from __future__ import annotations
 
@@ -39,57 +40,6 @@ def edit_and_generate(requests_file, **options):
         **{**defaults, **options},
     )
     return err.getvalue()
-
-
-def test_claim_items_for_every_method_passage_and_fact(worker_settings, requests_file):
-    err = edit_and_generate(requests_file, kind="claim")
-    study = Study.objects.get(slug="leme-claims")
-    assert study.kind == "claim" and study.status == "draft"
-    tolvik = {i.external_id: i for i in Item.objects.filter(study=study, provenance__source_id="tolvik")}
-    # (3 methods + human) × (main + related) × (new fact, old fact, one ground-truth fact)
-    assert len(tolvik) == 4 * 2 * 3
-    rome = tolvik["tolvik:tiny-gpt2:rome:main:new_fact"]
-    assert (
-        rome.payload["claim"] == "Lake Tolvik is located in Rome."
-        and rome.payload["claim_type"] == "new_fact"
-    )
-    assert " ".join(rome.payload["sentences"]).startswith("Lake Tolvik stands in the city of")
-    provenance = rome.provenance
-    assert (provenance["system"], provenance["method"], provenance["model"]) == ("ROME", "rome", "tiny-gpt2")
-    assert provenance["decoding"] == {
-        "do_sample": True,
-        "top_p": 0.95,
-        "top_k": 50,
-        "temperature": 0.9,
-        "max_new_tokens": 24,
-    }
-    assert provenance["edit"]["metrics"]["efficacy"] is True
-    assert provenance["edit"]["hparams"] == {"file": "tiny-gpt2.json", "version": 4}
-    unedited = tolvik["tolvik:tiny-gpt2:none:main:new_fact"].provenance
-    assert unedited["system"] == "tiny-gpt2" and unedited["seed"] == provenance["seed"]  # paired streams
-    assert unedited["edit"]["metrics"]["efficacy"] is False
-    assert (
-        tolvik["tolvik:tiny-gpt2:ike:related:ground_truth0"].payload["claim"]
-        == "Port Ilse is located in Paris."
-    )
-    human = tolvik["tolvik:human:main:old_fact"]
-    assert (
-        human.provenance["system"] == "human"
-        and human.payload["sentences"][0] == "Lake Tolvik is located in Rome."
-    )
-    job = Job.objects.get(kind="edit_and_generate")
-    assert job.status == "done" and job.progress_done == job.progress_total == 6
-    assert job.result["metrics"]["tolvik"]["rome"]["efficacy"] is True
-    assert "edited passages for leme-claims" in err
-
-
-def test_running_again_edits_nothing_and_adds_nothing(worker_settings, requests_file):
-    edit_and_generate(requests_file, kind="claim")
-    count = Item.objects.count()
-    edit_and_generate(requests_file)  # the study exists now: its kind is used
-    assert Item.objects.count() == count
-    second = Job.objects.order_by("pk").last()
-    assert second.result["edits"] == 0 and second.result["added"] == 0
 
 
 def test_a_new_method_adds_only_its_own_items(worker_settings, requests_file):
