@@ -4,9 +4,16 @@ DRF builds a serializer's fields anew for every instance (a deep copy of each de
 field, nested serializers included): two thirds of the 3 ms it took to check one item of
 an items file, so a million items took the better part of an hour. Inside
 ``reused_serializers()`` (a bulk load: ``loaditems``, the items upload) the instance for a
-serializer class and context is built once and validates each value in turn, as DRF's own
-``ListField`` reuses its child for every element. Outside it, every call builds its own
-instance, as before. The rules are the serializers' either way: only their cost changes.
+serializer class is built once and validates each value in turn, as DRF's own ``ListField``
+reuses its child for every element. Outside it, every call builds its own instance, as before.
+The rules are the serializers' either way: only their cost changes.
+
+Each value is validated under its own context, set on the instance before it runs: an item's
+gold is checked against that item, which is new for every item (keyed by the context's values,
+as this was at first, every gold made a serializer of its own, kept until the load ended: more
+CPU than none at all, and memory for each item of the file). The fields read the context
+through the serializer at validation time (DRF's ``Field.context`` is the root's), and no
+serializer here builds its fields from its context, so one instance serves every context.
 """
 
 from __future__ import annotations
@@ -42,10 +49,8 @@ def validated(serializer_class, data: object, context: dict | None = None):
         serializer = serializer_class(data=data, **({} if context is None else {"context": context}))
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
-    context = context or {}
-    # The context's values by identity: the entry holds them, so no id is reused while it lives.
-    key = (serializer_class, tuple((name, id(value)) for name, value in context.items()))
-    serializer = instances.get(key)
+    serializer = instances.get(serializer_class)
     if serializer is None:
-        serializer = instances[key] = serializer_class(context=context)
+        serializer = instances[serializer_class] = serializer_class()
+    serializer._context = context or {}  # what DRF's __init__ sets from context=, read by every field
     return serializer.run_validation(data)

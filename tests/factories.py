@@ -10,6 +10,7 @@ place that calls them.
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime, timedelta
 
 import factory
@@ -21,7 +22,7 @@ from factory.django import DjangoModelFactory
 from annotation.kinds import get_kind
 from annotation.models import Enrollment, Item, Participant, Response, Study
 from annotation.services.access import researchers_group
-from annotation.services.participation.assignment import create_assignment
+from annotation.services.participation.assignment import create_assignment, next_positions, take_slots
 from annotation.services.participation.participants import (
     count_answers,
     enroll,
@@ -127,6 +128,8 @@ class AnsweredResponseFactory(DjangoModelFactory):
     seconds: float | None = 20.0  # read by _create, not a field
     enrolled = False  # read by _create, not a field: the participant is enrolled in the study already
     source = Participant.Source.LAB  # of a participant given by name
+    position: int | None = None  # read by _create, not a field: the page's place (None: the next)
+    slot_taken = False  # read by _create, not a field: the item's slot was taken for it (a batch)
     answer = factory.LazyFunction(dict)
     points = None
     correct = None
@@ -137,14 +140,17 @@ class AnsweredResponseFactory(DjangoModelFactory):
 
     @classmethod
     def from_specs(cls, study: Study, specs: list[dict]) -> list[Response]:
-        """Responses from dicts of this factory's fields, in order.
+        """Responses from dicts of this factory's fields, in order, in one transaction.
 
         Each item and participant the specs name is looked up (and the participant enrolled)
         once for the whole list, not once per row: a few hundred rows cost three queries
-        each that way, a tenth of the time a test spent building its answers."""
+        each that way, a tenth of the time a test spent building its answers. The pages are
+        written as a batch's are (``create_assignment``'s ``position`` and ``takes_slot``):
+        the participants' next positions read at once (``next_positions``), the items' slots
+        taken at once (``take_slots``, in item order)."""
         items: dict[str, Item] = {}
         participants: dict[tuple[str, str], Participant] = {}
-        responses = []
+        rows = []
         for spec in specs:
             fields = dict(spec)
             if isinstance(fields.get("item"), str):
@@ -157,19 +163,48 @@ class AnsweredResponseFactory(DjangoModelFactory):
                     participants[key] = participant_named(study, key[1], key[0])
                 fields["participant"] = participants[key]
                 fields["enrolled"] = True  # by participant_named
-            responses.append(cls(study=study, **fields))
-        return responses
+            rows.append(fields)
+        with transaction.atomic():  # the services lock rows, as on the site
+            positions = next_positions(study, {fields["participant"].pk for fields in rows})
+            take_slots(Counter(fields["item"].pk for fields in rows))
+            return [
+                cls(
+                    study=study, position=next(positions[fields["participant"].pk]), slot_taken=True, **fields
+                )
+                for fields in rows
+            ]
 
     @classmethod
     def _create(
-        cls, model_class, *, study: Study, item, participant, seconds, source, enrolled, **fields
+        cls,
+        model_class,
+        *,
+        study: Study,
+        item,
+        participant,
+        seconds,
+        source,
+        enrolled,
+        position,
+        slot_taken,
+        **fields,
     ) -> Response:
         if isinstance(item, str):
             item = Item.objects.get(study=study, external_id=item)
         if isinstance(participant, str):
             participant, enrolled = participant_named(study, participant, source), True
-        with transaction.atomic():  # the services lock rows, as on the site
-            return _store_answered(study, item, participant, seconds=seconds, enrolled=enrolled, **fields)
+        # the services lock rows, as on the site; a batch's rows share its transaction
+        with transaction.atomic(savepoint=not slot_taken):
+            return _store_answered(
+                study,
+                item,
+                participant,
+                seconds=seconds,
+                enrolled=enrolled,
+                position=position,
+                takes_slot=not slot_taken,
+                **fields,
+            )
 
 
 def _store_answered(
@@ -186,11 +221,14 @@ def _store_answered(
     answered_at: datetime,
     seconds: float | None,
     enrolled: bool = False,
+    position: int | None = None,
+    takes_slot: bool = True,
 ) -> Response:
     """Hand ``item`` to ``participant``, store the answer through the submission service and
     count it on their enrollment (enrolled if they were not, unless ``enrolled`` says they
     are: a few hundred rows spent a query each on an enrollment already there), with the
-    dictated score."""
+    dictated score. ``position`` and ``takes_slot`` as ``create_assignment`` takes them (a
+    batch's own positions; its slots taken beforehand)."""
     shown_at = answered_at - timedelta(seconds=seconds) if seconds is not None else None
     assignment = create_assignment(
         study=study,
@@ -200,6 +238,8 @@ def _store_answered(
         state=display_order,
         expires_at=answered_at,
         shown_at=shown_at,
+        position=position,
+        takes_slot=takes_slot,
     )
     response = store_response(
         assignment=assignment, answer=answer, shown_at=shown_at, answered_at=answered_at
