@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -10,6 +13,7 @@ from rest_framework.test import APIClient
 from annotation.models import Participant, Study
 from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
+from tests.helpers.module_data import rows_for_the_module
 
 from .openapi import validate
 
@@ -66,6 +70,31 @@ def create_owned_study(owner) -> Study:
 @pytest.fixture
 def owned_study(users):
     return create_owned_study(users["owner"])
+
+
+@pytest.fixture(scope="module")
+def module_owned(django_db_setup, django_db_blocker) -> Iterator[dict]:
+    """The users and the owned study written once for a module whose tests only read them or
+    change rows that their own transaction rolls back (tests/helpers/module_data.py): the
+    primary keys. Such a module overrides ``users`` and ``owned_study`` with
+    ``module_users`` and ``module_owned_study``."""
+    with rows_for_the_module(django_db_blocker):
+        users = create_users(get_user_model())
+        study = create_owned_study(users["owner"])
+        yield {"users": {role: user.pk for role, user in users.items()}, "study": study.pk}
+
+
+@pytest.fixture
+def module_users(module_owned, django_user_model) -> dict:
+    """The module's users by role, fetched afresh for the test."""
+    fetched = django_user_model.objects.in_bulk(module_owned["users"].values())
+    return {role: fetched[pk] for role, pk in module_owned["users"].items()}
+
+
+@pytest.fixture
+def module_owned_study(module_owned) -> Study:
+    """The module's owned study, fetched afresh for the test."""
+    return Study.objects.get(pk=module_owned["study"])
 
 
 @pytest.fixture

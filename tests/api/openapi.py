@@ -32,6 +32,30 @@ def _json_schema(node):
     return converted
 
 
+@cache
+def components() -> dict:
+    """The document's components in JSON Schema, converted once."""
+    return _json_schema(openapi()["components"])
+
+
+# A documented schema's validator by the schema's id (the schemas live as long as the cached
+# document), with the schema kept so the id stays its own.
+_validators: dict[int, tuple[dict, jsonschema.protocols.Validator]] = {}
+
+
+def check_body(schema: dict, body) -> None:
+    """Fail unless ``body`` fits ``schema``, a schema of the document, as ``jsonschema.validate``
+    fails (the best-matching error); the schema is checked and its validator built once."""
+    if id(schema) not in _validators:
+        document = {**_json_schema(schema), "components": components()}
+        kind = jsonschema.validators.validator_for(document)
+        kind.check_schema(document)
+        _validators[id(schema)] = (schema, kind(document))
+    error = jsonschema.exceptions.best_match(_validators[id(schema)][1].iter_errors(body))
+    if error is not None:
+        raise error
+
+
 def operation(path: str, method: str) -> dict:
     """The documented operation for a concrete path such as /api/v1/studies/x/."""
     # Literal paths first: /participants/returned/ before /participants/{public_id}/.
@@ -51,5 +75,4 @@ def validate(path: str, method: str, status: int, body) -> None:
     schema = (content.get("application/json") or {}).get("schema")
     if schema is None:
         return
-    document = {**_json_schema(schema), "components": _json_schema(openapi()["components"])}
-    jsonschema.validate(body, document)
+    check_body(schema, body)

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 import pytest
 from django.apps import apps
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -40,9 +41,18 @@ WRITE_METHODS = ("post", "put", "patch", "delete")
 
 
 def row_counts() -> dict[str, int]:
-    """Every table of the platform and of the accounts it keeps."""
-    models = [*apps.get_app_config("annotation").get_models(), *apps.get_app_config("auth").get_models()]
-    return {model.__name__: model.objects.count() for model in models} | {"Token": Token.objects.count()}
+    """The rows of every table of the platform and of the accounts it keeps, by model, in one
+    query."""
+    models = [
+        *apps.get_app_config("annotation").get_models(),
+        *apps.get_app_config("auth").get_models(),
+        Token,
+    ]
+    tables = [connection.ops.quote_name(model._meta.db_table) for model in models]
+    sql = " UNION ALL ".join(f"SELECT %s, COUNT(*) FROM {table}" for table in tables)  # noqa: S608 - our tables
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [model.__name__ for model in models])
+        return dict(cursor.fetchall())
 
 
 # --- values of the wrong type, by JSON Schema type ----------------------------------------

@@ -14,6 +14,18 @@ from annotation.models import Enrollment
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def users(module_users):
+    """The users written once for the module (overrides tests/api/conftest.py's)."""
+    return module_users
+
+
+@pytest.fixture
+def owned_study(module_owned_study):
+    """The owned study written once for the module (overrides tests/api/conftest.py's)."""
+    return module_owned_study
+
+
 @pytest.mark.parametrize("value", ["abc", "0", "-5", "1.5", "", "٣", "²", "9" * 5000])
 def test_a_page_size_that_is_not_a_positive_whole_number_is_a_400(client_for, owned_study, value):
     for path in ("/api/v1/studies/", "/api/v1/responses/", "/api/v1/studies/owned/items/"):

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client, TestCase, override_settings
+from rest_framework.authtoken.models import Token
 
 from annotation.models import Job, Response, Study, StudyShare
 from annotation.services.jobs import start_job
@@ -24,7 +25,7 @@ from tests.factories import ParticipantFactory, researcher_user
 from tests.helpers.module_data import rows_for_the_module
 
 from .conftest import ROLES as BASE_ROLES
-from .conftest import create_owned_study, create_users
+from .conftest import CheckedClient, create_owned_study, create_users
 
 # The researchers the study is shared with, by the role of their share.
 SHARE_ROLES = {"coowner": "owner", "operator": "operator", "analyst": "analyst", "viewer": "viewer"}
@@ -43,11 +44,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(scope="module")
 def module_world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[dict]:
-    """The users, a study with one answered page, and a finished export of it, written once
-    for the module (tests/helpers/module_data.py): the tests read them, and the few that
-    write (renaming, closing, excluding, new items and jobs) change rows only, which their
-    own transaction rolls back. No endpoint here touches the export's file, so it is shared
-    too, in a directory of the module's own: the primary keys of it all."""
+    """The users (each with an API token), a study with one answered page, and a finished
+    export of it, written once for the module (tests/helpers/module_data.py): the tests read
+    them, and the few that write (renaming, closing, excluding, new items and jobs) change
+    rows only, which their own transaction rolls back. No endpoint here touches the export's
+    file, so it is shared too, in a directory of the module's own: the primary keys of it all."""
     with (
         override_settings(EXPORT_DIR=tmp_path_factory.mktemp("exports")),
         rows_for_the_module(django_db_blocker),
@@ -66,6 +67,7 @@ def module_world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterat
         assert export.status == Job.Status.DONE
         yield {
             "users": {role: user.pk for role, user in users.items()},
+            "tokens": {role: Token.objects.create(user=user).key for role, user in users.items()},
             "public_id": participant.public_id,
             "export": export.pk,
             "item": study.items.order_by("pk").first().pk,
@@ -74,12 +76,29 @@ def module_world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterat
 
 @pytest.fixture
 def users(module_world, django_user_model):
-    """The module's users, fetched afresh for each test (overrides tests/api/conftest.py's)."""
-    return {role: django_user_model.objects.get(pk=pk) for role, pk in module_world["users"].items()}
+    """The module's users, fetched afresh for each test in one query (overrides
+    tests/api/conftest.py's)."""
+    pks = module_world["users"]
+    fetched = django_user_model.objects.in_bulk(pks.values())
+    return {role: fetched[pk] for role, pk in pks.items()}
 
 
 @pytest.fixture
-def world(module_world, users):
+def client_for(module_world):
+    """A schema-checking client authenticated as a role by the token the module made for its
+    user (overrides tests/api/conftest.py's, which makes one in each test)."""
+
+    def make(role: str) -> CheckedClient:
+        client = CheckedClient()
+        if role != "anonymous":
+            client.credentials(HTTP_AUTHORIZATION=f"Token {module_world['tokens'][role]}")
+        return client
+
+    return make
+
+
+@pytest.fixture
+def world(module_world):
     """What the endpoints' paths name: the participant's public id, the export's key, an item."""
     return {
         "public_id": module_world["public_id"],

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 
-import jsonschema
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.test import TestCase, override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -26,8 +28,11 @@ from annotation.services.jobs import start_job
 from annotation.services.participation.assignment import assign_next_item
 from annotation.services.participation.submission import submit_response
 from tests.conftest import claim_study_file
+from tests.factories import ParticipantFactory
+from tests.helpers.module_data import rows_for_the_module
 
-from .openapi import _json_schema, openapi
+from .conftest import create_owned_study, create_users
+from .openapi import check_body, openapi
 
 pytestmark = pytest.mark.django_db
 TEMPLATE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
@@ -157,35 +162,64 @@ CASES: dict[tuple[str, str], tuple[tuple, tuple]] = {
 }
 
 
-@pytest.fixture
-def world(owned_study, enrolled, django_capture_on_commit_callbacks, users, tmp_path, settings):
-    """The owned study (with a URL-template completion link), one answered page, a finished
-    export and a queued one; the values the cases' placeholders stand for."""
-    settings.EXPORT_DIR = tmp_path
-    cache.clear()  # the token's rate limit
-    owned_study.completion_url = TEMPLATE_URL
-    owned_study.save(update_fields=["completion_url"])
-    participant = enrolled(owned_study, source="prolific", platform_worker_id="PID-1")
-    submit_response(
-        assignment=assign_next_item(participant=participant, study=owned_study),
-        answer={"label": "supports", "evidence": [0]},
-    )
-    with django_capture_on_commit_callbacks(execute=True):
-        export = start_job(
-            kind="export", parameters={"format": "csv"}, study=owned_study, user=users["owner"]
+@pytest.fixture(scope="module")
+def module_world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[dict]:
+    """The users (each with an API token), the owned study (with a URL-template completion
+    link), one answered page, a finished export and a queued one, and a draft study, written
+    once for the module (tests/helpers/module_data.py): each test's own transaction rolls
+    back what its cases change. No case touches the export's file (an erasure deletes files
+    only after a commit), so it is shared too, in a directory of the module's own."""
+    with (
+        override_settings(EXPORT_DIR=tmp_path_factory.mktemp("exports")),
+        rows_for_the_module(django_db_blocker),
+    ):
+        users = create_users(get_user_model())
+        owned_study = create_owned_study(users["owner"])
+        owned_study.completion_url = TEMPLATE_URL
+        owned_study.save(update_fields=["completion_url"])
+        participant = ParticipantFactory(
+            enrolled_in=owned_study, source="prolific", platform_worker_id="PID-1"
         )
-    queued = Job.objects.create(
-        kind="export", parameters={"format": "csv"}, study=owned_study, created_by=users["owner"]
-    )
-    assert Response.objects.exists()
-    load_study_file(claim_study_file(slug="drafted", items=2, status="draft"), owner=users["owner"])
-    return {"public_id": participant.public_id, "export": str(export.pk), "queued": str(queued.pk)}
+        submit_response(
+            assignment=assign_next_item(participant=participant, study=owned_study),
+            answer={"label": "supports", "evidence": [0]},
+        )
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            export = start_job(
+                kind="export", parameters={"format": "csv"}, study=owned_study, user=users["owner"]
+            )
+        queued = Job.objects.create(
+            kind="export", parameters={"format": "csv"}, study=owned_study, created_by=users["owner"]
+        )
+        assert Response.objects.exists()
+        load_study_file(claim_study_file(slug="drafted", items=2, status="draft"), owner=users["owner"])
+        yield {
+            "tokens": {role: Token.objects.create(user=user).key for role, user in users.items()},
+            "values": {
+                "public_id": participant.public_id,
+                "export": str(export.pk),
+                "queued": str(queued.pk),
+            },
+        }
 
 
-def client_as(role: str, users) -> APIClient:
+@pytest.fixture
+def tokens(module_world):
+    """The API token of each of the module's users, by role."""
+    return module_world["tokens"]
+
+
+@pytest.fixture
+def world(module_world):
+    """The values the cases' placeholders stand for; the token's rate limit starts afresh."""
+    cache.clear()
+    return module_world["values"]
+
+
+def client_as(role: str, tokens) -> APIClient:
     client = APIClient()
     if role != "anonymous":
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=users[role])[0].key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {tokens[role]}")
     return client
 
 
@@ -200,11 +234,11 @@ def fill(value, values: dict):
     return value
 
 
-def send(request: tuple, method: str, values: dict, users):
+def send(request: tuple, method: str, values: dict, tokens):
     path, body, content_type, headers, role = fill(request, values)
     if body is not None and content_type is None:
         body, content_type = json.dumps(body).encode(), "application/json"
-    return client_as(role, users).generic(method, path, body or b"", content_type=content_type, **headers)
+    return client_as(role, tokens).generic(method, path, body or b"", content_type=content_type, **headers)
 
 
 def assert_conforms(method: str, template: str, answer) -> None:
@@ -219,8 +253,7 @@ def assert_conforms(method: str, template: str, answer) -> None:
     assert media_type in content, f"{method} {template} {status}: {media_type} is not documented"
     schema = content[media_type].get("schema")
     if media_type == "application/json" and schema is not None:
-        document = {**_json_schema(schema), "components": _json_schema(openapi()["components"])}
-        jsonschema.validate(answer.json(), document)
+        check_body(schema, answer.json())
 
 
 def documented_operations() -> set[tuple[str, str]]:
@@ -237,31 +270,31 @@ def test_every_operation_has_a_valid_and_a_bad_case():
 
 
 @pytest.mark.parametrize(("method", "template"), sorted(CASES), ids=lambda v: v)
-def test_each_operation_answers_as_documented(world, users, method, template):
+def test_each_operation_answers_as_documented(world, tokens, method, template):
     valid, (bad, expected) = CASES[(method, template)]
-    answer = send(valid, method, world, users)
+    answer = send(valid, method, world, tokens)
     assert answer.status_code < 300, (method, template, answer.status_code, answer.content[:300])
     assert_conforms(method, template, answer)
-    refused = send(bad, method, world, users)
+    refused = send(bad, method, world, tokens)
     assert refused.status_code == expected, (method, template, refused.status_code, refused.content[:300])
     assert_conforms(method, template, refused)
 
 
-def test_the_token_limit_answers_a_documented_429(users, settings):
+def test_the_token_limit_answers_a_documented_429(tokens, settings):
     cache.clear()
     settings.RATE_LIMIT_TOKEN = "1/min"
     request = req(TOKEN, {"username": "owner", "password": "nope"}, role="anonymous")
-    assert send(request, "POST", {}, users).status_code == 400
-    throttled = send(request, "POST", {}, users)
+    assert send(request, "POST", {}, tokens).status_code == 400
+    throttled = send(request, "POST", {}, tokens)
     assert throttled.status_code == 429 and throttled["Retry-After"]
     assert_conforms("POST", "/api/v1/auth/token/", throttled)
     cache.clear()
 
 
-def test_an_api_path_no_route_matches_is_a_json_404(users):
+def test_an_api_path_no_route_matches_is_a_json_404(tokens):
     for path in ("/api/v1/studies/%28/", "/api/v1/jobs/-1/", "/api/v1/no-such-thing/"):
         for role in ("owner", "anonymous"):
-            answer = client_as(role, users).get(path)
+            answer = client_as(role, tokens).get(path)
             assert answer.status_code == 404 and answer["Content-Type"] == "application/json"
             assert answer.json() == {"detail": "Not found."}
     assert "text/html" in APIClient().get("/no-such-page/")["Content-Type"]

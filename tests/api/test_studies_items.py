@@ -12,6 +12,18 @@ from tests.conftest import claim_study_file
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def users(module_users):
+    """The users written once for the module (overrides tests/api/conftest.py's)."""
+    return module_users
+
+
+@pytest.fixture
+def owned_study(module_owned_study):
+    """The owned study written once for the module (overrides tests/api/conftest.py's)."""
+    return module_owned_study
+
+
 def line(external_id: str, **payload) -> str:
     body = {"claim": "A claim.", "sentences": ["One sentence."], **payload}
     return json.dumps({"external_id": external_id, "payload": body})

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 from rest_framework import serializers
@@ -24,6 +26,7 @@ from annotation.models import Job
 from annotation.services.authoring.studies import load_study_file
 from annotation.services.jobs import JobParameters, register_job_kind
 from tests.conftest import claim_study_file
+from tests.helpers.module_data import rows_for_the_module
 from workers.lm.registry import in_model_roots, resolve_model
 from workers.tasks.base import job_task
 
@@ -73,20 +76,32 @@ def roots(settings, tmp_path):
     return {"corpora": corpora, "models": models}
 
 
+@pytest.fixture(scope="module")
+def module_researchers(django_db_setup, django_db_blocker) -> Iterator[dict[str, int]]:
+    """Alice and bob, each with a claim study and a simulation study, and an admin, written
+    once for the module (tests/helpers/module_data.py): each test's own transaction rolls
+    back the jobs it makes. Their primary keys by name."""
+    with rows_for_the_module(django_db_blocker):
+        user_model = get_user_model()
+        researchers = Group.objects.get_or_create(name="researchers")[0]
+        made = {}
+        for name in ("alice", "bob"):
+            made[name] = user_model.objects.create_user(name, password=f"pw-{name}-1")
+            made[name].groups.add(researchers)
+        made["admin"] = user_model.objects.create_superuser("admin", "", "pw-admin-1")
+        simulation = json.loads((EXAMPLES / "simulation.json").read_text())
+        simulation.pop("qualification")  # its exam is beside the point here
+        for name in ("alice", "bob"):
+            load_study_file(claim_study_file(slug=f"{name[0]}-claims", items=4), owner=made[name])
+            load_study_file(copy.deepcopy(simulation) | {"slug": f"{name[0]}-sim"}, owner=made[name])
+        yield {name: user.pk for name, user in made.items()}
+
+
 @pytest.fixture
-def two_researchers_with_studies(django_user_model):
-    researchers = Group.objects.get_or_create(name="researchers")[0]
-    made = {}
-    for name in ("alice", "bob"):
-        made[name] = django_user_model.objects.create_user(name, password=f"pw-{name}-1")
-        made[name].groups.add(researchers)
-    made["admin"] = django_user_model.objects.create_superuser("admin", "", "pw-admin-1")
-    simulation = json.loads((EXAMPLES / "simulation.json").read_text())
-    simulation.pop("qualification")  # its exam is beside the point here
-    for name in ("alice", "bob"):
-        load_study_file(claim_study_file(slug=f"{name[0]}-claims", items=4), owner=made[name])
-        load_study_file(copy.deepcopy(simulation) | {"slug": f"{name[0]}-sim"}, owner=made[name])
-    return made
+def two_researchers_with_studies(module_researchers, django_user_model):
+    """The module's users by name, fetched afresh for the test."""
+    fetched = django_user_model.objects.in_bulk(module_researchers.values())
+    return {name: fetched[pk] for name, pk in module_researchers.items()}
 
 
 @pytest.fixture
