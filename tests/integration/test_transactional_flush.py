@@ -1,11 +1,13 @@
 """The transactional tests' flush (tests/fast_flush.py) empties every table as TRUNCATE did,
-foreign keys checked, and still truncates when Django asks for sequences reset."""
+foreign keys checked, but the content types and permissions, which it keeps as they are; and
+still truncates when Django asks for sequences reset."""
 
 from __future__ import annotations
 
 import pytest
 from django.apps import apps
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
+from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection
@@ -34,16 +36,25 @@ def test_the_flush_deletes_rows_and_truncates_only_when_sequences_are_reset():
     ]
     reset = connection.ops.sql_flush(no_style(), tables, reset_sequences=True)
     assert reset[0].startswith("TRUNCATE") and "RESTART IDENTITY" in reset[0]
+    schema = ["django_content_type", "auth_permission"]
+    assert connection.ops.sql_flush(no_style(), [*schema, *tables]) == plain
+    assert not any(table in reset[0] for table in schema)
+    assert connection.ops.sql_flush(no_style(), schema) == []
 
 
 def test_a_flush_leaves_every_table_empty_whatever_refers_to_what():
     study = load_study_file(claim_study_file(items=4)).study
     answer_pages(study, ParticipantFactory(enrolled_in=study), SUPPORTS, 2)
     assert Participant.objects.exists()
+    schema_rows = {
+        model: set(model.objects.values_list("pk", flat=True)) for model in (ContentType, Permission)
+    }
+    assert all(schema_rows.values())
     # As a transactional test's teardown calls it (django.test.TransactionTestCase).
     call_command("flush", verbosity=0, interactive=False, reset_sequences=False)
-    # The post_migrate handlers write back the content types, the permissions and the
-    # researchers group (annotation/apps.py), and nothing else.
+    # The content types and permissions are the same rows (not written again under new ids);
+    # the post_migrate handlers write back the researchers group (annotation/apps.py).
+    assert {model: set(model.objects.values_list("pk", flat=True)) for model in schema_rows} == schema_rows
     assert list(Group.objects.values_list("name", flat=True)) == [RESEARCHERS_GROUP]
     refilled = {"contenttypes.ContentType", "auth.Permission", "auth.Group"}
     for model in apps.get_models():
