@@ -43,9 +43,18 @@ def create_users(user_model) -> dict:
     return {"owner": owner, "other": other, "participant": participant, "admin": admin}
 
 
+# A module whose tests only read the users and the owned study, or change rows their own
+# transaction rolls back, sets this to True: they are written once for it (``module_owned``).
+ROWS_FOR_THE_MODULE = "ROWS_FOR_THE_MODULE"
+
+
 @pytest.fixture
-def users(django_user_model):
-    return create_users(django_user_model)
+def users(module_owned, django_user_model):
+    """The four users by role: the module's, fetched afresh, where it has its own, else new."""
+    if module_owned is None:
+        return create_users(django_user_model)
+    fetched = django_user_model.objects.in_bulk(module_owned["users"].values())
+    return {role: fetched[pk] for role, pk in module_owned["users"].items()}
 
 
 @pytest.fixture
@@ -68,33 +77,26 @@ def create_owned_study(owner) -> Study:
 
 
 @pytest.fixture
-def owned_study(users):
-    return create_owned_study(users["owner"])
+def owned_study(module_owned, users):
+    """A live claim study owned by ``owner``: the module's, fetched afresh, where it has its own."""
+    if module_owned is None:
+        return create_owned_study(users["owner"])
+    return Study.objects.get(pk=module_owned["study"])
 
 
 @pytest.fixture(scope="module")
-def module_owned(django_db_setup, django_db_blocker) -> Iterator[dict]:
-    """The users and the owned study written once for a module whose tests only read them or
-    change rows that their own transaction rolls back (tests/helpers/module_data.py): the
-    primary keys. Such a module overrides ``users`` and ``owned_study`` with
-    ``module_users`` and ``module_owned_study``."""
+def module_owned(request, django_db_setup, django_db_blocker) -> Iterator[dict | None]:
+    """For a module that sets ``ROWS_FOR_THE_MODULE = True``: the users and the owned study
+    written once for it (tests/helpers/module_data.py), as primary keys; None for any other.
+    A module-scoped fixture in ``users``' and ``owned_study``'s closure, so the rows are written
+    before a test's transaction begins, not inside it (rolled back after the first test)."""
+    if not getattr(request.module, ROWS_FOR_THE_MODULE, False):
+        yield None
+        return
     with rows_for_the_module(django_db_blocker):
         users = create_users(get_user_model())
         study = create_owned_study(users["owner"])
         yield {"users": {role: user.pk for role, user in users.items()}, "study": study.pk}
-
-
-@pytest.fixture
-def module_users(module_owned, django_user_model) -> dict:
-    """The module's users by role, fetched afresh for the test."""
-    fetched = django_user_model.objects.in_bulk(module_owned["users"].values())
-    return {role: fetched[pk] for role, pk in module_owned["users"].items()}
-
-
-@pytest.fixture
-def module_owned_study(module_owned) -> Study:
-    """The module's owned study, fetched afresh for the test."""
-    return Study.objects.get(pk=module_owned["study"])
 
 
 @pytest.fixture

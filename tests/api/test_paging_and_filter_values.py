@@ -13,17 +13,8 @@ from annotation.models import Enrollment
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def users(module_users):
-    """The users written once for the module (overrides tests/api/conftest.py's)."""
-    return module_users
-
-
-@pytest.fixture
-def owned_study(module_owned_study):
-    """The owned study written once for the module (overrides tests/api/conftest.py's)."""
-    return module_owned_study
+# The users and the owned study are written once for the module (tests/api/conftest.py).
+ROWS_FOR_THE_MODULE = True
 
 
 @pytest.mark.parametrize("value", ["abc", "0", "-5", "1.5", "", "٣", "²", "9" * 5000])

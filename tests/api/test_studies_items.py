@@ -11,17 +11,8 @@ from tests.conftest import claim_study_file
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def users(module_users):
-    """The users written once for the module (overrides tests/api/conftest.py's)."""
-    return module_users
-
-
-@pytest.fixture
-def owned_study(module_owned_study):
-    """The owned study written once for the module (overrides tests/api/conftest.py's)."""
-    return module_owned_study
+# The users and the owned study are written once for the module (tests/api/conftest.py).
+ROWS_FOR_THE_MODULE = True
 
 
 def line(external_id: str, **payload) -> str:
