@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from annotation.models import Participant, Study
 from annotation.services.authoring.studies import load_study_file
 from tests.conftest import claim_study_file
-from tests.helpers.module_data import rows_for_the_module
+from tests.helpers.module_data import fetched_by_key, rows_for_the_module
 
 from .openapi import validate
 
@@ -53,8 +53,7 @@ def users(module_owned, django_user_model):
     """The four users by role: the module's, fetched afresh, where it has its own, else new."""
     if module_owned is None:
         return create_users(django_user_model)
-    fetched = django_user_model.objects.in_bulk(module_owned["users"].values())
-    return {role: fetched[pk] for role, pk in module_owned["users"].items()}
+    return fetched_by_key(django_user_model, module_owned["users"])
 
 
 @pytest.fixture

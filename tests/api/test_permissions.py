@@ -22,7 +22,7 @@ from annotation.services.participation.assignment import assign_next_item
 from annotation.services.participation.submission import submit_response
 from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory, researcher_user
-from tests.helpers.module_data import rows_for_the_module
+from tests.helpers.module_data import fetched_by_key, rows_for_the_module
 
 from .conftest import ROLES as BASE_ROLES
 from .conftest import CheckedClient, create_owned_study, create_users
@@ -78,9 +78,7 @@ def module_world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterat
 def users(module_world, django_user_model):
     """The module's users, fetched afresh for each test in one query (overrides
     tests/api/conftest.py's)."""
-    pks = module_world["users"]
-    fetched = django_user_model.objects.in_bulk(pks.values())
-    return {role: fetched[pk] for role, pk in pks.items()}
+    return fetched_by_key(django_user_model, module_world["users"])
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from annotation.models import Job
 from annotation.services.authoring.studies import load_study_file
 from annotation.services.jobs import JobParameters, register_job_kind
 from tests.conftest import claim_study_file
-from tests.helpers.module_data import rows_for_the_module
+from tests.helpers.module_data import fetched_by_key, rows_for_the_module
 from workers.lm.registry import in_model_roots, resolve_model
 from workers.tasks.base import job_task
 
@@ -100,8 +100,7 @@ def module_researchers(django_db_setup, django_db_blocker) -> Iterator[dict[str,
 @pytest.fixture
 def two_researchers_with_studies(module_researchers, django_user_model):
     """The module's users by name, fetched afresh for the test."""
-    fetched = django_user_model.objects.in_bulk(module_researchers.values())
-    return {name: fetched[pk] for name, pk in module_researchers.items()}
+    return fetched_by_key(django_user_model, module_researchers)
 
 
 @pytest.fixture

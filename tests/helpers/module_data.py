@@ -28,3 +28,10 @@ def rows_for_the_module(django_db_blocker) -> Iterator[None]:
         finally:
             transaction.set_rollback(True)
             outer.__exit__(None, None, None)
+
+
+def fetched_by_key(model, pks: dict) -> dict:
+    """The module's rows afresh for a test, in one query: ``pks`` maps a name (a role) to a
+    primary key, and the answer maps it to that row."""
+    rows = model.objects.in_bulk(pks.values())
+    return {name: rows[pk] for name, pk in pks.items()}
