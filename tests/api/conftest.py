@@ -61,13 +61,18 @@ def client_for(users):
     """A schema-checking client authenticated as a role (by token; anonymous has none)."""
 
     def make(role: str) -> CheckedClient:
-        client = CheckedClient()
-        if role != "anonymous":
-            token, _ = Token.objects.get_or_create(user=users[role])
-            client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-        return client
+        key = None if role == "anonymous" else Token.objects.get_or_create(user=users[role])[0].key
+        return client_with_token(key)
 
     return make
+
+
+def client_with_token(key: str | None) -> CheckedClient:
+    """A schema-checking client sending API token ``key`` (None: anonymous)."""
+    client = CheckedClient()
+    if key is not None:
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
 
 
 def create_owned_study(owner) -> Study:

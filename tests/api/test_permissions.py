@@ -25,7 +25,7 @@ from tests.factories import ParticipantFactory, researcher_user
 from tests.helpers.module_data import fetched_by_key, rows_for_the_module
 
 from .conftest import ROLES as BASE_ROLES
-from .conftest import CheckedClient, create_owned_study, create_users
+from .conftest import CheckedClient, client_with_token, create_owned_study, create_users
 
 # The researchers the study is shared with, by the role of their share.
 SHARE_ROLES = {"coowner": "owner", "operator": "operator", "analyst": "analyst", "viewer": "viewer"}
@@ -87,10 +87,7 @@ def client_for(module_world):
     user (overrides tests/api/conftest.py's, which makes one in each test)."""
 
     def make(role: str) -> CheckedClient:
-        client = CheckedClient()
-        if role != "anonymous":
-            client.credentials(HTTP_AUTHORIZATION=f"Token {module_world['tokens'][role]}")
-        return client
+        return client_with_token(module_world["tokens"].get(role))  # anonymous has none
 
     return make
 
