@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import gc
 import json
 from pathlib import Path
 
@@ -74,6 +75,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
     where = {id(item): order(item) for item in items}
     items.sort(key=lambda item: where[id(item)])  # stable: the order within a module stays
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Move what collection left alive (the imported libraries, torch among them, and the
+    collected tests: some 620,000 objects, alive for the whole run) out of the garbage
+    collector's reach: every later full collection walked them again. Measured on 1,064
+    tests in one process: 4.5 to 3.2 CPU-s of collections (``gc.callbacks``), out of 70."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True, scope="session")
