@@ -25,6 +25,7 @@ from stats.clustered import (
     design_units,
     paired_difference,
     sandwich,
+    t_quantile,
 )
 
 
@@ -177,6 +178,13 @@ def test_system_pairs_are_two_sided_and_holm_adjusted_over_the_questions_pairs()
     assert (back.interval.low, back.interval.high) == pytest.approx(
         (-first.interval.high, -first.interval.low)
     )
+
+
+@pytest.mark.parametrize("level", [0.5, 0.9, 0.95, 0.99, 1 - 0.05 / 6])
+def test_the_t_quantile_is_scipys_t_ppf_with_at_least_one_degree_of_freedom(level):
+    df = np.array([0.2, 1.0, 1.5, 3.0, 7.4, 30.0, 1e6, np.inf])
+    assert np.array_equal(t_quantile(level, df), stats.t.ppf(0.5 + level / 2, np.maximum(df, 1.0)))
+    assert t_quantile(level, 4) == stats.t.ppf(0.5 + level / 2, 4.0)
 
 
 def test_satterthwaite_follows_the_clustering_that_carries_the_variance():
