@@ -32,12 +32,12 @@ ITEMS = [
 ]
 
 
-def verdicts(items: list) -> list:
+def verdicts(items: list, kind=KIND, config: dict = CONFIG) -> list:
     """Each item's checked form, or its errors."""
     out = []
     for raw in items:
         try:
-            out.append(("ok", check_item(KIND, CONFIG, raw)))
+            out.append(("ok", check_item(kind, config, raw)))
         except InputError as exc:
             out.append(("errors", exc.errors))
     return out
@@ -79,18 +79,9 @@ GOLD_VERDICTS = {"three": "ok", "two": "errors", "check": "ok", "repeat": "error
 
 @pytest.mark.parametrize("order", [GOLD_ITEMS, GOLD_ITEMS[::-1], GOLD_ITEMS * 2])
 def test_each_items_gold_is_checked_against_that_item_with_one_instance_per_serializer(order):
-    def claim_verdicts() -> list:
-        out = []
-        for raw in order:
-            try:
-                out.append(("ok", check_item(CLAIM, {}, raw)))
-            except InputError as exc:
-                out.append(("errors", exc.errors))
-        return out
-
-    fresh = claim_verdicts()
+    fresh = verdicts(order, CLAIM, {})
     with reused_serializers():
-        reused = claim_verdicts()
+        reused = verdicts(order, CLAIM, {})
         kept = len(serializer_reuse._scope.instances)
     assert reused == fresh
     assert {raw["external_id"]: kind for raw, (kind, _) in zip(order, fresh, strict=True)} == GOLD_VERDICTS
