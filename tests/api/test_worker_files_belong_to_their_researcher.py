@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 from rest_framework import serializers
 
@@ -26,6 +25,7 @@ from annotation.models import Job
 from annotation.services.authoring.studies import load_study_file
 from annotation.services.jobs import JobParameters, register_job_kind
 from tests.conftest import claim_study_file
+from tests.factories import researcher_user
 from tests.helpers.module_data import fetched_by_key, rows_for_the_module
 from workers.lm.registry import in_model_roots, resolve_model
 from workers.tasks.base import job_task
@@ -82,13 +82,8 @@ def module_researchers(django_db_setup, django_db_blocker) -> Iterator[dict[str,
     once for the module (tests/helpers/module_data.py): each test's own transaction rolls
     back the jobs it makes. Their primary keys by name."""
     with rows_for_the_module(django_db_blocker):
-        user_model = get_user_model()
-        researchers = Group.objects.get_or_create(name="researchers")[0]
-        made = {}
-        for name in ("alice", "bob"):
-            made[name] = user_model.objects.create_user(name, password=f"pw-{name}-1")
-            made[name].groups.add(researchers)
-        made["admin"] = user_model.objects.create_superuser("admin", "", "pw-admin-1")
+        made = {name: researcher_user(name, password=f"pw-{name}-1") for name in ("alice", "bob")}
+        made["admin"] = get_user_model().objects.create_superuser("admin", "", "pw-admin-1")
         simulation = json.loads((EXAMPLES / "simulation.json").read_text())
         simulation.pop("qualification")  # its exam is beside the point here
         for name in ("alice", "bob"):
