@@ -43,6 +43,11 @@ def create_users(user_model) -> dict:
     return {"owner": owner, "other": other, "participant": participant, "admin": admin}
 
 
+def create_tokens(users: dict) -> dict[str, str]:
+    """An API token for each of ``users`` (by role): the key by role."""
+    return {role: Token.objects.create(user=user).key for role, user in users.items()}
+
+
 # A module whose tests only read the users and the owned study, or change rows their own
 # transaction rolls back, sets this to True: they are written once for it (``module_owned``).
 ROWS_FOR_THE_MODULE = "ROWS_FOR_THE_MODULE"

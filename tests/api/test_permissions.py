@@ -14,7 +14,6 @@ from collections.abc import Iterator
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client, TestCase, override_settings
-from rest_framework.authtoken.models import Token
 
 from annotation.models import Job, Response, Study, StudyShare
 from annotation.services.jobs import start_job
@@ -25,7 +24,7 @@ from tests.factories import ParticipantFactory, researcher_user
 from tests.helpers.module_data import fetched_by_key, rows_for_the_module
 
 from .conftest import ROLES as BASE_ROLES
-from .conftest import CheckedClient, client_with_token, create_owned_study, create_users
+from .conftest import CheckedClient, client_with_token, create_owned_study, create_tokens, create_users
 
 # The researchers the study is shared with, by the role of their share.
 SHARE_ROLES = {"coowner": "owner", "operator": "operator", "analyst": "analyst", "viewer": "viewer"}
@@ -67,7 +66,7 @@ def module_world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterat
         assert export.status == Job.Status.DONE
         yield {
             "users": {role: user.pk for role, user in users.items()},
-            "tokens": {role: Token.objects.create(user=user).key for role, user in users.items()},
+            "tokens": create_tokens(users),
             "public_id": participant.public_id,
             "export": export.pk,
             "item": study.items.order_by("pk").first().pk,

@@ -19,7 +19,6 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import TestCase, override_settings
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Job, Response
@@ -31,7 +30,7 @@ from tests.conftest import claim_study_file
 from tests.factories import ParticipantFactory
 from tests.helpers.module_data import rows_for_the_module
 
-from .conftest import create_owned_study, create_users
+from .conftest import create_owned_study, create_tokens, create_users
 from .openapi import check_body, openapi
 
 pytestmark = pytest.mark.django_db
@@ -194,7 +193,7 @@ def module_world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterat
         assert Response.objects.exists()
         load_study_file(claim_study_file(slug="drafted", items=2, status="draft"), owner=users["owner"])
         yield {
-            "tokens": {role: Token.objects.create(user=user).key for role, user in users.items()},
+            "tokens": create_tokens(users),
             "values": {
                 "public_id": participant.public_id,
                 "export": str(export.pk),
@@ -211,7 +210,8 @@ def tokens(module_world):
 
 @pytest.fixture
 def world(module_world):
-    """The values the cases' placeholders stand for; the token's rate limit starts afresh."""
+    """What fills the ``{public_id}``-style parts of the cases' paths; the token's rate limit
+    starts afresh."""
     cache.clear()
     return module_world["values"]
 
